@@ -1,0 +1,15 @@
+/*
+ * The millaudit subcommands. Each takes the arguments after its own name (argv[0] is the
+ * subcommand name, as getopt expects), prints its own usage on --help, and returns a process
+ * exit status from MA_EXIT_* (common/ma_error.h). Only main() calls exit.
+ */
+#ifndef MA_COMMANDS_H
+#define MA_COMMANDS_H
+
+int ma_cmd_solve(int argc, char **argv);       /* cli/cmd_solve.c: reference producer */
+int ma_cmd_stats(int argc, char **argv);       /* cli/cmd_stats.c: per-sector statistics */
+int ma_cmd_dump(int argc, char **argv);        /* cli/cmd_dump.c: one line per entry */
+int ma_cmd_verify(int argc, char **argv);      /* cli/cmd_verify.c: independent checker */
+int ma_cmd_index_check(int argc, char **argv); /* cli/cmd_index_check.c: prove the index scheme */
+
+#endif

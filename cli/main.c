@@ -1,0 +1,50 @@
+/* millaudit: one CLI, one subcommand per job. main() is the only place that exits. */
+#include <stdio.h>
+#include <string.h>
+
+#include "cli/commands.h"
+#include "common/ma_error.h"
+#include "ma_version.h"
+
+struct command {
+    const char *name;
+    int (*run)(int argc, char **argv);
+    const char *summary;
+};
+
+static const struct command commands[] = {
+    {"solve", ma_cmd_solve, "solve sectors or a whole game with the reference producer"},
+    {"stats", ma_cmd_stats, "per-sector outcome counts and depth histograms of a database"},
+    {"dump", ma_cmd_dump, "print every entry of a sector file as '<board> <outcome> <depth>'"},
+    {"verify", ma_cmd_verify, "re-derive every outcome and depth; record discrepancies"},
+    {"index-check", ma_cmd_index_check, "prove the index scheme on a sector exhaustively"},
+};
+
+static void usage(FILE *out)
+{
+    fprintf(out, "usage: millaudit <command> [options]\n\ncommands:\n");
+    for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
+        fprintf(out, "  %-12s %s\n", commands[i].name, commands[i].summary);
+    fprintf(out, "\n'millaudit <command> --help' describes a command; 'millaudit --version' the build.\n");
+}
+
+int main(int argc, char **argv)
+{
+    if (argc < 2) {
+        usage(stderr);
+        return MA_EXIT_USAGE;
+    }
+    if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h") || !strcmp(argv[1], "help")) {
+        usage(stdout);
+        return MA_EXIT_OK;
+    }
+    if (!strcmp(argv[1], "--version") || !strcmp(argv[1], "version")) {
+        printf("millaudit %s (git %s)\n", MA_VERSION, MA_GIT_REVISION);
+        return MA_EXIT_OK;
+    }
+    for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
+        if (!strcmp(argv[1], commands[i].name))
+            return commands[i].run(argc - 1, argv + 1);
+    fprintf(stderr, "millaudit: unknown command '%s' (try 'millaudit --help')\n", argv[1]);
+    return MA_EXIT_USAGE;
+}

@@ -1,0 +1,54 @@
+/*
+ * ma_error: how library code reports failure.
+ *
+ * Library functions never print and never exit. They return 0 on success or one of the negative
+ * MA_E* codes below, and fill a caller-owned ma_error with a one-line message that already names
+ * the file, sector and byte offset where that applies. Only the CLI (cli/) turns a code into an
+ * exit status (ma_exit_code_for) and prints the message.
+ */
+#ifndef MA_ERROR_H
+#define MA_ERROR_H
+
+#include <stddef.h>
+
+enum {
+    MA_OK = 0,
+    MA_EINVAL = -1,   /* bad argument from the caller: unknown variant, impossible sector, bad flag */
+    MA_EFORMAT = -2,  /* input exists but is malformed: bad magic, truncated, size mismatch */
+    MA_EMISSING = -3, /* a needed input is absent: child sector, file, manifest entry */
+    MA_EIO = -4,      /* the operating system refused: cannot read, write, rename, mmap */
+    MA_ENOMEM = -5,   /* allocation failed */
+    MA_EEXIST = -6,   /* refusing to overwrite or trust something already there (partial file) */
+    MA_EINTERNAL = -7 /* an invariant of our own code broke; always a bug */
+};
+
+/* CLI exit statuses. Distinct so scripts can tell "the data is wrong" from "could not check". */
+enum {
+    MA_EXIT_OK = 0,          /* everything checked and matched */
+    MA_EXIT_MISMATCH = 1,    /* discrepancies found, digests differ, values differ */
+    MA_EXIT_USAGE = 2,       /* command line not understood */
+    MA_EXIT_BAD_INPUT = 3,   /* input unusable: malformed, missing, impossible sector, other variant */
+    MA_EXIT_IO = 4,          /* output could not be written */
+    MA_EXIT_INTERNAL = 5     /* bug or out of memory */
+};
+
+typedef struct ma_error {
+    int code;        /* the MA_E* code of the last failure, MA_OK if none */
+    char msg[512];   /* one line, no trailing newline */
+} ma_error;
+
+/* Records code and a printf-style message in err (if non-NULL) and returns code, so callers can
+ * write `return ma_error_set(err, MA_EFORMAT, "%s: ...", path);`. */
+int ma_error_set(ma_error *err, int code, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+
+/* Resets err to "no error". */
+void ma_error_clear(ma_error *err);
+
+/* Maps an MA_E* code to the CLI exit status that reports it. */
+int ma_exit_code_for(int code);
+
+/* A short stable name for an MA_E* code ("format", "missing", ...), used in JSON and SQLite. */
+const char *ma_error_name(int code);
+
+#endif

@@ -1,0 +1,52 @@
+"""Shared fixtures for the integration tests: the real millaudit binaries and the fixture paths."""
+import os
+import pathlib
+import subprocess
+
+import pytest
+
+ROOT = pathlib.Path(__file__).resolve().parents[2]
+SHARED = ROOT.parent / "shared"
+FIXTURES = SHARED / "fixtures"
+
+
+def _binary(env_name, default):
+    path = pathlib.Path(os.environ.get(env_name, ROOT / default))
+    if not path.exists():
+        pytest.fail(f"{env_name}: {path} does not exist; build first (scripts/test does)")
+    return path
+
+
+class Millaudit:
+    """Runs one build of the millaudit binary and returns CompletedProcess objects."""
+
+    def __init__(self, path):
+        self.path = path
+
+    def run(self, *args, check=None, cwd=None, timeout=900, input=None):
+        proc = subprocess.run([str(self.path), *map(str, args)], capture_output=True, text=True,
+                              cwd=cwd, timeout=timeout, input=input)
+        if check is not None and proc.returncode != check:
+            raise AssertionError(
+                f"millaudit {' '.join(map(str, args))} exited {proc.returncode}, expected {check}\n"
+                f"stdout:\n{proc.stdout[-4000:]}\nstderr:\n{proc.stderr[-4000:]}")
+        return proc
+
+
+@pytest.fixture(scope="session")
+def millaudit():
+    return Millaudit(_binary("MILLAUDIT_BIN", "build/millaudit"))
+
+
+@pytest.fixture(scope="session")
+def millaudit_asan():
+    """The AddressSanitizer/UBSan build, for bad-input tests: a crash or OOB read fails the test."""
+    return Millaudit(_binary("MILLAUDIT_ASAN_BIN", "build-asan/millaudit"))
+
+
+@pytest.fixture(scope="session")
+def malom_fixtures():
+    path = FIXTURES / "malom"
+    if not path.is_dir():
+        pytest.skip(f"Malom fixtures absent: {path} not found (expected beside the project root)")
+    return path
