@@ -1,0 +1,57 @@
+/*
+ * The checker's implementation of the open index scheme `sym16-colex` v1 (docs/format.md §4).
+ *
+ * Deliberately a different algorithm from the producer's: canonical forms are computed by applying
+ * all 16 permutations, and representatives are ranked by binary search in a sorted list per W
+ * (no 2^24 lookup table).
+ *
+ * Threading: an ma_open_index is built and prepared single-threaded; afterwards every const
+ * function may be called from any number of threads at once.
+ */
+#ifndef MA_OPEN_INDEX_H
+#define MA_OPEN_INDEX_H
+
+#include <stdint.h>
+
+#include "common/ma_error.h"
+#include "indexer/position.h"
+
+#define MA_SYM_OPS 16
+#define MA_SYM_IDENTITY 0
+
+typedef struct ma_open_index ma_open_index;
+
+int ma_open_index_create(ma_open_index **out, ma_error *err);
+void ma_open_index_free(ma_open_index *ix);
+
+/* Builds the representative list for W stones (0..12) if not built yet. Must be called, single-
+ * threaded, for every W used by later calls (the mover count of every sector looked up). */
+int ma_open_index_prepare(ma_open_index *ix, int w, ma_error *err);
+
+/* rep_count(W) (requires prepare(w)). */
+uint64_t ma_open_index_rep_count(const ma_open_index *ix, int w);
+/* Entry count of a sector with W mover and B opponent stones: rep_count(W) * C(24-W, B). */
+uint64_t ma_open_index_entry_count(const ma_open_index *ix, int w, int b);
+
+/* Board -> entry of its canonical form. If op_out is non-NULL it receives the op k (0..15) with
+ * canon(board) = π_k(board) (the smallest such k). Requires prepare(popcount(mover)). */
+uint64_t ma_open_index_rank(const ma_open_index *ix, ma_board board, int *op_out);
+
+/* Entry -> the board it decodes to (mover mask is a representative; may be non-canonical).
+ * entry must be < entry_count(w, b). */
+ma_board ma_open_index_unrank(const ma_open_index *ix, int w, int b, uint64_t entry);
+
+/* Non-zero when the board equals its own canonical form (a stored, value-holding entry). */
+int ma_open_index_is_canonical(ma_board board);
+
+/* π_op applied to both masks; op in 0..15 numbered as docs/format.md §4.1. */
+ma_board ma_open_sym_apply(int op, ma_board board);
+/* The op k with π_k ∘ π_op = identity. */
+int ma_open_sym_inverse(int op);
+/* canon(board) of §4.2. */
+ma_board ma_open_canonical(ma_board board, int *op_out);
+/* Number of distinct boards among the 16 images (16 / stabiliser size): how many positions one
+ * canonical entry stands for. */
+int ma_open_orbit_size(ma_board board);
+
+#endif
