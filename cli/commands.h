@@ -11,5 +11,6 @@ int ma_cmd_stats(int argc, char **argv);       /* cli/cmd_stats.c: per-sector st
 int ma_cmd_dump(int argc, char **argv);        /* cli/cmd_dump.c: one line per entry */
 int ma_cmd_verify(int argc, char **argv);      /* cli/cmd_verify.c: independent checker */
 int ma_cmd_index_check(int argc, char **argv); /* cli/cmd_index_check.c: prove the index scheme */
+int ma_cmd_manifest(int argc, char **argv);    /* cli/cmd_manifest.c: SHA-256 manifests */
 
 #endif

@@ -18,6 +18,7 @@ static const struct command commands[] = {
     {"dump", ma_cmd_dump, "print every entry of a sector file as '<board> <outcome> <depth>'"},
     {"verify", ma_cmd_verify, "re-derive every outcome and depth; record discrepancies"},
     {"index-check", ma_cmd_index_check, "prove the index scheme on a sector exhaustively"},
+    {"manifest", ma_cmd_manifest, "create or check SHA-256 manifests of database files"},
 };
 
 static void usage(FILE *out)
