@@ -1,0 +1,419 @@
+/* Local verification of one sector; see check.h for the contract. */
+#include "verifier/check.h"
+
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "common/progress.h"
+
+#define CHUNK 4096
+
+static const char *const class_names[MA_CHECK_CLASSES + 1] = {
+    "wrong-outcome", "wrong-depth", "bad-encoding", "wrong-terminal", "symmetry-inconsistency",
+    "missing-child"};
+
+const char *ma_check_class_name(int cls)
+{
+    if (cls < 0 || cls > MA_CHECK_CLASSES)
+        return "unknown";
+    return class_names[cls];
+}
+
+int32_t ma_check_value_score(ma_value v)
+{
+    switch (v.outcome) {
+    case MA_OUTCOME_WIN: return 65536 - (int32_t)v.depth;
+    case MA_OUTCOME_LOSS: return -65536 + (int32_t)v.depth;
+    default: return 0;
+    }
+}
+
+ma_value ma_check_value_negate(ma_value v)
+{
+    ma_value r = v;
+    if (v.outcome == MA_OUTCOME_WIN) {
+        r.outcome = MA_OUTCOME_LOSS;
+        r.depth = (uint16_t)(v.depth + 1);
+    } else if (v.outcome == MA_OUTCOME_LOSS) {
+        r.outcome = MA_OUTCOME_WIN;
+        r.depth = (uint16_t)(v.depth + 1);
+    } else {
+        r.depth = 0;
+    }
+    return r;
+}
+
+static ma_value value_from_score(int32_t s)
+{
+    ma_value v;
+    if (s > 0) {
+        v.outcome = MA_OUTCOME_WIN;
+        v.depth = (uint16_t)(65536 - s);
+    } else if (s < 0) {
+        v.outcome = MA_OUTCOME_LOSS;
+        v.depth = (uint16_t)(s + 65536);
+    } else {
+        v.outcome = MA_OUTCOME_DRAW;
+        v.depth = 0;
+    }
+    return v;
+}
+
+int ma_check_prepare_index(ma_open_index *ix, ma_variant v, ma_sector s, ma_error *err)
+{
+    ma_vrules r;
+    int rc = ma_vrules_init(&r, v, s, err);
+    if (rc)
+        return rc;
+    if ((rc = ma_open_index_prepare(ix, s.w, err)))
+        return rc;
+    for (int k = 0; k < MA_TURN_KINDS; k++)
+        if (r.succ_exists[k] && (rc = ma_open_index_prepare(ix, r.succ[k].w, err)))
+            return rc;
+    return MA_OK;
+}
+
+/* Shared, read-only state of one sector check plus the chunk dispenser. */
+struct job {
+    const ma_check_input *in;
+    ma_vrules rules;
+    const ma_open_file *child[MA_TURN_KINDS];
+    uint64_t entries;
+    _Atomic uint64_t next_chunk;
+    _Atomic uint64_t done;
+};
+
+/* Per-thread counters and discrepancy list. */
+struct worker {
+    struct job *job;
+    int index;
+    int rc;
+    ma_check_result part;
+    size_t cap;
+    ma_vturns turns;
+};
+
+static int push_item(struct worker *w, const ma_check_item *it)
+{
+    if (w->part.n_items == w->cap) {
+        size_t cap = w->cap ? 2 * w->cap : 64;
+        ma_check_item *p = realloc(w->part.items, cap * sizeof *p);
+        if (!p)
+            return MA_ENOMEM;
+        w->part.items = p;
+        w->cap = cap;
+    }
+    w->part.items[w->part.n_items++] = *it;
+    w->part.by_class[it->cls]++;
+    w->part.discrepancies++;
+    return 0;
+}
+
+/* Derives the value of a canonical position. Returns 1 when fixed by the rules alone; sets *known
+ * to 0 when a successor was absent or badly encoded (then *missing / *bad say which). */
+static int derive(struct worker *w, ma_board pos, ma_value *out, int *known, int *missing, int *bad)
+{
+    const struct job *j = w->job;
+    const ma_vrules *r = &j->rules;
+    *known = 1;
+    *missing = 0;
+    *bad = 0;
+    if (r->full_board_draw) {
+        out->outcome = MA_OUTCOME_DRAW;
+        out->depth = 0;
+        return 1;
+    }
+    ma_vturns *t = &w->turns;
+    if (ma_vrules_generate(r, pos, t))
+        return -1;
+    if (t->immediate_wins) {
+        out->outcome = MA_OUTCOME_WIN;
+        out->depth = 1;
+        return 1;
+    }
+    if (t->n == 0) {
+        out->outcome = MA_OUTCOME_LOSS;
+        out->depth = 0;
+        return 1;
+    }
+    int32_t best = INT32_MIN;
+    for (int i = 0; i < t->n; i++) {
+        const ma_open_file *f = j->child[t->kind[i]];
+        if (!f) {
+            *missing = 1;
+            w->part.missing_kind[t->kind[i]] = 1;
+            continue;
+        }
+        uint64_t e = ma_open_index_rank(j->in->ix, t->succ[i], NULL);
+        ma_value sv;
+        if (e >= f->header.entry_count || ma_open_value_decode(ma_open_file_word(f, e), &sv) ||
+            sv.outcome == MA_OUTCOME_NONE) {
+            *bad = 1;
+            continue;
+        }
+        int32_t s = ma_check_value_score(ma_check_value_negate(sv));
+        if (s > best)
+            best = s;
+    }
+    if (*missing || *bad) {
+        *known = 0;
+        return 0;
+    }
+    *out = value_from_score(best);
+    return 0;
+}
+
+static void check_entry(struct worker *w, uint64_t e)
+{
+    const struct job *j = w->job;
+    const ma_open_file *f = j->in->file;
+    const ma_sector s = j->rules.sector;
+    ma_board pos = ma_open_index_unrank(j->in->ix, s.w, s.b, e);
+    uint16_t word = ma_open_file_word(f, e);
+    ma_check_item it;
+    memset(&it, 0, sizeof it);
+    it.entry = e;
+    it.stored = word;
+    w->part.checked++;
+    if (!ma_open_index_is_canonical(pos)) {
+        if (word == 0) {
+            w->part.verified++;
+        } else {
+            it.cls = MA_CHECK_SYMMETRY;
+            it.derived_known = 1;
+            it.derived_outcome = MA_OUTCOME_NONE;
+            if (push_item(w, &it))
+                w->rc = MA_ENOMEM;
+        }
+        return;
+    }
+    w->part.canonical++;
+    ma_value stored;
+    int bad_word = ma_open_value_decode(word, &stored) != 0 || stored.outcome == MA_OUTCOME_NONE;
+    ma_value derived = {MA_OUTCOME_NONE, 0};
+    int known, missing, bad_succ;
+    int terminal = derive(w, pos, &derived, &known, &missing, &bad_succ);
+    if (terminal < 0) {
+        w->rc = MA_EINTERNAL;
+        return;
+    }
+    it.derived_known = (uint8_t)known;
+    it.derived_outcome = (uint8_t)derived.outcome;
+    it.derived_depth = derived.depth;
+    if (bad_word) {
+        it.cls = MA_CHECK_BAD_ENCODING;
+    } else if (!known) {
+        if (missing)
+            w->part.missing_child++;
+        else
+            w->part.unverifiable++;
+        return;
+    } else if (stored.outcome == derived.outcome && stored.depth == derived.depth) {
+        w->part.verified++;
+        return;
+    } else if (terminal) {
+        it.cls = MA_CHECK_WRONG_TERMINAL;
+    } else if (stored.outcome != derived.outcome) {
+        it.cls = MA_CHECK_WRONG_OUTCOME;
+    } else {
+        it.cls = MA_CHECK_WRONG_DEPTH;
+    }
+    if (push_item(w, &it))
+        w->rc = MA_ENOMEM;
+}
+
+static void *run_worker(void *arg)
+{
+    struct worker *w = arg;
+    struct job *j = w->job;
+    ma_progress prog;
+    int reporter = w->index == 0 && j->in->progress && !j->in->quiet;
+    if (reporter) {
+        char label[64], sec[16];
+        ma_sector_format(j->rules.sector, sec, sizeof sec);
+        snprintf(label, sizeof label, "verify %s_%s", ma_variant_name(j->rules.variant), sec);
+        ma_progress_start(&prog, j->in->progress, 0, label, j->entries);
+    }
+    for (;;) {
+        uint64_t c = atomic_fetch_add(&j->next_chunk, 1);
+        uint64_t lo = c * CHUNK;
+        if (lo >= j->entries || w->rc)
+            break;
+        uint64_t hi = lo + CHUNK < j->entries ? lo + CHUNK : j->entries;
+        for (uint64_t e = lo; e < hi && !w->rc; e++)
+            check_entry(w, e);
+        uint64_t done = atomic_fetch_add(&j->done, hi - lo) + (hi - lo);
+        if (reporter)
+            ma_progress_update(&prog, done);
+    }
+    if (reporter)
+        ma_progress_finish(&prog, atomic_load(&j->done));
+    return NULL;
+}
+
+static int cmp_item(const void *a, const void *b)
+{
+    uint64_t x = ((const ma_check_item *)a)->entry, y = ((const ma_check_item *)b)->entry;
+    return x < y ? -1 : x > y;
+}
+
+int ma_check_sector(ma_check_result *out, const ma_check_input *in, ma_error *err)
+{
+    memset(out, 0, sizeof *out);
+    if (!in || !in->ix || !in->file || in->threads < 1)
+        return ma_error_set(err, MA_EINVAL, "verify: bad check input");
+    double t0 = ma_now();
+    struct job *j = calloc(1, sizeof *j);
+    if (!j)
+        return ma_error_set(err, MA_ENOMEM, "verify: out of memory");
+    const ma_open_header *h = &in->file->header;
+    int rc = ma_vrules_init(&j->rules, h->variant, h->sector, err);
+    if (rc) {
+        free(j);
+        return rc;
+    }
+    j->in = in;
+    j->entries = h->entry_count;
+    for (int k = 0; k < MA_TURN_KINDS; k++) {
+        if (!j->rules.succ_exists[k])
+            continue;
+        j->child[k] = ma_sector_equal(j->rules.succ[k], h->sector) ? in->file : in->child[k];
+    }
+    int n = in->threads;
+    if ((uint64_t)n > j->entries / CHUNK + 1)
+        n = (int)(j->entries / CHUNK + 1);
+    struct worker *ws = calloc((size_t)n, sizeof *ws);
+    pthread_t *tids = calloc((size_t)n, sizeof *tids);
+    if (!ws || !tids) {
+        free(ws);
+        free(tids);
+        free(j);
+        return ma_error_set(err, MA_ENOMEM, "verify: out of memory");
+    }
+    int started = 0;
+    for (int i = 0; i < n; i++) {
+        ws[i].job = j;
+        ws[i].index = i;
+    }
+    for (int i = 1; i < n; i++) {
+        if (pthread_create(&tids[i], NULL, run_worker, &ws[i]))
+            break;
+        started = i;
+    }
+    run_worker(&ws[0]);
+    for (int i = 1; i <= started; i++)
+        pthread_join(tids[i], NULL);
+
+    out->sector = h->sector;
+    out->entries = j->entries;
+    size_t total = 0;
+    for (int i = 0; i < n; i++) {
+        if (ws[i].rc && !rc)
+            rc = ws[i].rc;
+        total += ws[i].part.n_items;
+    }
+    if (!rc && total) {
+        out->items = malloc(total * sizeof *out->items);
+        if (!out->items)
+            rc = MA_ENOMEM;
+    }
+    for (int i = 0; i < n; i++) {
+        const ma_check_result *p = &ws[i].part;
+        if (!rc) {
+            out->checked += p->checked;
+            out->canonical += p->canonical;
+            out->verified += p->verified;
+            out->missing_child += p->missing_child;
+            out->unverifiable += p->unverifiable;
+            out->discrepancies += p->discrepancies;
+            for (int c = 0; c < MA_CHECK_CLASSES; c++)
+                out->by_class[c] += p->by_class[c];
+            for (int k = 0; k < MA_TURN_KINDS; k++)
+                out->missing_kind[k] |= p->missing_kind[k];
+            if (p->n_items)
+                memcpy(out->items + out->n_items, p->items, p->n_items * sizeof *p->items);
+            out->n_items += p->n_items;
+        }
+        free(ws[i].part.items);
+    }
+    free(ws);
+    free(tids);
+    free(j);
+    if (rc) {
+        ma_check_result_free(out);
+        if (rc == MA_ENOMEM)
+            return ma_error_set(err, rc, "verify: out of memory");
+        return ma_error_set(err, rc, "verify: internal error: turn bound exceeded");
+    }
+    if (out->checked != out->entries) {
+        ma_check_result_free(out);
+        return ma_error_set(err, MA_EINTERNAL, "verify: internal error: not every entry examined");
+    }
+    qsort(out->items, out->n_items, sizeof *out->items, cmp_item);
+    out->seconds = ma_now() - t0;
+    return MA_OK;
+}
+
+static int has_item(const ma_check_result *r, uint64_t entry)
+{
+    size_t lo = 0, hi = r->n_items;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (r->items[mid].entry < entry)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo < r->n_items && r->items[lo].entry == entry;
+}
+
+int ma_check_classify(ma_check_result *r, const ma_open_index *ix, ma_variant v,
+                      const ma_check_result *const child[MA_TURN_KINDS], ma_error *err)
+{
+    ma_vrules rules;
+    int rc = ma_vrules_init(&rules, v, r->sector, err);
+    if (rc)
+        return rc;
+    const ma_check_result *succ[MA_TURN_KINDS] = {0};
+    for (int k = 0; k < MA_TURN_KINDS; k++)
+        if (rules.succ_exists[k])
+            succ[k] = ma_sector_equal(rules.succ[k], r->sector) ? r : child[k];
+    ma_vturns *t = malloc(sizeof *t);
+    if (!t)
+        return ma_error_set(err, MA_ENOMEM, "verify: out of memory");
+    r->roots = r->propagated = 0;
+    for (size_t i = 0; i < r->n_items; i++) {
+        ma_check_item *it = &r->items[i];
+        int propagated = 0;
+        if (it->cls != MA_CHECK_SYMMETRY && !rules.full_board_draw) {
+            ma_board pos = ma_open_index_unrank(ix, r->sector.w, r->sector.b, it->entry);
+            if (ma_vrules_generate(&rules, pos, t)) {
+                free(t);
+                return ma_error_set(err, MA_EINTERNAL, "verify: internal error: turn bound exceeded");
+            }
+            if (!t->immediate_wins) {
+                for (int s = 0; s < t->n && !propagated; s++) {
+                    const ma_check_result *c = succ[t->kind[s]];
+                    if (c && c->n_items && has_item(c, ma_open_index_rank(ix, t->succ[s], NULL)))
+                        propagated = 1;
+                }
+            }
+        }
+        it->root = (uint8_t)!propagated;
+        if (propagated)
+            r->propagated++;
+        else
+            r->roots++;
+    }
+    free(t);
+    return MA_OK;
+}
+
+void ma_check_result_free(ma_check_result *r)
+{
+    free(r->items);
+    r->items = NULL;
+    r->n_items = 0;
+}
