@@ -7,7 +7,11 @@
  * untouched. WAL journal mode; every call below is one transaction, so an interrupted run leaves
  * whole rows only (a run without end time reads as "interrupted").
  *
- * Not thread-safe on one handle: the verifier records from its main thread.
+ * Not thread-safe on one handle: the verifier records from its main thread. Several processes may
+ * share one store file (SQLite locking; a writer waits up to 10 s for another's transaction).
+ *
+ * Identity: PRAGMA application_id 0x4D416175 ('MAau'). Times are UTC ISO 8601 with milliseconds
+ * ("2026-11-22T09:30:00.123Z"). Tables and columns: docs/audit-schema.md.
  */
 #ifndef MA_AUDIT_H
 #define MA_AUDIT_H
@@ -67,7 +71,14 @@ typedef struct ma_discrepancy {
 /* Opens (creating or migrating) the store at path. Errors: MA_EIO (cannot create/open/write),
  * MA_EFORMAT (not SQLite, not an audit store, or a newer schema than this build knows). */
 int ma_audit_open(ma_audit **out, const char *path, ma_error *err);
+/* Opens an existing store for reading only (never creates, migrates or writes). Errors: MA_EMISSING
+ * (no such file), MA_EIO, MA_EFORMAT (as above, or a schema older than this build's: open it once
+ * with ma_audit_open to migrate). The writers below refuse a read-only handle with MA_EINVAL. */
+int ma_audit_open_readonly(ma_audit **out, const char *path, ma_error *err);
 void ma_audit_close(ma_audit *a);
+
+/* The schema version this build creates and reads (PRAGMA user_version of a current store). */
+int ma_audit_schema_version(void);
 
 /* Records the start of a run (start time = now, UTC ISO 8601) and returns its id. */
 int ma_audit_run_begin(ma_audit *a, const ma_run_info *info, int64_t *run_id, ma_error *err);
