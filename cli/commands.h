@@ -12,5 +12,7 @@ int ma_cmd_dump(int argc, char **argv);        /* cli/cmd_dump.c: one line per e
 int ma_cmd_verify(int argc, char **argv);      /* cli/cmd_verify.c: independent checker */
 int ma_cmd_index_check(int argc, char **argv); /* cli/cmd_index_check.c: prove the index scheme */
 int ma_cmd_manifest(int argc, char **argv);    /* cli/cmd_manifest.c: SHA-256 manifests */
+int ma_cmd_report(int argc, char **argv);      /* cli/cmd_report.c: render an audit run */
+int ma_cmd_runs(int argc, char **argv);        /* cli/cmd_runs.c: export, import, compare runs */
 
 #endif

@@ -19,6 +19,8 @@ static const struct command commands[] = {
     {"verify", ma_cmd_verify, "re-derive every outcome and depth; record discrepancies"},
     {"index-check", ma_cmd_index_check, "prove the index scheme on a sector exhaustively"},
     {"manifest", ma_cmd_manifest, "create or check SHA-256 manifests of database files"},
+    {"report", ma_cmd_report, "render an audit run as text, Markdown, JSON or HTML"},
+    {"runs", ma_cmd_runs, "export, import and compare audit runs across teams"},
 };
 
 static void usage(FILE *out)
