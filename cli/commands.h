@@ -14,5 +14,7 @@ int ma_cmd_index_check(int argc, char **argv); /* cli/cmd_index_check.c: prove t
 int ma_cmd_manifest(int argc, char **argv);    /* cli/cmd_manifest.c: SHA-256 manifests */
 int ma_cmd_report(int argc, char **argv);      /* cli/cmd_report.c: render an audit run */
 int ma_cmd_runs(int argc, char **argv);        /* cli/cmd_runs.c: export, import, compare runs */
+int ma_cmd_probe(int argc, char **argv);       /* cli/cmd_probe.c: one position and its moves */
+int ma_cmd_diff(int argc, char **argv);        /* cli/cmd_diff.c: compare two databases by position */
 
 #endif

@@ -21,6 +21,8 @@ static const struct command commands[] = {
     {"manifest", ma_cmd_manifest, "create or check SHA-256 manifests of database files"},
     {"report", ma_cmd_report, "render an audit run as text, Markdown, JSON or HTML"},
     {"runs", ma_cmd_runs, "export, import and compare audit runs across teams"},
+    {"probe", ma_cmd_probe, "print a position's stored value and the value of every move"},
+    {"diff", ma_cmd_diff, "compare two databases position by position, across formats"},
 };
 
 static void usage(FILE *out)
