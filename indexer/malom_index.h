@@ -1,0 +1,86 @@
+/*
+ * Malom's position index ("hash"), re-implemented from ../shared/docs/malom-format.md §4 alone.
+ *
+ * Used to find the entry of a board in a Malom `.sec2` / `.sec` file and to recompute which
+ * entries must hold symmetry markers. The API speaks the checker's board type (ma_board, open
+ * numbering a1=0, d1=1, ...); Malom's own point numbering (ring by ring, a4=0, a7=1, ...) is
+ * converted internally, so the verifier can use the open index and this one through one board
+ * type. Symmetry op numbers, however, are Malom's (§4.1 table), because they appear in the files.
+ *
+ * The index depends only on W and B (stones of the mover and of the opponent), never on the
+ * variant or the stones in hand, so it serves std, lask and mora alike.
+ *
+ * Representatives (§4.3) are kept as one sorted list per W and ranked by binary search; the
+ * 16 permutations are applied ring-byte-wise through small tables. Threading: create and
+ * prepare single-threaded; afterwards every const function may be called from any number of
+ * threads at once.
+ */
+#ifndef MA_MALOM_INDEX_H
+#define MA_MALOM_INDEX_H
+
+#include <stdint.h>
+
+#include "common/ma_error.h"
+#include "indexer/position.h"
+
+#define MA_MALOM_SYM_OPS 16
+#define MA_MALOM_SYM_IDENTITY 15 /* Malom's identity op; never a marker op */
+#define MA_MALOM_MAX_STONES 12   /* largest W handled (N = 12 in mora and the extended solution) */
+
+typedef struct ma_malom_index ma_malom_index;
+
+/* Malom's two-step lookup (§4.7) with its bit-exact intermediate values. */
+typedef struct ma_malom_path {
+    int op1;        /* op taking the mover mask onto its representative (15 if already one) */
+    uint64_t h1;    /* index of op1(board), read first by Malom */
+    int op2;        /* marker op stored at h1, or -1 when h1 is canonical */
+    uint64_t index; /* final (canonical) index; always equals ma_malom_index_rank */
+} ma_malom_path;
+
+int ma_malom_index_create(ma_malom_index **out, ma_error *err);
+void ma_malom_index_free(ma_malom_index *ix);
+
+/* Builds the representative list for W mover stones (0..12) unless already built. Must be
+ * called, single-threaded, for the W of every sector used later. MA_EINVAL for W out of range. */
+int ma_malom_index_prepare(ma_malom_index *ix, int w, ma_error *err);
+/* prepare() for W = 0..12 (about 1 s, 2 MiB). */
+int ma_malom_index_prepare_all(ma_malom_index *ix, ma_error *err);
+/* Non-zero once prepare(w) has succeeded. */
+int ma_malom_index_prepared(const ma_malom_index *ix, int w);
+
+/* f_count(W) of §4.3 from the spec's table, without any preparation (0 for W outside 0..12). */
+uint64_t ma_malom_f_count(int w);
+/* hash_count(W, B) = f_count(W) * C(24-W, B) (§4.5): entries of a sector file. 0 when impossible
+ * (W outside 0..12, B < 0, W + B > 24). Needs no preparation; the readers use it. */
+uint64_t ma_malom_hash_count(int w, int b);
+/* The number of representatives actually found by prepare(w) (tests compare it with f_count). */
+uint64_t ma_malom_index_rep_count(const ma_malom_index *ix, int w);
+
+/* Board -> canonical index (§4.2-4.5). The board must have disjoint masks and W = popcount(mover)
+ * prepared; B may be anything 0..24-W. If canon_out is non-NULL it receives the canonical board. */
+uint64_t ma_malom_index_rank(const ma_malom_index *ix, ma_board board, ma_board *canon_out);
+/* Malom's two-step path (§4.7); path->index equals ma_malom_index_rank. */
+void ma_malom_index_path(const ma_malom_index *ix, ma_board board, ma_malom_path *path);
+/* Index -> board (§4.5 inverse); index must be < hash_count(w, b), w prepared. The mover mask is
+ * a representative; the board may be non-canonical. */
+ma_board ma_malom_index_unrank(const ma_malom_index *ix, int w, int b, uint64_t index);
+/* Marker rule (§4.6) for an index: -1 if the index is canonical (holds a value), otherwise the op
+ * (0..14) its marker must name. Same preconditions as unrank. */
+int ma_malom_index_marker(const ma_malom_index *ix, int w, int b, uint64_t index);
+
+/* canon(board) of §4.2 (open numbering in and out); needs no preparation. */
+ma_board ma_malom_canonical(ma_board board);
+/* Malom op (0..15) applied to an open-numbered board (both halves). */
+ma_board ma_malom_sym_apply(int op, ma_board board);
+/* inverse(op) of §4.1: 0<->2, 8<->10, every other op its own inverse. */
+int ma_malom_sym_inverse(int op);
+
+/* Point-numbering conversion for single masks (24 bits): open <-> Malom (§1.1). */
+uint32_t ma_malom_mask_from_open(uint32_t open_mask);
+uint32_t ma_malom_mask_to_open(uint32_t malom_mask);
+
+/* Malom's packed position (§1.2): mover | opponent << 24, Malom numbering. */
+uint64_t ma_malom_pack(ma_board board);
+ma_board ma_malom_unpack(uint64_t packed);
+
+#endif
