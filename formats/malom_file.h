@@ -1,0 +1,126 @@
+/*
+ * Readers for Malom's sector files, written from ../shared/docs/malom-format.md §5 alone:
+ * the ultra-strong `.sec2` (§5.1-5.3, also the STONE_DIFF build of §5.6) and the legacy strong
+ * `.sec` (§5.7), plus the interpretation of an entry as win/draw/loss and depth (§5.5) and the
+ * value arithmetic of a turn (§5.8) that a verifier needs.
+ *
+ * A file is memory-mapped read-only and validated completely when opened: length, header,
+ * overflow table (sorted, unique, in range, one-to-one with the inline overflow markers,
+ * magnitudes beyond the inline maximum) and entry well-formedness (marker ops 0..14). After a
+ * successful open, reading any entry below the entry count is a plain memory access that cannot
+ * fail and never reads outside the mapping. The entry count is hash_count(W, B) of the sector
+ * (indexer/malom_index.h), never taken from the file.
+ *
+ * Both formats are decoded into one frame (ma_malom_entry: kind, key1, key2) with the sector's
+ * values (ma_malom_frame: v(S), VW, VL), so a verifier can treat them alike:
+ *   .sec2:  key1/key2 as stored (overflow resolved); frame from the .secval or STONE_DIFF.
+ *   .sec:   Val x -> key1 = +1 (x odd) / -1 (x even), key2 = x; frame v = 0, VW = 1, VL = -1.
+ *   both:   Sym marker op k -> key1 = 0, key2 = -(k+1); Count -> key1 = 0, key2 = counter >= 0.
+ *
+ * Errors: one line "<path>: sector <W_B_WF_BF>: offset <byte>: <what>", MA_EFORMAT for a
+ * malformed file, MA_EMISSING for a non-STONE_DIFF .sec2 whose <variant>.secval is absent or lacks
+ * the sector, MA_EIO when the system refuses to open or map it, MA_EINVAL for an impossible sector.
+ *
+ * Threading: a handle is immutable after open; any number of threads may read entries at once.
+ */
+#ifndef MA_MALOM_FILE_H
+#define MA_MALOM_FILE_H
+
+#include <stdint.h>
+
+#include "common/ma_error.h"
+#include "formats/malom_secval.h"
+#include "indexer/position.h"
+
+typedef enum ma_malom_format {
+    MA_MALOM_SEC2 = 1, /* ultra-strong, 64-byte header, 2 or 3 bytes per entry */
+    MA_MALOM_SEC = 2   /* legacy strong, one byte per entry, no header */
+} ma_malom_format;
+
+typedef enum ma_malom_kind {
+    MA_MALOM_VAL = 1,   /* a resolved value (key1 != 0) */
+    MA_MALOM_COUNT = 2, /* a draw the solver never resolved; key2 is a meaningless counter */
+    MA_MALOM_SYM = 3    /* a symmetry marker at a non-canonical index; holds no value */
+} ma_malom_kind;
+
+/* One decoded entry in the common frame (see top of file). */
+typedef struct ma_malom_entry {
+    int kind;     /* ma_malom_kind */
+    int32_t key1; /* relative first key; 0 for Count and Sym */
+    int32_t key2; /* second key, overflow resolved; -(op+1) for Sym */
+    int sym_op;   /* marker op 0..14 for Sym, -1 otherwise */
+} ma_malom_entry;
+
+typedef enum ma_malom_outcome {
+    MA_MALOM_LOSS = -1,
+    MA_MALOM_DRAW = 0,
+    MA_MALOM_WIN = 1
+} ma_malom_outcome;
+
+/* The result of an entry for the side to move (§5.5). */
+typedef struct ma_malom_result {
+    int outcome;        /* ma_malom_outcome */
+    int32_t depth;      /* plies to the end for a win/loss; -1 for a draw */
+    int32_t draw_class; /* A = key1 + v(S) (the draw class for draws; VW/VL for wins/losses) */
+} ma_malom_result;
+
+/* A value (key1, key2) in some sector's relative frame (§5.8). */
+typedef struct ma_malom_value {
+    int32_t key1;
+    int32_t key2;
+} ma_malom_value;
+
+typedef struct ma_malom_file ma_malom_file;
+
+/* Opens and validates a .sec2 file of the given variant and sector. The sector value comes from
+ * `values` when given; when NULL and the file is not a STONE_DIFF build, <variant>.secval beside
+ * the file is read (MA_EMISSING when absent). STONE_DIFF files ignore `values` (§5.6). */
+int ma_malom_file_open_sec2(ma_malom_file **out, const char *path, ma_variant variant,
+                            ma_sector sector, const ma_malom_secval *values, ma_error *err);
+/* Opens and validates a legacy .sec file. */
+int ma_malom_file_open_sec(ma_malom_file **out, const char *path, ma_variant variant,
+                           ma_sector sector, ma_error *err);
+/* Opens by file name "<variant>_<W>_<B>_<WF>_<BF>.sec2|.sec" (variant and sector taken from the
+ * name; MA_EINVAL when the name does not parse). `values` as for open_sec2. */
+int ma_malom_file_open(ma_malom_file **out, const char *path, const ma_malom_secval *values,
+                       ma_error *err);
+void ma_malom_file_close(ma_malom_file *f);
+
+/* Parses a file name (directory part ignored) into variant, sector and format. */
+int ma_malom_file_name_parse(const char *path, ma_variant *variant, ma_sector *sector,
+                             ma_malom_format *format, ma_error *err);
+
+ma_malom_format ma_malom_file_format(const ma_malom_file *f);
+ma_variant ma_malom_file_variant(const ma_malom_file *f);
+ma_sector ma_malom_file_sector(const ma_malom_file *f);
+/* hash_count(W, B): the number of entries. */
+uint64_t ma_malom_file_entry_count(const ma_malom_file *f);
+/* v(S), VW, VL in which this file's entries are to be read. */
+ma_malom_frame ma_malom_file_frame(const ma_malom_file *f);
+/* Records in the overflow table. */
+uint32_t ma_malom_file_overflow_count(const ma_malom_file *f);
+/* .sec2 header facts (0 for .sec). */
+int ma_malom_file_stone_diff(const ma_malom_file *f);
+int ma_malom_file_entry_size(const ma_malom_file *f);
+
+/* Decodes entry `index` (< entry_count) into the common frame. Never fails after open. */
+void ma_malom_file_entry(const ma_malom_file *f, uint64_t index, ma_malom_entry *out);
+/* Byte offset of an entry in the file, for messages. */
+uint64_t ma_malom_file_entry_offset(const ma_malom_file *f, uint64_t index);
+
+/* §5.5: entry -> win/draw/loss and depth in the frame. MA_OK, or MA_EFORMAT (no message) when the
+ * entry cannot be a stored value: a Sym marker, a win with an even or negative depth, a loss with an
+ * odd or negative depth. */
+int ma_malom_interpret(const ma_malom_frame *frame, const ma_malom_entry *e, ma_malom_result *out);
+
+/* §5.8: the value, in the parent sector's frame, of a turn leading to a successor stored with
+ * (key1, key2) in a child sector: cor = v_child + v_parent, k1' = key1 + cor, ... */
+ma_malom_value ma_malom_turn_value(ma_malom_value child, int32_t v_child, int32_t v_parent);
+/* §5.8 special case: a removal that leaves the opponent below 3 stones: (VW - v(P), 1). */
+ma_malom_value ma_malom_win_in_one(const ma_malom_frame *parent);
+/* The value of having no turn (§6 step 2): (VL - v(P), 0). */
+ma_malom_value ma_malom_no_turn(const ma_malom_frame *parent);
+/* §5.8 ordering: -1 if a < b, 0 if equal, +1 if a > b. */
+int ma_malom_value_cmp(ma_malom_value a, ma_malom_value b);
+
+#endif
