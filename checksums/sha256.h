@@ -1,0 +1,67 @@
+/*
+ * SHA-256 of files: the whole-file digest and the digest of every fixed-size chunk, in one pass.
+ *
+ * Files are read with pread in chunks (16 MiB by default) by a pool of worker threads. Each chunk's
+ * digest is computed independently by whichever worker read it, so chunks of one file are hashed in
+ * parallel; the whole-file digest is one sequential SHA-256 stream that is fed the chunks in order
+ * as soon as they are read (the worker that completes the next chunk in order feeds it and any that
+ * are already waiting), so reading, chunk hashing and the stream overlap. Several files are processed
+ * in parallel the same way: workers claim (file, chunk) units in list order.
+ *
+ * Memory is bounded: at most threads + 2 chunk buffers exist at any time (each chunk_size bytes),
+ * plus 32 bytes per chunk for the chunk digests. SHA-256 itself is OpenSSL libcrypto's EVP API.
+ *
+ * A file's size is taken when it is opened; a file that shrinks while read is an error (MA_EIO,
+ * naming the file and offset). Errors are per file: one unreadable file does not stop the others.
+ */
+#ifndef MA_SHA256_H
+#define MA_SHA256_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "common/ma_error.h"
+
+#define MA_SHA256_LEN 32
+#define MA_SHA256_HEX_LEN 64
+#define MA_SHA256_DEFAULT_CHUNK (16u * 1024u * 1024u)
+#define MA_SHA256_MAX_CHUNK (1024u * 1024u * 1024u)
+
+typedef struct ma_sha256_options {
+    uint64_t chunk_size; /* bytes per chunk; 0 = MA_SHA256_DEFAULT_CHUNK; at most MA_SHA256_MAX_CHUNK */
+    unsigned threads;    /* worker threads; 0 = number of online CPUs */
+} ma_sha256_options;
+
+/* The digests of one file. Owned by the caller; release with ma_file_digest_free. */
+typedef struct ma_file_digest {
+    uint64_t size;                  /* bytes hashed (the size when the file was opened) */
+    uint64_t chunk_size;            /* chunk size used */
+    uint8_t digest[MA_SHA256_LEN];  /* SHA-256 of the whole file */
+    size_t n_chunks;                /* ceil(size / chunk_size); 0 for an empty file */
+    uint8_t (*chunks)[MA_SHA256_LEN]; /* chunk k covers [k*chunk_size, min((k+1)*chunk_size, size)) */
+} ma_file_digest;
+
+/* SHA-256 of a memory buffer. */
+void ma_sha256_buffer(uint8_t out[MA_SHA256_LEN], const void *data, size_t n);
+
+/* Lowercase hex of a digest, NUL-terminated (65 bytes). */
+void ma_sha256_hex(char out[MA_SHA256_HEX_LEN + 1], const uint8_t digest[MA_SHA256_LEN]);
+
+/* Parses 64 hex digits (either case) into a digest; returns 0 or MA_EFORMAT. */
+int ma_sha256_parse_hex(uint8_t out[MA_SHA256_LEN], const char *hex);
+
+/* Hashes n files. out[i], and if non-NULL rcs[i] (MA_OK or the file's error code) and errs[i]
+ * (its message), describe file i; out[i] is zeroed for a failed file. Returns MA_OK when every file
+ * was hashed, else the code of the first failed file with its message in err. Pool failures
+ * (threads, memory) return MA_ENOMEM / MA_EINTERNAL for the whole call. Errors per file:
+ * MA_EMISSING (no such file), MA_EIO (cannot open or read: message has path and offset),
+ * MA_EFORMAT (not a regular file). */
+int ma_sha256_files(ma_file_digest *out, int *rcs, ma_error *errs, const char *const *paths, size_t n,
+                    const ma_sha256_options *opt, ma_error *err);
+
+/* One file: ma_sha256_files with n = 1. */
+int ma_sha256_file(ma_file_digest *out, const char *path, const ma_sha256_options *opt, ma_error *err);
+
+void ma_file_digest_free(ma_file_digest *d);
+
+#endif
