@@ -1,0 +1,61 @@
+/*
+ * svindex: the producer's implementation of the open index scheme `sym16-colex`
+ * (docs/format.md §4), table-driven.
+ *
+ * For every mover mask of a prepared popcount a 2^24-entry table gives the rank of its
+ * representative and the symmetry op that reaches it; per representative a 16-bit set of the ops
+ * that fix it (its stabiliser) is kept, so canon(w, b) costs one table lookup plus one permutation
+ * of b per stabiliser op. Tables are built per popcount on demand (ma_svindex_prepare) because
+ * small games need only a few popcounts. The object is read-only after preparation and may be
+ * shared by threads.
+ */
+#ifndef MA_SVINDEX_H
+#define MA_SVINDEX_H
+
+#include <stdint.h>
+
+#include "common/ma_error.h"
+
+typedef struct ma_svindex {
+    uint32_t lut[16][3][256];  /* op k applied to one byte of a mask */
+    uint64_t binom[25][25];
+    uint32_t *mover;           /* [1 << 24]: rep_rank << 4 | op, for prepared popcounts */
+    int ready[25];
+    uint32_t rep_count[25];
+    uint32_t *reps[25];        /* rank -> representative mask */
+    uint16_t *stab[25];        /* rank -> ops k with π_k(rep) = rep */
+} ma_svindex;
+
+/* The permutation table of docs/format.md §4.1. */
+extern const uint8_t ma_svindex_perm[16][24];
+
+int ma_svindex_init(ma_svindex *ix, ma_error *err);
+void ma_svindex_free(ma_svindex *ix);
+/* Builds the tables for mover popcount w (0..12); cheap when already built. Not thread-safe. */
+int ma_svindex_prepare(ma_svindex *ix, int w, ma_error *err);
+
+static inline uint32_t ma_svindex_apply(const ma_svindex *ix, int op, uint32_t m)
+{
+    return ix->lut[op][0][m & 255] | ix->lut[op][1][(m >> 8) & 255] | ix->lut[op][2][m >> 16];
+}
+
+static inline uint64_t ma_svindex_binom(const ma_svindex *ix, int n, int k)
+{
+    return (n < 0 || k < 0 || k > n) ? 0 : ix->binom[n][k];
+}
+
+/* rep_count(W) * C(24 - W, B). */
+uint64_t ma_svindex_entry_count(const ma_svindex *ix, int w, int b);
+/* Canonical form of (w, b); popcount(w) must be prepared. */
+void ma_svindex_canon(const ma_svindex *ix, uint32_t w, uint32_t b, uint32_t *wc, uint32_t *bc);
+/* entry(w, b) of §4.3; popcount(w) must be prepared. */
+uint64_t ma_svindex_entry(const ma_svindex *ix, uint32_t w, uint32_t b);
+/* Inverse: the board of entry e of a (W, B) sector. MA_EINVAL if e is out of range. */
+int ma_svindex_board(const ma_svindex *ix, int w_count, int b_count, uint64_t e,
+                     uint32_t *w, uint32_t *b, ma_error *err);
+/* Whether (w, b) equals its own canonical form, i.e. its entry holds a value. */
+int ma_svindex_is_canonical(const ma_svindex *ix, uint32_t w, uint32_t b);
+/* Spreads the bits of c onto the points not in w (j-th free point gets bit j of c). */
+uint32_t ma_svindex_expand(uint32_t c, uint32_t w);
+
+#endif
