@@ -693,7 +693,7 @@ int ma_cmd_verify(int argc, char **argv)
     optind = 1;
     opterr = 0;
     int c;
-    while ((c = getopt_long(argc, argv, "+", opts, NULL)) != -1) {
+    while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
         char *end;
         switch (c) {
         case 's': wanted[n_wanted++] = optarg; break;
