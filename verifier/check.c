@@ -93,7 +93,32 @@ struct worker {
     ma_check_result part;
     size_t cap;
     ma_vturns turns;
+    uint64_t succ_entry[MA_VRULES_MAX_TURNS];
+    /* Entries are grouped by mover mask (entry = rep_rank * M + colex), so the mover's stabiliser
+     * is computed once per group: a board is canonical iff no stabiliser op lowers its opponent
+     * mask (docs/format.md §4.2; the mover mask is already a representative). */
+    uint32_t stab_mover;
+    int stab_valid;
+    int n_stab;
+    uint8_t stab[MA_SYM_OPS];
 };
+
+static int is_canonical(struct worker *w, ma_board b)
+{
+    if (!w->stab_valid || w->stab_mover != b.mover) {
+        ma_board m = {b.mover, 0};
+        w->n_stab = 0;
+        for (int k = 0; k < MA_SYM_OPS; k++)
+            if (k != MA_SYM_IDENTITY && ma_open_sym_apply(k, m).mover == b.mover)
+                w->stab[w->n_stab++] = (uint8_t)k;
+        w->stab_mover = b.mover;
+        w->stab_valid = 1;
+    }
+    for (int i = 0; i < w->n_stab; i++)
+        if (ma_open_sym_apply(w->stab[i], b).opp < b.opp)
+            return 0;
+    return 1;
+}
 
 static int push_item(struct worker *w, const ma_check_item *it)
 {
@@ -138,15 +163,27 @@ static int derive(struct worker *w, ma_board pos, ma_value *out, int *known, int
         out->depth = 0;
         return 1;
     }
-    int32_t best = INT32_MIN;
+    /* Rank every successor first and prefetch its word: the lookups are random reads into files
+     * far larger than the caches, so overlapping them is most of the speed. */
     for (int i = 0; i < t->n; i++) {
         const ma_open_file *f = j->child[t->kind[i]];
         if (!f) {
             *missing = 1;
             w->part.missing_kind[t->kind[i]] = 1;
+            w->succ_entry[i] = UINT64_MAX;
             continue;
         }
         uint64_t e = ma_open_index_rank(j->in->ix, t->succ[i], NULL);
+        w->succ_entry[i] = e;
+        if (e < f->header.entry_count)
+            __builtin_prefetch(f->body + 2 * e);
+    }
+    int32_t best = INT32_MIN;
+    for (int i = 0; i < t->n; i++) {
+        const ma_open_file *f = j->child[t->kind[i]];
+        uint64_t e = w->succ_entry[i];
+        if (!f)
+            continue;
         ma_value sv;
         if (e >= f->header.entry_count || ma_open_value_decode(ma_open_file_word(f, e), &sv) ||
             sv.outcome == MA_OUTCOME_NONE) {
@@ -177,7 +214,7 @@ static void check_entry(struct worker *w, uint64_t e)
     it.entry = e;
     it.stored = word;
     w->part.checked++;
-    if (!ma_open_index_is_canonical(pos)) {
+    if (!is_canonical(w, pos)) {
         if (word == 0) {
             w->part.verified++;
         } else {
