@@ -33,6 +33,19 @@ uint64_t ma_open_index_rep_count(const ma_open_index *ix, int w);
 /* Entry count of a sector with W mover and B opponent stones: rep_count(W) * C(24-W, B). */
 uint64_t ma_open_index_entry_count(const ma_open_index *ix, int w, int b);
 
+/* The representative of rank `rank` for W stones (rank < rep_count(w); requires prepare(w)). */
+uint32_t ma_open_index_rep(const ma_open_index *ix, int w, uint64_t rank);
+
+/* Sorts out the C(24-W, B) entries of representative `rep` (entries rep*M .. rep*M+M-1, M =
+ * C(24-W, B)) in entry order: orbit[g] = 0 for a non-canonical entry, else the orbit size (1..16)
+ * of its board, i.e. how many distinct positions the entry stands for. Cheaper than unranking every
+ * entry: a representative fixed only by the identity makes all its entries canonical with orbit 16.
+ * Returns the size of the mover mask's stabiliser. Requires prepare(w). */
+int ma_open_index_classify(const ma_open_index *ix, int w, int b, uint64_t rep, uint8_t *orbit);
+
+/* C(n, k), 0 when k > n or either is negative. */
+uint64_t ma_open_binomial(int n, int k);
+
 /* Board -> entry of its canonical form. If op_out is non-NULL it receives the op k (0..15) with
  * canon(board) = π_k(board) (the smallest such k). Requires prepare(popcount(mover)). */
 uint64_t ma_open_index_rank(const ma_open_index *ix, ma_board board, int *op_out);

@@ -1,0 +1,328 @@
+/* The checker's sym16-colex index (docs/format.md §4): all-16-permutation canonical forms, sorted
+ * representative lists searched by binary search, colex ranking with a binomial table. */
+#include "indexer/open_index.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#define MAX_W 12
+/* Representatives are bucketed by their top 12 bits so a search touches only a short run. */
+#define BUCKET_SHIFT 12
+#define BUCKETS (1u << (MA_POINTS - BUCKET_SHIFT))
+
+/* docs/format.md §4.1: row k lists the image bit of source bits 0..23. */
+static const uint8_t sym_perm[MA_SYM_OPS][MA_POINTS] = {
+    {0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20, 21, 22, 23},
+    {21, 9, 0, 18, 10, 3, 15, 11, 6, 22, 19, 16, 7, 4, 1, 17, 12, 8, 20, 13, 5, 23, 14, 2},
+    {23, 22, 21, 20, 19, 18, 17, 16, 15, 14, 13, 12, 11, 10, 9, 8, 7, 6, 5, 4, 3, 2, 1, 0},
+    {2, 14, 23, 5, 13, 20, 8, 12, 17, 1, 4, 7, 16, 19, 22, 6, 11, 15, 3, 10, 18, 0, 9, 21},
+    {2, 1, 0, 5, 4, 3, 8, 7, 6, 14, 13, 12, 11, 10, 9, 17, 16, 15, 20, 19, 18, 23, 22, 21},
+    {21, 22, 23, 18, 19, 20, 15, 16, 17, 9, 10, 11, 12, 13, 14, 6, 7, 8, 3, 4, 5, 0, 1, 2},
+    {23, 14, 2, 20, 13, 5, 17, 12, 8, 22, 19, 16, 7, 4, 1, 15, 11, 6, 18, 10, 3, 21, 9, 0},
+    {0, 9, 21, 3, 10, 18, 6, 11, 15, 1, 4, 7, 16, 19, 22, 8, 12, 17, 5, 13, 20, 2, 14, 23},
+    {6, 7, 8, 3, 4, 5, 0, 1, 2, 11, 10, 9, 14, 13, 12, 21, 22, 23, 18, 19, 20, 15, 16, 17},
+    {15, 11, 6, 18, 10, 3, 21, 9, 0, 16, 19, 22, 1, 4, 7, 23, 14, 2, 20, 13, 5, 17, 12, 8},
+    {17, 16, 15, 20, 19, 18, 23, 22, 21, 12, 13, 14, 9, 10, 11, 2, 1, 0, 5, 4, 3, 8, 7, 6},
+    {8, 12, 17, 5, 13, 20, 2, 14, 23, 7, 4, 1, 22, 19, 16, 0, 9, 21, 3, 10, 18, 6, 11, 15},
+    {8, 7, 6, 5, 4, 3, 2, 1, 0, 12, 13, 14, 9, 10, 11, 23, 22, 21, 20, 19, 18, 17, 16, 15},
+    {15, 16, 17, 18, 19, 20, 21, 22, 23, 11, 10, 9, 14, 13, 12, 0, 1, 2, 3, 4, 5, 6, 7, 8},
+    {17, 12, 8, 20, 13, 5, 23, 14, 2, 16, 19, 22, 1, 4, 7, 21, 9, 0, 18, 10, 3, 15, 11, 6},
+    {6, 11, 15, 3, 10, 18, 0, 9, 21, 7, 4, 1, 22, 19, 16, 2, 14, 23, 5, 13, 20, 8, 12, 17},
+};
+
+struct ma_open_index {
+    /* byte_perm[k][i][x]: π_k of the byte x placed at byte i of a mask. Derived from sym_perm so
+     * that one op costs three loads instead of a 24-step bit loop. */
+    uint32_t byte_perm[MA_SYM_OPS][3][256];
+    uint64_t binom[MA_POINTS + 1][MA_POINTS + 1];
+    uint32_t *reps[MAX_W + 1];      /* sorted representatives, NULL until prepared */
+    uint32_t rep_count[MAX_W + 1];
+    uint32_t *bucket[MAX_W + 1];    /* BUCKETS + 1 start offsets into reps[w] */
+};
+
+static inline uint32_t perm_slow(int op, uint32_t m)
+{
+    uint32_t r = 0;
+    for (int p = 0; p < MA_POINTS; p++)
+        if (m >> p & 1u)
+            r |= 1u << sym_perm[op][p];
+    return r;
+}
+
+static inline uint32_t perm_fast(const ma_open_index *ix, int op, uint32_t m)
+{
+    return ix->byte_perm[op][0][m & 0xFF] | ix->byte_perm[op][1][(m >> 8) & 0xFF] |
+           ix->byte_perm[op][2][(m >> 16) & 0xFF];
+}
+
+uint64_t ma_open_binomial(int n, int k)
+{
+    if (k < 0 || n < 0 || k > n)
+        return 0;
+    uint64_t r = 1;
+    /* r stays an exact binomial C(n-k+i, i) after each step, so the division is exact. */
+    for (int i = 1; i <= k; i++)
+        r = r * (uint64_t)(n - k + i) / (uint64_t)i;
+    return r;
+}
+
+int ma_open_index_create(ma_open_index **out, ma_error *err)
+{
+    ma_open_index *ix = calloc(1, sizeof *ix);
+    if (!ix)
+        return ma_error_set(err, MA_ENOMEM, "open index: out of memory");
+    for (int k = 0; k < MA_SYM_OPS; k++)
+        for (int i = 0; i < 3; i++)
+            for (uint32_t x = 0; x < 256; x++)
+                ix->byte_perm[k][i][x] = perm_slow(k, x << (8 * i));
+    for (int n = 0; n <= MA_POINTS; n++)
+        for (int k = 0; k <= MA_POINTS; k++)
+            ix->binom[n][k] = ma_open_binomial(n, k);
+    *out = ix;
+    return MA_OK;
+}
+
+void ma_open_index_free(ma_open_index *ix)
+{
+    if (!ix)
+        return;
+    for (int w = 0; w <= MAX_W; w++) {
+        free(ix->reps[w]);
+        free(ix->bucket[w]);
+    }
+    free(ix);
+}
+
+/* Next larger mask with the same popcount (Gosper); m must be non-zero. */
+static inline uint32_t next_same_popcount(uint32_t m)
+{
+    uint32_t t = m | (m - 1);
+    return (t + 1) | (((~t & (t + 1)) - 1) >> (__builtin_ctz(m) + 1));
+}
+
+int ma_open_index_prepare(ma_open_index *ix, int w, ma_error *err)
+{
+    if (w < 0 || w > MAX_W)
+        return ma_error_set(err, MA_EINVAL, "open index: %d mover stones (expected 0..%d)", w, MAX_W);
+    if (ix->reps[w])
+        return MA_OK;
+    uint64_t total = ix->binom[MA_POINTS][w];
+    uint32_t *reps = malloc((size_t)total * sizeof *reps);
+    uint32_t *bucket = calloc(BUCKETS + 1, sizeof *bucket);
+    if (!reps || !bucket) {
+        free(reps);
+        free(bucket);
+        return ma_error_set(err, MA_ENOMEM, "open index: out of memory for W=%d", w);
+    }
+    uint32_t n = 0;
+    uint32_t m = (w == 0) ? 0 : (1u << w) - 1;
+    for (uint64_t i = 0; i < total; i++) {
+        int rep = 1;
+        for (int k = 1; k < MA_SYM_OPS && rep; k++)
+            if (perm_fast(ix, k, m) < m)
+                rep = 0;
+        if (rep)
+            reps[n++] = m;
+        if (i + 1 < total)
+            m = next_same_popcount(m);
+    }
+    /* Masks were enumerated in increasing order, so reps[] is already sorted (§4.3). */
+    uint32_t *shrunk = realloc(reps, (n ? n : 1) * sizeof *reps);
+    if (shrunk)
+        reps = shrunk;
+    uint32_t j = 0;
+    for (uint32_t h = 0; h <= BUCKETS; h++) {
+        while (j < n && (reps[j] >> BUCKET_SHIFT) < h)
+            j++;
+        bucket[h] = j;
+    }
+    ix->reps[w] = reps;
+    ix->rep_count[w] = n;
+    ix->bucket[w] = bucket;
+    return MA_OK;
+}
+
+uint64_t ma_open_index_rep_count(const ma_open_index *ix, int w)
+{
+    if (w < 0 || w > MAX_W || !ix->reps[w])
+        return 0;
+    return ix->rep_count[w];
+}
+
+uint32_t ma_open_index_rep(const ma_open_index *ix, int w, uint64_t rank)
+{
+    return ix->reps[w][rank];
+}
+
+uint64_t ma_open_index_entry_count(const ma_open_index *ix, int w, int b)
+{
+    if (w < 0 || w > MAX_W || b < 0 || w + b > MA_POINTS || !ix->reps[w])
+        return 0;
+    return (uint64_t)ix->rep_count[w] * ix->binom[MA_POINTS - w][b];
+}
+
+static inline uint64_t rep_rank(const ma_open_index *ix, int w, uint32_t m)
+{
+    const uint32_t *reps = ix->reps[w];
+    uint32_t h = m >> BUCKET_SHIFT;
+    uint32_t lo = ix->bucket[w][h], hi = ix->bucket[w][h + 1];
+    while (lo < hi) {
+        uint32_t mid = lo + (hi - lo) / 2;
+        if (reps[mid] < m)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo;
+}
+
+/* Inline SWAR popcount: without -mpopcnt the builtin becomes a library call, too slow here. */
+static inline int popcount24(uint32_t x)
+{
+    x = x - ((x >> 1) & 0x55555555u);
+    x = (x & 0x33333333u) + ((x >> 2) & 0x33333333u);
+    x = (x + (x >> 4)) & 0x0F0F0F0Fu;
+    return (int)((x * 0x01010101u) >> 24);
+}
+
+uint64_t ma_open_index_rank(const ma_open_index *ix, ma_board board, int *op_out)
+{
+    /* One 48-bit key per image (mover above opponent) compares exactly as §4.2 orders images; a
+     * branch-free minimum avoids mispredicting on random boards. The op sits in the low 4 bits so
+     * ties pick the smallest op. */
+    uint32_t w0 = board.mover & MA_FULL_MASK, b0 = board.opp & MA_FULL_MASK;
+    uint64_t best = ((uint64_t)w0 << 28) | ((uint64_t)b0 << 4);
+    for (int k = 1; k < MA_SYM_OPS; k++) {
+        uint64_t key = ((uint64_t)perm_fast(ix, k, w0) << 28) |
+                       ((uint64_t)perm_fast(ix, k, b0) << 4) | (uint64_t)k;
+        best = key < best ? key : best;
+    }
+    if (op_out)
+        *op_out = (int)(best & 15u);
+    uint32_t wmin = (uint32_t)(best >> 28), bmin = (uint32_t)(best >> 4) & MA_FULL_MASK;
+    int w = popcount24(wmin);
+    int b = popcount24(bmin);
+    uint32_t free_pts = ~wmin & MA_FULL_MASK;
+    uint64_t g = 0;
+    for (int i = 1; bmin; i++, bmin &= bmin - 1) {
+        int p = __builtin_ctz(bmin);
+        int q = popcount24(free_pts & ((1u << p) - 1));
+        g += ix->binom[q][i];
+    }
+    return rep_rank(ix, w, wmin) * ix->binom[MA_POINTS - w][b] + g;
+}
+
+/* Spreads the low bits of c onto the set bits of free_pts, lowest first (the inverse of the
+ * compression of §4.3). */
+static inline uint32_t expand(uint32_t c, uint32_t free_pts)
+{
+    uint32_t r = 0;
+    for (; c && free_pts; free_pts &= free_pts - 1, c >>= 1)
+        if (c & 1u)
+            r |= free_pts & -free_pts;
+    return r;
+}
+
+ma_board ma_open_index_unrank(const ma_open_index *ix, int w, int b, uint64_t entry)
+{
+    uint64_t m = ix->binom[MA_POINTS - w][b];
+    uint64_t f = entry / m, g = entry % m;
+    uint32_t wm = ix->reps[w][f];
+    uint32_t c = 0;
+    int q = MA_POINTS - w - 1;
+    for (int i = b; i >= 1; i--) {
+        /* C(i-1, i) = 0 <= g stops the scan at q >= i-1. */
+        while (ix->binom[q][i] > g)
+            q--;
+        g -= ix->binom[q][i];
+        c |= 1u << q;
+        q--;
+    }
+    ma_board r = {wm, expand(c, ~wm & MA_FULL_MASK)};
+    return r;
+}
+
+int ma_open_index_classify(const ma_open_index *ix, int w, int b, uint64_t rep, uint8_t *orbit)
+{
+    uint32_t wm = ix->reps[w][rep];
+    uint64_t m = ix->binom[MA_POINTS - w][b];
+    uint16_t stab = 0;
+    for (int k = 0; k < MA_SYM_OPS; k++)
+        if (perm_fast(ix, k, wm) == wm)
+            stab |= (uint16_t)(1u << k);
+    if (stab == 1u) {
+        /* Only the identity fixes the mover mask: every opponent placement is canonical. */
+        memset(orbit, MA_SYM_OPS, (size_t)m);
+        return 1;
+    }
+    uint32_t free_pts = ~wm & MA_FULL_MASK;
+    uint32_t c = b ? (1u << b) - 1 : 0;
+    for (uint64_t g = 0; g < m; g++) {
+        uint32_t om = expand(c, free_pts);
+        int fixed = 0, canonical = 1;
+        for (int k = 0; k < MA_SYM_OPS && canonical; k++) {
+            if (!(stab >> k & 1u))
+                continue;
+            uint32_t ok = perm_fast(ix, k, om);
+            if (ok < om)
+                canonical = 0;
+            else if (ok == om)
+                fixed++;
+        }
+        orbit[g] = canonical ? (uint8_t)(MA_SYM_OPS / fixed) : 0;
+        if (c && g + 1 < m)
+            c = next_same_popcount(c);
+    }
+    return __builtin_popcount(stab);
+}
+
+ma_board ma_open_sym_apply(int op, ma_board board)
+{
+    ma_board r = {perm_slow(op, board.mover), perm_slow(op, board.opp)};
+    return r;
+}
+
+int ma_open_sym_inverse(int op)
+{
+    /* §4.1: 1 <-> 3 and 9 <-> 11; all others are involutions. */
+    switch (op) {
+    case 1: return 3;
+    case 3: return 1;
+    case 9: return 11;
+    case 11: return 9;
+    default: return op;
+    }
+}
+
+ma_board ma_open_canonical(ma_board board, int *op_out)
+{
+    ma_board best = {board.mover & MA_FULL_MASK, board.opp & MA_FULL_MASK};
+    int best_op = 0;
+    for (int k = 1; k < MA_SYM_OPS; k++) {
+        ma_board img = ma_open_sym_apply(k, board);
+        if (img.mover < best.mover || (img.mover == best.mover && img.opp < best.opp)) {
+            best = img;
+            best_op = k;
+        }
+    }
+    if (op_out)
+        *op_out = best_op;
+    return best;
+}
+
+int ma_open_index_is_canonical(ma_board board)
+{
+    ma_board c = ma_open_canonical(board, NULL);
+    return c.mover == (board.mover & MA_FULL_MASK) && c.opp == (board.opp & MA_FULL_MASK);
+}
+
+int ma_open_orbit_size(ma_board board)
+{
+    int fixed = 0;
+    for (int k = 0; k < MA_SYM_OPS; k++) {
+        ma_board img = ma_open_sym_apply(k, board);
+        if (img.mover == (board.mover & MA_FULL_MASK) && img.opp == (board.opp & MA_FULL_MASK))
+            fixed++;
+    }
+    return MA_SYM_OPS / fixed;
+}

@@ -1,0 +1,364 @@
+/* Unit tests for indexer/open_index: the checker's sym16-colex scheme against the spec's check
+ * values and against its own slow definitions (docs/format.md §4). */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "common/progress.h"
+#include "indexer/open_index.h"
+
+static ma_open_index *ix;
+
+static int setup(void **state)
+{
+    (void)state;
+    ma_error err;
+    if (ma_open_index_create(&ix, &err))
+        return -1;
+    for (int w = 0; w <= 12; w++)
+        if (ma_open_index_prepare(ix, w, &err))
+            return -1;
+    return 0;
+}
+
+static int teardown(void **state)
+{
+    (void)state;
+    ma_open_index_free(ix);
+    return 0;
+}
+
+/* Deterministic generator so failures reproduce. */
+static uint64_t rng_state = 0x9E3779B97F4A7C15ull;
+static uint32_t rnd(void)
+{
+    rng_state ^= rng_state << 13;
+    rng_state ^= rng_state >> 7;
+    rng_state ^= rng_state << 17;
+    return (uint32_t)(rng_state >> 11);
+}
+
+static ma_board random_board(int w, int b)
+{
+    ma_board r = {0, 0};
+    while (__builtin_popcount(r.mover) < w)
+        r.mover |= 1u << (rnd() % 24);
+    while (__builtin_popcount(r.opp) < b) {
+        uint32_t bit = 1u << (rnd() % 24);
+        if (!(r.mover & bit))
+            r.opp |= bit;
+    }
+    return r;
+}
+
+static void test_rep_counts_match_spec(void **state)
+{
+    (void)state;
+    static const uint64_t want[13] = {1, 4, 30, 158, 757, 2830, 8774, 22188, 46879, 82880,
+                                      124124, 157668, 170854};
+    for (int w = 0; w <= 12; w++)
+        assert_int_equal(ma_open_index_rep_count(ix, w), want[w]);
+}
+
+static void test_first_representatives_match_spec(void **state)
+{
+    (void)state;
+    static const uint32_t w1[] = {1, 2, 8, 16};
+    static const uint32_t w2[] = {3, 5, 9, 10, 12, 17, 18, 24, 40, 65, 66, 68};
+    for (unsigned i = 0; i < 4; i++)
+        assert_int_equal(ma_open_index_rep(ix, 1, i), w1[i]);
+    for (unsigned i = 0; i < 12; i++)
+        assert_int_equal(ma_open_index_rep(ix, 2, i), w2[i]);
+}
+
+static void test_entry_counts_match_spec(void **state)
+{
+    (void)state;
+    assert_int_equal(ma_open_index_entry_count(ix, 3, 3), 210140);
+    assert_int_equal(ma_open_index_entry_count(ix, 5, 5), 32907240);
+    assert_int_equal(ma_open_index_entry_count(ix, 0, 1), 24);
+    assert_int_equal(ma_open_index_entry_count(ix, 0, 0), 1);
+    /* Impossible W + B is no sector at all. */
+    assert_int_equal(ma_open_index_entry_count(ix, 12, 13), 0);
+}
+
+static void test_prepare_rejects_more_than_twelve(void **state)
+{
+    (void)state;
+    ma_error err;
+    assert_int_equal(ma_open_index_prepare(ix, 13, &err), MA_EINVAL);
+    assert_int_equal(ma_open_index_prepare(ix, -1, &err), MA_EINVAL);
+}
+
+static void test_canonical_entries_of_0_1(void **state)
+{
+    (void)state;
+    int canonical[24] = {0};
+    for (uint64_t e = 0; e < 24; e++)
+        canonical[e] = ma_open_index_is_canonical(ma_open_index_unrank(ix, 0, 1, e));
+    for (int e = 0; e < 24; e++)
+        assert_int_equal(canonical[e], e == 0 || e == 1 || e == 3 || e == 4);
+    /* a1, d1, b2, d2 as the spec names them. */
+    assert_int_equal(ma_open_index_unrank(ix, 0, 1, 0).opp, 1u << 0);
+    assert_int_equal(ma_open_index_unrank(ix, 0, 1, 1).opp, 1u << 1);
+    assert_int_equal(ma_open_index_unrank(ix, 0, 1, 3).opp, 1u << 3);
+    assert_int_equal(ma_open_index_unrank(ix, 0, 1, 4).opp, 1u << 4);
+    uint8_t orbit[24];
+    ma_open_index_classify(ix, 0, 1, 0, orbit);
+    for (int e = 0; e < 24; e++)
+        assert_int_equal(orbit[e] != 0, canonical[e]);
+    assert_int_equal(orbit[0], 8);
+    assert_int_equal(orbit[1], 8);
+    assert_int_equal(orbit[3], 4);
+    assert_int_equal(orbit[4], 4);
+}
+
+/* Every entry of a sector: canonical ones round-trip, non-canonical ones rank to another entry
+ * that is canonical and in the same orbit; classify agrees with the slow definitions. */
+static void check_whole_sector(int w, int b)
+{
+    uint64_t n = ma_open_index_entry_count(ix, w, b);
+    uint64_t m = ma_open_binomial(24 - w, b);
+    uint8_t *orbit = malloc(m);
+    assert_non_null(orbit);
+    uint64_t canonical = 0, orbit_sum = 0;
+    for (uint64_t e = 0; e < n; e++) {
+        if (e % m == 0)
+            ma_open_index_classify(ix, w, b, e / m, orbit);
+        ma_board board = ma_open_index_unrank(ix, w, b, e);
+        assert_int_equal(__builtin_popcount(board.mover), w);
+        assert_int_equal(__builtin_popcount(board.opp), b);
+        assert_int_equal(board.mover & board.opp, 0);
+        int op;
+        uint64_t r = ma_open_index_rank(ix, board, &op);
+        ma_board canon = ma_open_canonical(board, NULL);
+        ma_board img = ma_open_sym_apply(op, board);
+        assert_int_equal(img.mover, canon.mover);
+        assert_int_equal(img.opp, canon.opp);
+        if (ma_open_index_is_canonical(board)) {
+            assert_int_equal(r, e);
+            assert_int_equal(op, 0);
+            assert_int_equal(orbit[e % m], ma_open_orbit_size(board));
+            canonical++;
+            orbit_sum += (uint64_t)ma_open_orbit_size(board);
+        } else {
+            assert_int_not_equal(r, e);
+            assert_int_equal(orbit[e % m], 0);
+            ma_board other = ma_open_index_unrank(ix, w, b, r);
+            assert_true(ma_open_index_is_canonical(other));
+            assert_int_equal(other.mover, canon.mover);
+            assert_int_equal(other.opp, canon.opp);
+        }
+    }
+    assert_true(canonical > 0);
+    /* Every raw placement lies in exactly one orbit, represented by exactly one canonical entry. */
+    assert_int_equal(orbit_sum, ma_open_binomial(24, w) * ma_open_binomial(24 - w, b));
+    free(orbit);
+}
+
+static void test_every_entry_of_small_sectors(void **state)
+{
+    (void)state;
+    static const int sectors[][2] = {{0, 0}, {0, 1}, {1, 0}, {1, 1}, {0, 3}, {2, 2}, {3, 2},
+                                     {2, 3}, {3, 3}, {4, 1}, {1, 4}, {6, 0}};
+    for (unsigned i = 0; i < sizeof sectors / sizeof sectors[0]; i++)
+        check_whole_sector(sectors[i][0], sectors[i][1]);
+}
+
+static void test_random_boards_of_large_sectors(void **state)
+{
+    (void)state;
+    static const int sectors[][2] = {{9, 9}, {12, 12}, {12, 11}, {8, 7}, {5, 5}, {10, 3}, {3, 10},
+                                     {11, 13}, {7, 0}, {0, 12}};
+    for (unsigned i = 0; i < sizeof sectors / sizeof sectors[0]; i++) {
+        int w = sectors[i][0], b = sectors[i][1];
+        uint64_t n = ma_open_index_entry_count(ix, w, b);
+        for (int t = 0; t < 3000; t++) {
+            ma_board board = random_board(w, b);
+            uint64_t e = ma_open_index_rank(ix, board, NULL);
+            assert_true(e < n);
+            ma_board back = ma_open_index_unrank(ix, w, b, e);
+            ma_board canon = ma_open_canonical(board, NULL);
+            assert_int_equal(back.mover, canon.mover);
+            assert_int_equal(back.opp, canon.opp);
+            assert_true(ma_open_index_is_canonical(back));
+            /* All 16 images of a board share its entry. */
+            for (int k = 0; k < MA_SYM_OPS; k++)
+                assert_int_equal(ma_open_index_rank(ix, ma_open_sym_apply(k, board), NULL), e);
+        }
+    }
+}
+
+/* The permutation table of §4.1 against the geometric definitions in the same section. */
+static void test_permutations_follow_the_geometry(void **state)
+{
+    (void)state;
+    static const char *names[24] = {"a1", "d1", "g1", "b2", "d2", "f2", "c3", "d3",
+                                    "e3", "a4", "b4", "c4", "e4", "f4", "g4", "c5",
+                                    "d5", "e5", "b6", "d6", "f6", "a7", "d7", "g7"};
+    for (int op = 0; op < MA_SYM_OPS; op++) {
+        for (int p = 0; p < 24; p++) {
+            int u = names[p][0] - 'd', v = names[p][1] - '4', nu, nv;
+            switch (op % 8) {
+            case 0: nu = u; nv = v; break;
+            case 1: nu = v; nv = -u; break;
+            case 2: nu = -u; nv = -v; break;
+            case 3: nu = -v; nv = u; break;
+            case 4: nu = -u; nv = v; break;
+            case 5: nu = u; nv = -v; break;
+            case 6: nu = -v; nv = -u; break;
+            default: nu = v; nv = u; break;
+            }
+            if (op >= 8) {
+                int r = abs(nu) > abs(nv) ? abs(nu) : abs(nv);
+                nu = nu * (4 - r) / r;
+                nv = nv * (4 - r) / r;
+            }
+            char name[3] = {(char)('d' + nu), (char)('4' + nv), 0};
+            int q = -1;
+            for (int i = 0; i < 24; i++)
+                if (!strcmp(names[i], name))
+                    q = i;
+            ma_board one = {1u << p, 0};
+            assert_int_equal(ma_open_sym_apply(op, one).mover, 1u << q);
+        }
+    }
+}
+
+static void test_ops_preserve_mill_lines_and_adjacency(void **state)
+{
+    (void)state;
+    static const uint32_t mills[20] = {7,       56,      448,     3584,    28672,   229376, 1835008,
+                                       14680064, 2097665, 263176,  34880,   146,     4784128, 135424,
+                                       1056800, 8404996, 73,      292,     2392064, 9568256};
+    static const uint32_t adj[24] = {514,     21,      16386,   1040,    170,     8208,
+                                     2176,    336,     4224,    2098177, 264712,  33856,
+                                     139520,  1069088, 8396804, 67584,   688128,  69632,
+                                     525312,  5570560, 532480,  4194816, 11010048, 4210688};
+    for (int op = 0; op < MA_SYM_OPS; op++) {
+        /* std/lask lines map among lines 0-15, the mora diagonals among 16-19. */
+        for (int i = 0; i < 20; i++) {
+            ma_board line = {mills[i], 0};
+            uint32_t img = ma_open_sym_apply(op, line).mover;
+            int found = 0;
+            for (int j = (i < 16 ? 0 : 16); j < (i < 16 ? 16 : 20); j++)
+                found |= img == mills[j];
+            assert_true(found);
+        }
+        for (int p = 0; p < 24; p++) {
+            ma_board pt = {1u << p, 0}, nb = {adj[p], 0};
+            int q = __builtin_ctz(ma_open_sym_apply(op, pt).mover);
+            assert_int_equal(ma_open_sym_apply(op, nb).mover, adj[q]);
+        }
+    }
+}
+
+static void test_inverse_ops_compose_to_identity(void **state)
+{
+    (void)state;
+    for (int op = 0; op < MA_SYM_OPS; op++) {
+        int inv = ma_open_sym_inverse(op);
+        assert_in_range(inv, 0, 15);
+        for (int t = 0; t < 50; t++) {
+            ma_board b = random_board(5, 6);
+            ma_board back = ma_open_sym_apply(inv, ma_open_sym_apply(op, b));
+            assert_int_equal(back.mover, b.mover);
+            assert_int_equal(back.opp, b.opp);
+        }
+        for (int p = 0; p < 24; p++) {
+            ma_board pt = {1u << p, 0};
+            assert_int_equal(ma_open_sym_apply(op, ma_open_sym_apply(inv, pt)).mover, 1u << p);
+        }
+    }
+    assert_int_equal(ma_open_sym_inverse(1), 3);
+    assert_int_equal(ma_open_sym_inverse(9), 11);
+    assert_int_equal(ma_open_sym_inverse(5), 5);
+}
+
+static void test_op_out_is_smallest_op(void **state)
+{
+    (void)state;
+    /* The empty board is fixed by all 16 ops: the smallest is the identity. */
+    ma_board empty = {0, 0};
+    int op = -1;
+    ma_open_index_rank(ix, empty, &op);
+    assert_int_equal(op, 0);
+    /* g1 alone: a1 is its canonical image; ops 4 (left-right) and 6 and others reach it. */
+    ma_board g1 = {1u << 2, 0};
+    ma_open_index_rank(ix, g1, &op);
+    for (int k = 0; k < op; k++)
+        assert_int_not_equal(ma_open_sym_apply(k, g1).mover, 1u);
+    assert_int_equal(ma_open_sym_apply(op, g1).mover, 1u);
+    int op2;
+    ma_open_canonical(g1, &op2);
+    assert_int_equal(op, op2);
+}
+
+static void test_orbit_sizes(void **state)
+{
+    (void)state;
+    ma_board empty = {0, 0}, a1 = {1, 0}, b2 = {8, 0};
+    assert_int_equal(ma_open_orbit_size(empty), 1);
+    assert_int_equal(ma_open_orbit_size(a1), 8);
+    assert_int_equal(ma_open_orbit_size(b2), 4);
+}
+
+static void test_binomial(void **state)
+{
+    (void)state;
+    assert_int_equal(ma_open_binomial(24, 12), 2704156);
+    assert_int_equal(ma_open_binomial(3, 4), 0);
+    assert_int_equal(ma_open_binomial(0, 0), 1);
+    assert_int_equal(ma_open_binomial(21, 3), 1330);
+}
+
+/* Prints the speed of rank (never asserted: tests do not depend on the machine's speed). */
+static void test_rank_speed_report(void **state)
+{
+    (void)state;
+    enum { N = 1 << 14, ROUNDS = 64 };
+    ma_board *boards = malloc(N * sizeof *boards);
+    assert_non_null(boards);
+    for (int i = 0; i < N; i++)
+        boards[i] = random_board(9, 9 - (i % 4));
+    uint64_t sink = 0;
+    double t0 = ma_now();
+    for (int r = 0; r < ROUNDS; r++)
+        for (int i = 0; i < N; i++)
+            sink += ma_open_index_rank(ix, boards[i], NULL);
+    double t1 = ma_now();
+    for (int r = 0; r < ROUNDS; r++)
+        for (int i = 0; i < N; i++)
+            sink += ma_open_index_unrank(ix, 9, 9 - (i % 4), (uint64_t)i * 7919u).opp;
+    double t2 = ma_now();
+    print_message("rank: %.1f ns/call, unrank: %.1f ns/call (sink %llu)\n",
+                  (t1 - t0) * 1e9 / (N * (double)ROUNDS), (t2 - t1) * 1e9 / (N * (double)ROUNDS),
+                  (unsigned long long)(sink & 1));
+    free(boards);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_rep_counts_match_spec),
+        cmocka_unit_test(test_first_representatives_match_spec),
+        cmocka_unit_test(test_entry_counts_match_spec),
+        cmocka_unit_test(test_prepare_rejects_more_than_twelve),
+        cmocka_unit_test(test_canonical_entries_of_0_1),
+        cmocka_unit_test(test_every_entry_of_small_sectors),
+        cmocka_unit_test(test_random_boards_of_large_sectors),
+        cmocka_unit_test(test_permutations_follow_the_geometry),
+        cmocka_unit_test(test_ops_preserve_mill_lines_and_adjacency),
+        cmocka_unit_test(test_inverse_ops_compose_to_identity),
+        cmocka_unit_test(test_op_out_is_smallest_op),
+        cmocka_unit_test(test_orbit_sizes),
+        cmocka_unit_test(test_binomial),
+        cmocka_unit_test(test_rank_speed_report),
+    };
+    return cmocka_run_group_tests(tests, setup, teardown);
+}
