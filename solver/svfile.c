@@ -95,9 +95,10 @@ static int open_checked(int *fd_out, const char *path, const uint8_t *expect, in
     if ((uint64_t)st.st_size != want) {
         close(fd);
         return ma_error_set(err, MA_EEXIST,
-                            "%s: sector %s: exists but is incomplete or corrupt (size %lld, "
-                            "expected %llu); remove it",
-                            path, name, (long long)st.st_size, (unsigned long long)want);
+                            "%s: sector %s: offset %lld: exists but is incomplete or corrupt; "
+                            "remove it (size %lld, expected %llu)",
+                            path, name, (long long)(st.st_size < (off_t)want ? st.st_size : (off_t)want),
+                            (long long)st.st_size, (unsigned long long)want);
     }
     ssize_t got = pread(fd, h, sizeof h, 0);
     int bad = got == (ssize_t)sizeof h ? header_mismatch(h, expect) : 0;
