@@ -1,11 +1,608 @@
-/* Placeholder until the owning module lands; replaced by the real command. */
+/*
+ * millaudit manifest create DIR [--out FILE] [--audit FILE.sqlite] [--chunk-size BYTES] [--threads N]
+ *                               [--quiet]
+ * millaudit manifest check MANIFEST [--dir DIR] [--audit FILE.sqlite] [--ignore-missing] [--strict]
+ *                               [--threads N] [--quiet]
+ *
+ * create writes DIR/MANIFEST.sha256 (or --out) that `sha256sum -c` accepts and, with --audit,
+ * records the run, every file's digest, size, chunk digests and provenance in the audit store.
+ * check prints one line per listed file as `sha256sum -c` does, pins a FAILED file to the byte
+ * ranges of its changed chunks when --audit has its chunk digests, and reports files of the
+ * directory that the manifest does not list. Exit: 0 all OK; 1 FAILED / MISSING / not in manifest;
+ * 2 usage; 3 manifest malformed (with --strict), refused path, input or store unusable; 4 output
+ * not writable. docs/manifest.md has the details.
+ */
+#include <errno.h>
+#include <getopt.h>
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "checksums/manifest.h"
+#include "checksums/sha256.h"
 #include "cli/commands.h"
 #include "common/ma_error.h"
+#include "ma_version.h"
+#include "reports/audit.h"
+#include "reports/audit_manifest.h"
+
+#define MAX_PINNED_RANGES 8 /* byte ranges printed per FAILED file */
+
+static void usage(FILE *out)
+{
+    fprintf(out,
+            "usage: millaudit manifest create DIR [--out FILE] [--audit FILE.sqlite] [--chunk-size BYTES]\n"
+            "                                 [--threads N] [--quiet]\n"
+            "       millaudit manifest check MANIFEST [--dir DIR] [--audit FILE.sqlite] [--ignore-missing]\n"
+            "                                 [--strict] [--threads N] [--quiet]\n"
+            "\n"
+            "create: write DIR/MANIFEST.sha256 (or FILE), lines '<sha256>  <path>' that sha256sum -c accepts;\n"
+            "        with --audit also record digests, chunk digests and provenance in the SQLite store.\n"
+            "check:  verify every listed file (paths relative to DIR, default the manifest's directory);\n"
+            "        --audit pins a FAILED file to its changed byte ranges. Exit 0 all OK, 1 FAILED/MISSING/\n"
+            "        not in manifest, 3 malformed manifest (--strict), refused path or unusable store.\n");
+}
+
+static void fail(const char *msg)
+{
+    fprintf(stderr, "millaudit manifest: %s\n", msg);
+}
+
+/* Parses "123", "64K", "16M", "1G" (binary units). */
+static int parse_size(const char *s, uint64_t *out)
+{
+    char *end = NULL;
+    errno = 0;
+    unsigned long long v = strtoull(s, &end, 10);
+    if (errno || end == s || *s == '-')
+        return -1;
+    uint64_t mul = 1;
+    if (*end == 'K' || *end == 'k')
+        mul = 1024, end++;
+    else if (*end == 'M' || *end == 'm')
+        mul = 1024 * 1024, end++;
+    else if (*end == 'G' || *end == 'g')
+        mul = 1024 * 1024 * 1024, end++;
+    if (*end || v == 0 || v > UINT64_MAX / mul)
+        return -1;
+    *out = v * mul;
+    return 0;
+}
+
+static int parse_threads(const char *s, unsigned *out)
+{
+    char *end = NULL;
+    long v = strtol(s, &end, 10);
+    if (end == s || *end || v < 1 || v > 256)
+        return -1;
+    *out = (unsigned)v;
+    return 0;
+}
+
+/* Prints a path as sha256sum does: names with backslash, LF or CR get a leading '\' and escapes. */
+static void print_name(FILE *out, const char *s)
+{
+    if (!strpbrk(s, "\\\n\r")) {
+        fputs(s, out);
+        return;
+    }
+    fputc('\\', out);
+    for (; *s; s++) {
+        if (*s == '\\')
+            fputs("\\\\", out);
+        else if (*s == '\n')
+            fputs("\\n", out);
+        else if (*s == '\r')
+            fputs("\\r", out);
+        else
+            fputc(*s, out);
+    }
+}
+
+static char *join_path(const char *a, const char *b)
+{
+    size_t n = strlen(a) + strlen(b) + 2;
+    char *s = malloc(n);
+    if (s)
+        snprintf(s, n, "%s/%s", a, b);
+    return s;
+}
+
+/* Relative paths inside dir that must not be listed: the manifest and the store with its side files. */
+static int collect_excludes(char *ex[5], const char *dir, const char *manifest, const char *audit, ma_error *err)
+{
+    memset(ex, 0, 5 * sizeof ex[0]);
+    int rc = ma_manifest_relative(&ex[0], dir, manifest, err);
+    if (rc == MA_OK && audit)
+        rc = ma_manifest_relative(&ex[1], dir, audit, err);
+    if (rc == MA_OK && ex[1]) {
+        static const char *const side[] = {"-wal", "-shm", "-journal"};
+        for (int i = 0; i < 3; i++) {
+            size_t n = strlen(ex[1]) + 10;
+            if (!(ex[2 + i] = malloc(n)))
+                return ma_error_set(err, MA_ENOMEM, "out of memory");
+            snprintf(ex[2 + i], n, "%s%s", ex[1], side[i]);
+        }
+    }
+    return rc;
+}
+
+static void free_excludes(char *ex[5])
+{
+    for (int i = 0; i < 5; i++)
+        free(ex[i]);
+}
+
+static char *command_line(int argc, char **argv)
+{
+    size_t n = 32;
+    for (int i = 0; i < argc; i++)
+        n += strlen(argv[i]) + 1;
+    char *s = malloc(n);
+    if (!s)
+        return NULL;
+    strcpy(s, "millaudit manifest");
+    for (int i = 0; i < argc; i++) {
+        strcat(s, " ");
+        strcat(s, argv[i]);
+    }
+    return s;
+}
+
+/* ---- create ---- */
+
+static int cmd_create(int argc, char **argv)
+{
+    static const struct option opts[] = {
+        {"out", required_argument, NULL, 'o'},   {"audit", required_argument, NULL, 'a'},
+        {"chunk-size", required_argument, NULL, 'c'}, {"threads", required_argument, NULL, 't'},
+        {"quiet", no_argument, NULL, 'q'},       {"help", no_argument, NULL, 'h'},
+        {NULL, 0, NULL, 0},
+    };
+    const char *out = NULL, *audit_path = NULL;
+    ma_sha256_options sha = {0};
+    int quiet = 0, c;
+    optind = 1;
+    while ((c = getopt_long(argc, argv, "o:a:c:t:qh", opts, NULL)) != -1) {
+        switch (c) {
+        case 'o': out = optarg; break;
+        case 'a': audit_path = optarg; break;
+        case 'c':
+            if (parse_size(optarg, &sha.chunk_size) != 0 || sha.chunk_size > MA_SHA256_MAX_CHUNK) {
+                fprintf(stderr, "millaudit manifest create: --chunk-size '%s': want 1 to %u bytes (K/M/G allowed)\n",
+                        optarg, MA_SHA256_MAX_CHUNK);
+                return MA_EXIT_USAGE;
+            }
+            break;
+        case 't':
+            if (parse_threads(optarg, &sha.threads) != 0) {
+                fprintf(stderr, "millaudit manifest create: --threads '%s': want 1 to 256\n", optarg);
+                return MA_EXIT_USAGE;
+            }
+            break;
+        case 'q': quiet = 1; break;
+        case 'h': usage(stdout); return MA_EXIT_OK;
+        default: usage(stderr); return MA_EXIT_USAGE;
+        }
+    }
+    if (argc - optind != 1) {
+        usage(stderr);
+        return MA_EXIT_USAGE;
+    }
+    const char *dir = argv[optind];
+    struct stat st;
+    if (stat(dir, &st) != 0) {
+        fprintf(stderr, "millaudit manifest: %s: %s\n", dir, strerror(errno));
+        return MA_EXIT_BAD_INPUT;
+    }
+    if (!S_ISDIR(st.st_mode)) {
+        fprintf(stderr, "millaudit manifest: %s: not a directory\n", dir);
+        return MA_EXIT_BAD_INPUT;
+    }
+    if (!sha.chunk_size)
+        sha.chunk_size = MA_SHA256_DEFAULT_CHUNK;
+
+    char *default_out = out ? NULL : join_path(dir, "MANIFEST.sha256");
+    if (!out)
+        out = default_out;
+    ma_error err;
+    ma_error_clear(&err);
+    char *ex[5] = {0};
+    char **rel = NULL, **full = NULL;
+    size_t n = 0;
+    ma_file_digest *dig = NULL;
+    ma_audit *audit = NULL;
+    int64_t run_id = 0;
+    int status = MA_EXIT_OK, in_run = 0;
+    char *cmdline = command_line(argc, argv);
+
+    int rc = out ? collect_excludes(ex, dir, out, audit_path, &err) : ma_error_set(&err, MA_ENOMEM, "out of memory");
+    if (rc != MA_OK) {
+        status = rc == MA_ENOMEM ? MA_EXIT_INTERNAL : MA_EXIT_IO; /* the output's directory is unusable */
+        goto done;
+    }
+    if (audit_path) {
+        rc = ma_audit_open(&audit, audit_path, &err);
+        if (rc != MA_OK) {
+            status = ma_exit_code_for(rc);
+            goto done;
+        }
+        char host[256] = "";
+        gethostname(host, sizeof host - 1);
+        const ma_run_info info = {.kind = "manifest", .tool_version = MA_VERSION, .git_revision = MA_GIT_REVISION,
+                                  .host = host, .command_line = cmdline, .database_root = dir};
+        rc = ma_audit_run_begin(audit, &info, &run_id, &err);
+        if (rc != MA_OK) {
+            status = ma_exit_code_for(rc);
+            goto done;
+        }
+        in_run = 1;
+    }
+    rc = ma_manifest_list(&rel, &n, dir, (const char *const *)ex, 5, &err);
+    if (rc != MA_OK) {
+        status = MA_EXIT_BAD_INPUT;
+        goto done;
+    }
+    full = calloc(n ? n : 1, sizeof *full);
+    dig = calloc(n ? n : 1, sizeof *dig);
+    if (!full || !dig) {
+        rc = ma_error_set(&err, MA_ENOMEM, "out of memory for %zu files", n);
+        status = MA_EXIT_INTERNAL;
+        goto done;
+    }
+    for (size_t i = 0; i < n; i++)
+        if (!(full[i] = join_path(dir, rel[i]))) {
+            rc = ma_error_set(&err, MA_ENOMEM, "out of memory");
+            status = MA_EXIT_INTERNAL;
+            goto done;
+        }
+    rc = ma_sha256_files(dig, NULL, NULL, (const char *const *)full, n, &sha, &err);
+    if (rc != MA_OK) {
+        /* A file that cannot be read is unusable input; nothing is written. */
+        status = rc == MA_ENOMEM || rc == MA_EINTERNAL ? MA_EXIT_INTERNAL : MA_EXIT_BAD_INPUT;
+        goto done;
+    }
+    rc = ma_manifest_write(out, (const char *const *)rel, dig, n, &err);
+    if (rc != MA_OK) {
+        status = ma_exit_code_for(rc);
+        goto done;
+    }
+    if (audit) {
+        rc = ma_audit_manifest_begin(audit, run_id, out, sha.chunk_size, &err);
+        for (size_t i = 0; rc == MA_OK && i < n; i++)
+            rc = ma_manifest_record_digests(audit, run_id, dir, rel[i], &dig[i], &err);
+        if (rc != MA_OK) {
+            status = rc == MA_EIO ? MA_EXIT_IO : ma_exit_code_for(rc);
+            goto done;
+        }
+    }
+    if (!quiet) {
+        uint64_t bytes = 0;
+        for (size_t i = 0; i < n; i++)
+            bytes += dig[i].size;
+        printf("%s: %zu files, %llu bytes\n", out, n, (unsigned long long)bytes);
+        if (audit)
+            printf("%s: run %lld recorded\n", audit_path, (long long)run_id);
+    }
+done:
+    if (status != MA_EXIT_OK)
+        fail(err.msg);
+    if (audit && in_run) {
+        ma_error e2;
+        if (ma_audit_run_end(audit, run_id, status == MA_EXIT_OK ? "ok" : "unusable", &e2) != MA_OK) {
+            fail(e2.msg);
+            if (status == MA_EXIT_OK)
+                status = MA_EXIT_IO;
+        }
+    }
+    ma_audit_close(audit);
+    for (size_t i = 0; dig && i < n; i++)
+        ma_file_digest_free(&dig[i]);
+    free(dig);
+    if (full)
+        ma_manifest_paths_free(full, n);
+    ma_manifest_paths_free(rel, n);
+    free_excludes(ex);
+    free(default_out);
+    free(cmdline);
+    return status;
+}
+
+/* ---- check ---- */
+
+/* Appends to line the byte ranges of chunks that differ between the file now (d) and the store. */
+static void pin_chunks(char *line, size_t size, const ma_file_digest *d, const ma_audit_chunks *rec)
+{
+    size_t len = strlen(line);
+    if (rec->chunk_size != d->chunk_size) {
+        snprintf(line + len, size - len, " (recorded chunk size %llu differs; not pinned)",
+                 (unsigned long long)rec->chunk_size);
+        return;
+    }
+    uint64_t c = d->chunk_size;
+    uint64_t end_all = d->size > rec->size ? d->size : rec->size;
+    size_t n = d->n_chunks > rec->n_chunks ? d->n_chunks : rec->n_chunks;
+    int ranges = 0, more = 0;
+    const char *sep = " at";
+    for (size_t k = 0; k < n;) {
+        int differs = k >= d->n_chunks || k >= rec->n_chunks || memcmp(d->chunks[k], rec->chunks[k], 32) != 0;
+        if (!differs) {
+            k++;
+            continue;
+        }
+        size_t first = k;
+        while (k < n && (k >= d->n_chunks || k >= rec->n_chunks || memcmp(d->chunks[k], rec->chunks[k], 32) != 0))
+            k++;
+        if (ranges == MAX_PINNED_RANGES) {
+            more++;
+            continue;
+        }
+        uint64_t lo = (uint64_t)first * c, hi = (uint64_t)k * c;
+        if (hi > end_all)
+            hi = end_all;
+        len = strlen(line);
+        if (k - first == 1)
+            snprintf(line + len, size - len, "%s bytes %llu-%llu (chunk %zu)", sep, (unsigned long long)lo,
+                     (unsigned long long)(hi - 1), first);
+        else
+            snprintf(line + len, size - len, "%s bytes %llu-%llu (chunks %zu-%zu)", sep, (unsigned long long)lo,
+                     (unsigned long long)(hi - 1), first, k - 1);
+        sep = ",";
+        ranges++;
+    }
+    len = strlen(line);
+    if (more)
+        snprintf(line + len, size - len, ", and %d more ranges", more);
+    len = strlen(line);
+    if (d->size != rec->size)
+        snprintf(line + len, size - len, " (size %llu, recorded %llu)", (unsigned long long)d->size,
+                 (unsigned long long)rec->size);
+}
+
+static int cmp_line_path(const void *a, const void *b)
+{
+    return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+static int cmd_check(int argc, char **argv)
+{
+    static const struct option opts[] = {
+        {"dir", required_argument, NULL, 'd'},      {"audit", required_argument, NULL, 'a'},
+        {"ignore-missing", no_argument, NULL, 'i'}, {"strict", no_argument, NULL, 's'},
+        {"threads", required_argument, NULL, 't'},  {"quiet", no_argument, NULL, 'q'},
+        {"help", no_argument, NULL, 'h'},           {NULL, 0, NULL, 0},
+    };
+    const char *dir = NULL, *audit_path = NULL;
+    int ignore_missing = 0, strict = 0, quiet = 0, c;
+    ma_sha256_options sha = {0};
+    optind = 1;
+    while ((c = getopt_long(argc, argv, "d:a:ist:qh", opts, NULL)) != -1) {
+        switch (c) {
+        case 'd': dir = optarg; break;
+        case 'a': audit_path = optarg; break;
+        case 'i': ignore_missing = 1; break;
+        case 's': strict = 1; break;
+        case 't':
+            if (parse_threads(optarg, &sha.threads) != 0) {
+                fprintf(stderr, "millaudit manifest check: --threads '%s': want 1 to 256\n", optarg);
+                return MA_EXIT_USAGE;
+            }
+            break;
+        case 'q': quiet = 1; break;
+        case 'h': usage(stdout); return MA_EXIT_OK;
+        default: usage(stderr); return MA_EXIT_USAGE;
+        }
+    }
+    if (argc - optind != 1) {
+        usage(stderr);
+        return MA_EXIT_USAGE;
+    }
+    const char *manifest_path = argv[optind];
+    char *dir_owned = NULL;
+    if (!dir) {
+        dir_owned = strdup(manifest_path);
+        if (!dir_owned) {
+            fail("out of memory");
+            return MA_EXIT_INTERNAL;
+        }
+        char *slash = strrchr(dir_owned, '/');
+        if (!slash)
+            strcpy(dir_owned, ".");
+        else if (slash == dir_owned)
+            slash[1] = '\0';
+        else
+            *slash = '\0';
+        dir = dir_owned;
+    }
+
+    ma_error err;
+    ma_error_clear(&err);
+    ma_manifest m = {0};
+    ma_audit *audit = NULL;
+    ma_audit_chunks *rec = NULL;
+    int *have_rec = NULL, *rcs = NULL;
+    ma_error *errs = NULL;
+    ma_file_digest *dig = NULL;
+    char **full = NULL, **listed = NULL, **sorted = NULL;
+    size_t n_listed = 0;
+    char *ex[5] = {0};
+    int status = MA_EXIT_OK;
+    size_t n_failed = 0, n_unreadable = 0, n_missing = 0, n_ok = 0, n_extra = 0;
+
+    int rc = ma_manifest_read(&m, manifest_path, &err);
+    if (rc != MA_OK) {
+        fail(err.msg);
+        status = rc == MA_ENOMEM ? MA_EXIT_INTERNAL : MA_EXIT_BAD_INPUT;
+        goto done;
+    }
+    if (m.n_malformed && strict) {
+        fprintf(stderr, "millaudit manifest: %s: line %zu: improperly formatted SHA-256 checksum line (--strict)\n",
+                manifest_path, m.first_malformed);
+        status = MA_EXIT_BAD_INPUT;
+        goto done;
+    }
+    if (m.n == 0) {
+        fprintf(stderr, "millaudit manifest: %s: no properly formatted SHA-256 checksum lines found\n", manifest_path);
+        status = MA_EXIT_BAD_INPUT;
+        goto done;
+    }
+    rec = calloc(m.n, sizeof *rec);
+    have_rec = calloc(m.n, sizeof *have_rec);
+    rcs = calloc(m.n, sizeof *rcs);
+    errs = calloc(m.n, sizeof *errs);
+    dig = calloc(m.n, sizeof *dig);
+    full = calloc(m.n, sizeof *full);
+    if (!rec || !have_rec || !rcs || !errs || !dig || !full) {
+        fail("out of memory");
+        status = MA_EXIT_INTERNAL;
+        goto done;
+    }
+    if (audit_path) {
+        rc = ma_audit_open_readonly(&audit, audit_path, &err);
+        if (rc != MA_OK) {
+            fail(err.msg);
+            status = rc == MA_ENOMEM ? MA_EXIT_INTERNAL : MA_EXIT_BAD_INPUT;
+            goto done;
+        }
+        for (size_t i = 0; i < m.n; i++) {
+            rc = ma_audit_manifest_chunks_find(audit, &rec[i], m.lines[i].path, m.lines[i].sha256, &err);
+            if (rc == MA_OK) {
+                have_rec[i] = 1;
+                if (!sha.chunk_size)
+                    sha.chunk_size = rec[i].chunk_size; /* hash as the store did, so chunks compare */
+            } else if (rc != MA_EMISSING) {
+                fail(err.msg);
+                status = MA_EXIT_BAD_INPUT;
+                goto done;
+            }
+        }
+    }
+    for (size_t i = 0; i < m.n; i++)
+        if (!(full[i] = join_path(dir, m.lines[i].path))) {
+            fail("out of memory");
+            status = MA_EXIT_INTERNAL;
+            goto done;
+        }
+    rc = ma_sha256_files(dig, rcs, errs, (const char *const *)full, m.n, &sha, &err);
+    if (rc == MA_ENOMEM || rc == MA_EINTERNAL || rc == MA_EINVAL) {
+        fail(err.msg);
+        status = ma_exit_code_for(rc);
+        goto done;
+    }
+    for (size_t i = 0; i < m.n; i++) {
+        const ma_manifest_line *ln = &m.lines[i];
+        char line[2048];
+        line[0] = '\0';
+        int is_failure = 1;
+        if (rcs[i] == MA_EMISSING) {
+            if (ignore_missing)
+                continue;
+            n_missing++;
+            snprintf(line, sizeof line, ": MISSING");
+        } else if (rcs[i] != MA_OK) {
+            fail(errs[i].msg);
+            n_unreadable++;
+            snprintf(line, sizeof line, ": FAILED open or read");
+        } else if (memcmp(dig[i].digest, ln->sha256, MA_SHA256_LEN) != 0) {
+            n_failed++;
+            snprintf(line, sizeof line, ": FAILED");
+            if (have_rec[i])
+                pin_chunks(line, sizeof line, &dig[i], &rec[i]);
+        } else {
+            n_ok++;
+            is_failure = 0;
+            snprintf(line, sizeof line, ": OK");
+        }
+        if (is_failure || !quiet) {
+            print_name(stdout, ln->path);
+            puts(line);
+        }
+    }
+    /* Files in the directory that the manifest does not list. */
+    rc = collect_excludes(ex, dir, manifest_path, audit_path, &err);
+    if (rc == MA_OK)
+        rc = ma_manifest_list(&listed, &n_listed, dir, (const char *const *)ex, 5, &err);
+    if (rc != MA_OK) {
+        fail(err.msg);
+        status = MA_EXIT_BAD_INPUT;
+        goto done;
+    }
+    sorted = calloc(m.n, sizeof *sorted);
+    if (!sorted) {
+        fail("out of memory");
+        status = MA_EXIT_INTERNAL;
+        goto done;
+    }
+    for (size_t i = 0; i < m.n; i++)
+        sorted[i] = m.lines[i].path;
+    qsort(sorted, m.n, sizeof *sorted, cmp_line_path);
+    for (size_t i = 0; i < n_listed; i++) {
+        if (bsearch(&listed[i], sorted, m.n, sizeof *sorted, cmp_line_path))
+            continue;
+        n_extra++;
+        print_name(stdout, listed[i]);
+        puts(": not in manifest");
+    }
+    fflush(stdout);
+
+    if (m.n_malformed)
+        fprintf(stderr, "millaudit manifest: WARNING: %zu line%s improperly formatted (first: line %zu)\n",
+                m.n_malformed, m.n_malformed == 1 ? " is" : "s are", m.first_malformed);
+    if (n_missing)
+        fprintf(stderr, "millaudit manifest: WARNING: %zu listed file%s missing\n", n_missing,
+                n_missing == 1 ? " is" : "s are");
+    if (n_unreadable)
+        fprintf(stderr, "millaudit manifest: WARNING: %zu listed file%s could not be read\n", n_unreadable,
+                n_unreadable == 1 ? "" : "s");
+    if (n_failed)
+        fprintf(stderr, "millaudit manifest: WARNING: %zu computed checksum%s did NOT match\n", n_failed,
+                n_failed == 1 ? "" : "s");
+    if (n_extra)
+        fprintf(stderr, "millaudit manifest: WARNING: %zu file%s in %s not in the manifest\n", n_extra,
+                n_extra == 1 ? "" : "s", dir);
+    if (n_missing || n_unreadable || n_failed || n_extra)
+        status = MA_EXIT_MISMATCH;
+    else if (ignore_missing && n_ok == 0) {
+        fprintf(stderr, "millaudit manifest: %s: no file was verified\n", manifest_path);
+        status = MA_EXIT_MISMATCH;
+    }
+done:
+    for (size_t i = 0; rec && i < m.n; i++)
+        ma_audit_chunks_free(&rec[i]);
+    for (size_t i = 0; dig && i < m.n; i++)
+        ma_file_digest_free(&dig[i]);
+    if (full)
+        ma_manifest_paths_free(full, m.n);
+    ma_manifest_paths_free(listed, n_listed);
+    free(sorted);
+    free(rec);
+    free(have_rec);
+    free(rcs);
+    free(errs);
+    free(dig);
+    free_excludes(ex);
+    ma_audit_close(audit);
+    ma_manifest_free(&m);
+    free(dir_owned);
+    return status;
+}
 
 int ma_cmd_manifest(int argc, char **argv)
 {
-    (void)argc;
-    fprintf(stderr, "millaudit %s: not built yet\n", argv[0]);
-    return MA_EXIT_INTERNAL;
+    if (argc < 2) {
+        usage(stderr);
+        return MA_EXIT_USAGE;
+    }
+    if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h")) {
+        usage(stdout);
+        return MA_EXIT_OK;
+    }
+    if (!strcmp(argv[1], "create"))
+        return cmd_create(argc - 1, argv + 1);
+    if (!strcmp(argv[1], "check"))
+        return cmd_check(argc - 1, argv + 1);
+    fprintf(stderr, "millaudit manifest: unknown action '%s' (create or check)\n", argv[1]);
+    return MA_EXIT_USAGE;
 }

@@ -1,0 +1,107 @@
+/*
+ * SHA-256 manifests of a database directory (docs/manifest.md).
+ *
+ * A manifest is a text file that plain `sha256sum -c` accepts: one line per file,
+ * "<64 lowercase hex>  <path>", paths relative to the manifest's directory, sorted bytewise, the
+ * manifest itself (and an audit store inside the directory) excluded. Names holding a backslash,
+ * LF or CR are written as coreutils does: the line starts with '\' and the name is escaped.
+ *
+ * This module lists a directory, writes a manifest atomically, reads one back (refusing absolute
+ * and climbing paths), reads the provenance a file states about itself, and records digests into an
+ * audit store. Hashing is checksums/sha256.h; the SQL is reports/audit_manifest.h.
+ */
+#ifndef MA_MANIFEST_H
+#define MA_MANIFEST_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "checksums/sha256.h"
+#include "common/ma_error.h"
+#include "reports/audit.h"
+
+/* ---- listing ---- */
+
+/* Lists the regular files under dir (recursively; symlinks to regular files count, symlinked
+ * directories are not followed) as paths relative to dir, sorted bytewise, leaving out the
+ * relative paths in exclude[0..n_exclude). *out is a malloc'd array of malloc'd strings; free with
+ * ma_manifest_paths_free. Errors: MA_EMISSING (dir absent), MA_EIO (cannot read a directory). */
+int ma_manifest_list(char ***out, size_t *n, const char *dir, const char *const *exclude, size_t n_exclude,
+                     ma_error *err);
+void ma_manifest_paths_free(char **paths, size_t n);
+
+/* If path lies inside dir, sets *rel to its malloc'd path relative to dir, else to NULL. path need
+ * not exist, but its parent directory must. Returns MA_OK, or MA_EIO / MA_ENOMEM. */
+int ma_manifest_relative(char **rel, const char *dir, const char *path, ma_error *err);
+
+/* ---- the manifest file ---- */
+
+/* Writes the manifest for paths[i] with digests[i] to out_path: written to a temporary file in the
+ * same directory, flushed, then renamed, so out_path is either the old file or the complete new
+ * one. Errors: MA_EIO naming the path. */
+int ma_manifest_write(const char *out_path, const char *const *paths, const ma_file_digest *digests, size_t n,
+                      ma_error *err);
+
+typedef struct ma_manifest_line {
+    char *path;                      /* unescaped relative path */
+    uint8_t sha256[MA_SHA256_LEN];   /* expected digest */
+    size_t line;                     /* 1-based line number */
+} ma_manifest_line;
+
+typedef struct ma_manifest {
+    ma_manifest_line *lines;   /* well-formed lines, in file order */
+    size_t n;
+    size_t n_malformed;        /* lines that are not "<64 hex> <space|*><path>" */
+    size_t first_malformed;    /* line number of the first malformed line, 0 if none */
+} ma_manifest;
+
+/* Reads a manifest. Malformed lines are counted, not fatal (the caller decides, as --strict does).
+ * Any well-formed line whose path is absolute, empty, or has a ".." component makes the whole
+ * manifest refused: MA_EFORMAT naming the manifest, the line and the path. Other errors:
+ * MA_EMISSING (no such manifest), MA_EIO. */
+int ma_manifest_read(ma_manifest *out, const char *manifest_path, ma_error *err);
+void ma_manifest_free(ma_manifest *m);
+
+/* MA_OK if rel is a safe relative path (non-empty, not absolute, no ".." component), else
+ * MA_EFORMAT with a message naming rel. */
+int ma_manifest_path_check(const char *rel, ma_error *err);
+
+/* ---- provenance ---- */
+
+/* What a file says about itself. Empty strings mean "not stated". */
+typedef struct ma_file_provenance {
+    char variant[8];            /* "std", "lask", "mora" */
+    char format[16];            /* "open", "malom-sec2", "malom-sec", "malom-secval" */
+    char sector[40];            /* "std_3_3_0_0" */
+    char producer[33];          /* open header producer name (printable ASCII) */
+    char producer_version[17];  /* open header producer version */
+    int has_entries;            /* entries is the header's entry count */
+    uint64_t entries;
+    char ruleset[128];          /* the ruleset string hashed into fingerprint (docs/manifest.md) */
+    char fingerprint[MA_SHA256_HEX_LEN + 1]; /* SHA-256 hex of ruleset, "" when unknown */
+} ma_file_provenance;
+
+/* Fills out from the file at path (named rel in the manifest): the open format's 128-byte header
+ * for a "*.mdb" file whose magic, format version and header size are right (docs/format.md §5.1);
+ * the file name for Malom files ("<v>_W_B_WF_BF.sec2" / ".sec", "<v>.secval"). Never fails: an
+ * unreadable or unrecognised file simply states nothing. */
+void ma_manifest_provenance(ma_file_provenance *out, const char *path, const char *rel);
+
+/* ---- recording into an audit store ---- */
+
+/* Records into the open store a, for run run_id, the digests d of the file root/rel (rel as the
+ * manifest names it), with the provenance read from the file: one manifest_files row and its
+ * manifest_chunks rows, in one transaction. Also creates the run's `manifests` row (manifest path
+ * NULL, d->chunk_size) if it has none. For the verifier: pass the digests of the very bytes it
+ * verified. Errors as ma_audit_manifest_file_add (MA_EINVAL for an unknown run or a path recorded
+ * twice in the run, MA_EIO). */
+int ma_manifest_record_digests(ma_audit *a, int64_t run_id, const char *root, const char *rel,
+                               const ma_file_digest *d, ma_error *err);
+
+/* Hashes root/rel[i] for i < n (checksums/sha256.h, options opt) and records each as
+ * ma_manifest_record_digests does. Stops at the first file that cannot be hashed (its error:
+ * MA_EMISSING, MA_EIO with path and offset) or recorded; files recorded before stay recorded. */
+int ma_manifest_record(ma_audit *a, int64_t run_id, const char *root, const char *const *rel, size_t n,
+                       const ma_sha256_options *opt, ma_error *err);
+
+#endif
