@@ -1,0 +1,92 @@
+"""The committed fuzz corpus of the Malom readers, replayed without clang.
+
+fuzz/replay.c drives a libFuzzer harness (fuzz/fuzz_<reader>.c) from a plain main(). Each harness
+is compiled with the system C compiler against the readers of the normal ASan/UBSan build (the
+static libraries beside MILLAUDIT_ASAN_BIN) and fed every file of fuzz/corpus/<reader>/: a crash,
+an out-of-bounds read, undefined behaviour or a broken invariant in the harness fails the test.
+"""
+import os
+import pathlib
+import shutil
+import subprocess
+
+import pytest
+
+from conftest import FIXTURES, ROOT
+
+READERS = ("sec2", "sec", "secval")
+CORPUS = ROOT / "fuzz" / "corpus"
+SANITIZE = ["-fsanitize=address,undefined", "-fno-sanitize-recover=all", "-fno-omit-frame-pointer"]
+
+
+def _cc():
+    for name in (os.environ.get("CC"), "cc", "gcc", "clang"):
+        if name and shutil.which(name):
+            return name
+    pytest.skip("no C compiler found to build the corpus replay")
+
+
+def _libs(asan_bin):
+    build = pathlib.Path(asan_bin.path).parent
+    libs = [build / "formats" / "libma_formats.a", build / "indexer" / "libma_indexer.a",
+            build / "common" / "libma_common.a"]
+    for lib in libs:
+        assert lib.exists(), f"{lib} missing: build the ASan tree first"
+    return [str(lib) for lib in libs]
+
+
+def _build(tmp_path, harness, libs):
+    exe = tmp_path / f"replay_{harness.stem}"
+    cmd = [_cc(), "-std=c11", "-g", *SANITIZE, "-D_POSIX_C_SOURCE=200809L", "-D_DEFAULT_SOURCE",
+           "-I", str(ROOT), "-o", str(exe), str(ROOT / "fuzz" / "replay.c"), str(harness), *libs]
+    proc = subprocess.run(cmd, capture_output=True, text=True)
+    assert proc.returncode == 0, f"building {exe.name} failed:\n{proc.stderr[-4000:]}"
+    return exe
+
+
+def _replay(exe, files):
+    env = dict(os.environ)
+    env["ASAN_OPTIONS"] = "detect_leaks=1:abort_on_error=0"
+    env["UBSAN_OPTIONS"] = "print_stacktrace=1:halt_on_error=1"
+    secvals = FIXTURES / "malom" / "original-excerpt"
+    if secvals.is_dir():
+        env["MA_MALOM_SECVAL_DIR"] = str(secvals)
+    return subprocess.run([str(exe), *map(str, files)], capture_output=True, text=True, env=env,
+                          timeout=600)
+
+
+def test_corpus_is_small_and_has_every_kind_of_seed():
+    total = sum(p.stat().st_size for p in CORPUS.rglob("*") if p.is_file())
+    assert total < 1 << 20, f"fuzz corpus is {total} bytes; keep it under 1 MB"
+    for reader in READERS:
+        names = {p.name for p in (CORPUS / reader).iterdir()}
+        assert any(n.startswith("valid_") for n in names), reader
+        assert any("truncated" in n for n in names), reader
+    assert any(n.startswith("overflow_") for n in os.listdir(CORPUS / "sec2"))
+    assert any(n.startswith("bad_") for n in os.listdir(CORPUS / "sec2"))
+    assert any(n.startswith("overflow_") for n in os.listdir(CORPUS / "sec"))
+
+
+@pytest.mark.parametrize("reader", READERS)
+def test_corpus_replays_cleanly_under_asan(reader, tmp_path, millaudit_asan):
+    exe = _build(tmp_path, ROOT / "fuzz" / f"fuzz_{reader}.c", _libs(millaudit_asan))
+    files = sorted(p for p in (CORPUS / reader).iterdir() if p.is_file())
+    assert files, f"no corpus for {reader}"
+    proc = _replay(exe, files)
+    assert proc.returncode == 0, f"{reader} replay failed:\n{proc.stderr[-6000:]}"
+    assert f"replayed {len(files)} files" in proc.stdout
+    assert "runtime error" not in proc.stderr and "AddressSanitizer" not in proc.stderr
+
+
+def test_replay_fails_on_a_harness_that_reads_out_of_bounds(tmp_path, millaudit_asan):
+    """The replay must be able to fail: a harness that reads one byte past its input."""
+    bad = tmp_path / "fuzz_bad.c"
+    bad.write_text(
+        "#include <stdint.h>\n#include <stddef.h>\n#include <stdlib.h>\n#include <string.h>\n"
+        "int LLVMFuzzerTestOneInput(const uint8_t *d, size_t n) {\n"
+        "  uint8_t *c = malloc(n); memcpy(c, d, n); volatile uint8_t x = c[n]; (void)x;\n"
+        "  free(c); return 0; }\n")
+    exe = _build(tmp_path, bad, _libs(millaudit_asan))
+    proc = _replay(exe, [CORPUS / "sec" / "valid_std_0_0_9_9"])
+    assert proc.returncode != 0
+    assert "AddressSanitizer" in proc.stderr
