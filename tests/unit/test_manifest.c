@@ -1,0 +1,259 @@
+/* Unit tests for checksums/manifest (and the manifest tables of reports/audit_manifest). */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "checksums/manifest.h"
+#include "checksums/sha256.h"
+#include "reports/audit.h"
+#include "reports/audit_manifest.h"
+
+static char dir[64];
+
+static int setup(void **state)
+{
+    (void)state;
+    strcpy(dir, "/tmp/ma_test_manifest_XXXXXX");
+    return mkdtemp(dir) ? 0 : -1;
+}
+
+static int teardown(void **state)
+{
+    (void)state;
+    char cmd[128];
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
+    return system(cmd) == 0 ? 0 : -1;
+}
+
+static void put(const char *rel, const void *data, size_t n)
+{
+    char path[256];
+    snprintf(path, sizeof path, "%s/%s", dir, rel);
+    FILE *f = fopen(path, "wb");
+    assert_non_null(f);
+    assert_int_equal(fwrite(data, 1, n, f), n);
+    fclose(f);
+}
+
+static void test_path_check_refuses_absolute_and_climbing(void **state)
+{
+    (void)state;
+    ma_error e;
+    assert_int_equal(ma_manifest_path_check("a/b.mdb", &e), MA_OK);
+    assert_int_equal(ma_manifest_path_check("./a..b/..c", &e), MA_OK);
+    assert_int_equal(ma_manifest_path_check("/etc/passwd", &e), MA_EFORMAT);
+    assert_non_null(strstr(e.msg, "/etc/passwd"));
+    assert_int_equal(ma_manifest_path_check("..", &e), MA_EFORMAT);
+    assert_int_equal(ma_manifest_path_check("../x", &e), MA_EFORMAT);
+    assert_int_equal(ma_manifest_path_check("a/../../x", &e), MA_EFORMAT);
+    assert_int_equal(ma_manifest_path_check("a//..", &e), MA_EFORMAT);
+    assert_int_equal(ma_manifest_path_check("", &e), MA_EFORMAT);
+}
+
+static void test_list_write_read_round_trip_with_escaped_names(void **state)
+{
+    (void)state;
+    put("b.bin", "bbb", 3);
+    put("a.bin", "a", 1);
+    char sub[128];
+    snprintf(sub, sizeof sub, "%s/sub", dir);
+    assert_int_equal(mkdir(sub, 0755), 0);
+    put("sub/back\\slash\nnewline", "x", 1);
+    put("MANIFEST.sha256", "old", 3);
+
+    const char *exclude[] = {"MANIFEST.sha256"};
+    char **paths = NULL;
+    size_t n = 0;
+    ma_error e;
+    assert_int_equal(ma_manifest_list(&paths, &n, dir, exclude, 1, &e), MA_OK);
+    assert_int_equal(n, 3);
+    assert_string_equal(paths[0], "a.bin");
+    assert_string_equal(paths[1], "b.bin");
+    assert_string_equal(paths[2], "sub/back\\slash\nnewline");
+
+    char *full[3];
+    ma_file_digest d[3];
+    for (size_t i = 0; i < n; i++) {
+        full[i] = malloc(256);
+        snprintf(full[i], 256, "%s/%s", dir, paths[i]);
+    }
+    assert_int_equal(ma_sha256_files(d, NULL, NULL, (const char *const *)full, n, NULL, &e), MA_OK);
+    char out[128];
+    snprintf(out, sizeof out, "%s/MANIFEST.sha256", dir);
+    assert_int_equal(ma_manifest_write(out, (const char *const *)paths, d, n, &e), MA_OK);
+
+    char text[1024] = {0};
+    FILE *f = fopen(out, "rb");
+    assert_non_null(f);
+    size_t got = fread(text, 1, sizeof text - 1, f);
+    fclose(f);
+    assert_true(got > 0);
+    /* sha256("a") and the escaped third line, as sha256sum writes them. */
+    assert_non_null(strstr(text, "ca978112ca1bbdcafac231b39a23dc4da786eff8147c4e72b9807785afee48bb  a.bin\n"));
+    assert_non_null(strstr(text, "\n\\2d711642b726b04401627ca9fbac32f5c8530fb1903cc4db02258717921a4881  "
+                                 "sub/back\\\\slash\\nnewline\n"));
+
+    ma_manifest m;
+    assert_int_equal(ma_manifest_read(&m, out, &e), MA_OK);
+    assert_int_equal(m.n, 3);
+    assert_int_equal(m.n_malformed, 0);
+    for (size_t i = 0; i < n; i++) {
+        assert_string_equal(m.lines[i].path, paths[i]);
+        assert_memory_equal(m.lines[i].sha256, d[i].digest, MA_SHA256_LEN);
+        assert_int_equal(m.lines[i].line, i + 1);
+        ma_file_digest_free(&d[i]);
+        free(full[i]);
+    }
+    ma_manifest_free(&m);
+    ma_manifest_paths_free(paths, n);
+}
+
+static void test_read_counts_malformed_lines_and_refuses_bad_paths(void **state)
+{
+    (void)state;
+    const char text[] =
+        "ca978112ca1bbdcafac231b39a23dc4da786eff8147c4e72b9807785afee48bb *a.bin\r\n"  /* binary mark, CRLF */
+        "not a line\n"
+        "ca978112ca1bbdcafac231b39a23dc4da786eff8147c4e72b9807785afee48b  short\n"
+        "ca978112ca1bbdcafac231b39a23dc4da786eff8147c4e72b9807785afee48bb  \n"       /* empty name */
+        "\\ca978112ca1bbdcafac231b39a23dc4da786eff8147c4e72b9807785afee48bb  bad\\qescape\n";
+    put("m1", text, sizeof text - 1);
+    char path[128];
+    snprintf(path, sizeof path, "%s/m1", dir);
+    ma_manifest m;
+    ma_error e;
+    assert_int_equal(ma_manifest_read(&m, path, &e), MA_OK);
+    assert_int_equal(m.n, 1);
+    assert_string_equal(m.lines[0].path, "a.bin");
+    assert_int_equal(m.n_malformed, 4);
+    assert_int_equal(m.first_malformed, 2);
+    ma_manifest_free(&m);
+
+    const char climbing[] = "ca978112ca1bbdcafac231b39a23dc4da786eff8147c4e72b9807785afee48bb  ok\n"
+                            "ca978112ca1bbdcafac231b39a23dc4da786eff8147c4e72b9807785afee48bb  sub/../../x\n";
+    put("m2", climbing, sizeof climbing - 1);
+    snprintf(path, sizeof path, "%s/m2", dir);
+    assert_int_equal(ma_manifest_read(&m, path, &e), MA_EFORMAT);
+    assert_non_null(strstr(e.msg, "line 2"));
+    assert_non_null(strstr(e.msg, "sub/../../x"));
+    assert_int_equal(m.n, 0);
+    snprintf(path, sizeof path, "%s/absent", dir);
+    assert_int_equal(ma_manifest_read(&m, path, &e), MA_EMISSING);
+}
+
+static void test_provenance_from_open_header_and_malom_names(void **state)
+{
+    (void)state;
+    uint8_t h[128] = {0x89, 'M', 'I', 'L', 'L', 0x0D, 0x0A, 0x1A, 1, 0, 128, 0, 3, 1, 4, 3, 2, 1, 2, 1, 1, 0, 1, 0};
+    h[24] = 0x10; h[25] = 0x27; /* 10000 entries */
+    memcpy(h + 32, "some-producer", 13);
+    memcpy(h + 64, "9.9", 3);
+    put("mora_4_3_2_1.mdb", h, sizeof h);
+    char path[128];
+    snprintf(path, sizeof path, "%s/mora_4_3_2_1.mdb", dir);
+    ma_file_provenance p;
+    ma_manifest_provenance(&p, path, "mora_4_3_2_1.mdb");
+    assert_string_equal(p.format, "open");
+    assert_string_equal(p.variant, "mora");
+    assert_string_equal(p.sector, "mora_4_3_2_1");
+    assert_string_equal(p.producer, "some-producer");
+    assert_string_equal(p.producer_version, "9.9");
+    assert_true(p.has_entries);
+    assert_int_equal(p.entries, 10000);
+    assert_string_equal(p.ruleset, "millaudit-ruleset-1|mora|1|open-index-1.1|open-values-1");
+    uint8_t d[32];
+    char hex[65];
+    ma_sha256_buffer(d, p.ruleset, strlen(p.ruleset));
+    ma_sha256_hex(hex, d);
+    assert_string_equal(p.fingerprint, hex);
+
+    h[0] = 0; /* bad magic: states nothing */
+    put("std_3_3_0_0.mdb", h, sizeof h);
+    snprintf(path, sizeof path, "%s/std_3_3_0_0.mdb", dir);
+    ma_manifest_provenance(&p, path, "std_3_3_0_0.mdb");
+    assert_string_equal(p.format, "");
+    assert_string_equal(p.fingerprint, "");
+    ma_manifest_provenance(&p, "/nonexistent", "x/std_3_3_0_0.mdb");
+    assert_string_equal(p.format, "");
+
+    ma_manifest_provenance(&p, "/nonexistent", "db/lask_1_2_9_8.sec2");
+    assert_string_equal(p.format, "malom-sec2");
+    assert_string_equal(p.variant, "lask");
+    assert_string_equal(p.sector, "lask_1_2_9_8");
+    assert_string_equal(p.ruleset, "millaudit-ruleset-1|lask|0|malom-index|malom-sec2");
+    ma_manifest_provenance(&p, "/nonexistent", "std_9_9_0_0.sec");
+    assert_string_equal(p.format, "malom-sec");
+    ma_manifest_provenance(&p, "/nonexistent", "mora.secval");
+    assert_string_equal(p.format, "malom-secval");
+    assert_string_equal(p.sector, "");
+    const char *unknown[] = {"std_09_9_0_0.sec2", "xyz_1_1_1_1.sec2", "std_1_1_1.sec2", "std_1_1_1_1.sec2.bak",
+                             "notes.txt", "std_1_1_1_1.sec3", "std_1.secval"};
+    for (size_t i = 0; i < sizeof unknown / sizeof unknown[0]; i++) {
+        ma_manifest_provenance(&p, "/nonexistent", unknown[i]);
+        assert_string_equal(p.format, "");
+    }
+}
+
+static void test_record_for_a_verify_run_and_find_chunks(void **state)
+{
+    (void)state;
+    uint8_t data[300];
+    for (size_t i = 0; i < sizeof data; i++)
+        data[i] = (uint8_t)(i * 31);
+    put("sector.bin", data, sizeof data);
+    char store[128];
+    snprintf(store, sizeof store, "%s/audit.sqlite", dir);
+    ma_audit *a = NULL;
+    ma_error e;
+    assert_int_equal(ma_audit_open(&a, store, &e), MA_OK);
+    const ma_run_info info = {.kind = "verify", .tool_version = "0.1.0", .git_revision = "x"};
+    int64_t run = 0;
+    assert_int_equal(ma_audit_run_begin(a, &info, &run, &e), MA_OK);
+    const char *rel[] = {"sector.bin"};
+    ma_sha256_options opt = {.chunk_size = 128, .threads = 2};
+    assert_int_equal(ma_manifest_record(a, run, dir, rel, 1, &opt, &e), MA_OK);
+    /* The same file twice in one run is refused and leaves the first rows. */
+    assert_int_equal(ma_manifest_record(a, run, dir, rel, 1, &opt, &e), MA_EINVAL);
+    /* An unknown run is refused (foreign keys). */
+    assert_int_equal(ma_manifest_record(a, run + 9, dir, rel, 1, &opt, &e), MA_EINVAL);
+    const char *missing[] = {"absent.bin"};
+    assert_int_equal(ma_manifest_record(a, run, dir, missing, 1, &opt, &e), MA_EMISSING);
+    assert_non_null(strstr(e.msg, "absent.bin"));
+    ma_audit_close(a);
+
+    assert_int_equal(ma_audit_open_readonly(&a, store, &e), MA_OK);
+    uint8_t whole[32];
+    ma_sha256_buffer(whole, data, sizeof data);
+    ma_audit_chunks c;
+    assert_int_equal(ma_audit_manifest_chunks_find(a, &c, "sector.bin", whole, &e), MA_OK);
+    assert_int_equal(c.run_id, run);
+    assert_int_equal(c.size, 300);
+    assert_int_equal(c.chunk_size, 128);
+    assert_int_equal(c.n_chunks, 3);
+    uint8_t want[32];
+    ma_sha256_buffer(want, data + 256, 44);
+    assert_memory_equal(c.chunks[2], want, 32);
+    ma_audit_chunks_free(&c);
+    whole[0] ^= 1;
+    assert_int_equal(ma_audit_manifest_chunks_find(a, &c, "sector.bin", whole, &e), MA_EMISSING);
+    ma_audit_close(a);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_path_check_refuses_absolute_and_climbing),
+        cmocka_unit_test_setup_teardown(test_list_write_read_round_trip_with_escaped_names, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_read_counts_malformed_lines_and_refuses_bad_paths, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_provenance_from_open_header_and_malom_names, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_record_for_a_verify_run_and_find_chunks, setup, teardown),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
