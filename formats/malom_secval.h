@@ -6,7 +6,7 @@
  * is rejected before any entry is interpreted with it:
  *   - header lines "virt_loss_val: <int>", "virt_win_val: <int>", then the line count n and
  *     exactly n lines "W B WF BF value" (whitespace-tolerant, LF or CRLF), nothing after;
- *   - every sector valid for the variant (W+WF <= N, B+BF <= N, both >= 3... see .c) and listed once;
+ *   - every sector valid for the variant (3 <= W+WF <= N, 3 <= B+BF <= N) and listed once;
  *   - virt_win_val = -virt_loss_val > 0 and VL < v < VW for every value;
  *   - nonzero values pairwise distinct; v(negate S) = -v(S) for non-transient S (when listed);
  *     every zero-valued sector self-symmetric;
