@@ -276,6 +276,13 @@ int ma_open_index_classify(const ma_open_index *ix, int w, int b, uint64_t rep, 
     return __builtin_popcount(stab);
 }
 
+ma_board ma_open_index_apply(const ma_open_index *ix, int op, ma_board board)
+{
+    ma_board r = {perm_fast(ix, op, board.mover & MA_FULL_MASK),
+                  perm_fast(ix, op, board.opp & MA_FULL_MASK)};
+    return r;
+}
+
 ma_board ma_open_sym_apply(int op, ma_board board)
 {
     ma_board r = {perm_slow(op, board.mover), perm_slow(op, board.opp)};

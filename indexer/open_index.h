@@ -43,6 +43,9 @@ uint32_t ma_open_index_rep(const ma_open_index *ix, int w, uint64_t rank);
  * Returns the size of the mover mask's stabiliser. Requires prepare(w). */
 int ma_open_index_classify(const ma_open_index *ix, int w, int b, uint64_t rep, uint8_t *orbit);
 
+/* ma_open_sym_apply through the index's byte tables: the same result, several times faster. */
+ma_board ma_open_index_apply(const ma_open_index *ix, int op, ma_board board);
+
 /* C(n, k), 0 when k > n or either is negative. */
 uint64_t ma_open_binomial(int n, int k);
 
