@@ -39,6 +39,7 @@ typedef struct pool {
     pthread_cond_t buffer_freed;
     const EVP_MD *md;
     uint64_t chunk_size;
+    int whole_only;             /* no chunk digests wanted */
     file_state *files;
     size_t n_files;
     size_t cur_file, cur_chunk; /* claim cursor */
@@ -180,11 +181,12 @@ static void file_open(pool *p, size_t f)
     d->n_chunks = fs->n_chunks;
     fs->ctx = EVP_MD_CTX_new();
     if (fs->n_chunks) {
-        d->chunks = calloc(fs->n_chunks, sizeof *d->chunks);
+        if (!p->whole_only)
+            d->chunks = calloc(fs->n_chunks, sizeof *d->chunks);
         fs->ready = calloc(fs->n_chunks, 1);
         fs->parked = calloc(fs->n_chunks, sizeof *fs->parked);
     }
-    if (!fs->ctx || (fs->n_chunks && (!d->chunks || !fs->ready || !fs->parked))) {
+    if (!fs->ctx || (fs->n_chunks && ((!p->whole_only && !d->chunks) || !fs->ready || !fs->parked))) {
         ma_error_set(&e, MA_ENOMEM, "%s: out of memory for %zu chunk digests", fs->path, fs->n_chunks);
         file_fail(p, f, MA_ENOMEM, &e);
         fs->n_chunks = 0; /* nothing to claim */
@@ -230,7 +232,7 @@ static int read_chunk(pool *p, size_t f, size_t k, uint8_t *buf, ma_error *e)
         got += (uint64_t)r;
     }
     unsigned dlen = 0;
-    if (EVP_Digest(buf, (size_t)len, p->out[f].chunks[k], &dlen, p->md, NULL) != 1)
+    if (!p->whole_only && EVP_Digest(buf, (size_t)len, p->out[f].chunks[k], &dlen, p->md, NULL) != 1)
         return ma_error_set(e, MA_EINTERNAL, "%s: offset %llu: SHA-256 failed", fs->path,
                             (unsigned long long)off);
     return MA_OK;
@@ -331,6 +333,7 @@ int ma_sha256_files(ma_file_digest *out, int *rcs, ma_error *errs, const char *c
     pool p;
     memset(&p, 0, sizeof p);
     p.chunk_size = chunk;
+    p.whole_only = opt && opt->whole_only;
     p.n_files = n;
     p.out = out;
     p.rcs = rcs ? rcs : calloc(n, sizeof *rcs);

@@ -30,6 +30,7 @@
 typedef struct ma_sha256_options {
     uint64_t chunk_size; /* bytes per chunk; 0 = MA_SHA256_DEFAULT_CHUNK; at most MA_SHA256_MAX_CHUNK */
     unsigned threads;    /* worker threads; 0 = number of online CPUs */
+    int whole_only;      /* non-zero: skip the chunk digests (chunks stays NULL), half the CPU work */
 } ma_sha256_options;
 
 /* The digests of one file. Owned by the caller; release with ma_file_digest_free. */
@@ -38,7 +39,7 @@ typedef struct ma_file_digest {
     uint64_t chunk_size;            /* chunk size used */
     uint8_t digest[MA_SHA256_LEN];  /* SHA-256 of the whole file */
     size_t n_chunks;                /* ceil(size / chunk_size); 0 for an empty file */
-    uint8_t (*chunks)[MA_SHA256_LEN]; /* chunk k covers [k*chunk_size, min((k+1)*chunk_size, size)) */
+    uint8_t (*chunks)[MA_SHA256_LEN]; /* NULL with whole_only; chunk k covers [k*chunk_size, min((k+1)*chunk_size, size)) */
 } ma_file_digest;
 
 /* SHA-256 of a memory buffer. */

@@ -479,6 +479,11 @@ static int cmd_check(int argc, char **argv)
             }
         }
     }
+    /* Chunk digests only matter for files the store can pin; without any, hash at full speed. */
+    sha.whole_only = 1;
+    for (size_t i = 0; i < m.n; i++)
+        if (have_rec[i])
+            sha.whole_only = 0;
     for (size_t i = 0; i < m.n; i++)
         if (!(full[i] = join_path(dir, m.lines[i].path))) {
             fail("out of memory");

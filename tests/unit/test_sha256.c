@@ -140,6 +140,13 @@ static void test_chunk_digests_at_the_boundaries(void **state)
             assert_int_equal(ma_sha256_file(&d, path, &opt, &e), MA_OK);
             check_digest(&d, data, sizes[i], chunk);
             ma_file_digest_free(&d);
+            opt.whole_only = 1;
+            uint8_t want[MA_SHA256_LEN];
+            ma_sha256_buffer(want, data, sizes[i]);
+            assert_int_equal(ma_sha256_file(&d, path, &opt, &e), MA_OK);
+            assert_memory_equal(d.digest, want, MA_SHA256_LEN);
+            assert_null(d.chunks);
+            ma_file_digest_free(&d);
         }
         free(data);
     }
