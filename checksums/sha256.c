@@ -40,6 +40,9 @@ typedef struct pool {
     const EVP_MD *md;
     uint64_t chunk_size;
     int whole_only;             /* no chunk digests wanted */
+    void (*on_progress)(void *ctx, uint64_t bytes_done);
+    void *progress_ctx;
+    uint64_t bytes_done;        /* fed into whole-file streams so far */
     file_state *files;
     size_t n_files;
     size_t cur_file, cur_chunk; /* claim cursor */
@@ -299,6 +302,9 @@ static void *worker(void *arg)
                 file_fail(p, f, MA_EINTERNAL, &e);
             }
             release_buffer(p, b);
+            p->bytes_done += chunk_len(p, f, s);
+            if (p->on_progress)
+                p->on_progress(p->progress_ctx, p->bytes_done);
             fs->next_seq++;
         }
         fs->feeding = 0;
@@ -334,6 +340,8 @@ int ma_sha256_files(ma_file_digest *out, int *rcs, ma_error *errs, const char *c
     memset(&p, 0, sizeof p);
     p.chunk_size = chunk;
     p.whole_only = opt && opt->whole_only;
+    p.on_progress = opt ? opt->on_progress : NULL;
+    p.progress_ctx = opt ? opt->progress_ctx : NULL;
     p.n_files = n;
     p.out = out;
     p.rcs = rcs ? rcs : calloc(n, sizeof *rcs);

@@ -31,6 +31,10 @@ typedef struct ma_sha256_options {
     uint64_t chunk_size; /* bytes per chunk; 0 = MA_SHA256_DEFAULT_CHUNK; at most MA_SHA256_MAX_CHUNK */
     unsigned threads;    /* worker threads; 0 = number of online CPUs */
     int whole_only;      /* non-zero: skip the chunk digests (chunks stays NULL), half the CPU work */
+    /* Optional: called with the bytes hashed so far (all files) after each chunk; calls are
+     * serialised (made under the pool's lock), so the callback must be quick and not re-enter. */
+    void (*on_progress)(void *ctx, uint64_t bytes_done);
+    void *progress_ctx;
 } ma_sha256_options;
 
 /* The digests of one file. Owned by the caller; release with ma_file_digest_free. */

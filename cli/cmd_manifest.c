@@ -24,6 +24,7 @@
 #include "checksums/sha256.h"
 #include "cli/commands.h"
 #include "common/ma_error.h"
+#include "common/progress.h"
 #include "ma_version.h"
 #include "reports/audit.h"
 #include "reports/audit_manifest.h"
@@ -151,6 +152,44 @@ static char *command_line(int argc, char **argv)
     return s;
 }
 
+/* Progress of hashing on stderr, in MiB: silent for the first second, then one line a second. */
+struct byte_progress {
+    int quiet;
+    const char *label;
+    uint64_t total;
+    double start, last;
+    int printed;
+};
+
+static void on_bytes(void *ctx, uint64_t done)
+{
+    struct byte_progress *bp = ctx;
+    double now = ma_now();
+    if (bp->quiet || now - bp->start < 1.0 || now - bp->last < 1.0)
+        return;
+    bp->last = now;
+    bp->printed = 1;
+    double rate = (double)done / (now - bp->start);
+    fprintf(stderr, "%s: %.0f/%.0f MiB, %.0f MiB/s, ETA %.0f s\n", bp->label, (double)done / 1048576.0,
+            (double)bp->total / 1048576.0, rate / 1048576.0, rate > 0 ? (double)(bp->total - done) / rate : 0.0);
+}
+
+static void start_progress(struct byte_progress *bp, ma_sha256_options *sha, int quiet, const char *label,
+                           char *const *paths, size_t n)
+{
+    memset(bp, 0, sizeof *bp);
+    bp->quiet = quiet;
+    bp->label = label;
+    for (size_t i = 0; i < n; i++) {
+        struct stat st;
+        if (stat(paths[i], &st) == 0 && S_ISREG(st.st_mode))
+            bp->total += (uint64_t)st.st_size;
+    }
+    bp->start = bp->last = ma_now();
+    sha->on_progress = on_bytes;
+    sha->progress_ctx = bp;
+}
+
 /* ---- create ---- */
 
 static int cmd_create(int argc, char **argv)
@@ -258,6 +297,8 @@ static int cmd_create(int argc, char **argv)
             status = MA_EXIT_INTERNAL;
             goto done;
         }
+    struct byte_progress bp;
+    start_progress(&bp, &sha, quiet, "manifest create", full, n);
     rc = ma_sha256_files(dig, NULL, NULL, (const char *const *)full, n, &sha, &err);
     if (rc != MA_OK) {
         /* A file that cannot be read is unusable input; nothing is written. */
@@ -490,6 +531,8 @@ static int cmd_check(int argc, char **argv)
             status = MA_EXIT_INTERNAL;
             goto done;
         }
+    struct byte_progress bp;
+    start_progress(&bp, &sha, quiet, "manifest check", full, m.n);
     rc = ma_sha256_files(dig, rcs, errs, (const char *const *)full, m.n, &sha, &err);
     if (rc == MA_ENOMEM || rc == MA_EINTERNAL || rc == MA_EINVAL) {
         fail(err.msg);

@@ -201,6 +201,43 @@ static void test_many_files_one_vs_n_threads_and_per_file_errors(void **state)
     }
 }
 
+struct progress_seen {
+    uint64_t last;   /* last value reported */
+    int calls;
+    int went_back;   /* a report smaller than the one before */
+};
+
+static void record_progress(void *ctx, uint64_t done)
+{
+    struct progress_seen *s = ctx;
+    if (done < s->last)
+        s->went_back = 1;
+    s->last = done;
+    s->calls++;
+}
+
+static void test_progress_reports_every_byte_once(void **state)
+{
+    (void)state;
+    char a[128], b[128];
+    snprintf(a, sizeof a, "%s/progress_a", tmpdir);
+    snprintf(b, sizeof b, "%s/progress_b", tmpdir);
+    free(make_file(a, 1000));
+    free(make_file(b, 333));
+    const char *paths[] = {a, b};
+    ma_file_digest d[2];
+    ma_error e;
+    struct progress_seen seen = {0};
+    ma_sha256_options opt = {.chunk_size = 100, .threads = 3, .on_progress = record_progress,
+                             .progress_ctx = &seen};
+    assert_int_equal(ma_sha256_files(d, NULL, NULL, paths, 2, &opt, &e), MA_OK);
+    assert_int_equal(seen.last, 1333);
+    assert_int_equal(seen.calls, 10 + 4);
+    assert_false(seen.went_back);
+    ma_file_digest_free(&d[0]);
+    ma_file_digest_free(&d[1]);
+}
+
 static void test_default_chunk_and_too_large_chunk(void **state)
 {
     (void)state;
@@ -224,6 +261,7 @@ int main(void)
         cmocka_unit_test(test_parse_hex_round_trip_and_rejects_non_hex),
         cmocka_unit_test(test_chunk_digests_at_the_boundaries),
         cmocka_unit_test(test_many_files_one_vs_n_threads_and_per_file_errors),
+        cmocka_unit_test(test_progress_reports_every_byte_once),
         cmocka_unit_test(test_default_chunk_and_too_large_chunk),
     };
     return cmocka_run_group_tests(tests, group_setup, group_teardown);
