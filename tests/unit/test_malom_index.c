@@ -12,6 +12,7 @@
 #include <stdint.h>
 #include <cmocka.h>
 #include <dirent.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -257,6 +258,42 @@ static void test_rank_unrank_round_trip(void **state)
     }
 }
 
+/* After prepare, const calls from several threads at once give the single-threaded answers. */
+typedef struct worker {
+    int w, b;
+    uint64_t first, step;
+    uint64_t mismatches;
+} worker;
+
+static void *rank_worker(void *arg)
+{
+    worker *k = arg;
+    uint64_t n = ma_malom_hash_count(k->w, k->b);
+    for (uint64_t h = k->first; h < n; h += k->step) {
+        ma_board board = ma_malom_index_unrank(g_ix, k->w, k->b, h);
+        int op = ma_malom_index_marker(g_ix, k->w, k->b, h);
+        uint64_t r = ma_malom_index_rank(g_ix, board, NULL);
+        k->mismatches += (op < 0) != (r == h);
+    }
+    return NULL;
+}
+
+static void test_concurrent_use_after_prepare(void **state)
+{
+    (void)state;
+    enum { THREADS = 4 };
+    pthread_t t[THREADS];
+    worker k[THREADS];
+    for (int i = 0; i < THREADS; i++) {
+        k[i] = (worker){4, 3, (uint64_t)i, THREADS, 0};
+        assert_int_equal(pthread_create(&t[i], NULL, rank_worker, &k[i]), 0);
+    }
+    for (int i = 0; i < THREADS; i++) {
+        assert_int_equal(pthread_join(t[i], NULL), 0);
+        assert_int_equal(k[i].mismatches, 0);
+    }
+}
+
 /* One row of malom-test-vectors.tsv. */
 typedef struct vector_row {
     int line;
@@ -434,6 +471,7 @@ int main(void)
         cmocka_unit_test(test_marker_examples_of_4_6),
         cmocka_unit_test(test_worked_example_of_4_8),
         cmocka_unit_test(test_rank_unrank_round_trip),
+        cmocka_unit_test(test_concurrent_use_after_prepare),
         cmocka_unit_test(test_markers_of_every_fixture_entry),
     };
     size_t nfixed = sizeof fixed / sizeof fixed[0];
