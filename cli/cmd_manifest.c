@@ -268,16 +268,6 @@ static int cmd_create(int argc, char **argv)
             status = ma_exit_code_for(rc);
             goto done;
         }
-        char host[256] = "";
-        gethostname(host, sizeof host - 1);
-        const ma_run_info info = {.kind = "manifest", .tool_version = MA_VERSION, .git_revision = MA_GIT_REVISION,
-                                  .host = host, .command_line = cmdline, .database_root = dir};
-        rc = ma_audit_run_begin(audit, &info, &run_id, &err);
-        if (rc != MA_OK) {
-            status = ma_exit_code_for(rc);
-            goto done;
-        }
-        in_run = 1;
     }
     rc = ma_manifest_list(&rel, &n, dir, (const char *const *)ex, 5, &err);
     if (rc != MA_OK) {
@@ -297,6 +287,35 @@ static int cmd_create(int argc, char **argv)
             status = MA_EXIT_INTERNAL;
             goto done;
         }
+    if (audit) {
+        /* The run's variant and format are those the files state, when they all agree. */
+        char variant[8] = "", format[16] = "";
+        int mixed_variant = 0, mixed_format = 0;
+        for (size_t i = 0; i < n; i++) {
+            ma_file_provenance pv;
+            ma_manifest_provenance(&pv, full[i], rel[i]);
+            if (pv.variant[0] && strcmp(pv.variant, variant) != 0)
+                mixed_variant |= variant[0] != '\0';
+            if (pv.variant[0] && !variant[0])
+                memcpy(variant, pv.variant, sizeof variant);
+            if (pv.format[0] && strcmp(pv.format, format) != 0)
+                mixed_format |= format[0] != '\0';
+            if (pv.format[0] && !format[0])
+                memcpy(format, pv.format, sizeof format);
+        }
+        char host[256] = "";
+        gethostname(host, sizeof host - 1);
+        const ma_run_info info = {.kind = "manifest", .tool_version = MA_VERSION, .git_revision = MA_GIT_REVISION,
+                                  .host = host, .command_line = cmdline, .database_root = dir,
+                                  .variant = variant[0] && !mixed_variant ? variant : NULL,
+                                  .format = format[0] && !mixed_format ? format : NULL};
+        rc = ma_audit_run_begin(audit, &info, &run_id, &err);
+        if (rc != MA_OK) {
+            status = ma_exit_code_for(rc);
+            goto done;
+        }
+        in_run = 1;
+    }
     struct byte_progress bp;
     start_progress(&bp, &sha, quiet, "manifest create", full, n);
     rc = ma_sha256_files(dig, NULL, NULL, (const char *const *)full, n, &sha, &err);

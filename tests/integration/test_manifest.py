@@ -228,6 +228,8 @@ def test_store_records_run_digests_chunks_and_provenance(millaudit, db, tmp_path
     assert rows["mora_4_3_0_0.sec2"][3:] == ("mora", "malom-sec2", "mora_4_3_0_0", None, None, None,
                                              fp("millaudit-ruleset-1|mora|1|malom-index|malom-sec2"))
     assert rows["big.bin"][3:] == (None,) * 7
+    # Mixed variants (std, mora) and formats (open, malom-sec2): the run states neither.
+    assert con.execute("SELECT variant, format FROM runs").fetchall() == [(None, None)]
     chunks = con.execute("SELECT chunk, offset, length, sha256 FROM manifest_chunks WHERE path='big.bin'"
                          " ORDER BY chunk").fetchall()
     data = (db / "big.bin").read_bytes()
@@ -245,3 +247,18 @@ def test_store_inside_the_directory_is_not_listed(millaudit, db):
     create(millaudit, db, "--audit", db / "MANIFEST.sqlite")
     assert not [l for l in manifest_lines(db / "MANIFEST.sha256") if "MANIFEST" in l]
     millaudit.run("manifest", "check", db / "MANIFEST.sha256", "--audit", db / "MANIFEST.sqlite", check=OK)
+
+
+def test_run_states_the_variant_and_format_its_files_agree_on(millaudit, tmp_path):
+    d = tmp_path / "lask"
+    d.mkdir()
+    (d / "lask_3_3_0_0.mdb").write_bytes(open_header(variant=2) + bytes(8))
+    (d / "lask_4_3_0_0.mdb").write_bytes(open_header(variant=2, sector=(4, 3, 0, 0)) + bytes(8))
+    (d / "README").write_text("files without provenance do not make the run mixed\n")
+    store = tmp_path / "audit.sqlite"
+    create(millaudit, d, "--audit", store)
+    con = sqlite3.connect(store)
+    assert con.execute("SELECT variant, format FROM runs").fetchall() == [("lask", "open")]
+    assert con.execute("SELECT sector FROM manifest_files WHERE format='open' ORDER BY path").fetchall() == [
+        ("lask_3_3_0_0",), ("lask_4_3_0_0",)]
+    con.close()
