@@ -90,6 +90,8 @@ struct job {
     uint64_t entries;
     _Atomic uint64_t next_chunk;
     _Atomic uint64_t done;
+    ma_progress prog;  /* updated by worker 0 only, finished after the join */
+    int report;
 };
 
 /* Per-thread counters and discrepancy list. */
@@ -272,14 +274,7 @@ static void *run_worker(void *arg)
 {
     struct worker *w = arg;
     struct job *j = w->job;
-    ma_progress prog;
-    int reporter = w->index == 0 && j->in->progress && !j->in->quiet;
-    if (reporter) {
-        char label[64], sec[16];
-        ma_sector_format(j->rules.sector, sec, sizeof sec);
-        snprintf(label, sizeof label, "verify %s_%s", ma_variant_name(j->rules.variant), sec);
-        ma_progress_start(&prog, j->in->progress, 0, label, j->entries);
-    }
+    int reporter = w->index == 0 && j->report;
     for (;;) {
         uint64_t c = atomic_fetch_add(&j->next_chunk, 1);
         uint64_t lo = c * CHUNK;
@@ -290,10 +285,8 @@ static void *run_worker(void *arg)
             check_entry(w, e);
         uint64_t done = atomic_fetch_add(&j->done, hi - lo) + (hi - lo);
         if (reporter)
-            ma_progress_update(&prog, done);
+            ma_progress_update(&j->prog, done);
     }
-    if (reporter)
-        ma_progress_finish(&prog, atomic_load(&j->done));
     return NULL;
 }
 
@@ -375,6 +368,13 @@ int ma_check_sector(ma_check_result *out, const ma_check_input *in, ma_error *er
         j->child[k] = ma_sector_equal(j->rules.succ[k], h->sector) ? in->file : in->child[k];
     }
     make_resident(j);
+    j->report = in->progress && !in->quiet;
+    if (j->report) {
+        char label[64], sec[16];
+        ma_sector_format(h->sector, sec, sizeof sec);
+        snprintf(label, sizeof label, "verify %s_%s", ma_variant_name(h->variant), sec);
+        ma_progress_start(&j->prog, in->progress, 0, label, j->entries);
+    }
     int n = in->threads;
     if ((uint64_t)n > j->entries / CHUNK + 1)
         n = (int)(j->entries / CHUNK + 1);
@@ -399,6 +399,8 @@ int ma_check_sector(ma_check_result *out, const ma_check_input *in, ma_error *er
     run_worker(&ws[0]);
     for (int i = 1; i <= started; i++)
         pthread_join(tids[i], NULL);
+    if (j->report)
+        ma_progress_finish(&j->prog, atomic_load(&j->done));
 
     out->sector = h->sector;
     out->entries = j->entries;
@@ -445,7 +447,8 @@ int ma_check_sector(ma_check_result *out, const ma_check_input *in, ma_error *er
         ma_check_result_free(out);
         return ma_error_set(err, MA_EINTERNAL, "verify: internal error: not every entry examined");
     }
-    qsort(out->items, out->n_items, sizeof *out->items, cmp_item);
+    if (out->n_items)
+        qsort(out->items, out->n_items, sizeof *out->items, cmp_item);
     out->seconds = ma_now() - t0;
     return MA_OK;
 }
