@@ -38,7 +38,7 @@ typedef struct tally {
 } tally;
 
 typedef struct sector_stats {
-    char name[64];
+    char name[256];
     ma_variant variant;
     ma_sector sector;
     tally t;

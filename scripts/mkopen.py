@@ -55,13 +55,14 @@ def parse_sector(text):
 
 
 def header(variant, sector, **over):
-    """The 128 header bytes; keyword arguments override any field (see FIELDS below)."""
+    """The 128 header bytes; keyword arguments override any field of the dict below (the variant
+    byte is `variant_id`, so that `variant` stays the name used for the file)."""
     w, b, wf, bf = parse_sector(sector) if isinstance(sector, str) else sector
     fields = {
         "magic": MAGIC,
         "format_version": 1,
         "header_size": 128,
-        "variant": VARIANTS[variant] if isinstance(variant, str) else variant,
+        "variant_id": VARIANTS[variant] if isinstance(variant, str) else variant,
         "rule_flags": 1 if variant == "mora" else 0,
         "w": w, "b": b, "wf": wf, "bf": bf,
         "entry_width": 2,
@@ -80,7 +81,7 @@ def header(variant, sector, **over):
     out = bytearray()
     out += bytes(fields["magic"])[:8].ljust(8, b"\0")
     out += struct.pack("<HHBBBBBBBBHHQ", fields["format_version"], fields["header_size"],
-                       fields["variant"], fields["rule_flags"], fields["w"], fields["b"],
+                       fields["variant_id"], fields["rule_flags"], fields["w"], fields["b"],
                        fields["wf"], fields["bf"], fields["entry_width"],
                        fields["value_encoding"], fields["index_scheme"],
                        fields["index_scheme_version"], fields["entry_count"])

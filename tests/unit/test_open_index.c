@@ -275,6 +275,14 @@ static void test_inverse_ops_compose_to_identity(void **state)
             assert_int_equal(ma_open_sym_apply(op, ma_open_sym_apply(inv, pt)).mover, 1u << p);
         }
     }
+    /* The table-driven apply agrees with the definition. */
+    for (int op = 0; op < MA_SYM_OPS; op++)
+        for (int t = 0; t < 200; t++) {
+            ma_board b = random_board((int)(rnd() % 13), (int)(rnd() % 12));
+            ma_board x = ma_open_sym_apply(op, b), y = ma_open_index_apply(ix, op, b);
+            assert_int_equal(x.mover, y.mover);
+            assert_int_equal(x.opp, y.opp);
+        }
     assert_int_equal(ma_open_sym_inverse(1), 3);
     assert_int_equal(ma_open_sym_inverse(9), 11);
     assert_int_equal(ma_open_sym_inverse(5), 5);
