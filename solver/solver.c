@@ -24,7 +24,7 @@ struct ctx {
     const ma_solver_opts *o;
     ma_svrules rules;
     ma_svindex ix;
-    char producer[32];
+    char producer[64];
     ma_error *err;
 };
 
@@ -254,7 +254,7 @@ int ma_solver_start_value(const ma_solver_opts *o, int k, uint16_t *value, ma_er
     if (rc != MA_OK)
         return rc;
     ma_sv_sector s = {0, 0, k, k};
-    char producer[32], path[4096];
+    char producer[64], path[4096];
     uint8_t h[MA_SVFILE_HEADER_SIZE];
     ma_solver_producer_name(producer, sizeof producer, o->bug);
     /* Sector 0_0 has a single entry: the empty board. */

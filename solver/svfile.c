@@ -56,8 +56,11 @@ void ma_svfile_header(uint8_t h[MA_SVFILE_HEADER_SIZE], const ma_svrules *r, ma_
     put16(h + 22, 1);
     for (int i = 0; i < 8; i++)
         h[24 + i] = (uint8_t)(entries >> (8 * i));
-    strncpy((char *)h + 32, producer, 31);
-    strncpy((char *)h + 64, version, 15);
+    /* NUL-padded, not NUL-terminated: a name of exactly 32 (16) bytes fills the field and a
+     * longer one is cut (the longest planted-bug names are). */
+    size_t np = strlen(producer), nv = strlen(version);
+    memcpy(h + 32, producer, np < 32 ? np : 32);
+    memcpy(h + 64, version, nv < 16 ? nv : 16);
 }
 
 /* Which header byte first differs from ours, or -1. The version field (64..79) may differ. */
@@ -107,7 +110,7 @@ static int open_checked(int *fd_out, const char *path, const uint8_t *expect, in
         if (bad >= 32 && bad < 64)
             return ma_error_set(err, MA_EEXIST,
                                 "%s: sector %s: offset %d: exists but was written by another "
-                                "producer ('%.31s'); remove it",
+                                "producer ('%.32s'); remove it",
                                 path, name, bad, (const char *)h + 32);
         return ma_error_set(err, MA_EEXIST,
                             "%s: sector %s: offset %d: exists but is incomplete or corrupt; remove it",

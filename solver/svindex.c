@@ -102,12 +102,10 @@ int ma_svindex_prepare(ma_svindex *ix, int w, ma_error *err)
         uint32_t c = m & -m, r = m + c;
         m = (((r ^ m) >> 2) / c) | r;
     }
-    ix->reps[w] = realloc(reps, (count ? count : 1) * sizeof *reps);
-    ix->stab[w] = realloc(stab, (count ? count : 1) * sizeof *stab);
-    if (!ix->reps[w])
-        ix->reps[w] = reps;
-    if (!ix->stab[w])
-        ix->stab[w] = stab;
+    uint32_t *reps2 = realloc(reps, (count ? count : 1) * sizeof *reps);
+    uint16_t *stab2 = realloc(stab, (count ? count : 1) * sizeof *stab);
+    ix->reps[w] = reps2 ? reps2 : reps; /* shrinking may fail; the old block is still good */
+    ix->stab[w] = stab2 ? stab2 : stab;
     ix->rep_count[w] = count;
     ix->ready[w] = 1;
     return MA_OK;
