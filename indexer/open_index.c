@@ -9,6 +9,10 @@
 /* Representatives are bucketed by their top 12 bits so a search touches only a short run. */
 #define BUCKET_SHIFT 12
 #define BUCKETS (1u << (MA_POINTS - BUCKET_SHIFT))
+/* Representatives are searched in groups of 16 (one 64-byte cache line): a binary search over the
+ * first element of each group (a small array that stays in cache) picks the group, then one line of
+ * reps[] is scanned. A plain binary search over reps[] touched ~10 cold lines per rank. */
+#define GROUP 16
 
 /* docs/format.md §4.1: row k lists the image bit of source bits 0..23. */
 static const uint8_t sym_perm[MA_SYM_OPS][MA_POINTS] = {
@@ -31,11 +35,15 @@ static const uint8_t sym_perm[MA_SYM_OPS][MA_POINTS] = {
 };
 
 struct ma_open_index {
-    /* byte_perm[k][i][x]: π_k of the byte x placed at byte i of a mask. Derived from sym_perm so
-     * that one op costs three loads instead of a 24-step bit loop. */
-    uint32_t byte_perm[MA_SYM_OPS][3][256];
+    /* byte_perm[k][i][x]: π_k (k < 8) of the byte x placed at byte i of a mask. Derived from
+     * sym_perm so that one op costs three loads instead of a 24-step bit loop; ops 8..15 are ops
+     * 0..7 followed by the ring exchange (§4.1), done with shifts, which halves the table (24 KiB)
+     * so it stays in L1 beside the representative arrays. */
+    uint32_t byte_perm[8][3][256];
     uint64_t binom[MA_POINTS + 1][MA_POINTS + 1];
-    uint32_t *reps[MAX_W + 1];      /* sorted representatives, NULL until prepared */
+    uint32_t *reps[MAX_W + 1];      /* sorted representatives, NULL until prepared; padded with
+                                       UINT32_MAX to a whole number of groups, 64-byte aligned */
+    uint32_t *samples[MAX_W + 1];   /* samples[g] = reps[GROUP * g] */
     uint32_t rep_count[MAX_W + 1];
     uint32_t *bucket[MAX_W + 1];    /* BUCKETS + 1 start offsets into reps[w] */
 };
@@ -49,10 +57,24 @@ static inline uint32_t perm_slow(int op, uint32_t m)
     return r;
 }
 
-static inline uint32_t perm_fast(const ma_open_index *ix, int op, uint32_t m)
+/* Exchange of the outer and inner rings (op 8): a1,d1,g1 <-> c3,d3,e3; a4 <-> c4; g4 <-> e4;
+ * a7,d7,g7 <-> c5,d5,e5; the middle ring stays. */
+static inline uint32_t ring_swap(uint32_t x)
+{
+    return (x & 0x1C2438u) | ((x & 0x38007u) << 6) | ((x >> 6) & 0x38007u) |
+           ((x & 0x1200u) << 2) | ((x >> 2) & 0x1200u);
+}
+
+static inline uint32_t perm_d4(const ma_open_index *ix, int op, uint32_t m)
 {
     return ix->byte_perm[op][0][m & 0xFF] | ix->byte_perm[op][1][(m >> 8) & 0xFF] |
            ix->byte_perm[op][2][(m >> 16) & 0xFF];
+}
+
+static inline uint32_t perm_fast(const ma_open_index *ix, int op, uint32_t m)
+{
+    uint32_t r = perm_d4(ix, op & 7, m);
+    return op < 8 ? r : ring_swap(r);
 }
 
 uint64_t ma_open_binomial(int n, int k)
@@ -71,7 +93,7 @@ int ma_open_index_create(ma_open_index **out, ma_error *err)
     ma_open_index *ix = calloc(1, sizeof *ix);
     if (!ix)
         return ma_error_set(err, MA_ENOMEM, "open index: out of memory");
-    for (int k = 0; k < MA_SYM_OPS; k++)
+    for (int k = 0; k < 8; k++)
         for (int i = 0; i < 3; i++)
             for (uint32_t x = 0; x < 256; x++)
                 ix->byte_perm[k][i][x] = perm_slow(k, x << (8 * i));
@@ -88,6 +110,7 @@ void ma_open_index_free(ma_open_index *ix)
         return;
     for (int w = 0; w <= MAX_W; w++) {
         free(ix->reps[w]);
+        free(ix->samples[w]);
         free(ix->bucket[w]);
     }
     free(ix);
@@ -127,16 +150,30 @@ int ma_open_index_prepare(ma_open_index *ix, int w, ma_error *err)
             m = next_same_popcount(m);
     }
     /* Masks were enumerated in increasing order, so reps[] is already sorted (§4.3). */
-    uint32_t *shrunk = realloc(reps, (n ? n : 1) * sizeof *reps);
-    if (shrunk)
-        reps = shrunk;
+    uint32_t groups = (n + GROUP - 1) / GROUP;
+    uint32_t *aligned = aligned_alloc(64, (size_t)(groups ? groups : 1) * GROUP * sizeof *aligned);
+    uint32_t *samples = malloc((size_t)(groups ? groups : 1) * sizeof *samples);
+    if (!aligned || !samples) {
+        free(reps);
+        free(bucket);
+        free(aligned);
+        free(samples);
+        return ma_error_set(err, MA_ENOMEM, "open index: out of memory for W=%d", w);
+    }
+    memcpy(aligned, reps, (size_t)n * sizeof *reps);
+    free(reps);
+    for (uint32_t i = n; i < groups * GROUP; i++)
+        aligned[i] = UINT32_MAX;
+    for (uint32_t g = 0; g < groups; g++)
+        samples[g] = aligned[g * GROUP];
     uint32_t j = 0;
     for (uint32_t h = 0; h <= BUCKETS; h++) {
-        while (j < n && (reps[j] >> BUCKET_SHIFT) < h)
+        while (j < n && (aligned[j] >> BUCKET_SHIFT) < h)
             j++;
         bucket[h] = j;
     }
-    ix->reps[w] = reps;
+    ix->reps[w] = aligned;
+    ix->samples[w] = samples;
     ix->rep_count[w] = n;
     ix->bucket[w] = bucket;
     return MA_OK;
@@ -161,19 +198,24 @@ uint64_t ma_open_index_entry_count(const ma_open_index *ix, int w, int b)
     return (uint64_t)ix->rep_count[w] * ix->binom[MA_POINTS - w][b];
 }
 
+/* Rank of representative m among reps[w]; m must be a representative of w stones. */
 static inline uint64_t rep_rank(const ma_open_index *ix, int w, uint32_t m)
 {
-    const uint32_t *reps = ix->reps[w];
+    const uint32_t *reps = ix->reps[w], *smp = ix->samples[w];
     uint32_t h = m >> BUCKET_SHIFT;
     uint32_t lo = ix->bucket[w][h], hi = ix->bucket[w][h + 1];
-    while (lo < hi) {
-        uint32_t mid = lo + (hi - lo) / 2;
-        if (reps[mid] < m)
-            lo = mid + 1;
-        else
-            hi = mid;
+    /* Groups overlapping [lo, hi). smp[a] = reps[GROUP*a] <= reps[lo] <= m holds throughout. */
+    uint32_t a = lo / GROUP, n = (hi + GROUP - 1) / GROUP - a;
+    while (n > 1) {
+        uint32_t half = n / 2;
+        a = smp[a + half] <= m ? a + half : a;
+        n -= half;
     }
-    return lo;
+    const uint32_t *line = reps + (size_t)a * GROUP;
+    uint32_t r = a * GROUP;
+    for (int i = 0; i < GROUP; i++)
+        r += line[i] < m;
+    return r;
 }
 
 /* Inline SWAR popcount: without -mpopcnt the builtin becomes a library call, too slow here. */
@@ -187,19 +229,32 @@ static inline int popcount24(uint32_t x)
 
 uint64_t ma_open_index_rank(const ma_open_index *ix, ma_board board, int *op_out)
 {
-    /* One 48-bit key per image (mover above opponent) compares exactly as §4.2 orders images; a
-     * branch-free minimum avoids mispredicting on random boards. The op sits in the low 4 bits so
-     * ties pick the smallest op. */
+    /* §4.2 compares mover images first, so the opponent is permuted only by the ops that reach
+     * the smallest mover image (usually one). Ties pick the smallest op. */
     uint32_t w0 = board.mover & MA_FULL_MASK, b0 = board.opp & MA_FULL_MASK;
-    uint64_t best = ((uint64_t)w0 << 28) | ((uint64_t)b0 << 4);
-    for (int k = 1; k < MA_SYM_OPS; k++) {
-        uint64_t key = ((uint64_t)perm_fast(ix, k, w0) << 28) |
-                       ((uint64_t)perm_fast(ix, k, b0) << 4) | (uint64_t)k;
-        best = key < best ? key : best;
+    uint32_t wimg[MA_SYM_OPS];
+    for (int k = 0; k < 8; k++) {
+        wimg[k] = perm_d4(ix, k, w0);
+        wimg[k + 8] = ring_swap(wimg[k]);
+    }
+    uint32_t wmin = wimg[0];
+    for (int k = 1; k < MA_SYM_OPS; k++)
+        wmin = wimg[k] < wmin ? wimg[k] : wmin;
+    uint32_t ties = 0;
+    for (int k = 0; k < MA_SYM_OPS; k++)
+        ties |= (uint32_t)(wimg[k] == wmin) << k;
+    uint32_t bmin = UINT32_MAX;
+    int best = 0;
+    for (; ties; ties &= ties - 1) {
+        int k = __builtin_ctz(ties);
+        uint32_t bk = perm_fast(ix, k, b0);
+        if (bk < bmin) {
+            bmin = bk;
+            best = k;
+        }
     }
     if (op_out)
-        *op_out = (int)(best & 15u);
-    uint32_t wmin = (uint32_t)(best >> 28), bmin = (uint32_t)(best >> 4) & MA_FULL_MASK;
+        *op_out = best;
     int w = popcount24(wmin);
     int b = popcount24(bmin);
     uint32_t free_pts = ~wmin & MA_FULL_MASK;
