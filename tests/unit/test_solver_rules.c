@@ -228,6 +228,52 @@ static void check_unmoves(const ma_svrules *r, ma_sv_sector s, uint32_t w, uint3
     assert_true(k.n > 0);
 }
 
+/* Conversely, every internal forward turn from random boards is found again as an un-move. */
+static void check_forward_found_backward(const ma_svrules *r, ma_sv_sector p, uint64_t seed)
+{
+    for (int iter = 0; iter < 300; iter++) {
+        uint32_t w = 0, b = 0;
+        while (__builtin_popcount(w) < p.w || __builtin_popcount(b) < p.b) {
+            seed = seed * 6364136223846793005ull + 1442695040888963407ull;
+            uint32_t bit = 1u << ((seed >> 33) % 24);
+            if ((w | b) & bit)
+                continue;
+            if (__builtin_popcount(w) < p.w)
+                w |= bit;
+            else
+                b |= bit;
+        }
+        struct collect c;
+        turns(r, p, w, b, &c);
+        for (int i = 0; i < c.n; i++) {
+            if (!c.t[i].internal)
+                continue;
+            struct back k = {0};
+            ma_svrules_unmoves(r, c.t[i].sector, c.t[i].w, c.t[i].b, on_back, &k);
+            int found = 0;
+            for (int j = 0; j < k.n; j++)
+                found |= k.w[j] == w && k.b[j] == b;
+            assert_true(found);
+        }
+    }
+}
+
+static void test_every_move_can_be_unmoved(void **state)
+{
+    (void)state;
+    ma_svrules r = rules(MA_SV_STD, MA_SVBUG_NONE), l = rules(MA_SV_LASK, MA_SVBUG_NONE);
+    ma_svrules m = rules(MA_SV_MORA, MA_SVBUG_NONE), f = rules(MA_SV_STD, MA_SVBUG_FLY_EARLY);
+    ma_sv_sector s[] = {{3, 3, 0, 0}, {4, 3, 0, 0}, {6, 5, 0, 0}, {9, 9, 0, 0}};
+    for (int i = 0; i < 4; i++) {
+        check_forward_found_backward(&r, s[i], 1 + (uint64_t)i);
+        check_forward_found_backward(&m, s[i], 11 + (uint64_t)i);
+        check_forward_found_backward(&f, s[i], 21 + (uint64_t)i);
+    }
+    ma_sv_sector ls[] = {{2, 3, 1, 1}, {4, 5, 2, 1}, {7, 6, 1, 2}};
+    for (int i = 0; i < 3; i++)
+        check_forward_found_backward(&l, ls[i], 31 + (uint64_t)i);
+}
+
 static void test_unmoves_round_trip(void **state)
 {
     (void)state;
@@ -257,6 +303,7 @@ int main(void)
         cmocka_unit_test(test_immediate_win_at_three),
         cmocka_unit_test(test_opponent_without_stones),
         cmocka_unit_test(test_unmoves_round_trip),
+        cmocka_unit_test(test_every_move_can_be_unmoved),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
