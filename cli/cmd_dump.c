@@ -30,6 +30,15 @@ static void usage(FILE *out)
             "exit: 0 ok, 1 bad encodings found, 2 usage, 3 unusable file, 4 output not writable\n");
 }
 
+/* The producer fields are free text from the file: keep the comment line printable ASCII. */
+static void printable(const char *in, char *out, size_t len)
+{
+    size_t i = 0;
+    for (; in[i] && i + 1 < len; i++)
+        out[i] = (in[i] >= 0x20 && in[i] < 0x7F) ? in[i] : '?';
+    out[i] = '\0';
+}
+
 int ma_cmd_dump(int argc, char **argv)
 {
     static const struct option opts[] = {
@@ -83,7 +92,10 @@ int ma_cmd_dump(int argc, char **argv)
     printf("# variant: %s\n", ma_variant_name(h->variant));
     printf("# sector: %s (mover %d on board %d in hand, opponent %d on board %d in hand)\n", sec,
            w, h->sector.wf, b, h->sector.bf);
-    printf("# entries: %" PRIu64 ", producer: %s %s\n", n, h->producer, h->producer_version);
+    char producer[33], producer_version[17];
+    printable(h->producer, producer, sizeof producer);
+    printable(h->producer_version, producer_version, sizeof producer_version);
+    printf("# entries: %" PRIu64 ", producer: %s %s\n", n, producer, producer_version);
     printf("# %s<board> <outcome> <depth>\n", with_entry ? "<entry> " : "");
     for (uint64_t e = 0; e < n; e++) {
         if (e % m == 0)

@@ -4,6 +4,7 @@ import json
 import math
 import re
 import shutil
+import subprocess
 import sys
 
 import pytest
@@ -263,3 +264,13 @@ def test_edited_solved_entry_is_reported(millaudit, solved_dir, tmp_path):
     proc = millaudit.run("dump", work / src.name, check=1)
     assert f"offset {128 + 2 * entry}: entry {entry}" in proc.stderr
     assert proc.stdout.splitlines()[-1].endswith("bad 0xc000")
+
+
+def test_dump_keeps_binary_producer_text_printable(millaudit_asan, tmp_path):
+    path = mkopen.write(tmp_path, "std", "0_0_9_9", {0: "draw"}, producer=b"\xff\x1bprod\x80",
+                        producer_version=b"1\n2")
+    proc = subprocess.run([str(millaudit_asan.path), "dump", path], capture_output=True)
+    assert proc.returncode == 0
+    out = proc.stdout.decode("ascii")  # raises if a raw byte leaked through
+    assert "producer: ??prod? 1?2" in out
+    assert out.splitlines()[-1] == "-/- draw -"
