@@ -61,7 +61,17 @@ struct solver {
     int nclass;
     uint64_t classes[MAX_CLASSES];
     uint32_t class_w[MAX_CLASSES], class_b[MAX_CLASSES];
+    /* open-addressing set over classes[], valid where stamp equals the current round */
+    uint64_t round;
+    uint64_t hstamp[2 * MAX_CLASSES];
+    uint64_t hkey[2 * MAX_CLASSES];
 };
+
+static void new_round(struct solver *sv)
+{
+    sv->nclass = 0;
+    sv->round++;
+}
 
 static int find_member(const ma_retro_job *job, ma_sv_sector s)
 {
@@ -92,13 +102,18 @@ static void fail(struct solver *sv, int code, const char *what, ma_sv_sector s, 
 static void add_class(struct solver *sv, int member, uint64_t e, uint32_t w, uint32_t b)
 {
     uint64_t key = (uint64_t)member << 40 | e;
-    for (int i = 0; i < sv->nclass; i++)
-        if (sv->classes[i] == key)
+    unsigned h = (unsigned)((key * 0x9E3779B97F4A7C15ull) >> 54); /* 10 bits: 2 * MAX_CLASSES */
+    while (sv->hstamp[h] == sv->round) {
+        if (sv->hkey[h] == key)
             return;
+        h = (h + 1) & (2 * MAX_CLASSES - 1);
+    }
     if (sv->nclass == MAX_CLASSES) {
         fail(sv, MA_EINTERNAL, "too many successor classes", sv->job->members[member].sector, e);
         return;
     }
+    sv->hstamp[h] = sv->round;
+    sv->hkey[h] = key;
     sv->class_w[sv->nclass] = w;
     sv->class_b[sv->nclass] = b;
     sv->classes[sv->nclass++] = key;
@@ -148,7 +163,7 @@ static int evaluate(struct solver *sv, int m, uint32_t w, uint32_t b)
     sv->best_win = INT_MAX;
     sv->has_draw = 0;
     sv->max_loss = -1;
-    sv->nclass = 0;
+    new_round(sv);
     return ma_svrules_turns(sv->job->rules, sv->job->members[m].sector, w, b, on_turn, sv);
 }
 
@@ -303,7 +318,7 @@ static void propagate(struct solver *sv, int d, int m, uint64_t e)
         return;
     }
     sv->member = pm;
-    sv->nclass = 0;
+    new_round(sv);
     ma_svrules_unmoves(job->rules, t->sector, w, b, on_unmove, sv);
     int n = sv->nclass;
     for (int i = 0; i < n && sv->rc == MA_OK; i++) {

@@ -40,17 +40,32 @@ int ma_svindex_init(ma_svindex *ix, ma_error *err)
         for (int k = 1; k <= n; k++)
             ix->binom[n][k] = ix->binom[n - 1][k - 1] + (k <= n - 1 ? ix->binom[n - 1][k] : 0);
     }
-    /* Only the pages of prepared popcounts are ever touched. */
-    ix->mover = calloc((size_t)1 << 24, sizeof *ix->mover);
-    if (!ix->mover)
-        return ma_error_set(err, MA_ENOMEM, "index: cannot allocate the 64 MiB mover table");
+    for (int j = 0; j < 3; j++)
+        for (int v = 0; v < 256; v++)
+            for (int k = 0; k <= 16; k++) {
+                uint32_t sum = 0;
+                int t = 0;
+                for (int q = 0; q < 8; q++)
+                    if (v >> q & 1)
+                        sum += (uint32_t)ix->binom[8 * j + q][k + ++t];
+                ix->colex_lut[j][v][k] = sum;
+            }
+    for (int m = 0; m < 256; m++)
+        for (int v = 0; v < 256; v++) {
+            int out = 0, j = 0;
+            for (int q = 0; q < 8; q++)
+                if (m >> q & 1)
+                    out |= (v >> q & 1) << j++;
+            ix->pext8[m][v] = (uint8_t)out;
+        }
+    (void)err;
     return MA_OK;
 }
 
 void ma_svindex_free(ma_svindex *ix)
 {
-    free(ix->mover);
     for (int w = 0; w <= 24; w++) {
+        free(ix->mover[w]);
         free(ix->reps[w]);
         free(ix->stab[w]);
     }
@@ -67,14 +82,17 @@ int ma_svindex_prepare(ma_svindex *ix, int w, ma_error *err)
     /* At most n representatives; shrink afterwards. */
     uint32_t *reps = malloc(n * sizeof *reps);
     uint16_t *stab = malloc(n * sizeof *stab);
-    if (!reps || !stab) {
+    uint32_t *mover = malloc(n * sizeof *mover);
+    if (!reps || !stab || !mover) {
         free(reps);
         free(stab);
+        free(mover);
         return ma_error_set(err, MA_ENOMEM, "index: out of memory preparing popcount %d", w);
     }
     uint32_t count = 0;
-    /* Masks of popcount w in increasing order (Gosper): a representative is the minimum of its
-     * orbit, so it is met before every other member and its rank is already known. */
+    /* Masks of popcount w in increasing order (Gosper), i.e. in colex order, so i is the colex
+     * rank. A representative is the minimum of its orbit, so it is met before every other member
+     * and its rank is already known. */
     uint32_t m = w ? (1u << w) - 1 : 0;
     for (uint64_t i = 0; i < n; i++) {
         uint32_t best = m;
@@ -92,10 +110,10 @@ int ma_svindex_prepare(ma_svindex *ix, int w, ma_error *err)
         if (best == m) {
             reps[count] = m;
             stab[count] = fix;
-            ix->mover[m] = count << 4;
+            mover[i] = count << 4;
             count++;
         } else {
-            ix->mover[m] = (ix->mover[best] & ~15u) | (uint32_t)best_op;
+            mover[i] = (mover[ma_svindex_colex24(ix, best)] & ~15u) | (uint32_t)best_op;
         }
         if (w == 0)
             break;
@@ -106,6 +124,7 @@ int ma_svindex_prepare(ma_svindex *ix, int w, ma_error *err)
     uint16_t *stab2 = realloc(stab, (count ? count : 1) * sizeof *stab);
     ix->reps[w] = reps2 ? reps2 : reps; /* shrinking may fail; the old block is still good */
     ix->stab[w] = stab2 ? stab2 : stab;
+    ix->mover[w] = mover;
     ix->rep_count[w] = count;
     ix->ready[w] = 1;
     return MA_OK;
@@ -118,8 +137,8 @@ uint64_t ma_svindex_entry_count(const ma_svindex *ix, int w, int b)
 
 void ma_svindex_canon(const ma_svindex *ix, uint32_t w, uint32_t b, uint32_t *wc, uint32_t *bc)
 {
-    uint32_t t = ix->mover[w];
-    int wn = __builtin_popcount(w);
+    int wn = ma_sv_popcount(w);
+    uint32_t t = ix->mover[wn][ma_svindex_colex24(ix, w)];
     uint32_t rank = t >> 4;
     uint32_t rep = ix->reps[wn][rank];
     uint32_t b1 = ma_svindex_apply(ix, (int)(t & 15), b);
@@ -135,18 +154,24 @@ void ma_svindex_canon(const ma_svindex *ix, uint32_t w, uint32_t b, uint32_t *wc
 
 uint64_t ma_svindex_entry(const ma_svindex *ix, uint32_t w, uint32_t b)
 {
-    uint32_t wc, bc;
-    ma_svindex_canon(ix, w, b, &wc, &bc);
-    int wn = __builtin_popcount(w), bn = __builtin_popcount(b);
-    uint64_t colex = 0;
-    int i = 1;
-    for (uint32_t bits = bc; bits; bits &= bits - 1, i++) {
-        int p = __builtin_ctz(bits);
-        /* q = position of p among the points free of mover stones */
-        int q = p - __builtin_popcount(wc & ((1u << p) - 1));
-        colex += ma_svindex_binom(ix, q, i);
+    int wn = ma_sv_popcount(w), bn = ma_sv_popcount(b);
+    uint32_t t = ix->mover[wn][ma_svindex_colex24(ix, w)];
+    uint32_t rank = t >> 4;
+    uint32_t wc = ix->reps[wn][rank];
+    uint32_t bc = ma_svindex_apply(ix, (int)(t & 15), b);
+    for (uint32_t fix = ix->stab[wn][rank] & ~1u; fix; fix &= fix - 1) {
+        uint32_t img = ma_svindex_apply(ix, __builtin_ctz(fix), ma_svindex_apply(ix, (int)(t & 15), b));
+        if (img < bc)
+            bc = img;
     }
-    return (uint64_t)(ix->mover[wc] >> 4) * ma_svindex_binom(ix, 24 - wn, bn) + colex;
+    /* compress bc onto the points free of mover stones, byte by byte, then rank it */
+    uint32_t fr = ~wc & MA_SV_FULL;
+    uint32_t f0 = fr & 255, f1 = (fr >> 8) & 255, f2 = fr >> 16;
+    int n0 = ma_sv_popcount(f0), n1 = n0 + ma_sv_popcount(f1);
+    uint32_t c = (uint32_t)ix->pext8[f0][bc & 255] | (uint32_t)ix->pext8[f1][(bc >> 8) & 255] << n0 |
+                 (uint32_t)ix->pext8[f2][bc >> 16] << n1;
+    uint64_t colex = ma_svindex_colex24(ix, c);
+    return (uint64_t)rank * ma_svindex_binom(ix, 24 - wn, bn) + colex;
 }
 
 uint32_t ma_svindex_expand(uint32_t c, uint32_t w)

@@ -2,8 +2,9 @@
  * svindex: the producer's implementation of the open index scheme `sym16-colex`
  * (docs/format.md §4), table-driven.
  *
- * For every mover mask of a prepared popcount a 2^24-entry table gives the rank of its
- * representative and the symmetry op that reaches it; per representative a 16-bit set of the ops
+ * For every mover mask of a prepared popcount W a table of C(24, W) words, indexed by the
+ * mask's colex rank (three byte lookups), gives the rank of its representative and the symmetry
+ * op that reaches it; per representative a 16-bit set of the ops
  * that fix it (its stabiliser) is kept, so canon(w, b) costs one table lookup plus one permutation
  * of b per stabiliser op. Tables are built per popcount on demand (ma_svindex_prepare) because
  * small games need only a few popcounts. The object is read-only after preparation and may be
@@ -15,11 +16,14 @@
 #include <stdint.h>
 
 #include "common/ma_error.h"
+#include "solver/svrules.h"
 
 typedef struct ma_svindex {
     uint32_t lut[16][3][256];  /* op k applied to one byte of a mask */
     uint64_t binom[25][25];
-    uint32_t *mover;           /* [1 << 24]: rep_rank << 4 | op, for prepared popcounts */
+    uint32_t colex_lut[3][256][17]; /* colex sum of one byte's bits, given the bits below it */
+    uint8_t pext8[256][256];   /* [mask][value]: the bits of value under mask, packed down */
+    uint32_t *mover[25];       /* [C(24, W)] by colex rank of the mask: rep_rank << 4 | op */
     int ready[25];
     uint32_t rep_count[25];
     uint32_t *reps[25];        /* rank -> representative mask */
@@ -42,6 +46,14 @@ static inline uint32_t ma_svindex_apply(const ma_svindex *ix, int op, uint32_t m
 static inline uint64_t ma_svindex_binom(const ma_svindex *ix, int n, int k)
 {
     return (n < 0 || k < 0 || k > n) ? 0 : ix->binom[n][k];
+}
+
+/* Colex rank of a 24-bit mask among the masks of its popcount (= its rank in numeric order). */
+static inline uint32_t ma_svindex_colex24(const ma_svindex *ix, uint32_t m)
+{
+    uint32_t b0 = m & 255, b1 = (m >> 8) & 255;
+    int k1 = ma_sv_popcount(b0), k2 = k1 + ma_sv_popcount(b1);
+    return ix->colex_lut[0][b0][0] + ix->colex_lut[1][b1][k1] + ix->colex_lut[2][m >> 16][k2];
 }
 
 /* rep_count(W) * C(24 - W, B). */

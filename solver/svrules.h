@@ -33,6 +33,16 @@ enum {
 
 #define MA_SV_FULL 0xFFFFFFu
 
+/* Bit count without a library call: the default target has no popcnt instruction and
+ * __builtin_popcount becomes a slow out-of-line helper in the hot paths. */
+static inline int ma_sv_popcount(uint32_t x)
+{
+    x = x - ((x >> 1) & 0x55555555u);
+    x = (x & 0x33333333u) + ((x >> 2) & 0x33333333u);
+    x = (x + (x >> 4)) & 0x0F0F0F0Fu;
+    return (int)((x * 0x01010101u) >> 24);
+}
+
 /* A sector (W, B, WF, BF), mover's view. */
 typedef struct ma_sv_sector {
     int w, b, wf, bf;
