@@ -94,6 +94,20 @@ struct job {
     int report;
 };
 
+/* One entry between its preparation (board, turns, successor ranks, prefetches issued) and its
+ * evaluation: two are in flight per thread so the words of one entry arrive from memory while the
+ * next one is being ranked. */
+struct pending {
+    uint64_t entry;
+    ma_board pos;
+    uint16_t word;
+    int state;      /* 0 non-canonical, 1 value fixed by the rules, 2 needs its successors */
+    int missing;    /* some successor lies in an absent sector file */
+    ma_value fixed; /* the value when state == 1 */
+    ma_vturns turns;
+    uint64_t succ_entry[MA_VRULES_MAX_TURNS];
+};
+
 /* Per-thread counters and discrepancy list. */
 struct worker {
     struct job *job;
@@ -101,8 +115,7 @@ struct worker {
     int rc;
     ma_check_result part;
     size_t cap;
-    ma_vturns turns;
-    uint64_t succ_entry[MA_VRULES_MAX_TURNS];
+    struct pending slot[2];
     /* Entries are grouped by mover mask (entry = rep_rank * M + colex), so the mover's stabiliser
      * is computed once per group: a board is canonical iff no stabiliser op lowers its opponent
      * mask (docs/format.md §4.2; the mover mask is already a representative). */
@@ -145,86 +158,69 @@ static int push_item(struct worker *w, const ma_check_item *it)
     return 0;
 }
 
-/* Derives the value of a canonical position. Returns 1 when fixed by the rules alone; sets *known
- * to 0 when a successor was absent or badly encoded (then *missing / *bad say which). */
-static int derive(struct worker *w, ma_board pos, ma_value *out, int *known, int *missing, int *bad)
+static void prepare(struct worker *w, struct pending *p, uint64_t e)
 {
     const struct job *j = w->job;
     const ma_vrules *r = &j->rules;
-    *known = 1;
-    *missing = 0;
-    *bad = 0;
-    if (r->full_board_draw) {
-        out->outcome = MA_OUTCOME_DRAW;
-        out->depth = 0;
-        return 1;
+    p->entry = e;
+    p->pos = ma_open_index_unrank(j->in->ix, r->sector.w, r->sector.b, e);
+    p->word = ma_open_file_word(j->in->file, e);
+    p->missing = 0;
+    if (!is_canonical(w, p->pos)) {
+        p->state = 0;
+        return;
     }
-    ma_vturns *t = &w->turns;
-    if (ma_vrules_generate(r, pos, t))
-        return -1;
+    p->state = 1;
+    if (r->full_board_draw) {
+        p->fixed.outcome = MA_OUTCOME_DRAW;
+        p->fixed.depth = 0;
+        return;
+    }
+    ma_vturns *t = &p->turns;
+    if (ma_vrules_generate(r, p->pos, t)) {
+        w->rc = MA_EINTERNAL;
+        p->state = -1;
+        return;
+    }
     if (t->immediate_wins) {
-        out->outcome = MA_OUTCOME_WIN;
-        out->depth = 1;
-        return 1;
+        p->fixed.outcome = MA_OUTCOME_WIN;
+        p->fixed.depth = 1;
+        return;
     }
     if (t->n == 0) {
-        out->outcome = MA_OUTCOME_LOSS;
-        out->depth = 0;
-        return 1;
+        p->fixed.outcome = MA_OUTCOME_LOSS;
+        p->fixed.depth = 0;
+        return;
     }
-    /* Rank every successor first and prefetch its word: the lookups are random reads into files
-     * far larger than the caches, so overlapping them is most of the speed. */
+    p->state = 2;
+    /* Rank every successor and prefetch its word now; the words are read in finish(). */
     for (int i = 0; i < t->n; i++) {
         const ma_open_file *f = j->child[t->kind[i]];
         if (!f) {
-            *missing = 1;
+            p->missing = 1;
             w->part.missing_kind[t->kind[i]] = 1;
-            w->succ_entry[i] = UINT64_MAX;
+            p->succ_entry[i] = UINT64_MAX;
             continue;
         }
-        uint64_t e = ma_open_index_rank(j->in->ix, t->succ[i], NULL);
-        w->succ_entry[i] = e;
-        if (e < f->header.entry_count)
-            __builtin_prefetch(f->body + 2 * e);
+        uint64_t se = ma_open_index_rank(j->in->ix, t->succ[i], NULL);
+        p->succ_entry[i] = se;
+        if (se < f->header.entry_count)
+            __builtin_prefetch(f->body + 2 * se);
     }
-    int32_t best = INT32_MIN;
-    for (int i = 0; i < t->n; i++) {
-        const ma_open_file *f = j->child[t->kind[i]];
-        uint64_t e = w->succ_entry[i];
-        if (!f)
-            continue;
-        ma_value sv;
-        if (e >= f->header.entry_count || ma_open_value_decode(ma_open_file_word(f, e), &sv) ||
-            sv.outcome == MA_OUTCOME_NONE) {
-            *bad = 1;
-            continue;
-        }
-        int32_t s = ma_check_value_score(ma_check_value_negate(sv));
-        if (s > best)
-            best = s;
-    }
-    if (*missing || *bad) {
-        *known = 0;
-        return 0;
-    }
-    *out = value_from_score(best);
-    return 0;
 }
 
-static void check_entry(struct worker *w, uint64_t e)
+static void finish(struct worker *w, const struct pending *p)
 {
     const struct job *j = w->job;
-    const ma_open_file *f = j->in->file;
-    const ma_sector s = j->rules.sector;
-    ma_board pos = ma_open_index_unrank(j->in->ix, s.w, s.b, e);
-    uint16_t word = ma_open_file_word(f, e);
+    if (p->state < 0)
+        return;
     ma_check_item it;
     memset(&it, 0, sizeof it);
-    it.entry = e;
-    it.stored = word;
+    it.entry = p->entry;
+    it.stored = p->word;
     w->part.checked++;
-    if (!is_canonical(w, pos)) {
-        if (word == 0) {
+    if (p->state == 0) {
+        if (p->word == 0) {
             w->part.verified++;
         } else {
             it.cls = MA_CHECK_SYMMETRY;
@@ -237,13 +233,29 @@ static void check_entry(struct worker *w, uint64_t e)
     }
     w->part.canonical++;
     ma_value stored;
-    int bad_word = ma_open_value_decode(word, &stored) != 0 || stored.outcome == MA_OUTCOME_NONE;
-    ma_value derived = {MA_OUTCOME_NONE, 0};
-    int known, missing, bad_succ;
-    int terminal = derive(w, pos, &derived, &known, &missing, &bad_succ);
-    if (terminal < 0) {
-        w->rc = MA_EINTERNAL;
-        return;
+    int bad_word = ma_open_value_decode(p->word, &stored) != 0 || stored.outcome == MA_OUTCOME_NONE;
+    ma_value derived = p->fixed;
+    int known = 1, bad_succ = 0;
+    if (p->state == 2) {
+        const ma_vturns *t = &p->turns;
+        int32_t best = INT32_MIN;
+        for (int i = 0; i < t->n; i++) {
+            const ma_open_file *f = j->child[t->kind[i]];
+            uint64_t se = p->succ_entry[i];
+            if (!f)
+                continue;
+            ma_value sv;
+            if (se >= f->header.entry_count || ma_open_value_decode(ma_open_file_word(f, se), &sv) ||
+                sv.outcome == MA_OUTCOME_NONE) {
+                bad_succ = 1;
+                continue;
+            }
+            int32_t sc = ma_check_value_score(ma_check_value_negate(sv));
+            if (sc > best)
+                best = sc;
+        }
+        known = !p->missing && !bad_succ;
+        derived = known ? value_from_score(best) : (ma_value){MA_OUTCOME_NONE, 0};
     }
     it.derived_known = (uint8_t)known;
     it.derived_outcome = (uint8_t)derived.outcome;
@@ -251,7 +263,7 @@ static void check_entry(struct worker *w, uint64_t e)
     if (bad_word) {
         it.cls = MA_CHECK_BAD_ENCODING;
     } else if (!known) {
-        if (missing)
+        if (p->missing)
             w->part.missing_child++;
         else
             w->part.unverifiable++;
@@ -259,7 +271,7 @@ static void check_entry(struct worker *w, uint64_t e)
     } else if (stored.outcome == derived.outcome && stored.depth == derived.depth) {
         w->part.verified++;
         return;
-    } else if (terminal) {
+    } else if (p->state == 1) {
         it.cls = MA_CHECK_WRONG_TERMINAL;
     } else if (stored.outcome != derived.outcome) {
         it.cls = MA_CHECK_WRONG_OUTCOME;
@@ -281,8 +293,16 @@ static void *run_worker(void *arg)
         if (lo >= j->entries || w->rc)
             break;
         uint64_t hi = lo + CHUNK < j->entries ? lo + CHUNK : j->entries;
-        for (uint64_t e = lo; e < hi && !w->rc; e++)
-            check_entry(w, e);
+        const struct pending *prev = NULL;
+        for (uint64_t e = lo; e < hi && !w->rc; e++) {
+            struct pending *cur = &w->slot[e & 1];
+            prepare(w, cur, e);
+            if (prev)
+                finish(w, prev);
+            prev = cur;
+        }
+        if (prev && !w->rc)
+            finish(w, prev);
         uint64_t done = atomic_fetch_add(&j->done, hi - lo) + (hi - lo);
         if (reporter)
             ma_progress_update(&j->prog, done);
