@@ -7,6 +7,7 @@ Malformed inputs run through the ASan/UBSan build: a clear one-line error and th
 never a crash.
 """
 import importlib.util
+import os
 import re
 import shutil
 import sqlite3
@@ -38,9 +39,9 @@ def db(game3, tmp_path):
     return shutil.copytree(game3, tmp_path / "db")
 
 
-def inject(path, *args, check=0):
+def inject(path, *args, check=0, env=None):
     proc = subprocess.run([sys.executable, str(SCRIPT), str(path), *map(str, args)],
-                          capture_output=True, text=True)
+                          capture_output=True, text=True, env=env)
     assert proc.returncode == check, proc.stderr
     return proc
 
@@ -176,6 +177,27 @@ def test_inject_fault_canonicalises_any_symmetric_form():
     # format.md §4.4: sector 0_1 has canonical boards a1, d1, b2, d2 only
     assert {mod.format_board(*mod.canonical(0, 1 << p)) for p in range(24)} == \
         {"-/a1", "-/d1", "-/b2", "-/d2"}
+
+
+def test_inject_by_board_in_a_symmetric_form(millaudit, db):
+    """--board takes any of the 16 images; the edit lands on the canonical entry."""
+    spec = importlib.util.spec_from_file_location("inject_fault", SCRIPT)
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    path = db / f"{SECTOR}.mdb"
+    words = read_words(path)
+    entry = pick(words, lambda o, d: o == 3 and d >= 3)
+    line = next(l for l in millaudit.run("dump", "--with-entry", path, check=0).stdout.splitlines()
+                if l.startswith(f"{entry} "))
+    w, b = mod.parse_board(line.split()[1])
+    image = mod.format_board(mod.permute(9, w), mod.permute(9, b))
+    env = dict(os.environ, MILLAUDIT_BIN=str(millaudit.path))
+    out = inject(path, "--board", image, "--outcome", "draw", env=env).stdout
+    assert f"entry {entry}" in out
+    changed = [e for e, (x, y) in enumerate(zip(words, read_words(path))) if x != y]
+    assert changed == [entry]
+    _, doc = verify_json(millaudit, db, check=1)
+    assert roots(doc) == {(SECTOR, entry)}
 
 
 def test_inject_fault_refuses_impossible_edits(db):
