@@ -5,7 +5,8 @@ Seeds are small: the smallest real .sec2 fixtures, files derived from them (a ST
 legacy .sec rendering of the same entries), and malformed variants of each (truncated, bad header
 fields, bad overflow tables). The big fixtures are not copied. Run from anywhere:
     python3 fuzz/make_corpus.py [FIXTURE_DIR]
-Crashers found by fuzzing are added to the corpus directories by hand and are not regenerated.
+Files named found_* are inputs the fuzzers found that add coverage (merged with libFuzzer's
+-merge=1 after the runs, the smallest ones kept); this script leaves them alone.
 """
 import pathlib
 import struct
