@@ -90,8 +90,7 @@ static void add_error(struct run *r, const char *msg)
     r->errors[r->n_errors] = strdup(msg);
     if (r->errors[r->n_errors])
         r->n_errors++;
-    if (!r->json)
-        fprintf(stderr, "millaudit verify: %s\n", msg);
+    fprintf(stderr, "millaudit verify: %s\n", msg);
 }
 
 static struct slot *find_slot(struct run *r, ma_sector s)
@@ -672,8 +671,12 @@ static void print_json(struct run *r, struct slot **order, size_t n_order, doubl
     printf("], \"exit\": %d}\n", exit_code);
 }
 
+#include "cli/verify_malom.h"
+
 int ma_cmd_verify(int argc, char **argv)
 {
+    if (ma_verify_malom_wanted(argc, argv)) /* *.sec2 / *.sec and no *.mdb in DIR */
+        return ma_verify_malom(argc, argv);
     static const struct option opts[] = {
         {"sector", required_argument, NULL, 's'}, {"audit", required_argument, NULL, 'a'},
         {"max-rows", required_argument, NULL, 'm'}, {"threads", required_argument, NULL, 't'},
