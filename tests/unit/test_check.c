@@ -39,12 +39,14 @@ struct fixture {
 static const ma_sector PARENT = {2, 3, 1, 0};
 static const ma_sector CHILD = {3, 3, 0, 0};
 
-static void write_sector(const char *path, ma_sector s, const uint16_t *words, uint64_t n)
+static void write_sector_of(const char *path, ma_variant v, ma_sector s, const uint16_t *words,
+                            uint64_t n)
 {
     uint8_t h[128] = {0x89, 'M', 'I', 'L', 'L', '\r', '\n', 0x1A};
     h[8] = 1;
     h[10] = 128;
-    h[12] = MA_VARIANT_STD;
+    h[12] = (uint8_t)v;
+    h[13] = v == MA_VARIANT_MORA; /* rule flag bit 0: full board is a draw */
     h[14] = s.w;
     h[15] = s.b;
     h[16] = s.wf;
@@ -65,6 +67,11 @@ static void write_sector(const char *path, ma_sector s, const uint16_t *words, u
         assert_int_equal(fwrite(w, 1, 2, f), 2);
     }
     assert_int_equal(fclose(f), 0);
+}
+
+static void write_sector(const char *path, ma_sector s, const uint16_t *words, uint64_t n)
+{
+    write_sector_of(path, MA_VARIANT_STD, s, words, n);
 }
 
 static uint16_t parent_value(ma_board b)
@@ -346,10 +353,57 @@ static void test_bad_successor_makes_entries_unverifiable_and_classify_finds_roo
     fx->child_words[ce] = 0x8000;
 }
 
+static void test_full_mora_board_is_a_draw(void **state)
+{
+    (void)state;
+    char dir[] = "/tmp/ma_test_full_XXXXXX", path[128];
+    assert_non_null(mkdtemp(dir));
+    snprintf(path, sizeof path, "%s/mora_12_12_0_0.mdb", dir);
+    ma_sector full = {12, 12, 0, 0};
+    ma_open_index *ix;
+    ma_error err;
+    assert_int_equal(ma_open_index_create(&ix, &err), MA_OK);
+    assert_int_equal(ma_check_prepare_index(ix, MA_VARIANT_MORA, full, &err), MA_OK);
+    uint64_t n = ma_open_index_entry_count(ix, 12, 12);
+    uint16_t *words = calloc(n, 2);
+    uint64_t first = n;
+    for (uint64_t e = 0; e < n; e++)
+        if (ma_open_index_is_canonical(ma_open_index_unrank(ix, 12, 12, e))) {
+            words[e] = 0x8000;
+            if (first == n)
+                first = e;
+        }
+    /* the blocked mover would have lost in 0 without the rule: that value is wrong here */
+    words[first] = 0x4000;
+    write_sector_of(path, MA_VARIANT_MORA, full, words, n);
+    ma_open_file f;
+    assert_int_equal(ma_open_file_map(&f, path, ix, 1, &err), MA_OK);
+    ma_check_input in;
+    memset(&in, 0, sizeof in);
+    in.ix = ix;
+    in.file = &f;
+    in.threads = 2;
+    in.quiet = 1;
+    ma_check_result res;
+    assert_int_equal(ma_check_sector(&res, &in, &err), MA_OK);
+    assert_int_equal(res.discrepancies, 1);
+    assert_int_equal(res.items[0].entry, first);
+    assert_int_equal(res.items[0].cls, MA_CHECK_WRONG_TERMINAL);
+    assert_int_equal(res.items[0].derived_outcome, MA_OUTCOME_DRAW);
+    assert_int_equal(res.verified, n - 1);
+    ma_check_result_free(&res);
+    ma_open_file_close(&f);
+    unlink(path);
+    rmdir(dir);
+    free(words);
+    ma_open_index_free(ix);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_value_order_and_negation),
+        cmocka_unit_test(test_full_mora_board_is_a_draw),
         cmocka_unit_test_setup_teardown(test_correct_sector_verifies_completely, setup, teardown),
         cmocka_unit_test_setup_teardown(test_each_fault_is_reported_at_its_entry_with_its_class,
                                         setup, teardown),
