@@ -377,8 +377,12 @@ static int add_filter(const char *text, ma_sector *filter, int *nfilter)
     return 0;
 }
 
+#include "cli/stats_malom.h"
+
 int ma_cmd_stats(int argc, char **argv)
 {
+    if (ma_stats_malom_wanted(argc, argv)) /* *.sec2 / *.sec and no *.mdb in DIR */
+        return ma_stats_malom(argc, argv);
     static const struct option opts[] = {
         {"json", no_argument, NULL, 'j'},
         {"sector", required_argument, NULL, 's'},
