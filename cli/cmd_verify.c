@@ -17,6 +17,7 @@
 #include <unistd.h>
 
 #include "cli/commands.h"
+#include "cli/verify_malom.h"
 #include "common/ma_error.h"
 #include "common/progress.h"
 #include "formats/open_file.h"
@@ -670,8 +671,6 @@ static void print_json(struct run *r, struct slot **order, size_t n_order, doubl
     }
     printf("], \"exit\": %d}\n", exit_code);
 }
-
-#include "cli/verify_malom.h"
 
 int ma_cmd_verify(int argc, char **argv)
 {
