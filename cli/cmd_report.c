@@ -1,11 +1,130 @@
-/* Placeholder until the owning module lands; replaced by the real command. */
+/*
+ * millaudit report --audit FILE.sqlite [--run N] [--format text|md|json|html] [--out FILE]
+ *
+ * Renders one run of an audit store (default: the latest) for people (docs/report.md): run facts,
+ * the manifest of the bytes checked, per-sector results, discrepancies with their boards, charts.
+ * Output on stdout, or written atomically to --out. Exit: 0 rendered, 2 usage, 3 store missing,
+ * unusable or without that run, 4 output not writable, 5 internal.
+ */
+#include <errno.h>
+#include <getopt.h>
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
 #include "cli/commands.h"
 #include "common/ma_error.h"
+#include "reports/audit.h"
+#include "reports/render.h"
+#include "reports/runs.h"
+
+static void usage(FILE *out)
+{
+    fprintf(out,
+            "usage: millaudit report --audit FILE.sqlite [--run N] [--format text|md|json|html] [--out FILE]\n"
+            "Renders one run of the audit store: facts, manifest of the bytes checked, sectors,\n"
+            "discrepancies with their boards, histograms. Default: the latest run, text, stdout.\n"
+            "  --out FILE   write FILE atomically instead of stdout (HTML is one self-contained file)\n"
+            "exit: 0 rendered, 2 usage, 3 store or run unusable, 4 output not writable\n");
+}
+
+/* Opens an existing store for reading; a store of an older schema is migrated once (ma_audit_open
+ * identifies the file before writing, so a foreign or corrupt file stays untouched either way). */
+static int open_existing(ma_audit **a, const char *path, ma_error *err)
+{
+    struct stat st;
+    if (stat(path, &st) != 0)
+        return ma_error_set(err, MA_EMISSING, "%s: audit store does not exist: %s", path, strerror(errno));
+    int rc = ma_audit_open_readonly(a, path, err);
+    if (rc == MA_EFORMAT && access(path, W_OK) == 0) {
+        ma_error again;
+        ma_error_clear(&again);
+        if (ma_audit_open(a, path, &again) == MA_OK)
+            return MA_OK;
+        *err = again;
+        return again.code;
+    }
+    return rc;
+}
+
+static int parse_run_id(const char *s, int64_t *id)
+{
+    char *end;
+    errno = 0;
+    long long v = strtoll(s, &end, 10);
+    if (errno || end == s || *end || v < 1)
+        return -1;
+    *id = v;
+    return 0;
+}
 
 int ma_cmd_report(int argc, char **argv)
 {
-    (void)argc;
-    fprintf(stderr, "millaudit %s: not built yet\n", argv[0]);
-    return MA_EXIT_INTERNAL;
+    static const struct option opts[] = {{"audit", required_argument, NULL, 'a'}, {"run", required_argument, NULL, 'r'},
+                                         {"format", required_argument, NULL, 'f'}, {"out", required_argument, NULL, 'o'},
+                                         {"help", no_argument, NULL, 'h'}, {NULL, 0, NULL, 0}};
+    const char *audit_path = NULL, *out_path = NULL, *format = "text";
+    int64_t run_id = 0;
+    optind = 1;
+    opterr = 0;
+    int c;
+    while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
+        switch (c) {
+        case 'a': audit_path = optarg; break;
+        case 'o': out_path = optarg; break;
+        case 'f': format = optarg; break;
+        case 'r':
+            if (parse_run_id(optarg, &run_id)) {
+                fprintf(stderr, "millaudit report: --run %s: not a run id (a positive integer)\n", optarg);
+                return MA_EXIT_USAGE;
+            }
+            break;
+        case 'h': usage(stdout); return MA_EXIT_OK;
+        default:
+            fprintf(stderr, "millaudit report: unknown or incomplete option '%s'\n", argv[optind - 1]);
+            usage(stderr);
+            return MA_EXIT_USAGE;
+        }
+    }
+    ma_error err;
+    ma_error_clear(&err);
+    ma_render_format fmt;
+    if (optind != argc || !audit_path) {
+        usage(stderr);
+        return MA_EXIT_USAGE;
+    }
+    if (ma_render_format_parse(format, &fmt, &err)) {
+        fprintf(stderr, "millaudit report: --format: %s\n", err.msg);
+        return MA_EXIT_USAGE;
+    }
+    ma_audit *a = NULL;
+    ma_run run;
+    memset(&run, 0, sizeof run);
+    char *text = NULL;
+    size_t len = 0;
+    int rc = open_existing(&a, audit_path, &err);
+    if (!rc && !run_id)
+        rc = ma_runs_latest(a, &run_id, &err);
+    if (!rc)
+        rc = ma_run_load(a, run_id, &run, &err);
+    if (!rc)
+        rc = ma_render_run(&text, &len, &run, fmt, &err);
+    int exit_code = MA_EXIT_OK;
+    if (rc) {
+        exit_code = rc == MA_EIO ? MA_EXIT_BAD_INPUT : ma_exit_code_for(rc);
+    } else if (out_path) {
+        if (ma_render_write_atomic(out_path, text, len, &err))
+            exit_code = MA_EXIT_IO;
+    } else if (fwrite(text, 1, len, stdout) != len || fflush(stdout) != 0) {
+        ma_error_set(&err, MA_EIO, "stdout: write failed");
+        exit_code = MA_EXIT_IO;
+    }
+    if (exit_code)
+        fprintf(stderr, "millaudit report: %s\n", err.msg);
+    free(text);
+    ma_run_free(&run);
+    ma_audit_close(a);
+    return exit_code;
 }

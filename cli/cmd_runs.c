@@ -1,11 +1,340 @@
-/* Placeholder until the owning module lands; replaced by the real command. */
+/*
+ * millaudit runs export --audit FILE [--run N] [--out FILE]
+ * millaudit runs import --audit FILE RUN.json
+ * millaudit runs compare [--audit FILE] A B        (A, B: run ids in --audit, or STORE:ID)
+ *
+ * Moves one run between stores as a JSON document (reports/runs.h, docs/reproducibility.md) and
+ * compares two runs sector by sector: same bytes (manifest digests), same derived values (derived
+ * digests), present on both sides. Exit: export/import 0 done, 3 input unusable (store untouched),
+ * 4 output not writable; compare 0 equal, 1 they differ, 3 unusable or not comparable; 2 usage.
+ */
+#include <errno.h>
+#include <getopt.h>
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
 #include "cli/commands.h"
 #include "common/ma_error.h"
+#include "reports/audit.h"
+#include "reports/render.h"
+#include "reports/runs.h"
+
+#define MAX_DOCUMENT (1024L * 1024L * 1024L) /* a run export beyond 1 GiB is not one we wrote */
+
+static void usage(FILE *out)
+{
+    fprintf(out,
+            "usage: millaudit runs export --audit FILE.sqlite [--run N] [--out FILE]\n"
+            "       millaudit runs import --audit FILE.sqlite RUN.json\n"
+            "       millaudit runs compare [--audit FILE.sqlite] A B\n"
+            "export: one run as a JSON document (facts, sectors, class counts, discrepancies, manifest\n"
+            "        files and chunks, derived digests); default the latest run, stdout.\n"
+            "import: validate RUN.json strictly and add it to FILE as a new run, keeping its facts.\n"
+            "compare: A and B are run ids in --audit or STORE:ID; per sector: same bytes? same\n"
+            "        derived values? present on both sides?\n"
+            "exit: 0 done / equal, 1 runs differ, 2 usage, 3 input unusable or not comparable,\n"
+            "      4 output not writable\n");
+}
+
+static int open_existing(ma_audit **a, const char *path, ma_error *err)
+{
+    struct stat st;
+    if (stat(path, &st) != 0)
+        return ma_error_set(err, MA_EMISSING, "%s: audit store does not exist: %s", path, strerror(errno));
+    int rc = ma_audit_open_readonly(a, path, err);
+    if (rc == MA_EFORMAT && access(path, W_OK) == 0) {
+        /* an older schema: ma_audit_open migrates it (and refuses foreign files untouched) */
+        ma_error again;
+        ma_error_clear(&again);
+        if (ma_audit_open(a, path, &again) == MA_OK)
+            return MA_OK;
+        *err = again;
+        return again.code;
+    }
+    return rc;
+}
+
+static int parse_run_id(const char *s, int64_t *id)
+{
+    char *end;
+    errno = 0;
+    long long v = strtoll(s, &end, 10);
+    if (errno || end == s || *end || v < 1)
+        return -1;
+    *id = v;
+    return 0;
+}
+
+/* Loads run id (0 = latest) of the store at path. */
+static int load_run(ma_run *r, const char *path, int64_t id, ma_error *err)
+{
+    ma_audit *a = NULL;
+    int rc = open_existing(&a, path, err);
+    if (!rc && !id)
+        rc = ma_runs_latest(a, &id, err);
+    if (!rc)
+        rc = ma_run_load(a, id, r, err);
+    ma_audit_close(a);
+    return rc;
+}
+
+static int bad_input_code(int rc)
+{
+    /* reading a store: any failure means the input is unusable */
+    return rc == MA_ENOMEM || rc == MA_EINTERNAL ? MA_EXIT_INTERNAL : MA_EXIT_BAD_INPUT;
+}
+
+static int cmd_export(const char *audit_path, int64_t id, const char *out_path)
+{
+    ma_error err;
+    ma_error_clear(&err);
+    ma_run r;
+    char *text = NULL;
+    int exit_code = MA_EXIT_OK;
+    int rc = load_run(&r, audit_path, id, &err);
+    if (!rc)
+        rc = ma_run_to_json(&r, &text, &err);
+    if (rc) {
+        exit_code = bad_input_code(rc);
+    } else if (out_path) {
+        if (ma_render_write_atomic(out_path, text, strlen(text), &err))
+            exit_code = MA_EXIT_IO;
+    } else if (fputs(text, stdout) == EOF || fflush(stdout) != 0) {
+        ma_error_set(&err, MA_EIO, "stdout: write failed");
+        exit_code = MA_EXIT_IO;
+    }
+    if (exit_code)
+        fprintf(stderr, "millaudit runs export: %s\n", err.msg);
+    free(text);
+    ma_run_free(&r);
+    return exit_code;
+}
+
+static int read_document(const char *path, char **out, size_t *len, ma_error *err)
+{
+    FILE *f = strcmp(path, "-") ? fopen(path, "rb") : stdin;
+    if (!f)
+        return ma_error_set(err, errno == ENOENT ? MA_EMISSING : MA_EIO, "%s: cannot open: %s", path, strerror(errno));
+    char *buf = NULL;
+    size_t n = 0, cap = 0;
+    int rc = MA_OK;
+    for (;;) {
+        if (n == cap) {
+            if (cap >= (size_t)MAX_DOCUMENT) {
+                rc = ma_error_set(err, MA_EFORMAT, "%s: offset %zu: larger than 1 GiB, not a run export", path, n);
+                break;
+            }
+            cap = cap ? 2 * cap : 65536;
+            char *p = realloc(buf, cap);
+            if (!p) {
+                rc = ma_error_set(err, MA_ENOMEM, "%s: out of memory", path);
+                break;
+            }
+            buf = p;
+        }
+        size_t got = fread(buf + n, 1, cap - n, f);
+        n += got;
+        if (got == 0) {
+            if (ferror(f))
+                rc = ma_error_set(err, MA_EIO, "%s: offset %zu: read failed", path, n);
+            break;
+        }
+    }
+    if (f != stdin)
+        fclose(f);
+    if (rc) {
+        free(buf);
+        return rc;
+    }
+    *out = buf;
+    *len = n;
+    return MA_OK;
+}
+
+static int cmd_import(const char *audit_path, const char *doc_path)
+{
+    ma_error err;
+    ma_error_clear(&err);
+    char *text = NULL;
+    size_t len = 0;
+    ma_run r;
+    memset(&r, 0, sizeof r);
+    ma_audit *a = NULL;
+    int64_t new_id = 0;
+    int exit_code = MA_EXIT_OK;
+    /* Everything is validated before the store is opened, so a bad document leaves it untouched. */
+    int rc = read_document(doc_path, &text, &len, &err);
+    if (!rc)
+        rc = ma_run_from_json(&r, text ? text : "", len, doc_path, &err);
+    if (rc) {
+        exit_code = bad_input_code(rc);
+    } else if ((rc = ma_audit_open(&a, audit_path, &err)) != MA_OK) {
+        exit_code = rc == MA_EIO ? MA_EXIT_IO : bad_input_code(rc);
+    } else if ((rc = ma_run_import(a, &r, doc_path, &new_id, &err)) != MA_OK) {
+        exit_code = rc == MA_EIO ? MA_EXIT_IO : bad_input_code(rc);
+    } else {
+        printf("imported run %lld of %s as run %lld into %s\n", (long long)r.id, doc_path, (long long)new_id,
+               audit_path);
+    }
+    if (exit_code)
+        fprintf(stderr, "millaudit runs import: %s\n", err.msg);
+    ma_audit_close(a);
+    ma_run_free(&r);
+    free(text);
+    return exit_code;
+}
+
+/* "ID" (in the --audit store) or "STORE:ID"; buf receives the store path of the second form. */
+static int parse_side(const char *arg, const char *audit_path, char *buf, size_t size, const char **store,
+                      int64_t *id)
+{
+    const char *colon = strrchr(arg, ':');
+    if (!colon) {
+        *store = audit_path;
+        return audit_path && !parse_run_id(arg, id) ? 0 : -1;
+    }
+    size_t n = (size_t)(colon - arg);
+    if (n == 0 || n >= size || parse_run_id(colon + 1, id))
+        return -1;
+    memcpy(buf, arg, n);
+    buf[n] = 0;
+    *store = buf;
+    return 0;
+}
+
+static const char *cmp_word(int v)
+{
+    return v == MA_CMP_SAME ? "same" : v == MA_CMP_DIFFER ? "differ" : "not recorded";
+}
+
+static int cmd_compare(const char *audit_path, const char *sa, const char *sb)
+{
+    const char *store[2];
+    int64_t id[2];
+    const char *args[2] = {sa, sb};
+    char paths[2][4096];
+    for (int i = 0; i < 2; i++)
+        if (parse_side(args[i], audit_path, paths[i], sizeof paths[i], &store[i], &id[i])) {
+            fprintf(stderr, "millaudit runs compare: '%s': not a run id%s or STORE:ID\n", args[i],
+                    audit_path ? "" : " (no --audit given)");
+            return MA_EXIT_USAGE;
+        }
+    ma_error err;
+    ma_error_clear(&err);
+    ma_run r[2];
+    memset(r, 0, sizeof r);
+    ma_run_cmp cmp;
+    memset(&cmp, 0, sizeof cmp);
+    int exit_code = MA_EXIT_OK, rc = MA_OK;
+    for (int i = 0; i < 2 && !rc; i++)
+        rc = load_run(&r[i], store[i], id[i], &err);
+    if (!rc)
+        rc = ma_run_compare(&cmp, &r[0], &r[1], &err);
+    if (rc) {
+        fprintf(stderr, "millaudit runs compare: %s\n", err.msg);
+        exit_code = bad_input_code(rc);
+        goto out;
+    }
+    for (int i = 0; i < 2; i++)
+        printf("%s: %s run %lld (%s, started %s, %zu sectors, %zu manifest files)\n", i ? "B" : "A", store[i],
+               (long long)r[i].id, r[i].kind, r[i].started_at, r[i].n_sectors, r[i].n_files);
+    printf("%-24s %-14s %-14s %s\n", "sector", "bytes", "values", "verdict");
+    for (size_t i = 0; i < cmp.n_rows; i++) {
+        const ma_run_cmp_row *row = &cmp.rows[i];
+        char name[300];
+        snprintf(name, sizeof name, "%s%s", row->is_file ? "file " : "", row->name);
+        printf("%-24s %-14s %-14s %s\n", name, cmp_word(row->bytes), cmp_word(row->values), row->how);
+    }
+    if (cmp.n_differ) {
+        printf("differ: %zu of %zu sectors differ:", cmp.n_differ, cmp.n_rows);
+        for (size_t i = 0; i < cmp.n_rows; i++) {
+            const char *how = cmp.rows[i].how;
+            if (strcmp(how, "same") && strcmp(how, "not comparable"))
+                printf(" %s (%s)", cmp.rows[i].name, how);
+        }
+        printf("\n");
+        exit_code = MA_EXIT_MISMATCH;
+    } else if (cmp.n_unknown || !cmp.n_rows) {
+        printf("not comparable: %zu of %zu sectors have neither manifest digests nor derived digests on both "
+               "sides\n", cmp.n_unknown, cmp.n_rows);
+        fprintf(stderr, "millaudit runs compare: cannot tell whether the runs agree: %s\n",
+                cmp.n_rows ? "some sectors have no manifest or derived digests on both sides"
+                           : "neither run recorded any sector or file");
+        exit_code = MA_EXIT_BAD_INPUT;
+    } else {
+        printf("equal: %zu sectors, same bytes and derived values where recorded\n", cmp.n_rows);
+    }
+out:
+    ma_run_cmp_free(&cmp);
+    ma_run_free(&r[0]);
+    ma_run_free(&r[1]);
+    return exit_code;
+}
 
 int ma_cmd_runs(int argc, char **argv)
 {
-    (void)argc;
-    fprintf(stderr, "millaudit %s: not built yet\n", argv[0]);
-    return MA_EXIT_INTERNAL;
+    static const struct option opts[] = {{"audit", required_argument, NULL, 'a'}, {"run", required_argument, NULL, 'r'},
+                                         {"out", required_argument, NULL, 'o'}, {"help", no_argument, NULL, 'h'},
+                                         {NULL, 0, NULL, 0}};
+    if (argc < 2) {
+        usage(stderr);
+        return MA_EXIT_USAGE;
+    }
+    if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h")) {
+        usage(stdout);
+        return MA_EXIT_OK;
+    }
+    const char *sub = argv[1];
+    if (strcmp(sub, "export") && strcmp(sub, "import") && strcmp(sub, "compare")) {
+        fprintf(stderr, "millaudit runs: unknown subcommand '%s' (export, import, compare)\n", sub);
+        return MA_EXIT_USAGE;
+    }
+    const char *audit_path = NULL, *out_path = NULL;
+    int64_t run_id = 0;
+    int have_run = 0;
+    optind = 1;
+    opterr = 0;
+    int c;
+    argc--, argv++;
+    while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
+        switch (c) {
+        case 'a': audit_path = optarg; break;
+        case 'o': out_path = optarg; break;
+        case 'r':
+            if (parse_run_id(optarg, &run_id)) {
+                fprintf(stderr, "millaudit runs: --run %s: not a run id (a positive integer)\n", optarg);
+                return MA_EXIT_USAGE;
+            }
+            have_run = 1;
+            break;
+        case 'h': usage(stdout); return MA_EXIT_OK;
+        default:
+            fprintf(stderr, "millaudit runs: unknown or incomplete option '%s'\n", argv[optind - 1]);
+            usage(stderr);
+            return MA_EXIT_USAGE;
+        }
+    }
+    int rest = argc - optind;
+    if (!strcmp(sub, "export")) {
+        if (rest || !audit_path) {
+            usage(stderr);
+            return MA_EXIT_USAGE;
+        }
+        return cmd_export(audit_path, run_id, out_path);
+    }
+    if (!strcmp(sub, "import")) {
+        if (rest != 1 || !audit_path || have_run || out_path) {
+            usage(stderr);
+            return MA_EXIT_USAGE;
+        }
+        return cmd_import(audit_path, argv[optind]);
+    }
+    if (rest != 2 || have_run || out_path) {
+        usage(stderr);
+        return MA_EXIT_USAGE;
+    }
+    return cmd_compare(audit_path, argv[optind], argv[optind + 1]);
 }

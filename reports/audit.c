@@ -107,6 +107,26 @@ static const char *const migrations[] = {
     "  PRIMARY KEY (run_id, path, chunk),"
     "  FOREIGN KEY (run_id, path) REFERENCES manifest_files(run_id, path) ON DELETE CASCADE"
     ");",
+    /* v3: reproducibility (docs/reproducibility.md; writers in reports/runs.h): the derived-value
+     * digest of each sector, outcome/depth histograms, and where an imported run came from. */
+    "ALTER TABLE sector_results ADD COLUMN derived_sha256 TEXT;"
+    "ALTER TABLE sector_results ADD COLUMN derived_positions INTEGER;"
+    "CREATE TABLE sector_histograms ("
+    "  run_id INTEGER NOT NULL,"
+    "  sector TEXT NOT NULL,"
+    "  outcome TEXT NOT NULL,"
+    "  depth INTEGER NOT NULL,"
+    "  count INTEGER NOT NULL,"
+    "  PRIMARY KEY (run_id, sector, outcome, depth),"
+    "  FOREIGN KEY (run_id, sector) REFERENCES sector_results(run_id, sector) ON DELETE CASCADE"
+    ");"
+    "CREATE TABLE run_imports ("
+    "  run_id INTEGER PRIMARY KEY REFERENCES runs(id) ON DELETE CASCADE,"
+    "  source TEXT NOT NULL,"
+    "  source_run_id INTEGER NOT NULL,"
+    "  export_version INTEGER NOT NULL,"
+    "  imported_at TEXT NOT NULL"
+    ");",
 };
 #define MA_AUDIT_SCHEMA_VERSION ((int)(sizeof migrations / sizeof migrations[0]))
 

@@ -1,0 +1,46 @@
+/*
+ * Rendering one audit run (reports/runs.h: ma_run) for people: text, Markdown, JSON, HTML
+ * (docs/report.md).
+ *
+ * Every format states the run facts, the manifest of the bytes checked (or, loudly, that none was
+ * recorded), the per-sector table, the discrepancies with each board drawn (text/Markdown: a 13x13
+ * ASCII board, mover X, opponent O; HTML: inline SVG), and outcome/depth histograms where recorded,
+ * else a chart of discrepancy classes. HTML is one self-contained file: inline CSS and SVG, no
+ * scripts, no external references; every string from the store is escaped. JSON is the export
+ * document of ma_run_to_json.
+ *
+ * Output goes to a malloc'd buffer; ma_render_write_atomic puts a buffer in a file by writing a
+ * temporary file beside it and renaming it, so the file is either absent/old or complete.
+ */
+#ifndef MA_RENDER_H
+#define MA_RENDER_H
+
+#include <stddef.h>
+
+#include "common/ma_error.h"
+#include "reports/runs.h"
+
+typedef enum ma_render_format { MA_RENDER_TEXT, MA_RENDER_MD, MA_RENDER_JSON, MA_RENDER_HTML } ma_render_format;
+
+/* "text", "md", "json", "html" -> format; MA_EINVAL otherwise. */
+int ma_render_format_parse(const char *name, ma_render_format *out, ma_error *err);
+
+/* Renders r into *out (malloc'd, NUL-terminated, length in *len). Errors: MA_ENOMEM. */
+int ma_render_run(char **out, size_t *len, const ma_run *r, ma_render_format fmt, ma_error *err);
+
+/* Draws a board in the notation of docs/format.md §6 ("a1,d1/c3", '-' for a side without stones)
+ * as 13 lines of 13 characters plus a file-letter line ("  a b c d e f g"), each line prefixed with
+ * its rank digit and a space: 14 lines, '\n'-terminated, into buf. Points are '+', mover stones 'X',
+ * opponent stones 'O'. MA_EINVAL when the text is not a board (unknown point, a point twice);
+ * MA_EINVAL also when buf is smaller than MA_RENDER_BOARD_SIZE. */
+#define MA_RENDER_BOARD_SIZE (14 * 16 + 1)
+int ma_render_board_text(char *buf, size_t size, const char *board, ma_error *err);
+
+/* Escapes s for HTML text and attribute values (& < > " ') into a malloc'd string; NULL -> "". */
+char *ma_render_html_escape(const char *s);
+
+/* Writes data to path atomically (temporary file in the same directory, fsync, rename). Errors:
+ * MA_EIO naming the path. */
+int ma_render_write_atomic(const char *path, const char *data, size_t len, ma_error *err);
+
+#endif
