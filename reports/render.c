@@ -422,7 +422,7 @@ static void svg_board(out *o, const char *board)
         fputs("</p>", f);
         return;
     }
-    fputs("<svg class=\"board\" xmlns=\"http://www.w3.org/2000/svg\" width=\"180\" height=\"180\" viewBox=\"0 0 180 180\">"
+    fputs("<svg class=\"board\" width=\"180\" height=\"180\" viewBox=\"0 0 180 180\">"
           "<rect x=\"0\" y=\"0\" width=\"180\" height=\"180\" fill=\"#f3e2bd\"/>"
           "<g stroke=\"#5b4636\" stroke-width=\"2\" fill=\"none\">"
           "<rect x=\"15\" y=\"15\" width=\"150\" height=\"150\"/><rect x=\"40\" y=\"40\" width=\"100\" height=\"100\"/>"
@@ -451,7 +451,7 @@ static void svg_chart(out *o, const bar *b, size_t n)
     FILE *f = o->f;
     int64_t m = max_bar(b, n);
     int h = 24 + (int)n * 22;
-    fprintf(f, "<svg class=\"chart\" xmlns=\"http://www.w3.org/2000/svg\" width=\"760\" height=\"%d\" "
+    fprintf(f, "<svg class=\"chart\" width=\"760\" height=\"%d\" "
                "viewBox=\"0 0 760 %d\">", h, h);
     for (size_t i = 0; i < n; i++) {
         int y = 12 + (int)i * 22;
