@@ -1,0 +1,314 @@
+"""millaudit diff: two databases compared position by position, across open and Malom formats."""
+import json
+import shutil
+import sqlite3
+import subprocess
+import sys
+
+import pytest
+
+from conftest import FIXTURES, ROOT
+
+MALOM = FIXTURES / "malom"
+STRONG = MALOM / "std-strong"
+STONEDIFF = MALOM / "std-ultra-stonediff"
+EXCERPT = MALOM / "original-excerpt"
+INJECT = ROOT / "scripts" / "inject_fault.py"
+
+
+def need(path):
+    if not path.exists():
+        pytest.skip(f"fixture absent: {path} (expected under conftest.FIXTURES = {FIXTURES})")
+    return path
+
+
+def diff_json(ma, *args, check):
+    proc = ma.run("diff", *args, "--json", check=check)
+    return json.loads(proc.stdout)
+
+
+@pytest.fixture(scope="module")
+def produced(millaudit, tmp_path_factory):
+    """The producer's std 3_3_0_0, 3_4_0_0 and 4_3_0_0 (open format)."""
+    out = tmp_path_factory.mktemp("produced")
+    millaudit.run("solve", "--variant", "std", "--sector", "3_4_0_0", "--with-deps", "--out", out,
+                  "--quiet", check=0)
+    millaudit.run("solve", "--variant", "std", "--sector", "4_3_0_0", "--with-deps", "--out", out,
+                  "--quiet", check=0)
+    return out
+
+
+def dump_values(ma, path):
+    # dump exits 1 when it meets bad encodings; the lines are still there ("bad 0xNNNN").
+    lines = ma.run("dump", path, "--with-entry", check=None).stdout.splitlines()
+    rows = {}
+    for line in lines:
+        if line.startswith("#"):
+            continue
+        entry, board, rest = line.split(" ", 2)
+        rows[board] = rest
+    return rows
+
+
+# ---- the producer against Malom ----
+
+def test_producer_agrees_with_malom_strong(millaudit, produced, tmp_path):
+    need(STRONG)
+    malom = tmp_path / "malom"
+    malom.mkdir()
+    for name in ("std_3_3_0_0.sec", "std_3_4_0_0.sec", "std_4_3_0_0.sec"):
+        shutil.copy(STRONG / name, malom / name)
+    doc = diff_json(millaudit, produced, malom, check=0)
+    assert [s["sector"] for s in doc["sectors"]] == ["std_3_3_0_0", "std_3_4_0_0", "std_4_3_0_0"]
+    for s in doc["sectors"]:
+        assert s["status"] == "equal", s
+        assert s["format_a"] == "open" and s["format_b"] == "malom-sec"
+        assert s["differences"]["outcome"] == 0 and s["differences"]["depth"] == 0
+        # Another format: every position is an encoding difference, none a value difference.
+        assert s["differences"]["encoding"] == s["positions"] > 0
+    # 3_4_0_0 and 4_3_0_0 are twins: one orbit count.
+    pos = {s["sector"]: s["positions"] for s in doc["sectors"]}
+    assert pos["std_3_4_0_0"] == pos["std_4_3_0_0"]
+    assert doc["total"]["values_agree"] is True
+
+
+def test_producer_against_malom_in_reverse_order(millaudit, produced):
+    """B's index scheme is the open one: the Malom side's canonical entries map into it."""
+    need(STRONG)
+    doc = diff_json(millaudit, STRONG / "std_4_3_0_0.sec", produced / "std_4_3_0_0.mdb", check=0)
+    s = doc["sectors"][0]
+    assert s["status"] == "equal" and s["differences"]["outcome"] == 0
+    assert s["differences"]["depth"] == 0
+
+
+@pytest.mark.parametrize("other", [STONEDIFF / "std_3_3_0_0.sec2", EXCERPT / "std_3_3_0_0.sec2"])
+def test_malom_strong_against_ultra_strong(millaudit, other):
+    need(STRONG / "std_3_3_0_0.sec")
+    need(other)
+    doc = diff_json(millaudit, STRONG / "std_3_3_0_0.sec", other, check=0)
+    s = doc["sectors"][0]
+    assert s["draw_class_compared"] is False  # .sec holds no draw class
+    assert s["differences"]["outcome"] == 0 and s["differences"]["depth"] == 0
+    assert s["positions"] > 0
+
+
+def test_two_sec2_frames_compare_values_not_keys(millaudit):
+    """STONE_DIFF and .secval files store other keys for the same values: encoding only."""
+    need(STONEDIFF / "std_3_3_0_0.sec2")
+    need(EXCERPT / "std_3_3_0_0.sec2")
+    proc = millaudit.run("diff", STONEDIFF / "std_3_3_0_0.sec2", EXCERPT / "std_3_3_0_0.sec2",
+                         "--limit", "1", check=0)
+    assert "encoding" in proc.stdout and "values agree" in proc.stdout
+
+
+# ---- planted changes are found exactly ----
+
+def test_changed_depth_and_outcome_found_at_the_position(millaudit, produced, tmp_path):
+    copy = tmp_path / "copy"
+    copy.mkdir()
+    for f in produced.glob("*.mdb"):
+        shutil.copy(f, copy / f.name)
+    subprocess.run([sys.executable, INJECT, copy / "std_3_3_0_0.mdb", "--entry", "1000",
+                    "--depth-delta", "+1"], check=True, capture_output=True)
+    subprocess.run([sys.executable, INJECT, copy / "std_3_4_0_0.mdb", "--entry", "1",
+                    "--outcome", "loss", "--depth", "2"], check=True, capture_output=True)
+    doc = diff_json(millaudit, produced, copy, "--limit", "10", check=1)
+    by = {s["sector"]: s for s in doc["sectors"]}
+    s33 = by["std_3_3_0_0"]
+    assert s33["differences"] == {"outcome": 0, "depth": 1, "draw-class": 0, "encoding": 0}
+    assert [(x["class"], x["entry_a"]) for x in s33["examples"]] == [("depth", 1000)]
+    a, b = s33["examples"][0]["value_a"], s33["examples"][0]["value_b"]
+    assert a.split()[0] == b.split()[0] == "win" and int(b.split()[1]) == int(a.split()[1]) + 2
+    s34 = by["std_3_4_0_0"]
+    if s34["differences"]["outcome"] == 0:
+        pytest.fail(f"entry 1 of 3_4_0_0 changed to a loss but not reported: {s34}")
+    assert s34["differences"]["outcome"] == 1 and s34["differences"]["depth"] == 0
+    assert s34["examples"][0]["entry_a"] == 1 and s34["examples"][0]["value_b"] == "loss 2"
+    assert by["std_4_3_0_0"]["status"] == "identical"
+    # Text form: the board is drawn.
+    text = millaudit.run("diff", produced / "std_3_3_0_0.mdb", copy / "std_3_3_0_0.mdb",
+                         check=1).stdout
+    assert "depth:" in text and "a b c d e f g" in text and "values differ" in text
+
+
+def test_non_canonical_filler_is_encoding_only(millaudit, produced, tmp_path):
+    target = tmp_path / "std_3_3_0_0.mdb"
+    shutil.copy(produced / "std_3_3_0_0.mdb", target)
+    # Entry 0 .. : find a non-canonical entry from dump (entries it does not list).
+    listed = {int(l.split()[0]) for l in millaudit.run("dump", target, "--with-entry", check=0)
+              .stdout.splitlines() if not l.startswith("#")}
+    entry = next(e for e in range(100000) if e not in listed)
+    data = bytearray(target.read_bytes())
+    data[128 + 2 * entry + 1] = 0x80  # 0x8000: a draw word where only filler belongs
+    target.write_bytes(bytes(data))
+    doc = diff_json(millaudit, produced / "std_3_3_0_0.mdb", target, check=0)
+    s = doc["sectors"][0]
+    assert s["differences"] == {"outcome": 0, "depth": 0, "draw-class": 0, "encoding": 1}
+    assert s["examples"][0]["entry_a"] == entry and s["examples"][0]["value_b"] == "0x8000"
+
+
+def sec_find(data, count, pred):
+    return next(i for i in range(count) if pred(data[i]))
+
+
+def test_sec_count_counter_is_encoding_and_val_is_depth(millaudit, tmp_path):
+    src = need(STRONG / "std_3_3_0_0.sec")
+    data = bytearray(src.read_bytes())
+    n = 210140  # hash_count(3, 3): entries before the overflow table
+    # Count counter: bytes 196..255 are counters 59..0; change one counter.
+    i = sec_find(data, n, lambda b: 196 <= b <= 254)
+    counter = bytearray(data)
+    counter[i] += 1
+    (tmp_path / "c").mkdir()
+    (tmp_path / "c" / "std_3_3_0_0.sec").write_bytes(bytes(counter))
+    doc = diff_json(millaudit, src, tmp_path / "c" / "std_3_3_0_0.sec", check=0)
+    s = doc["sectors"][0]
+    assert s["differences"] == {"outcome": 0, "depth": 0, "draw-class": 0, "encoding": 1}
+    assert s["examples"][0]["entry_a"] == i
+    # A win in x plies -> a win in x + 2 plies: depth, at that entry only.
+    j = sec_find(data, n, lambda b: b % 2 == 1 and b < 170)
+    val = bytearray(data)
+    val[j] += 2
+    (tmp_path / "v").mkdir()
+    (tmp_path / "v" / "std_3_3_0_0.sec").write_bytes(bytes(val))
+    doc = diff_json(millaudit, src, tmp_path / "v" / "std_3_3_0_0.sec", check=1)
+    s = doc["sectors"][0]
+    assert s["differences"]["depth"] == 1 and s["differences"]["outcome"] == 0
+    assert s["examples"][0]["entry_a"] == j
+    assert s["examples"][0]["value_b"] == f"win {data[j] + 2}"
+
+
+@pytest.mark.parametrize("bug", ["removal-from-mill", "fly-early", "double-removal",
+                                 "blocked-not-lost", "depth-in-moves"])
+def test_planted_rules_change_exact_positions(millaudit, produced, tmp_path, bug):
+    bugged = tmp_path / bug
+    bugged.mkdir()
+    millaudit.run("solve", "--variant", "std", "--sector", "4_3_0_0", "--with-deps", "--out",
+                  bugged, "--quiet", "--plant-bug", bug, check=0)
+    doc = diff_json(millaudit, produced, bugged, "--limit", "3", check=None)
+    for s in doc["sectors"]:
+        name = s["sector"] + ".mdb"
+        good = dump_values(millaudit, produced / name)
+        bad = dump_values(millaudit, bugged / name)
+        assert good.keys() == bad.keys()  # same canonical positions in one index scheme
+        changed = [b for b in good if good[b] != bad[b]]
+        outcome = [b for b in changed if good[b].split()[0] != bad[b].split()[0]]
+        d = s["differences"]
+        assert d["outcome"] + d["depth"] == len(changed), (bug, s["sector"])
+        assert d["outcome"] == len(outcome), (bug, s["sector"])
+        for x in s["examples"]:
+            if x["class"] in ("outcome", "depth"):
+                assert x["board"] in changed
+    total = sum(s["differences"]["outcome"] + s["differences"]["depth"] for s in doc["sectors"])
+    proc = millaudit.run("diff", produced, bugged, "--quiet")
+    assert proc.returncode == (1 if total else 0)
+    if bug in ("fly-early", "depth-in-moves"):
+        assert total > 0  # these rules matter already in sectors of 3 and 4 stones
+
+
+# ---- audit store ----
+
+def test_run_recorded_in_audit_store(millaudit, produced, tmp_path):
+    copy = tmp_path / "copy"
+    copy.mkdir()
+    shutil.copy(produced / "std_3_3_0_0.mdb", copy)
+    subprocess.run([sys.executable, INJECT, copy / "std_3_3_0_0.mdb", "--entry", "1000",
+                    "--depth-delta", "+1"], check=True, capture_output=True)
+    store = tmp_path / "audit.sqlite"
+    millaudit.run("diff", produced / "std_3_3_0_0.mdb", copy / "std_3_3_0_0.mdb", "--audit",
+                  store, check=1)
+    db = sqlite3.connect(store)
+    kinds = [r[0] for r in db.execute("SELECT kind FROM runs")]
+    assert kinds == ["diff"]
+    names = [r[0] for r in db.execute("SELECT name FROM sqlite_master WHERE type='table'")]
+    table = "discrepancies" if "discrepancies" in names else next(n for n in names if "discrep" in n)
+    rows = db.execute(f"SELECT * FROM {table}").fetchall()
+    assert len(rows) == 1 and any(v == 1000 for v in rows[0])
+
+
+def test_audit_not_writable_exits_4(millaudit, produced, tmp_path):
+    proc = millaudit.run("diff", produced / "std_3_3_0_0.mdb", produced / "std_3_3_0_0.mdb",
+                         "--audit", tmp_path / "no" / "such" / "dir" / "a.sqlite", check=4)
+    assert len(proc.stderr.strip().splitlines()) == 1
+
+
+# ---- only on one side, and unusable input ----
+
+def test_sector_on_one_side_only(millaudit, produced, tmp_path):
+    part = tmp_path / "part"
+    part.mkdir()
+    shutil.copy(produced / "std_3_3_0_0.mdb", part)
+    doc = diff_json(millaudit, produced, part, check=1)
+    status = {s["sector"]: s["status"] for s in doc["sectors"]}
+    assert status == {"std_3_3_0_0": "identical", "std_3_4_0_0": "only-in-A",
+                      "std_4_3_0_0": "only-in-A"}
+    doc = diff_json(millaudit, part, produced, "--sector", "3_3_0_0", check=0)
+    assert [s["status"] for s in doc["sectors"]] == ["identical"]
+
+
+def one_line_error(proc):
+    lines = proc.stderr.strip().splitlines()
+    assert len(lines) == 1, proc.stderr
+    return lines[0]
+
+
+def test_mismatched_variants(millaudit_asan, produced):
+    lask = need(EXCERPT / "lask_1_2_9_8.sec2")
+    proc = millaudit_asan.run("diff", produced / "std_3_3_0_0.mdb", lask, check=3)
+    assert "mismatched variants" in one_line_error(proc)
+
+
+def test_different_sectors(millaudit_asan, produced):
+    proc = millaudit_asan.run("diff", produced / "std_3_3_0_0.mdb", produced / "std_3_4_0_0.mdb",
+                              check=3)
+    msg = one_line_error(proc)
+    assert "different sectors" in msg and "std_3_4_0_0" in msg
+
+
+def test_missing_files(millaudit_asan, produced, tmp_path):
+    proc = millaudit_asan.run("diff", produced, tmp_path / "nothing", check=3)
+    assert "nothing" in one_line_error(proc)
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    proc = millaudit_asan.run("diff", produced, empty, check=3)
+    assert "no sector files" in one_line_error(proc)
+    proc = millaudit_asan.run("diff", produced, produced, "--sector", "5_5_0_0", check=3)
+    assert "5_5_0_0" in one_line_error(proc)
+
+
+@pytest.mark.parametrize("cut", [10, 200, -1])
+def test_malformed_open_file(millaudit_asan, produced, tmp_path, cut):
+    bad = tmp_path / "std_3_3_0_0.mdb"
+    data = (produced / "std_3_3_0_0.mdb").read_bytes()
+    bad.write_bytes(data[:cut])
+    proc = millaudit_asan.run("diff", produced / "std_3_3_0_0.mdb", bad, check=3)
+    assert str(bad) in one_line_error(proc)
+
+
+def test_malformed_malom_files(millaudit_asan, produced, tmp_path):
+    src = need(STRONG / "std_3_3_0_0.sec")
+    bad = tmp_path / "std_3_3_0_0.sec"
+    bad.write_bytes(src.read_bytes()[:5000])
+    proc = millaudit_asan.run("diff", produced / "std_3_3_0_0.mdb", bad, check=3)
+    assert str(bad) in one_line_error(proc)
+    # A .sec2 that is not STONE_DIFF without its .secval beside it is unusable too.
+    lone = tmp_path / "lone"
+    lone.mkdir()
+    shutil.copy(need(EXCERPT / "std_3_3_0_0.sec2"), lone)
+    proc = millaudit_asan.run("diff", produced / "std_3_3_0_0.mdb", lone / "std_3_3_0_0.sec2",
+                              check=3)
+    one_line_error(proc)
+
+
+def test_asan_build_diffs_across_formats(millaudit_asan, produced):
+    need(STRONG)
+    doc = json.loads(millaudit_asan.run("diff", produced / "std_3_3_0_0.mdb",
+                                        STRONG / "std_3_3_0_0.sec", "--json", "--threads", "2",
+                                        check=0).stdout)
+    assert doc["sectors"][0]["differences"]["outcome"] == 0
+
+
+def test_usage_errors(millaudit, produced):
+    millaudit.run("diff", produced, check=2)
+    millaudit.run("diff", produced, produced, "--limit", "x", check=2)
+    millaudit.run("diff", produced, produced, "--sector", "nonsense", check=2)
