@@ -12,6 +12,9 @@
  * "a4xg7") with the value of the resulting position seen by the mover, best first (Malom: the §5.8
  * order of malom-format.md; open format: win < draw < loss order of verification-theory.md).
  * DIR is a Malom directory (*.sec2 / *.sec) or an open-format one (*.mdb), detected by its files.
+ * With --stdin (no POSITION): one POSITION per input line, and one output line each,
+ * "<board> <outcome> <depth>" as `millaudit dump` prints them (depth '-' for a draw), for comparing
+ * databases position by position.
  * Exit: 0 printed; 2 usage; 3 the sector file (or a successor's) is absent or unusable.
  */
 #include <dirent.h>
@@ -206,6 +209,108 @@ static int open_lookup(const db *d, ma_sector s, ma_board b, ma_open_file *f, ma
     return MA_OK;
 }
 
+/* --stdin: stored values of many positions, one line each. */
+static int probe_batch(db *d, int have_variant)
+{
+    ma_variant found = MA_VARIANT_STD;
+    int nvar = 0;
+    d->malom = ma_malom_dir_detect(d->dir);
+    if (detect_variant(d->dir, d->malom, &d->mformat, &found, &nvar)) {
+        fprintf(stderr, "millaudit probe: %s: sector ?: offset 0: cannot open directory\n", d->dir);
+        return MA_EXIT_BAD_INPUT;
+    }
+    if (!have_variant)
+        d->variant = found;
+    ma_error err;
+    ma_error_clear(&err);
+    if (d->malom ? ma_malom_index_create(&d->mix, &err) : ma_open_index_create(&d->oix, &err)) {
+        fprintf(stderr, "millaudit probe: %s\n", err.msg);
+        return MA_EXIT_INTERNAL;
+    }
+    /* One open file per sector seen, kept for the whole run. */
+    enum { MAXF = 64 };
+    ma_malom_file *mf[MAXF];
+    ma_open_file *of[MAXF];
+    ma_sector fsec[MAXF];
+    int have[MAXF], nf = 0, status = MA_EXIT_OK;
+    char line[1024];
+    while (status == MA_EXIT_OK && fgets(line, sizeof line, stdin)) {
+        line[strcspn(line, "\r\n")] = 0;
+        if (!line[0] || line[0] == '#')
+            continue;
+        char *arg = line;
+        ma_board pos;
+        int wf, bf;
+        if (parse_position(&arg, 1, &pos, &wf, &bf)) {
+            status = MA_EXIT_USAGE;
+            break;
+        }
+        ma_sector s = {(uint8_t)__builtin_popcount(pos.mover), (uint8_t)__builtin_popcount(pos.opp),
+                       (uint8_t)wf, (uint8_t)bf};
+        int k = 0;
+        while (k < nf && !ma_sector_equal(fsec[k], s))
+            k++;
+        if (k == nf) {
+            if (nf == MAXF) {
+                fprintf(stderr, "millaudit probe: more than %d sectors in one batch\n", MAXF);
+                status = MA_EXIT_USAGE;
+                break;
+            }
+            have[k] = 0;
+            fsec[k] = s;
+            mf[k] = NULL;
+            of[k] = calloc(1, sizeof *of[k]);
+            nf++;
+        }
+        char board[96], val[64];
+        ma_board_format(pos, board, sizeof board);
+        uint64_t idx;
+        int rc;
+        ma_sector cached = s;
+        if (d->malom) {
+            ma_malom_entry e;
+            ma_malom_frame fr;
+            ma_malom_result res;
+            rc = malom_lookup(d, s, pos, &mf[k], &cached, &have[k], &e, &idx, &fr, &err);
+            if (!rc && (e.kind == MA_MALOM_SYM || ma_malom_interpret(&fr, &e, &res)))
+                snprintf(val, sizeof val, "bad key1=%d,key2=%d", (int)e.key1, (int)e.key2);
+            else if (!rc && res.outcome == MA_MALOM_DRAW)
+                snprintf(val, sizeof val, "draw -");
+            else if (!rc)
+                snprintf(val, sizeof val, "%s %d", res.outcome == MA_MALOM_WIN ? "win" : "loss",
+                         (int)res.depth);
+        } else {
+            ma_value v;
+            rc = of[k] ? open_lookup(d, s, pos, of[k], &cached, &have[k], &v, &idx, &err) : MA_ENOMEM;
+            if (!rc && v.outcome == MA_OUTCOME_DRAW)
+                snprintf(val, sizeof val, "draw -");
+            else if (!rc)
+                snprintf(val, sizeof val, "%s %u", v.outcome == MA_OUTCOME_WIN ? "win" : "loss",
+                         (unsigned)v.depth);
+        }
+        if (rc) {
+            fprintf(stderr, "millaudit probe: %s\n", err.msg);
+            status = ma_exit_code_for(rc);
+            break;
+        }
+        printf("%s %s\n", board, val);
+    }
+    for (int k = 0; k < nf; k++) {
+        if (have[k] && d->malom)
+            ma_malom_file_close(mf[k]);
+        if (have[k] && !d->malom)
+            ma_open_file_close(of[k]);
+        free(of[k]);
+    }
+    if (d->mix)
+        ma_malom_index_free(d->mix);
+    if (d->oix)
+        ma_open_index_free(d->oix);
+    if (fflush(stdout))
+        status = MA_EXIT_IO;
+    return status;
+}
+
 static int cmp_malom_rows(const void *a, const void *b)
 {
     const row *x = a, *y = b;
@@ -229,9 +334,10 @@ int ma_cmd_probe(int argc, char **argv)
 {
     static const struct option opts[] = {{"variant", required_argument, NULL, 'v'},
                                          {"json", no_argument, NULL, 'j'},
+                                         {"stdin", no_argument, NULL, 'S'},
                                          {"help", no_argument, NULL, 'h'},
                                          {NULL, 0, NULL, 0}};
-    int json = 0, c, have_variant = 0;
+    int json = 0, c, have_variant = 0, batch = 0;
     db d;
     memset(&d, 0, sizeof d);
     ma_error err;
@@ -248,6 +354,7 @@ int ma_cmd_probe(int argc, char **argv)
             have_variant = 1;
             break;
         case 'j': json = 1; break;
+        case 'S': batch = 1; break;
         case 'h': usage(stdout); return MA_EXIT_OK;
         default:
             fprintf(stderr, "millaudit probe: unknown or incomplete option '%s'\n", argv[optind - 1]);
@@ -255,11 +362,13 @@ int ma_cmd_probe(int argc, char **argv)
             return MA_EXIT_USAGE;
         }
     }
-    if (argc - optind < 2) {
+    if (argc - optind < 2 && !(batch && argc - optind == 1)) {
         usage(stderr);
         return MA_EXIT_USAGE;
     }
     d.dir = argv[optind];
+    if (batch)
+        return probe_batch(&d, have_variant);
     ma_board pos;
     int wf, bf;
     if (parse_position(argv + optind + 1, argc - optind - 1, &pos, &wf, &bf))
