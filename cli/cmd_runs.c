@@ -92,6 +92,7 @@ static int cmd_export(const char *audit_path, int64_t id, const char *out_path)
     ma_error err;
     ma_error_clear(&err);
     ma_run r;
+    memset(&r, 0, sizeof r);
     char *text = NULL;
     int exit_code = MA_EXIT_OK;
     int rc = load_run(&r, audit_path, id, &err);
