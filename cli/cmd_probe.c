@@ -342,36 +342,61 @@ int ma_cmd_probe(int argc, char **argv)
     memset(&d, 0, sizeof d);
     ma_error err;
     ma_error_clear(&err);
-    optind = 1;
-    opterr = 0;
-    while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
-        switch (c) {
-        case 'v':
-            if (ma_variant_parse(optarg, &d.variant, &err)) {
+    /* Options by hand, not getopt: a board such as "-/b4" (no mover stone) starts with '-'. */
+    char **pos_args = calloc((size_t)argc + 1, sizeof *pos_args);
+    int npos = 0;
+    if (!pos_args)
+        return MA_EXIT_INTERNAL;
+    (void)opts;
+    (void)c;
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i], *val = NULL;
+        if (!strcmp(a, "--variant") && i + 1 < argc)
+            val = argv[++i];
+        else if (!strncmp(a, "--variant=", 10))
+            val = a + 10;
+        if (val) {
+            if (ma_variant_parse(val, &d.variant, &err)) {
                 fprintf(stderr, "millaudit probe: %s\n", err.msg);
+                free(pos_args);
                 return MA_EXIT_USAGE;
             }
             have_variant = 1;
-            break;
-        case 'j': json = 1; break;
-        case 'S': batch = 1; break;
-        case 'h': usage(stdout); return MA_EXIT_OK;
-        default:
-            fprintf(stderr, "millaudit probe: unknown or incomplete option '%s'\n", argv[optind - 1]);
+        } else if (!strcmp(a, "--json")) {
+            json = 1;
+        } else if (!strcmp(a, "--stdin")) {
+            batch = 1;
+        } else if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
+            usage(stdout);
+            free(pos_args);
+            return MA_EXIT_OK;
+        } else if (a[0] == '-' && (a[1] == '-' || a[1] == 0 || a[1] != '/')) {
+            fprintf(stderr, "millaudit probe: unknown or incomplete option '%s'\n", a);
             usage(stderr);
+            free(pos_args);
             return MA_EXIT_USAGE;
+        } else {
+            pos_args[npos++] = argv[i];
         }
     }
-    if (argc - optind < 2 && !(batch && argc - optind == 1)) {
+    if (npos < 2 && !(batch && npos == 1)) {
         usage(stderr);
+        free(pos_args);
         return MA_EXIT_USAGE;
     }
+    argv = pos_args;
+    argc = npos;
+    optind = 0;
     d.dir = argv[optind];
-    if (batch)
+    if (batch) {
+        free(pos_args);
         return probe_batch(&d, have_variant);
+    }
     ma_board pos;
     int wf, bf;
-    if (parse_position(argv + optind + 1, argc - optind - 1, &pos, &wf, &bf))
+    int bad_position = parse_position(argv + optind + 1, argc - optind - 1, &pos, &wf, &bf);
+    free(pos_args);
+    if (bad_position)
         return MA_EXIT_USAGE;
     d.malom = ma_malom_dir_detect(d.dir);
     ma_variant found = MA_VARIANT_STD;

@@ -1,0 +1,131 @@
+"""millaudit probe: stored values of the malom-test-vectors.tsv positions in several symmetric
+forms, best turn agreeing with the stored value, open-format directories, and the
+position-by-position cross-check of the producer against Malom's std-strong files."""
+import csv
+import json
+import re
+
+import pytest
+
+from conftest import SHARED
+
+TSV = SHARED / "docs" / "malom-test-vectors.tsv"
+
+# Two symmetries of the board: mirror left-right (columns a..g) and top-bottom (rows 1..7).
+COLS = "abcdefg"
+
+
+def mirror_lr(points):
+    return [COLS[6 - COLS.index(p[0])] + p[1] for p in points]
+
+
+def mirror_tb(points):
+    return [p[0] + str(8 - int(p[1])) for p in points]
+
+
+def fmt(mover, opp, wf, bf):
+    return f"{','.join(mover) or '-'}/{','.join(opp) or '-'} wf={wf} bf={bf}"
+
+
+def vectors():
+    with open(TSV) as f:
+        rows = list(csv.DictReader(f, delimiter="\t"))
+    return [r for r in rows if r["variant"] == "std" and r["key1"] not in ("", "NA")]
+
+
+def split(points):
+    return [] if points == "-" else points.split(",")
+
+
+def probe(bin_, d, *args, check=0):
+    return json.loads(bin_.run("probe", d, *args, "--json", check=check).stdout)
+
+
+# Sectors whose successors are all in original-excerpt (so the best turn must equal the value).
+FULL = {"3_3_0_0", "2_2_7_7", "1_2_8_7", "1_1_8_8", "0_1_9_8", "0_0_9_9"}
+
+
+@pytest.mark.parametrize("row", [r for r in vectors() if r["sector"] in FULL],
+                         ids=lambda r: f"{r['sector']}:{r['index']}")
+def test_tsv_vector(millaudit, malom_fixtures, row):
+    d = malom_fixtures / "original-excerpt"
+    w, b, wf, bf = row["sector"].split("_")
+    mover, opp = split(row["white_points"]), split(row["black_points"])
+    forms = [fmt(mover, opp, wf, bf), fmt(list(reversed(mover)), opp, wf, bf),
+             fmt(mirror_lr(mover), mirror_lr(opp), wf, bf),
+             fmt(mirror_tb(mover), mirror_tb(opp), wf, bf),
+             fmt(split(row["canon_white_points"]), split(row["canon_black_points"]), wf, bf)]
+    want = f"(key1 {row['key1']}, key2 {row['key2']})"
+    for form in forms:
+        doc = probe(millaudit, d, "--variant", "std", *form.split())
+        assert doc["sector"] == row["sector"]
+        assert doc["entry"] == int(row["index"]), form
+        assert doc["stored"].endswith(want), (form, doc["stored"])
+        outcome = {"W": "win", "L": "loss", "D": "draw"}[row["wdl"]]
+        assert doc["stored"].startswith(outcome)
+        best = doc["turns"][0]
+        assert best["known"]
+        # §6: the stored value is the best turn's value (Count entries: only "draw" is fixed).
+        if row["key1"] != "0":
+            assert best["value"] == doc["stored"].split(" (key1")[0], doc["turns"][:3]
+        else:
+            assert best["value"].startswith("draw")
+
+
+def test_text_output_row25(millaudit, malom_fixtures):
+    p = millaudit.run("probe", malom_fixtures / "std-strong", "a4,a7,a1/b4,b6,b2", check=0)
+    assert "sector std_3_3_0_0" in p.stdout
+    assert "entry 4073: win 3" in p.stdout
+    lines = p.stdout.splitlines()
+    first_turn = lines[3].split()
+    assert first_turn[1:] == ["win", "3"]
+    assert re.fullmatch(r"[a-g][1-7]-[a-g][1-7]", first_turn[0])
+
+
+def test_removal_notation(millaudit, malom_fixtures):
+    # Placement phase with a mill to close: d1 completes a1-d1-g1 and removes a stone.
+    doc = probe(millaudit, malom_fixtures / "original-excerpt", "--variant", "std",
+                "a1,g1/b4,b6", "wf=7", "bf=7")
+    turns = {t["turn"] for t in doc["turns"]}
+    assert {"d1xb4", "d1xb6"} <= turns
+    assert "d1" not in turns
+    assert all(re.fullmatch(r"[a-g][1-7](x[a-g][1-7])?", t) for t in turns)
+
+
+def test_bad_position(millaudit, malom_fixtures):
+    d = malom_fixtures / "std-strong"
+    millaudit.run("probe", d, "a1,a1/b2", check=2)
+    millaudit.run("probe", d, "a1,z9/b2", check=2)
+    millaudit.run("probe", d, "a1/b2", "wf=x", check=2)
+    # A sector whose file is not in DIR: unusable input, named.
+    p = millaudit.run("probe", d, "a1,d1,g1/b2,d2,f2", "wf=1", "bf=1", check=3)
+    assert "std_3_3_1_1.sec" in p.stderr and "sector 3_3_1_1" in p.stderr
+
+
+@pytest.fixture(scope="module")
+def solved(millaudit, tmp_path_factory):
+    out = tmp_path_factory.mktemp("solved")
+    for s in ("3_4_0_0", "4_3_0_0"):
+        millaudit.run("solve", "--variant", "std", "--sector", s, "--with-deps", "--out", out,
+                      "--quiet", check=0)
+    return out
+
+
+def test_probe_open_directory(millaudit, solved):
+    doc = probe(millaudit, solved, "a4,a7,a1/b4,b6,b2")
+    assert doc["format"] == "open"
+    assert doc["stored"] == "win 3"
+    assert doc["turns"][0]["value"] == "win 3"
+
+
+@pytest.mark.parametrize("sector", ["3_3_0_0", "3_4_0_0", "4_3_0_0"])
+def test_producer_agrees_with_malom_position_by_position(millaudit, malom_fixtures, solved, sector):
+    dump = millaudit.run("dump", solved / f"std_{sector}.mdb", check=0).stdout
+    open_lines = [l for l in dump.splitlines() if l and not l.startswith("#")]
+    assert len(open_lines) > 100000
+    boards = "\n".join(l.split()[0] for l in open_lines) + "\n"
+    p = millaudit.run("probe", malom_fixtures / "std-strong", "--stdin", input=boards, check=0)
+    malom_lines = p.stdout.splitlines()
+    assert len(malom_lines) == len(open_lines)
+    diffs = [(a, b) for a, b in zip(open_lines, malom_lines) if a != b]
+    assert diffs == []
