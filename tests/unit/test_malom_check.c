@@ -1,0 +1,296 @@
+/*
+ * Unit tests of verifier/malom_check: the real std-strong sectors verify completely, one changed
+ * entry (depth, outcome, marker op) is found at exactly that entry as a root with its class, a
+ * missing child turns the check into bounds mode without verifying what it cannot, and thread
+ * count does not change the result. Files come from ../shared/fixtures/malom (MA_SOURCE_DIR).
+ */
+#include <dirent.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include "formats/malom_file.h"
+#include "indexer/malom_index.h"
+#include "verifier/malom_check.h"
+
+#define N33 210140u
+
+typedef struct ctx {
+    char fixtures[512];
+    char tmpdir[64];
+    ma_malom_index *ix;
+} ctx;
+
+static int setup(void **state)
+{
+    ctx *c = calloc(1, sizeof *c);
+    const char *src = getenv("MA_SOURCE_DIR");
+    snprintf(c->fixtures, sizeof c->fixtures, "%s/../shared/fixtures/malom/std-strong",
+             src ? src : ".");
+    DIR *d = opendir(c->fixtures);
+    if (d)
+        closedir(d);
+    else
+        c->fixtures[0] = 0;
+    snprintf(c->tmpdir, sizeof c->tmpdir, "/tmp/test_malom_check.XXXXXX");
+    assert_non_null(mkdtemp(c->tmpdir));
+    ma_error err;
+    assert_int_equal(ma_malom_index_create(&c->ix, &err), MA_OK);
+    assert_int_equal(ma_malom_index_prepare(c->ix, 3, &err), MA_OK);
+    assert_int_equal(ma_malom_index_prepare(c->ix, 4, &err), MA_OK);
+    *state = c;
+    return 0;
+}
+
+static int teardown(void **state)
+{
+    ctx *c = *state;
+    char cmd[128];
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", c->tmpdir);
+    if (system(cmd) != 0)
+        fprintf(stderr, "could not remove %s\n", c->tmpdir);
+    ma_malom_index_free(c->ix);
+    free(c);
+    return 0;
+}
+
+#define NEED_FIXTURES(c)                                                    \
+    do {                                                                    \
+        if (!(c)->fixtures[0]) {                                            \
+            fprintf(stderr, "skipped: Malom fixtures absent\n");            \
+            skip();                                                         \
+        }                                                                   \
+    } while (0)
+
+/* Copies a fixture to tmpdir, applying one byte edit when at >= 0. */
+static void copy_fixture(ctx *c, const char *name, long at, unsigned char byte, char *out, size_t len)
+{
+    char src[1024];
+    snprintf(src, sizeof src, "%s/%s", c->fixtures, name);
+    snprintf(out, len, "%s/%s", c->tmpdir, name);
+    FILE *f = fopen(src, "rb");
+    assert_non_null(f);
+    fseek(f, 0, SEEK_END);
+    long n = ftell(f);
+    fseek(f, 0, SEEK_SET);
+    unsigned char *buf = malloc((size_t)n);
+    assert_int_equal(fread(buf, 1, (size_t)n, f), (size_t)n);
+    fclose(f);
+    if (at >= 0)
+        buf[at] = byte;
+    f = fopen(out, "wb");
+    assert_non_null(f);
+    assert_int_equal(fwrite(buf, 1, (size_t)n, f), (size_t)n);
+    fclose(f);
+    free(buf);
+}
+
+static unsigned char fixture_byte(ctx *c, const char *name, long at)
+{
+    char src[1024];
+    snprintf(src, sizeof src, "%s/%s", c->fixtures, name);
+    FILE *f = fopen(src, "rb");
+    assert_non_null(f);
+    fseek(f, at, SEEK_SET);
+    int b = fgetc(f);
+    fclose(f);
+    return (unsigned char)b;
+}
+
+static long find_byte(ctx *c, const char *name, int lo, int hi, int odd)
+{
+    for (long i = 0; i < (long)N33; i++) {
+        int b = fixture_byte(c, name, i);
+        if (b >= lo && b <= hi && (odd < 0 || b % 2 == odd))
+            return i;
+    }
+    fail();
+    return -1;
+}
+
+static void check33(ctx *c, const char *path, int threads, ma_mcheck_result *r)
+{
+    ma_error err;
+    ma_malom_file *f;
+    assert_int_equal(ma_malom_file_open_sec(&f, path, MA_VARIANT_STD, (ma_sector){3, 3, 0, 0}, &err),
+                     MA_OK);
+    ma_mcheck_input in;
+    memset(&in, 0, sizeof in);
+    in.ix = c->ix;
+    in.file = f;
+    in.path = path;
+    in.full_board_draw = 1;
+    in.threads = threads;
+    assert_int_equal(ma_mcheck_sector(r, &in, &err), MA_OK);
+    const ma_mcheck_result *child[MA_TURN_KINDS] = {NULL, NULL, NULL, NULL};
+    assert_int_equal(ma_mcheck_classify(r, &in, child, &err), MA_OK);
+    ma_malom_file_close(f);
+}
+
+static void test_clean_sector_verifies(void **state)
+{
+    ctx *c = *state;
+    NEED_FIXTURES(c);
+    char path[1024];
+    copy_fixture(c, "std_3_3_0_0.sec", -1, 0, path, sizeof path);
+    ma_mcheck_result r1, r2;
+    check33(c, path, 1, &r1);
+    assert_int_equal(r1.entries, N33);
+    assert_int_equal(r1.markers, 40514);
+    assert_int_equal(r1.canonical, N33 - 40514);
+    assert_int_equal(r1.verified, N33);
+    assert_int_equal(r1.discrepancies, 0);
+    assert_int_equal(r1.within_bounds, 0);
+    check33(c, path, 2, &r2);
+    assert_int_equal(r2.verified, r1.verified);
+    ma_mcheck_result_free(&r1);
+    ma_mcheck_result_free(&r2);
+}
+
+static void expect_single_root(ma_mcheck_result *r, uint64_t entry, int cls)
+{
+    assert_true(r->discrepancies >= 1);
+    assert_int_equal(r->roots, 1);
+    int found = 0;
+    for (size_t i = 0; i < r->n_items; i++) {
+        if (r->items[i].root) {
+            assert_int_equal(r->items[i].entry, entry);
+            assert_int_equal(r->items[i].cls, cls);
+            found = 1;
+        }
+    }
+    assert_true(found);
+}
+
+static void test_depth_fault(void **state)
+{
+    ctx *c = *state;
+    NEED_FIXTURES(c);
+    long i = find_byte(c, "std_3_3_0_0.sec", 5, 177, 1);
+    char path[1024];
+    copy_fixture(c, "std_3_3_0_0.sec", i, (unsigned char)(fixture_byte(c, "std_3_3_0_0.sec", i) + 2),
+                 path, sizeof path);
+    ma_mcheck_result r;
+    check33(c, path, 2, &r);
+    expect_single_root(&r, (uint64_t)i, MA_MCHECK_WRONG_DEPTH);
+    assert_int_equal(r.by_class[MA_MCHECK_WRONG_DEPTH] + r.by_class[MA_MCHECK_WRONG_OUTCOME],
+                     r.discrepancies);
+    ma_mcheck_result_free(&r);
+}
+
+static void test_outcome_fault(void **state)
+{
+    ctx *c = *state;
+    NEED_FIXTURES(c);
+    long i = find_byte(c, "std_3_3_0_0.sec", 5, 177, 1);
+    char path[1024];
+    copy_fixture(c, "std_3_3_0_0.sec", i, (unsigned char)(fixture_byte(c, "std_3_3_0_0.sec", i) + 1),
+                 path, sizeof path);
+    ma_mcheck_result r;
+    check33(c, path, 1, &r);
+    expect_single_root(&r, (uint64_t)i, MA_MCHECK_WRONG_OUTCOME);
+    ma_mcheck_result_free(&r);
+}
+
+static void test_marker_fault(void **state)
+{
+    ctx *c = *state;
+    NEED_FIXTURES(c);
+    long i = find_byte(c, "std_3_3_0_0.sec", 180, 194, -1);
+    int op = fixture_byte(c, "std_3_3_0_0.sec", i) - 180;
+    char path[1024];
+    copy_fixture(c, "std_3_3_0_0.sec", i, (unsigned char)(180 + (op + 1) % 15), path, sizeof path);
+    ma_mcheck_result r;
+    check33(c, path, 2, &r);
+    assert_int_equal(r.discrepancies, 1);
+    expect_single_root(&r, (uint64_t)i, MA_MCHECK_SYMMETRY);
+    assert_int_equal(r.items[0].expected_marker, op);
+    ma_mcheck_result_free(&r);
+}
+
+static void test_value_at_marker_index(void **state)
+{
+    ctx *c = *state;
+    NEED_FIXTURES(c);
+    long i = find_byte(c, "std_3_3_0_0.sec", 180, 194, -1);
+    char path[1024];
+    copy_fixture(c, "std_3_3_0_0.sec", i, 3, path, sizeof path); /* a "win 3" where a marker belongs */
+    ma_mcheck_result r;
+    check33(c, path, 1, &r);
+    assert_int_equal(r.discrepancies, 1);
+    expect_single_root(&r, (uint64_t)i, MA_MCHECK_SYMMETRY);
+    ma_mcheck_result_free(&r);
+}
+
+static void test_bounds_when_child_missing(void **state)
+{
+    ctx *c = *state;
+    NEED_FIXTURES(c);
+    char p34[1024], p33[1024];
+    copy_fixture(c, "std_3_4_0_0.sec", -1, 0, p34, sizeof p34);
+    copy_fixture(c, "std_3_3_0_0.sec", -1, 0, p33, sizeof p33);
+    ma_error err;
+    ma_malom_file *f34, *f33;
+    assert_int_equal(ma_malom_file_open_sec(&f34, p34, MA_VARIANT_STD, (ma_sector){3, 4, 0, 0}, &err), MA_OK);
+    assert_int_equal(ma_malom_file_open_sec(&f33, p33, MA_VARIANT_STD, (ma_sector){3, 3, 0, 0}, &err), MA_OK);
+    ma_vrules rules;
+    assert_int_equal(ma_vrules_init(&rules, MA_VARIANT_STD, (ma_sector){3, 4, 0, 0}, &err), MA_OK);
+    ma_mcheck_input in;
+    memset(&in, 0, sizeof in);
+    in.ix = c->ix;
+    in.file = f34;
+    in.full_board_draw = 1;
+    in.threads = 2;
+    /* Only the mill child (3_3_0_0) is given; the move child 4_3_0_0 is absent. */
+    in.child[MA_TURN_MOVE_MILL] = f33;
+    ma_mcheck_result r;
+    assert_int_equal(ma_mcheck_sector(&r, &in, &err), MA_OK);
+    assert_int_equal(r.discrepancies, 0);
+    assert_true(r.within_bounds > 0);
+    assert_int_equal(r.verified + r.within_bounds, r.entries);
+    assert_true(r.missing_kind[MA_TURN_MOVE]);
+    assert_false(r.missing_kind[MA_TURN_MOVE_MILL]);
+    ma_mcheck_result_free(&r);
+    ma_malom_file_close(f34);
+    ma_malom_file_close(f33);
+}
+
+static void test_format_value(void **state)
+{
+    (void)state;
+    ma_malom_frame legacy = {0, 1, -1};
+    char buf[64];
+    ma_mcheck_format_value(&legacy, 1, (ma_malom_value){1, 7}, buf, sizeof buf);
+    assert_string_equal(buf, "win 7");
+    ma_mcheck_format_value(&legacy, 1, (ma_malom_value){-1, 4}, buf, sizeof buf);
+    assert_string_equal(buf, "loss 4");
+    ma_mcheck_format_value(&legacy, 1, (ma_malom_value){0, 9}, buf, sizeof buf);
+    assert_string_equal(buf, "draw A=0");
+    ma_malom_frame dd = {-63, 640, -640};
+    ma_mcheck_format_value(&dd, 0, (ma_malom_value){49, -28}, buf, sizeof buf);
+    assert_string_equal(buf, "draw A=-14 k2=-28");
+    ma_mcheck_format_value(&dd, 0, (ma_malom_value){703, 5}, buf, sizeof buf);
+    assert_string_equal(buf, "win 5");
+    assert_string_equal(ma_mcheck_class_name(MA_MCHECK_WRONG_DRAW_CLASS), "wrong-draw-class");
+    assert_string_equal(ma_mcheck_class_name(MA_MCHECK_CLASSES), "missing-child");
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_format_value),
+        cmocka_unit_test(test_clean_sector_verifies),
+        cmocka_unit_test(test_depth_fault),
+        cmocka_unit_test(test_outcome_fault),
+        cmocka_unit_test(test_marker_fault),
+        cmocka_unit_test(test_value_at_marker_index),
+        cmocka_unit_test(test_bounds_when_child_missing),
+    };
+    return cmocka_run_group_tests(tests, setup, teardown);
+}
