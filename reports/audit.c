@@ -108,10 +108,17 @@ static const char *const migrations[] = {
     "  FOREIGN KEY (run_id, path) REFERENCES manifest_files(run_id, path) ON DELETE CASCADE"
     ");",
     /* v3: reproducibility (docs/reproducibility.md; writers in reports/runs.h): the derived-value
-     * digest of each sector, outcome/depth histograms, and where an imported run came from. */
-    "ALTER TABLE sector_results ADD COLUMN derived_sha256 TEXT;"
-    "ALTER TABLE sector_results ADD COLUMN derived_positions INTEGER;"
-    "CREATE TABLE sector_histograms ("
+     * digest of each sector, outcome/depth histograms, and where an imported run came from. New
+     * tables only (IF NOT EXISTS): no ALTER of a v1 table, so any v2 store migrates. */
+    "CREATE TABLE IF NOT EXISTS sector_digests ("
+    "  run_id INTEGER NOT NULL,"
+    "  sector TEXT NOT NULL,"
+    "  derived_sha256 TEXT NOT NULL,"
+    "  derived_positions INTEGER NOT NULL,"
+    "  PRIMARY KEY (run_id, sector),"
+    "  FOREIGN KEY (run_id, sector) REFERENCES sector_results(run_id, sector) ON DELETE CASCADE"
+    ");"
+    "CREATE TABLE IF NOT EXISTS sector_histograms ("
     "  run_id INTEGER NOT NULL,"
     "  sector TEXT NOT NULL,"
     "  outcome TEXT NOT NULL,"
@@ -120,7 +127,7 @@ static const char *const migrations[] = {
     "  PRIMARY KEY (run_id, sector, outcome, depth),"
     "  FOREIGN KEY (run_id, sector) REFERENCES sector_results(run_id, sector) ON DELETE CASCADE"
     ");"
-    "CREATE TABLE run_imports ("
+    "CREATE TABLE IF NOT EXISTS run_imports ("
     "  run_id INTEGER PRIMARY KEY REFERENCES runs(id) ON DELETE CASCADE,"
     "  source TEXT NOT NULL,"
     "  source_run_id INTEGER NOT NULL,"

@@ -109,9 +109,10 @@ int ma_run_load(ma_audit *a, int64_t id, ma_run *r, ma_error *err)
     sqlite3_finalize(st);
 
     /* sectors */
-    rc = prep(a, &st, "SELECT sector, file, entries, checked, verified, within_bounds, discrepancies, seconds,"
-                      " status, message, derived_sha256, derived_positions FROM sector_results"
-                      " WHERE run_id = ? ORDER BY sector", err);
+    rc = prep(a, &st, "SELECT s.sector, file, entries, checked, verified, within_bounds, discrepancies, seconds,"
+                      " status, message, d.derived_sha256, d.derived_positions FROM sector_results s"
+                      " LEFT JOIN sector_digests d ON d.run_id = s.run_id AND d.sector = s.sector"
+                      " WHERE s.run_id = ? ORDER BY s.sector", err);
     if (rc)
         return rc;
     sqlite3_bind_int64(st, 1, id);
@@ -780,6 +781,10 @@ int ma_run_from_json(ma_run *r, const char *text, size_t len, const char *name, 
         x->derived_sha256 = gs(&c, js, "derived_sha256");
         x->has_derived_positions = !json_is_null(json_object_get(js, "derived_positions"));
         x->derived_positions = gi(js, "derived_positions");
+        if (!x->derived_sha256 != !x->has_derived_positions) {
+            rc = fail(&c, w, "derived_sha256 and derived_positions must both be given or both be null");
+            goto out;
+        }
         for (size_t k = 0; k < i; k++)
             if (x->sector && r->sectors[k].sector && !strcmp(x->sector, r->sectors[k].sector)) {
                 rc = fail(&c, w, "sector listed twice");
@@ -898,12 +903,14 @@ int ma_run_import(ma_audit *a, const ma_run *r, const char *source, int64_t *new
     for (size_t i = 0; !rc && i < r->n_sectors; i++) {
         const ma_run_sector *x = &r->sectors[i];
         rc = exec_bound(a, "INSERT INTO sector_results (run_id, sector, file, entries, checked, verified,"
-                           " within_bounds, discrepancies, seconds, status, message, derived_sha256,"
-                           " derived_positions) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?)",
-                        "import sector", err, x->has_derived_positions ? "ittiiiiidttti" : "ittiiiiidtttn", id,
-                        x->sector, x->file, x->entries, x->checked, x->verified, x->within_bounds,
-                        x->discrepancies, x->seconds, x->status, x->message, x->derived_sha256,
-                        x->derived_positions);
+                           " within_bounds, discrepancies, seconds, status, message)"
+                           " VALUES (?,?,?,?,?,?,?,?,?,?,?)",
+                        "import sector", err, "ittiiiiidtt", id, x->sector, x->file, x->entries, x->checked,
+                        x->verified, x->within_bounds, x->discrepancies, x->seconds, x->status, x->message);
+        if (!rc && x->derived_sha256)
+            rc = exec_bound(a, "INSERT INTO sector_digests (run_id, sector, derived_sha256, derived_positions)"
+                               " VALUES (?,?,?,?)", "import derived digest", err, "itti", id, x->sector,
+                            x->derived_sha256, x->has_derived_positions ? x->derived_positions : (int64_t)0);
         for (size_t k = 0; !rc && k < x->n_classes; k++)
             rc = exec_bound(a, "INSERT INTO sector_class_counts (run_id, sector, class, count) VALUES (?,?,?,?)",
                             "import class count", err, "itti", id, x->sector, x->classes[k].cls,
@@ -1070,12 +1077,10 @@ int ma_audit_sector_digest_set(ma_audit *a, int64_t run_id, const char *sector, 
     int rc = ma_audit_tx_begin(a, err);
     if (rc)
         return rc;
-    rc = exec_bound(a, "UPDATE sector_results SET derived_sha256 = ?, derived_positions = ?"
-                       " WHERE run_id = ? AND sector = ?", "record derived digest", err, "tiit", hex,
-                    (int64_t)positions, run_id, sector);
-    if (!rc && sqlite3_changes(ma_audit_db(a)) != 1)
-        rc = ma_error_set(err, MA_EINVAL, "%s: run %lld: sector %s was not recorded", ma_audit_path(a),
-                          (long long)run_id, sector);
+    /* the foreign key refuses a sector that was not recorded (MA_EINVAL); a second call replaces */
+    rc = exec_bound(a, "INSERT OR REPLACE INTO sector_digests (run_id, sector, derived_sha256, derived_positions)"
+                       " VALUES (?,?,?,?)", "record derived digest (is the sector recorded?)", err, "itti",
+                    run_id, sector, hex, (int64_t)positions);
     if (rc) {
         ma_audit_tx_rollback(a);
         return rc;

@@ -9,7 +9,7 @@
  * where it came from in run_imports.
  *
  * Compare is per sector: same bytes (manifest_files digests, matched by sector, else by path)? same
- * derived values (sector_results.derived_sha256)? present on both sides?
+ * derived values (sector_digests.derived_sha256)? present on both sides?
  *
  * Also the writers of the schema v3 columns the verifier fills: the derived-value digest
  * (checksums/derived_digest.h) and the outcome/depth histogram of a sector already recorded with
@@ -130,8 +130,8 @@ void ma_run_cmp_free(ma_run_cmp *c);
 
 /* ---- writers of schema v3 (for the verifier) ---- */
 
-/* Sets the derived-value digest (64 lowercase hex) and the number of positions it covers for a
- * sector recorded before with ma_audit_sector_record. */
+/* Sets (or replaces) the derived-value digest (64 lowercase hex) and the number of positions it
+ * covers for a sector recorded before with ma_audit_sector_record (table sector_digests). */
 int ma_audit_sector_digest_set(ma_audit *a, int64_t run_id, const char *sector, const char *hex,
                                uint64_t positions, ma_error *err);
 
