@@ -129,3 +129,20 @@ def test_producer_agrees_with_malom_position_by_position(millaudit, malom_fixtur
     assert len(malom_lines) == len(open_lines)
     diffs = [(a, b) for a, b in zip(open_lines, malom_lines) if a != b]
     assert diffs == []
+
+
+def test_wins_by_reduction_are_listed(millaudit, malom_fixtures):
+    # Black has 3 stones: closing a1-d1-g1 (a7 flies to g1) or a1-a4-a7 (d1 flies to a4) wins
+    # at once, one turn per removable stone.
+    doc = probe(millaudit, malom_fixtures / "std-strong", "a1,d1,a7/b2,b4,b6")
+    assert doc["stored"].startswith("win 1")
+    best = [t for t in doc["turns"] if t["value"] == "win 1"]
+    assert {t["turn"] for t in best} == {f"{m}x{r}" for m in ("a7-g1", "d1-a4")
+                                         for r in ("b2", "b4", "b6")}
+    assert doc["turns"][:6] == best
+
+
+def test_stdin_rejects_bad_line(millaudit, malom_fixtures):
+    p = millaudit.run("probe", malom_fixtures / "std-strong", "--stdin",
+                      input="a1,d1,a7/b2,b4,b6\nnot-a-board\n", check=2)
+    assert p.stdout.splitlines() == ["a1,d1,a7/b2,b4,b6 win 1"]
