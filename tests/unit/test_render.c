@@ -180,6 +180,36 @@ static void test_json_is_valid_and_complete(void **state)
     free(out);
 }
 
+static void test_histogram_is_charted_when_recorded(void **state)
+{
+    (void)state;
+    ma_run r;
+    ma_run_sector s;
+    ma_run_discrepancy d;
+    ma_run_class c;
+    hostile_run(&r, &s, &d, &c);
+    ma_run_bin bins[] = {{"win", 1, 400}, {"loss", 2, 100}, {"draw", 0, 7}};
+    s.bins = bins;
+    s.n_bins = 3;
+    char *out = NULL;
+    size_t len;
+    ma_error err;
+    assert_int_equal(ma_render_run(&out, &len, &r, MA_RENDER_TEXT, &err), MA_OK);
+    assert_non_null(strstr(out, "Outcome and depth histogram"));
+    assert_null(strstr(out, "Discrepancy classes"));
+    /* the largest bin gets the full 40-character bar, the others in proportion */
+    const char *win = strstr(out, "  win 1 ");
+    assert_non_null(win);
+    assert_non_null(strstr(win, " 400 ########################################\n"));
+    assert_non_null(strstr(out, " 100 ##########\n"));
+    assert_non_null(strstr(out, "  draw "));
+    free(out);
+    assert_int_equal(ma_render_run(&out, &len, &r, MA_RENDER_HTML, &err), MA_OK);
+    assert_non_null(strstr(out, "<svg class=\"chart\""));
+    assert_non_null(strstr(out, ">loss 2</text>"));
+    free(out);
+}
+
 static void test_format_names(void **state)
 {
     (void)state;
@@ -223,6 +253,7 @@ int main(void)
         cmocka_unit_test(test_html_escapes_hostile_strings),
         cmocka_unit_test(test_text_and_markdown),
         cmocka_unit_test(test_json_is_valid_and_complete),
+        cmocka_unit_test(test_histogram_is_charted_when_recorded),
         cmocka_unit_test(test_format_names),
         cmocka_unit_test(test_atomic_write),
     };
