@@ -784,12 +784,13 @@ finish:
                 if (sl->checked) {
                     fprintf(o,
                             ",\"entries\":%llu,\"markers\":%llu,\"canonical\":%llu,\"verified\":%llu,"
-                            "\"within_bounds\":%llu,\"missing_child\":%llu,\"discrepancies\":%llu,"
+                            "\"within_bounds\":%llu,\"bound_wins\":%llu,\"missing_child\":%llu,\"discrepancies\":%llu,"
                             "\"roots\":%llu,\"propagated\":%llu,\"seconds\":%.3f,\"classes\":{",
                             (unsigned long long)sl->res.entries, (unsigned long long)sl->res.markers,
                             (unsigned long long)sl->res.canonical,
                             (unsigned long long)sl->res.verified,
                             (unsigned long long)sl->res.within_bounds,
+                            (unsigned long long)sl->res.bound_wins,
                             (unsigned long long)sl->res.missing_child,
                             (unsigned long long)sl->res.discrepancies,
                             (unsigned long long)sl->res.roots, (unsigned long long)sl->res.propagated,
@@ -833,10 +834,12 @@ finish:
                     continue;
                 }
                 double rate = sl->res.seconds > 0 ? (double)sl->res.entries / sl->res.seconds : 0;
-                printf("%s (%s): %llu entries, %llu markers, %llu verified, %llu within bounds, "
+                printf("%s (%s): %llu entries, %llu markers, %llu verified (%llu wins by a known "
+                       "successor), %llu within bounds, "
                        "%llu discrepancies (%llu roots, %llu propagated), %.2f s, %.0f entries/s\n",
                        sl->name, fmt, (unsigned long long)sl->res.entries,
                        (unsigned long long)sl->res.markers, (unsigned long long)sl->res.verified,
+                       (unsigned long long)sl->res.bound_wins,
                        (unsigned long long)sl->res.within_bounds,
                        (unsigned long long)sl->res.discrepancies, (unsigned long long)sl->res.roots,
                        (unsigned long long)sl->res.propagated, sl->res.seconds, rate);

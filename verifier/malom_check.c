@@ -245,8 +245,10 @@ static int check_index(struct worker *w, uint64_t idx, ma_vturns *turns)
         it.cls = (uint8_t)mismatch_class(sh, &st, d.best, 0);
         return add_item(w, &it);
     }
-    if (c == 0 && rs.outcome == MA_MALOM_WIN)
+    if (c == 0 && rs.outcome == MA_MALOM_WIN) {
         w->part.verified++;
+        w->part.bound_wins++;
+    }
     else
         w->part.within_bounds++;
     return MA_OK;
@@ -380,6 +382,7 @@ int ma_mcheck_sector(ma_mcheck_result *out, const ma_mcheck_input *in, ma_error 
             out->canonical += p->canonical;
             out->verified += p->verified;
             out->within_bounds += p->within_bounds;
+            out->bound_wins += p->bound_wins;
             out->missing_child += p->missing_child;
             out->broken_child += p->broken_child;
             out->discrepancies += p->discrepancies;

@@ -75,6 +75,8 @@ typedef struct ma_mcheck_result {
     uint64_t markers;       /* indices the marker rule assigns a marker */
     uint64_t canonical;     /* the others */
     uint64_t verified;      /* markers that are right + canonical entries fully re-derived */
+    uint64_t bound_wins;    /* among verified: wins established by a known successor while
+                               other successor sectors were absent (verification-theory.md) */
     uint64_t within_bounds; /* canonical entries consistent with the known successors only */
     uint64_t missing_child; /* canonical entries that needed an absent successor sector */
     uint64_t broken_child;  /* canonical entries whose successor's entry was a marker */

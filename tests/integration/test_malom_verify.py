@@ -103,6 +103,9 @@ def test_original_excerpt_bounds(millaudit, malom_fixtures):
         assert s["verified"] == s["entries"] > 0, s
     for s in partial:
         assert s["verified"] + s["within_bounds"] == s["entries"], s
+        assert s["bound_wins"] <= s["verified"] - s["markers"]
+    for s in full:
+        assert s["bound_wins"] == 0
     names = {s["sector"] for s in full}
     assert {"std_3_3_0_0", "std_3_4_0_0", "std_4_3_0_0", "std_2_2_7_7", "std_0_0_9_9"} <= names
     assert {"lask_0_0_10_10", "mora_0_0_12_12"} <= names
