@@ -270,7 +270,9 @@ static void render_text(out *o, const ma_run *r, int md)
             fputs("| sha256 | size | path | sector |\n|---|---:|---|---|\n", f);
         for (size_t i = 0; i < r->n_files; i++) {
             const ma_run_file *x = &r->files[i];
-            fprintf(f, md ? "| `%s` | %lld | " : "  %s  %12lld  ", x->sha256, (long long)x->size);
+            fputs(md ? "| `" : "  ", f);
+            put(o, x->sha256);
+            fprintf(f, md ? "` | %lld | " : "  %12lld  ", (long long)x->size);
             put(o, x->path);
             fputs(md ? " | " : "  ", f);
             put(o, x->sector);
@@ -297,12 +299,19 @@ static void render_text(out *o, const ma_run *r, int md)
             fprintf(f, " | %lld | %lld | %lld | %lld | %lld | ", (long long)x->entries, (long long)x->checked,
                     (long long)x->verified, (long long)x->within_bounds, (long long)x->discrepancies);
         } else {
-            fputs("  ", f);
-            fprintf(f, "%-22.22s", x->sector);
+            char name[23];
+            snprintf(name, sizeof name, "%s", x->sector);
+            for (char *q = name; *q; q++)
+                if ((unsigned char)*q < 0x20 || *q == 0x7f)
+                    *q = '?';
+            fprintf(f, "  %-22s", name);
             fprintf(f, " %12lld %12lld %12lld %10lld %8lld %8.2f  ", (long long)x->entries, (long long)x->checked,
                     (long long)x->verified, (long long)x->within_bounds, (long long)x->discrepancies, x->seconds);
             char st[15];
             snprintf(st, sizeof st, "%s", x->status ? x->status : "-");
+            for (char *q = st; *q; q++)
+                if ((unsigned char)*q < 0x20 || *q == 0x7f)
+                    *q = '?';
             fprintf(f, "%-14s ", st);
         }
         for (size_t k = 0; k < x->n_classes; k++) {
@@ -315,8 +324,9 @@ static void render_text(out *o, const ma_run *r, int md)
         if (md) {
             fprintf(f, " | %.2f | ", x->seconds);
             put(o, x->status);
-            fprintf(f, " | %s%s%s |\n", x->derived_sha256 ? "`" : "", x->derived_sha256 ? x->derived_sha256 : "-",
-                    x->derived_sha256 ? "`" : "");
+            fputs(x->derived_sha256 ? " | `" : " | ", f);
+            put(o, x->derived_sha256);
+            fputs(x->derived_sha256 ? "` |\n" : " |\n", f);
         } else {
             fputs("\n", f);
             if (x->message) {
@@ -324,9 +334,11 @@ static void render_text(out *o, const ma_run *r, int md)
                 put(o, x->message);
                 fputs("\n", f);
             }
-            if (x->derived_sha256)
-                fprintf(f, "      derived values: %s (%lld positions)\n", x->derived_sha256,
-                        (long long)x->derived_positions);
+            if (x->derived_sha256) {
+                fputs("      derived values: ", f);
+                put(o, x->derived_sha256);
+                fprintf(f, " (%lld positions)\n", (long long)x->derived_positions);
+            }
         }
     }
 
