@@ -261,6 +261,69 @@ static void test_bounds_when_child_missing(void **state)
     ma_malom_file_close(f33);
 }
 
+/* Writes mora_12_12_0_0.sec: markers where §4.6 puts them, every canonical entry = `value`. */
+static void write_full_board(ctx *c, unsigned char value, char *path, size_t len)
+{
+    ma_error err;
+    assert_int_equal(ma_malom_index_prepare(c->ix, 12, &err), MA_OK);
+    uint64_t n = ma_malom_hash_count(12, 12);
+    assert_true(n > 0);
+    unsigned char *buf = calloc(n + 4, 1);
+    assert_non_null(buf);
+    for (uint64_t i = 0; i < n; i++) {
+        int op = ma_malom_index_marker(c->ix, 12, 12, i);
+        buf[i] = op >= 0 ? (unsigned char)(180 + op) : value;
+    }
+    snprintf(path, len, "%s/mora_12_12_0_0.sec", c->tmpdir);
+    FILE *f = fopen(path, "wb");
+    assert_non_null(f);
+    assert_int_equal(fwrite(buf, 1, n + 4, f), n + 4);
+    fclose(f);
+    free(buf);
+}
+
+static void check_full_board(ctx *c, const char *path, int full_board_draw, ma_mcheck_result *r)
+{
+    ma_error err;
+    ma_malom_file *f;
+    assert_int_equal(ma_malom_file_open_sec(&f, path, MA_VARIANT_MORA, (ma_sector){12, 12, 0, 0}, &err),
+                     MA_OK);
+    ma_mcheck_input in;
+    memset(&in, 0, sizeof in);
+    in.ix = c->ix;
+    in.file = f;
+    in.full_board_draw = full_board_draw;
+    in.threads = 2;
+    assert_int_equal(ma_mcheck_sector(r, &in, &err), MA_OK);
+    ma_malom_file_close(f);
+}
+
+/* §6 step 4 is a parameter: on a full 12/12 board the mover has no turn, which is a draw with the
+ * rule and a loss in 0 without it. */
+static void test_full_board_rule(void **state)
+{
+    ctx *c = *state;
+    char path[1024];
+    ma_mcheck_result r;
+    write_full_board(c, 255, path, sizeof path); /* Count: a draw */
+    check_full_board(c, path, 1, &r);
+    assert_int_equal(r.discrepancies, 0);
+    assert_int_equal(r.verified, r.entries);
+    ma_mcheck_result_free(&r);
+    check_full_board(c, path, 0, &r);
+    assert_int_equal(r.discrepancies, r.canonical);
+    assert_int_equal(r.by_class[MA_MCHECK_WRONG_TERMINAL], r.canonical);
+    ma_mcheck_result_free(&r);
+    write_full_board(c, 0, path, sizeof path); /* Val 0: loss in 0 */
+    check_full_board(c, path, 0, &r);
+    assert_int_equal(r.discrepancies, 0);
+    assert_int_equal(r.verified, r.entries);
+    ma_mcheck_result_free(&r);
+    check_full_board(c, path, 1, &r);
+    assert_int_equal(r.by_class[MA_MCHECK_WRONG_TERMINAL], r.canonical);
+    ma_mcheck_result_free(&r);
+}
+
 static void test_format_value(void **state)
 {
     (void)state;
@@ -291,6 +354,7 @@ int main(void)
         cmocka_unit_test(test_marker_fault),
         cmocka_unit_test(test_value_at_marker_index),
         cmocka_unit_test(test_bounds_when_child_missing),
+        cmocka_unit_test(test_full_board_rule),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }
