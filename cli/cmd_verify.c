@@ -16,6 +16,8 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "checksums/derived_digest.h"
+#include "checksums/manifest.h"
 #include "cli/commands.h"
 #include "cli/verify_malom.h"
 #include "common/ma_error.h"
@@ -25,6 +27,7 @@
 #include "indexer/position.h"
 #include "ma_version.h"
 #include "reports/audit.h"
+#include "reports/runs.h"
 #include "verifier/check.h"
 #include "verifier/rules.h"
 
@@ -458,6 +461,108 @@ static ma_check_item *report_rows(const struct slot *sl, size_t max_rows, size_t
     return rows;
 }
 
+/* The value the run established for entry e of a checked sector: the derived value where the
+ * checker disagreed with the file, else the stored one (a matching entry has stored = derived).
+ * Returns 0 for a non-canonical entry (no position), 1 for a value, -1 when none was derived. */
+static int established_value(const struct slot *sl, uint64_t e, size_t *k, ma_value *v)
+{
+    const ma_check_result *res = &sl->res;
+    if (*k < res->n_items && res->items[*k].entry == e) {
+        const ma_check_item *it = &res->items[(*k)++];
+        if (it->derived_outcome == MA_OUTCOME_NONE)
+            return 0;
+        if (!it->derived_known)
+            return -1;
+        v->outcome = (ma_outcome)it->derived_outcome;
+        v->depth = (uint16_t)it->derived_depth;
+        return 1;
+    }
+    uint16_t word = ma_open_file_word(&sl->file, e);
+    if (word == 0)
+        return 0;
+    return ma_open_value_decode(word, v) == 0 ? 1 : -1;
+}
+
+/* Records the sector's derived-value digest (docs/reproducibility.md) and its outcome/depth
+ * histogram per stored entry. Only for sectors whose every entry was re-derived: a digest over
+ * values the checker could not establish would claim more than the run knows. */
+static int record_derived(ma_audit *audit, int64_t run_id, const struct slot *sl, ma_error *err)
+{
+    const ma_check_result *res = &sl->res;
+    if (!sl->checked || !sl->mapped || res->missing_child || res->unverifiable)
+        return MA_OK;
+    enum { DEPTHS = 1 << 14 };
+    uint64_t *wins = calloc(2 * DEPTHS, sizeof *wins), *losses = wins ? wins + DEPTHS : NULL;
+    uint64_t draws = 0;
+    if (!wins)
+        return ma_error_set(err, MA_ENOMEM, "verify: out of memory");
+    ma_derived_digest dd;
+    int rc = ma_derived_digest_init(&dd, err);
+    size_t k = 0;
+    for (uint64_t e = 0; rc == MA_OK && e < res->entries; e++) {
+        ma_value v;
+        int known = established_value(sl, e, &k, &v);
+        if (known == 0)
+            continue;
+        if (known < 0) {
+            rc = ma_derived_digest_add(&dd, MA_DERIVED_UNKNOWN, 0, err);
+            continue;
+        }
+        switch (v.outcome) {
+        case MA_OUTCOME_WIN: wins[v.depth & (DEPTHS - 1)]++; rc = ma_derived_digest_add(&dd, MA_DERIVED_WIN, v.depth, err); break;
+        case MA_OUTCOME_LOSS: losses[v.depth & (DEPTHS - 1)]++; rc = ma_derived_digest_add(&dd, MA_DERIVED_LOSS, v.depth, err); break;
+        default: draws++; rc = ma_derived_digest_add(&dd, MA_DERIVED_DRAW, 0, err); break;
+        }
+    }
+    char hex[MA_DERIVED_DIGEST_HEX_LEN + 1];
+    uint64_t positions = 0;
+    if (rc == MA_OK)
+        rc = ma_derived_digest_final(&dd, hex, &positions, err);
+    else
+        ma_derived_digest_abort(&dd);
+    if (rc == MA_OK)
+        rc = ma_audit_sector_digest_set(audit, run_id, sl->name, hex, positions, err);
+    if (rc == MA_OK) {
+        ma_histogram_bin *bins = malloc((2 * DEPTHS + 1) * sizeof *bins);
+        size_t n = 0;
+        if (!bins) {
+            free(wins);
+            return ma_error_set(err, MA_ENOMEM, "verify: out of memory");
+        }
+        for (uint32_t d = 0; d < DEPTHS; d++) {
+            if (wins[d])
+                bins[n++] = (ma_histogram_bin){"win", d, wins[d]};
+            if (losses[d])
+                bins[n++] = (ma_histogram_bin){"loss", d, losses[d]};
+        }
+        if (draws)
+            bins[n++] = (ma_histogram_bin){"draw", 0, draws};
+        rc = ma_audit_sector_histogram_set(audit, run_id, sl->name, bins, n, err);
+        free(bins);
+    }
+    free(wins);
+    return rc;
+}
+
+/* Records the manifest of the bytes this run read: every sector file it mapped, checked or used
+ * as a child, so a report always names exactly what was verified. */
+static int record_manifest(struct run *r, ma_audit *audit, int64_t run_id, ma_error *err)
+{
+    const char **rel = calloc(r->n_slots ? r->n_slots : 1, sizeof *rel);
+    if (!rel)
+        return ma_error_set(err, MA_ENOMEM, "verify: out of memory");
+    size_t n = 0;
+    for (size_t i = 0; i < r->n_slots; i++)
+        if (r->slots[i].mapped) {
+            const char *slash = strrchr(r->slots[i].path, '/');
+            rel[n++] = slash ? slash + 1 : r->slots[i].path;
+        }
+    ma_sha256_options opt = {0};
+    int rc = n ? ma_manifest_record(audit, run_id, r->dir, rel, n, &opt, err) : MA_OK;
+    free(rel);
+    return rc;
+}
+
 static int record_audit(struct run *r, ma_audit *audit, int64_t run_id, struct slot **order,
                         size_t n_order, size_t max_rows, ma_error *err)
 {
@@ -487,6 +592,8 @@ static int record_audit(struct run *r, ma_audit *audit, int64_t run_id, struct s
         sr.status = sl->status ? sl->status : "unusable";
         sr.message = sl->message[0] ? sl->message : NULL;
         int rc = ma_audit_sector_record(audit, run_id, &sr, err);
+        if (rc == MA_OK)
+            rc = record_derived(audit, run_id, sl, err);
         if (rc)
             return rc;
         size_t nrows;
@@ -522,7 +629,7 @@ static int record_audit(struct run *r, ma_audit *audit, int64_t run_id, struct s
         if (rc)
             return rc;
     }
-    return MA_OK;
+    return record_manifest(r, audit, run_id, err);
 }
 
 static void print_text(struct run *r, struct slot **order, size_t n_order, double seconds)
