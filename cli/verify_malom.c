@@ -19,6 +19,7 @@
 #include "common/progress.h"
 #include "formats/malom_file.h"
 #include "formats/malom_secval.h"
+#include "checksums/manifest.h"
 #include "indexer/malom_index.h"
 #include "indexer/position.h"
 #include "ma_version.h"
@@ -371,6 +372,31 @@ static void format_derived(const struct mslot *sl, const ma_mcheck_item *it, cha
     snprintf(buf, len, "%s%s (%d,%d)", pre, v, (int)it->derived.key1, (int)it->derived.key2);
 }
 
+/* Records the manifest of the bytes this run read: every sector file it opened (checked or used
+ * as a child) and the .secval files that gave the sector values. */
+static int record_manifest(struct mrun *r, ma_audit *audit, int64_t run_id, ma_error *err)
+{
+    const char **rel = calloc(r->n_slots + 4, sizeof *rel);
+    char secval[4][16];
+    if (!rel)
+        return ma_error_set(err, MA_ENOMEM, "verify: out of memory");
+    size_t n = 0;
+    for (size_t i = 0; i < r->n_slots; i++)
+        if (r->slots[i].opened) {
+            const char *slash = strrchr(r->slots[i].path, '/');
+            rel[n++] = slash ? slash + 1 : r->slots[i].path;
+        }
+    for (int v = 1; v <= 3; v++)
+        if (r->secval[v]) {
+            snprintf(secval[v], sizeof secval[v], "%s.secval", ma_variant_name((ma_variant)v));
+            rel[n++] = secval[v];
+        }
+    ma_sha256_options opt = {0};
+    int rc = n ? ma_manifest_record(audit, run_id, r->dir, rel, n, &opt, err) : MA_OK;
+    free(rel);
+    return rc;
+}
+
 static int record_audit(struct mrun *r, ma_audit *audit, int64_t run_id, struct mslot **order,
                         size_t n, size_t max_rows, ma_error *err)
 {
@@ -434,7 +460,7 @@ static int record_audit(struct mrun *r, ma_audit *audit, int64_t run_id, struct 
         if (rc)
             return rc;
     }
-    return MA_OK;
+    return record_manifest(r, audit, run_id, err);
 }
 
 static void print_rows(struct mrun *r, const struct mslot *sl, FILE *o, size_t max, int json)
