@@ -53,7 +53,9 @@ static int check_out_dir(const char *dir, ma_error *err)
     struct stat st;
     if (!dir || !*dir)
         return ma_error_set(err, MA_EINVAL, "no output directory given");
-    if (stat(dir, &st) != 0)
+    /* A missing leaf directory is created (users expect --out NEW to work); a missing parent is
+     * not, so a typo in a path does not silently build a tree somewhere unexpected. */
+    if (stat(dir, &st) != 0 && (errno != ENOENT || mkdir(dir, 0777) != 0 || stat(dir, &st) != 0))
         return ma_error_set(err, MA_EIO, "%s: output directory not usable: %s", dir, strerror(errno));
     if (!S_ISDIR(st.st_mode))
         return ma_error_set(err, MA_EIO, "%s: output directory is not a directory", dir);

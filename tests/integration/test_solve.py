@@ -177,11 +177,17 @@ def test_bad_arguments(millaudit, tmp_path, args, code, needle):
     assert list(tmp_path.iterdir()) == []
 
 
+def test_missing_output_directory_is_created(millaudit, tmp_path):
+    new = tmp_path / "new"
+    millaudit.run("solve", "--variant", "std", "--stones", 3, "--out", new, "--quiet", check=0)
+    assert (new / "std_0_0_3_3.mdb").is_file()
+
+
 def test_output_directory_unusable(millaudit, tmp_path):
-    missing = tmp_path / "nope"
+    missing = tmp_path / "nope" / "deeper"
     proc = millaudit.run("solve", "--variant", "std", "--stones", 3, "--out", missing, check=4)
     assert "nope" in proc.stderr
-    assert not missing.exists()
+    assert not (tmp_path / "nope").exists()
     afile = tmp_path / "file"
     afile.write_text("x")
     millaudit.run("solve", "--variant", "std", "--stones", 3, "--out", afile, check=4)
