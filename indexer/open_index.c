@@ -267,6 +267,47 @@ uint64_t ma_open_index_rank(const ma_open_index *ix, ma_board board, int *op_out
     return rep_rank(ix, w, wmin) * ix->binom[MA_POINTS - w][b] + g;
 }
 
+void ma_open_index_mover_info(const ma_open_index *ix, ma_open_mover_info *out, uint32_t mover)
+{
+    uint32_t w0 = mover & MA_FULL_MASK;
+    uint32_t wimg[MA_SYM_OPS];
+    for (int k = 0; k < 8; k++) {
+        wimg[k] = perm_d4(ix, k, w0);
+        wimg[k + 8] = ring_swap(wimg[k]);
+    }
+    uint32_t wmin = wimg[0];
+    for (int k = 1; k < MA_SYM_OPS; k++)
+        wmin = wimg[k] < wmin ? wimg[k] : wmin;
+    out->mover = w0;
+    out->rep = wmin;
+    out->w = popcount24(wmin);
+    out->n_ops = 0;
+    for (int k = 0; k < MA_SYM_OPS; k++)
+        if (wimg[k] == wmin)
+            out->ops[out->n_ops++] = (uint8_t)k;
+    out->rep_rank = rep_rank(ix, out->w, wmin);
+    int q = 0;
+    for (int p = 0; p < MA_POINTS; p++) {
+        out->below[p] = (uint8_t)q;
+        q += !(wmin >> p & 1u);
+    }
+}
+
+uint64_t ma_open_index_rank_opp(const ma_open_index *ix, const ma_open_mover_info *mi, uint32_t opp)
+{
+    uint32_t b0 = opp & MA_FULL_MASK;
+    uint32_t bmin = perm_fast(ix, mi->ops[0], b0);
+    for (int i = 1; i < mi->n_ops; i++) {
+        uint32_t bk = perm_fast(ix, mi->ops[i], b0);
+        bmin = bk < bmin ? bk : bmin;
+    }
+    int b = popcount24(bmin);
+    uint64_t g = 0;
+    for (int i = 1; bmin; i++, bmin &= bmin - 1)
+        g += ix->binom[mi->below[__builtin_ctz(bmin)]][i];
+    return mi->rep_rank * ix->binom[MA_POINTS - mi->w][b] + g;
+}
+
 /* Spreads the low bits of c onto the set bits of free_pts, lowest first (the inverse of the
  * compression of §4.3). */
 static inline uint32_t expand(uint32_t c, uint32_t free_pts)

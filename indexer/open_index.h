@@ -53,6 +53,26 @@ uint64_t ma_open_binomial(int n, int k);
  * canon(board) = π_k(board) (the smallest such k). Requires prepare(popcount(mover)). */
 uint64_t ma_open_index_rank(const ma_open_index *ix, ma_board board, int *op_out);
 
+/* The mover part of ranking, shared by every board with the same mover mask (most successors of
+ * one entry: without a removal their mover mask is the entry's opponent mask). ops lists every op
+ * that maps the mover mask to its representative, smallest first (several when the representative
+ * has a non-trivial stabiliser); below[p] = number of points free of the representative below p. */
+typedef struct {
+    uint32_t mover;     /* the mover mask this was computed for */
+    uint32_t rep;       /* canonical mover image (a representative) */
+    int w;              /* popcount(mover) */
+    int n_ops;
+    uint64_t rep_rank;  /* rank of rep among the representatives of w stones */
+    uint8_t ops[MA_SYM_OPS];
+    uint8_t below[MA_POINTS];
+} ma_open_mover_info;
+
+/* Fills *out for mover mask `mover`. Requires prepare(popcount(mover)). */
+void ma_open_index_mover_info(const ma_open_index *ix, ma_open_mover_info *out, uint32_t mover);
+
+/* ma_open_index_rank({mi->mover, opp}, NULL) using the precomputed mover part: the same entry. */
+uint64_t ma_open_index_rank_opp(const ma_open_index *ix, const ma_open_mover_info *mi, uint32_t opp);
+
 /* Entry -> the board it decodes to (mover mask is a representative; may be non-canonical).
  * entry must be < entry_count(w, b). */
 ma_board ma_open_index_unrank(const ma_open_index *ix, int w, int b, uint64_t entry);

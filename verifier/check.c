@@ -10,6 +10,7 @@
 #include "common/progress.h"
 
 #define CHUNK 4096
+#define MOVER_CACHE 64
 /* Successor files up to this total are copied into huge-page backed memory before the pass: the
  * lookups are random, and with 4 KiB pages nearly every one misses the TLB. */
 #define RESIDENT_BUDGET ((uint64_t)1 << 30)
@@ -123,6 +124,10 @@ struct worker {
     int stab_valid;
     int n_stab;
     uint8_t stab[MA_SYM_OPS];
+    /* Mover parts of successor ranks, direct-mapped by the successor's mover mask: without a
+     * removal every successor of an entry has the entry's opponent mask as its mover mask, and
+     * with one it is that mask less one stone, so a handful of mover parts serve ~30 successors. */
+    ma_open_mover_info mover_cache[MOVER_CACHE];
 };
 
 static int is_canonical(struct worker *w, ma_board b)
@@ -131,15 +136,23 @@ static int is_canonical(struct worker *w, ma_board b)
         ma_board m = {b.mover, 0};
         w->n_stab = 0;
         for (int k = 0; k < MA_SYM_OPS; k++)
-            if (k != MA_SYM_IDENTITY && ma_open_sym_apply(k, m).mover == b.mover)
+            if (k != MA_SYM_IDENTITY && ma_open_index_apply(w->job->in->ix, k, m).mover == b.mover)
                 w->stab[w->n_stab++] = (uint8_t)k;
         w->stab_mover = b.mover;
         w->stab_valid = 1;
     }
     for (int i = 0; i < w->n_stab; i++)
-        if (ma_open_sym_apply(w->stab[i], b).opp < b.opp)
+        if (ma_open_index_apply(w->job->in->ix, w->stab[i], b).opp < b.opp)
             return 0;
     return 1;
+}
+
+static const ma_open_mover_info *mover_part(struct worker *w, uint32_t mover)
+{
+    ma_open_mover_info *mi = &w->mover_cache[(mover * 0x9E3779B1u) >> 26];
+    if (mi->mover != mover || mi->n_ops == 0)
+        ma_open_index_mover_info(w->job->in->ix, mi, mover);
+    return mi;
 }
 
 static int push_item(struct worker *w, const ma_check_item *it)
@@ -202,7 +215,7 @@ static void prepare(struct worker *w, struct pending *p, uint64_t e)
             p->succ_entry[i] = UINT64_MAX;
             continue;
         }
-        uint64_t se = ma_open_index_rank(j->in->ix, t->succ[i], NULL);
+        uint64_t se = ma_open_index_rank_opp(j->in->ix, mover_part(w, t->succ[i].mover), t->succ[i].opp);
         p->succ_entry[i] = se;
         if (se < f->header.entry_count)
             __builtin_prefetch(f->body + 2 * se);

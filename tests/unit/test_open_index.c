@@ -350,6 +350,50 @@ static void test_rank_speed_report(void **state)
     free(boards);
 }
 
+static void check_rank_opp(ma_board board, int *multi_op)
+{
+    ma_open_mover_info mi;
+    ma_open_index_mover_info(ix, &mi, board.mover);
+    assert_int_equal(mi.w, __builtin_popcount(board.mover));
+    assert_true(mi.n_ops >= 1);
+    for (int i = 0; i < mi.n_ops; i++)
+        assert_int_equal(ma_open_index_apply(ix, mi.ops[i], board).mover, mi.rep);
+    if (mi.n_ops > 1)
+        (*multi_op)++;
+    assert_int_equal(ma_open_index_rank_opp(ix, &mi, board.opp), ma_open_index_rank(ix, board, NULL));
+}
+
+/* The shared mover part must give the same entry as the whole-board rank, on every (W, B), also
+ * for mover masks fixed by some op (several ops reach the representative; the opponent decides). */
+static void test_rank_opp_equals_rank(void **state)
+{
+    (void)state;
+    int multi_op = 0;
+    for (int w = 0; w <= 12; w++)
+        for (int b = 0; b <= 12 && w + b <= 24; b++)
+            for (int i = 0; i < 300; i++)
+                check_rank_opp(random_board(w, b), &multi_op);
+    /* Symmetric mover masks: m | π_k(m) is fixed by the involution k. */
+    static const int involutions[] = {2, 4, 5, 6, 7, 8, 10, 12, 13, 14, 15};
+    for (int i = 0; i < 20000; i++) {
+        int k = involutions[rnd() % (sizeof involutions / sizeof *involutions)];
+        ma_board half = random_board((int)(rnd() % 7), 0);
+        uint32_t m = half.mover | ma_open_index_apply(ix, k, half).mover;
+        if (__builtin_popcount(m) > 12)
+            continue;
+        int room = 24 - __builtin_popcount(m);
+        int b = (int)(rnd() % (unsigned)((room < 12 ? room : 12) + 1));
+        ma_board board = {m, 0};
+        while (__builtin_popcount(board.opp) < b) {
+            uint32_t bit = 1u << (rnd() % 24);
+            if (!(m & bit))
+                board.opp |= bit;
+        }
+        check_rank_opp(board, &multi_op);
+    }
+    assert_true(multi_op > 1000);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -367,6 +411,7 @@ int main(void)
         cmocka_unit_test(test_orbit_sizes),
         cmocka_unit_test(test_binomial),
         cmocka_unit_test(test_rank_speed_report),
+        cmocka_unit_test(test_rank_opp_equals_rank),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }
