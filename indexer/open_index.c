@@ -46,6 +46,9 @@ struct ma_open_index {
     uint32_t *samples[MAX_W + 1];   /* samples[g] = reps[GROUP * g] */
     uint32_t rep_count[MAX_W + 1];
     uint32_t *bucket[MAX_W + 1];    /* BUCKETS + 1 start offsets into reps[w] */
+    /* movers[w][colex rank of a mask of w stones] = rep_rank << 16 | bit set of the ops that map
+     * the mask to its representative; NULL until prepare_movers(w). */
+    uint64_t *movers[MAX_W + 1];
 };
 
 static inline uint32_t perm_slow(int op, uint32_t m)
@@ -112,6 +115,7 @@ void ma_open_index_free(ma_open_index *ix)
         free(ix->reps[w]);
         free(ix->samples[w]);
         free(ix->bucket[w]);
+        free(ix->movers[w]);
     }
     free(ix);
 }
@@ -267,30 +271,76 @@ uint64_t ma_open_index_rank(const ma_open_index *ix, ma_board board, int *op_out
     return rep_rank(ix, w, wmin) * ix->binom[MA_POINTS - w][b] + g;
 }
 
-void ma_open_index_mover_info(const ma_open_index *ix, ma_open_mover_info *out, uint32_t mover)
+/* Colex rank of a mask among the masks of the same popcount on 24 points. */
+static inline uint64_t mask_colex(const ma_open_index *ix, uint32_t m)
 {
-    uint32_t w0 = mover & MA_FULL_MASK;
+    uint64_t g = 0;
+    for (int i = 1; m; i++, m &= m - 1)
+        g += ix->binom[__builtin_ctz(m)][i];
+    return g;
+}
+
+/* The representative of mover mask m and the bit set of ops reaching it. */
+static inline uint32_t mover_rep(const ma_open_index *ix, uint32_t m, uint32_t *ops)
+{
     uint32_t wimg[MA_SYM_OPS];
     for (int k = 0; k < 8; k++) {
-        wimg[k] = perm_d4(ix, k, w0);
+        wimg[k] = perm_d4(ix, k, m);
         wimg[k + 8] = ring_swap(wimg[k]);
     }
     uint32_t wmin = wimg[0];
     for (int k = 1; k < MA_SYM_OPS; k++)
         wmin = wimg[k] < wmin ? wimg[k] : wmin;
-    out->mover = w0;
-    out->rep = wmin;
-    out->w = popcount24(wmin);
-    out->n_ops = 0;
+    uint32_t set = 0;
     for (int k = 0; k < MA_SYM_OPS; k++)
-        if (wimg[k] == wmin)
-            out->ops[out->n_ops++] = (uint8_t)k;
-    out->rep_rank = rep_rank(ix, out->w, wmin);
-    int q = 0;
-    for (int p = 0; p < MA_POINTS; p++) {
-        out->below[p] = (uint8_t)q;
-        q += !(wmin >> p & 1u);
+        set |= (uint32_t)(wimg[k] == wmin) << k;
+    *ops = set;
+    return wmin;
+}
+
+int ma_open_index_prepare_movers(ma_open_index *ix, int w, ma_error *err)
+{
+    if (w < 0 || w > MAX_W || !ix->reps[w])
+        return ma_error_set(err, MA_EINVAL, "open index: mover table for W=%d needs prepare first", w);
+    if (ix->movers[w])
+        return MA_OK;
+    uint64_t total = ix->binom[MA_POINTS][w];
+    uint64_t *tab = malloc((size_t)total * sizeof *tab);
+    if (!tab)
+        return ma_error_set(err, MA_ENOMEM, "open index: out of memory for the W=%d mover table", w);
+    /* Gosper's order is colex order, so the i-th mask enumerated has colex rank i. */
+    uint32_t m = (w == 0) ? 0 : (1u << w) - 1;
+    for (uint64_t i = 0; i < total; i++) {
+        uint32_t ops;
+        uint32_t rep = mover_rep(ix, m, &ops);
+        tab[i] = rep_rank(ix, w, rep) << 16 | ops;
+        if (i + 1 < total)
+            m = next_same_popcount(m);
     }
+    ix->movers[w] = tab;
+    return MA_OK;
+}
+
+void ma_open_index_mover_info(const ma_open_index *ix, ma_open_mover_info *out, uint32_t mover)
+{
+    uint32_t w0 = mover & MA_FULL_MASK;
+    int w = popcount24(w0);
+    uint32_t ops;
+    if (ix->movers[w]) {
+        uint64_t t = ix->movers[w][mask_colex(ix, w0)];
+        ops = (uint32_t)(t & 0xFFFFu);
+        out->rep_rank = t >> 16;
+        out->rep = perm_fast(ix, __builtin_ctz(ops), w0);
+    } else {
+        out->rep = mover_rep(ix, w0, &ops);
+        out->rep_rank = rep_rank(ix, w, out->rep);
+    }
+    out->mover = w0;
+    out->w = w;
+    out->n_ops = 0;
+    for (; ops; ops &= ops - 1)
+        out->ops[out->n_ops++] = (uint8_t)__builtin_ctz(ops);
+    out->free_pts = ~out->rep & MA_FULL_MASK;
 }
 
 uint64_t ma_open_index_rank_opp(const ma_open_index *ix, const ma_open_mover_info *mi, uint32_t opp)
@@ -304,7 +354,7 @@ uint64_t ma_open_index_rank_opp(const ma_open_index *ix, const ma_open_mover_inf
     int b = popcount24(bmin);
     uint64_t g = 0;
     for (int i = 1; bmin; i++, bmin &= bmin - 1)
-        g += ix->binom[mi->below[__builtin_ctz(bmin)]][i];
+        g += ix->binom[__builtin_popcount(mi->free_pts & ((1u << __builtin_ctz(bmin)) - 1))][i];
     return mi->rep_rank * ix->binom[MA_POINTS - mi->w][b] + g;
 }
 

@@ -56,16 +56,21 @@ uint64_t ma_open_index_rank(const ma_open_index *ix, ma_board board, int *op_out
 /* The mover part of ranking, shared by every board with the same mover mask (most successors of
  * one entry: without a removal their mover mask is the entry's opponent mask). ops lists every op
  * that maps the mover mask to its representative, smallest first (several when the representative
- * has a non-trivial stabiliser); below[p] = number of points free of the representative below p. */
+ * has a non-trivial stabiliser). */
 typedef struct {
     uint32_t mover;     /* the mover mask this was computed for */
     uint32_t rep;       /* canonical mover image (a representative) */
     int w;              /* popcount(mover) */
     int n_ops;
     uint64_t rep_rank;  /* rank of rep among the representatives of w stones */
+    uint32_t free_pts;  /* points not in rep */
     uint8_t ops[MA_SYM_OPS];
-    uint8_t below[MA_POINTS];
 } ma_open_mover_info;
+
+/* Tabulates the mover part of every mask of W stones (C(24, W) words, e.g. 340 KiB for W = 5) so
+ * that ma_open_index_mover_info becomes a lookup; optional (without it the part is computed).
+ * Requires prepare(w); single-threaded like prepare. */
+int ma_open_index_prepare_movers(ma_open_index *ix, int w, ma_error *err);
 
 /* Fills *out for mover mask `mover`. Requires prepare(popcount(mover)). */
 void ma_open_index_mover_info(const ma_open_index *ix, ma_open_mover_info *out, uint32_t mover);

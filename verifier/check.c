@@ -76,7 +76,8 @@ int ma_check_prepare_index(ma_open_index *ix, ma_variant v, ma_sector s, ma_erro
     if ((rc = ma_open_index_prepare(ix, s.w, err)))
         return rc;
     for (int k = 0; k < MA_TURN_KINDS; k++)
-        if (r.succ_exists[k] && (rc = ma_open_index_prepare(ix, r.succ[k].w, err)))
+        if (r.succ_exists[k] && ((rc = ma_open_index_prepare(ix, r.succ[k].w, err)) ||
+                                 (rc = ma_open_index_prepare_movers(ix, r.succ[k].w, err))))
             return rc;
     return MA_OK;
 }
@@ -89,6 +90,7 @@ struct job {
     ma_open_file resident[MA_TURN_KINDS]; /* huge-page copies of the successor bodies */
     void *resident_mem[MA_TURN_KINDS];
     uint64_t entries;
+    uint64_t per_rep;  /* entries per representative: C(24 - W, B) */
     _Atomic uint64_t next_chunk;
     _Atomic uint64_t done;
     ma_progress prog;  /* updated by worker 0 only, finished after the join */
@@ -128,6 +130,12 @@ struct worker {
      * removal every successor of an entry has the entry's opponent mask as its mover mask, and
      * with one it is that mask less one stone, so a handful of mover parts serve ~30 successors. */
     ma_open_mover_info mover_cache[MOVER_CACHE];
+    /* The last board prepared: consecutive entries of one representative are the next opponent
+     * placement in colex order, cheaper to step to than to unrank. */
+    uint64_t seq_entry;
+    uint64_t seq_g;      /* seq_entry % per_rep */
+    ma_board seq_pos;
+    int seq_valid;
 };
 
 static int is_canonical(struct worker *w, ma_board b)
@@ -145,6 +153,34 @@ static int is_canonical(struct worker *w, ma_board b)
         if (ma_open_index_apply(w->job->in->ix, w->stab[i], b).opp < b.opp)
             return 0;
     return 1;
+}
+
+/* The next subset of free_pts of the same size in colex order; x must not be the last one. The
+ * addition carries through the lowest run of x (non-free points are set so the carry skips them)
+ * onto the next free point; the run's other stones return to the lowest free points. */
+static inline uint32_t next_subset(uint32_t x, uint32_t free_pts)
+{
+    uint32_t sum = ((x | ~free_pts) + (x & -x)) & free_pts;
+    int lost = __builtin_popcount(x) - __builtin_popcount(sum);
+    uint32_t fill = 0;
+    for (; lost > 0; lost--, free_pts &= free_pts - 1)
+        fill |= free_pts & -free_pts;
+    return sum | fill;
+}
+
+static ma_board entry_board(struct worker *w, uint64_t e)
+{
+    const ma_vrules *r = &w->job->rules;
+    if (w->seq_valid && e == w->seq_entry + 1 && w->seq_g + 1 < w->job->per_rep) {
+        w->seq_pos.opp = next_subset(w->seq_pos.opp, ~w->seq_pos.mover & MA_FULL_MASK);
+        w->seq_g++;
+    } else {
+        w->seq_pos = ma_open_index_unrank(w->job->in->ix, r->sector.w, r->sector.b, e);
+        w->seq_g = e % w->job->per_rep;
+        w->seq_valid = 1;
+    }
+    w->seq_entry = e;
+    return w->seq_pos;
 }
 
 static const ma_open_mover_info *mover_part(struct worker *w, uint32_t mover)
@@ -176,7 +212,7 @@ static void prepare(struct worker *w, struct pending *p, uint64_t e)
     const struct job *j = w->job;
     const ma_vrules *r = &j->rules;
     p->entry = e;
-    p->pos = ma_open_index_unrank(j->in->ix, r->sector.w, r->sector.b, e);
+    p->pos = entry_board(w, e);
     p->word = ma_open_file_word(j->in->file, e);
     p->missing = 0;
     if (!is_canonical(w, p->pos)) {
@@ -395,6 +431,7 @@ int ma_check_sector(ma_check_result *out, const ma_check_input *in, ma_error *er
     }
     j->in = in;
     j->entries = h->entry_count;
+    j->per_rep = ma_open_binomial(MA_POINTS - h->sector.w, h->sector.b);
     for (int k = 0; k < MA_TURN_KINDS; k++) {
         if (!j->rules.succ_exists[k])
             continue;

@@ -394,6 +394,44 @@ static void test_rank_opp_equals_rank(void **state)
     assert_true(multi_op > 1000);
 }
 
+/* With the mover table the mover part is looked up instead of computed: it must be the same. */
+static void test_mover_table_equals_computed_mover_part(void **state)
+{
+    (void)state;
+    ma_open_index *tx;
+    ma_error err;
+    assert_int_equal(ma_open_index_create(&tx, &err), MA_OK);
+    assert_int_not_equal(ma_open_index_prepare_movers(tx, 5, &err), MA_OK); /* before prepare */
+    for (int w = 0; w <= 7; w++) {
+        assert_int_equal(ma_open_index_prepare(tx, w, &err), MA_OK);
+        assert_int_equal(ma_open_index_prepare_movers(tx, w, &err), MA_OK);
+    }
+    int symmetric = 0;
+    for (int i = 0; i < 50000; i++) {
+        ma_board board = random_board((int)(rnd() % 8), 0);
+        if (i & 1) /* half of them fixed by an involution */
+            board.mover |= ma_open_index_apply(tx, 8, board).mover;
+        if (__builtin_popcount(board.mover) > 7)
+            continue;
+        while (__builtin_popcount(board.opp) < (int)(rnd() % 8)) {
+            uint32_t bit = 1u << (rnd() % 24);
+            if (!(board.mover & bit))
+                board.opp |= bit;
+        }
+        ma_open_mover_info a, b;
+        ma_open_index_mover_info(tx, &a, board.mover);
+        ma_open_index_mover_info(ix, &b, board.mover);
+        assert_int_equal(a.rep, b.rep);
+        assert_int_equal(a.rep_rank, b.rep_rank);
+        assert_int_equal(a.n_ops, b.n_ops);
+        assert_memory_equal(a.ops, b.ops, (size_t)a.n_ops);
+        symmetric += a.n_ops > 1;
+        assert_int_equal(ma_open_index_rank_opp(tx, &a, board.opp), ma_open_index_rank(ix, board, NULL));
+    }
+    assert_true(symmetric > 1000);
+    ma_open_index_free(tx);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -412,6 +450,7 @@ int main(void)
         cmocka_unit_test(test_binomial),
         cmocka_unit_test(test_rank_speed_report),
         cmocka_unit_test(test_rank_opp_equals_rank),
+        cmocka_unit_test(test_mover_table_equals_computed_mover_part),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }
