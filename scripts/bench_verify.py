@@ -1,6 +1,6 @@
 """`scripts/bench verify`: throughput of the independent checker.
 
-  scripts/bench verify [--variant std] [--sector 5_5_0_0] [--data DIR] [--threads 1,2]
+  scripts/bench verify [--variant std] [--sector 5_5_0_0] [--data DIR] [--threads 1,2] [--binary B]
 
 Builds the release binary (build-bench/), makes sure DIR holds the sector and everything it
 depends on (solving them with `millaudit solve --with-deps` when absent; DIR defaults to
@@ -8,6 +8,7 @@ depends on (solving them with `millaudit solve --with-deps` when absent; DIR def
 sector once per thread count and prints entries/s from the sector's own timing (the check pass,
 without process start-up), the wall time, and the CPU seconds the run used: on a shared machine
 entries per CPU second is the figure that does not depend on the neighbours' load.
+--binary times a given millaudit instead of building one (e.g. an older build, for before/after).
 """
 import json
 import os
@@ -23,7 +24,7 @@ def _cpu_children():
 
 
 def cmd_verify(args, build, root):
-    binary = build(root, os.path.join(root, "build-bench"))
+    binary = args.binary or build(root, os.path.join(root, "build-bench"))
     data = args.data or f"/tmp/ma_bench_verify_{args.variant}_{args.sector}"
     os.makedirs(data, exist_ok=True)
     target = os.path.join(data, f"{args.variant}_{args.sector}.mdb")
@@ -31,7 +32,7 @@ def cmd_verify(args, build, root):
         print(f"solving {args.variant} {args.sector} with dependencies into {data} ...", flush=True)
         subprocess.run([binary, "solve", "--variant", args.variant, "--sector", args.sector,
                         "--with-deps", "--out", data, "--quiet"], check=True, stdout=subprocess.DEVNULL)
-    print(f"job: verify {args.variant}_{args.sector} (children in {data})")
+    print(f"job: verify {args.variant}_{args.sector} (children in {data}) with {binary}")
     for threads in [int(t) for t in args.threads.split(",")]:
         cpu0, t0 = _cpu_children(), time.monotonic()
         proc = subprocess.run([binary, "verify", data, "--sector", args.sector, "--threads", str(threads),
@@ -53,4 +54,5 @@ def register(sub, build, root):
     v.add_argument("--sector", default="5_5_0_0")
     v.add_argument("--data", metavar="DIR", help="directory with the sector and its children")
     v.add_argument("--threads", default="1,2", help="comma-separated thread counts (default 1,2)")
+    v.add_argument("--binary", metavar="PATH", help="millaudit to time instead of building build-bench/")
     v.set_defaults(run=lambda a: cmd_verify(a, build, root))

@@ -136,6 +136,9 @@ struct worker {
     uint64_t seq_g;      /* seq_entry % per_rep */
     ma_board seq_pos;
     int seq_valid;
+    /* Workers sit side by side in one array and write their counters and seq_* fields for every
+     * entry: keep the written fields of neighbours at least two cache lines apart. */
+    char pad[128];
 };
 
 static int is_canonical(struct worker *w, ma_board b)

@@ -22,7 +22,7 @@ import pytest
 from test_verify import verify_json
 
 CLEAN_ROOT = "4_4_1_0"  # the clean set: this sector with everything it depends on
-# name -> sector solved with the bug (children from the clean set) and verified.
+# name -> the smallest sector where the bug changes values: solved with its deps, then verified.
 BUGS = {
     "fly-early": "4_3_0_0",
     "blocked-not-lost": "4_4_0_0",
