@@ -11,6 +11,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "cli/cli_util.h"
 #include "cli/commands.h"
 #include "common/ma_error.h"
 #include "indexer/malom_index.h"
@@ -445,13 +446,8 @@ int ma_cmd_diff(int argc, char **argv)
             exit_code = MA_EXIT_IO;
             goto done;
         }
-        char host[256] = "unknown", cmdline[8192] = "millaudit", root[PATH_MAX + 8];
-        gethostname(host, sizeof host);
-        host[sizeof host - 1] = 0;
-        for (int i = 0; i < argc; i++) {
-            size_t l = strlen(cmdline);
-            snprintf(cmdline + l, sizeof cmdline - l, " %s", argv[i]);
-        }
+        char host[256], cmdline[8192], root[PATH_MAX + 8];
+        ma_cli_run_identity(host, sizeof host, cmdline, sizeof cmdline, argc, argv);
         char real_a[PATH_MAX];
         if (!realpath(path_a, real_a))
             snprintf(real_a, sizeof real_a, "%s", path_a);

@@ -14,6 +14,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "cli/audit_store.h"
 #include "cli/commands.h"
 #include "common/ma_error.h"
 #include "reports/audit.h"
@@ -28,36 +29,6 @@ static void usage(FILE *out)
             "discrepancies with their boards, histograms. Default: the latest run, text, stdout.\n"
             "  --out FILE   write FILE atomically instead of stdout (HTML is one self-contained file)\n"
             "exit: 0 rendered, 2 usage, 3 store or run unusable, 4 output not writable\n");
-}
-
-/* Opens an existing store for reading; a store of an older schema is migrated once (ma_audit_open
- * identifies the file before writing, so a foreign or corrupt file stays untouched either way). */
-static int open_existing(ma_audit **a, const char *path, ma_error *err)
-{
-    struct stat st;
-    if (stat(path, &st) != 0)
-        return ma_error_set(err, MA_EMISSING, "%s: audit store does not exist: %s", path, strerror(errno));
-    int rc = ma_audit_open_readonly(a, path, err);
-    if (rc == MA_EFORMAT && access(path, W_OK) == 0) {
-        ma_error again;
-        ma_error_clear(&again);
-        if (ma_audit_open(a, path, &again) == MA_OK)
-            return MA_OK;
-        *err = again;
-        return again.code;
-    }
-    return rc;
-}
-
-static int parse_run_id(const char *s, int64_t *id)
-{
-    char *end;
-    errno = 0;
-    long long v = strtoll(s, &end, 10);
-    if (errno || end == s || *end || v < 1)
-        return -1;
-    *id = v;
-    return 0;
 }
 
 int ma_cmd_report(int argc, char **argv)
@@ -76,7 +47,7 @@ int ma_cmd_report(int argc, char **argv)
         case 'o': out_path = optarg; break;
         case 'f': format = optarg; break;
         case 'r':
-            if (parse_run_id(optarg, &run_id)) {
+            if (ma_cli_parse_run_id(optarg, &run_id)) {
                 fprintf(stderr, "millaudit report: --run %s: not a run id (a positive integer)\n", optarg);
                 return MA_EXIT_USAGE;
             }
@@ -104,7 +75,7 @@ int ma_cmd_report(int argc, char **argv)
     memset(&run, 0, sizeof run);
     char *text = NULL;
     size_t len = 0;
-    int rc = open_existing(&a, audit_path, &err);
+    int rc = ma_cli_audit_open_existing(&a, audit_path, &err);
     if (!rc && !run_id)
         rc = ma_runs_latest(a, &run_id, &err);
     if (!rc)

@@ -16,6 +16,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "cli/audit_store.h"
 #include "cli/commands.h"
 #include "common/ma_error.h"
 #include "reports/audit.h"
@@ -39,40 +40,11 @@ static void usage(FILE *out)
             "      4 output not writable\n");
 }
 
-static int open_existing(ma_audit **a, const char *path, ma_error *err)
-{
-    struct stat st;
-    if (stat(path, &st) != 0)
-        return ma_error_set(err, MA_EMISSING, "%s: audit store does not exist: %s", path, strerror(errno));
-    int rc = ma_audit_open_readonly(a, path, err);
-    if (rc == MA_EFORMAT && access(path, W_OK) == 0) {
-        /* an older schema: ma_audit_open migrates it (and refuses foreign files untouched) */
-        ma_error again;
-        ma_error_clear(&again);
-        if (ma_audit_open(a, path, &again) == MA_OK)
-            return MA_OK;
-        *err = again;
-        return again.code;
-    }
-    return rc;
-}
-
-static int parse_run_id(const char *s, int64_t *id)
-{
-    char *end;
-    errno = 0;
-    long long v = strtoll(s, &end, 10);
-    if (errno || end == s || *end || v < 1)
-        return -1;
-    *id = v;
-    return 0;
-}
-
 /* Loads run id (0 = latest) of the store at path. */
 static int load_run(ma_run *r, const char *path, int64_t id, ma_error *err)
 {
     ma_audit *a = NULL;
-    int rc = open_existing(&a, path, err);
+    int rc = ma_cli_audit_open_existing(&a, path, err);
     if (!rc && !id)
         rc = ma_runs_latest(a, &id, err);
     if (!rc)
@@ -195,10 +167,10 @@ static int parse_side(const char *arg, const char *audit_path, char *buf, size_t
     const char *colon = strrchr(arg, ':');
     if (!colon) {
         *store = audit_path;
-        return audit_path && !parse_run_id(arg, id) ? 0 : -1;
+        return audit_path && !ma_cli_parse_run_id(arg, id) ? 0 : -1;
     }
     size_t n = (size_t)(colon - arg);
-    if (n == 0 || n >= size || parse_run_id(colon + 1, id))
+    if (n == 0 || n >= size || ma_cli_parse_run_id(colon + 1, id))
         return -1;
     memcpy(buf, arg, n);
     buf[n] = 0;
@@ -305,7 +277,7 @@ int ma_cmd_runs(int argc, char **argv)
         case 'a': audit_path = optarg; break;
         case 'o': out_path = optarg; break;
         case 'r':
-            if (parse_run_id(optarg, &run_id)) {
+            if (ma_cli_parse_run_id(optarg, &run_id)) {
                 fprintf(stderr, "millaudit runs: --run %s: not a run id (a positive integer)\n", optarg);
                 return MA_EXIT_USAGE;
             }

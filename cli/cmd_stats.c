@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cli/cli_util.h"
 #include "cli/commands.h"
 #include "common/ma_error.h"
 #include "common/progress.h"
@@ -194,21 +195,6 @@ static int cmp_stats(const void *a, const void *b)
     return 0;
 }
 
-static void json_string(const char *s)
-{
-    putchar('"');
-    for (; *s; s++) {
-        unsigned char ch = (unsigned char)*s;
-        if (ch == '"' || ch == '\\')
-            printf("\\%c", ch);
-        else if (ch < 0x20)
-            printf("\\u%04x", ch);
-        else
-            putchar(ch);
-    }
-    putchar('"');
-}
-
 static void json_int_or_null(int v)
 {
     if (v < 0)
@@ -264,13 +250,13 @@ static void print_json(const char *dir, const sector_stats *ss, size_t n, const 
                        const bin *tbins, size_t ntbins)
 {
     printf("{\"directory\": ");
-    json_string(dir);
+    ma_cli_json_string(stdout, dir);
     printf(",\n \"sectors\": [");
     for (size_t i = 0; i < n; i++) {
         char sec[16];
         ma_sector_format(ss[i].sector, sec, sizeof sec);
         printf("%s\n  {\"file\": ", i ? "," : "");
-        json_string(ss[i].name);
+        ma_cli_json_string(stdout, ss[i].name);
         printf(", \"variant\": \"%s\", \"sector\": \"%s\", ", ma_variant_name(ss[i].variant), sec);
         json_tally(&ss[i].t, ss[i].bins, ss[i].nbins);
         printf("}");

@@ -16,6 +16,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "cli/cli_util.h"
 #include "checksums/derived_digest.h"
 #include "checksums/manifest.h"
 #include "cli/commands.h"
@@ -431,21 +432,6 @@ static int cmp_rows(const void *a, const void *b)
     return x->entry < y->entry ? -1 : x->entry > y->entry;
 }
 
-static void json_string(FILE *out, const char *s)
-{
-    fputc('"', out);
-    for (; s && *s; s++) {
-        unsigned char c = (unsigned char)*s;
-        if (c == '"' || c == '\\')
-            fprintf(out, "\\%c", c);
-        else if (c < 0x20)
-            fprintf(out, "\\u%04x", c);
-        else
-            fputc(c, out);
-    }
-    fputc('"', out);
-}
-
 /* The rows to report for a slot: roots first, then by entry, at most max_rows. Caller frees. */
 static ma_check_item *report_rows(const struct slot *sl, size_t max_rows, size_t *n)
 {
@@ -709,22 +695,22 @@ static void print_json(struct run *r, struct slot **order, size_t n_order, doubl
 {
     uint64_t t[8] = {0};
     printf("{\"variant\": ");
-    json_string(stdout, ma_variant_name(r->variant));
+    ma_cli_json_string(stdout, ma_variant_name(r->variant));
     printf(", \"directory\": ");
-    json_string(stdout, r->dir);
+    ma_cli_json_string(stdout, r->dir);
     printf(", \"sectors\": [");
     for (size_t i = 0; i < n_order; i++) {
         struct slot *sl = order[i];
         const ma_check_result *c = &sl->res;
         printf("%s\n  {\"sector\": ", i ? "," : "");
-        json_string(stdout, sl->name);
+        ma_cli_json_string(stdout, sl->name);
         printf(", \"file\": ");
-        json_string(stdout, sl->path);
+        ma_cli_json_string(stdout, sl->path);
         printf(", \"status\": ");
-        json_string(stdout, sl->status ? sl->status : "unusable");
+        ma_cli_json_string(stdout, sl->status ? sl->status : "unusable");
         if (sl->message[0]) {
             printf(", \"message\": ");
-            json_string(stdout, sl->message);
+            ma_cli_json_string(stdout, sl->message);
         }
         if (sl->checked) {
             printf(", \"entries\": %llu, \"checked\": %llu, \"canonical\": %llu, \"verified\": %llu, "
@@ -774,7 +760,7 @@ static void print_json(struct run *r, struct slot **order, size_t n_order, doubl
     for (size_t i = 0; i < r->n_errors; i++) {
         if (i)
             printf(", ");
-        json_string(stdout, r->errors[i]);
+        ma_cli_json_string(stdout, r->errors[i]);
     }
     printf("], \"exit\": %d}\n", exit_code);
 }
@@ -870,13 +856,8 @@ int ma_cmd_verify(int argc, char **argv)
             exit_code = MA_EXIT_IO;
             goto done;
         }
-        char host[256] = "unknown", cmdline[8192] = "millaudit", root[PATH_MAX];
-        gethostname(host, sizeof host);
-        host[sizeof host - 1] = 0;
-        for (int i = 0; i < argc; i++) {
-            size_t l = strlen(cmdline);
-            snprintf(cmdline + l, sizeof cmdline - l, " %s", argv[i]);
-        }
+        char host[256], cmdline[8192], root[PATH_MAX];
+        ma_cli_run_identity(host, sizeof host, cmdline, sizeof cmdline, argc, argv);
         if (!realpath(r.dir, root))
             snprintf(root, sizeof root, "%s", r.dir);
         ma_run_info info = {"verify", MA_VERSION, MA_GIT_REVISION, host, cmdline, root,

@@ -4,6 +4,7 @@
  * "losses", "win_depths", "loss_depths", "longest_win", "longest_loss", "bad_encodings") plus the
  * Malom figures "markers", "max_depth", "depths" (-1 = draw, as in .analyze) and "akey1".
  */
+#include "cli/cli_util.h"
 #include "cli/stats_malom.h"
 
 #include <dirent.h>
@@ -156,21 +157,6 @@ static int tally_file(mtally *t, const ma_malom_file *f, const ma_malom_index *i
             t->longest_loss = d;
     }
     return MA_OK;
-}
-
-static void json_str(const char *s)
-{
-    putchar('"');
-    for (; *s; s++) {
-        unsigned char c = (unsigned char)*s;
-        if (c == '"' || c == '\\')
-            printf("\\%c", c);
-        else if (c < 0x20)
-            printf("\\u%04x", c);
-        else
-            putchar(c);
-    }
-    putchar('"');
 }
 
 static void json_int_or_null(int v)
@@ -397,7 +383,7 @@ int ma_stats_malom(int argc, char **argv)
     }
     if (json) {
         printf("{\"directory\": ");
-        json_str(dir);
+        ma_cli_json_string(stdout, dir);
         printf(",\n \"sectors\": [");
         int first = 1;
         for (size_t i = 0; i < n; i++) {
@@ -406,7 +392,7 @@ int ma_stats_malom(int argc, char **argv)
             char sec[16];
             ma_sector_format(ss[i].sector, sec, sizeof sec);
             printf("%s\n  {\"file\": ", first ? "" : ",");
-            json_str(ss[i].name);
+            ma_cli_json_string(stdout, ss[i].name);
             printf(", \"format\": \"%s\", \"variant\": \"%s\", \"sector\": \"%s\", ",
                    ss[i].legacy ? "malom-sec" : "malom-sec2", ma_variant_name(ss[i].variant), sec);
             json_tally(&ss[i].t, ss[i].legacy);

@@ -5,6 +5,7 @@
  * Exit: 0 every entry fully verified (or, with --allow-bounds, nothing contradicts); 1 discrepancies;
  * 3 input unusable or entries only within bounds; 2 usage; 4 audit not writable; 5 internal.
  */
+#include "cli/cli_util.h"
 #include "cli/verify_malom.h"
 
 #include <dirent.h>
@@ -325,21 +326,6 @@ static int scan(struct mrun *r, char **wanted, int n_wanted)
     return rc;
 }
 
-static void json_str(FILE *o, const char *s)
-{
-    fputc('"', o);
-    for (; *s; s++) {
-        unsigned char c = (unsigned char)*s;
-        if (c == '"' || c == '\\')
-            fprintf(o, "\\%c", c);
-        else if (c < 0x20)
-            fprintf(o, "\\u%04x", c);
-        else
-            fputc(c, o);
-    }
-    fputc('"', o);
-}
-
 static void format_stored(const struct mslot *sl, const ma_mcheck_item *it, char *buf, size_t len)
 {
     if (it->stored.kind == MA_MALOM_SYM) {
@@ -477,11 +463,11 @@ static void print_rows(struct mrun *r, const struct mslot *sl, FILE *o, size_t m
             fprintf(o, "%s{\"entry\":%llu,\"offset\":%llu,\"board\":", k ? "," : "",
                     (unsigned long long)it->entry,
                     (unsigned long long)ma_malom_file_entry_offset(sl->file, it->entry));
-            json_str(o, board);
+            ma_cli_json_string(o, board);
             fprintf(o, ",\"stored\":");
-            json_str(o, st);
+            ma_cli_json_string(o, st);
             fprintf(o, ",\"derived\":");
-            json_str(o, de);
+            ma_cli_json_string(o, de);
             fprintf(o, ",\"class\":\"%s\",\"root\":%s}", ma_mcheck_class_name(it->cls),
                     it->root ? "true" : "false");
         } else {
@@ -595,13 +581,8 @@ int ma_verify_malom(int argc, char **argv)
             exit_code = MA_EXIT_IO;
             goto done;
         }
-        char host[256] = "unknown", cmdline[8192] = "millaudit", root[PATH_MAX];
-        gethostname(host, sizeof host);
-        host[sizeof host - 1] = 0;
-        for (int i = 0; i < argc; i++) {
-            size_t l = strlen(cmdline);
-            snprintf(cmdline + l, sizeof cmdline - l, " %s", argv[i]);
-        }
+        char host[256], cmdline[8192], root[PATH_MAX];
+        ma_cli_run_identity(host, sizeof host, cmdline, sizeof cmdline, argc, argv);
         if (!realpath(r.dir, root))
             snprintf(root, sizeof root, "%s", r.dir);
         ma_run_info info = {"verify", MA_VERSION, MA_GIT_REVISION, host, cmdline, root,
@@ -799,13 +780,13 @@ finish:
             FILE *o = stdout;
             fprintf(o, "{\"format\":\"%s\",\"variant\":\"%s\",\"directory\":", fmt,
                     r.variants == 1 ? ma_variant_name(r.variant) : "mixed");
-            json_str(o, r.dir);
+            ma_cli_json_string(o, r.dir);
             fprintf(o, ",\"full_board_draw\":%s,\"allow_bounds\":%s,\"sectors\":[",
                     full_board_draw ? "true" : "false", allow_bounds ? "true" : "false");
             for (size_t k = 0; k < n_order; k++) {
                 struct mslot *sl = order[k];
                 fprintf(o, "%s{\"sector\":\"%s\",\"file\":", k ? "," : "", sl->name);
-                json_str(o, sl->path);
+                ma_cli_json_string(o, sl->path);
                 fprintf(o, ",\"status\":\"%s\"", sl->status ? sl->status : "unusable");
                 if (sl->checked) {
                     fprintf(o,
@@ -834,7 +815,7 @@ finish:
                 }
                 if (sl->message[0]) {
                     fprintf(o, ",\"message\":");
-                    json_str(o, sl->message);
+                    ma_cli_json_string(o, sl->message);
                 }
                 fprintf(o, "}");
             }
@@ -849,7 +830,7 @@ finish:
             for (size_t i = 0; i < r.n_errors; i++) {
                 if (i)
                     fputc(',', o);
-                json_str(o, r.errors[i]);
+                ma_cli_json_string(o, r.errors[i]);
             }
             fprintf(o, "],\"exit\":%d}\n", exit_code);
         } else {
