@@ -618,6 +618,16 @@ static int record_audit(struct run *r, ma_audit *audit, int64_t run_id, struct s
     return record_manifest(r, audit, run_id, err);
 }
 
+/* Text and JSON name a discrepancy row by the same board and values, so both read it here. */
+static void describe_row(const struct run *r, const struct slot *sl, const ma_check_item *it,
+                         char board[96], char stored[48], char derived[48])
+{
+    ma_board b = ma_open_index_unrank(r->ix, sl->sector.w, sl->sector.b, it->entry);
+    ma_board_format(b, board, 96);
+    format_stored(it->stored, stored, 48);
+    format_derived(it, derived, 48);
+}
+
 static void print_text(struct run *r, struct slot **order, size_t n_order, double seconds)
 {
     uint64_t t_entries = 0, t_checked = 0, t_verified = 0, t_disc = 0, t_roots = 0, t_prop = 0,
@@ -663,10 +673,7 @@ static void print_text(struct run *r, struct slot **order, size_t n_order, doubl
             ma_check_item *rows = report_rows(sl, TEXT_ROWS, &nrows);
             for (size_t k = 0; k < nrows; k++) {
                 char board[96], stored[48], derived[48];
-                ma_board b = ma_open_index_unrank(r->ix, sl->sector.w, sl->sector.b, rows[k].entry);
-                ma_board_format(b, board, sizeof board);
-                format_stored(rows[k].stored, stored, sizeof stored);
-                format_derived(&rows[k], derived, sizeof derived);
+                describe_row(r, sl, &rows[k], board, stored, derived);
                 printf("  discrepancy %s entry %llu board %s stored %s derived %s class %s %s\n",
                        sl->name, (unsigned long long)rows[k].entry, board, stored, derived,
                        ma_check_class_name(rows[k].cls), rows[k].root ? "root" : "propagated");
@@ -729,10 +736,7 @@ static void print_json(struct run *r, struct slot **order, size_t n_order, doubl
             ma_check_item *rows = report_rows(sl, max_rows, &nrows);
             for (size_t k = 0; k < nrows; k++) {
                 char board[96], stored[48], derived[48];
-                ma_board b = ma_open_index_unrank(r->ix, sl->sector.w, sl->sector.b, rows[k].entry);
-                ma_board_format(b, board, sizeof board);
-                format_stored(rows[k].stored, stored, sizeof stored);
-                format_derived(&rows[k], derived, sizeof derived);
+                describe_row(r, sl, &rows[k], board, stored, derived);
                 printf("%s{\"entry\": %llu, \"board\": \"%s\", \"stored\": \"%s\", \"derived\": \"%s\", "
                        "\"class\": \"%s\", \"root\": %s}",
                        k ? ", " : "", (unsigned long long)rows[k].entry, board, stored, derived,

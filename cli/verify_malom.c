@@ -36,6 +36,11 @@ static int has_suffix(const char *s, const char *suf)
     return a >= b && strcmp(s + a - b, suf) == 0;
 }
 
+static int malom_named(const char *name)
+{
+    return has_suffix(name, ".sec2") || has_suffix(name, ".sec");
+}
+
 int ma_malom_dir_detect(const char *dir)
 {
     DIR *d = opendir(dir);
@@ -44,7 +49,7 @@ int ma_malom_dir_detect(const char *dir)
     int malom = 0, open = 0;
     struct dirent *de;
     while ((de = readdir(d))) {
-        if (has_suffix(de->d_name, ".sec2") || has_suffix(de->d_name, ".sec"))
+        if (malom_named(de->d_name))
             malom = 1;
         if (has_suffix(de->d_name, ".mdb"))
             open = 1;
@@ -237,7 +242,7 @@ static int scan(struct mrun *r, char **wanted, int n_wanted)
         ma_sector s;
         ma_malom_format f;
         ma_error e;
-        if (!has_suffix(de->d_name, ".sec2") && !has_suffix(de->d_name, ".sec"))
+        if (!malom_named(de->d_name))
             continue;
         if (ma_malom_file_name_parse(de->d_name, &v, &s, &f, &e) == MA_OK)
             votes[v][f]++;
@@ -260,7 +265,7 @@ static int scan(struct mrun *r, char **wanted, int n_wanted)
         ma_sector s;
         ma_malom_format f;
         ma_error e;
-        if (!has_suffix(de->d_name, ".sec2") && !has_suffix(de->d_name, ".sec"))
+        if (!malom_named(de->d_name))
             continue;
         char msg[8400];
         if (ma_malom_file_name_parse(de->d_name, &v, &s, &f, &e)) {
