@@ -298,6 +298,40 @@ uint64_t ma_malom_index_rank(const ma_malom_index *ix, ma_board board, ma_board 
     return raw_index(ix, cw, cb);
 }
 
+void ma_malom_mover_info(const ma_malom_index *ix, uint32_t mover_open, ma_malom_mover *mi)
+{
+    uint32_t w = ma_malom_mask_from_open(mover_open), rep = w;
+    mi->mover_open = mover_open;
+    mi->nops = 1;
+    mi->ops[0] = MA_MALOM_SYM_OPS - 1; /* the identity */
+    for (int op = 0; op < MA_MALOM_SYM_OPS - 1; op++) {
+        uint32_t pw = apply_mask(op, w);
+        if (pw < rep) {
+            rep = pw;
+            mi->nops = 0;
+        }
+        if (pw == rep)
+            mi->ops[mi->nops++] = (uint8_t)op;
+    }
+    mi->rep = rep;
+    mi->w = __builtin_popcount(w);
+    mi->f_rank = f_rank(ix, mi->w, rep);
+}
+
+uint64_t ma_malom_index_rank_with(const ma_malom_index *ix, const ma_malom_mover *mi,
+                                  uint32_t opp_open)
+{
+    (void)ix;
+    uint32_t b = ma_malom_mask_from_open(opp_open), best = apply_mask(mi->ops[0], b);
+    for (int i = 1; i < mi->nops; i++) {
+        uint32_t pb = apply_mask(mi->ops[i], b);
+        if (pb < best)
+            best = pb;
+    }
+    return (uint64_t)mi->f_rank * binom(MA_POINTS - mi->w, __builtin_popcount(b)) +
+           g_rank(mi->rep, best);
+}
+
 static void unrank_malom(const ma_malom_index *ix, int w, int b, uint64_t index, uint32_t *mw,
                          uint32_t *mb)
 {

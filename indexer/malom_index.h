@@ -59,6 +59,22 @@ uint64_t ma_malom_index_rep_count(const ma_malom_index *ix, int w);
 /* Board -> canonical index (§4.2-4.5). The board must have disjoint masks and W = popcount(mover)
  * prepared; B may be anything 0..24-W. If canon_out is non-NULL it receives the canonical board. */
 uint64_t ma_malom_index_rank(const ma_malom_index *ix, ma_board board, ma_board *canon_out);
+/* The mover part of the index, shared by every board with the same mover mask (successors are
+ * colour-swapped, so all non-removal successors of an entry share it). ops lists every op that maps
+ * the mover mask onto its representative; the canonical form minimises the opponent image over
+ * them (§4.2). Filled by ma_malom_mover_info; mover stones must be prepared. */
+typedef struct {
+    uint32_t mover_open; /* the mover mask it was computed for (open numbering) */
+    uint32_t rep;        /* representative, Malom numbering */
+    uint32_t f_rank;
+    int w;
+    int nops;
+    uint8_t ops[MA_MALOM_SYM_OPS];
+} ma_malom_mover;
+void ma_malom_mover_info(const ma_malom_index *ix, uint32_t mover_open, ma_malom_mover *mi);
+/* Equals ma_malom_index_rank(ix, {mi->mover_open, opp_open}, NULL); opp disjoint from the mover. */
+uint64_t ma_malom_index_rank_with(const ma_malom_index *ix, const ma_malom_mover *mi,
+                                  uint32_t opp_open);
 /* Malom's two-step path (§4.7); path->index equals ma_malom_index_rank. */
 void ma_malom_index_path(const ma_malom_index *ix, ma_board board, ma_malom_path *path);
 /* Index -> board (§4.5 inverse); index must be < hash_count(w, b), w prepared. The mover mask is

@@ -95,6 +95,8 @@ static void derive(const struct shared *sh, ma_board pos, ma_vturns *turns, stru
         d->fixed = 1;
         return;
     }
+    ma_malom_mover mi = {0};
+    int have_mi = 0;
     for (int i = 0; i < turns->n; i++) {
         int k = turns->kind[i];
         const ma_malom_file *cf = sh->child[k];
@@ -104,7 +106,13 @@ static void derive(const struct shared *sh, ma_board pos, ma_vturns *turns, stru
             d->missing_kind[k] = 1;
             continue;
         }
-        uint64_t idx = ma_malom_index_rank(sh->in->ix, turns->succ[i], NULL);
+        /* Successors sharing a mover mask (all non-removal ones, removal ones per removed
+         * stone) share the mover part of the index: compute it once per run of equal masks. */
+        if (!have_mi || mi.mover_open != turns->succ[i].mover) {
+            ma_malom_mover_info(sh->in->ix, turns->succ[i].mover, &mi);
+            have_mi = 1;
+        }
+        uint64_t idx = ma_malom_index_rank_with(sh->in->ix, &mi, turns->succ[i].opp);
         ma_malom_entry e;
         ma_malom_file_entry(cf, idx, &e);
         if (e.kind == MA_MALOM_SYM) {

@@ -230,6 +230,70 @@ static void test_worked_example_of_4_8(void **state)
 
 /* Every canonical index decodes to a board that ranks back to it; every marker index decodes to
  * a board whose marker op leads to a canonical board of the same class. */
+static uint64_t next_random(uint64_t *x)
+{
+    *x ^= *x << 13;
+    *x ^= *x >> 7;
+    *x ^= *x << 17;
+    return *x;
+}
+
+/* A random set of k points outside taken (open numbering). */
+static uint32_t random_points(uint64_t *x, int k, uint32_t taken)
+{
+    uint32_t m = 0;
+    while (k > 0) {
+        uint32_t p = 1u << (next_random(x) % MA_POINTS);
+        if ((m | taken) & p)
+            continue;
+        m |= p;
+        k--;
+    }
+    return m;
+}
+
+static void check_mover_part(ma_board board)
+{
+    ma_malom_mover mi;
+    ma_malom_mover_info(g_ix, board.mover, &mi);
+    assert_int_equal(ma_malom_index_rank_with(g_ix, &mi, board.opp),
+                     ma_malom_index_rank(g_ix, board, NULL));
+}
+
+/* The shared mover part must give exactly ma_malom_index_rank for every (W, B), including mover
+ * masks with a non-trivial stabiliser (several ops onto the representative). */
+static void test_rank_with_mover_part_matches_rank(void **state)
+{
+    (void)state;
+    uint64_t x = 0x9E3779B97F4A7C15ull;
+    int symmetric_seen = 0;
+    for (int w = 0; w <= MA_MALOM_MAX_STONES; w++)
+        for (int b = 0; w + b <= MA_POINTS && b <= MA_MALOM_MAX_STONES; b++)
+            for (int t = 0; t < 200; t++) {
+                ma_board board;
+                board.mover = random_points(&x, w, 0);
+                board.opp = random_points(&x, b, board.mover);
+                check_mover_part(board);
+                /* a symmetric mover: the union of a set and one of its images */
+                int op = (int)(next_random(&x) % MA_MALOM_SYM_OPS);
+                ma_board half = {random_points(&x, w / 2, 0), 0};
+                uint32_t sym = half.mover | ma_malom_sym_apply(op, half).mover;
+                if (__builtin_popcount(sym) > MA_MALOM_MAX_STONES ||
+                    MA_POINTS - __builtin_popcount(sym) < b)
+                    continue;
+                ma_board sb = {sym, random_points(&x, b, sym)};
+                ma_malom_mover mi;
+                ma_malom_mover_info(g_ix, sym, &mi);
+                if (mi.nops > 1)
+                    symmetric_seen++;
+                check_mover_part(sb);
+            }
+    assert_true(symmetric_seen > 100);
+    /* every fixture-size position of 3/3 exhaustively through its unranked boards */
+    for (uint64_t h = 0; h < ma_malom_hash_count(3, 3); h++)
+        check_mover_part(ma_malom_index_unrank(g_ix, 3, 3, h));
+}
+
 static void test_rank_unrank_round_trip(void **state)
 {
     (void)state;
@@ -471,6 +535,7 @@ int main(void)
         cmocka_unit_test(test_marker_examples_of_4_6),
         cmocka_unit_test(test_worked_example_of_4_8),
         cmocka_unit_test(test_rank_unrank_round_trip),
+        cmocka_unit_test(test_rank_with_mover_part_matches_rank),
         cmocka_unit_test(test_concurrent_use_after_prepare),
         cmocka_unit_test(test_markers_of_every_fixture_entry),
     };
