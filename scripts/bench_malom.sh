@@ -1,11 +1,11 @@
 #!/bin/sh
 # Malom checker throughput, before vs after: entries/s of `millaudit verify --sector S` with 1 and
 # 2 threads on the three std-strong sectors and original-excerpt std_3_3_0_0.sec2.
-# usage: scripts/bench_malom.sh [BASE_REV (default HEAD~1)] [AFTER_BIN (default build-malomperf)]
+# usage: scripts/bench_malom.sh [BASE_REV (default eb35469, the tree before mover-part reuse)] [AFTER_BIN (default build-malomperf)]
 # Builds BASE_REV in a temporary git worktree under /tmp, runs both side by side, removes it.
 set -eu
 here=$(cd "$(dirname "$0")/.." && pwd)
-base_rev=${1:-HEAD~1}
+base_rev=${1:-eb35469}
 after_bin=${2:-$here/build-malomperf/millaudit}
 fx=/work/shared/fixtures/malom
 wt=$(mktemp -d /tmp/malombench.XXXXXX)
