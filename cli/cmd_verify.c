@@ -18,7 +18,7 @@
 
 #include "cli/cli_util.h"
 #include "checksums/derived_digest.h"
-#include "checksums/manifest.h"
+#include "cli/audit_store.h"
 #include "cli/commands.h"
 #include "cli/verify_malom.h"
 #include "common/ma_error.h"
@@ -534,18 +534,15 @@ static int record_derived(ma_audit *audit, int64_t run_id, const struct slot *sl
  * as a child, so a report always names exactly what was verified. */
 static int record_manifest(struct run *r, ma_audit *audit, int64_t run_id, ma_error *err)
 {
-    const char **rel = calloc(r->n_slots ? r->n_slots : 1, sizeof *rel);
-    if (!rel)
+    const char **paths = calloc(r->n_slots ? r->n_slots : 1, sizeof *paths);
+    if (!paths)
         return ma_error_set(err, MA_ENOMEM, "verify: out of memory");
     size_t n = 0;
     for (size_t i = 0; i < r->n_slots; i++)
-        if (r->slots[i].mapped) {
-            const char *slash = strrchr(r->slots[i].path, '/');
-            rel[n++] = slash ? slash + 1 : r->slots[i].path;
-        }
-    ma_sha256_options opt = {0};
-    int rc = n ? ma_manifest_record(audit, run_id, r->dir, rel, n, &opt, err) : MA_OK;
-    free(rel);
+        if (r->slots[i].mapped)
+            paths[n++] = r->slots[i].path;
+    int rc = ma_cli_record_read_files(audit, run_id, r->dir, paths, n, err);
+    free(paths);
     return rc;
 }
 

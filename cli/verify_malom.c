@@ -5,6 +5,7 @@
  * Exit: 0 every entry fully verified (or, with --allow-bounds, nothing contradicts); 1 discrepancies;
  * 3 input unusable or entries only within bounds; 2 usage; 4 audit not writable; 5 internal.
  */
+#include "cli/audit_store.h"
 #include "cli/cli_util.h"
 #include "cli/verify_malom.h"
 
@@ -20,7 +21,6 @@
 #include "common/progress.h"
 #include "formats/malom_file.h"
 #include "formats/malom_secval.h"
-#include "checksums/manifest.h"
 #include "indexer/malom_index.h"
 #include "indexer/position.h"
 #include "ma_version.h"
@@ -367,24 +367,21 @@ static void format_derived(const struct mslot *sl, const ma_mcheck_item *it, cha
  * as a child) and the .secval files that gave the sector values. */
 static int record_manifest(struct mrun *r, ma_audit *audit, int64_t run_id, ma_error *err)
 {
-    const char **rel = calloc(r->n_slots + 4, sizeof *rel);
+    const char **paths = calloc(r->n_slots + 4, sizeof *paths);
     char secval[4][16];
-    if (!rel)
+    if (!paths)
         return ma_error_set(err, MA_ENOMEM, "verify: out of memory");
     size_t n = 0;
     for (size_t i = 0; i < r->n_slots; i++)
-        if (r->slots[i].opened) {
-            const char *slash = strrchr(r->slots[i].path, '/');
-            rel[n++] = slash ? slash + 1 : r->slots[i].path;
-        }
+        if (r->slots[i].opened)
+            paths[n++] = r->slots[i].path;
     for (int v = 1; v <= 3; v++)
         if (r->secval[v]) {
             snprintf(secval[v], sizeof secval[v], "%s.secval", ma_variant_name((ma_variant)v));
-            rel[n++] = secval[v];
+            paths[n++] = secval[v];
         }
-    ma_sha256_options opt = {0};
-    int rc = n ? ma_manifest_record(audit, run_id, r->dir, rel, n, &opt, err) : MA_OK;
-    free(rel);
+    int rc = ma_cli_record_read_files(audit, run_id, r->dir, paths, n, err);
+    free(paths);
     return rc;
 }
 
