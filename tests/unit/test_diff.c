@@ -14,6 +14,8 @@
 
 #include <cmocka.h>
 
+#include "tests/unit/support.h"
+
 #include "verifier/diff.h"
 
 #define SEC33_ENTRIES 210140 /* hash_count(3, 3) */
@@ -30,13 +32,7 @@ static int setup(void **state)
     ctx *c = calloc(1, sizeof *c);
     if (!c)
         return -1;
-    const char *src = getenv("MA_SOURCE_DIR");
-    snprintf(c->fixtures, sizeof c->fixtures, "%s/../shared/fixtures/malom", src ? src : ".");
-    DIR *d = opendir(c->fixtures);
-    if (d)
-        closedir(d);
-    else
-        c->fixtures[0] = '\0';
+    ma_test_fixture_dir(c->fixtures, sizeof c->fixtures);
     snprintf(c->tmp, sizeof c->tmp, "/tmp/test_diff.XXXXXX");
     if (!mkdtemp(c->tmp))
         return -1;
@@ -50,53 +46,11 @@ static int setup(void **state)
 static int teardown(void **state)
 {
     ctx *c = *state;
-    DIR *d = opendir(c->tmp);
-    struct dirent *de;
-    char p[600];
-    while (d && (de = readdir(d))) {
-        if (de->d_name[0] == '.')
-            continue;
-        snprintf(p, sizeof p, "%s/%s", c->tmp, de->d_name);
-        unlink(p);
-    }
-    if (d)
-        closedir(d);
-    rmdir(c->tmp);
+    ma_test_tmpdir_remove(c->tmp);
     ma_open_index_free(c->oix);
     ma_malom_index_free(c->mix);
     free(c);
     return 0;
-}
-
-#define NEED_FIXTURES(c)                                                                           \
-    do {                                                                                           \
-        if (!(c)->fixtures[0]) {                                                                   \
-            fprintf(stderr, "skipped: Malom fixtures absent (MA_SOURCE_DIR/../shared/fixtures)\n"); \
-            skip();                                                                                \
-        }                                                                                          \
-    } while (0)
-
-static unsigned char *slurp(const char *path, size_t *len)
-{
-    FILE *f = fopen(path, "rb");
-    assert_non_null(f);
-    fseek(f, 0, SEEK_END);
-    long n = ftell(f);
-    fseek(f, 0, SEEK_SET);
-    unsigned char *buf = malloc((size_t)n);
-    assert_non_null(buf);
-    assert_int_equal(fread(buf, 1, (size_t)n, f), (size_t)n);
-    fclose(f);
-    *len = (size_t)n;
-    return buf;
-}
-
-static void spill(const char *path, const unsigned char *data, size_t len)
-{
-    FILE *f = fopen(path, "wb");
-    assert_non_null(f);
-    assert_int_equal(fwrite(data, 1, len, f), len);
-    fclose(f);
 }
 
 static void source(ma_diff_source *s, const char *path)
@@ -133,7 +87,7 @@ static void test_sources_of_directory(void **state)
     char p[600];
     for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
         snprintf(p, sizeof p, "%s/%s", c->tmp, names[i]);
-        spill(p, (const unsigned char *)"", 0);
+        ma_test_spit(p, (const unsigned char *)"", 0);
     }
     ma_diff_source *list;
     size_t n;
@@ -173,7 +127,7 @@ static void compare(ctx *c, const char *pa, const char *pb, unsigned threads, in
 static void test_identical_and_full(void **state)
 {
     ctx *c = *state;
-    NEED_FIXTURES(c);
+    MA_TEST_NEED_FIXTURES(c->fixtures);
     char a[600];
     snprintf(a, sizeof a, "%s/std-strong/std_3_3_0_0.sec", c->fixtures);
     ma_diff_result r;
@@ -198,13 +152,13 @@ static void edited_sec(ctx *c, int (*pick)(int byte), int delta, unsigned thread
     snprintf(a, sizeof a, "%s/std-strong/std_3_3_0_0.sec", c->fixtures);
     snprintf(b, sizeof b, "%s/std_3_3_0_0.sec", c->tmp);
     size_t len;
-    unsigned char *data = slurp(a, &len);
+    unsigned char *data = ma_test_slurp(a, &len);
     size_t i = 1000;
     while (i < SEC33_ENTRIES && !pick(data[i]))
         i++;
     assert_true(i < SEC33_ENTRIES);
     data[i] = (unsigned char)(data[i] + delta);
-    spill(b, data, len);
+    ma_test_spit(b, data, len);
     free(data);
     *at = i;
     compare(c, a, b, threads, 0, r);
@@ -217,7 +171,7 @@ static int even_loss(int byte) { return byte % 2 == 0 && byte < 170; }
 static void test_depth_change_found(void **state)
 {
     ctx *c = *state;
-    NEED_FIXTURES(c);
+    MA_TEST_NEED_FIXTURES(c->fixtures);
     for (unsigned threads = 1; threads <= 3; threads++) {
         ma_diff_result r;
         size_t at;
@@ -240,7 +194,7 @@ static void test_depth_change_found(void **state)
 static void test_outcome_change_found(void **state)
 {
     ctx *c = *state;
-    NEED_FIXTURES(c);
+    MA_TEST_NEED_FIXTURES(c->fixtures);
     ma_diff_result r;
     size_t at;
     edited_sec(c, even_loss, 1, 2, &r, &at); /* loss in x -> win in x+1 */
@@ -255,7 +209,7 @@ static void test_outcome_change_found(void **state)
 static void test_counter_change_is_encoding(void **state)
 {
     ctx *c = *state;
-    NEED_FIXTURES(c);
+    MA_TEST_NEED_FIXTURES(c->fixtures);
     ma_diff_result r;
     size_t at;
     edited_sec(c, counter, 1, 2, &r, &at);
@@ -270,7 +224,7 @@ static void test_counter_change_is_encoding(void **state)
 static void test_across_formats(void **state)
 {
     ctx *c = *state;
-    NEED_FIXTURES(c);
+    MA_TEST_NEED_FIXTURES(c->fixtures);
     char a[600], b[600];
     snprintf(a, sizeof a, "%s/std-strong/std_3_3_0_0.sec", c->fixtures);
     snprintf(b, sizeof b, "%s/std-ultra-stonediff/std_3_3_0_0.sec2", c->fixtures);

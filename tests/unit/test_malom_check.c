@@ -15,6 +15,8 @@
 
 #include <cmocka.h>
 
+#include "tests/unit/support.h"
+
 #include "formats/malom_file.h"
 #include "indexer/malom_index.h"
 #include "verifier/malom_check.h"
@@ -59,14 +61,6 @@ static int teardown(void **state)
     free(c);
     return 0;
 }
-
-#define NEED_FIXTURES(c)                                                    \
-    do {                                                                    \
-        if (!(c)->fixtures[0]) {                                            \
-            fprintf(stderr, "skipped: Malom fixtures absent\n");            \
-            skip();                                                         \
-        }                                                                   \
-    } while (0)
 
 /* Copies a fixture to tmpdir, applying one byte edit when at >= 0. */
 static void copy_fixture(ctx *c, const char *name, long at, unsigned char byte, char *out, size_t len)
@@ -136,7 +130,7 @@ static void check33(ctx *c, const char *path, int threads, ma_mcheck_result *r)
 static void test_clean_sector_verifies(void **state)
 {
     ctx *c = *state;
-    NEED_FIXTURES(c);
+    MA_TEST_NEED_FIXTURES(c->fixtures);
     char path[1024];
     copy_fixture(c, "std_3_3_0_0.sec", -1, 0, path, sizeof path);
     ma_mcheck_result r1, r2;
@@ -171,7 +165,7 @@ static void expect_single_root(ma_mcheck_result *r, uint64_t entry, int cls)
 static void test_depth_fault(void **state)
 {
     ctx *c = *state;
-    NEED_FIXTURES(c);
+    MA_TEST_NEED_FIXTURES(c->fixtures);
     long i = find_byte(c, "std_3_3_0_0.sec", 5, 177, 1);
     char path[1024];
     copy_fixture(c, "std_3_3_0_0.sec", i, (unsigned char)(fixture_byte(c, "std_3_3_0_0.sec", i) + 2),
@@ -187,7 +181,7 @@ static void test_depth_fault(void **state)
 static void test_outcome_fault(void **state)
 {
     ctx *c = *state;
-    NEED_FIXTURES(c);
+    MA_TEST_NEED_FIXTURES(c->fixtures);
     long i = find_byte(c, "std_3_3_0_0.sec", 5, 177, 1);
     char path[1024];
     copy_fixture(c, "std_3_3_0_0.sec", i, (unsigned char)(fixture_byte(c, "std_3_3_0_0.sec", i) + 1),
@@ -201,7 +195,7 @@ static void test_outcome_fault(void **state)
 static void test_marker_fault(void **state)
 {
     ctx *c = *state;
-    NEED_FIXTURES(c);
+    MA_TEST_NEED_FIXTURES(c->fixtures);
     long i = find_byte(c, "std_3_3_0_0.sec", 180, 194, -1);
     int op = fixture_byte(c, "std_3_3_0_0.sec", i) - 180;
     char path[1024];
@@ -217,7 +211,7 @@ static void test_marker_fault(void **state)
 static void test_value_at_marker_index(void **state)
 {
     ctx *c = *state;
-    NEED_FIXTURES(c);
+    MA_TEST_NEED_FIXTURES(c->fixtures);
     long i = find_byte(c, "std_3_3_0_0.sec", 180, 194, -1);
     char path[1024];
     copy_fixture(c, "std_3_3_0_0.sec", i, 3, path, sizeof path); /* a "win 3" where a marker belongs */
@@ -231,7 +225,7 @@ static void test_value_at_marker_index(void **state)
 static void test_bounds_when_child_missing(void **state)
 {
     ctx *c = *state;
-    NEED_FIXTURES(c);
+    MA_TEST_NEED_FIXTURES(c->fixtures);
     char p34[1024], p33[1024];
     copy_fixture(c, "std_3_4_0_0.sec", -1, 0, p34, sizeof p34);
     copy_fixture(c, "std_3_3_0_0.sec", -1, 0, p33, sizeof p33);

@@ -10,6 +10,8 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <cmocka.h>
+
+#include "tests/unit/support.h"
 #include <dirent.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -28,13 +30,7 @@ typedef struct ctx {
 static int setup(void **state)
 {
     ctx *c = calloc(1, sizeof *c);
-    const char *src = getenv("MA_SOURCE_DIR");
-    snprintf(c->fixtures, sizeof c->fixtures, "%s/../shared/fixtures/malom", src ? src : ".");
-    DIR *d = opendir(c->fixtures);
-    if (d)
-        closedir(d);
-    else
-        c->fixtures[0] = '\0';
+    ma_test_fixture_dir(c->fixtures, sizeof c->fixtures);
     snprintf(c->tmp, sizeof c->tmp, "/tmp/test_malom_file.XXXXXX");
     if (!mkdtemp(c->tmp))
         return -1;
@@ -48,51 +44,10 @@ static int setup(void **state)
 static int teardown(void **state)
 {
     ctx *c = *state;
-    DIR *d = opendir(c->tmp);
-    struct dirent *de;
-    char p[600];
-    while (d && (de = readdir(d))) {
-        if (de->d_name[0] == '.')
-            continue;
-        snprintf(p, sizeof p, "%s/%s", c->tmp, de->d_name);
-        unlink(p);
-    }
-    if (d)
-        closedir(d);
-    rmdir(c->tmp);
+    ma_test_tmpdir_remove(c->tmp);
     ma_malom_index_free(c->ix);
     free(c);
     return 0;
-}
-
-#define NEED_FIXTURES(c)                                                                           \
-    do {                                                                                           \
-        if (!(c)->fixtures[0]) {                                                                   \
-            fprintf(stderr, "skipped: Malom fixtures absent (MA_SOURCE_DIR/../shared/fixtures)\n"); \
-            skip();                                                                                \
-        }                                                                                          \
-    } while (0)
-
-static unsigned char *slurp(const char *path, size_t *len)
-{
-    FILE *f = fopen(path, "rb");
-    assert_non_null(f);
-    fseek(f, 0, SEEK_END);
-    long n = ftell(f);
-    fseek(f, 0, SEEK_SET);
-    unsigned char *buf = malloc((size_t)n + 16);
-    assert_int_equal(fread(buf, 1, (size_t)n, f), (size_t)n);
-    fclose(f);
-    *len = (size_t)n;
-    return buf;
-}
-
-static void spit(const char *path, const void *buf, size_t len)
-{
-    FILE *f = fopen(path, "wb");
-    assert_non_null(f);
-    assert_int_equal(fwrite(buf, 1, len, f), len);
-    fclose(f);
 }
 
 static void fixture_path(const ctx *c, char *buf, size_t len, const char *rel)
@@ -140,7 +95,7 @@ static int is_sector_file(const char *name)
 static void test_every_fixture_entry_decodes(void **state)
 {
     ctx *c = *state;
-    NEED_FIXTURES(c);
+    MA_TEST_NEED_FIXTURES(c->fixtures);
     static const char *const subdirs[] = {"original-excerpt", "std-strong", "std-ultra-stonediff"};
     int files = 0;
     for (int i = 0; i < 3; i++) {
@@ -181,7 +136,7 @@ static void test_every_fixture_entry_decodes(void **state)
 static void test_worked_example_lask_0_0_10_10(void **state)
 {
     ctx *c = *state;
-    NEED_FIXTURES(c);
+    MA_TEST_NEED_FIXTURES(c->fixtures);
     char path[700], sv_path[700], child_path[700];
     fixture_path(c, path, sizeof path, "original-excerpt/lask_0_0_10_10.sec2");
     fixture_path(c, sv_path, sizeof sv_path, "original-excerpt/lask.secval");
@@ -248,7 +203,7 @@ static void test_worked_example_lask_0_0_10_10(void **state)
 static void test_worked_examples_mora_and_std(void **state)
 {
     ctx *c = *state;
-    NEED_FIXTURES(c);
+    MA_TEST_NEED_FIXTURES(c->fixtures);
     char path[700];
     ma_error err;
     ma_malom_file *f;
@@ -395,7 +350,7 @@ static void check_statistics(ctx *c, const char *file_rel, const char *analyze_r
 static void test_analyze_statistics_reproduced(void **state)
 {
     ctx *c = *state;
-    NEED_FIXTURES(c);
+    MA_TEST_NEED_FIXTURES(c->fixtures);
     check_statistics(c, "std-strong/std_3_3_0_0.sec", "std-strong/std_3_3_0_0.analyze", 0);
     check_statistics(c, "std-strong/std_3_4_0_0.sec", "std-strong/std_3_4_0_0.analyze", 0);
     check_statistics(c, "std-strong/std_4_3_0_0.sec", "std-strong/std_4_3_0_0.analyze", 0);
@@ -408,7 +363,7 @@ static void test_analyze_statistics_reproduced(void **state)
 static void test_three_formats_of_3_3_0_0_agree(void **state)
 {
     ctx *c = *state;
-    NEED_FIXTURES(c);
+    MA_TEST_NEED_FIXTURES(c->fixtures);
     static const char *const rel[3] = {"std-strong/std_3_3_0_0.sec",
                                        "std-ultra-stonediff/std_3_3_0_0.sec2",
                                        "original-excerpt/std_3_3_0_0.sec2"};
@@ -455,7 +410,7 @@ static void test_three_formats_of_3_3_0_0_agree(void **state)
 static void test_secval_files(void **state)
 {
     ctx *c = *state;
-    NEED_FIXTURES(c);
+    MA_TEST_NEED_FIXTURES(c->fixtures);
     static const struct {
         const char *rel;
         ma_variant v;
@@ -585,7 +540,7 @@ static int open_std_1_1_8_8(ctx *c, const unsigned char *buf, size_t len, char *
                             ma_error *err)
 {
     snprintf(path, plen, "%s/std_1_1_8_8.sec2", c->tmp);
-    spit(path, buf, len);
+    ma_test_spit(path, buf, len);
     ma_malom_file *f;
     int rc = ma_malom_file_open(&f, path, NULL, err);
     if (rc == MA_OK)
@@ -599,8 +554,8 @@ static void copy_secval(ctx *c, const char *variant)
     snprintf(src, sizeof src, "%s/original-excerpt/%s.secval", c->fixtures, variant);
     snprintf(dst, sizeof dst, "%s/%s.secval", c->tmp, variant);
     size_t len;
-    unsigned char *b = slurp(src, &len);
-    spit(dst, b, len);
+    unsigned char *b = ma_test_slurp(src, &len);
+    ma_test_spit(dst, b, len);
     free(b);
 }
 
@@ -615,11 +570,11 @@ static void set_field2(unsigned char *buf, uint64_t i, unsigned raw12)
 static void test_sec2_malformed(void **state)
 {
     ctx *c = *state;
-    NEED_FIXTURES(c);
+    MA_TEST_NEED_FIXTURES(c->fixtures);
     char src[700], path[400];
     fixture_path(c, src, sizeof src, "original-excerpt/std_1_1_8_8.sec2");
     size_t len;
-    unsigned char *good = slurp(src, &len);
+    unsigned char *good = ma_test_slurp(src, &len);
     assert_int_equal(len, 344);
     unsigned char *b = malloc(len + 64);
     ma_error err;
@@ -738,7 +693,7 @@ static void test_sec2_malformed(void **state)
     /* size matching another sector: the 1_1_8_8 bytes read as 1_2_8_7 */
     {
         snprintf(path, sizeof path, "%s/std_1_2_8_7.sec2", c->tmp);
-        spit(path, good, len);
+        ma_test_spit(path, good, len);
         ma_malom_file *f;
         int rc = ma_malom_file_open(&f, path, NULL, &err);
         expect_error(rc, &err, MA_EFORMAT, path, "1_2_8_7", -1);
@@ -759,7 +714,7 @@ static void test_sec2_malformed(void **state)
         unsigned char lask[344];
         memcpy(lask, good, len);
         lask[8] = 14;
-        spit(path, lask, len);
+        ma_test_spit(path, lask, len);
         ma_malom_file *f;
         rc = ma_malom_file_open(&f, path, NULL, &err);
         expect_error(rc, &err, MA_EMISSING, path, "1_1_9_9", 0);
@@ -781,22 +736,22 @@ static void test_sec2_malformed(void **state)
 static void test_sec2_stone_diff_needs_no_secval(void **state)
 {
     ctx *c = *state;
-    NEED_FIXTURES(c);
+    MA_TEST_NEED_FIXTURES(c->fixtures);
     char src[700], path[400];
     fixture_path(c, src, sizeof src, "std-ultra-stonediff/std_3_3_0_0.sec2");
     size_t len;
-    unsigned char *b = slurp(src, &len);
+    unsigned char *b = ma_test_slurp(src, &len);
     snprintf(path, sizeof path, "%s/std_3_3_0_0.sec2", c->tmp);
-    spit(path, b, len);
+    ma_test_spit(path, b, len);
     ma_malom_file *f;
     ma_error err;
     assert_int_equal(ma_malom_file_open(&f, path, NULL, &err), MA_OK);
     ma_malom_file_close(f);
     b[8] = 12; /* field2_offset of a normal std file in a STONE_DIFF file */
-    spit(path, b, len);
+    ma_test_spit(path, b, len);
     expect_error(ma_malom_file_open(&f, path, NULL, &err), &err, MA_EFORMAT, path, "3_3_0_0", 8);
     b[8] = 6;
-    spit(path, b, len - 1);
+    ma_test_spit(path, b, len - 1);
     expect_error(ma_malom_file_open(&f, path, NULL, &err), &err, MA_EFORMAT, path, "3_3_0_0", -1);
     unlink(path);
     free(b);
@@ -808,7 +763,7 @@ static int open_sec(ctx *c, const unsigned char *buf, size_t len, char *path, si
                     ma_malom_entry *probe, uint64_t probe_index, ma_error *err)
 {
     snprintf(path, plen, "%s/std_3_3_0_0.sec", c->tmp);
-    spit(path, buf, len);
+    ma_test_spit(path, buf, len);
     ma_malom_file *f;
     int rc = ma_malom_file_open(&f, path, NULL, err);
     if (rc == MA_OK) {
@@ -822,11 +777,11 @@ static int open_sec(ctx *c, const unsigned char *buf, size_t len, char *path, si
 static void test_sec_malformed(void **state)
 {
     ctx *c = *state;
-    NEED_FIXTURES(c);
+    MA_TEST_NEED_FIXTURES(c->fixtures);
     char src[700], path[400];
     fixture_path(c, src, sizeof src, "std-strong/std_3_3_0_0.sec");
     size_t len;
-    unsigned char *good = slurp(src, &len);
+    unsigned char *good = ma_test_slurp(src, &len);
     const size_t n = 210140;
     assert_int_equal(len, n + 4);
     unsigned char *b = malloc(len + 64);
@@ -955,11 +910,11 @@ static int parse_edited(const char *good, const char *from, const char *to, ma_e
 static void test_secval_malformed(void **state)
 {
     ctx *c = *state;
-    NEED_FIXTURES(c);
+    MA_TEST_NEED_FIXTURES(c->fixtures);
     char src[700];
     fixture_path(c, src, sizeof src, "original-excerpt/std.secval");
     size_t len;
-    char *good = (char *)slurp(src, &len);
+    char *good = (char *)ma_test_slurp(src, &len);
     good[len] = '\0';
     ma_error err;
     assert_int_equal(parse_text(good, MA_VARIANT_STD, &err), MA_OK);
