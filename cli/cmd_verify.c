@@ -55,6 +55,7 @@ struct run {
     struct slot *slots;
     size_t n_slots, cap_slots;
     ma_open_index *ix;
+    ma_progress *progress;
     int unusable;        /* some needed input was absent or malformed */
     int json, quiet;
     char **errors;       /* one-line error messages, in order */
@@ -333,13 +334,13 @@ static int verify_slot(struct run *r, struct slot *sl, int threads)
         set_text(sl->message, sizeof sl->message, err.msg);
         return MA_OK;
     }
+    ma_progress_set_label(r->progress, sl->name);
     ma_check_input in;
     memset(&in, 0, sizeof in);
     in.ix = r->ix;
     in.file = f;
     in.threads = threads;
-    in.progress = stderr;
-    in.quiet = r->quiet || r->json;
+    in.progress = r->progress;
     /* add_slot may move the slot array: keep indices until every child slot exists */
     ptrdiff_t self_at = sl - r->slots, child_at[MA_TURN_KINDS];
     struct slot *child_slot[MA_TURN_KINDS] = {0};
@@ -838,6 +839,9 @@ int ma_cmd_verify(int argc, char **argv)
         r.dir = dirbuf;
     }
     double t0 = ma_now();
+    ma_progress progress;
+    ma_progress_start(&progress, stderr, r.quiet || r.json, "verify", 0);
+    r.progress = &progress;
     ma_error err;
     ma_error_clear(&err);
     int exit_code = MA_EXIT_OK;
@@ -992,5 +996,6 @@ done:
     if (r.ix)
         ma_open_index_free(r.ix);
     free(wanted);
+    ma_progress_finish(&progress, atomic_load(&progress.done));
     return exit_code;
 }

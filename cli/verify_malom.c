@@ -562,6 +562,8 @@ int ma_verify_malom(int argc, char **argv)
         dirbuf[--dl] = 0;
     r.dir = dirbuf;
     double t0 = ma_now();
+    ma_progress progress;
+    ma_progress_start(&progress, stderr, r.quiet || r.json, "verify", 0);
     ma_error err;
     ma_error_clear(&err);
     int exit_code = MA_EXIT_OK;
@@ -662,14 +664,14 @@ int ma_verify_malom(int argc, char **argv)
         }
         ma_vrules rules;
         ma_mcheck_input in;
+        ma_progress_set_label(&progress, sl->name);
         memset(&in, 0, sizeof in);
         in.ix = r.ix;
         in.file = sl->file;
         in.path = sl->path;
         in.full_board_draw = full_board_draw;
         in.threads = (int)threads;
-        in.progress = stderr;
-        in.quiet = r.quiet || r.json;
+        in.progress = &progress;
         if (ma_vrules_init(&rules, sl->variant, sl->sector, &err)) {
             add_error(&r, err.msg);
             exit_code = MA_EXIT_INTERNAL;
@@ -891,5 +893,6 @@ done:
         free(r.errors[i]);
     free(r.errors);
     free(wanted);
+    ma_progress_finish(&progress, atomic_load(&progress.done));
     return exit_code;
 }

@@ -53,6 +53,7 @@ const char *ma_error_name(int code)
     case MA_ENOMEM: return "nomem";
     case MA_EEXIST: return "exists";
     case MA_EINTERNAL: return "internal";
+    case MA_ECANCELED: return "canceled";
     default: return "unknown";
     }
 }

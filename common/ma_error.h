@@ -19,7 +19,8 @@ enum {
     MA_EIO = -4,      /* the operating system refused: cannot read, write, rename, mmap */
     MA_ENOMEM = -5,   /* allocation failed */
     MA_EEXIST = -6,   /* refusing to overwrite or trust something already there (partial file) */
-    MA_EINTERNAL = -7 /* an invariant of our own code broke; always a bug */
+    MA_EINTERNAL = -7, /* an invariant of our own code broke; always a bug */
+    MA_ECANCELED = -8  /* the caller asked the work to stop (SIGINT / SIGTERM); nothing is wrong */
 };
 
 /* CLI exit statuses. Distinct so scripts can tell "the data is wrong" from "could not check". */

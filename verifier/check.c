@@ -92,9 +92,7 @@ struct job {
     uint64_t entries;
     uint64_t per_rep;  /* entries per representative: C(24 - W, B) */
     _Atomic uint64_t next_chunk;
-    _Atomic uint64_t done;
-    ma_progress prog;  /* updated by worker 0 only, finished after the join */
-    int report;
+    atomic_int canceled; /* set by the worker that saw in->cancel */
 };
 
 /* One entry between its preparation (board, turns, successor ranks, prefetches issued) and its
@@ -338,8 +336,12 @@ static void *run_worker(void *arg)
 {
     struct worker *w = arg;
     struct job *j = w->job;
-    int reporter = w->index == 0 && j->report;
+    const volatile sig_atomic_t *cancel = j->in->cancel;
     for (;;) {
+        if (cancel && *cancel) {
+            atomic_store(&j->canceled, 1);
+            break;
+        }
         uint64_t c = atomic_fetch_add(&j->next_chunk, 1);
         uint64_t lo = c * CHUNK;
         if (lo >= j->entries || w->rc)
@@ -355,9 +357,8 @@ static void *run_worker(void *arg)
         }
         if (prev && !w->rc)
             finish(w, prev);
-        uint64_t done = atomic_fetch_add(&j->done, hi - lo) + (hi - lo);
-        if (reporter)
-            ma_progress_update(&j->prog, done);
+        if (j->in->progress)
+            ma_progress_add(j->in->progress, hi - lo);
     }
     return NULL;
 }
@@ -441,13 +442,6 @@ int ma_check_sector(ma_check_result *out, const ma_check_input *in, ma_error *er
         j->child[k] = ma_sector_equal(j->rules.succ[k], h->sector) ? in->file : in->child[k];
     }
     make_resident(j);
-    j->report = in->progress && !in->quiet;
-    if (j->report) {
-        char label[64], sec[16];
-        ma_sector_format(h->sector, sec, sizeof sec);
-        snprintf(label, sizeof label, "verify %s_%s", ma_variant_name(h->variant), sec);
-        ma_progress_start(&j->prog, in->progress, 0, label, j->entries);
-    }
     int n = in->threads;
     if ((uint64_t)n > j->entries / CHUNK + 1)
         n = (int)(j->entries / CHUNK + 1);
@@ -472,8 +466,6 @@ int ma_check_sector(ma_check_result *out, const ma_check_input *in, ma_error *er
     run_worker(&ws[0]);
     for (int i = 1; i <= started; i++)
         pthread_join(tids[i], NULL);
-    if (j->report)
-        ma_progress_finish(&j->prog, atomic_load(&j->done));
 
     out->sector = h->sector;
     out->entries = j->entries;
@@ -509,7 +501,12 @@ int ma_check_sector(ma_check_result *out, const ma_check_input *in, ma_error *er
     }
     free(ws);
     free(tids);
+    int canceled = atomic_load(&j->canceled);
     free_job(j);
+    if (!rc && canceled) {
+        ma_check_result_free(out);
+        return ma_error_set(err, MA_ECANCELED, "verify: check of the sector canceled");
+    }
     if (rc) {
         ma_check_result_free(out);
         if (rc == MA_ENOMEM)

@@ -27,9 +27,11 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <signal.h>
 #include <stdio.h>
 
 #include "common/ma_error.h"
+#include "common/progress.h"
 #include "formats/open_file.h"
 #include "indexer/open_index.h"
 #include "verifier/rules.h"
@@ -83,8 +85,11 @@ typedef struct ma_check_input {
      * taken from `file` automatically. */
     const ma_open_file *child[MA_TURN_KINDS];
     int threads;              /* >= 1 */
-    FILE *progress;           /* progress lines (stderr normally), NULL for none */
-    int quiet;
+    /* The run's progress reporter (entries are added as they are checked), NULL for none. */
+    ma_progress *progress;
+    /* When non-NULL and set non-zero (by a signal handler), the check stops at the next chunk
+     * and returns MA_ECANCELED; its partial result is discarded. */
+    const volatile sig_atomic_t *cancel;
 } ma_check_input;
 
 /* Prepares ix for every W the check of (v, s) needs: s itself and its successor sectors. */

@@ -70,7 +70,7 @@ struct shared {
     atomic_uint_fast64_t next;
     atomic_uint_fast64_t done;
     atomic_int failed;
-    ma_progress progress;
+    atomic_int canceled;
 };
 
 static void derive(const struct shared *sh, ma_board pos, ma_vturns *turns, struct derivation *d)
@@ -275,6 +275,10 @@ static void *work(void *arg)
     for (;;) {
         if (atomic_load(&sh->failed))
             break;
+        if (sh->in->cancel && *sh->in->cancel) {
+            atomic_store(&sh->canceled, 1);
+            break;
+        }
         uint64_t lo = atomic_fetch_add(&sh->next, CHUNK);
         if (lo >= sh->entries)
             break;
@@ -287,9 +291,9 @@ static void *work(void *arg)
                 break;
             }
         }
-        uint64_t done = atomic_fetch_add(&sh->done, hi - lo) + (hi - lo);
-        if (w->id == 0)
-            ma_progress_update(&sh->progress, done);
+        atomic_fetch_add(&sh->done, hi - lo);
+        if (sh->in->progress)
+            ma_progress_add(sh->in->progress, hi - lo);
     }
     free(turns);
     return NULL;
@@ -340,10 +344,6 @@ int ma_mcheck_sector(ma_mcheck_result *out, const ma_mcheck_input *in, ma_error 
         free(sh);
         return rc;
     }
-    char sec[16], label[96];
-    ma_sector_format(sh->sector, sec, sizeof sec);
-    snprintf(label, sizeof label, "verify %s_%s", ma_variant_name(ma_malom_file_variant(in->file)), sec);
-    ma_progress_start(&sh->progress, in->progress, in->quiet || !in->progress, label, sh->entries);
     int nt = in->threads;
     struct worker *ws = calloc((size_t)nt, sizeof *ws);
     pthread_t *tid = calloc((size_t)nt, sizeof *tid);
@@ -365,7 +365,6 @@ int ma_mcheck_sector(ma_mcheck_result *out, const ma_mcheck_input *in, ma_error 
     work(&ws[0]);
     for (int t = 1; t <= started; t++)
         pthread_join(tid[t], NULL);
-    ma_progress_finish(&sh->progress, atomic_load(&sh->done));
     out->sector = sh->sector;
     out->frame = sh->frame;
     out->entries = sh->entries;
@@ -408,6 +407,8 @@ int ma_mcheck_sector(ma_mcheck_result *out, const ma_mcheck_input *in, ma_error 
     free(tid);
     if (!rc && out->n_items > 1)
         qsort(out->items, out->n_items, sizeof *out->items, cmp_items);
+    if (!rc && atomic_load(&sh->canceled))
+        rc = ma_error_set(err, MA_ECANCELED, "malom check: check of the sector canceled");
     free(sh);
     out->seconds = ma_now() - t0;
     if (rc) {

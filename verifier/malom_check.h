@@ -37,9 +37,11 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <signal.h>
 #include <stdio.h>
 
 #include "common/ma_error.h"
+#include "common/progress.h"
 #include "formats/malom_file.h"
 #include "indexer/malom_index.h"
 #include "verifier/rules.h"
@@ -97,9 +99,12 @@ typedef struct ma_mcheck_input {
      * sector equal to the file's own sector is taken from `file` automatically. */
     const ma_malom_file *child[MA_TURN_KINDS];
     int full_board_draw;        /* §6 step 4 (Malom's default: 1) */
-    int threads;                /* >= 1 */
-    FILE *progress;             /* NULL for none */
-    int quiet;
+    int threads;              /* >= 1 */
+    /* The run's progress reporter (entries are added as they are checked), NULL for none. */
+    ma_progress *progress;
+    /* When non-NULL and set non-zero (by a signal handler), the check stops at the next chunk
+     * and returns MA_ECANCELED; its partial result is discarded. */
+    const volatile sig_atomic_t *cancel;
 } ma_mcheck_input;
 
 /* Prepares ix for the W of s and of each successor sector of s. */

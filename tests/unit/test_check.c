@@ -146,7 +146,6 @@ static void run_check(struct fixture *fx, ma_check_result *res, int threads, int
     in.ix = fx->ix;
     in.file = &fx->parent;
     in.threads = threads;
-    in.quiet = 1;
     in.child[MA_TURN_PLACE] = with_child ? &fx->child : NULL;
     ma_error err;
     assert_int_equal(ma_check_sector(res, &in, &err), MA_OK);
@@ -383,7 +382,6 @@ static void test_full_mora_board_is_a_draw(void **state)
     in.ix = ix;
     in.file = &f;
     in.threads = 2;
-    in.quiet = 1;
     ma_check_result res;
     assert_int_equal(ma_check_sector(&res, &in, &err), MA_OK);
     assert_int_equal(res.discrepancies, 1);

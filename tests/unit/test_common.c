@@ -48,7 +48,7 @@ static void test_quiet_progress_prints_nothing(void **state)
     ma_progress p;
     ma_progress_start(&p, f, 1, "x", 10);
     p.start -= 5.0; /* pretend it has run long enough to print */
-    p.last_print -= 5.0;
+    atomic_store(&p.last_print, p.start); /* and as if its last line was long ago */
     ma_progress_update(&p, 5);
     ma_progress_finish(&p, 10);
     fclose(f);
@@ -64,7 +64,7 @@ static void test_progress_prints_rate_after_one_second(void **state)
     ma_progress_start(&p, f, 0, "solve std_3_3_0_0", 100);
     ma_progress_update(&p, 1); /* too early: silent */
     p.start -= 5.0;
-    p.last_print -= 5.0;
+    atomic_store(&p.last_print, p.start); /* and as if its last line was long ago */
     ma_progress_update(&p, 50);
     fclose(f);
     assert_non_null(strstr(buf, "solve std_3_3_0_0: 50/100 entries"));
