@@ -227,12 +227,3 @@ uint16_t ma_open_value_encode(ma_value v)
     return (uint16_t)(((unsigned)v.outcome & 3u) << 14 | (v.depth & 0x3FFFu));
 }
 
-void ma_value_format(ma_value v, char *buf, size_t len)
-{
-    switch (v.outcome) {
-    case MA_OUTCOME_WIN: snprintf(buf, len, "win %u", v.depth); break;
-    case MA_OUTCOME_LOSS: snprintf(buf, len, "loss %u", v.depth); break;
-    case MA_OUTCOME_DRAW: snprintf(buf, len, "draw"); break;
-    default: snprintf(buf, len, "none"); break;
-    }
-}

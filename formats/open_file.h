@@ -15,6 +15,7 @@
 
 #include "common/ma_error.h"
 #include "indexer/open_index.h"
+#include "formats/value.h"
 #include "indexer/position.h"
 
 #define MA_OPEN_HEADER_SIZE 128
@@ -44,19 +45,6 @@ typedef struct ma_open_file {
     size_t map_size;           /* file length */
 } ma_open_file;
 
-/* Outcome of an entry, from the side to move's view (numbering = the encoding's outcome bits). */
-typedef enum ma_outcome {
-    MA_OUTCOME_NONE = 0, /* non-canonical entry, holds no value */
-    MA_OUTCOME_LOSS = 1,
-    MA_OUTCOME_DRAW = 2,
-    MA_OUTCOME_WIN = 3
-} ma_outcome;
-
-typedef struct ma_value {
-    ma_outcome outcome; /* win / draw / loss / none */
-    uint16_t depth;     /* plies to the end for win and loss, 0 otherwise */
-} ma_value;
-
 /* Maps and validates a file: every header field of §5.1 (including that the sector is valid for
  * the variant and that entry_count equals the index's count, which needs prepare(W) on ix) and the
  * exact length 128 + 2*entry_count. If expect_name is non-zero the file name must be
@@ -84,8 +72,6 @@ static inline uint64_t ma_open_file_offset(uint64_t entry)
 int ma_open_value_decode(uint16_t word, ma_value *v);
 /* Encodes a value (the caller guarantees parity and range). */
 uint16_t ma_open_value_encode(ma_value v);
-/* "win 13", "loss 0", "draw", "none" into buf (>= 16 bytes). */
-void ma_value_format(ma_value v, char *buf, size_t len);
 
 /* "<variant>_<W>_<B>_<WF>_<BF>.mdb" into buf. */
 void ma_open_file_name(ma_variant v, ma_sector s, char *buf, size_t len);
