@@ -1,6 +1,8 @@
 /* SHA-256 manifests: listing, writing, reading, provenance, recording (contract in manifest.h). */
 #include "checksums/manifest.h"
 
+#include "common/fileio.h"
+
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -413,8 +415,8 @@ static void open_provenance(ma_file_provenance *out, const char *path)
 {
     static const uint8_t magic[8] = {0x89, 'M', 'I', 'L', 'L', 0x0D, 0x0A, 0x1A};
     uint8_t h[128];
-    int fd = open(path, O_RDONLY | O_CLOEXEC);
-    if (fd < 0)
+    int fd;
+    if (ma_file_open_regular(path, &fd, NULL, NULL) != MA_OK)
         return;
     ssize_t got = pread(fd, h, sizeof h, 0);
     close(fd);

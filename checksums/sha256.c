@@ -10,6 +10,8 @@
  */
 #include "checksums/sha256.h"
 
+#include "common/fileio.h"
+
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
@@ -158,18 +160,10 @@ static void file_open(pool *p, size_t f)
     ma_error e;
     fs->opened = 1;
     d->chunk_size = p->chunk_size;
-    fs->fd = open(fs->path, O_RDONLY | O_CLOEXEC);
-    if (fs->fd < 0) {
-        int code = errno == ENOENT ? MA_EMISSING : MA_EIO;
-        ma_error_set(&e, code, "%s: cannot open: %s", fs->path, strerror(errno));
-        file_fail(p, f, code, &e);
-        file_finish(p, f);
-        return;
-    }
     struct stat st;
-    if (fstat(fs->fd, &st) != 0) {
-        ma_error_set(&e, MA_EIO, "%s: cannot stat: %s", fs->path, strerror(errno));
-        file_fail(p, f, MA_EIO, &e);
+    int code = ma_file_open_regular(fs->path, &fs->fd, &st, &e);
+    if (code) {
+        file_fail(p, f, code, &e);
         file_finish(p, f);
         return;
     }

@@ -4,6 +4,8 @@
  */
 #include "formats/malom_file.h"
 
+#include "common/fileio.h"
+
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -122,21 +124,12 @@ static int map_file(ma_malom_file **out, const char *path, ma_variant variant, m
         FAIL(MA_EINVAL, 0, "not a sector of %s", variant_word(variant));
     f->count = ma_malom_hash_count(sector.w, sector.b);
 
-    int fd = open(path, O_RDONLY);
-    if (fd < 0) {
-        int e = errno;
-        FAIL(e == ENOENT ? MA_EMISSING : MA_EIO, 0, "cannot open: %s", strerror(e));
-    }
+    int fd;
     struct stat st;
-    if (fstat(fd, &st) != 0) {
-        int e = errno;
-        close(fd);
-        FAIL(MA_EIO, 0, "cannot stat: %s", strerror(e));
-    }
-    if (!S_ISREG(st.st_mode)) {
-        close(fd);
-        FAIL(MA_EIO, 0, "not a regular file");
-    }
+    ma_error oerr;
+    int orc = ma_file_open_regular(path, &fd, &st, &oerr);
+    if (orc) /* keep the reason, drop the path ma_file_open_regular put in front */
+        FAIL(orc, 0, "%.200s", strstr(oerr.msg, ": ") ? strstr(oerr.msg, ": ") + 2 : oerr.msg);
     f->size = (size_t)st.st_size;
     if (f->size > 0) {
         void *m = mmap(NULL, f->size, PROT_READ, MAP_PRIVATE, fd, 0);

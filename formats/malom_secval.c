@@ -4,10 +4,13 @@
  */
 #include "formats/malom_secval.h"
 
+#include "common/fileio.h"
+
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #define SV_MAX 12                 /* largest stone count in any field */
 #define SV_SLOTS (13 * 13 * 13 * 13)
@@ -321,11 +324,17 @@ fail:
 int ma_malom_secval_open(ma_malom_secval **out, const char *path, ma_variant variant, ma_error *err)
 {
     *out = NULL;
-    FILE *f = fopen(path, "rb");
+    int fd;
+    ma_error oerr;
+    int orc = ma_file_open_regular(path, &fd, NULL, &oerr);
+    if (orc)
+        return ma_error_set(err, orc, "%s: sector -: offset 0: %s", path,
+                            strstr(oerr.msg, ": ") ? strstr(oerr.msg, ": ") + 2 : oerr.msg);
+    FILE *f = fdopen(fd, "rb");
     if (!f) {
         int e = errno;
-        return ma_error_set(err, e == ENOENT ? MA_EMISSING : MA_EIO, "%s: sector -: offset 0: %s",
-                            path, strerror(e));
+        close(fd);
+        return ma_error_set(err, MA_EIO, "%s: sector -: offset 0: %s", path, strerror(e));
     }
     /* Real files are a few tens of KiB; anything near the cap is not a .secval. */
     enum { CAP = 4 << 20 };

@@ -1,6 +1,8 @@
 /* Checker-side reader of the open database format (docs/format.md §5), written from the spec only. */
 #include "formats/open_file.h"
 
+#include "common/fileio.h"
+
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -168,15 +170,14 @@ int ma_open_file_map(ma_open_file *f, const char *path, ma_open_index *ix, int e
     int rc = MA_OK;
     memset(f, 0, sizeof *f);
     snprintf(f->path, sizeof f->path, "%s", path);
-    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    int fd = -1;
     void *map = MAP_FAILED;
     struct stat st = {0};
-    if (fd < 0)
-        FAIL(MA_EIO, NULL, 0, "cannot open: %s", strerror(errno));
-    if (fstat(fd, &st) != 0)
-        FAIL(MA_EIO, NULL, 0, "cannot stat: %s", strerror(errno));
-    if (!S_ISREG(st.st_mode))
-        FAIL(MA_EFORMAT, NULL, 0, "not a regular file%s", S_ISDIR(st.st_mode) ? " (a directory)" : "");
+    ma_error oerr;
+    int orc = ma_file_open_regular(path, &fd, &st, &oerr);
+    if (orc) /* the reason without the path ma_file_open_regular put in front */
+        FAIL(orc == MA_EFORMAT ? MA_EFORMAT : orc == MA_EMISSING ? MA_EMISSING : MA_EIO, NULL, 0, "%.200s",
+             strstr(oerr.msg, ": ") ? strstr(oerr.msg, ": ") + 2 : oerr.msg);
     if (st.st_size == 0)
         FAIL(MA_EFORMAT, NULL, 0, "empty file");
     if ((uint64_t)st.st_size < MA_OPEN_HEADER_SIZE)

@@ -248,9 +248,17 @@ static void test_directory_and_missing_file(void **state)
     snprintf(want, sizeof want, "%s: sector 3_3_0_0: offset 0: not a regular file", path);
     assert_non_null(strstr(err.msg, want));
     rmdir(path);
+    /* a FIFO is refused at once instead of blocking in open() until a writer appears */
+    path_of(fx, "std_3_3_0_0.mdb", path, sizeof path);
+    assert_int_equal(mkfifo(path, 0600), 0);
+    assert_int_equal(ma_open_file_map(&f, path, fx->ix, 1, &err), MA_EFORMAT);
+    snprintf(want, sizeof want, "%s: sector 3_3_0_0: offset 0: not a regular file (FIFO)", path);
+    assert_non_null(strstr(err.msg, want));
+    unlink(path);
     path_of(fx, "missing.mdb", path, sizeof path);
-    assert_int_equal(ma_open_file_map(&f, path, fx->ix, 1, &err), MA_EIO);
-    snprintf(want, sizeof want, "%s: sector ?: offset 0: cannot open", path);
+    /* absent input: MA_EMISSING (exit 3, input unusable), not MA_EIO (exit 4 is for outputs) */
+    assert_int_equal(ma_open_file_map(&f, path, fx->ix, 1, &err), MA_EMISSING);
+    snprintf(want, sizeof want, "%s: sector ?: offset 0: No such file or directory", path);
     assert_non_null(strstr(err.msg, want));
 }
 

@@ -1,0 +1,37 @@
+/*
+ * fileio: opening input files without ever blocking on them.
+ *
+ * A FIFO, a terminal or a device named like a database file must produce a one-line error, not a
+ * hang: open(2) on a FIFO without O_NONBLOCK waits for a writer forever. ma_file_open_regular opens
+ * with O_NONBLOCK (which never blocks, whatever the file is), then fstat's the descriptor it got and
+ * refuses anything but a regular file, so the check and the use concern the same file (no race with
+ * a rename between a stat and an open). Every reader of the checker opens its inputs through it.
+ *
+ * Nothing here knows about rules, indexes or formats.
+ */
+#ifndef MA_COMMON_FILEIO_H
+#define MA_COMMON_FILEIO_H
+
+#include <stdint.h>
+#include <sys/stat.h>
+
+#include "common/ma_error.h"
+
+/* Opens path read-only (close-on-exec), refusing non-regular files. On success *fd is a blocking
+ * descriptor of a regular file and *st (if non-NULL) its fstat. Errors, with a one-line message
+ * "<path>: <what>" (control characters of the path escaped):
+ *   MA_EMISSING  no such file, or a dangling symbolic link;
+ *   MA_EFORMAT   not a regular file (FIFO, socket, device, directory) or a symbolic-link loop;
+ *   MA_EIO       any other refusal (permissions, ...), with strerror text. */
+int ma_file_open_regular(const char *path, int *fd, struct stat *st, ma_error *err);
+
+/* What kind of file st describes, for messages: "regular file", "directory", "FIFO", "socket",
+ * "character device", "block device", "symbolic link". */
+const char *ma_file_type_name(mode_t mode);
+
+/* Copies text into buf (size len), escaping control characters and DEL as \n, \r, \t, \xNN and
+ * backslash as \\, so a file name cannot break a one-line message or reach a terminal raw. Always
+ * NUL-terminates; cuts at len - 1 bytes. Returns buf. */
+char *ma_escape_name(const char *text, char *buf, size_t len);
+
+#endif
