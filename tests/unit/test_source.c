@@ -1,0 +1,344 @@
+/* Unit tests for formats/source: directory discovery names every file it cannot use (and never
+ * blocks on a FIFO), sources read open and Malom entries into one value type, map entries to
+ * positions and back, and failures of a file are reported once. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "formats/source.h"
+#include "support.h"
+
+typedef struct fixture {
+    char dir[256];
+} fixture;
+
+static int setup(void **state)
+{
+    fixture *fx = calloc(1, sizeof *fx);
+    if (!fx)
+        return -1;
+    snprintf(fx->dir, sizeof fx->dir, "/tmp/ma_test_source_XXXXXX");
+    if (!mkdtemp(fx->dir))
+        return -1;
+    *state = fx;
+    return 0;
+}
+
+static int teardown(void **state)
+{
+    fixture *fx = *state;
+    char cmd[300];
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", fx->dir);
+    if (system(cmd) != 0)
+        return -1;
+    free(fx);
+    return 0;
+}
+
+/* A well-formed std 0_1_3_2 file (docs/format.md §4.4: 24 entries, canonical entries 0, 1, 3, 4)
+ * holding win 1, loss 0, draw, loss 16 there. */
+enum { ENTRIES = 24, GOOD_SIZE = 128 + 2 * ENTRIES };
+
+static void good_file(uint8_t *buf)
+{
+    memset(buf, 0, GOOD_SIZE);
+    memcpy(buf, "\x89MILL\r\n\x1a", 8);
+    buf[8] = 1;
+    buf[10] = 128;
+    buf[12] = 1;  /* std */
+    buf[15] = 1;  /* W=0 B=1 WF=3 BF=2 */
+    buf[16] = 3;
+    buf[17] = 2;
+    buf[18] = 2;  /* entry width */
+    buf[19] = 1;  /* value encoding */
+    buf[20] = 1;  /* index scheme */
+    buf[22] = 1;
+    buf[24] = ENTRIES;
+    memcpy(buf + 32, "unit-test", 9);
+    memcpy(buf + 64, "9.9.9", 5);
+    static const uint16_t words[ENTRIES] = {[0] = 0xC001, [1] = 0x4000, [3] = 0x8000, [4] = 0x4010};
+    for (int e = 0; e < ENTRIES; e++) {
+        buf[128 + 2 * e] = (uint8_t)(words[e] & 0xFF);
+        buf[128 + 2 * e + 1] = (uint8_t)(words[e] >> 8);
+    }
+}
+
+static void put(const fixture *fx, const char *name, const void *buf, size_t len)
+{
+    char p[512];
+    snprintf(p, sizeof p, "%s/%s", fx->dir, name);
+    ma_test_spit(p, buf, len);
+}
+
+/* The unusable entry whose message contains both fragments, or NULL. */
+static const ma_db_unusable *find_bad(const ma_database *db, const char *a, const char *b)
+{
+    for (size_t i = 0; i < ma_database_unusable_count(db); i++) {
+        const ma_db_unusable *u = ma_database_unusable(db, i);
+        if (strstr(u->message, a) && strstr(u->message, b))
+            return u;
+    }
+    return NULL;
+}
+
+static void test_discovery_names_every_unusable_file(void **state)
+{
+    fixture *fx = *state;
+    uint8_t buf[GOOD_SIZE];
+    good_file(buf);
+    put(fx, "std_0_1_3_2.mdb", buf, sizeof buf);
+    put(fx, "std_03_3_0_0.mdb", buf, sizeof buf);       /* parses, but not the canonical name */
+    put(fx, "foo.mdb", buf, sizeof buf);                /* does not parse */
+    put(fx, "std_9_9_9_9.mdb", buf, sizeof buf);        /* impossible sector */
+    put(fx, "std_3_3_0_0.sec", "x", 1);                 /* the minority format */
+    put(fx, "MANIFEST.sha256", "x", 1);                 /* not a database file: ignored */
+    put(fx, "std_0_1_3_2.mdb.tmp.123", buf, sizeof buf); /* a writer's temporary: ignored */
+    char p[512], q[512];
+    snprintf(p, sizeof p, "%s/std_3_3_0_0.mdb", fx->dir);
+    assert_int_equal(mkfifo(p, 0600), 0);
+    snprintf(p, sizeof p, "%s/std_3_4_0_0.mdb", fx->dir);
+    assert_int_equal(symlink("/nonexistent/target.mdb", p), 0);
+    snprintf(p, sizeof p, "%s/std_4_3_0_0.mdb", fx->dir);
+    assert_int_equal(symlink("std_4_3_0_0.mdb", p), 0);
+    snprintf(p, sizeof p, "%s/std_4_4_0_0.mdb", fx->dir);
+    assert_int_equal(mkdir(p, 0700), 0);
+    snprintf(q, sizeof q, "%s/", fx->dir); /* a trailing slash is not part of the root */
+
+    ma_database *db;
+    ma_error err;
+    assert_int_equal(ma_database_open(&db, q, NULL, &err), MA_OK);
+    assert_string_equal(ma_database_root(db), fx->dir);
+    assert_int_equal(ma_database_format(db), MA_FORMAT_OPEN);
+    assert_int_equal(ma_database_count(db), 1);
+    assert_string_equal(ma_database_sector(db, 0)->name, "std_0_1_3_2");
+    assert_int_equal(ma_database_variants(db), 1u << MA_VARIANT_STD);
+    assert_int_equal(ma_database_unusable_count(db), 8);
+    assert_non_null(find_bad(db, "std_03_3_0_0.mdb", "not the canonical file name std_3_3_0_0.mdb"));
+    assert_non_null(find_bad(db, "foo.mdb", "file name is not <variant>_W_B_WF_BF.mdb"));
+    assert_non_null(find_bad(db, "std_9_9_9_9.mdb", "not a valid std sector"));
+    assert_non_null(find_bad(db, "std_3_3_0_0.sec", "this database holds .mdb files"));
+    assert_non_null(find_bad(db, "std_3_3_0_0.mdb", "not a regular file (FIFO)"));
+    assert_non_null(find_bad(db, "std_3_4_0_0.mdb", "dangling symbolic link"));
+    assert_non_null(find_bad(db, "std_4_3_0_0.mdb", "symbolic link loop"));
+    assert_non_null(find_bad(db, "std_4_4_0_0.mdb", "not a regular file (directory)"));
+    for (size_t i = 0; i < ma_database_unusable_count(db); i++) {
+        assert_null(strchr(ma_database_unusable(db, i)->message, '\n'));
+        assert_int_not_equal(ma_database_unusable(db, i)->code, MA_OK);
+    }
+    ma_database_close(db);
+}
+
+static void test_open_source_reads_values_and_positions(void **state)
+{
+    fixture *fx = *state;
+    uint8_t buf[GOOD_SIZE];
+    good_file(buf);
+    put(fx, "std_0_1_3_2.mdb", buf, sizeof buf);
+    ma_database *db;
+    ma_error err;
+    assert_int_equal(ma_database_open(&db, fx->dir, NULL, &err), MA_OK);
+    const ma_source *src;
+    ma_sector s = {0, 1, 3, 2};
+    assert_int_equal(ma_database_source(db, MA_VARIANT_STD, s, &src, &err), MA_OK);
+    assert_int_equal(ma_source_entries(src), ENTRIES);
+    assert_int_equal(ma_source_format(src), MA_FORMAT_OPEN);
+    assert_string_equal(ma_source_name(src), "std_0_1_3_2");
+    assert_int_equal(ma_source_offset(src, 3), 128 + 6);
+    ma_stored v;
+    ma_source_read(src, 0, &v);
+    assert_int_equal(v.kind, MA_STORED_VALUE);
+    assert_int_equal(v.value.outcome, MA_OUTCOME_WIN);
+    assert_int_equal(v.value.depth, 1);
+    assert_int_equal(v.marker, -1);
+    ma_source_read(src, 4, &v);
+    assert_int_equal(v.value.outcome, MA_OUTCOME_LOSS);
+    assert_int_equal(v.value.depth, 16);
+    char text[64];
+    ma_source_describe(src, &v, text, sizeof text);
+    assert_string_equal(text, "loss 16 (0x4010)");
+    ma_source_read(src, 2, &v);
+    assert_int_equal(v.kind, MA_STORED_NONE);
+    /* §4.4: exactly entries 0, 1, 3, 4 are canonical; each maps back to itself */
+    int canonical = 0;
+    for (uint64_t e = 0; e < ENTRIES; e++) {
+        int c = ma_source_canonical(src, e);
+        canonical += c;
+        assert_int_equal(c, e == 0 || e == 1 || e == 3 || e == 4);
+        assert_int_equal(ma_source_orbit(src, e) > 0, c);
+        if (c)
+            assert_int_equal(ma_source_entry_of(src, ma_source_board(src, e)), e);
+    }
+    assert_int_equal(canonical, 4);
+    /* a second request is the cached handle */
+    const ma_source *again;
+    assert_int_equal(ma_database_source(db, MA_VARIANT_STD, s, &again, &err), MA_OK);
+    assert_ptr_equal(again, src);
+    ma_database_release(db, MA_VARIANT_STD, s);
+    assert_int_equal(ma_database_source(db, MA_VARIANT_STD, s, &again, &err), MA_OK);
+    assert_int_equal(ma_source_entries(again), ENTRIES);
+    ma_database_close(db);
+}
+
+static void test_missing_and_broken_sectors_fail_once(void **state)
+{
+    fixture *fx = *state;
+    uint8_t buf[GOOD_SIZE];
+    good_file(buf);
+    put(fx, "std_0_1_3_2.mdb", buf, sizeof buf - 2); /* one entry short */
+    ma_database *db;
+    ma_error err;
+    assert_int_equal(ma_database_open(&db, fx->dir, NULL, &err), MA_OK);
+    assert_int_equal(ma_database_unusable_count(db), 0); /* contents are checked when opened */
+    const ma_source *src;
+    ma_sector missing = {3, 3, 0, 0}, broken = {0, 1, 3, 2};
+    assert_int_equal(ma_database_source(db, MA_VARIANT_STD, missing, &src, &err), MA_EMISSING);
+    assert_non_null(strstr(err.msg, "std_3_3_0_0.mdb: sector std_3_3_0_0: offset 0: sector file absent"));
+    assert_int_equal(ma_database_source(db, MA_VARIANT_STD, broken, &src, &err), MA_EFORMAT);
+    assert_non_null(strstr(err.msg, "std_0_1_3_2.mdb"));
+    char first[sizeof err.msg];
+    memcpy(first, err.msg, sizeof first);
+    assert_int_equal(ma_database_source(db, MA_VARIANT_STD, broken, &src, &err), MA_EFORMAT);
+    assert_string_equal(err.msg, first);
+    assert_int_equal(ma_database_unusable_count(db), 1); /* listed once however often asked */
+    ma_database_close(db);
+}
+
+static void test_single_file_and_bad_paths(void **state)
+{
+    fixture *fx = *state;
+    uint8_t buf[GOOD_SIZE];
+    good_file(buf);
+    put(fx, "std_0_1_3_2.mdb", buf, sizeof buf);
+    put(fx, "notes.txt", "x", 1);
+    char p[512];
+    ma_database *db;
+    ma_error err;
+    snprintf(p, sizeof p, "%s/std_0_1_3_2.mdb", fx->dir);
+    assert_int_equal(ma_database_open(&db, p, NULL, &err), MA_OK);
+    assert_int_equal(ma_database_count(db), 1);
+    assert_string_equal(ma_database_dir(db), fx->dir);
+    ma_database_close(db);
+    snprintf(p, sizeof p, "%s/notes.txt", fx->dir);
+    assert_int_equal(ma_database_open(&db, p, NULL, &err), MA_EFORMAT);
+    assert_non_null(strstr(err.msg, "not a sector file"));
+    snprintf(p, sizeof p, "%s/nothing-here", fx->dir);
+    assert_int_equal(ma_database_open(&db, p, NULL, &err), MA_EMISSING);
+    assert_non_null(strstr(err.msg, "No such file or directory"));
+    assert_null(strstr(err.msg, "sector ?")); /* no template noise for a directory */
+    snprintf(p, sizeof p, "%s/std_3_3_0_0.mdb", fx->dir);
+    assert_int_equal(mkfifo(p, 0600), 0);
+    assert_int_equal(ma_database_open(&db, p, NULL, &err), MA_EFORMAT);
+    assert_non_null(strstr(err.msg, "FIFO"));
+    /* an empty directory is a database of no sectors, not an error */
+    snprintf(p, sizeof p, "%s/empty", fx->dir);
+    assert_int_equal(mkdir(p, 0700), 0);
+    assert_int_equal(ma_database_open(&db, p, NULL, &err), MA_OK);
+    assert_int_equal(ma_database_count(db), 0);
+    assert_int_equal(ma_database_format(db), 0);
+    ma_database_close(db);
+}
+
+static void test_control_characters_stay_escaped(void **state)
+{
+    fixture *fx = *state;
+    put(fx, "std_3\n_3_0_0.mdb", "x", 1);
+    put(fx, "\x1b[31mstd_3_3_0_0.mdb", "x", 1);
+    ma_database *db;
+    ma_error err;
+    assert_int_equal(ma_database_open(&db, fx->dir, NULL, &err), MA_OK);
+    assert_int_equal(ma_database_unusable_count(db), 2);
+    for (size_t i = 0; i < 2; i++) {
+        const char *m = ma_database_unusable(db, i)->message;
+        assert_null(strchr(m, '\n'));
+        assert_null(strchr(m, '\x1b'));
+    }
+    assert_non_null(find_bad(db, "\\x1b[31m", "file name is not"));
+    assert_non_null(find_bad(db, "std_3\\n_3_0_0.mdb", "file name is not"));
+    ma_database_close(db);
+}
+
+static void test_sector_arguments(void **state)
+{
+    (void)state;
+    ma_variant v = MA_VARIANT_LASK;
+    int named;
+    ma_sector s;
+    ma_error err;
+    assert_int_equal(ma_sector_arg_parse("5_4_0_0", &v, &named, &s, &err), MA_OK);
+    assert_int_equal(named, 0);
+    assert_int_equal(v, MA_VARIANT_LASK); /* unchanged when the text names none */
+    assert_true(s.w == 5 && s.b == 4 && s.wf == 0 && s.bf == 0);
+    assert_int_equal(ma_sector_arg_parse("mora_12_11_0_1.sec2", &v, &named, &s, &err), MA_OK);
+    assert_int_equal(named, 1);
+    assert_int_equal(v, MA_VARIANT_MORA);
+    assert_true(s.w == 12 && s.b == 11 && s.wf == 0 && s.bf == 1);
+    static const char *const bad[] = {"x", "", "std", "std_", "5-4-0-0", "5_4_0", "5_4_0_0_1",
+                                      "+5_4_0_0", "5__4_0", "5_4_0_", "_5_4_0", "5_4_0_0x", "std_x"};
+    for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
+        assert_int_equal(ma_sector_arg_parse(bad[i], &v, &named, &s, &err), MA_EINVAL);
+        assert_non_null(strstr(err.msg, "expected W_B_WF_BF or <variant>_W_B_WF_BF"));
+        assert_non_null(strstr(err.msg, "e.g. 5_4_0_0"));
+    }
+}
+
+static void test_malom_sources_read_like_open_ones(void **state)
+{
+    (void)state;
+    char fixtures[512], dir[600];
+    ma_test_fixture_dir(fixtures, sizeof fixtures);
+    MA_TEST_NEED_FIXTURES(fixtures);
+    snprintf(dir, sizeof dir, "%s/std-strong", fixtures);
+    ma_database *db;
+    ma_error err;
+    assert_int_equal(ma_database_open(&db, dir, NULL, &err), MA_OK);
+    assert_int_equal(ma_database_format(db), MA_FORMAT_SEC);
+    assert_int_equal(ma_database_count(db), 3);
+    assert_int_equal(ma_database_unusable_count(db), 0);
+    const ma_source *src;
+    ma_sector s = {3, 3, 0, 0};
+    assert_int_equal(ma_database_source(db, MA_VARIANT_STD, s, &src, &err), MA_OK);
+    assert_int_equal(ma_source_entries(src), ma_malom_hash_count(3, 3));
+    /* every index: a marker exactly where the index scheme says non-canonical, a well-formed
+     * value elsewhere, and canonical boards map back to their own index */
+    uint64_t markers = 0, values = 0;
+    for (uint64_t e = 0; e < ma_source_entries(src); e++) {
+        ma_stored v;
+        ma_source_read(src, e, &v);
+        int canon = ma_source_canonical(src, e);
+        if (!canon) {
+            assert_int_equal(v.kind, MA_STORED_NONE);
+            assert_true(v.marker >= 0 && v.marker <= 14);
+            markers++;
+            continue;
+        }
+        assert_int_equal(v.kind, MA_STORED_VALUE);
+        assert_int_not_equal(v.value.outcome, MA_OUTCOME_NONE);
+        values++;
+        if (e % 97 == 0)
+            assert_int_equal(ma_source_entry_of(src, ma_source_board(src, e)), e);
+    }
+    assert_int_equal(markers + values, ma_source_entries(src));
+    assert_true(markers > 0 && values > 0);
+    ma_database_close(db);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test_setup_teardown(test_discovery_names_every_unusable_file, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_open_source_reads_values_and_positions, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_missing_and_broken_sectors_fail_once, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_single_file_and_bad_paths, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_control_characters_stay_escaped, setup, teardown),
+        cmocka_unit_test(test_sector_arguments),
+        cmocka_unit_test(test_malom_sources_read_like_open_ones),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
