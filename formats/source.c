@@ -542,6 +542,11 @@ size_t ma_database_count(const ma_database *db) { return db->n; }
 const ma_db_sector *ma_database_sector(const ma_database *db, size_t i) { return &db->sectors[i]; }
 size_t ma_database_unusable_count(const ma_database *db) { return db->n_bad; }
 const ma_db_unusable *ma_database_unusable(const ma_database *db, size_t i) { return &db->bad[i]; }
+int ma_database_has_secval(const ma_database *db, ma_variant v)
+{
+    return v >= 1 && v <= 3 && db->secval_state[v] != 0;
+}
+
 size_t ma_database_aux_count(const ma_database *db) { return db->n_aux; }
 const char *ma_database_aux(const ma_database *db, size_t i) { return db->aux[i]; }
 

@@ -121,6 +121,10 @@ const ma_db_unusable *ma_database_unusable(const ma_database *db, size_t i);
 size_t ma_database_aux_count(const ma_database *db);
 const char *ma_database_aux(const ma_database *db, size_t i);
 
+/* Non-zero when discovery found a usable <variant>.secval of variant v in a .sec2 database (the
+ * sector values its non-STONE_DIFF files are read with). */
+int ma_database_has_secval(const ma_database *db, ma_variant v);
+
 /* The indexes every source of this database is read through (created on first use, prepared for
  * the W of each opened sector). Checkers need them prepared for successor sectors too: see
  * ma_database_prepare. */

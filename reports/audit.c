@@ -134,6 +134,49 @@ static const char *const migrations[] = {
     "  export_version INTEGER NOT NULL,"
     "  imported_at TEXT NOT NULL"
     ");",
+    /* v4: the run engine (verifier/run.h, reports/audit_run.h): how a run was made (mode, the run
+     * it resumes, the options that affect results), per sector whether the result was carried over
+     * and the counts both checkers share, per row whether it is a root and what refutes the stored
+     * value, the inputs each result was computed from, and every discrepancy's entry so later runs
+     * can classify their parents. Columns added with ALTER are NULL in rows of older runs. */
+    "ALTER TABLE runs ADD COLUMN mode TEXT;"
+    "ALTER TABLE runs ADD COLUMN resumed_from INTEGER;"
+    "ALTER TABLE runs ADD COLUMN options TEXT;"
+    "CREATE INDEX IF NOT EXISTS runs_by_root ON runs(database_root, id);"
+    "ALTER TABLE sector_results ADD COLUMN carried_from INTEGER;"
+    "ALTER TABLE sector_results ADD COLUMN format TEXT;"
+    "ALTER TABLE sector_results ADD COLUMN canonical INTEGER;"
+    "ALTER TABLE sector_results ADD COLUMN markers INTEGER;"
+    "ALTER TABLE sector_results ADD COLUMN roots INTEGER;"
+    "ALTER TABLE sector_results ADD COLUMN propagated INTEGER;"
+    "ALTER TABLE sector_results ADD COLUMN missing_child INTEGER;"
+    "ALTER TABLE sector_results ADD COLUMN unverifiable INTEGER;"
+    "ALTER TABLE sector_results ADD COLUMN bound_wins INTEGER;"
+    "ALTER TABLE discrepancies ADD COLUMN root INTEGER;"
+    "ALTER TABLE discrepancies ADD COLUMN offset INTEGER;"
+    "ALTER TABLE discrepancies ADD COLUMN move TEXT;"
+    "ALTER TABLE discrepancies ADD COLUMN successor TEXT;"
+    "ALTER TABLE discrepancies ADD COLUMN stored_outcome TEXT;"
+    "ALTER TABLE discrepancies ADD COLUMN stored_depth INTEGER;"
+    "ALTER TABLE discrepancies ADD COLUMN derived_outcome TEXT;"
+    "ALTER TABLE discrepancies ADD COLUMN derived_depth INTEGER;"
+    "ALTER TABLE discrepancies ADD COLUMN derived_bound TEXT;"
+    "CREATE TABLE IF NOT EXISTS sector_inputs ("
+    "  run_id INTEGER NOT NULL,"
+    "  sector TEXT NOT NULL,"
+    "  path TEXT NOT NULL,"
+    "  sha256 TEXT NOT NULL,"
+    "  PRIMARY KEY (run_id, sector, path),"
+    "  FOREIGN KEY (run_id, sector) REFERENCES sector_results(run_id, sector) ON DELETE CASCADE"
+    ");"
+    "CREATE TABLE IF NOT EXISTS sector_discrepancy_sets ("
+    "  run_id INTEGER NOT NULL,"
+    "  sector TEXT NOT NULL,"
+    "  count INTEGER NOT NULL,"
+    "  entries BLOB NOT NULL,"
+    "  PRIMARY KEY (run_id, sector),"
+    "  FOREIGN KEY (run_id, sector) REFERENCES sector_results(run_id, sector) ON DELETE CASCADE"
+    ");",
 };
 #define MA_AUDIT_SCHEMA_VERSION ((int)(sizeof migrations / sizeof migrations[0]))
 
@@ -299,6 +342,34 @@ static int identify(ma_audit *a, int64_t *version, ma_error *err)
     return MA_OK;
 }
 
+/* Runs one migration script statement by statement. An ALTER TABLE ... ADD COLUMN of a column
+ * that already exists is skipped: stores assembled by hand (or by tests) from newer tables must
+ * still migrate, and the column they have is the one the migration would add. */
+static int run_migration(ma_audit *a, const char *sql)
+{
+    const char *next = sql;
+    while (next && *next) {
+        sqlite3_stmt *st = NULL;
+        const char *tail = NULL;
+        if (sqlite3_prepare_v2(a->db, next, -1, &st, &tail) != SQLITE_OK) {
+            if (strncmp(sqlite3_errmsg(a->db), "duplicate column name", 21) != 0)
+                return SQLITE_ERROR;
+            /* prepare fails before tail is set: skip to the statement's end ourselves */
+            const char *semi = strchr(next, ';');
+            next = semi ? semi + 1 : NULL;
+            continue;
+        }
+        next = tail;
+        if (!st)
+            continue; /* whitespace or a comment */
+        int rc = sqlite3_step(st);
+        sqlite3_finalize(st);
+        if (rc != SQLITE_DONE && rc != SQLITE_ROW)
+            return rc;
+    }
+    return SQLITE_OK;
+}
+
 static int migrate(ma_audit *a, int64_t from, ma_error *err)
 {
     for (int v = (int)from + 1; v <= MA_AUDIT_SCHEMA_VERSION; v++) {
@@ -315,7 +386,7 @@ static int migrate(ma_audit *a, int64_t from, ma_error *err)
         char pragmas[128];
         snprintf(pragmas, sizeof pragmas, "PRAGMA application_id=%d; PRAGMA user_version=%d;",
                  MA_AUDIT_APPLICATION_ID, v);
-        if (rc == MA_OK && sqlite3_exec(a->db, migrations[v - 1], NULL, NULL, NULL) != SQLITE_OK)
+        if (rc == MA_OK && run_migration(a, migrations[v - 1]) != SQLITE_OK)
             rc = ma_error_set(err, MA_EIO, "%s: migration to schema version %d: %s", a->path, v,
                               sqlite3_errmsg(a->db));
         if (rc == MA_OK)
@@ -432,7 +503,7 @@ void ma_audit_close(ma_audit *a)
     free(a);
 }
 
-static int writable(ma_audit *a, ma_error *err)
+int ma_audit_writable(ma_audit *a, ma_error *err)
 {
     if (a->readonly)
         return ma_error_set(err, MA_EINVAL, "%s: audit store opened read-only", a->path);
@@ -468,7 +539,7 @@ int ma_audit_step_done(ma_audit *a, sqlite3_stmt *st, const char *what, ma_error
 
 int ma_audit_run_begin(ma_audit *a, const ma_run_info *info, int64_t *run_id, ma_error *err)
 {
-    int rc = writable(a, err);
+    int rc = ma_audit_writable(a, err);
     if (rc != MA_OK)
         return rc;
     if (!info || !info->kind || !*info->kind)
@@ -491,7 +562,7 @@ int ma_audit_run_begin(ma_audit *a, const ma_run_info *info, int64_t *run_id, ma
 
 int ma_audit_run_end(ma_audit *a, int64_t run_id, const char *status, ma_error *err)
 {
-    int rc = writable(a, err);
+    int rc = ma_audit_writable(a, err);
     if (rc != MA_OK)
         return rc;
     if (!status || !*status)
@@ -506,7 +577,7 @@ int ma_audit_run_end(ma_audit *a, int64_t run_id, const char *status, ma_error *
 
 int ma_audit_sector_record(ma_audit *a, int64_t run_id, const ma_sector_result *r, ma_error *err)
 {
-    int rc = writable(a, err);
+    int rc = ma_audit_writable(a, err);
     if (rc != MA_OK)
         return rc;
     if (!r || !r->sector || !r->status || (r->n_classes && !r->classes))
@@ -565,7 +636,7 @@ int ma_audit_sector_record(ma_audit *a, int64_t run_id, const ma_sector_result *
 int ma_audit_discrepancies_add(ma_audit *a, int64_t run_id, const ma_discrepancy *rows, size_t n,
                                ma_error *err)
 {
-    int rc = writable(a, err);
+    int rc = ma_audit_writable(a, err);
     if (rc != MA_OK)
         return rc;
     if (n == 0)

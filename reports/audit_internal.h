@@ -15,6 +15,9 @@
 sqlite3 *ma_audit_db(ma_audit *a);
 const char *ma_audit_path(const ma_audit *a);
 
+/* MA_OK for a store opened for writing, else MA_EINVAL naming it. */
+int ma_audit_writable(ma_audit *a, ma_error *err);
+
 /* Fills err with "<path>: <what>: <sqlite message>" and returns code. */
 int ma_audit_sqlite_error(ma_audit *a, int code, const char *what, ma_error *err);
 

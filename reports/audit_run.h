@@ -1,0 +1,114 @@
+/*
+ * What the run engine (verifier/run.h) records in and reads back from an audit store, schema v4
+ * (docs/audit-schema.md): one transaction per committed sector unit, carried-over results copied
+ * from earlier runs, full discrepancy sets for classifying parents in later runs, and the lookups
+ * that --resume and --incremental need.
+ *
+ * Every writer is one transaction: a process killed at any moment leaves each sector either fully
+ * recorded (result, class counts, rows, digest, histogram, inputs, discrepancy set) or absent.
+ */
+#ifndef MA_AUDIT_RUN_H
+#define MA_AUDIT_RUN_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "common/ma_error.h"
+#include "reports/audit.h"
+#include "reports/runs.h"
+
+/* Run facts beyond ma_run_info that v4 records. */
+typedef struct ma_run_meta {
+    const char *mode;          /* "full", "resume", "incremental" */
+    int64_t resumed_from;      /* 0: none */
+    const char *options;       /* canonical JSON of the result-affecting options */
+} ma_run_meta;
+
+/* Sets the v4 facts of a run begun with ma_audit_run_begin. */
+int ma_audit_run_meta_set(ma_audit *a, int64_t run_id, const ma_run_meta *m, ma_error *err);
+
+/* One discrepancy row with the v4 columns. */
+typedef struct ma_disc_row {
+    uint64_t entry, offset;
+    const char *board, *stored, *derived, *cls;
+    int root;                  /* 1 / 0 */
+    const char *move;          /* refuting move or NULL */
+    const char *successor;     /* its successor board or NULL */
+    const char *stored_outcome;  /* "win" / "loss" / "draw" / "none" / "bad" */
+    int64_t stored_depth;        /* -1: none */
+    const char *derived_outcome; /* "win" / "loss" / "draw" / "none" / "unknown" / "marker" */
+    int64_t derived_depth;       /* -1: none */
+    const char *derived_bound;   /* "exact" / "lower" */
+} ma_disc_row;
+
+typedef struct ma_input_digest {
+    const char *path;          /* name inside the database directory */
+    const char *sha256;        /* 64 hex; "" or NULL when the file was absent */
+} ma_input_digest;
+
+/* Everything recorded for one sector of a run. */
+typedef struct ma_sector_commit {
+    ma_sector_result result;   /* the v1 row (status, counts, classes) */
+    const char *format;
+    uint64_t canonical, markers, roots, propagated, missing_child, unverifiable, bound_wins;
+    const ma_disc_row *rows;
+    size_t n_rows;
+    const uint64_t *disc_entries; /* every discrepancy's entry, sorted ascending */
+    size_t n_disc_entries;
+    const char *digest;        /* derived-value digest hex or NULL */
+    uint64_t digest_positions;
+    const ma_histogram_bin *bins;
+    size_t n_bins;
+    const ma_input_digest *inputs;
+    size_t n_inputs;
+} ma_sector_commit;
+
+/* Records the sectors of one unit (n of them) in one transaction. */
+int ma_audit_sectors_commit(ma_audit *a, int64_t run_id, const ma_sector_commit *s, size_t n,
+                            ma_error *err);
+
+/* ---- resume and incremental ---- */
+
+/* The newest verify run of database_root that never ended (ended_at NULL) or ended "interrupted",
+ * excluding exclude_run. MA_EMISSING (message says so) when there is none. */
+int ma_audit_unfinished_run(ma_audit *a, const char *database_root, int64_t exclude_run,
+                            int64_t *run_id, ma_error *err);
+
+/* Facts of a run that decide whether its results may be carried over. Strings are malloc'd. */
+typedef struct ma_run_identity {
+    char *kind, *database_root, *tool_version, *options, *status, *ended_at;
+} ma_run_identity;
+int ma_audit_run_identity(ma_audit *a, int64_t run_id, ma_run_identity *out, ma_error *err);
+void ma_run_identity_free(ma_run_identity *id);
+
+/* A committed sector result that could be carried over: the run holding the row, the run whose
+ * check produced it (carried_from or itself) and its inputs. */
+typedef struct ma_carry_candidate {
+    int64_t run_id;
+    int64_t checked_in;
+    char *sector;
+    size_t n_inputs;           /* its inputs, sorted by path */
+    char **input_path;
+    char **input_sha256;       /* "" for an absent file */
+} ma_carry_candidate;
+
+/* The newest committed result per sector among the verify runs of database_root with exactly this
+ * tool_version and options (only run only_run when non-zero), excluding exclude_run. Sorted by
+ * sector. Free with ma_carry_candidates_free. */
+int ma_audit_carry_candidates(ma_audit *a, const char *database_root, const char *tool_version,
+                              const char *options, int64_t only_run, int64_t exclude_run,
+                              ma_carry_candidate **out, size_t *n, ma_error *err);
+void ma_carry_candidates_free(ma_carry_candidate *c, size_t n);
+
+/* Copies every row recorded for `sector` in run from_run (result, classes, rows, digest,
+ * histogram, inputs, discrepancy set) into run to_run, marking it carried over from checked_in.
+ * One transaction. */
+int ma_audit_sector_carry(ma_audit *a, int64_t to_run, int64_t from_run, int64_t checked_in,
+                          const char *sector, ma_error *err);
+
+/* The full discrepancy set of a recorded sector (sorted entries, malloc'd; NULL/0 when it has
+ * none). MA_EMISSING when the run has no result for the sector. */
+int ma_audit_sector_discrepancy_set(ma_audit *a, int64_t run_id, const char *sector,
+                                    uint64_t **entries, size_t *n, ma_error *err);
+
+#endif
