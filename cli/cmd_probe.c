@@ -25,7 +25,7 @@
 #include <unistd.h>
 
 #include "cli/commands.h"
-#include "cli/verify_malom.h"
+#include "cli/cli_util.h"
 #include "common/ma_error.h"
 #include "formats/malom_file.h"
 #include "formats/open_file.h"
@@ -214,7 +214,7 @@ static int probe_batch(db *d, int have_variant)
 {
     ma_variant found = MA_VARIANT_STD;
     int nvar = 0;
-    d->malom = ma_malom_dir_detect(d->dir);
+    d->malom = ma_cli_malom_database(d->dir);
     if (detect_variant(d->dir, d->malom, &d->mformat, &found, &nvar)) {
         fprintf(stderr, "millaudit probe: %s: sector ?: offset 0: cannot open directory\n", d->dir);
         return MA_EXIT_BAD_INPUT;
@@ -398,7 +398,7 @@ int ma_cmd_probe(int argc, char **argv)
     free(pos_args);
     if (bad_position)
         return MA_EXIT_USAGE;
-    d.malom = ma_malom_dir_detect(d.dir);
+    d.malom = ma_cli_malom_database(d.dir);
     ma_variant found = MA_VARIANT_STD;
     int nvar = 0;
     if (detect_variant(d.dir, d.malom, &d.mformat, &found, &nvar)) {

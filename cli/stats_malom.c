@@ -15,7 +15,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "cli/verify_malom.h"
+#include "cli/cli_util.h"
 #include "common/ma_error.h"
 #include "formats/malom_file.h"
 #include "formats/malom_secval.h"
@@ -50,7 +50,7 @@ int ma_stats_malom_wanted(int argc, char **argv)
         }
         if (argv[i][0] == '-')
             continue;
-        return ma_malom_dir_detect(argv[i]);
+        return ma_cli_malom_database(argv[i]);
     }
     return 0;
 }

@@ -555,3 +555,177 @@ int ma_audit_sector_discrepancy_set(ma_audit *a, int64_t run_id, const char *sec
     sqlite3_finalize(st);
     return rc;
 }
+
+/* ---- reading one sector back ---- */
+
+static int64_t col_i64(sqlite3_stmt *st, int i, int64_t null_value)
+{
+    return sqlite3_column_type(st, i) == SQLITE_NULL ? null_value : sqlite3_column_int64(st, i);
+}
+
+void ma_sector_readback_free(ma_sector_readback *r)
+{
+    free(r->file);
+    free(r->status);
+    free(r->message);
+    free(r->format);
+    free(r->digest);
+    for (size_t i = 0; i < r->n_classes; i++)
+        free(r->class_name[i]);
+    free(r->class_name);
+    free(r->class_count);
+    for (size_t i = 0; i < r->n_bins; i++)
+        free(r->bin_outcome[i]);
+    free(r->bin_outcome);
+    free(r->bin_depth);
+    free(r->bin_count);
+    for (size_t i = 0; i < r->n_rows; i++) {
+        ma_readback_row *w = &r->rows[i];
+        free(w->board);
+        free(w->stored);
+        free(w->derived);
+        free(w->cls);
+        free(w->move);
+        free(w->successor);
+        free(w->stored_outcome);
+        free(w->derived_outcome);
+        free(w->derived_bound);
+    }
+    free(r->rows);
+    memset(r, 0, sizeof *r);
+}
+
+/* Runs st (bound) and calls each(row) for every row; counts rows into *n. */
+static int count_rows(ma_audit *a, const char *sql, int64_t run_id, const char *sector, size_t *n,
+                      ma_error *err)
+{
+    sqlite3_stmt *st;
+    int rc = prep(a, &st, sql, "read sector", err);
+    if (rc)
+        return rc;
+    sqlite3_bind_int64(st, 1, run_id);
+    ma_audit_bind_text(st, 2, sector);
+    *n = 0;
+    if (sqlite3_step(st) == SQLITE_ROW)
+        *n = (size_t)sqlite3_column_int64(st, 0);
+    sqlite3_finalize(st);
+    return MA_OK;
+}
+
+int ma_audit_sector_read(ma_audit *a, int64_t run_id, const char *sector, size_t max_rows,
+                         ma_sector_readback *out, ma_error *err)
+{
+    memset(out, 0, sizeof *out);
+    sqlite3_stmt *st;
+    int rc = prep(a, &st,
+                  "SELECT s.file, s.status, s.message, s.format, d.derived_sha256, s.entries, s.checked,"
+                  " s.verified, s.within_bounds, s.discrepancies, s.canonical, s.markers, s.roots,"
+                  " s.propagated, s.missing_child, s.unverifiable, s.bound_wins, d.derived_positions,"
+                  " s.carried_from, s.seconds FROM sector_results s LEFT JOIN sector_digests d"
+                  " ON d.run_id = s.run_id AND d.sector = s.sector WHERE s.run_id = ? AND s.sector = ?",
+                  "read sector", err);
+    if (rc)
+        return rc;
+    sqlite3_bind_int64(st, 1, run_id);
+    ma_audit_bind_text(st, 2, sector);
+    int s = sqlite3_step(st);
+    if (s != SQLITE_ROW) {
+        rc = s == SQLITE_DONE ? ma_error_set(err, MA_EMISSING, "%s: run %lld has no result for sector %s",
+                                             ma_audit_path(a), (long long)run_id, sector)
+                              : ma_audit_sqlite_error(a, MA_EIO, "read sector", err);
+        sqlite3_finalize(st);
+        return rc;
+    }
+    out->file = col_dup(st, 0);
+    out->status = col_dup(st, 1);
+    out->message = col_dup(st, 2);
+    out->format = col_dup(st, 3);
+    out->digest = col_dup(st, 4);
+    int64_t *dst[] = {&out->entries, &out->checked, &out->verified, &out->within_bounds,
+                      &out->discrepancies, &out->canonical, &out->markers, &out->roots,
+                      &out->propagated, &out->missing_child, &out->unverifiable, &out->bound_wins,
+                      &out->digest_positions, &out->carried_from};
+    for (int i = 0; i < 14; i++)
+        *dst[i] = col_i64(st, 5 + i, 0);
+    out->seconds = sqlite3_column_double(st, 19);
+    sqlite3_finalize(st);
+
+    size_t n = 0;
+    if ((rc = count_rows(a, "SELECT count(*) FROM sector_class_counts WHERE run_id = ? AND sector = ?",
+                         run_id, sector, &n, err)))
+        goto fail;
+    out->class_name = calloc(n ? n : 1, sizeof *out->class_name);
+    out->class_count = calloc(n ? n : 1, sizeof *out->class_count);
+    if (!out->class_name || !out->class_count)
+        goto nomem;
+    if ((rc = prep(a, &st, "SELECT class, count FROM sector_class_counts WHERE run_id = ? AND sector = ?"
+                           " ORDER BY class", "read sector classes", err)))
+        goto fail;
+    sqlite3_bind_int64(st, 1, run_id);
+    ma_audit_bind_text(st, 2, sector);
+    while (out->n_classes < n && sqlite3_step(st) == SQLITE_ROW) {
+        out->class_name[out->n_classes] = col_dup(st, 0);
+        out->class_count[out->n_classes++] = sqlite3_column_int64(st, 1);
+    }
+    sqlite3_finalize(st);
+
+    if ((rc = count_rows(a, "SELECT count(*) FROM sector_histograms WHERE run_id = ? AND sector = ?",
+                         run_id, sector, &n, err)))
+        goto fail;
+    out->bin_outcome = calloc(n ? n : 1, sizeof *out->bin_outcome);
+    out->bin_depth = calloc(n ? n : 1, sizeof *out->bin_depth);
+    out->bin_count = calloc(n ? n : 1, sizeof *out->bin_count);
+    if (!out->bin_outcome || !out->bin_depth || !out->bin_count)
+        goto nomem;
+    if ((rc = prep(a, &st, "SELECT outcome, depth, count FROM sector_histograms WHERE run_id = ?"
+                           " AND sector = ? ORDER BY outcome, depth", "read sector histogram", err)))
+        goto fail;
+    sqlite3_bind_int64(st, 1, run_id);
+    ma_audit_bind_text(st, 2, sector);
+    while (out->n_bins < n && sqlite3_step(st) == SQLITE_ROW) {
+        out->bin_outcome[out->n_bins] = col_dup(st, 0);
+        out->bin_depth[out->n_bins] = sqlite3_column_int64(st, 1);
+        out->bin_count[out->n_bins++] = sqlite3_column_int64(st, 2);
+    }
+    sqlite3_finalize(st);
+
+    if ((rc = count_rows(a, "SELECT count(*) FROM discrepancies WHERE run_id = ? AND sector = ?",
+                         run_id, sector, &n, err)))
+        goto fail;
+    if (n > max_rows)
+        n = max_rows;
+    out->rows = calloc(n ? n : 1, sizeof *out->rows);
+    if (!out->rows)
+        goto nomem;
+    if ((rc = prep(a, &st, "SELECT entry, offset, root, board, stored, derived, class, move, successor,"
+                           " stored_outcome, stored_depth, derived_outcome, derived_depth, derived_bound"
+                           " FROM discrepancies WHERE run_id = ? AND sector = ? ORDER BY id",
+                   "read discrepancies", err)))
+        goto fail;
+    sqlite3_bind_int64(st, 1, run_id);
+    ma_audit_bind_text(st, 2, sector);
+    while (out->n_rows < n && sqlite3_step(st) == SQLITE_ROW) {
+        ma_readback_row *w = &out->rows[out->n_rows++];
+        w->entry = sqlite3_column_int64(st, 0);
+        w->offset = col_i64(st, 1, -1);
+        w->root = (int)col_i64(st, 2, -1);
+        w->board = col_dup(st, 3);
+        w->stored = col_dup(st, 4);
+        w->derived = col_dup(st, 5);
+        w->cls = col_dup(st, 6);
+        w->move = col_dup(st, 7);
+        w->successor = col_dup(st, 8);
+        w->stored_outcome = col_dup(st, 9);
+        w->stored_depth = col_i64(st, 10, -1);
+        w->derived_outcome = col_dup(st, 11);
+        w->derived_depth = col_i64(st, 12, -1);
+        w->derived_bound = col_dup(st, 13);
+    }
+    sqlite3_finalize(st);
+    return MA_OK;
+nomem:
+    rc = ma_error_set(err, MA_ENOMEM, "%s: out of memory", ma_audit_path(a));
+fail:
+    ma_sector_readback_free(out);
+    return rc;
+}

@@ -111,4 +111,36 @@ int ma_audit_sector_carry(ma_audit *a, int64_t to_run, int64_t from_run, int64_t
 int ma_audit_sector_discrepancy_set(ma_audit *a, int64_t run_id, const char *sector,
                                     uint64_t **entries, size_t *n, ma_error *err);
 
+/* ---- reading one recorded sector back (for carried-over results) ---- */
+
+typedef struct ma_readback_row {
+    int64_t entry, offset;          /* offset -1 when not recorded */
+    int root;                       /* 1 / 0, -1 when not recorded */
+    char *board, *stored, *derived, *cls, *move, *successor;
+    char *stored_outcome, *derived_outcome, *derived_bound;
+    int64_t stored_depth, derived_depth; /* -1 when NULL */
+} ma_readback_row;
+
+typedef struct ma_sector_readback {
+    char *file, *status, *message, *format, *digest;
+    int64_t entries, checked, verified, within_bounds, discrepancies;
+    int64_t canonical, markers, roots, propagated, missing_child, unverifiable, bound_wins;
+    int64_t digest_positions, carried_from;  /* carried_from 0 when checked in that run */
+    double seconds;
+    size_t n_classes;
+    char **class_name;
+    int64_t *class_count;
+    size_t n_bins;                  /* histogram, by outcome then depth */
+    char **bin_outcome;
+    int64_t *bin_depth, *bin_count;
+    size_t n_rows;                  /* rows in recorded order (roots first), at most max_rows */
+    ma_readback_row *rows;
+} ma_sector_readback;
+
+/* Reads everything recorded for `sector` in run_id (NULL v4 columns read as 0 / -1). MA_EMISSING
+ * when there is no such result. */
+int ma_audit_sector_read(ma_audit *a, int64_t run_id, const char *sector, size_t max_rows,
+                         ma_sector_readback *out, ma_error *err);
+void ma_sector_readback_free(ma_sector_readback *r);
+
 #endif

@@ -23,7 +23,7 @@
  *             stopped at any point keeps every finished unit.
  *
  * Cancellation: opt->cancel (set by a signal handler) stops the run at the next chunk; in-flight
- * sectors are abandoned, the run is recorded as "interrupted" and ma_run_execute returns
+ * sectors are abandoned, the run is recorded as "interrupted" and ma_vrun_execute returns
  * MA_ECANCELED. A later `--resume` continues it.
  *
  * The engine prints nothing; progress goes to opt->progress (one reporter for the whole run) and
@@ -71,7 +71,7 @@ typedef enum ma_sector_status {
 const char *ma_sector_status_name(int status);
 
 /* One discrepancy row as it is reported (the first max_rows of a sector, roots first). */
-typedef struct ma_run_row {
+typedef struct ma_vrun_row {
     uint64_t entry;
     uint64_t offset;          /* byte offset of the entry in the file */
     uint8_t cls;              /* ma_disc_class */
@@ -92,15 +92,22 @@ typedef struct ma_run_row {
     uint8_t has_refutation;
     char move[32];            /* a1..g7 notation: "d7", "d6-d5", "d6-d5xa1", "g7xa1" */
     ma_board successor;       /* the position after it, from the successor's side to move */
-} ma_run_row;
+} ma_vrun_row;
 
 /* A file a sector's result depends on, as hashed for the run. */
-typedef struct ma_run_input {
+typedef struct ma_vrun_input {
     char path[256];           /* name inside the database directory */
     char sha256[65];          /* lowercase hex; "" when the file is absent */
-} ma_run_input;
+} ma_vrun_input;
 
-typedef struct ma_run_sector {
+/* One bar of a sector's outcome/depth histogram (canonical entries per established value). */
+typedef struct ma_vrun_bin {
+    ma_outcome outcome;
+    uint32_t depth;           /* 0 for a draw */
+    uint64_t count;
+} ma_vrun_bin;
+
+typedef struct ma_vrun_sector {
     ma_variant variant;
     ma_sector sector;
     char name[40];            /* "std_3_3_0_0" */
@@ -114,42 +121,44 @@ typedef struct ma_run_sector {
     uint64_t by_class[MA_DISC_CLASSES];
     double seconds;           /* wall time of the check (of the original check when carried) */
     char message[1024];       /* one line for unusable / incomplete / within-bounds, else "" */
-    ma_run_row *rows;         /* n_rows <= max_rows, roots first, then by entry */
+    ma_vrun_row *rows;         /* n_rows <= max_rows, roots first, then by entry */
     size_t n_rows;
     int has_digest;           /* derived-value digest (docs/reproducibility.md) was computed */
     char digest[65];
     uint64_t digest_positions;
-    ma_run_input *inputs;     /* what the result was computed from (recorded runs only) */
+    ma_vrun_bin *bins;         /* histogram, by outcome then depth (with the digest) */
+    size_t n_bins;
+    ma_vrun_input *inputs;     /* what the result was computed from (recorded runs only) */
     size_t n_inputs;
-} ma_run_sector;
+} ma_vrun_sector;
 
-typedef struct ma_run_totals {
+typedef struct ma_vrun_totals {
     uint64_t sectors, sectors_checked, sectors_carried, sectors_unusable;
     uint64_t entries, checked, canonical, markers, verified, within_bounds, bound_wins;
     uint64_t missing_child, unverifiable, discrepancies, roots, propagated;
     uint64_t by_class[MA_DISC_CLASSES];
-} ma_run_totals;
+} ma_vrun_totals;
 
-typedef enum ma_run_mode {
-    MA_RUN_FULL = 0,
-    MA_RUN_RESUME = 1,
-    MA_RUN_INCREMENTAL = 2
-} ma_run_mode;
+typedef enum ma_vrun_mode {
+    MA_VRUN_FULL = 0,
+    MA_VRUN_RESUME = 1,
+    MA_VRUN_INCREMENTAL = 2
+} ma_vrun_mode;
 
 /* Verdict of a run, in the order a report states it. */
-typedef enum ma_run_verdict {
+typedef enum ma_vrun_verdict {
     MA_VERDICT_VERIFIED = 0,      /* every entry of every sector verified */
     MA_VERDICT_WITHIN_BOUNDS = 1, /* no contradiction, but some entries only within bounds */
     MA_VERDICT_DISCREPANCIES = 2,
     MA_VERDICT_INCOMPLETE = 3,    /* unusable or missing input: not everything could be checked */
     MA_VERDICT_INTERRUPTED = 4
-} ma_run_verdict;
+} ma_vrun_verdict;
 
 /* "verified", "within-bounds", "discrepancies", "incomplete", "interrupted"; also the run status
  * recorded in the store ("ok" for verified). */
-const char *ma_run_verdict_name(int verdict);
+const char *ma_vrun_verdict_name(int verdict);
 
-typedef struct ma_run_options {
+typedef struct ma_vrun_options {
     const char *root;             /* the database (directory or one sector file) */
     const char *const *sectors;   /* --sector arguments, n_sectors of them; none: every sector */
     size_t n_sectors;
@@ -158,8 +167,8 @@ typedef struct ma_run_options {
     int full_board_draw;          /* Malom: a full 12/12 board is a draw (default 1) */
     int allow_bounds;             /* Malom: within-bounds entries do not make the exit status 3 */
     const char *audit_path;       /* the store to record into; NULL: not recorded */
-    ma_run_mode mode;
-    int64_t resume_run;           /* MA_RUN_RESUME: the run to continue; 0 = the last unfinished
+    ma_vrun_mode mode;
+    int64_t resume_run;           /* MA_VRUN_RESUME: the run to continue; 0 = the last unfinished
                                    * run of this database root */
     unsigned shard_index, shard_count; /* shard_count 0 or 1: no sharding */
     const char *host;             /* recorded provenance */
@@ -168,46 +177,46 @@ typedef struct ma_run_options {
     const char *git_revision;
     ma_progress *progress;        /* NULL: none */
     const volatile sig_atomic_t *cancel;
-} ma_run_options;
+} ma_vrun_options;
 
-typedef struct ma_run ma_run;
+typedef struct ma_vrun ma_vrun;
 
 /* Creates a run (nothing is read yet). Errors: MA_EINVAL for options that contradict each other
  * (mode resume/incremental without audit_path, threads < 1, shard_index >= shard_count). */
-int ma_run_create(ma_run **out, const ma_run_options *opt, ma_error *err);
+int ma_vrun_create(ma_vrun **out, const ma_vrun_options *opt, ma_error *err);
 /* Runs every phase. Returns MA_OK when the run completed (whatever it found: see the verdict and
- * ma_run_exit_code), MA_ECANCELED when opt->cancel stopped it, or the error that made the run
+ * ma_vrun_exit_code), MA_ECANCELED when opt->cancel stopped it, or the error that made the run
  * impossible (MA_EMISSING / MA_EFORMAT / MA_EIO for the database root or the store, MA_EINVAL for a
  * --sector that names no valid sector or a --resume with nothing to resume, MA_ENOMEM,
  * MA_EINTERNAL). Per-file problems are not errors of the run: they are listed (ma_run_errors) and
  * make the verdict incomplete. */
-int ma_run_execute(ma_run *r, ma_error *err);
-void ma_run_free(ma_run *r);
+int ma_vrun_execute(ma_vrun *r, ma_error *err);
+void ma_vrun_free(ma_vrun *r);
 
-/* ---- the result (valid after ma_run_execute, whatever it returned) ---- */
+/* ---- the result (valid after ma_vrun_execute, whatever it returned) ---- */
 
 /* The phase the run reached or failed in: "scan", "plan", "hash", "carry", "check", "classify",
  * "record", "done". */
-const char *ma_run_phase(const ma_run *r);
-const char *ma_run_root(const ma_run *r);
-ma_format ma_run_format(const ma_run *r);
-unsigned ma_run_variants(const ma_run *r);
-int64_t ma_run_id(const ma_run *r);            /* 0 when not recorded */
-int64_t ma_run_resumed_from(const ma_run *r);  /* 0 unless a resume */
-const ma_run_options *ma_run_options_of(const ma_run *r);
-size_t ma_run_sector_count(const ma_run *r);
-const ma_run_sector *ma_run_sector_at(const ma_run *r, size_t i); /* children-first order */
-const ma_run_totals *ma_run_totals_of(const ma_run *r);
+const char *ma_vrun_phase(const ma_vrun *r);
+const char *ma_vrun_root(const ma_vrun *r);
+ma_format ma_vrun_format(const ma_vrun *r);
+unsigned ma_vrun_variants(const ma_vrun *r);
+int64_t ma_vrun_id(const ma_vrun *r);            /* 0 when not recorded */
+int64_t ma_vrun_resumed_from(const ma_vrun *r);  /* 0 unless a resume */
+const ma_vrun_options *ma_vrun_options_of(const ma_vrun *r);
+size_t ma_vrun_sector_count(const ma_vrun *r);
+const ma_vrun_sector *ma_vrun_sector_at(const ma_vrun *r, size_t i); /* children-first order */
+const ma_vrun_totals *ma_vrun_totals_of(const ma_vrun *r);
 /* One-line messages of everything that could not be used or recorded, in the order met. */
-size_t ma_run_error_count(const ma_run *r);
-const char *ma_run_error(const ma_run *r, size_t i);
-int ma_run_verdict_of(const ma_run *r);
+size_t ma_vrun_error_count(const ma_vrun *r);
+const char *ma_vrun_error(const ma_vrun *r, size_t i);
+int ma_vrun_verdict_of(const ma_vrun *r);
 /* Non-zero when the store could not record everything (then the exit code says 4). */
-int ma_run_record_failed(const ma_run *r);
-double ma_run_seconds(const ma_run *r);
+int ma_vrun_record_failed(const ma_vrun *r);
+double ma_vrun_seconds(const ma_vrun *r);
 /* The exit status (README): 130/143 are the CLI's (it knows the signal); here 0 verified (or
  * within bounds with allow_bounds), 1 discrepancies, 3 incomplete / within bounds, 4 the audit
  * record is incomplete (wins over 1 and 3: the user asked for a record and has none), 5 internal. */
-int ma_run_exit_code(const ma_run *r);
+int ma_vrun_exit_code(const ma_vrun *r);
 
 #endif

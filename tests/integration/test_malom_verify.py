@@ -66,7 +66,7 @@ def assert_single_root(doc, sector, entry, cls):
 
 def test_std_strong_fully_verified(millaudit, malom_fixtures):
     p, doc = verify_json(millaudit, malom_fixtures / "std-strong", check=0)
-    assert doc["format"] == "malom-sec"
+    assert doc["database"]["format"] == "malom-sec"
     assert len(doc["sectors"]) == 3
     for s in doc["sectors"]:
         assert s["status"] == "ok"
@@ -77,13 +77,13 @@ def test_std_strong_fully_verified(millaudit, malom_fixtures):
 
 def test_std_strong_text_says_all_verified(millaudit, malom_fixtures):
     p = millaudit.run("verify", malom_fixtures / "std-strong", "--quiet", check=0)
-    assert "result: all entries verified" in p.stdout
+    assert "verdict: verified: all 2018750 entries of 3 sectors" in p.stdout
     assert "0 discrepancies" in p.stdout
 
 
 def test_stonediff_sec2_fully_verified(millaudit, malom_fixtures):
     p, doc = verify_json(millaudit, malom_fixtures / "std-ultra-stonediff", check=0)
-    assert doc["format"] == "malom-sec2"
+    assert doc["database"]["format"] == "malom-sec2"
     (s,) = doc["sectors"]
     assert s["sector"] == "std_3_3_0_0"
     assert s["verified"] == s["entries"] == 210140
@@ -113,7 +113,7 @@ def test_original_excerpt_bounds(millaudit, malom_fixtures):
     p = millaudit.run("verify", d, "--quiet", "--threads", "2", check=3)
     assert "only within bounds" in p.stdout
     assert "NOT fully verified" in p.stdout
-    assert "missing-child" in p.stderr
+    assert "successor sector file" in p.stderr and "(absent)" in p.stderr
 
 
 def test_bounds_contradiction_is_a_discrepancy(millaudit, malom_fixtures, tmp_path):
@@ -140,7 +140,7 @@ def test_bounds_contradiction_is_a_discrepancy(millaudit, malom_fixtures, tmp_pa
     s, rows = rows_of(doc, "std_3_3_6_5")
     assert [r["entry"] for r in rows if r["root"]] == [target]
     assert rows[0]["class"] == "wrong-outcome"
-    assert rows[0]["derived"].startswith(">= ")
+    assert rows[0]["derived"]["bound"] == "lower" and rows[0]["derived"]["text"].startswith(">= ")
 
 
 # --- injected faults -----------------------------------------------------------------------------
@@ -280,11 +280,11 @@ def test_size_damage(millaudit_asan, malom_fixtures, tmp_path, damage):
 def test_missing_child_full_mode(millaudit_asan, malom_fixtures, tmp_path):
     d = copy(malom_fixtures, tmp_path, "original-excerpt", ["std_2_2_7_7.sec2", "std.secval"])
     p = millaudit_asan.run("verify", d, check=3)
-    line = [l for l in p.stderr.splitlines() if "missing-child" in l][0]
-    assert "std_2_2_7_7.sec2" in line and "sector 2_2_7_7" in line and "offset" in line
+    line = [l for l in p.stderr.splitlines() if "only within bounds" in l][0]
+    assert "std_2_2_7_7.sec2" in line and "sector std_2_2_7_7" in line and "offset" in line
     assert "std_2_3_7_6.sec2" in line
     p = millaudit_asan.run("verify", d, "--allow-bounds", "--quiet", check=0)
-    assert "only within bounds" in p.stdout
+    assert "only within bounds" in p.stdout and "verdict: verified within bounds only" in p.stdout
 
 
 def test_usage_errors(millaudit, malom_fixtures):

@@ -40,7 +40,7 @@ def clean_set(millaudit, tmp_path_factory):
 
 
 def report(bug, doc):
-    total = doc["total"]
+    total = doc["totals"]
     classes = {}
     for s in doc["sectors"]:
         for cls, n in s["classes"].items():
@@ -52,7 +52,7 @@ def report(bug, doc):
 
 
 def assert_caught(doc):
-    total = doc["total"]
+    total = doc["totals"]
     assert doc["exit"] == 1
     assert total["discrepancies"] >= 1
     assert total["roots"] >= 1
@@ -88,5 +88,5 @@ def test_same_sectors_without_a_bug_verify_clean(millaudit, clean_set):
     names = {f.name for f in clean_set.glob("*.mdb")}
     assert {f"std_{s}.mdb" for s in BUGS.values()} <= names
     _, doc = verify_json(millaudit, clean_set, check=0)
-    assert doc["total"]["discrepancies"] == 0
-    assert doc["total"]["verified"] == doc["total"]["entries"]
+    assert doc["totals"]["discrepancies"] == 0
+    assert doc["totals"]["verified"] == doc["totals"]["entries"]

@@ -16,7 +16,7 @@ HEADER = 128
 
 ROW = re.compile(r"^(?P<sector>(std|lask|mora)_\d+_\d+_\d+_\d+)\s+(?P<entries>\d+)\s+(?P<checked>\d+)\s+"
                  r"(?P<verified>\d+)\s+(?P<discrep>\d+)\s+(?P<roots>\d+)\s+(?P<propag>\d+)\s+"
-                 r"(?P<missing>\d+)\s+(?P<unverif>\d+)\s+(?P<seconds>[\d.]+)\s+(?P<status>\S+)$", re.M)
+                 r"(?P<bounds>\d+)\s+(?P<missing>\d+)\s+(?P<unverif>\d+)\s+(?P<seconds>[\d.]+)\s+(?P<status>\S+)$", re.M)
 
 
 def solve(millaudit, variant, stones, out, *extra):
@@ -65,8 +65,9 @@ def test_whole_game_verifies_with_zero_discrepancies(millaudit, games, variant, 
         assert row["status"] == "ok", name
         assert row["entries"] == row["checked"] == row["verified"], name
         assert row["discrep"] == row["missing"] == row["unverif"] == "0", name
-    total = re.search(r"^total: (\d+) sectors, (\d+) entries, (\d+) checked, (\d+) verified, "
-                      r"0 discrepancies", proc.stdout, re.M)
+    total = re.search(r"^total: (\d+) sectors \(\d+ checked, 0 carried over, 0 unusable\), (\d+) entries, "
+                      r"(\d+) checked, (\d+) verified, 0 only within bounds, 0 discrepancies", proc.stdout,
+                      re.M)
     assert total and total.group(2) == total.group(3) == total.group(4)
     assert int(total.group(1)) == len(files)
     # the file sizes agree with the entry counts the checker reports
@@ -78,9 +79,10 @@ def test_json_summary_and_threads_agree(millaudit, games):
     directory = games[("std", 3)]
     _, one = verify_json(millaudit, directory, "--threads", "1", check=0)
     _, two = verify_json(millaudit, directory, "--threads", "2", check=0)
-    assert one["variant"] == "std" and one["exit"] == 0 and one["errors"] == []
-    assert one["total"]["verified"] == one["total"]["entries"] > 0
-    assert one["total"]["discrepancies"] == 0
+    assert one["database"]["variants"] == ["std"] and one["exit"] == 0 and one["errors"] == []
+    assert one["database"]["format"] == "open" and one["verdict"] == "verified"
+    assert one["totals"]["verified"] == one["totals"]["entries"] > 0
+    assert one["totals"]["discrepancies"] == 0
     strip = lambda doc: [{k: v for k, v in s.items() if k != "seconds"} for s in doc["sectors"]]
     assert strip(one) == strip(two)
     # children are checked before their parents: 3_3_0_0 (no children) first, the start last
@@ -103,8 +105,8 @@ def test_named_sector_with_absent_child_is_input_unusable(millaudit, games, tmp_
     directory.mkdir()
     shutil.copy(games[("std", 3)] / "std_2_3_1_0.mdb", directory)
     proc = millaudit.run("verify", directory, check=3)
-    assert re.search(r"std_3_3_0_0\.mdb: sector 3_3_0_0: offset 0: child sector file absent; \d+ "
-                     r"entries of std_2_3_1_0 not verified", proc.stderr)
+    assert re.search(r"std_2_3_1_0\.mdb: sector std_2_3_1_0: offset 0: successor sector file "
+                     r"std_3_3_0_0\.mdb \(absent\); \d+ entries not verified", proc.stderr)
     row = sector_rows(proc.stdout)["std_2_3_1_0"]
     assert row["status"] == "incomplete"
     assert int(row["missing"]) > 0
