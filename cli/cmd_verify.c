@@ -397,20 +397,29 @@ int ma_cmd_verify(int argc, char **argv)
         return MA_EXIT_INTERNAL;
     }
     /* `--resume RUN` (a separate number) is accepted as well as --resume=RUN when another
-     * argument remains for DIR: getopt's optional arguments only take the attached form. */
+     * positional argument is there for DIR: getopt's optional arguments only take the attached
+     * form. */
+    static const char *const with_value[] = {"--sector", "--audit", "--max-rows", "--threads",
+                                             "--shard", "--full-board-draw"};
+    int positional = 0;
+    for (int i = 1; i < argc; i++) {
+        int takes = 0;
+        for (size_t k = 0; k < sizeof with_value / sizeof *with_value; k++)
+            takes |= !strcmp(argv[i], with_value[k]);
+        if (takes)
+            i++;
+        else if (argv[i][0] != '-')
+            positional++;
+    }
     int nargs = 0;
     char resume_arg[64];
     for (int i = 0; i < argc; i++) {
-        if (!strcmp(argv[i], "--resume") && i + 1 < argc && all_digits(argv[i + 1])) {
-            int others = 0;
-            for (int k = i + 2; k < argc; k++)
-                others += argv[k][0] != '-';
-            if (others) {
-                snprintf(resume_arg, sizeof resume_arg, "--resume=%.40s", argv[i + 1]);
-                args[nargs++] = resume_arg;
-                i++;
-                continue;
-            }
+        if (!strcmp(argv[i], "--resume") && i + 1 < argc && all_digits(argv[i + 1]) &&
+            positional >= 2) {
+            snprintf(resume_arg, sizeof resume_arg, "--resume=%.40s", argv[i + 1]);
+            args[nargs++] = resume_arg;
+            i++;
+            continue;
         }
         args[nargs++] = argv[i];
     }

@@ -298,6 +298,23 @@ int ma_audit_unfinished_run(ma_audit *a, const char *database_root, int64_t excl
     return rc;
 }
 
+int ma_audit_run_mark_resumed(ma_audit *a, int64_t run_id, ma_error *err)
+{
+    int rc = ma_audit_writable(a, err);
+    if (rc)
+        return rc;
+    sqlite3_stmt *st;
+    if ((rc = prep(a, &st,
+                   "UPDATE runs SET status = 'resumed',"
+                   " ended_at = COALESCE(ended_at, strftime('%Y-%m-%dT%H:%M:%fZ','now')) WHERE id = ?",
+                   "mark run resumed", err)))
+        return rc;
+    sqlite3_bind_int64(st, 1, run_id);
+    rc = ma_audit_step_done(a, st, "mark run resumed", err);
+    sqlite3_finalize(st);
+    return rc;
+}
+
 int ma_audit_run_identity(ma_audit *a, int64_t run_id, ma_run_identity *out, ma_error *err)
 {
     memset(out, 0, sizeof *out);

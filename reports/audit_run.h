@@ -74,6 +74,10 @@ int ma_audit_sectors_commit(ma_audit *a, int64_t run_id, const ma_sector_commit 
 int ma_audit_unfinished_run(ma_audit *a, const char *database_root, int64_t exclude_run,
                             int64_t *run_id, ma_error *err);
 
+/* Marks run_id as continued by a resume: status "resumed" and an end time if it had none, so a
+ * later --resume does not pick it again. */
+int ma_audit_run_mark_resumed(ma_audit *a, int64_t run_id, ma_error *err);
+
 /* Facts of a run that decide whether its results may be carried over. Strings are malloc'd. */
 typedef struct ma_run_identity {
     char *kind, *database_root, *tool_version, *options, *status, *ended_at;

@@ -1050,7 +1050,10 @@ static int begin_record(ma_vrun *r, ma_error *err)
     r->started = 1;
     static const char *const modes[] = {"full", "resume", "incremental"};
     ma_run_meta meta = {modes[r->opt.mode], r->resumed_from, r->options};
-    return ma_audit_run_meta_set(r->audit, r->run_id, &meta, err);
+    rc = ma_audit_run_meta_set(r->audit, r->run_id, &meta, err);
+    if (rc == MA_OK && r->resumed_from)
+        rc = ma_audit_run_mark_resumed(r->audit, r->resumed_from, err);
+    return rc;
 }
 
 /* --resume: the run to continue must be a verify run of this root by this tool with these

@@ -1,8 +1,10 @@
 """Shared fixtures for the integration tests: the real millaudit binaries and the fixture paths."""
+import json
 import os
 import pathlib
 import subprocess
 
+import jsonschema
 import pytest
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
@@ -15,6 +17,29 @@ def _binary(env_name, default):
     if not path.exists():
         pytest.fail(f"{env_name}: {path} does not exist; build first (scripts/test does)")
     return path
+
+
+_SCHEMAS = {}
+
+
+def json_schema(name):
+    """The JSON Schema docs/json/<name>.schema.json, loaded once."""
+    if name not in _SCHEMAS:
+        path = ROOT / "docs" / "json" / f"{name}.schema.json"
+        schema = json.loads(path.read_text())
+        jsonschema.validators.validator_for(schema).check_schema(schema)
+        _SCHEMAS[name] = schema
+    return _SCHEMAS[name]
+
+
+def validate_json(name, document):
+    """Validates a parsed --json document against its command's schema (raises on mismatch)."""
+    schema = json_schema(name)
+    jsonschema.validators.validator_for(schema)(schema).validate(document)
+
+
+# Commands whose every --json output the suite validates as it runs them.
+_VALIDATED = {"verify"}
 
 
 class Millaudit:
@@ -30,6 +55,9 @@ class Millaudit:
             raise AssertionError(
                 f"millaudit {' '.join(map(str, args))} exited {proc.returncode}, expected {check}\n"
                 f"stdout:\n{proc.stdout[-4000:]}\nstderr:\n{proc.stderr[-4000:]}")
+        words = [str(a) for a in args]
+        if words and words[0] in _VALIDATED and "--json" in words and proc.stdout.strip():
+            validate_json(words[0], json.loads(proc.stdout))
         return proc
 
 
