@@ -88,6 +88,8 @@ static ma_format suffix_format(const char *name)
     return 0;
 }
 
+static ptrdiff_t find_at(const ma_database *db, ma_variant v, ma_sector s);
+
 /* ---- names ---- */
 
 /* Splits "<variant>_<sector text>" (the sector text may end in a format suffix). Returns 1 and sets
@@ -190,6 +192,8 @@ typedef struct found {
     ma_variant variant;
     ma_sector sector;
     int usable;          /* type and name are fine */
+    int broken;          /* a canonical sector name whose file cannot be opened (type, link) */
+    char why[1024];      /* then: the message */
 } found;
 
 /* Checks the file type without opening (a FIFO must not block). Returns NULL when the name is a
@@ -272,11 +276,15 @@ static int classify_name(ma_database *db, const char *dir, const char *name, fou
     if (!ma_sector_valid(v, s))
         return add_bad(db, path, MA_EFORMAT, "%s: sector %s_%s: offset 0: not a valid %s sector",
                        shown, ma_variant_name(v), sec, ma_variant_name(v));
-    if (why)
-        return add_bad(db, path, MA_EFORMAT, "%s: sector %s_%s: offset 0: %s", shown,
-                       ma_variant_name(v), sec, why);
     out->variant = v;
     out->sector = s;
+    if (why) {
+        /* the sector's file is there but cannot be read: the database holds the sector, unusable */
+        out->broken = 1;
+        snprintf(out->why, sizeof out->why, "%.700s: sector %s_%s: offset 0: %.200s", shown,
+                 ma_variant_name(v), sec, why);
+        return add_bad(db, path, MA_EFORMAT, "%s", out->why);
+    }
     out->usable = 1;
     return MA_OK;
 }
@@ -466,6 +474,10 @@ int ma_database_open(ma_database **out, const char *path, const ma_database_opti
     db->format = fmt;
     for (size_t i = 0; i < n_names && rc == MA_OK; i++) {
         const found *f = &names[i];
+        if (f->broken && f->format == fmt) {
+            rc = add_sector(db, f); /* held, but failed: ma_database_source returns f->why */
+            continue;
+        }
         if (!f->usable)
             continue;
         char p[4352], shown_p[1100];
@@ -487,7 +499,6 @@ int ma_database_open(ma_database **out, const char *path, const ma_database_opti
         }
         rc = add_sector(db, f);
     }
-    free(names);
     if (rc == MA_OK && db->n) {
         db->cache = calloc(db->n, sizeof *db->cache);
         if (!db->cache)
@@ -495,6 +506,18 @@ int ma_database_open(ma_database **out, const char *path, const ma_database_opti
         else
             qsort(db->sectors, db->n, sizeof *db->sectors, cmp_sector);
     }
+    /* sectors whose file is there but cannot be opened fail at once, with discovery's reason */
+    for (size_t i = 0; rc == MA_OK && i < n_names; i++) {
+        const found *f = &names[i];
+        if (!f->broken || f->format != fmt)
+            continue;
+        ptrdiff_t at = find_at(db, f->variant, f->sector);
+        if (at >= 0) {
+            db->cache[at].state = 2;
+            ma_error_set(&db->cache[at].err, MA_EFORMAT, "%s", f->why);
+        }
+    }
+    free(names);
     if (rc) {
         ma_database_close(db);
         return ma_error_set(err, rc, "out of memory");
