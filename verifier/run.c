@@ -14,6 +14,7 @@
 #include "reports/audit_run.h"
 #include "verifier/rules.h"
 #include "verifier/run_sector.h"
+#include "verifier/shard.h"
 
 static const char *const class_names[MA_DISC_CLASSES] = {
     "wrong-outcome", "wrong-depth", "wrong-draw-class", "wrong-terminal", "bad-encoding",
@@ -220,16 +221,6 @@ static int add_node(ma_vrun *r, ma_variant v, ma_sector s, int *idx, ma_error *e
     return MA_OK;
 }
 
-/* Cost of a sector for shard balancing: its entries, flying sectors weighted by their wider
- * successor fan-out. Deterministic and independent of the machine. */
-static double sector_cost(ma_variant v, ma_sector s)
-{
-    double c = (double)ma_malom_hash_count(s.w, s.b);
-    ma_vrules rules;
-    if (ma_vrules_init(&rules, v, s, NULL) == MA_OK && rules.flying && rules.can_move)
-        c *= 3.0;
-    return c;
-}
 
 
 /* The sectors --sector names (variant from the text or from the database). */
@@ -324,6 +315,8 @@ static int cmp_stones(const void *a, const void *b)
     return strcmp(x->pub.name, y->pub.name);
 }
 
+static uint64_t entries_estimate(const node *nd, ma_format f);
+
 static int plan(ma_vrun *r, ma_error *err)
 {
     r->phase = "plan";
@@ -343,41 +336,21 @@ static int plan(ma_vrun *r, ma_error *err)
     if (rc)
         return rc;
     if (r->opt.shard_count > 1) {
-        /* Greedy longest-processing-time partition over a canonical order: every process computes
-         * the same shards from the sector names alone. */
-        size_t n = r->n_nodes;
-        int *ix = malloc((n ? n : 1) * sizeof *ix);
-        double *load = calloc(r->opt.shard_count, sizeof *load);
-        if (!ix || !load) {
-            free(ix);
-            free(load);
+        /* every process computes the same shards from the sector names and entry counts alone */
+        ma_shard_item *items = calloc(r->n_nodes ? r->n_nodes : 1, sizeof *items);
+        if (!items)
             return ma_error_set(err, MA_ENOMEM, "verify: out of memory");
+        for (size_t i = 0; i < r->n_nodes; i++) {
+            const node *nd = &r->nodes[i];
+            items[i] = (ma_shard_item){nd->pub.variant, nd->pub.sector, nd->pub.name,
+                                       entries_estimate(nd, ma_database_format(r->db)), 0, 0};
         }
-        for (size_t i = 0; i < n; i++)
-            ix[i] = (int)i;
-        /* by cost descending, names break ties */
-        for (size_t i = 1; i < n; i++)
-            for (size_t j = i; j > 0; j--) {
-                const node *a = &r->nodes[ix[j - 1]], *b = &r->nodes[ix[j]];
-                double ca = sector_cost(a->pub.variant, a->pub.sector);
-                double cb = sector_cost(b->pub.variant, b->pub.sector);
-                if (ca > cb || (ca == cb && strcmp(a->pub.name, b->pub.name) < 0))
-                    break;
-                int t = ix[j - 1];
-                ix[j - 1] = ix[j];
-                ix[j] = t;
-            }
-        for (size_t i = 0; i < n; i++) {
-            node *nd = &r->nodes[ix[i]];
-            unsigned best = 0;
-            for (unsigned s = 1; s < r->opt.shard_count; s++)
-                if (load[s] < load[best])
-                    best = s;
-            load[best] += sector_cost(nd->pub.variant, nd->pub.sector);
-            nd->selected = best == r->opt.shard_index;
-        }
-        free(ix);
-        free(load);
+        rc = ma_shard_partition(items, r->n_nodes, r->opt.shard_count, err);
+        for (size_t i = 0; rc == MA_OK && i < r->n_nodes; i++)
+            r->nodes[i].selected = items[i].shard == r->opt.shard_index;
+        free(items);
+        if (rc)
+            return rc;
     }
     /* successors of every selected sector (they may add nodes that are only read) */
     size_t n_sel = r->n_nodes;
