@@ -655,7 +655,8 @@ static int carry(ma_vrun *r, ma_error *err)
         node *nd = &r->nodes[r->order[i]];
         if (!nd->dbs)
             continue; /* nothing to carry for a file that is not there */
-        const ma_carry_candidate *c = bsearch(nd->pub.name, cands, nc, sizeof *cands, cmp_candidate);
+        const ma_carry_candidate *c =
+            nc ? bsearch(nd->pub.name, cands, nc, sizeof *cands, cmp_candidate) : NULL;
         if (!c || !same_inputs(nd, c))
             continue;
         ma_error e;

@@ -177,7 +177,7 @@ def test_unusable_directories(millaudit_asan, tmp_path):
     proc = millaudit_asan.run("dump", tmp_path / "std_3_3_0_0.mdb", check=3)
     assert proc.stderr.count("\n") == 1 and "not a regular file" in proc.stderr
     proc = millaudit_asan.run("dump", tmp_path / "missing.mdb", check=3)
-    assert "missing.mdb: sector ?: offset 0: cannot open" in proc.stderr
+    assert "missing.mdb: sector ?: offset 0: No such file or directory" in proc.stderr
     empty = tmp_path / "empty"
     empty.mkdir()
     assert "no .mdb files" in millaudit_asan.run("stats", empty, check=3).stderr

@@ -13,12 +13,12 @@
 
 enum { N = 40 };
 
-static void make(ma_shard_item *items, char names[][16], int reverse)
+static void make(ma_shard_item *items, char names[][40], int reverse)
 {
     for (int i = 0; i < N; i++) {
         int k = reverse ? N - 1 - i : i;
         ma_sector s = {(uint8_t)(3 + k % 6), (uint8_t)(3 + (k / 6) % 6), 0, 0};
-        snprintf(names[i], 16, "std_%d_%d_0_0_%d", s.w, s.b, k);
+        snprintf(names[i], 40, "std_%d_%d_0_0_%d", s.w, s.b, k);
         items[i] = (ma_shard_item){MA_VARIANT_STD, s, names[i], 1000u + (uint64_t)(k * 7919 % 5000), 0, 0};
     }
 }
@@ -27,7 +27,7 @@ static void test_partition_is_independent_of_input_order(void **state)
 {
     (void)state;
     ma_shard_item a[N], b[N];
-    char na[N][16], nb[N][16];
+    char na[N][40], nb[N][40];
     make(a, na, 0);
     make(b, nb, 1);
     ma_error err;
@@ -43,7 +43,7 @@ static void test_partition_balances_and_weights_flying_sectors(void **state)
 {
     (void)state;
     ma_shard_item a[N];
-    char na[N][16];
+    char na[N][40];
     make(a, na, 0);
     ma_error err;
     assert_int_equal(ma_shard_partition(a, N, 4, &err), MA_OK);
