@@ -17,7 +17,8 @@ typedef struct grader {
     const ma_grade_options *opt;
     ma_grade_result *res;
     ma_rulebook *rules;
-    ma_rng rng;
+    ma_rng rng;         /* positions drawn, the perfect player's choices */
+    ma_rng player_rng;  /* the graded player's own choices (tie-breaks, random) */
     ma_probe_turn turns[MA_VRULES_MAX_TURNS];
     ma_value values[MA_VRULES_MAX_TURNS];
     ma_error *err;
@@ -104,7 +105,7 @@ static int check_cancel(grader *G)
 static int grade_move(grader *G, ma_sector s, ma_board b, int n, int64_t game, int ply, int *chosen)
 {
     double t0 = ma_now();
-    int rc = ma_player_choose(G->player, s, b, G->turns, n, &G->rng, chosen, G->err);
+    int rc = ma_player_choose(G->player, s, b, G->turns, n, &G->player_rng, chosen, G->err);
     double dt = ma_now() - t0;
     G->res->player_seconds += dt;
     if (rc)
@@ -451,7 +452,10 @@ int ma_grade_run(ma_database *db, ma_player *p, const ma_grade_options *opt, ma_
     G->opt = opt;
     G->res = out;
     G->err = err;
+    /* Two streams: the positions (and the perfect player's games) depend on the seed alone, not on
+     * how many random numbers the graded player used, so every player sees the same positions. */
     ma_rng_seed(&G->rng, opt->seed);
+    ma_rng_seed(&G->player_rng, opt->seed ^ 0x6a09e667f3bcc908ull);
     double t0 = ma_now();
     int rc = ma_rulebook_create(&G->rules, opt->variant, err);
     if (!rc)

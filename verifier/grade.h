@@ -25,8 +25,11 @@
  *              optimal turns); the graded player moves first in even-numbered games. A game ends by
  *              a win, a side without a turn, or the ply cap (a draw by cap). Needs every sector of
  *              the K-stone game in the database.
- * Everything random comes from one generator seeded by opt->seed: the same seed, database and
- * player give the same positions, games and results.
+ * Everything random comes from two generators seeded from opt->seed: one draws the positions and
+ * makes the perfect player's choices, the other the graded player's (tie-breaks, random). The
+ * same seed, database and player give the same results; the same seed gives every player the same
+ * positions (a paired comparison), whatever randomness the player consumes. In games the positions
+ * depend on the player's moves, so only the first position is shared.
  */
 #ifndef MA_VERIFIER_GRADE_H
 #define MA_VERIFIER_GRADE_H
