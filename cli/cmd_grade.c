@@ -454,6 +454,11 @@ int ma_cmd_grade(int argc, char **argv)
         .run_id = rec->run_id,
     };
     if (!rc || res->graded) {
+        /* the report file first, so the JSON's exit field is the process's */
+        if (html_path && write_html(html_path, &info, &res->tally, &ferr)) {
+            fprintf(stderr, "millaudit grade: %s\n", ferr.msg);
+            exit_code = MA_EXIT_IO;
+        }
         if (json) {
             json_t *o = ma_grade_report_json(&info, &res->tally);
             json_object_set_new(o, "exit", json_integer(exit_code));
@@ -464,10 +469,6 @@ int ma_cmd_grade(int argc, char **argv)
             ma_grade_report_text(stdout, &info, &res->tally);
         }
         fflush(stdout);
-        if (html_path && write_html(html_path, &info, &res->tally, &ferr)) {
-            fprintf(stderr, "millaudit grade: %s\n", ferr.msg);
-            exit_code = MA_EXIT_IO;
-        }
     }
 
 done:
