@@ -672,7 +672,9 @@ static int run_pass(search *S, int pass, ma_sector s, ma_board b, size_t n_entri
     S->pass = pass;
     S->st = &S->res->pass[pass];
     memset(S->st, 0, sizeof *S->st);
-    memset(S->tt, 0, n_entries * sizeof *S->tt);
+    /* the table comes zeroed from calloc; only a second pass must forget the first */
+    if (pass != PASS_PESSIMISTIC)
+        memset(S->tt, 0, n_entries * sizeof *S->tt);
     memset(S->history, 0, sizeof S->history);
     S->next_report = 0;
     double t0 = ma_now();
