@@ -421,7 +421,8 @@ int ma_cmd_grade(int argc, char **argv)
     }
     if (rec->audit && rec->run_id &&
         ma_audit_grade_end(rec->audit, rec->run_id, rec->recorded, res->skipped_no_turn + res->skipped_bad,
-                           res->games, message[0] ? message : NULL, &ferr)) {
+                           res->games, res->sectors[0] ? res->sectors : NULL,
+                           message[0] ? message : NULL, &ferr)) {
         fprintf(stderr, "millaudit grade: %s\n", ferr.msg);
         exit_code = MA_EXIT_IO;
     }

@@ -354,15 +354,15 @@ int ma_audit_grade_moves_add(ma_audit *a, int64_t run_id, const ma_audit_grade_m
 }
 
 int ma_audit_grade_end(ma_audit *a, int64_t run_id, uint64_t graded, uint64_t skipped,
-                       uint64_t games, const char *message, ma_error *err)
+                       uint64_t games, const char *sectors, const char *message, ma_error *err)
 {
     int rc = ma_audit_writable(a, err);
     if (rc)
         return rc;
     sqlite3_stmt *st = NULL;
     rc = prepare(a, &st,
-                     "UPDATE grade_runs SET graded = ?, skipped = ?, games = ?, message = ?"
-                     " WHERE run_id = ?",
+                     "UPDATE grade_runs SET graded = ?, skipped = ?, games = ?, message = ?,"
+                     " sectors = coalesce(?, sectors) WHERE run_id = ?",
                      err);
     if (rc)
         return rc;
@@ -372,7 +372,8 @@ int ma_audit_grade_end(ma_audit *a, int64_t run_id, uint64_t graded, uint64_t sk
     if (!rc)
         rc = ma_audit_bind_u64(a, st, 3, games, "games", err);
     ma_audit_bind_text(st, 4, message);
-    sqlite3_bind_int64(st, 5, run_id);
+    ma_audit_bind_text(st, 5, sectors);
+    sqlite3_bind_int64(st, 6, run_id);
     if (rc) {
         sqlite3_finalize(st);
         return rc;

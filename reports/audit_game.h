@@ -95,7 +95,7 @@ typedef struct ma_audit_grade_run {
     const char *mode;         /* "positions" or "games" */
     uint64_t seed;
     uint64_t requested;       /* positions or games asked for */
-    const char *sectors;      /* the sampled sectors, comma-separated; NULL for games */
+    const char *sectors;      /* the sampled sectors, comma-separated, if known at the start; NULL */
     int max_plies;            /* games: the ply cap; 0 for positions */
 } ma_audit_grade_run;
 
@@ -120,9 +120,10 @@ int ma_audit_grade_begin(ma_audit *a, int64_t run_id, const ma_audit_grade_run *
 /* Adds n moves in one transaction. */
 int ma_audit_grade_moves_add(ma_audit *a, int64_t run_id, const ma_audit_grade_move *m, size_t n,
                              ma_error *err);
-/* Records the totals and a message (the player's failure, NULL when none). */
+/* Records the totals, the sampled sectors (positions mode; NULL keeps what grade_begin wrote) and a
+ * message (why the run stopped early, NULL when it did not). */
 int ma_audit_grade_end(ma_audit *a, int64_t run_id, uint64_t graded, uint64_t skipped,
-                       uint64_t games, const char *message, ma_error *err);
+                       uint64_t games, const char *sectors, const char *message, ma_error *err);
 /* Tallies the stored moves of a grade run (for reports of a stored run). MA_EMISSING when the run
  * has no grade_runs row. */
 int ma_audit_grade_load(ma_audit *a, int64_t run_id, ma_grade_tally *out, ma_error *err);

@@ -560,7 +560,7 @@ static void test_grade_moves_round_trip_through_the_store(void **state)
     ma_run_info info = {"grade", "0", "x", "h", "c", "/db", "std", "open"};
     int64_t run;
     assert_int_equal(ma_audit_run_begin(a, &info, &run, &err), MA_OK);
-    ma_audit_grade_run g = {"ab:material:1", "positions", 7, 3, "std_3_3_0_0", 0};
+    ma_audit_grade_run g = {"ab:material:1", "positions", 7, 3, NULL, 0};
     assert_int_equal(ma_audit_grade_begin(a, run, &g, &err), MA_OK);
     ma_audit_grade_move m[3] = {
         {0, -1, -1, "std_3_3_0_0", "a1/d1", MA_GRADE_FLYING, 3, 3, 40, 2, 1, MA_OUTCOME_WIN, 5, "a1-b2", MA_OUTCOME_DRAW, 0, MA_GRADE_BLUNDER, 0.1},
@@ -570,7 +570,7 @@ static void test_grade_moves_round_trip_through_the_store(void **state)
     assert_int_equal(ma_audit_grade_moves_add(a, run, m, 3, &err), MA_OK);
     /* a duplicate seq is refused and the batch rolled back: no half batch */
     assert_int_not_equal(ma_audit_grade_moves_add(a, run, m, 2, &err), MA_OK);
-    assert_int_equal(ma_audit_grade_end(a, run, 3, 1, 0, NULL, &err), MA_OK);
+    assert_int_equal(ma_audit_grade_end(a, run, 3, 1, 0, "std_3_3_0_0", NULL, &err), MA_OK);
     ma_grade_tally t;
     assert_int_equal(ma_audit_grade_load(a, run, &t, &err), MA_OK);
     assert_int_equal(t.total.n[MA_GRADE_BLUNDER], 1);
