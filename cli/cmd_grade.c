@@ -21,6 +21,7 @@
 
 #include <jansson.h>
 
+#include "cli/audit_store.h"
 #include "cli/cli_util.h"
 #include "cli/commands.h"
 #include "common/ma_error.h"
@@ -49,6 +50,7 @@ static void usage(FILE *o)
             "                       [--sector S ...] [--variant V] [--stones K] [--max-plies N]\n"
             "                       [--engine-timeout SEC] [--audit FILE.sqlite] [--html FILE]\n"
             "                       [--json] [--quiet]\n"
+            "       millaudit grade --audit FILE.sqlite --run N [--html FILE] [--json]\n"
             "\n"
             "Grades every move of a player against the perfect database DIR: optimal, depth-lost\n"
             "(same outcome, slower win or faster loss) or blunder (win -> draw/loss, draw -> loss),\n"
@@ -68,6 +70,7 @@ static void usage(FILE *o)
             "  --audit FILE      record the run (kind \"grade\") and every graded move\n"
             "  --html FILE       write a self-contained HTML report with charts\n"
             "  --json            one JSON document on stdout (docs/json/grade.schema.json)\n"
+            "  --run N           with --audit: the report of stored grade run N, from its moves\n"
             "Exit: 0 graded; 2 usage; 3 input unusable or the engine broke the protocol (moves\n"
             "graded before are kept); 4 audit store or HTML not writable; 5 internal; 130/143\n"
             "interrupted.\n");
@@ -155,6 +158,71 @@ static int write_html(const char *path, const ma_grade_report_info *info, const 
     return MA_OK;
 }
 
+/* --run N: the report of a grade run already in the store, recomputed from its moves. */
+static int render_stored(const char *audit_path, int64_t run_id, int json, const char *html_path)
+{
+    ma_audit *a = NULL;
+    ma_error err;
+    ma_error_clear(&err);
+    if (ma_cli_audit_open_existing(&a, audit_path, &err)) {
+        fprintf(stderr, "millaudit grade: %s\n", err.msg);
+        return ma_exit_code_for(err.code) == MA_EXIT_IO ? MA_EXIT_BAD_INPUT : ma_exit_code_for(err.code);
+    }
+    ma_audit_grade_stored g;
+    ma_grade_tally *t = calloc(1, sizeof *t);
+    int rc = t ? ma_audit_grade_read(a, run_id, &g, &err) : ma_error_set(&err, MA_ENOMEM, "out of memory");
+    if (!rc && (rc = ma_audit_grade_load(a, run_id, t, &err)))
+        ma_audit_grade_stored_free(&g);
+    ma_audit_close(a);
+    if (rc) {
+        fprintf(stderr, "millaudit grade: %s\n", err.msg);
+        free(t);
+        return rc == MA_ENOMEM ? MA_EXIT_INTERNAL : MA_EXIT_BAD_INPUT;
+    }
+    const char *unknown = "?";
+    ma_grade_report_info info = {
+        .player = g.player ? g.player : unknown,
+        .database = g.database ? g.database : unknown,
+        .variant = g.variant ? g.variant : unknown,
+        .format = g.format ? g.format : unknown,
+        .mode = g.mode ? g.mode : unknown,
+        .seed = g.seed,
+        .requested = g.requested,
+        .sectors = g.sectors,
+        .n_sectors = g.totals.n_sectors,
+        .skipped_no_turn = g.totals.skipped_no_turn,
+        .skipped_bad = g.totals.skipped_bad,
+        .stones = g.totals.stones,
+        .games = g.totals.games,
+        .player_wins = g.totals.player_wins,
+        .player_draws = g.totals.player_draws,
+        .player_losses = g.totals.player_losses,
+        .games_capped = g.totals.games_capped,
+        .seconds = g.totals.seconds,
+        .player_seconds = g.totals.player_seconds,
+        .status = g.status ? g.status : "interrupted", /* no status: the run never ended */
+        .message = g.message,
+        .run_id = run_id,
+    };
+    int exit_code = MA_EXIT_OK;
+    if (html_path && write_html(html_path, &info, t, &err)) {
+        fprintf(stderr, "millaudit grade: %s\n", err.msg);
+        exit_code = MA_EXIT_IO;
+    }
+    if (json) {
+        json_t *o = ma_grade_report_json(&info, t);
+        json_object_set_new(o, "exit", json_integer(exit_code));
+        json_dumpf(o, stdout, JSON_INDENT(1) | JSON_PRESERVE_ORDER);
+        fputc('\n', stdout);
+        json_decref(o);
+    } else {
+        ma_grade_report_text(stdout, &info, t);
+    }
+    ma_audit_grade_stored_free(&g);
+    free(t);
+    return exit_code;
+}
+
 static int parse_count(const char *opt, const char *text, uint64_t max, uint64_t *out)
 {
     char *end;
@@ -178,7 +246,8 @@ int ma_cmd_grade(int argc, char **argv)
         {"engine-timeout", required_argument, NULL, 't'}, {"audit", required_argument, NULL, 'a'},
         {"html", required_argument, NULL, 'H'},     {"json", no_argument, NULL, 'j'},
         {"quiet", no_argument, NULL, 'q'},          {"help", no_argument, NULL, 'h'},
-        {NULL, 0, NULL, 0}};
+        {"run", required_argument, NULL, 'R'},      {NULL, 0, NULL, 0}};
+    int64_t stored_run = 0;
     const char *player_spec = NULL, *variant_text = NULL, *audit_path = NULL, *html_path = NULL;
     uint64_t positions = 0, games = 0, seed = 1, tmp = 0;
     int json = 0, quiet = 0, c, stones = 0, max_plies = 300;
@@ -262,11 +331,25 @@ int ma_cmd_grade(int argc, char **argv)
         case 'H': html_path = optarg; break;
         case 'j': json = 1; break;
         case 'q': quiet = 1; break;
+        case 'R':
+            if (ma_cli_parse_run_id(optarg, &stored_run)) {
+                fprintf(stderr, "millaudit grade: --run '%s': expected a run id >= 1\n", optarg);
+                return MA_EXIT_USAGE;
+            }
+            break;
         case 'h': usage(stdout); return MA_EXIT_OK;
         default:
             fprintf(stderr, "millaudit grade: unknown option '%s' (try --help)\n", argv[optind - 1]);
             return MA_EXIT_USAGE;
         }
+    }
+    if (stored_run) {
+        if (!audit_path || optind != argc || player_spec) {
+            fprintf(stderr, "millaudit grade: --run N renders a stored run: give --audit FILE and no "
+                            "DIR or --player\n");
+            return MA_EXIT_USAGE;
+        }
+        return render_stored(audit_path, stored_run, json, html_path);
     }
     if (optind + 1 != argc) {
         fprintf(stderr, "millaudit grade: need exactly one database DIR (try --help)\n");
@@ -419,10 +502,24 @@ int ma_cmd_grade(int argc, char **argv)
         fprintf(stderr, "millaudit grade: %s\n", ferr.msg);
         exit_code = MA_EXIT_IO;
     }
-    if (rec->audit && rec->run_id &&
-        ma_audit_grade_end(rec->audit, rec->run_id, rec->recorded, res->skipped_no_turn + res->skipped_bad,
-                           res->games, res->sectors[0] ? res->sectors : NULL,
-                           message[0] ? message : NULL, &ferr)) {
+    ma_audit_grade_totals totals = {
+        .graded = rec->recorded,
+        .skipped_no_turn = res->skipped_no_turn,
+        .skipped_bad = res->skipped_bad,
+        .sectors = res->sectors[0] ? res->sectors : NULL,
+        .n_sectors = res->n_sectors,
+        .games_mode = games > 0,
+        .stones = res->stones,
+        .games = res->games,
+        .player_wins = res->player_wins,
+        .player_draws = res->player_draws,
+        .player_losses = res->player_losses,
+        .games_capped = res->games_capped,
+        .seconds = res->seconds,
+        .player_seconds = res->player_seconds,
+        .message = message[0] ? message : NULL,
+    };
+    if (rec->audit && rec->run_id && ma_audit_grade_end(rec->audit, rec->run_id, &totals, &ferr)) {
         fprintf(stderr, "millaudit grade: %s\n", ferr.msg);
         exit_code = MA_EXIT_IO;
     }

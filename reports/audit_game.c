@@ -3,6 +3,7 @@
 
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include <sqlite3.h>
@@ -51,7 +52,16 @@ const char ma_audit_game_migration_v5[] =
     "  max_plies INTEGER,"
     "  graded INTEGER,"
     "  skipped INTEGER,"
+    "  skipped_unusable INTEGER,"
+    "  n_sectors INTEGER,"
+    "  stones INTEGER,"
     "  games INTEGER,"
+    "  player_wins INTEGER,"
+    "  player_draws INTEGER,"
+    "  player_losses INTEGER,"
+    "  games_capped INTEGER,"
+    "  seconds REAL,"
+    "  player_seconds REAL,"
     "  message TEXT"
     ");"
     "CREATE TABLE IF NOT EXISTS grade_moves ("
@@ -353,32 +363,111 @@ int ma_audit_grade_moves_add(ma_audit *a, int64_t run_id, const ma_audit_grade_m
     return rc;
 }
 
-int ma_audit_grade_end(ma_audit *a, int64_t run_id, uint64_t graded, uint64_t skipped,
-                       uint64_t games, const char *sectors, const char *message, ma_error *err)
+int ma_audit_grade_end(ma_audit *a, int64_t run_id, const ma_audit_grade_totals *t, ma_error *err)
 {
     int rc = ma_audit_writable(a, err);
     if (rc)
         return rc;
     sqlite3_stmt *st = NULL;
     rc = prepare(a, &st,
-                     "UPDATE grade_runs SET graded = ?, skipped = ?, games = ?, message = ?,"
-                     " sectors = coalesce(?, sectors) WHERE run_id = ?",
-                     err);
+                 "UPDATE grade_runs SET graded = ?, skipped = ?, skipped_unusable = ?, n_sectors = ?,"
+                 " stones = ?, games = ?, player_wins = ?, player_draws = ?, player_losses = ?,"
+                 " games_capped = ?, seconds = ?, player_seconds = ?, message = ?,"
+                 " sectors = coalesce(?, sectors) WHERE run_id = ?",
+                 err);
     if (rc)
         return rc;
-    rc = ma_audit_bind_u64(a, st, 1, graded, "graded", err);
-    if (!rc)
-        rc = ma_audit_bind_u64(a, st, 2, skipped, "skipped", err);
-    if (!rc)
-        rc = ma_audit_bind_u64(a, st, 3, games, "games", err);
-    ma_audit_bind_text(st, 4, message);
-    ma_audit_bind_text(st, 5, sectors);
-    sqlite3_bind_int64(st, 6, run_id);
+    const uint64_t counts[] = {t->graded, t->skipped_no_turn, t->skipped_bad, t->n_sectors};
+    int i = 1;
+    for (size_t k = 0; k < 4 && rc == MA_OK; k++)
+        rc = ma_audit_bind_u64(a, st, i++, counts[k], "grade count", err);
+    if (t->games_mode)
+        sqlite3_bind_int(st, i, t->stones);
+    i++;
+    const uint64_t games[] = {t->games, t->player_wins, t->player_draws, t->player_losses,
+                              t->games_capped};
+    for (size_t k = 0; k < 5 && rc == MA_OK; k++, i++)
+        if (t->games_mode)
+            rc = ma_audit_bind_u64(a, st, i, games[k], "game count", err);
+    sqlite3_bind_double(st, i++, t->seconds);
+    sqlite3_bind_double(st, i++, t->player_seconds);
+    ma_audit_bind_text(st, i++, t->message);
+    ma_audit_bind_text(st, i++, t->sectors);
+    sqlite3_bind_int64(st, i++, run_id);
     if (rc) {
         sqlite3_finalize(st);
         return rc;
     }
     return write_one(a, st, "record grade totals", err);
+}
+
+static char *column_dup(sqlite3_stmt *st, int i)
+{
+    const unsigned char *t = sqlite3_column_text(st, i);
+    return t ? strdup((const char *)t) : NULL;
+}
+
+int ma_audit_grade_read(ma_audit *a, int64_t run_id, ma_audit_grade_stored *out, ma_error *err)
+{
+    memset(out, 0, sizeof *out);
+    sqlite3_stmt *st = NULL;
+    int rc = prepare(a, &st,
+                     "SELECT g.player, g.mode, g.seed, g.requested, g.sectors, g.max_plies, g.graded,"
+                     " g.skipped, g.skipped_unusable, g.n_sectors, g.stones, g.games, g.player_wins,"
+                     " g.player_draws, g.player_losses, g.games_capped, g.seconds, g.player_seconds,"
+                     " g.message, r.database_root, r.variant, r.format, r.status"
+                     " FROM grade_runs g JOIN runs r ON r.id = g.run_id WHERE g.run_id = ?",
+                     err);
+    if (rc)
+        return rc;
+    sqlite3_bind_int64(st, 1, run_id);
+    int step = sqlite3_step(st);
+    if (step == SQLITE_ROW) {
+        out->player = column_dup(st, 0);
+        out->mode = column_dup(st, 1);
+        out->seed = (uint64_t)sqlite3_column_int64(st, 2);
+        out->requested = (uint64_t)sqlite3_column_int64(st, 3);
+        out->sectors = column_dup(st, 4);
+        out->max_plies = sqlite3_column_int(st, 5);
+        out->totals.graded = (uint64_t)sqlite3_column_int64(st, 6);
+        out->totals.skipped_no_turn = (uint64_t)sqlite3_column_int64(st, 7);
+        out->totals.skipped_bad = (uint64_t)sqlite3_column_int64(st, 8);
+        out->totals.n_sectors = (uint64_t)sqlite3_column_int64(st, 9);
+        out->totals.stones = sqlite3_column_int(st, 10);
+        out->totals.games = (uint64_t)sqlite3_column_int64(st, 11);
+        out->totals.player_wins = (uint64_t)sqlite3_column_int64(st, 12);
+        out->totals.player_draws = (uint64_t)sqlite3_column_int64(st, 13);
+        out->totals.player_losses = (uint64_t)sqlite3_column_int64(st, 14);
+        out->totals.games_capped = (uint64_t)sqlite3_column_int64(st, 15);
+        out->totals.seconds = sqlite3_column_double(st, 16);
+        out->totals.player_seconds = sqlite3_column_double(st, 17);
+        out->message = column_dup(st, 18);
+        out->database = column_dup(st, 19);
+        out->variant = column_dup(st, 20);
+        out->format = column_dup(st, 21);
+        out->status = column_dup(st, 22);
+        out->totals.games_mode = out->mode && !strcmp(out->mode, "games");
+        out->totals.sectors = out->sectors;
+        out->totals.message = out->message;
+    } else if (step == SQLITE_DONE) {
+        rc = ma_error_set(err, MA_EMISSING, "%s: run %lld is no grade run", ma_audit_path(a),
+                          (long long)run_id);
+    } else {
+        rc = ma_audit_sqlite_error(a, MA_EIO, "read grade run", err);
+    }
+    sqlite3_finalize(st);
+    if (rc)
+        ma_audit_grade_stored_free(out);
+    return rc;
+}
+
+void ma_audit_grade_stored_free(ma_audit_grade_stored *g)
+{
+    char *strings[] = {g->player, g->mode, g->sectors, g->message, g->database, g->variant,
+                       g->format, g->status};
+    for (size_t i = 0; i < sizeof strings / sizeof strings[0]; i++)
+        free(strings[i]);
+    memset(g, 0, sizeof *g);
 }
 
 void ma_grade_tally_add(ma_grade_tally *t, int phase, int mover_stones, int opponent_stones,

@@ -120,10 +120,33 @@ int ma_audit_grade_begin(ma_audit *a, int64_t run_id, const ma_audit_grade_run *
 /* Adds n moves in one transaction. */
 int ma_audit_grade_moves_add(ma_audit *a, int64_t run_id, const ma_audit_grade_move *m, size_t n,
                              ma_error *err);
-/* Records the totals, the sampled sectors (positions mode; NULL keeps what grade_begin wrote) and a
- * message (why the run stopped early, NULL when it did not). */
-int ma_audit_grade_end(ma_audit *a, int64_t run_id, uint64_t graded, uint64_t skipped,
-                       uint64_t games, const char *sectors, const char *message, ma_error *err);
+/* What a grade run established besides its moves. */
+typedef struct ma_audit_grade_totals {
+    uint64_t graded;          /* moves recorded */
+    uint64_t skipped_no_turn, skipped_bad; /* positions redrawn: no turn / unusable successor */
+    const char *sectors;      /* positions: the sampled sectors, comma-separated; NULL keeps what
+                               * grade_begin wrote */
+    uint64_t n_sectors;
+    int games_mode;           /* 1: the game columns below are meaningful (else stored NULL) */
+    int stones;
+    uint64_t games, player_wins, player_draws, player_losses, games_capped;
+    double seconds, player_seconds;
+    const char *message;      /* why the run stopped early, NULL when it did not */
+} ma_audit_grade_totals;
+
+int ma_audit_grade_end(ma_audit *a, int64_t run_id, const ma_audit_grade_totals *t, ma_error *err);
+
+/* A stored grade run's facts (strings malloc'd; free with ma_audit_grade_stored_free). */
+typedef struct ma_audit_grade_stored {
+    char *player, *mode, *sectors, *message, *database, *variant, *format, *status;
+    uint64_t seed, requested;
+    int max_plies;
+    ma_audit_grade_totals totals; /* its sectors and message point into the strings above */
+} ma_audit_grade_stored;
+
+/* Reads the grade_runs row of run_id with its runs facts. MA_EMISSING when it is no grade run. */
+int ma_audit_grade_read(ma_audit *a, int64_t run_id, ma_audit_grade_stored *out, ma_error *err);
+void ma_audit_grade_stored_free(ma_audit_grade_stored *g);
 /* Tallies the stored moves of a grade run (for reports of a stored run). MA_EMISSING when the run
  * has no grade_runs row. */
 int ma_audit_grade_load(ma_audit *a, int64_t run_id, ma_grade_tally *out, ma_error *err);

@@ -150,6 +150,15 @@ def test_games_against_the_perfect_player(millaudit, std3, tmp_path):
     # never lets a losing first player... the first move is graded from the empty board
     first = db.execute("SELECT sector, board, value_outcome FROM grade_moves WHERE game = 0 AND ply = 0").fetchone()
     assert first == ("std_0_0_3_3", "-/-", "win")
+    # the stored run renders the same report again, from its moves
+    again = json.loads(millaudit.run("grade", "--audit", audit, "--run", 1, "--json", check=0).stdout)
+    validate(again)
+    for key in ("player", "mode", "seed", "requested", "games", "total", "by_phase", "by_stones", "by_value"):
+        assert again[key] == doc[key], key
+    html = tmp_path / "again.html"
+    millaudit.run("grade", "--audit", audit, "--run", 1, "--html", html, check=0)
+    assert "<svg" in html.read_text()
+    assert "is no grade run" in millaudit.run("grade", "--audit", audit, "--run", 9, check=3).stderr
 
 
 @pytest.mark.parametrize("behaviour,after,message", [

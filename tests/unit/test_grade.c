@@ -570,7 +570,22 @@ static void test_grade_moves_round_trip_through_the_store(void **state)
     assert_int_equal(ma_audit_grade_moves_add(a, run, m, 3, &err), MA_OK);
     /* a duplicate seq is refused and the batch rolled back: no half batch */
     assert_int_not_equal(ma_audit_grade_moves_add(a, run, m, 2, &err), MA_OK);
-    assert_int_equal(ma_audit_grade_end(a, run, 3, 1, 0, "std_3_3_0_0", NULL, &err), MA_OK);
+    ma_audit_grade_totals tot = {.graded = 3, .skipped_no_turn = 1, .sectors = "std_3_3_0_0",
+                                 .n_sectors = 1, .seconds = 1.5, .message = NULL};
+    assert_int_equal(ma_audit_grade_end(a, run, &tot, &err), MA_OK);
+    ma_audit_grade_stored gs;
+    assert_int_equal(ma_audit_grade_read(a, run, &gs, &err), MA_OK);
+    assert_string_equal(gs.player, "ab:material:1");
+    assert_string_equal(gs.mode, "positions");
+    assert_string_equal(gs.sectors, "std_3_3_0_0");
+    assert_string_equal(gs.database, "/db");
+    assert_null(gs.message);
+    assert_int_equal(gs.seed, 7);
+    assert_int_equal(gs.totals.graded, 3);
+    assert_int_equal(gs.totals.skipped_no_turn, 1);
+    assert_int_equal(gs.totals.games_mode, 0);
+    ma_audit_grade_stored_free(&gs);
+    assert_int_equal(ma_audit_grade_read(a, run + 1, &gs, &err), MA_EMISSING);
     ma_grade_tally t;
     assert_int_equal(ma_audit_grade_load(a, run, &t, &err), MA_OK);
     assert_int_equal(t.total.n[MA_GRADE_BLUNDER], 1);
