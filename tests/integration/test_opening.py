@@ -189,6 +189,18 @@ def test_removed_movement_sector_gassers_bounds(millaudit, games, tmp_path):
         "unproven", "3_3_0_0,3_4_0_0,4_3_0_0", "std_4_4_0_0")
 
 
+def test_morabaraba(millaudit, tmp_path):
+    d = tmp_path / "mora3"
+    d.mkdir()
+    millaudit.run("solve", "--variant", "mora", "--stones", 3, "--out", d, "--quiet", check=0)
+    proc = millaudit.run("opening", d, "--variant", "mora", "--stones", 3, "--json", check=0)
+    doc = json.loads(proc.stdout)
+    validate(doc)
+    assert doc["status"] == "proven" and doc["stored_start"].startswith("win 9")
+    assert doc["value"] == {"outcome": "win", "depth": 9}
+    assert doc["comparisons"]["discrepancies"] == 0 and doc["comparisons"]["exact_checked"] > 0
+
+
 def test_malom_movement_sectors_prove_the_three_stone_game(millaudit, malom_fixtures):
     d = malom_fixtures / "std-strong"
     doc, _ = opening_json(millaudit, d, 3, check=0)
