@@ -227,8 +227,10 @@ static void print_text(const char *dir, ma_variant v, int stones, ma_format fmt,
     if (r->passes == 1) {
         print_pass("search", &r->pass[0]);
     } else {
-        printf("unknown leaves: %" PRIu64 " look-ups in absent movement sectors %s, taken as [loss 0, win 1]\n",
-               r->unknown_leaves, missing);
+        printf("unknown leaves: %" PRIu64 " look-ups (%s%s%s%s), taken as [loss 0, win 1]\n",
+               r->unknown_leaves, missing[0] ? "absent movement sectors " : "", missing,
+               missing[0] && bad_leaves ? "; " : "",
+               bad_leaves ? "entries without a value, below" : "");
         print_pass("pessimistic pass (lower bound)", &r->pass[0]);
         print_pass("optimistic pass (upper bound)", &r->pass[1]);
     }
@@ -533,10 +535,20 @@ int ma_cmd_opening(int argc, char **argv)
                    have_stored_start ? stored_start : NULL, missing, ma_opening_db_bad_leaves(odb),
                    ma_opening_db_first_bad(odb), compare);
     fflush(stdout);
-    if (res.status == MA_OPENING_UNPROVEN && !res.discrepancies)
-        fprintf(stderr, "millaudit opening: %s: value not proven (between %s and %s): leaves in "
-                        "absent movement sectors %s\n",
-                dir, ma_outcome_name(res.lower.outcome), ma_outcome_name(res.upper.outcome), missing);
+    if (res.status == MA_OPENING_UNPROVEN && !res.discrepancies) {
+        char why[2300];
+        uint64_t bad = ma_opening_db_bad_leaves(odb);
+        if (missing[0] && bad)
+            snprintf(why, sizeof why, "leaves in absent movement sectors %s and %" PRIu64
+                                      " leaf entries without a value", missing, bad);
+        else if (bad)
+            snprintf(why, sizeof why, "%" PRIu64 " leaf entries without a value (first: %.200s)",
+                     bad, ma_opening_db_first_bad(odb));
+        else
+            snprintf(why, sizeof why, "leaves in absent movement sectors %s", missing);
+        fprintf(stderr, "millaudit opening: %s: value not proven (between %s and %s): %s\n", dir,
+                ma_outcome_name(res.lower.outcome), ma_outcome_name(res.upper.outcome), why);
+    }
     if (audit) {
         int wrc = record(audit, run_id, &res, 1, v, stones, have_stored_start ? stored_start : NULL,
                          missing, only_text, &err);

@@ -189,6 +189,23 @@ def test_removed_movement_sector_gassers_bounds(millaudit, games, tmp_path):
         "unproven", "3_3_0_0,3_4_0_0,4_3_0_0", "std_4_4_0_0")
 
 
+def test_leaf_entries_without_a_value_are_unknown_leaves(millaudit_asan, games, tmp_path):
+    only = movement_only(games[3], tmp_path / "bad")
+    path = only / "std_3_3_0_0.mdb"
+    path.chmod(0o644)
+    data = bytearray(path.read_bytes())
+    for i in range(128, len(data), 2):  # every value word becomes "win 2": a bad encoding
+        if data[i] or data[i + 1]:
+            data[i:i + 2] = b"\x02\xc0"
+    path.write_bytes(bytes(data))
+    proc = millaudit_asan.run("opening", only, "--variant", "std", "--stones", 3, "--json", check=3)
+    doc = json.loads(proc.stdout)
+    assert doc["status"] == "unproven" and doc["unknown_leaves"] > 0 and doc["missing_sectors"] == ""
+    assert proc.stderr.count("\n") == 1
+    assert "leaf entries without a value" in proc.stderr and "std_3_3_0_0" in proc.stderr
+    assert "offset" in proc.stderr and "bad 0xC002" in proc.stderr
+
+
 def test_morabaraba(millaudit, tmp_path):
     d = tmp_path / "mora3"
     d.mkdir()
