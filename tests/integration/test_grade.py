@@ -6,7 +6,6 @@ with one clear line, exit 3, and every move graded before is kept in the audit s
 marked "unusable". Built-in alpha-beta players, reproducibility by seed, games against the perfect
 player, the HTML report and the usage errors are checked on real files."""
 import json
-import os
 import signal
 import sqlite3
 import subprocess
@@ -15,9 +14,8 @@ import time
 
 import pytest
 
-from conftest import ROOT
+from conftest import validate_json
 
-SCHEMA = ROOT / "docs" / "json" / "grade.schema.json"
 
 ENGINE = r'''
 import random, sys, time
@@ -69,8 +67,7 @@ def engine(tmp_path_factory):
 
 
 def validate(doc):
-    import jsonschema
-    jsonschema.validate(doc, json.loads(SCHEMA.read_text()))
+    validate_json("grade", doc)
 
 
 def grade(millaudit, directory, *args, check=None):

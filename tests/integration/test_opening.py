@@ -6,7 +6,6 @@ every position it resolves is compared and a planted wrong value is an "opening"
 with a movement sector removed it says whether the value is still proven (Gasser's bounds)."""
 import json
 import os
-import pathlib
 import re
 import shutil
 import sqlite3
@@ -15,9 +14,8 @@ import sys
 
 import pytest
 
-from conftest import ROOT
+from conftest import ROOT, validate_json
 
-SCHEMA = ROOT / "docs" / "json" / "opening.schema.json"
 MOVEMENT = re.compile(r"^std_(\d+)_(\d+)_0_0\.mdb$")
 
 
@@ -45,11 +43,7 @@ def opening_json(millaudit, directory, stones, *args, check=None):
 
 
 def validate(doc):
-    try:
-        import jsonschema
-    except ImportError:  # pragma: no cover - scripts/install-deps --test installs it
-        pytest.fail("python3-jsonschema missing (scripts/install-deps --test installs it)")
-    jsonschema.validate(doc, json.loads(SCHEMA.read_text()))
+    validate_json("opening", doc)
 
 
 @pytest.fixture(scope="module")
