@@ -23,6 +23,8 @@ static const struct command commands[] = {
     {"runs", ma_cmd_runs, "export, import and compare audit runs across teams"},
     {"probe", ma_cmd_probe, "print a position's stored value and the value of every move"},
     {"diff", ma_cmd_diff, "compare two databases position by position, across formats"},
+    {"opening", ma_cmd_opening, "prove the start value by alpha-beta from the movement sectors"},
+    {"grade", ma_cmd_grade, "grade a player's moves (alpha-beta, engine) against a database"},
 };
 
 static void usage(FILE *out)

@@ -18,6 +18,7 @@
 
 #include <sqlite3.h>
 
+#include "reports/audit_game.h"
 #include "reports/audit_internal.h"
 
 /* 'MAau': marks a SQLite file as a millaudit audit store. */
@@ -177,6 +178,8 @@ static const char *const migrations[] = {
     "  PRIMARY KEY (run_id, sector),"
     "  FOREIGN KEY (run_id, sector) REFERENCES sector_results(run_id, sector) ON DELETE CASCADE"
     ");",
+    /* v5: game-level audits, opening results and graded moves (reports/audit_game.c). */
+    ma_audit_game_migration_v5,
 };
 #define MA_AUDIT_SCHEMA_VERSION ((int)(sizeof migrations / sizeof migrations[0]))
 
