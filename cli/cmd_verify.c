@@ -87,9 +87,13 @@ static void print_verdict(const ma_vrun *run)
                (unsigned long long)t->within_bounds);
         break;
     case MA_VERDICT_DISCREPANCIES:
-        printf("verdict: discrepancies found: %llu (%llu roots, %llu propagated)\n",
+        printf("verdict: discrepancies found: %llu (%llu roots, %llu propagated)",
                (unsigned long long)t->discrepancies, (unsigned long long)t->roots,
                (unsigned long long)t->propagated);
+        if (t->body_digest_mismatches)
+            printf("; %llu sector files whose body is not what their producer wrote",
+                   (unsigned long long)t->body_digest_mismatches);
+        printf("\n");
         break;
     case MA_VERDICT_INTERRUPTED:
         printf("verdict: interrupted: %llu of %llu sectors finished and kept; continue with "
@@ -251,6 +255,9 @@ static json_t *sector_json(const ma_vrun_sector *s)
     json_object_set_new(o, "carried_over", json_boolean(s->carried));
     json_object_set_new(o, "from_run", s->carried ? json_integer(s->from_run) : json_null());
     json_object_set_new(o, "message", s->message[0] ? ma_cli_json_text(s->message) : json_null());
+    json_object_set_new(o, "body_digest", json_string(s->body_digest == 1   ? "match"
+                                                      : s->body_digest == 0 ? "mismatch"
+                                                                            : "none"));
     if (s->status != MA_SECTOR_UNUSABLE) {
         static const char *const names[] = {"entries", "checked", "canonical", "markers", "verified",
                                             "within_bounds", "bound_wins", "missing_child",
@@ -324,6 +331,7 @@ static void print_json(const ma_vrun *run, const char *root, const char *const *
                           t->discrepancies, t->roots, t->propagated};
     set_counts(tot, names, v, sizeof v / sizeof *v);
     json_object_set_new(tot, "classes", classes_json(t->by_class));
+    json_object_set_new(tot, "body_digest_mismatches", json_integer((json_int_t)t->body_digest_mismatches));
     json_object_set_new(doc, "totals", tot);
     json_t *errs = json_array();
     for (size_t i = 0; i < n_errors; i++)

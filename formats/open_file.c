@@ -1,6 +1,7 @@
 /* Checker-side reader of the open database format (docs/format.md §5), written from the spec only. */
 #include "formats/open_file.h"
 
+#include "checksums/sha256.h"
 #include "common/fileio.h"
 
 #include <errno.h>
@@ -149,7 +150,12 @@ static int check_header(ma_open_file *f, const char *path, const uint8_t *h, uin
     hd->producer[32] = '\0';
     memcpy(hd->producer_version, h + 64, 16);
     hd->producer_version[16] = '\0';
-    for (int i = 80; i < MA_OPEN_HEADER_SIZE; i++)
+    /* bytes 80..111: SHA-256 of the body, or all zero when the producer recorded none (§5.1) */
+    memcpy(hd->body_digest, h + 80, sizeof hd->body_digest);
+    hd->has_body_digest = 0;
+    for (int i = 80; i < 112; i++)
+        hd->has_body_digest |= h[i] != 0;
+    for (int i = 112; i < MA_OPEN_HEADER_SIZE; i++)
         if (h[i])
             FAIL(MA_EFORMAT, h, i, "reserved byte is 0x%02x, must be 0", h[i]);
     /* entry_count is bounded by the index (< 2^32), so this cannot overflow. */
@@ -228,3 +234,12 @@ uint16_t ma_open_value_encode(ma_value v)
     return (uint16_t)(((unsigned)v.outcome & 3u) << 14 | (v.depth & 0x3FFFu));
 }
 
+
+int ma_open_file_body_digest_ok(const ma_open_file *f)
+{
+    if (!f->header.has_body_digest)
+        return -1;
+    uint8_t d[MA_SHA256_LEN];
+    ma_sha256_buffer(d, f->body, (size_t)(2 * f->header.entry_count));
+    return memcmp(d, f->header.body_digest, sizeof d) == 0;
+}

@@ -35,6 +35,8 @@ typedef struct ma_open_header {
     uint64_t entry_count;      /* as stored; validated against the index */
     char producer[33];         /* NUL-terminated copy of the 32-byte field */
     char producer_version[17]; /* NUL-terminated copy of the 16-byte field */
+    uint8_t body_digest[32];   /* bytes 80..111: SHA-256 of the body as the producer wrote it */
+    int has_body_digest;       /* 0 when the field is all zero (no digest recorded) */
 } ma_open_header;
 
 typedef struct ma_open_file {
@@ -45,7 +47,8 @@ typedef struct ma_open_file {
     size_t map_size;           /* file length */
 } ma_open_file;
 
-/* Maps and validates a file: every header field of §5.1 (including that the sector is valid for
+/* Maps and validates a file: every header field of §5.1 (the body digest is read, not checked:
+ * hashing the body is the caller's choice, see ma_open_file_body_digest_ok) (including that the sector is valid for
  * the variant and that entry_count equals the index's count, which needs prepare(W) on ix) and the
  * exact length 128 + 2*entry_count. If expect_name is non-zero the file name must be
  * <variant>_<W>_<B>_<WF>_<BF>.mdb matching the header. Errors: MA_EIO (cannot open/map),
@@ -53,6 +56,11 @@ typedef struct ma_open_file {
 int ma_open_file_map(ma_open_file *f, const char *path, ma_open_index *ix, int expect_name,
                      ma_error *err);
 void ma_open_file_close(ma_open_file *f);
+
+/* §5.1 body digest: 1 when the header records one and the SHA-256 of the mapped body equals it,
+ * 0 when it records one and the body differs (the body is not what its producer wrote; report at
+ * offset 80), -1 when the header records none. Reads the whole body. */
+int ma_open_file_body_digest_ok(const ma_open_file *f);
 
 /* The raw value word of an entry (entry < header.entry_count). */
 static inline uint16_t ma_open_file_word(const ma_open_file *f, uint64_t entry)

@@ -153,6 +153,7 @@ static const char *const migrations[] = {
     "ALTER TABLE sector_results ADD COLUMN missing_child INTEGER;"
     "ALTER TABLE sector_results ADD COLUMN unverifiable INTEGER;"
     "ALTER TABLE sector_results ADD COLUMN bound_wins INTEGER;"
+    "ALTER TABLE sector_results ADD COLUMN body_digest TEXT;"
     "ALTER TABLE discrepancies ADD COLUMN root INTEGER;"
     "ALTER TABLE discrepancies ADD COLUMN offset INTEGER;"
     "ALTER TABLE discrepancies ADD COLUMN move TEXT;"

@@ -106,8 +106,8 @@ static int stmts_prepare(ma_audit *a, stmts *s, ma_error *err)
     if ((rc = prep(a, &s->result,
                    "INSERT INTO sector_results (run_id, sector, file, entries, checked, verified,"
                    " within_bounds, discrepancies, seconds, status, message, format, canonical,"
-                   " markers, roots, propagated, missing_child, unverifiable, bound_wins)"
-                   " VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
+                   " markers, roots, propagated, missing_child, unverifiable, bound_wins, body_digest)"
+                   " VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
                    "prepare sector result", err)) ||
         (rc = prep(a, &s->cls,
                    "INSERT INTO sector_class_counts (run_id, sector, class, count) VALUES (?,?,?,?)",
@@ -162,6 +162,7 @@ static int commit_one(ma_audit *a, stmts *st, int64_t run_id, const ma_sector_co
                              c->unverifiable, c->bound_wins};
     for (int i = 0; rc == MA_OK && i < 7; i++)
         rc = ma_audit_bind_u64(a, s, 13 + i, more[i], "count", err);
+    ma_audit_bind_text(s, 20, c->body_digest);
     if (rc == MA_OK)
         rc = ma_audit_step_done(a, s, what, err);
     else
@@ -480,10 +481,10 @@ int ma_audit_sector_carry(ma_audit *a, int64_t to_run, int64_t from_run, int64_t
     static const char *const copies[] = {
         "INSERT INTO sector_results (run_id, sector, file, entries, checked, verified, within_bounds,"
         " discrepancies, seconds, status, message, carried_from, format, canonical, markers, roots,"
-        " propagated, missing_child, unverifiable, bound_wins)"
+        " propagated, missing_child, unverifiable, bound_wins, body_digest)"
         " SELECT ?1, sector, file, entries, checked, verified, within_bounds, discrepancies, seconds,"
         " status, message, ?4, format, canonical, markers, roots, propagated, missing_child,"
-        " unverifiable, bound_wins FROM sector_results WHERE run_id = ?2 AND sector = ?3",
+        " unverifiable, bound_wins, body_digest FROM sector_results WHERE run_id = ?2 AND sector = ?3",
         "INSERT INTO sector_class_counts (run_id, sector, class, count)"
         " SELECT ?1, sector, class, count FROM sector_class_counts WHERE run_id = ?2 AND sector = ?3",
         "INSERT INTO discrepancies (run_id, sector, entry, board, stored, derived, class, root,"
@@ -587,6 +588,7 @@ void ma_sector_readback_free(ma_sector_readback *r)
     free(r->message);
     free(r->format);
     free(r->digest);
+    free(r->body_digest);
     for (size_t i = 0; i < r->n_classes; i++)
         free(r->class_name[i]);
     free(r->class_name);
@@ -638,7 +640,7 @@ int ma_audit_sector_read(ma_audit *a, int64_t run_id, const char *sector, size_t
                   "SELECT s.file, s.status, s.message, s.format, d.derived_sha256, s.entries, s.checked,"
                   " s.verified, s.within_bounds, s.discrepancies, s.canonical, s.markers, s.roots,"
                   " s.propagated, s.missing_child, s.unverifiable, s.bound_wins, d.derived_positions,"
-                  " s.carried_from, s.seconds FROM sector_results s LEFT JOIN sector_digests d"
+                  " s.carried_from, s.seconds, s.body_digest FROM sector_results s LEFT JOIN sector_digests d"
                   " ON d.run_id = s.run_id AND d.sector = s.sector WHERE s.run_id = ? AND s.sector = ?",
                   "read sector", err);
     if (rc)
@@ -665,6 +667,7 @@ int ma_audit_sector_read(ma_audit *a, int64_t run_id, const char *sector, size_t
     for (int i = 0; i < 14; i++)
         *dst[i] = col_i64(st, 5 + i, 0);
     out->seconds = sqlite3_column_double(st, 19);
+    out->body_digest = col_dup(st, 20);
     sqlite3_finalize(st);
 
     size_t n = 0;

@@ -51,6 +51,7 @@ typedef struct ma_sector_commit {
     ma_sector_result result;   /* the v1 row (status, counts, classes) */
     const char *format;
     uint64_t canonical, markers, roots, propagated, missing_child, unverifiable, bound_wins;
+    const char *body_digest;   /* "match", "mismatch", NULL: none recorded / not the open format */
     const ma_disc_row *rows;
     size_t n_rows;
     const uint64_t *disc_entries; /* every discrepancy's entry, sorted ascending */
@@ -126,7 +127,7 @@ typedef struct ma_readback_row {
 } ma_readback_row;
 
 typedef struct ma_sector_readback {
-    char *file, *status, *message, *format, *digest;
+    char *file, *status, *message, *format, *digest, *body_digest;
     int64_t entries, checked, verified, within_bounds, discrepancies;
     int64_t canonical, markers, roots, propagated, missing_child, unverifiable, bound_wins;
     int64_t digest_positions, carried_from;  /* carried_from 0 when checked in that run */

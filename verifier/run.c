@@ -217,6 +217,7 @@ static int add_node(ma_vrun *r, ma_variant v, ma_sector s, int *idx, ma_error *e
         n->succ[k] = -1;
     n->unit = -1;
     n->last_use = -1;
+    n->pub.body_digest = -1;
     *idx = (int)r->n_nodes++;
     return MA_OK;
 }
@@ -563,6 +564,7 @@ static int load_carried(ma_vrun *r, node *nd, int64_t from_run, int64_t checked_
     p->roots = (uint64_t)b.roots;
     p->propagated = (uint64_t)b.propagated;
     p->seconds = b.seconds;
+    p->body_digest = !b.body_digest ? -1 : !strcmp(b.body_digest, "match");
     snprintf(p->message, sizeof p->message, "%s", b.message ? b.message : "");
     for (size_t i = 0; i < b.n_classes; i++) {
         int c = disc_class_parse(b.class_name[i]);
@@ -703,6 +705,7 @@ static void fill_commit(const ma_vrun *r, const node *nd, ma_sector_commit *c, m
     c->missing_child = p->missing_child;
     c->unverifiable = p->unverifiable;
     c->bound_wins = p->bound_wins;
+    c->body_digest = p->body_digest == 1 ? "match" : p->body_digest == 0 ? "mismatch" : NULL;
     for (size_t i = 0; i < p->n_rows; i++) {
         const ma_vrun_row *w = &p->rows[i];
         ma_disc_row *d = &rows[i];
@@ -898,7 +901,7 @@ static int run_unit(ma_vrun *r, size_t first, size_t last, ma_error *err)
             res[i].entries = NULL;
             nd->done = 1;
             if (nd->pub.message[0] &&
-                (nd->pub.status == MA_SECTOR_INCOMPLETE ||
+                (nd->pub.status == MA_SECTOR_INCOMPLETE || nd->pub.body_digest == 0 ||
                  (nd->pub.status == MA_SECTOR_WITHIN_BOUNDS && !r->opt.allow_bounds)))
                 add_error(r, nd->pub.message);
         }
@@ -976,6 +979,7 @@ static void totals(ma_vrun *r)
         t->discrepancies += p->discrepancies;
         t->roots += p->roots;
         t->propagated += p->propagated;
+        t->body_digest_mismatches += p->body_digest == 0;
         for (int k = 0; k < MA_DISC_CLASSES; k++)
             t->by_class[k] += p->by_class[k];
     }
@@ -986,7 +990,7 @@ static int decide_verdict(const ma_vrun *r, int canceled)
     if (canceled)
         return MA_VERDICT_INTERRUPTED;
     const ma_vrun_totals *t = &r->totals;
-    if (t->discrepancies)
+    if (t->discrepancies || t->body_digest_mismatches)
         return MA_VERDICT_DISCREPANCIES;
     int incomplete = t->sectors == 0, bounds = 0;
     for (size_t i = 0; i < r->n_order; i++) {

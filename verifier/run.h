@@ -114,6 +114,9 @@ typedef struct ma_vrun_sector {
     char path[4352];
     int status;               /* ma_sector_status */
     int carried;              /* 1: result carried over, not checked in this run */
+    int body_digest;          /* open format, docs/format.md §5.1: 1 the body matches the header's
+                               * SHA-256, 0 it does not (a finding: status discrepancies),
+                               * -1 no digest recorded (or another format) */
     int64_t from_run;         /* the run whose check produced a carried-over result */
     uint64_t entries, checked, canonical, markers, verified, within_bounds, bound_wins;
     uint64_t missing_child, unverifiable;
@@ -137,6 +140,7 @@ typedef struct ma_vrun_totals {
     uint64_t entries, checked, canonical, markers, verified, within_bounds, bound_wins;
     uint64_t missing_child, unverifiable, discrepancies, roots, propagated;
     uint64_t by_class[MA_DISC_CLASSES];
+    uint64_t body_digest_mismatches; /* sectors whose body is not what the header's digest says */
 } ma_vrun_totals;
 
 typedef enum ma_vrun_mode {

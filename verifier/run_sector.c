@@ -113,6 +113,7 @@ static int check_open(ma_rs_result *res, const ma_rs_input *in, const ma_vrules 
     for (int k = 0; k < MA_CHECK_CLASSES; k++)
         out->by_class[open_class(k)] += c.by_class[k];
     out->discrepancies = c.discrepancies;
+    out->body_digest = ma_open_file_body_digest_ok(ci.file);
     rc = alloc_items(res, c.n_items, err);
     for (size_t i = 0; rc == MA_OK && i < c.n_items; i++) {
         const ma_check_item *it = &c.items[i];
@@ -135,13 +136,18 @@ static int check_open(ma_rs_result *res, const ma_rs_input *in, const ma_vrules 
         }
     }
     if (rc == MA_OK) {
-        if (c.discrepancies)
+        if (c.discrepancies || out->body_digest == 0)
             out->status = MA_SECTOR_DISCREPANCIES;
         else if (c.missing_child || c.unverifiable)
             out->status = MA_SECTOR_INCOMPLETE;
         else
             out->status = MA_SECTOR_OK;
-        if (c.missing_child)
+        if (out->body_digest == 0)
+            snprintf(out->message, sizeof out->message,
+                     "%.600s: sector %s: offset 80: body digest mismatch: the entries are not the bytes "
+                     "the producer wrote (docs/format.md 5.1)",
+                     out->path, out->name);
+        else if (c.missing_child)
             missing_message(out, in, c.missing_kind, rules, "not verified", c.missing_child);
         else if (c.unverifiable)
             snprintf(out->message, sizeof out->message,
@@ -192,6 +198,7 @@ static int check_malom(ma_rs_result *res, const ma_rs_input *in, const ma_vrules
     if ((rc = ma_mcheck_sector(&m, &mi, err)))
         return rc;
     int legacy = ma_source_format(in->src) == MA_FORMAT_SEC;
+    out->body_digest = -1;
     out->entries = m.entries;
     out->checked = m.entries;
     out->canonical = m.canonical;

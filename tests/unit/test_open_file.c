@@ -158,7 +158,7 @@ static void test_each_bad_header_field_is_rejected(void **state)
         {22, 0, "0_1_3_2", "index scheme version 0"},
         {24, 25, "0_1_3_2", "entry count 25, expected 24"},
         {31, 0x80, "0_1_3_2", "entry count 9223372036854775832"},
-        {80, 1, "0_1_3_2", "reserved byte"},
+        {112, 1, "0_1_3_2", "reserved byte"},
         {127, 0xFF, "0_1_3_2", "reserved byte"},
     };
     for (unsigned i = 0; i < sizeof cases / sizeof cases[0]; i++) {
