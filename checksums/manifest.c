@@ -600,40 +600,20 @@ static int slurp_fd(int fd, const char *name, char **out, size_t *len, ma_error 
 int ma_manifest_read(ma_manifest *out, const char *manifest_path, ma_error *err)
 {
     memset(out, 0, sizeof *out);
-    char shown[512];
-    ma_escape_name(manifest_path, shown, sizeof shown);
-    int fd = 0, rc = MA_OK;
     const int is_stdin = !strcmp(manifest_path, "-");
-    if (!is_stdin) {
-        /* O_NONBLOCK so that a FIFO without a writer cannot block the open; a pipe or FIFO is
-         * then read blocking like stdin (process substitution, `<(cat m)`, is a FIFO-like path),
-         * and one nobody writes to reads as empty instead of hanging. */
-        fd = open(manifest_path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
-        if (fd < 0)
-            return ma_error_set(err, errno == ENOENT ? MA_EMISSING : MA_EIO, "%s: cannot open: %s", shown,
-                                strerror(errno));
-        struct stat st;
-        if (fstat(fd, &st) != 0) {
-            rc = ma_error_set(err, MA_EIO, "%s: cannot stat: %s", shown, strerror(errno));
-        } else if (S_ISDIR(st.st_mode) || S_ISSOCK(st.st_mode) || S_ISBLK(st.st_mode)) {
-            rc = ma_error_set(err, MA_EFORMAT, "%s: is a %s, not a manifest", shown, ma_file_type_name(st.st_mode));
-        } else {
-            int fl = fcntl(fd, F_GETFL);
-            if (fl < 0 || fcntl(fd, F_SETFL, fl & ~O_NONBLOCK) < 0)
-                rc = ma_error_set(err, MA_EIO, "%s: %s", shown, strerror(errno));
-        }
-        if (rc != MA_OK) {
-            close(fd);
-            return rc;
-        }
-    }
+    char shown[512];
+    ma_escape_name(is_stdin ? "(standard input)" : manifest_path, shown, sizeof shown);
+    int fd;
+    int rc = ma_file_open_stream(manifest_path, &fd, err);
+    if (rc != MA_OK)
+        return rc;
     char *text = NULL;
     size_t len = 0;
-    rc = slurp_fd(fd, is_stdin ? "(standard input)" : shown, &text, &len, err);
+    rc = slurp_fd(fd, shown, &text, &len, err);
     if (!is_stdin)
         close(fd);
     if (rc == MA_OK)
-        rc = ma_manifest_parse(out, text ? text : "", len, is_stdin ? "(standard input)" : shown, err);
+        rc = ma_manifest_parse(out, text ? text : "", len, shown, err);
     free(text);
     return rc;
 }
