@@ -383,13 +383,14 @@ int ma_malom_secval_open(ma_malom_secval **out, const char *path, ma_variant var
         fclose(f);
         return ma_error_set(err, MA_ENOMEM, "%s: out of memory", path);
     }
+    errno = 0;
     size_t len = fread(buf, 1, CAP, f);
-    int read_error = ferror(f);
+    int read_error = ferror(f) ? (errno ? errno : EIO) : 0;
     int too_long = len == CAP && fgetc(f) != EOF;
     fclose(f);
     int rc;
     if (read_error)
-        rc = ma_error_set(err, MA_EIO, "%s: sector -: offset %zu: read error", path, len);
+        rc = ma_error_set(err, MA_EIO, "%s: sector -: offset %zu: cannot read: %s", path, len, strerror(read_error));
     else if (too_long)
         rc = ma_error_set(err, MA_EFORMAT, "%s: sector -: offset %d: file longer than %d bytes",
                           path, CAP, CAP);

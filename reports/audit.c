@@ -547,8 +547,10 @@ static int open_common(ma_audit **out, const char *path, int readonly, ma_error 
     a->readonly = readonly;
     int flags = readonly ? SQLITE_OPEN_READONLY : SQLITE_OPEN_READWRITE | (exists ? 0 : SQLITE_OPEN_CREATE);
     if (sqlite3_open_v2(path, &a->db, flags | SQLITE_OPEN_NOMUTEX, NULL) != SQLITE_OK) {
-        rc = ma_error_set(err, MA_EIO, "%s: cannot open: %s", path,
-                          a->db ? sqlite3_errmsg(a->db) : "out of memory");
+        int os = a->db ? sqlite3_system_errno(a->db) : 0;
+        rc = ma_error_set(err, MA_EIO, "%s: cannot open: %s%s%s%s", path,
+                          a->db ? sqlite3_errmsg(a->db) : "out of memory", os ? " (" : "", os ? strerror(os) : "",
+                          os ? ")" : "");
         ma_audit_close(a);
         return rc;
     }
