@@ -4,6 +4,7 @@
 #include "common/fileio.h"
 
 #include <dirent.h>
+#include <signal.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -81,6 +82,8 @@ static int walk(path_list *l, const char *dir, const char *rel, ma_error *err)
             rc = ma_error_set(err, MA_EIO, "%s: cannot stat: %s", p, strerror(errno));
         } else if (S_ISDIR(st.st_mode)) {
             rc = walk(l, dir, r, err);
+        } else if (ma_manifest_is_temp_name(e->d_name)) {
+            /* a half-written file of a writer (ours or the solver's): never sealed in a manifest */
         } else if (S_ISREG(st.st_mode) || (S_ISLNK(st.st_mode) && stat(p, &st) == 0 && S_ISREG(st.st_mode))) {
             if (list_push(l, r) != 0)
                 rc = ma_error_set(err, MA_ENOMEM, "%s: out of memory", full);
@@ -94,6 +97,79 @@ static int walk(path_list *l, const char *dir, const char *rel, ma_error *err)
         rc = ma_error_set(err, MA_EIO, "%s: cannot read directory: %s", full, strerror(errno));
     closedir(d);
     free(full);
+    return rc;
+}
+
+/* Digits only, at least one, up to the end. */
+static int all_digits(const char *s)
+{
+    if (!*s)
+        return 0;
+    for (; *s; s++)
+        if (*s < '0' || *s > '9')
+            return 0;
+    return 1;
+}
+
+int ma_manifest_is_temp_name(const char *base)
+{
+    const char *t = strstr(base, ".tmp");
+    for (; t; t = strstr(t + 1, ".tmp")) {
+        const char *rest = t + 4;
+        if (rest[0] == '.' && all_digits(rest + 1) && t != base)
+            return 1; /* <name>.tmp.<pid>: manifest create, solve */
+        if (strlen(rest) == 6 && t != base) {
+            int alnum = 1;
+            for (int i = 0; i < 6; i++) {
+                char c = rest[i];
+                alnum &= (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9');
+            }
+            if (alnum)
+                return 1; /* <name>.tmpXXXXXX: mkstemp of report --out */
+        }
+    }
+    return 0;
+}
+
+int ma_manifest_remove_stale_temps(const char *out_path, size_t *removed, ma_error *err)
+{
+    *removed = 0;
+    char *dir = strdup(out_path);
+    if (!dir)
+        return ma_error_set(err, MA_ENOMEM, "%s: out of memory", out_path);
+    char *slash = strrchr(dir, '/');
+    const char *base = slash ? slash + 1 : out_path;
+    const char *d = slash ? (slash == dir ? "/" : (*slash = '\0', dir)) : ".";
+    size_t bl = strlen(base);
+    DIR *dh = opendir(d);
+    if (!dh) {
+        free(dir);
+        return MA_OK; /* nothing to clean where nothing can be listed; writing will say why */
+    }
+    int rc = MA_OK;
+    struct dirent *e;
+    while ((e = readdir(dh)) != NULL) {
+        const char *n = e->d_name;
+        if (strncmp(n, base, bl) || strncmp(n + bl, ".tmp.", 5) || !all_digits(n + bl + 5))
+            continue;
+        errno = 0;
+        char *end;
+        long pid = strtol(n + bl + 5, &end, 10);
+        /* Only files of processes that no longer exist: a live writer's file is its own. */
+        if (errno || pid <= 0 || pid == (long)getpid() || kill((pid_t)pid, 0) == 0 || errno != ESRCH)
+            continue;
+        char *full = join(d, n);
+        if (!full) {
+            rc = ma_error_set(err, MA_ENOMEM, "%s: out of memory", d);
+            break;
+        }
+        struct stat st;
+        if (lstat(full, &st) == 0 && S_ISREG(st.st_mode) && unlink(full) == 0)
+            (*removed)++;
+        free(full);
+    }
+    closedir(dh);
+    free(dir);
     return rc;
 }
 
@@ -197,6 +273,27 @@ static int put_name(FILE *f, const char *s, int escape)
     return 0;
 }
 
+static int write_lines(FILE *f, const char *const *paths, const ma_file_digest *digests, size_t n)
+{
+    int ok = 1;
+    for (size_t i = 0; ok && i < n; i++) {
+        char hex[MA_SHA256_HEX_LEN + 1];
+        ma_sha256_hex(hex, digests[i].digest);
+        int esc = needs_escape(paths[i]);
+        ok = (!esc || fputc('\\', f) != EOF) && fprintf(f, "%s  ", hex) > 0 && put_name(f, paths[i], esc) == 0 &&
+             fputc('\n', f) != EOF;
+    }
+    return ok;
+}
+
+int ma_manifest_write_stream(FILE *f, const char *name, const char *const *paths, const ma_file_digest *digests,
+                             size_t n, ma_error *err)
+{
+    if (!write_lines(f, paths, digests, n) || fflush(f) != 0)
+        return ma_error_set(err, MA_EIO, "%s: cannot write: %s", name, strerror(errno));
+    return MA_OK;
+}
+
 int ma_manifest_write(const char *out_path, const char *const *paths, const ma_file_digest *digests, size_t n,
                       ma_error *err)
 {
@@ -212,14 +309,7 @@ int ma_manifest_write(const char *out_path, const char *const *paths, const ma_f
         return rc;
     }
     FILE *f = fdopen(fd, "w");
-    int ok = f != NULL;
-    for (size_t i = 0; ok && i < n; i++) {
-        char hex[MA_SHA256_HEX_LEN + 1];
-        ma_sha256_hex(hex, digests[i].digest);
-        int esc = needs_escape(paths[i]);
-        ok = (!esc || fputc('\\', f) != EOF) && fprintf(f, "%s  ", hex) > 0 && put_name(f, paths[i], esc) == 0 &&
-             fputc('\n', f) != EOF;
-    }
+    int ok = f != NULL && write_lines(f, paths, digests, n);
     int saved = 0;
     if (ok && (fflush(f) != 0 || fsync(fd) != 0))
         ok = 0;
@@ -278,83 +368,177 @@ int ma_manifest_path_check(const char *rel, ma_error *err)
     return MA_OK;
 }
 
+char *ma_manifest_path_normalise(const char *rel)
+{
+    size_t len = strlen(rel);
+    char *out = malloc(len + 2);
+    if (!out)
+        return NULL;
+    size_t o = 0;
+    for (const char *p = rel; *p;) {
+        const char *end = strchr(p, '/');
+        size_t n = end ? (size_t)(end - p) : strlen(p);
+        if (n && !(n == 1 && p[0] == '.')) {
+            if (o)
+                out[o++] = '/';
+            memcpy(out + o, p, n);
+            o += n;
+        }
+        p += n;
+        while (*p == '/')
+            p++;
+    }
+    if (!o)
+        out[o++] = '.'; /* "./" names the directory itself, which then cannot be read as a file */
+    out[o] = '\0';
+    return out;
+}
+
 void ma_manifest_free(ma_manifest *m)
 {
     if (!m)
         return;
-    for (size_t i = 0; i < m->n; i++)
+    for (size_t i = 0; i < m->n; i++) {
         free(m->lines[i].path);
+        free(m->lines[i].name);
+    }
     free(m->lines);
+    free(m->malformed);
     memset(m, 0, sizeof *m);
 }
 
-/* Parses one line (without its newline) into out; returns 0, or -1 if malformed. */
-static int parse_line(ma_manifest_line *out, const char *s, size_t len)
+static int is_hex(char c)
 {
-    int escaped = len > 0 && s[0] == '\\';
-    if (escaped) {
-        s++;
-        len--;
-    }
-    if (len < MA_SHA256_HEX_LEN + 3 || ma_sha256_parse_hex(out->sha256, s) != MA_OK || s[64] != ' ' ||
-        (s[65] != ' ' && s[65] != '*'))
-        return -1;
-    const char *name = s + 66;
-    size_t nlen = len - 66;
-    if (memchr(name, '\0', nlen))
-        return -1;
-    char *path = malloc(nlen + 1);
+    return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F');
+}
+
+/* Unescapes name[0..n) of an escaped line (coreutils: "\\" and "\n", and "\r" as we write it) into
+ * a malloc'd string; NULL if an escape is unknown, a NUL byte is present, or memory runs out. */
+static char *take_name(const char *name, size_t n, int escaped)
+{
+    if (memchr(name, '\0', n))
+        return NULL;
+    char *path = malloc(n + 1);
     if (!path)
-        return -1;
+        return NULL;
     size_t o = 0;
-    for (size_t i = 0; i < nlen; i++) {
+    for (size_t i = 0; i < n; i++) {
         char c = name[i];
         if (escaped && c == '\\') {
-            if (++i == nlen) {
+            if (++i == n) {
                 free(path);
-                return -1;
+                return NULL;
             }
             c = name[i] == '\\' ? '\\' : name[i] == 'n' ? '\n' : name[i] == 'r' ? '\r' : 0;
             if (!c) {
                 free(path);
-                return -1;
+                return NULL;
             }
         }
         path[o++] = c;
     }
     path[o] = '\0';
-    out->path = path;
+    return path;
+}
+
+/* Parses one line (without its line end) as sha256sum -c does (coreutils 9.1, split_3): leading
+ * blanks skipped; an optional '\' marks an escaped name; then either the BSD form
+ * "SHA256 (<name>) = <64 hex>" or "<64 hex><blank><name>" where one ' ' or '*' right after the
+ * blank is the text/binary indicator. Fills out->name; returns 0, or -1 if malformed. */
+static int parse_line(ma_manifest_line *out, const char *s, size_t len)
+{
+    while (len && (*s == ' ' || *s == '\t'))
+        s++, len--;
+    int escaped = len > 0 && s[0] == '\\';
+    if (escaped)
+        s++, len--;
+    static const char tag[] = "SHA256 (";
+    const size_t tl = sizeof tag - 1;
+    if (len > tl && !memcmp(s, tag, tl)) {
+        /* The name runs to the last ") = " followed by exactly the digest. */
+        if (len < tl + 4 + MA_SHA256_HEX_LEN + 1)
+            return -1;
+        const char *hex = s + len - MA_SHA256_HEX_LEN;
+        if (memcmp(hex - 4, ") = ", 4) != 0)
+            return -1;
+        for (int i = 0; i < MA_SHA256_HEX_LEN; i++)
+            if (!is_hex(hex[i]))
+                return -1;
+        size_t nlen = (size_t)(hex - 4 - (s + tl));
+        if (!nlen || ma_sha256_parse_hex(out->sha256, hex) != MA_OK)
+            return -1;
+        return (out->name = take_name(s + tl, nlen, escaped)) ? 0 : -1;
+    }
+    if (len < MA_SHA256_HEX_LEN + 2)
+        return -1;
+    for (int i = 0; i < MA_SHA256_HEX_LEN; i++)
+        if (!is_hex(s[i]))
+            return -1;
+    if (ma_sha256_parse_hex(out->sha256, s) != MA_OK)
+        return -1;
+    size_t i = MA_SHA256_HEX_LEN;
+    if (s[i] != ' ' && s[i] != '\t')
+        return -1;
+    i++;
+    if (i < len && (s[i] == ' ' || s[i] == '*'))
+        i++;
+    if (i >= len)
+        return -1;
+    return (out->name = take_name(s + i, len - i, escaped)) ? 0 : -1;
+}
+
+static int note_malformed(ma_manifest *m, size_t *cap, size_t lineno)
+{
+    if (m->n_malformed == *cap) {
+        size_t nc = *cap ? 2 * *cap : 16;
+        size_t *v = realloc(m->malformed, nc * sizeof *v);
+        if (!v)
+            return -1;
+        m->malformed = v;
+        *cap = nc;
+    }
+    if (!m->n_malformed)
+        m->first_malformed = lineno;
+    m->malformed[m->n_malformed++] = lineno;
     return 0;
 }
 
-int ma_manifest_read(ma_manifest *out, const char *manifest_path, ma_error *err)
+int ma_manifest_parse(ma_manifest *out, const char *text, size_t len, const char *name, ma_error *err)
 {
     memset(out, 0, sizeof *out);
-    FILE *f = fopen(manifest_path, "rb");
-    if (!f)
-        return ma_error_set(err, errno == ENOENT ? MA_EMISSING : MA_EIO, "%s: cannot open: %s", manifest_path,
-                            strerror(errno));
-    char *buf = NULL;
-    size_t cap = 0, cap_lines = 0, lineno = 0;
-    ssize_t got;
+    size_t cap_lines = 0, cap_bad = 0, lineno = 0;
     int rc = MA_OK;
-    while (rc == MA_OK && (got = getline(&buf, &cap, f)) >= 0) {
+    for (size_t pos = 0; rc == MA_OK && pos < len;) {
+        const char *line = text + pos;
+        const char *nl = memchr(line, '\n', len - pos);
+        size_t l = nl ? (size_t)(nl - line) : len - pos;
+        pos += l + (nl != NULL);
         lineno++;
-        size_t len = (size_t)got;
-        if (len && buf[len - 1] == '\n')
-            len--;
-        if (len && buf[len - 1] == '\r')
-            len--;
+        /* As coreutils: '#' in the first column is a comment; one CR before the LF is dropped;
+         * empty lines are skipped. Neither counts as improperly formatted. */
+        if (l && line[0] == '#')
+            continue;
+        if (l && line[l - 1] == '\r')
+            l--;
+        if (!l)
+            continue;
         ma_manifest_line ln = {.line = lineno};
-        if (parse_line(&ln, buf, len) != 0) {
-            if (!out->n_malformed++)
-                out->first_malformed = lineno;
+        if (parse_line(&ln, line, l) != 0) {
+            if (note_malformed(out, &cap_bad, lineno) != 0)
+                rc = ma_error_set(err, MA_ENOMEM, "%s: out of memory at line %zu", name, lineno);
             continue;
         }
         ma_error pe;
-        if (ma_manifest_path_check(ln.path, &pe) != MA_OK) {
-            rc = ma_error_set(err, MA_EFORMAT, "%s: line %zu: %s: refused", manifest_path, lineno, pe.msg);
-            free(ln.path);
+        if (ma_manifest_path_check(ln.name, &pe) != MA_OK) {
+            char shown[256];
+            ma_escape_name(pe.msg, shown, sizeof shown);
+            rc = ma_error_set(err, MA_EFORMAT, "%s: line %zu: %s: refused", name, lineno, shown);
+            free(ln.name);
+            break;
+        }
+        if (!(ln.path = ma_manifest_path_normalise(ln.name))) {
+            free(ln.name);
+            rc = ma_error_set(err, MA_ENOMEM, "%s: out of memory at line %zu", name, lineno);
             break;
         }
         if (out->n == cap_lines) {
@@ -362,7 +546,8 @@ int ma_manifest_read(ma_manifest *out, const char *manifest_path, ma_error *err)
             ma_manifest_line *v = realloc(out->lines, nc * sizeof *v);
             if (!v) {
                 free(ln.path);
-                rc = ma_error_set(err, MA_ENOMEM, "%s: out of memory at line %zu", manifest_path, lineno);
+                free(ln.name);
+                rc = ma_error_set(err, MA_ENOMEM, "%s: out of memory at line %zu", name, lineno);
                 break;
             }
             out->lines = v;
@@ -370,12 +555,66 @@ int ma_manifest_read(ma_manifest *out, const char *manifest_path, ma_error *err)
         }
         out->lines[out->n++] = ln;
     }
-    if (rc == MA_OK && ferror(f))
-        rc = ma_error_set(err, MA_EIO, "%s: read error after line %zu", manifest_path, lineno);
-    free(buf);
-    fclose(f);
     if (rc != MA_OK)
         ma_manifest_free(out);
+    return rc;
+}
+
+/* Reads everything from fd (a regular file, a pipe or a terminal) into a malloc'd buffer. */
+static int slurp_fd(int fd, const char *name, char **out, size_t *len, ma_error *err)
+{
+    size_t n = 0, cap = 0;
+    char *buf = NULL;
+    for (;;) {
+        if (n == cap) {
+            if (cap >= MA_MANIFEST_MAX_BYTES) {
+                free(buf);
+                return ma_error_set(err, MA_EFORMAT, "%s: offset %zu: larger than %d MiB, not a manifest", name, n,
+                                    (int)(MA_MANIFEST_MAX_BYTES >> 20));
+            }
+            cap = cap ? 2 * cap : 65536;
+            char *p = realloc(buf, cap);
+            if (!p) {
+                free(buf);
+                return ma_error_set(err, MA_ENOMEM, "%s: out of memory", name);
+            }
+            buf = p;
+        }
+        ssize_t got = read(fd, buf + n, cap - n);
+        if (got < 0 && errno == EINTR)
+            continue;
+        if (got < 0) {
+            int e = errno;
+            free(buf);
+            return ma_error_set(err, MA_EIO, "%s: offset %zu: cannot read: %s", name, n, strerror(e));
+        }
+        if (got == 0)
+            break;
+        n += (size_t)got;
+    }
+    *out = buf;
+    *len = n;
+    return MA_OK;
+}
+
+int ma_manifest_read(ma_manifest *out, const char *manifest_path, ma_error *err)
+{
+    memset(out, 0, sizeof *out);
+    const int is_stdin = !strcmp(manifest_path, "-");
+    char shown[512];
+    ma_escape_name(is_stdin ? "(standard input)" : manifest_path, shown, sizeof shown);
+    int fd;
+    int rc = ma_file_open_stream(manifest_path, &fd, err);
+    if (rc != MA_OK)
+        return rc;
+    char *text = NULL;
+    size_t len = 0;
+    rc = slurp_fd(fd, shown, &text, &len, err);
+    if (!is_stdin)
+        close(fd);
+    if (rc == MA_OK)
+        rc = ma_manifest_parse(out, text ? text : "", len, shown, err);
+    free(text);
     return rc;
 }
 

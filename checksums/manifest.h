@@ -15,6 +15,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #include "checksums/sha256.h"
 #include "common/ma_error.h"
@@ -24,11 +25,23 @@
 
 /* Lists the regular files under dir (recursively; symlinks to regular files count, symlinked
  * directories are not followed) as paths relative to dir, sorted bytewise, leaving out the
- * relative paths in exclude[0..n_exclude). *out is a malloc'd array of malloc'd strings; free with
+ * relative paths in exclude[0..n_exclude) and every temporary file (ma_manifest_is_temp_name). *out is a malloc'd array of malloc'd strings; free with
  * ma_manifest_paths_free. Errors: MA_EMISSING (dir absent), MA_EIO (cannot read a directory). */
 int ma_manifest_list(char ***out, size_t *n, const char *dir, const char *const *exclude, size_t n_exclude,
                      ma_error *err);
 void ma_manifest_paths_free(char **paths, size_t n);
+
+/* Non-zero when a file name (no directory) is a writer's temporary file, which no manifest lists:
+ * "<name>.tmp.<digits>" (manifest create, solve: the digits are the writer's pid) and
+ * "<name>.tmpXXXXXX" with six letters or digits (mkstemp, as report --out uses). */
+int ma_manifest_is_temp_name(const char *base);
+
+/* Removes the stale temporary files of a manifest written to out_path: the regular files
+ * "<out_path>.tmp.<pid>" of processes that no longer exist (kill(pid, 0) fails with ESRCH), left by
+ * a killed `manifest create`. Files of live processes, and every other temporary file, are left
+ * alone. *removed counts the files removed. Errors: MA_ENOMEM only (an unreadable directory is
+ * left for the write to report). */
+int ma_manifest_remove_stale_temps(const char *out_path, size_t *removed, ma_error *err);
 
 /* If path lies inside dir, sets *rel to its malloc'd path relative to dir, else to NULL. path need
  * not exist, but its parent directory must. Returns MA_OK, or MA_EIO / MA_ENOMEM. */
@@ -36,14 +49,23 @@ int ma_manifest_relative(char **rel, const char *dir, const char *path, ma_error
 
 /* ---- the manifest file ---- */
 
-/* Writes the manifest for paths[i] with digests[i] to out_path: written to a temporary file in the
- * same directory, flushed, then renamed, so out_path is either the old file or the complete new
- * one. Errors: MA_EIO naming the path. */
+/* Writes the manifest for paths[i] with digests[i] to out_path: written to a temporary file
+ * "<out_path>.tmp.<pid>" in the same directory, flushed, then renamed, so out_path is either the
+ * old file or the complete new one. Errors: MA_EIO naming the path. */
 int ma_manifest_write(const char *out_path, const char *const *paths, const ma_file_digest *digests, size_t n,
                       ma_error *err);
+/* The same lines written to an open stream (standard output for `--out -`), flushed; name is for
+ * messages. Errors: MA_EIO. */
+int ma_manifest_write_stream(FILE *f, const char *name, const char *const *paths, const ma_file_digest *digests,
+                             size_t n, ma_error *err);
+
+/* The largest manifest read: 1 GiB holds about ten million lines. */
+#define MA_MANIFEST_MAX_BYTES (1024L * 1024L * 1024L)
 
 typedef struct ma_manifest_line {
-    char *path;                      /* unescaped relative path */
+    char *path;                      /* normalised relative path (ma_manifest_path_normalise): opened,
+                                      * compared with the directory listing, looked up in a store */
+    char *name;                      /* unescaped name as the line gives it, printed as sha256sum does */
     uint8_t sha256[MA_SHA256_LEN];   /* expected digest */
     size_t line;                     /* 1-based line number */
 } ma_manifest_line;
@@ -51,20 +73,33 @@ typedef struct ma_manifest_line {
 typedef struct ma_manifest {
     ma_manifest_line *lines;   /* well-formed lines, in file order */
     size_t n;
-    size_t n_malformed;        /* lines that are not "<64 hex> <space|*><path>" */
-    size_t first_malformed;    /* line number of the first malformed line, 0 if none */
+    size_t n_malformed;        /* improperly formatted lines */
+    size_t first_malformed;    /* line number of the first of them, 0 if none */
+    size_t *malformed;         /* the line numbers of all of them, in order (for --warn) */
 } ma_manifest;
 
-/* Reads a manifest. Malformed lines are counted, not fatal (the caller decides, as --strict does).
- * Any well-formed line whose path is absolute, empty, or has a ".." component makes the whole
- * manifest refused: MA_EFORMAT naming the manifest, the line and the path. Other errors:
- * MA_EMISSING (no such manifest), MA_EIO. */
+/* Parses manifest text as `sha256sum -c` does (coreutils 9.1): lines end in LF, one CR before it
+ * is dropped; empty lines and lines starting with '#' are skipped; leading blanks are skipped; a
+ * line is "<64 hex><blank>[ |*]<name>" or the BSD form "SHA256 (<name>) = <64 hex>", either one
+ * optionally after '\' for an escaped name (\\, \n, \r). Anything else is counted as malformed,
+ * not fatal (the caller decides, as --strict does). Any well-formed line whose name is absolute,
+ * empty, or has a ".." component makes the whole manifest refused: MA_EFORMAT naming the manifest
+ * (name), the line and the path. MA_ENOMEM when memory runs out. */
+int ma_manifest_parse(ma_manifest *out, const char *text, size_t len, const char *name, ma_error *err);
+/* Reads and parses the manifest at manifest_path; "-" is standard input. A FIFO or pipe is read as
+ * a stream (one without a writer reads as empty, never blocks the open); a directory, socket or
+ * block device is refused (MA_EFORMAT). Other errors: MA_EMISSING (no such manifest), MA_EIO
+ * (with the OS reason), MA_EFORMAT (larger than MA_MANIFEST_MAX_BYTES), and those of parse. */
 int ma_manifest_read(ma_manifest *out, const char *manifest_path, ma_error *err);
 void ma_manifest_free(ma_manifest *m);
 
 /* MA_OK if rel is a safe relative path (non-empty, not absolute, no ".." component), else
  * MA_EFORMAT with a message naming rel. */
 int ma_manifest_path_check(const char *rel, ma_error *err);
+/* The canonical spelling of a safe relative path, malloc'd (NULL without memory): "." components
+ * and repeated or trailing slashes removed, so "./x", "a//b" and "a/./b/" name what the listing
+ * calls "x", "a/b" and "a/b". A path of nothing but "." and slashes becomes ".". */
+char *ma_manifest_path_normalise(const char *rel);
 
 /* ---- provenance ---- */
 

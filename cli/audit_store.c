@@ -3,28 +3,14 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
 #include "checksums/manifest.h"
 
 int ma_cli_audit_open_existing(ma_audit **a, const char *path, ma_error *err)
 {
-    struct stat st;
-    if (stat(path, &st) != 0)
-        return ma_error_set(err, MA_EMISSING, "%s: audit store does not exist: %s", path, strerror(errno));
-    int rc = ma_audit_open_readonly(a, path, err);
-    if (rc == MA_EFORMAT && access(path, W_OK) == 0) {
-        /* An older schema cannot be read as is; ma_audit_open identifies the file before it
-         * migrates, so a foreign file still fails here untouched. */
-        ma_error again;
-        ma_error_clear(&again);
-        if (ma_audit_open(a, path, &again) == MA_OK)
-            return MA_OK;
-        *err = again;
-        return again.code;
-    }
-    return rc;
+    /* Read-only, always: a reader never creates, migrates or writes a store (an older schema is
+     * read through a migrated private copy, reports/audit.h). */
+    return ma_audit_open_readonly(a, path, err);
 }
 
 int ma_cli_parse_run_id(const char *s, int64_t *id)

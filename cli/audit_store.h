@@ -1,10 +1,10 @@
 /* audit_store: how the commands that read an audit store (report, runs) open it and name a run,
  * so both accept the same stores and the same run ids.
  *
- * Contract: ma_cli_audit_open_existing opens the store at path for reading; it never creates a
- * store (a missing path is MA_EMISSING with a message naming it). A store of an older schema is
- * migrated once when the file is writable; a foreign or corrupt file is left untouched. Returns 0
- * with *a set, or a negative MA_E* code with err filled.
+ * Contract: ma_cli_audit_open_existing opens the store at path for reading only: it never
+ * creates, migrates or writes the file (a missing path is MA_EMISSING, an empty file, a foreign or
+ * newer one MA_EFORMAT, all naming the path; a store of an older schema is read through a
+ * migrated private copy). Returns 0 with *a set, or a negative MA_E* code with err filled.
  * ma_cli_parse_run_id accepts a whole decimal number >= 1 (no sign, no trailing text); returns 0
  * with *id set, or -1 leaving *id alone.
  * ma_cli_record_read_files records into run run_id the manifest (SHA-256 per file and per chunk,

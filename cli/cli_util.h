@@ -1,18 +1,37 @@
 /* cli_util: small helpers several commands print or record with, kept in one place so every
  * command escapes JSON and describes its run (host, command line) the same way.
  *
- * Contract: nothing here fails or allocates; output goes only to the FILE the caller gives.
+ * Contract: nothing here fails or allocates; output goes only to the FILE or buffer the caller
+ * gives.
  * ma_cli_json_string writes s as a JSON string: '"' and '\\' are backslash-escaped, bytes below
  * 0x20 become \u00XX, all other bytes pass through unchanged (NULL is written as ""). Commands
  * whose JSON must escape differently (cmd_diff escapes non-ASCII too) keep their own writer so
  * their output stays as documented.
+ * ma_cli_shell_quote appends word to buf (NUL-terminated, size len) so that a POSIX shell reads it
+ * back as exactly that word: as is when it has only letters, digits and _@%+=:,./- (and is not
+ * empty); else in single quotes, a ' inside written '\''; a word holding control bytes (newline,
+ * ESC, DEL) as bash's $'...' with \xHH escapes instead, so the recorded line stays one printable
+ * line. Returns 0, or -1 leaving buf unchanged when the quoted word does not fit.
  * ma_cli_run_identity fills host with the host name ("unknown" if it cannot be read) and cmdline
- * with "millaudit" followed by every argv word, each after one space, cut at cmdline_len - 1. */
+ * with "millaudit" followed by argv[0..argc), each after one space and shell-quoted, so the line
+ * can be pasted back into a shell. Pass the command line as typed (ma_cli_invocation below), not a
+ * command's own argv after getopt_long has permuted it. A word that does not fit whole is left out
+ * with everything after it, and " ..." marks the cut.
+ */
 #ifndef MA_CLI_UTIL_H
 #define MA_CLI_UTIL_H
 
 #include <stddef.h>
 #include <stdio.h>
+
+/* The command line as the user typed it: main() keeps a copy of argv before any getopt call, and
+ * commands that record their command line receive it (argv[0] is the subcommand name, as in the
+ * argv a command parses; argv[argc] is NULL). GNU getopt_long permutes the array it parses, so the
+ * parsed argv is not the typed order. */
+typedef struct ma_cli_invocation {
+    int argc;
+    char *const *argv;
+} ma_cli_invocation;
 
 void ma_cli_json_string(FILE *out, const char *s);
 /* A jansson string of s for the one JSON writer: s as is when it is valid UTF-8, else with every
@@ -24,7 +43,9 @@ int ma_cli_malom_database(const char *path);
 struct json_t;
 struct json_t *ma_cli_json_text(const char *s);
 
+int ma_cli_shell_quote(char *buf, size_t len, const char *word);
+
 void ma_cli_run_identity(char *host, size_t host_len, char *cmdline, size_t cmdline_len, int argc,
-                         char **argv);
+                         char *const *argv);
 
 #endif

@@ -1,16 +1,17 @@
 /*
- * millaudit manifest create DIR [--out FILE] [--audit FILE.sqlite] [--chunk-size BYTES] [--threads N]
+ * millaudit manifest create DIR [--out FILE|-] [--audit FILE.sqlite] [--chunk-size BYTES] [--threads N]
  *                               [--quiet]
- * millaudit manifest check MANIFEST [--dir DIR] [--audit FILE.sqlite] [--ignore-missing] [--strict]
- *                               [--threads N] [--quiet]
+ * millaudit manifest check MANIFEST|- [--dir DIR] [--audit FILE.sqlite] [--ignore-missing]
+ *                               [--ignore-extra] [--strict] [--status|--warn|--quiet] [--threads N]
  *
- * create writes DIR/MANIFEST.sha256 (or --out) that `sha256sum -c` accepts and, with --audit,
- * records the run, every file's digest, size, chunk digests and provenance in the audit store.
- * check prints one line per listed file as `sha256sum -c` does, pins a FAILED file to the byte
- * ranges of its changed chunks when --audit has its chunk digests, and reports files of the
- * directory that the manifest does not list. Exit: 0 all OK; 1 FAILED / MISSING / not in manifest;
- * 2 usage; 3 manifest malformed (with --strict), refused path, input or store unusable; 4 output
- * not writable. docs/manifest.md has the details.
+ * create writes DIR/MANIFEST.sha256 (or --out, "-" for standard output) that `sha256sum -c`
+ * accepts and, with --audit, records the run, every file's digest, size, chunk digests and
+ * provenance in the audit store. check prints one line per listed file as `sha256sum -c` does
+ * (and takes its options: --status, --warn, --quiet, --strict, --ignore-missing), pins a FAILED
+ * file to the byte ranges of its changed chunks when --audit has its chunk digests, and reports
+ * files of the directory that the manifest does not list (unless --ignore-extra). Exit: 0 all OK;
+ * 1 FAILED / MISSING / not in manifest; 2 usage; 3 manifest malformed (with --strict), refused
+ * path, input or store unusable; 4 output not writable. docs/manifest.md has the details.
  */
 #include <errno.h>
 #include <getopt.h>
@@ -23,6 +24,7 @@
 #include "checksums/manifest.h"
 #include "checksums/sha256.h"
 #include "cli/commands.h"
+#include "common/fileio.h"
 #include "common/ma_error.h"
 #include "common/progress.h"
 #include "ma_version.h"
@@ -34,16 +36,23 @@
 static void usage(FILE *out)
 {
     fprintf(out,
-            "usage: millaudit manifest create DIR [--out FILE] [--audit FILE.sqlite] [--chunk-size BYTES]\n"
+            "usage: millaudit manifest create DIR [--out FILE|-] [--audit FILE.sqlite] [--chunk-size BYTES]\n"
             "                                 [--threads N] [--quiet]\n"
-            "       millaudit manifest check MANIFEST [--dir DIR] [--audit FILE.sqlite] [--ignore-missing]\n"
-            "                                 [--strict] [--threads N] [--quiet]\n"
+            "       millaudit manifest check MANIFEST|- [--dir DIR] [--audit FILE.sqlite] [--ignore-missing]\n"
+            "                                 [--ignore-extra] [--strict] [--status|-w|--warn|--quiet]\n"
+            "                                 [--threads N]\n"
             "\n"
-            "create: write DIR/MANIFEST.sha256 (or FILE), lines '<sha256>  <path>' that sha256sum -c accepts;\n"
-            "        with --audit also record digests, chunk digests and provenance in the SQLite store.\n"
-            "check:  verify every listed file (paths relative to DIR, default the manifest's directory);\n"
-            "        --audit pins a FAILED file to its changed byte ranges. Exit 0 all OK, 1 FAILED/MISSING/\n"
-            "        not in manifest, 3 malformed manifest (--strict), refused path or unusable store.\n");
+            "create: write DIR/MANIFEST.sha256 (or FILE; - for standard output), lines '<sha256>  <path>'\n"
+            "        that sha256sum -c accepts; with --audit also record digests, chunk digests and\n"
+            "        provenance in the SQLite store. Temporary files (*.tmp.<pid>) are never listed.\n"
+            "check:  verify every listed file (paths relative to DIR, default the manifest's directory,\n"
+            "        or . for - = standard input); --audit pins a FAILED file to its changed byte ranges.\n"
+            "        As sha256sum -c: --status prints nothing (exit status only), -w/--warn warns about\n"
+            "        each improperly formatted line, --quiet prints failures only, --strict fails on\n"
+            "        improperly formatted lines, --ignore-missing skips missing files. --ignore-extra:\n"
+            "        no 'not in manifest' for unlisted files of DIR.\n"
+            "        Exit 0 all OK, 1 FAILED/MISSING/not in manifest, 3 malformed manifest (--strict),\n"
+            "        refused path or unusable store.\n");
 }
 
 static void fail(const char *msg)
@@ -111,11 +120,16 @@ static char *join_path(const char *a, const char *b)
     return s;
 }
 
-/* Relative paths inside dir that must not be listed: the manifest and the store with its side files. */
-static int collect_excludes(char *ex[5], const char *dir, const char *manifest, const char *audit, ma_error *err)
+#define N_EXCLUDES 6
+
+/* Relative paths inside dir that must not be listed: the manifest (unless it is standard input or
+ * output), the conventional MANIFEST.sha256 (a manifest never lists a manifest), and the store
+ * with its side files. */
+static int collect_excludes(char *ex[N_EXCLUDES], const char *dir, const char *manifest, const char *audit,
+                            ma_error *err)
 {
-    memset(ex, 0, 5 * sizeof ex[0]);
-    int rc = ma_manifest_relative(&ex[0], dir, manifest, err);
+    memset(ex, 0, N_EXCLUDES * sizeof ex[0]);
+    int rc = strcmp(manifest, "-") ? ma_manifest_relative(&ex[0], dir, manifest, err) : MA_OK;
     if (rc == MA_OK && audit)
         rc = ma_manifest_relative(&ex[1], dir, audit, err);
     if (rc == MA_OK && ex[1]) {
@@ -127,29 +141,15 @@ static int collect_excludes(char *ex[5], const char *dir, const char *manifest, 
             snprintf(ex[2 + i], n, "%s%s", ex[1], side[i]);
         }
     }
+    if (rc == MA_OK && !(ex[5] = strdup("MANIFEST.sha256")))
+        rc = ma_error_set(err, MA_ENOMEM, "out of memory");
     return rc;
 }
 
-static void free_excludes(char *ex[5])
+static void free_excludes(char *ex[N_EXCLUDES])
 {
-    for (int i = 0; i < 5; i++)
+    for (int i = 0; i < N_EXCLUDES; i++)
         free(ex[i]);
-}
-
-static char *command_line(int argc, char **argv)
-{
-    size_t n = 32;
-    for (int i = 0; i < argc; i++)
-        n += strlen(argv[i]) + 1;
-    char *s = malloc(n);
-    if (!s)
-        return NULL;
-    strcpy(s, "millaudit manifest");
-    for (int i = 0; i < argc; i++) {
-        strcat(s, " ");
-        strcat(s, argv[i]);
-    }
-    return s;
 }
 
 /* Progress of hashing on stderr, in MiB: silent for the first second, then one line a second. */
@@ -192,7 +192,7 @@ static void start_progress(struct byte_progress *bp, ma_sha256_options *sha, int
 
 /* ---- create ---- */
 
-static int cmd_create(int argc, char **argv)
+static int cmd_create(int argc, char **argv, const ma_cli_invocation *typed)
 {
     static const struct option opts[] = {
         {"out", required_argument, NULL, 'o'},   {"audit", required_argument, NULL, 'a'},
@@ -248,19 +248,33 @@ static int cmd_create(int argc, char **argv)
         out = default_out;
     ma_error err;
     ma_error_clear(&err);
-    char *ex[5] = {0};
+    char *ex[N_EXCLUDES] = {0};
     char **rel = NULL, **full = NULL;
     size_t n = 0;
     ma_file_digest *dig = NULL;
     ma_audit *audit = NULL;
     int64_t run_id = 0;
     int status = MA_EXIT_OK, in_run = 0;
-    char *cmdline = command_line(argc, argv);
+    const int to_stdout = out && !strcmp(out, "-");
+    /* Messages that are not the manifest go to stderr when the manifest itself is on stdout. */
+    FILE *info_out = to_stdout ? stderr : stdout;
 
     int rc = out ? collect_excludes(ex, dir, out, audit_path, &err) : ma_error_set(&err, MA_ENOMEM, "out of memory");
     if (rc != MA_OK) {
         status = rc == MA_ENOMEM ? MA_EXIT_INTERNAL : MA_EXIT_IO; /* the output's directory is unusable */
         goto done;
+    }
+    if (!to_stdout) {
+        /* A killed earlier create left its temporary file: ours to remove, as no one else will. */
+        size_t removed = 0;
+        rc = ma_manifest_remove_stale_temps(out, &removed, &err);
+        if (rc != MA_OK) {
+            status = MA_EXIT_INTERNAL;
+            goto done;
+        }
+        if (removed && !quiet)
+            fprintf(stderr, "millaudit manifest: removed %zu stale temporary file%s %s.tmp.<pid> of dead processes\n",
+                    removed, removed == 1 ? "" : "s", out);
     }
     if (audit_path) {
         rc = ma_audit_open(&audit, audit_path, &err);
@@ -269,7 +283,7 @@ static int cmd_create(int argc, char **argv)
             goto done;
         }
     }
-    rc = ma_manifest_list(&rel, &n, dir, (const char *const *)ex, 5, &err);
+    rc = ma_manifest_list(&rel, &n, dir, (const char *const *)ex, N_EXCLUDES, &err);
     if (rc != MA_OK) {
         status = MA_EXIT_BAD_INPUT;
         goto done;
@@ -303,8 +317,8 @@ static int cmd_create(int argc, char **argv)
             if (pv.format[0] && !format[0])
                 memcpy(format, pv.format, sizeof format);
         }
-        char host[256] = "";
-        gethostname(host, sizeof host - 1);
+        char host[256], cmdline[8192];
+        ma_cli_run_identity(host, sizeof host, cmdline, sizeof cmdline, typed->argc, typed->argv);
         const ma_run_info info = {.kind = "manifest", .tool_version = MA_VERSION, .git_revision = MA_GIT_REVISION,
                                   .host = host, .command_line = cmdline, .database_root = dir,
                                   .variant = variant[0] && !mixed_variant ? variant : NULL,
@@ -324,7 +338,8 @@ static int cmd_create(int argc, char **argv)
         status = rc == MA_ENOMEM || rc == MA_EINTERNAL ? MA_EXIT_INTERNAL : MA_EXIT_BAD_INPUT;
         goto done;
     }
-    rc = ma_manifest_write(out, (const char *const *)rel, dig, n, &err);
+    rc = to_stdout ? ma_manifest_write_stream(stdout, "standard output", (const char *const *)rel, dig, n, &err)
+                   : ma_manifest_write(out, (const char *const *)rel, dig, n, &err);
     if (rc != MA_OK) {
         status = ma_exit_code_for(rc);
         goto done;
@@ -342,9 +357,10 @@ static int cmd_create(int argc, char **argv)
         uint64_t bytes = 0;
         for (size_t i = 0; i < n; i++)
             bytes += dig[i].size;
-        printf("%s: %zu files, %llu bytes\n", out, n, (unsigned long long)bytes);
+        fprintf(info_out, "%s: %zu files, %llu bytes\n", to_stdout ? "standard output" : out, n,
+                (unsigned long long)bytes);
         if (audit)
-            printf("%s: run %lld recorded\n", audit_path, (long long)run_id);
+            fprintf(info_out, "%s: run %lld recorded\n", audit_path, (long long)run_id);
     }
 done:
     if (status != MA_EXIT_OK)
@@ -366,7 +382,6 @@ done:
     ma_manifest_paths_free(rel, n);
     free_excludes(ex);
     free(default_out);
-    free(cmdline);
     return status;
 }
 
@@ -426,31 +441,41 @@ static int cmp_line_path(const void *a, const void *b)
     return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
+/* What check prints, as sha256sum -c: the last of --status, --warn, --quiet given wins. */
+enum verbosity { V_NORMAL, V_STATUS, V_WARN, V_QUIET };
+
 static int cmd_check(int argc, char **argv)
 {
+    enum { OPT_STATUS = 1000, OPT_IGNORE_EXTRA };
     static const struct option opts[] = {
-        {"dir", required_argument, NULL, 'd'},      {"audit", required_argument, NULL, 'a'},
-        {"ignore-missing", no_argument, NULL, 'i'}, {"strict", no_argument, NULL, 's'},
-        {"threads", required_argument, NULL, 't'},  {"quiet", no_argument, NULL, 'q'},
-        {"help", no_argument, NULL, 'h'},           {NULL, 0, NULL, 0},
+        {"dir", required_argument, NULL, 'd'},       {"audit", required_argument, NULL, 'a'},
+        {"ignore-missing", no_argument, NULL, 'i'},  {"ignore-extra", no_argument, NULL, OPT_IGNORE_EXTRA},
+        {"strict", no_argument, NULL, 's'},          {"status", no_argument, NULL, OPT_STATUS},
+        {"warn", no_argument, NULL, 'w'},            {"threads", required_argument, NULL, 't'},
+        {"quiet", no_argument, NULL, 'q'},           {"help", no_argument, NULL, 'h'},
+        {NULL, 0, NULL, 0},
     };
     const char *dir = NULL, *audit_path = NULL;
-    int ignore_missing = 0, strict = 0, quiet = 0, c;
+    int ignore_missing = 0, ignore_extra = 0, strict = 0, c;
+    enum verbosity verb = V_NORMAL;
     ma_sha256_options sha = {0};
     optind = 1;
-    while ((c = getopt_long(argc, argv, "d:a:ist:qh", opts, NULL)) != -1) {
+    while ((c = getopt_long(argc, argv, "d:a:ist:wqh", opts, NULL)) != -1) {
         switch (c) {
         case 'd': dir = optarg; break;
         case 'a': audit_path = optarg; break;
         case 'i': ignore_missing = 1; break;
+        case OPT_IGNORE_EXTRA: ignore_extra = 1; break;
         case 's': strict = 1; break;
+        case OPT_STATUS: verb = V_STATUS; break;
+        case 'w': verb = V_WARN; break;
+        case 'q': verb = V_QUIET; break;
         case 't':
             if (parse_threads(optarg, &sha.threads) != 0) {
                 fprintf(stderr, "millaudit manifest check: --threads '%s': want 1 to 256\n", optarg);
                 return MA_EXIT_USAGE;
             }
             break;
-        case 'q': quiet = 1; break;
         case 'h': usage(stdout); return MA_EXIT_OK;
         default: usage(stderr); return MA_EXIT_USAGE;
         }
@@ -459,16 +484,24 @@ static int cmd_check(int argc, char **argv)
         usage(stderr);
         return MA_EXIT_USAGE;
     }
+    const int silent = verb == V_STATUS, quiet = verb == V_QUIET || verb == V_STATUS;
     const char *manifest_path = argv[optind];
+    const int from_stdin = !strcmp(manifest_path, "-");
+    char shown[512];
+    ma_escape_name(manifest_path, shown, sizeof shown);
     char *dir_owned = NULL;
     if (!dir) {
-        dir_owned = strdup(manifest_path);
+        /* Paths are relative to the manifest's directory; for standard input, as for sha256sum,
+         * to the current directory. */
+        dir_owned = strdup(from_stdin ? "." : manifest_path);
         if (!dir_owned) {
             fail("out of memory");
             return MA_EXIT_INTERNAL;
         }
         char *slash = strrchr(dir_owned, '/');
-        if (!slash)
+        if (from_stdin)
+            ;
+        else if (!slash)
             strcpy(dir_owned, ".");
         else if (slash == dir_owned)
             slash[1] = '\0';
@@ -487,7 +520,7 @@ static int cmd_check(int argc, char **argv)
     ma_file_digest *dig = NULL;
     char **full = NULL, **listed = NULL, **sorted = NULL;
     size_t n_listed = 0;
-    char *ex[5] = {0};
+    char *ex[N_EXCLUDES] = {0};
     int status = MA_EXIT_OK;
     size_t n_failed = 0, n_unreadable = 0, n_missing = 0, n_ok = 0, n_extra = 0;
 
@@ -497,14 +530,13 @@ static int cmd_check(int argc, char **argv)
         status = rc == MA_ENOMEM ? MA_EXIT_INTERNAL : MA_EXIT_BAD_INPUT;
         goto done;
     }
-    if (m.n_malformed && strict) {
-        fprintf(stderr, "millaudit manifest: %s: line %zu: improperly formatted SHA-256 checksum line (--strict)\n",
-                manifest_path, m.first_malformed);
-        status = MA_EXIT_BAD_INPUT;
-        goto done;
-    }
+    const char *mname = from_stdin ? "(standard input)" : shown;
+    if (verb == V_WARN)
+        for (size_t i = 0; i < m.n_malformed; i++)
+            fprintf(stderr, "millaudit manifest: %s: line %zu: improperly formatted SHA-256 checksum line\n", mname,
+                    m.malformed[i]);
     if (m.n == 0) {
-        fprintf(stderr, "millaudit manifest: %s: no properly formatted SHA-256 checksum lines found\n", manifest_path);
+        fprintf(stderr, "millaudit manifest: %s: no properly formatted SHA-256 checksum lines found\n", mname);
         status = MA_EXIT_BAD_INPUT;
         goto done;
     }
@@ -551,7 +583,7 @@ static int cmd_check(int argc, char **argv)
             goto done;
         }
     struct byte_progress bp;
-    start_progress(&bp, &sha, quiet, "manifest check", full, m.n);
+    start_progress(&bp, &sha, silent, "manifest check", full, m.n);
     rc = ma_sha256_files(dig, rcs, errs, (const char *const *)full, m.n, &sha, &err);
     if (rc == MA_ENOMEM || rc == MA_EINTERNAL || rc == MA_EINVAL) {
         fail(err.msg);
@@ -569,7 +601,8 @@ static int cmd_check(int argc, char **argv)
             n_missing++;
             snprintf(line, sizeof line, ": MISSING");
         } else if (rcs[i] != MA_OK) {
-            fail(errs[i].msg);
+            if (!silent)
+                fail(errs[i].msg);
             n_unreadable++;
             snprintf(line, sizeof line, ": FAILED open or read");
         } else if (memcmp(dig[i].digest, ln->sha256, MA_SHA256_LEN) != 0) {
@@ -582,57 +615,71 @@ static int cmd_check(int argc, char **argv)
             is_failure = 0;
             snprintf(line, sizeof line, ": OK");
         }
-        if (is_failure || !quiet) {
-            print_name(stdout, ln->path);
+        if (!silent && (is_failure || !quiet)) {
+            print_name(stdout, ln->name);
             puts(line);
         }
     }
     /* Files in the directory that the manifest does not list. */
-    rc = collect_excludes(ex, dir, manifest_path, audit_path, &err);
-    if (rc == MA_OK)
-        rc = ma_manifest_list(&listed, &n_listed, dir, (const char *const *)ex, 5, &err);
-    if (rc != MA_OK) {
-        fail(err.msg);
-        status = MA_EXIT_BAD_INPUT;
-        goto done;
-    }
-    sorted = calloc(m.n, sizeof *sorted);
-    if (!sorted) {
-        fail("out of memory");
-        status = MA_EXIT_INTERNAL;
-        goto done;
-    }
-    for (size_t i = 0; i < m.n; i++)
-        sorted[i] = m.lines[i].path;
-    qsort(sorted, m.n, sizeof *sorted, cmp_line_path);
-    for (size_t i = 0; i < n_listed; i++) {
-        if (bsearch(&listed[i], sorted, m.n, sizeof *sorted, cmp_line_path))
-            continue;
-        n_extra++;
-        print_name(stdout, listed[i]);
-        puts(": not in manifest");
+    if (!ignore_extra) {
+        rc = collect_excludes(ex, dir, manifest_path, audit_path, &err);
+        if (rc == MA_OK)
+            rc = ma_manifest_list(&listed, &n_listed, dir, (const char *const *)ex, N_EXCLUDES, &err);
+        if (rc != MA_OK) {
+            fail(err.msg);
+            status = MA_EXIT_BAD_INPUT;
+            goto done;
+        }
+        sorted = calloc(m.n, sizeof *sorted);
+        if (!sorted) {
+            fail("out of memory");
+            status = MA_EXIT_INTERNAL;
+            goto done;
+        }
+        for (size_t i = 0; i < m.n; i++)
+            sorted[i] = m.lines[i].path;
+        qsort(sorted, m.n, sizeof *sorted, cmp_line_path);
+        for (size_t i = 0; i < n_listed; i++) {
+            if (bsearch(&listed[i], sorted, m.n, sizeof *sorted, cmp_line_path))
+                continue;
+            n_extra++;
+            if (!silent) {
+                print_name(stdout, listed[i]);
+                puts(": not in manifest");
+            }
+        }
     }
     fflush(stdout);
 
-    if (m.n_malformed)
-        fprintf(stderr, "millaudit manifest: WARNING: %zu line%s improperly formatted (first: line %zu)\n",
-                m.n_malformed, m.n_malformed == 1 ? " is" : "s are", m.first_malformed);
-    if (n_missing)
-        fprintf(stderr, "millaudit manifest: WARNING: %zu listed file%s missing\n", n_missing,
-                n_missing == 1 ? " is" : "s are");
-    if (n_unreadable)
-        fprintf(stderr, "millaudit manifest: WARNING: %zu listed file%s could not be read\n", n_unreadable,
-                n_unreadable == 1 ? "" : "s");
-    if (n_failed)
-        fprintf(stderr, "millaudit manifest: WARNING: %zu computed checksum%s did NOT match\n", n_failed,
-                n_failed == 1 ? "" : "s");
-    if (n_extra)
-        fprintf(stderr, "millaudit manifest: WARNING: %zu file%s in %s not in the manifest\n", n_extra,
-                n_extra == 1 ? "" : "s", dir);
-    if (n_missing || n_unreadable || n_failed || n_extra)
+    if (!silent) {
+        if (m.n_malformed)
+            fprintf(stderr, "millaudit manifest: WARNING: %zu line%s improperly formatted (first: line %zu)\n",
+                    m.n_malformed, m.n_malformed == 1 ? " is" : "s are", m.first_malformed);
+        if (n_missing)
+            fprintf(stderr, "millaudit manifest: WARNING: %zu listed file%s missing\n", n_missing,
+                    n_missing == 1 ? " is" : "s are");
+        if (n_unreadable)
+            fprintf(stderr, "millaudit manifest: WARNING: %zu listed file%s could not be read\n", n_unreadable,
+                    n_unreadable == 1 ? "" : "s");
+        if (n_failed)
+            fprintf(stderr, "millaudit manifest: WARNING: %zu computed checksum%s did NOT match\n", n_failed,
+                    n_failed == 1 ? "" : "s");
+        if (n_extra)
+            fprintf(stderr, "millaudit manifest: WARNING: %zu file%s in %s not in the manifest\n", n_extra,
+                    n_extra == 1 ? "" : "s", dir);
+    }
+    if (m.n_malformed && strict) {
+        /* As sha256sum --strict, every line is checked and printed first; the manifest is then
+         * unusable input (exit 3 in our table, where sha256sum has only 1). */
+        if (!silent)
+            fprintf(stderr, "millaudit manifest: %s: line %zu: improperly formatted SHA-256 checksum line "
+                            "(--strict)\n", mname, m.first_malformed);
+        status = MA_EXIT_BAD_INPUT;
+    } else if (n_missing || n_unreadable || n_failed || n_extra) {
         status = MA_EXIT_MISMATCH;
-    else if (ignore_missing && n_ok == 0) {
-        fprintf(stderr, "millaudit manifest: %s: no file was verified\n", manifest_path);
+    } else if (ignore_missing && n_ok == 0) {
+        if (!silent)
+            fprintf(stderr, "millaudit manifest: %s: no file was verified\n", mname);
         status = MA_EXIT_MISMATCH;
     }
 done:
@@ -656,7 +703,7 @@ done:
     return status;
 }
 
-int ma_cmd_manifest(int argc, char **argv)
+int ma_cmd_manifest(int argc, char **argv, const ma_cli_invocation *typed)
 {
     if (argc < 2) {
         usage(stderr);
@@ -667,7 +714,7 @@ int ma_cmd_manifest(int argc, char **argv)
         return MA_EXIT_OK;
     }
     if (!strcmp(argv[1], "create"))
-        return cmd_create(argc - 1, argv + 1);
+        return cmd_create(argc - 1, argv + 1, typed);
     if (!strcmp(argv[1], "check"))
         return cmd_check(argc - 1, argv + 1);
     fprintf(stderr, "millaudit manifest: unknown action '%s' (create or check)\n", argv[1]);

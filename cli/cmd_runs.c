@@ -18,6 +18,7 @@
 
 #include "cli/audit_store.h"
 #include "cli/commands.h"
+#include "common/fileio.h"
 #include "common/ma_error.h"
 #include "reports/audit.h"
 #include "reports/render.h"
@@ -86,38 +87,45 @@ static int cmd_export(const char *audit_path, int64_t id, const char *out_path)
     return exit_code;
 }
 
+/* Reads the document at path ("-" = standard input; a pipe or FIFO is read as a stream and one
+ * without a writer reads as empty, never blocks). */
 static int read_document(const char *path, char **out, size_t *len, ma_error *err)
 {
-    FILE *f = strcmp(path, "-") ? fopen(path, "rb") : stdin;
-    if (!f)
-        return ma_error_set(err, errno == ENOENT ? MA_EMISSING : MA_EIO, "%s: cannot open: %s", path, strerror(errno));
+    int fd;
+    int rc = ma_file_open_stream(path, &fd, err);
+    if (rc)
+        return rc;
+    char shown[512];
+    ma_escape_name(path, shown, sizeof shown);
     char *buf = NULL;
     size_t n = 0, cap = 0;
-    int rc = MA_OK;
     for (;;) {
         if (n == cap) {
             if (cap >= (size_t)MAX_DOCUMENT) {
-                rc = ma_error_set(err, MA_EFORMAT, "%s: offset %zu: larger than 1 GiB, not a run export", path, n);
+                rc = ma_error_set(err, MA_EFORMAT, "%s: offset %zu: larger than 1 GiB, not a run export", shown, n);
                 break;
             }
             cap = cap ? 2 * cap : 65536;
             char *p = realloc(buf, cap);
             if (!p) {
-                rc = ma_error_set(err, MA_ENOMEM, "%s: out of memory", path);
+                rc = ma_error_set(err, MA_ENOMEM, "%s: out of memory", shown);
                 break;
             }
             buf = p;
         }
-        size_t got = fread(buf + n, 1, cap - n, f);
-        n += got;
-        if (got == 0) {
-            if (ferror(f))
-                rc = ma_error_set(err, MA_EIO, "%s: offset %zu: read failed", path, n);
+        ssize_t got = read(fd, buf + n, cap - n);
+        if (got < 0 && errno == EINTR)
+            continue;
+        if (got < 0) {
+            rc = ma_error_set(err, MA_EIO, "%s: offset %zu: read failed: %s", shown, n, strerror(errno));
             break;
         }
+        if (got == 0)
+            break;
+        n += (size_t)got;
     }
-    if (f != stdin)
-        fclose(f);
+    if (fd != STDIN_FILENO)
+        close(fd);
     if (rc) {
         free(buf);
         return rc;

@@ -6,12 +6,15 @@
 #ifndef MA_COMMANDS_H
 #define MA_COMMANDS_H
 
+#include "cli/cli_util.h"
+
 int ma_cmd_solve(int argc, char **argv);       /* cli/cmd_solve.c: reference producer */
 int ma_cmd_stats(int argc, char **argv);       /* cli/cmd_stats.c: per-sector statistics */
 int ma_cmd_dump(int argc, char **argv);        /* cli/cmd_dump.c: one line per entry */
 int ma_cmd_verify(int argc, char **argv);      /* cli/cmd_verify.c: independent checker */
 int ma_cmd_index_check(int argc, char **argv); /* cli/cmd_index_check.c: prove the index scheme */
-int ma_cmd_manifest(int argc, char **argv);    /* cli/cmd_manifest.c: SHA-256 manifests */
+/* cli/cmd_manifest.c: SHA-256 manifests; typed is the command line as typed, for the audit run */
+int ma_cmd_manifest(int argc, char **argv, const ma_cli_invocation *typed);
 int ma_cmd_report(int argc, char **argv);      /* cli/cmd_report.c: render an audit run */
 int ma_cmd_runs(int argc, char **argv);        /* cli/cmd_runs.c: export, import, compare runs */
 int ma_cmd_probe(int argc, char **argv);       /* cli/cmd_probe.c: one position and its moves */

@@ -98,3 +98,49 @@ int ma_file_open_regular(const char *path, int *fd, struct stat *st, ma_error *e
         *st = s;
     return MA_OK;
 }
+
+int ma_file_open_stream(const char *path, int *fd, ma_error *err)
+{
+    *fd = -1;
+    if (!strcmp(path, "-")) {
+        *fd = STDIN_FILENO;
+        return MA_OK;
+    }
+    char name[1024];
+    ma_escape_name(path, name, sizeof name);
+    int f = open(path, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
+    if (f < 0) {
+        int e = errno;
+        if (e == ENOENT) {
+            struct stat lst;
+            if (lstat(path, &lst) == 0 && S_ISLNK(lst.st_mode))
+                return ma_error_set(err, MA_EMISSING, "%s: dangling symbolic link", name);
+            return ma_error_set(err, MA_EMISSING, "%s: %s", name, strerror(e));
+        }
+        if (e == ELOOP)
+            return ma_error_set(err, MA_EFORMAT, "%s: symbolic link loop", name);
+        if (e == ENXIO)
+            return ma_error_set(err, MA_EFORMAT, "%s: not a file or pipe (socket)", name);
+        return ma_error_set(err, MA_EIO, "%s: cannot open: %s", name, strerror(e));
+    }
+    struct stat s;
+    if (fstat(f, &s) != 0) {
+        int e = errno;
+        close(f);
+        return ma_error_set(err, MA_EIO, "%s: cannot stat: %s", name, strerror(e));
+    }
+    if (!S_ISREG(s.st_mode) && !S_ISFIFO(s.st_mode) && !S_ISCHR(s.st_mode)) {
+        close(f);
+        return ma_error_set(err, MA_EFORMAT, "%s: not a file or pipe (%s)", name, ma_file_type_name(s.st_mode));
+    }
+    /* Read blocking from here on: a pipe with a writer delivers its data, one without reads as
+     * end of file at once. */
+    int fl = fcntl(f, F_GETFL);
+    if (fl < 0 || fcntl(f, F_SETFL, fl & ~O_NONBLOCK) < 0) {
+        int e = errno;
+        close(f);
+        return ma_error_set(err, MA_EIO, "%s: %s", name, strerror(e));
+    }
+    *fd = f;
+    return MA_OK;
+}

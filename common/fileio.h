@@ -25,6 +25,13 @@
  *   MA_EIO       any other refusal (permissions, ...), with strerror text. */
 int ma_file_open_regular(const char *path, int *fd, struct stat *st, ma_error *err);
 
+/* Opens a document the user names, which may be a stream: "-" is standard input (*fd =
+ * STDIN_FILENO, not to be closed), and a FIFO or pipe (process substitution, `<(cat doc)`) or
+ * terminal is accepted besides a regular file. The open never blocks (O_NONBLOCK; a FIFO nobody
+ * writes to then reads as empty instead of hanging); the descriptor returned reads blocking.
+ * Errors as ma_file_open_regular, MA_EFORMAT for a directory, socket or block device. */
+int ma_file_open_stream(const char *path, int *fd, ma_error *err);
+
 /* What kind of file st describes, for messages: "regular file", "directory", "FIFO", "socket",
  * "character device", "block device", "symbolic link". */
 const char *ma_file_type_name(mode_t mode);

@@ -114,12 +114,6 @@ static void sector_closure(ma_variant variant, uint8_t *in_set, ma_sector *queue
     }
 }
 
-static int cmp_int32(const void *a, const void *b)
-{
-    int32_t x = *(const int32_t *)a, y = *(const int32_t *)b;
-    return (x > y) - (x < y);
-}
-
 /* A whitespace-separated token reader that remembers where each token starts. */
 typedef struct cursor {
     const char *text;
@@ -176,14 +170,44 @@ static int parse_int(const char *tok, long *out)
     return 0;
 }
 
+/* 1-based number of the line that holds byte off of text. */
+static size_t line_of(const char *text, size_t len, size_t off)
+{
+    size_t line = 1;
+    for (size_t i = 0; i < off && i < len; i++)
+        line += text[i] == '\n';
+    return line;
+}
+
 #define FAIL(sec, off, ...)                                                                        \
     do {                                                                                           \
         char what_[256];                                                                           \
         snprintf(what_, sizeof what_, __VA_ARGS__);                                                \
-        rc = ma_error_set(err, MA_EFORMAT, "%s: sector %s: offset %zu: %s", path, sec,            \
-                          (size_t)(off), what_);                                                   \
+        rc = ma_error_set(err, MA_EFORMAT, "%s: sector %s: offset %zu: line %zu: %s", path, sec,  \
+                          (size_t)(off), line_of(text, len, (size_t)(off)), what_);                \
         goto fail;                                                                                 \
     } while (0)
+
+/* A listed nonzero value and where it was given, for finding two sectors with one value. */
+typedef struct sv_value {
+    int32_t v;
+    int slot;
+    size_t off;
+} sv_value;
+
+static int cmp_sv_value(const void *a, const void *b)
+{
+    const sv_value *x = a, *y = b;
+    if (x->v != y->v)
+        return (x->v > y->v) - (x->v < y->v);
+    return (x->off > y->off) - (x->off < y->off);
+}
+
+static ma_sector sector_of_slot(int k)
+{
+    ma_sector s = {(uint8_t)(k / 2197), (uint8_t)(k / 169 % 13), (uint8_t)(k / 13 % 13), (uint8_t)(k % 13)};
+    return s;
+}
 
 /* Reads one integer token; `what` names it in the error. */
 static int read_int(cursor *c, long *out)
@@ -206,10 +230,13 @@ int ma_malom_secval_parse(ma_malom_secval **out, const char *path, const char *t
     ma_malom_secval *sv = calloc(1, sizeof *sv);
     uint8_t *expected = malloc(SV_SLOTS);
     ma_sector *queue = malloc(sizeof *queue * SV_SLOTS);
-    if (!sv || !expected || !queue) {
+    size_t *line_off = malloc(sizeof *line_off * SV_SLOTS); /* where each listed sector's line starts */
+    sv_value *vals = NULL;
+    if (!sv || !expected || !queue || !line_off) {
         free(sv);
         free(expected);
         free(queue);
+        free(line_off);
         return ma_error_set(err, MA_ENOMEM, "%s: out of memory", path);
     }
     snprintf(sv->path, sizeof sv->path, "%s", path);
@@ -264,19 +291,22 @@ int ma_malom_secval_parse(ma_malom_secval **out, const char *path, const char *t
             FAIL(sec, line_start, "value %ld not strictly between %d and %d", v, sv->vl, sv->vw);
         sv->listed[slot(s)] = 1;
         sv->value[slot(s)] = (int32_t)v;
+        line_off[slot(s)] = line_start;
         sv->count++;
     }
+    size_t end_of_lines = c.pos;
     if (next_token(&c, tok, sizeof tok) != 0)
         FAIL("-", c.tok_start, "unexpected text after %ld sector lines", count);
 
-    /* Properties of §5.4 and the sector set of §3.3. */
+    /* Properties of §5.4 and the sector set of §3.3, each reported at the line of the sector it
+     * concerns (a sector that is missing, at the end of the sector lines where it would go). */
     sector_closure(variant, expected, queue);
     for (int k = 0; k < SV_SLOTS; k++) {
-        ma_sector s = {(uint8_t)(k / 2197), (uint8_t)(k / 169 % 13), (uint8_t)(k / 13 % 13),
-                       (uint8_t)(k % 13)};
+        ma_sector s = sector_of_slot(k);
         sector_text(s, sec, sizeof sec);
         if (expected[k] != sv->listed[k])
-            FAIL(sec, 0, expected[k] ? "sector of the %s game missing" : "sector not in the %s game",
+            FAIL(sec, expected[k] ? end_of_lines : line_off[k],
+                 expected[k] ? "sector of the %s game missing" : "sector not in the %s game",
                  variant_word(variant));
         if (!sv->listed[k])
             continue;
@@ -284,37 +314,47 @@ int ma_malom_secval_parse(ma_malom_secval **out, const char *path, const char *t
         ma_sector ns = negate(s);
         int self = slot(ns) == k;
         if (val == 0 && !self)
-            FAIL(sec, 0, "value 0 for a sector that is not self-symmetric");
+            FAIL(sec, line_off[k], "value 0 for a sector that is not self-symmetric");
         if (!ma_malom_sector_transient(variant, s) && sv->listed[slot(ns)] &&
-            sv->value[slot(ns)] != -val)
-            FAIL(sec, 0, "value %d but its negation has %d (expected %d)", val, sv->value[slot(ns)],
-                 -val);
-    }
-    /* Nonzero values identify their sector: check pairwise distinctness by sorting. */
-    {
-        int32_t *vals = malloc(sizeof *vals * (sv->count ? sv->count : 1));
-        if (!vals) {
-            rc = ma_error_set(err, MA_ENOMEM, "%s: out of memory", path);
-            goto fail;
+            sv->value[slot(ns)] != -val) {
+            /* reported at the later of the two lines, naming the other */
+            int later = line_off[k] > line_off[slot(ns)] ? k : slot(ns), other = later == k ? slot(ns) : k;
+            char osec[32];
+            sector_text(sector_of_slot(later), sec, sizeof sec);
+            sector_text(sector_of_slot(other), osec, sizeof osec);
+            FAIL(sec, line_off[later], "value %d but its negation %s has %d (line %zu; expected %d)",
+                 sv->value[later], osec, sv->value[other], line_of(text, len, line_off[other]), -sv->value[later]);
         }
-        size_t m = 0;
-        for (int k = 0; k < SV_SLOTS; k++)
-            if (sv->listed[k] && sv->value[k] != 0)
-                vals[m++] = sv->value[k];
-        qsort(vals, m, sizeof *vals, cmp_int32);
-        for (size_t i = 1; i < m; i++)
-            if (vals[i] == vals[i - 1]) {
-                int32_t dup = vals[i];
-                free(vals);
-                FAIL("-", 0, "value %d given to two sectors", dup);
-            }
-        free(vals);
     }
+    /* Nonzero values identify their sector: check pairwise distinctness by sorting, and report a
+     * repeated value at the later of its lines, naming the sector and line that gave it first. */
+    vals = malloc(sizeof *vals * (sv->count ? sv->count : 1));
+    if (!vals) {
+        rc = ma_error_set(err, MA_ENOMEM, "%s: out of memory", path);
+        goto fail;
+    }
+    size_t m = 0;
+    for (int k = 0; k < SV_SLOTS; k++)
+        if (sv->listed[k] && sv->value[k] != 0)
+            vals[m++] = (sv_value){sv->value[k], k, line_off[k]};
+    qsort(vals, m, sizeof *vals, cmp_sv_value);
+    for (size_t i = 1; i < m; i++)
+        if (vals[i].v == vals[i - 1].v) {
+            char first[32];
+            sector_text(sector_of_slot(vals[i].slot), sec, sizeof sec);
+            sector_text(sector_of_slot(vals[i - 1].slot), first, sizeof first);
+            FAIL(sec, vals[i].off, "value %d already given to sector %s (line %zu)", vals[i].v, first,
+                 line_of(text, len, vals[i - 1].off));
+        }
+    free(vals);
+    free(line_off);
     free(expected);
     free(queue);
     *out = sv;
     return MA_OK;
 fail:
+    free(vals);
+    free(line_off);
     free(expected);
     free(queue);
     free(sv);
@@ -343,13 +383,14 @@ int ma_malom_secval_open(ma_malom_secval **out, const char *path, ma_variant var
         fclose(f);
         return ma_error_set(err, MA_ENOMEM, "%s: out of memory", path);
     }
+    errno = 0;
     size_t len = fread(buf, 1, CAP, f);
-    int read_error = ferror(f);
+    int read_error = ferror(f) ? (errno ? errno : EIO) : 0;
     int too_long = len == CAP && fgetc(f) != EOF;
     fclose(f);
     int rc;
     if (read_error)
-        rc = ma_error_set(err, MA_EIO, "%s: sector -: offset %zu: read error", path, len);
+        rc = ma_error_set(err, MA_EIO, "%s: sector -: offset %zu: cannot read: %s", path, len, strerror(read_error));
     else if (too_long)
         rc = ma_error_set(err, MA_EFORMAT, "%s: sector -: offset %d: file longer than %d bytes",
                           path, CAP, CAP);

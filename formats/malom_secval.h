@@ -11,9 +11,12 @@
  *   - nonzero values pairwise distinct; v(negate S) = -v(S) for non-transient S (when listed);
  *     every zero-valued sector self-symmetric;
  *   - the listed sectors are exactly the sector graph's closure from (0,0,N,N) (§3.3).
- * Errors name the file, the sector of the offending line ("-" before one is read) and the byte
- * offset of that line: "<path>: sector <W_B_WF_BF>: offset <byte>: <what>" (MA_EFORMAT), MA_EMISSING
- * when the file does not exist, MA_EIO when it cannot be read.
+ * Errors name the file, the sector of the offending line ("-" before one is read), the byte
+ * offset and the 1-based number of that line: "<path>: sector <W_B_WF_BF>: offset <byte>: line <n>:
+ * <what>" (MA_EFORMAT). A property of two lines (a value given twice, a value and its negation's)
+ * is reported at the later line and names the other sector and its line; a sector missing from the
+ * file at the end of the sector lines. MA_EMISSING when the file does not exist, MA_EIO when it
+ * cannot be read (with the OS reason).
  *
  * Threading: immutable after parsing.
  */

@@ -1,38 +1,55 @@
 #!/bin/sh
-# Builds the libFuzzer harnesses of the Malom readers with clang (libFuzzer ships with it) and,
-# with `run SECONDS`, runs each on its committed corpus for that long.
+# Builds the libFuzzer harnesses with clang (Debian: clang, libclang-rt-14-dev) and, with
+# `run SECONDS`, runs each on its committed corpus for that long.
 #
-#   fuzz/build.sh [OUT_DIR]                 build fuzz_sec2, fuzz_sec, fuzz_secval into OUT_DIR
-#   fuzz/build.sh OUT_DIR run SECONDS       ... then fuzz each for SECONDS (new finds go to
-#                                           OUT_DIR/new/<reader>/, crashes to OUT_DIR/crash-*)
+#   fuzz/build.sh [OUT_DIR]                       build every harness into OUT_DIR
+#   fuzz/build.sh OUT_DIR run SECONDS [NAME...]   ... then fuzz each (or the NAMEs) for SECONDS
+#                                                 (new finds go to OUT_DIR/new/<name>/, crashes to
+#                                                 OUT_DIR/crash-*)
 #
-# Crashers worth keeping are minimised and copied into fuzz/corpus/<reader>/ by hand; the corpus
-# is replayed without clang by tests/integration/test_malom_fuzz_corpus.py.
+# Harnesses: sec2, sec, secval (Malom readers), open (open-format reader), manifest (manifest
+# parser), run_import (runs import). Crashers worth keeping are minimised and copied into
+# fuzz/corpus/<name>/ by hand; every corpus is replayed without clang by
+# tests/integration/test_fuzz_corpus.py.
 set -eu
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(dirname "$here")
 out=${1:-"$root/build-fuzz"}
-mkdir -p "$out"
+mkdir -p "$out/gen"
 CC=${CC:-clang}
 flags="-std=c11 -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all
-       -D_POSIX_C_SOURCE=200809L -D_DEFAULT_SOURCE -Wall -Wextra -Werror -I$root"
-lib="$root/common/ma_error.c $root/indexer/malom_index.c $root/formats/malom_file.c
-     $root/formats/malom_secval.c"
-for reader in sec2 sec secval; do
+       -D_POSIX_C_SOURCE=200809L -D_DEFAULT_SOURCE -Wall -Wextra -Werror -I$root -I$out/gen"
+# The version header the reports code includes, as CMake would generate it.
+sed -e 's/@MA_VERSION@/fuzz/; s/@MA_GIT_REVISION@/fuzz/; s/@PROJECT_VERSION@/fuzz/' \
+    "$root/common/version.h.in" > "$out/gen/ma_version.h"
+common="$root/common/ma_error.c $root/common/fileio.c"
+malom="$common $root/indexer/malom_index.c $root/formats/malom_file.c $root/formats/malom_secval.c"
+open="$common $root/indexer/open_index.c $root/indexer/position.c $root/formats/open_file.c $root/formats/value.c"
+store="$common $root/reports/audit.c $root/reports/audit_manifest.c $root/reports/runs.c"
+manifest="$store $root/checksums/manifest.c $root/checksums/sha256.c"
+all="sec2 sec secval open manifest run_import"
+for name in $all; do
+    case $name in
+    sec2|sec|secval) srcs=$malom; libs="" ;;
+    open) srcs=$open; libs="-lm" ;;
+    manifest) srcs=$manifest; libs="-lsqlite3 -ljansson -lcrypto -lpthread -lm" ;;
+    run_import) srcs=$store; libs="-lsqlite3 -ljansson -lm" ;;
+    esac
     # shellcheck disable=SC2086
-    $CC $flags -o "$out/fuzz_$reader" "$here/fuzz_$reader.c" $lib
+    $CC $flags -o "$out/fuzz_$name" "$here/fuzz_$name.c" $srcs $libs
 done
-echo "built $out/fuzz_sec2 $out/fuzz_sec $out/fuzz_secval"
+echo "built: $(for n in $all; do printf '%s ' "$out/fuzz_$n"; done)"
 
 if [ "${2:-}" = run ]; then
     secs=${3:-60}
+    shift 3 2>/dev/null || shift $#
+    names=${*:-$all}
     export MA_MALOM_SECVAL_DIR="${MA_MALOM_SECVAL_DIR:-$root/../shared/fixtures/malom/original-excerpt}"
-    for reader in sec2 sec secval; do
-        mkdir -p "$out/new/$reader"
+    for name in $names; do
+        mkdir -p "$out/new/$name"
         max=4096
-        [ "$reader" = secval ] && max=65536
-        [ "$reader" = sec2 ] && max=32768
-        (cd "$out" && "./fuzz_$reader" -max_total_time="$secs" -max_len="$max" -print_final_stats=1 \
-            "$out/new/$reader" "$here/corpus/$reader") 2>&1 | tail -n 25
+        case $name in secval) max=65536 ;; sec2) max=32768 ;; open) max=8192 ;; run_import) max=16384 ;; esac
+        (cd "$out" && "./fuzz_$name" -max_total_time="$secs" -max_len="$max" -print_final_stats=1 \
+            "$out/new/$name" "$here/corpus/$name") 2>&1 | tail -n 25
     done
 fi

@@ -68,12 +68,16 @@ typedef struct ma_discrepancy {
     const char *cls;     /* class name */
 } ma_discrepancy;
 
-/* Opens (creating or migrating) the store at path. Errors: MA_EIO (cannot create/open/write),
- * MA_EFORMAT (not SQLite, not an audit store, or a newer schema than this build knows). */
+/* Opens (creating or migrating) the store at path for writing. An existing store is identified and
+ * checked for damaged pages (PRAGMA quick_check) before anything is written, so a refused file is
+ * left byte-identical. Errors: MA_EIO (cannot create/open/write, with the OS's reason),
+ * MA_EFORMAT (not SQLite, corrupt, not an audit store, or a newer schema than this build knows). */
 int ma_audit_open(ma_audit **out, const char *path, ma_error *err);
-/* Opens an existing store for reading only (never creates, migrates or writes). Errors: MA_EMISSING
- * (no such file), MA_EIO, MA_EFORMAT (as above, or a schema older than this build's: open it once
- * with ma_audit_open to migrate). The writers below refuse a read-only handle with MA_EINVAL. */
+/* Opens an existing store for reading only: never creates, migrates or writes the file. A store of
+ * an older schema is copied into a private temporary database and migrated there, so it reads like
+ * a current one. Errors: MA_EMISSING (no such file), MA_EFORMAT (an empty file, or as above),
+ * MA_EIO (the OS refused: unreadable, disk full while SQLite sets up its -shm file; the message
+ * carries the OS's reason). The writers below refuse a read-only handle with MA_EINVAL. */
 int ma_audit_open_readonly(ma_audit **out, const char *path, ma_error *err);
 void ma_audit_close(ma_audit *a);
 

@@ -30,6 +30,19 @@ static int prep(ma_audit *a, sqlite3_stmt **st, const char *sql, ma_error *err)
     return MA_OK;
 }
 
+/* Finalizes a read statement and reports the failure of its last step, if any: a loop that stops
+ * at the first non-row must not take a damaged page or a read error for the end of the rows (a run
+ * would load silently incomplete). A damaged file is MA_EFORMAT, anything else MA_EIO. */
+static int finish_read(ma_audit *a, sqlite3_stmt *st, ma_error *err)
+{
+    int s = sqlite3_finalize(st) & 0xff;
+    if (s == SQLITE_OK)
+        return MA_OK;
+    if (s == SQLITE_CORRUPT || s == SQLITE_NOTADB)
+        return ma_audit_sqlite_error(a, MA_EFORMAT, "not a usable SQLite database: read run", err);
+    return ma_audit_sqlite_error(a, MA_EIO, "cannot read the store: read run", err);
+}
+
 /* Grows *arr (elements of size sz) to hold n+1 elements. */
 static int grow(void *arr, size_t n, size_t *cap, size_t sz)
 {
@@ -141,7 +154,8 @@ int ma_run_load(ma_audit *a, int64_t id, ma_run *r, ma_error *err)
             return ma_error_set(err, MA_EFORMAT, "%s: run %lld: sector row without a name", path, (long long)id);
         }
     }
-    sqlite3_finalize(st);
+    if ((rc = finish_read(a, st, err)) != MA_OK)
+        return rc;
     if (oom)
         return ma_error_set(err, MA_ENOMEM, "%s: out of memory", path);
     if (s != SQLITE_ROW && s != SQLITE_DONE)
@@ -182,7 +196,8 @@ int ma_run_load(ma_audit *a, int64_t id, ma_run *r, ma_error *err)
                 x->bins[x->n_bins++].depth = sqlite3_column_int64(st, 3);
             }
         }
-        sqlite3_finalize(st);
+        if ((rc = finish_read(a, st, err)) != MA_OK)
+            return rc;
         if (oom)
             return ma_error_set(err, MA_ENOMEM, "%s: out of memory", path);
         if (s != SQLITE_ROW && s != SQLITE_DONE)
@@ -209,7 +224,8 @@ int ma_run_load(ma_audit *a, int64_t id, ma_run *r, ma_error *err)
         d->derived = dup_col(st, 4, &oom);
         d->cls = dup_col(st, 5, &oom);
     }
-    sqlite3_finalize(st);
+    if ((rc = finish_read(a, st, err)) != MA_OK)
+        return rc;
     if (oom)
         return ma_error_set(err, MA_ENOMEM, "%s: out of memory", path);
     if (s != SQLITE_DONE)
@@ -225,7 +241,8 @@ int ma_run_load(ma_audit *a, int64_t id, ma_run *r, ma_error *err)
         r->manifest_path = dup_col(st, 0, &oom);
         r->manifest_chunk_size = sqlite3_column_int64(st, 1);
     }
-    sqlite3_finalize(st);
+    if ((rc = finish_read(a, st, err)) != MA_OK)
+        return rc;
     rc = prep(a, &st, "SELECT path, size, sha256, chunk_size, variant, format, sector, producer, producer_version,"
                       " entries, ruleset_fingerprint FROM manifest_files WHERE run_id = ? ORDER BY path", err);
     if (rc)
@@ -256,7 +273,8 @@ int ma_run_load(ma_audit *a, int64_t id, ma_run *r, ma_error *err)
                                 (long long)id);
         }
     }
-    sqlite3_finalize(st);
+    if ((rc = finish_read(a, st, err)) != MA_OK)
+        return rc;
     if (oom)
         return ma_error_set(err, MA_ENOMEM, "%s: out of memory", path);
     rc = prep(a, &st, "SELECT path, chunk, offset, length, sha256 FROM manifest_chunks WHERE run_id = ?"
@@ -281,7 +299,8 @@ int ma_run_load(ma_audit *a, int64_t id, ma_run *r, ma_error *err)
         c->length = sqlite3_column_int64(st, 3);
         c->sha256 = dup_col(st, 4, &oom);
     }
-    sqlite3_finalize(st);
+    if ((rc = finish_read(a, st, err)) != MA_OK)
+        return rc;
     if (oom)
         return ma_error_set(err, MA_ENOMEM, "%s: out of memory", path);
 
@@ -297,7 +316,8 @@ int ma_run_load(ma_audit *a, int64_t id, ma_run *r, ma_error *err)
         r->import_export_version = sqlite3_column_int64(st, 2);
         r->imported_at = dup_col(st, 3, &oom);
     }
-    sqlite3_finalize(st);
+    if ((rc = finish_read(a, st, err)) != MA_OK)
+        return rc;
     if (oom)
         return ma_error_set(err, MA_ENOMEM, "%s: out of memory", path);
     if (!r->kind || !r->started_at)

@@ -124,12 +124,14 @@ def test_missing_value_and_bad_parity_fail(millaudit, tmp_path):
     assert "entry 4: board -/d2" in proc.stdout and "0xc002" in proc.stdout
 
 
-def test_file_of_another_sector_fails(millaudit, tmp_path):
+def test_file_of_another_sector_or_variant_is_unusable_input(millaudit, tmp_path):
+    """Issue 9 #11: the wrong file is unusable input (exit 3), not a failed check of the index (1)."""
     path = mkopen.write(tmp_path, "std", "0_1_3_3", {0: "draw", 1: "draw", 3: "draw", 4: "draw"})
-    proc = millaudit.run("index-check", "--variant", "std", "--sector", "0_1_3_2", path, check=1)
-    assert "header is std 0_1_3_3, expected std 0_1_3_2" in proc.stdout
-    proc = millaudit.run("index-check", "--variant", "lask", "--sector", "0_1_3_3", path, check=1)
-    assert "header is std 0_1_3_3, expected lask 0_1_3_3" in proc.stdout
+    proc = millaudit.run("index-check", "--variant", "std", "--sector", "0_1_3_2", path, check=3)
+    assert "offset 14: header is std 0_1_3_3, expected std 0_1_3_2 (another sector's file)" in proc.stderr
+    proc = millaudit.run("index-check", "--variant", "lask", "--sector", "0_1_3_3", path, check=3)
+    assert "offset 12: header is std 0_1_3_3, expected lask 0_1_3_3 (another variant's file)" in proc.stderr
+    assert str(path) in proc.stderr
 
 
 @pytest.mark.parametrize("override,offset,what", [

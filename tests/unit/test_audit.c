@@ -12,6 +12,7 @@
 #include <sqlite3.h>
 
 #include "reports/audit.h"
+#include "reports/runs.h"
 
 typedef struct fixture {
     char dir[64];    /* a fresh temporary directory per test */
@@ -369,6 +370,118 @@ static void test_readonly_open_never_creates_or_writes(void **state)
     assert_int_equal(sql_int(f->path, "SELECT count(*) FROM runs"), 0);
 }
 
+/* The whole file, malloc'd, for byte-identity checks of stores of any size. */
+static char *slurp(const char *path, size_t *n)
+{
+    FILE *fp = fopen(path, "rb");
+    assert_non_null(fp);
+    fseek(fp, 0, SEEK_END);
+    long len = ftell(fp);
+    fseek(fp, 0, SEEK_SET);
+    char *buf = malloc(len > 0 ? (size_t)len : 1);
+    assert_non_null(buf);
+    assert_int_equal(fread(buf, 1, (size_t)len, fp), (size_t)len);
+    fclose(fp);
+    *n = (size_t)len;
+    return buf;
+}
+
+/* Issue 9 #5: a store whose interior b-tree page is garbage, in a table the writer would not touch,
+ * is refused before the first write and left byte-identical. */
+static void test_refuses_a_store_with_a_garbage_interior_page(void **state)
+{
+    fixture *f = *state;
+    ma_audit *a = NULL;
+    ma_error e;
+    int64_t id = 0;
+    assert_int_equal(ma_audit_open(&a, f->path, &e), MA_OK);
+    assert_int_equal(ma_audit_run_begin(a, &verify_run, &id, &e), MA_OK);
+    enum { ROWS = 3000 };
+    ma_discrepancy *rows = calloc(ROWS, sizeof *rows);
+    assert_non_null(rows);
+    for (size_t i = 0; i < ROWS; i++)
+        rows[i] = (ma_discrepancy){"std_3_3_0_0", i, "W:a1,b2,c3 B:d4,e5,f6 stones 6/6 to move white", "win 13",
+                                   "win 11", "wrong-depth"};
+    assert_int_equal(ma_audit_discrepancies_add(a, id, rows, ROWS, &e), MA_OK);
+    free(rows);
+    ma_audit_close(a); /* the last connection checkpoints: every row is in the main file now */
+    int64_t root = sql_int(f->path, "SELECT rootpage FROM sqlite_schema WHERE name = 'discrepancies'");
+    int64_t page = sql_int(f->path, "PRAGMA page_size");
+    /* With thousands of rows the table's root page is an interior page. */
+    assert_true(sql_int(f->path, "SELECT count(*) FROM discrepancies") == ROWS);
+    FILE *fp = fopen(f->path, "r+b");
+    assert_non_null(fp);
+    char garbage[65536];
+    memset(garbage, 0xAB, sizeof garbage);
+    assert_int_equal(fseek(fp, (long)((root - 1) * page), SEEK_SET), 0);
+    assert_int_equal(fwrite(garbage, 1, (size_t)page, fp), (size_t)page);
+    fclose(fp);
+    size_t nb, na;
+    char *before = slurp(f->path, &nb);
+    a = (ma_audit *)1;
+    ma_error_clear(&e);
+    assert_int_equal(ma_audit_open(&a, f->path, &e), MA_EFORMAT);
+    assert_null(a);
+    assert_non_null(strstr(e.msg, f->path));
+    assert_non_null(strstr(e.msg, "corrupt"));
+    char *after = slurp(f->path, &na);
+    assert_int_equal(na, nb);
+    assert_memory_equal(before, after, nb);
+    free(before);
+    free(after);
+}
+
+/* Issue 9 #6: a reader never turns an empty file into a store. */
+static void test_readonly_refuses_an_empty_file_and_leaves_it_empty(void **state)
+{
+    fixture *f = *state;
+    write_file(f->path, "", 0);
+    ma_audit *a = (ma_audit *)1;
+    ma_error e;
+    ma_error_clear(&e);
+    assert_int_equal(ma_audit_open_readonly(&a, f->path, &e), MA_EFORMAT);
+    assert_null(a);
+    assert_non_null(strstr(e.msg, f->path));
+    assert_non_null(strstr(e.msg, "empty file"));
+    char buf[16];
+    assert_int_equal(read_file(f->path, buf, sizeof buf), 0);
+}
+
+/* A reader reads a store of an older schema through a migrated private copy: it sees the runs,
+ * and the file keeps its version and bytes. */
+static void test_readonly_reads_an_older_schema_without_writing(void **state)
+{
+    fixture *f = *state;
+    ma_audit *a = NULL;
+    ma_error e;
+    int64_t id = 0;
+    assert_int_equal(ma_audit_open(&a, f->path, &e), MA_OK);
+    assert_int_equal(ma_audit_run_begin(a, &verify_run, &id, &e), MA_OK);
+    assert_int_equal(ma_audit_run_end(a, id, "ok", &e), MA_OK);
+    ma_audit_close(a);
+    sql_exec(f->path, "DROP TABLE run_imports; DROP TABLE sector_histograms; DROP TABLE sector_digests;"
+                      "DROP TABLE manifest_chunks; DROP TABLE manifest_files; DROP TABLE manifests;"
+                      "PRAGMA user_version=1;");
+    size_t nb, na;
+    char *before = slurp(f->path, &nb);
+    assert_int_equal(ma_audit_open_readonly(&a, f->path, &e), MA_OK);
+    int64_t latest = 0;
+    assert_int_equal(ma_runs_latest(a, &latest, &e), MA_OK);
+    assert_int_equal(latest, id);
+    ma_run r;
+    memset(&r, 0, sizeof r);
+    assert_int_equal(ma_run_load(a, latest, &r, &e), MA_OK);
+    assert_string_equal(r.kind, "verify");
+    ma_run_free(&r);
+    ma_audit_close(a);
+    char *after = slurp(f->path, &na);
+    assert_int_equal(na, nb);
+    assert_memory_equal(before, after, nb);
+    free(before);
+    free(after);
+    assert_int_equal(sql_int(f->path, "PRAGMA user_version"), 1);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -385,6 +498,9 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_refuses_a_newer_schema, setup, teardown),
         cmocka_unit_test_setup_teardown(test_unwritable_locations_are_io_errors_naming_the_path, setup, teardown),
         cmocka_unit_test_setup_teardown(test_readonly_open_never_creates_or_writes, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_refuses_a_store_with_a_garbage_interior_page, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_readonly_refuses_an_empty_file_and_leaves_it_empty, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_readonly_reads_an_older_schema_without_writing, setup, teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -940,7 +940,7 @@ static void test_secval_malformed(void **state)
         {"498", "499", "-"},                               /* count too high: file ends */
         {"498", "497", "-"},                               /* count too low: text left over */
         {"0 1 3 2  -290", "0 1 3 2  -299", "0_1_3_2"},     /* value not inside (VL, VW) */
-        {"0 1 3 2  -290", "0 1 3 2  -289", "-"},           /* value repeated */
+        {"0 1 3 2  -290", "0 1 3 2  -289", "0_1_6_6"},     /* value repeated: at the later line */
         {"0 1 3 2  -290", "0 1 6 6  -290", "0_1_6_6"},     /* sector twice */
         {"0 1 3 2  -290", "0 1 3 2  0", "0_1_3_2"},        /* zero for a non-self-symmetric */
         {"0 1 3 2  -290", "0 1 13 2  -290", "-"},          /* stone count out of range */
@@ -958,6 +958,17 @@ static void test_secval_malformed(void **state)
         snprintf(want, sizeof want, "sector %s: offset ", bad[i].sector);
         if (!strstr(err.msg, want))
             fail_msg("edit %zu: message lacks \"%s\": %s", i, want, err.msg);
+    }
+    /* a repeated value names both lines (issue 9 #10: not "sector -: offset 0") */
+    {
+        assert_int_equal(parse_edited(good, "0 1 3 2  -290", "0 1 3 2  -289", &err), MA_EFORMAT);
+        const char *line5 = strstr(good, "\n0 1 6 6  -289");
+        assert_non_null(line5);
+        char want[160];
+        snprintf(want, sizeof want, "t.secval: sector 0_1_6_6: offset %zu: line 5: value -289 already given to "
+                 "sector 0_1_3_2 (line 4)", (size_t)(line5 - good) + 1);
+        if (strcmp(err.msg, want))
+            fail_msg("got: %s\nwant: %s", err.msg, want);
     }
     /* a sector missing from the game: drop one line, count adjusted */
     {

@@ -246,6 +246,104 @@ static void test_record_for_a_verify_run_and_find_chunks(void **state)
     ma_audit_close(a);
 }
 
+#define HEX "ca978112ca1bbdcafac231b39a23dc4da786eff8147c4e72b9807785afee48bb"
+
+/* Issue 9 #7: the forms sha256sum -c reads (coreutils 9.1), names kept as written and paths in
+ * normal form. */
+static void test_parse_reads_what_sha256sum_reads(void **state)
+{
+    (void)state;
+    const char text[] =
+        "# a comment\n"                          /* 1: skipped */
+        "\n"                                     /* 2: skipped */
+        HEX "  ./a.mdb\n"                        /* 3 */
+        HEX "  sub//b.mdb\r\n"                   /* 4: CRLF */
+        HEX " *bin\n"                            /* 5: binary mark */
+        HEX " one\n"                             /* 6: one blank */
+        HEX "\ttab\n"                            /* 7: a tab */
+        "  " HEX "  lead\n"                      /* 8: leading blanks */
+        "SHA256 (x) = y) = " HEX "\n"            /* 9: BSD tag, name to the last ") = " */
+        "\\" HEX "  n\\\\l\\nx\n"                 /* 10: escaped */
+        HEX "   sp\n"                            /* 11: the name keeps its leading space */
+        HEX "\n"                                 /* 12: no name: malformed */
+        "MD5 (x) = " HEX "\n"                    /* 13: another algorithm: malformed */
+        "   \n"                                  /* 14: blanks only: malformed */
+        HEX "  a/./c/\n";                        /* 15 */
+    ma_manifest m;
+    ma_error e;
+    assert_int_equal(ma_manifest_parse(&m, text, sizeof text - 1, "m", &e), MA_OK);
+    static const struct { const char *name, *path; size_t line; } want[] = {
+        {"./a.mdb", "a.mdb", 3}, {"sub//b.mdb", "sub/b.mdb", 4}, {"bin", "bin", 5}, {"one", "one", 6},
+        {"tab", "tab", 7}, {"lead", "lead", 8}, {"x) = y", "x) = y", 9}, {"n\\l\nx", "n\\l\nx", 10},
+        {" sp", " sp", 11}, {"a/./c/", "a/c", 15},
+    };
+    assert_int_equal(m.n, sizeof want / sizeof want[0]);
+    for (size_t i = 0; i < m.n; i++) {
+        assert_string_equal(m.lines[i].name, want[i].name);
+        assert_string_equal(m.lines[i].path, want[i].path);
+        assert_int_equal(m.lines[i].line, want[i].line);
+    }
+    assert_int_equal(m.n_malformed, 3);
+    assert_int_equal(m.malformed[0], 12);
+    assert_int_equal(m.malformed[1], 13);
+    assert_int_equal(m.malformed[2], 14);
+    assert_int_equal(m.first_malformed, 12);
+    ma_manifest_free(&m);
+}
+
+static void test_normalise_and_temp_names(void **state)
+{
+    (void)state;
+    static const char *const cases[][2] = {
+        {"x", "x"}, {"./x", "x"}, {"././x", "x"}, {"a//b", "a/b"}, {"a/./b/", "a/b"}, {"./", "."}, {".", "."},
+        {"a/.b", "a/.b"}, {"..a/b..", "..a/b.."},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        char *n = ma_manifest_path_normalise(cases[i][0]);
+        assert_non_null(n);
+        assert_string_equal(n, cases[i][1]);
+        free(n);
+    }
+    assert_true(ma_manifest_is_temp_name("std_3_3_0_0.mdb.tmp.23832"));
+    assert_true(ma_manifest_is_temp_name("MANIFEST.sha256.tmp.24770"));
+    assert_true(ma_manifest_is_temp_name("report.html.tmpAb12Cd"));
+    assert_false(ma_manifest_is_temp_name("std_3_3_0_0.mdb"));
+    assert_false(ma_manifest_is_temp_name("notes.tmp"));
+    assert_false(ma_manifest_is_temp_name("a.tmp.12x"));
+    assert_false(ma_manifest_is_temp_name(".tmp.123"));
+    assert_false(ma_manifest_is_temp_name("data.tmpfile"));
+}
+
+/* Issue 9 #12: only this command's own temporary files of dead processes go. */
+static void test_stale_temps_of_dead_processes_are_removed(void **state)
+{
+    (void)state;
+    char out[128], name[160];
+    snprintf(out, sizeof out, "%s/MANIFEST.sha256", dir);
+    /* pid 1 exists; a pid above the kernel's pid_max cannot */
+    put("MANIFEST.sha256.tmp.1", "x", 1);
+    put("MANIFEST.sha256.tmp.99999999", "x", 1);
+    put("std_3_3_0_0.mdb.tmp.99999999", "x", 1);
+    put("MANIFEST.sha256.tmp.99999999x", "x", 1);
+    size_t removed = 0;
+    ma_error e;
+    assert_int_equal(ma_manifest_remove_stale_temps(out, &removed, &e), MA_OK);
+    assert_int_equal(removed, 1);
+    snprintf(name, sizeof name, "%s/MANIFEST.sha256.tmp.99999999", dir);
+    assert_int_equal(access(name, F_OK), -1);
+    snprintf(name, sizeof name, "%s/MANIFEST.sha256.tmp.1", dir);
+    assert_int_equal(access(name, F_OK), 0);
+    snprintf(name, sizeof name, "%s/std_3_3_0_0.mdb.tmp.99999999", dir);
+    assert_int_equal(access(name, F_OK), 0);
+    /* and the listing never shows a temporary file */
+    char **paths = NULL;
+    size_t n = 0;
+    assert_int_equal(ma_manifest_list(&paths, &n, dir, NULL, 0, &e), MA_OK);
+    assert_int_equal(n, 1);
+    assert_string_equal(paths[0], "MANIFEST.sha256.tmp.99999999x");
+    ma_manifest_paths_free(paths, n);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -254,6 +352,9 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_read_counts_malformed_lines_and_refuses_bad_paths, setup, teardown),
         cmocka_unit_test_setup_teardown(test_provenance_from_open_header_and_malom_names, setup, teardown),
         cmocka_unit_test_setup_teardown(test_record_for_a_verify_run_and_find_chunks, setup, teardown),
+        cmocka_unit_test(test_parse_reads_what_sha256sum_reads),
+        cmocka_unit_test(test_normalise_and_temp_names),
+        cmocka_unit_test_setup_teardown(test_stale_temps_of_dead_processes_are_removed, setup, teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

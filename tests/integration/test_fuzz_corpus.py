@@ -1,9 +1,11 @@
-"""The committed fuzz corpus of the Malom readers, replayed without clang.
+"""The committed fuzz corpora, replayed without clang.
 
 fuzz/replay.c drives a libFuzzer harness (fuzz/fuzz_<reader>.c) from a plain main(). Each harness
-is compiled with the system C compiler against the readers of the normal ASan/UBSan build (the
-static libraries beside MILLAUDIT_ASAN_BIN) and fed every file of fuzz/corpus/<reader>/: a crash,
-an out-of-bounds read, undefined behaviour or a broken invariant in the harness fails the test.
+is compiled with the system C compiler against the code of the normal ASan/UBSan build (the static
+libraries beside MILLAUDIT_ASAN_BIN) and fed every file of fuzz/corpus/<reader>/: a crash, an
+out-of-bounds read, undefined behaviour, a leak or a broken invariant in the harness fails the test.
+Readers: the Malom .sec2/.sec/.secval readers, the open-format reader, the manifest parser and the
+run import (docs/robustness.md).
 """
 import os
 import pathlib
@@ -14,7 +16,14 @@ import pytest
 
 from conftest import FIXTURES, ROOT
 
-READERS = ("sec2", "sec", "secval")
+READERS = ("sec2", "sec", "secval", "open", "manifest", "run_import")
+# static libraries of the ASan build each harness needs (dependents first) and system libraries
+LIBS = {
+    "sec2": ["formats", "indexer", "common"], "sec": ["formats", "indexer", "common"],
+    "secval": ["formats", "indexer", "common"], "open": ["formats", "indexer", "common"],
+    "manifest": ["checksums", "reports", "common"], "run_import": ["reports", "common"],
+}
+SYSLIBS = ["-lsqlite3", "-ljansson", "-lcrypto", "-lpthread", "-lm"]
 CORPUS = ROOT / "fuzz" / "corpus"
 SANITIZE = ["-fsanitize=address,undefined", "-fno-sanitize-recover=all", "-fno-omit-frame-pointer"]
 
@@ -26,19 +35,20 @@ def _cc():
     pytest.skip("no C compiler found to build the corpus replay")
 
 
-def _libs(asan_bin):
+def _libs(asan_bin, reader="sec2"):
     build = pathlib.Path(asan_bin.path).parent
-    libs = [build / "formats" / "libma_formats.a", build / "indexer" / "libma_indexer.a",
-            build / "common" / "libma_common.a"]
+    libs = [build / name / f"libma_{name}.a" for name in LIBS[reader]]
     for lib in libs:
         assert lib.exists(), f"{lib} missing: build the ASan tree first"
-    return [str(lib) for lib in libs]
+    return [str(lib) for lib in libs] + SYSLIBS
 
 
 def _build(tmp_path, harness, libs):
     exe = tmp_path / f"replay_{harness.stem}"
+    build = next((pathlib.Path(x).parents[1] for x in libs if x.endswith(".a")), ROOT / "build-asan")
     cmd = [_cc(), "-std=c11", "-g", *SANITIZE, "-D_POSIX_C_SOURCE=200809L", "-D_DEFAULT_SOURCE",
-           "-I", str(ROOT), "-o", str(exe), str(ROOT / "fuzz" / "replay.c"), str(harness), *libs]
+           "-I", str(ROOT), "-I", str(build / "generated"), "-o", str(exe), str(ROOT / "fuzz" / "replay.c"),
+           str(harness), *libs]
     proc = subprocess.run(cmd, capture_output=True, text=True)
     assert proc.returncode == 0, f"building {exe.name} failed:\n{proc.stderr[-4000:]}"
     return exe
@@ -60,8 +70,14 @@ def test_corpus_is_small_and_has_every_kind_of_seed():
     assert total < 1 << 20, f"fuzz corpus is {total} bytes; keep it under 1 MB"
     for reader in READERS:
         names = {p.name for p in (CORPUS / reader).iterdir()}
-        assert any(n.startswith("valid_") for n in names), reader
-        assert any("truncated" in n for n in names), reader
+        if reader != "manifest":
+            assert any(n.startswith("valid_") for n in names), reader
+            assert any("truncated" in n for n in names), reader
+    assert {"bad_" + f for f in ("magic", "format_version", "header_size", "variant", "rule_flags", "sector",
+                                 "entry_width", "value_encoding", "index_scheme", "index_scheme_version",
+                                 "entry_count", "reserved")} <= {p.name for p in (CORPUS / "open").iterdir()}
+    assert {"paths_dot_slash", "bsd_tags", "escaped", "crlf_comments", "malformed", "absolute",
+            "climbing"} <= {p.name for p in (CORPUS / "manifest").iterdir()}
     assert any(n.startswith("overflow_") for n in os.listdir(CORPUS / "sec2"))
     assert any(n.startswith("bad_") for n in os.listdir(CORPUS / "sec2"))
     assert any(n.startswith("overflow_") for n in os.listdir(CORPUS / "sec"))
@@ -69,7 +85,7 @@ def test_corpus_is_small_and_has_every_kind_of_seed():
 
 @pytest.mark.parametrize("reader", READERS)
 def test_corpus_replays_cleanly_under_asan(reader, tmp_path, millaudit_asan):
-    exe = _build(tmp_path, ROOT / "fuzz" / f"fuzz_{reader}.c", _libs(millaudit_asan))
+    exe = _build(tmp_path, ROOT / "fuzz" / f"fuzz_{reader}.c", _libs(millaudit_asan, reader))
     files = sorted(p for p in (CORPUS / reader).iterdir() if p.is_file())
     assert files, f"no corpus for {reader}"
     proc = _replay(exe, files)
