@@ -245,7 +245,7 @@ static int check_plan(struct ctx *c, const ma_svcomponent *p, int n)
             if (rc == MA_OK)
                 rc = malom_path(c, path, sizeof path, s);
             if (rc == MA_OK)
-                rc = ma_svm_probe(&exists, path, c->layout, hash_count(c, s), c->err);
+                rc = ma_svm_probe(&exists, path, s, c->layout, hash_count(c, s), c->err);
             if (rc == MA_OK && c->layout.kind == MA_SVM_SEC2)
                 rc = sector_value(c, s, &v);
             if (rc != MA_OK || c->layout.kind != MA_SVM_SEC2)
@@ -260,7 +260,7 @@ static int check_plan(struct ctx *c, const ma_svcomponent *p, int n)
                 if (rc == MA_OK)
                     rc = malom_path(c, path, sizeof path, kids[k]);
                 if (rc == MA_OK)
-                    rc = ma_svm_probe(&exists, path, c->layout, hash_count(c, kids[k]), c->err);
+                    rc = ma_svm_probe(&exists, path, kids[k], c->layout, hash_count(c, kids[k]), c->err);
                 if (rc == MA_OK && !exists) {
                     char name[48];
                     sector_name(name, sizeof name, c, kids[k]);
@@ -412,7 +412,7 @@ static int export_component(struct ctx *c, const ma_svcomponent *comp, ma_svmalo
         if (rc == MA_OK)
             rc = malom_path(c, path, sizeof path, comp->s[j]);
         if (rc == MA_OK)
-            rc = ma_svm_probe(&exists[j], path, c->layout, hash_count(c, comp->s[j]), c->err);
+            rc = ma_svm_probe(&exists[j], path, comp->s[j], c->layout, hash_count(c, comp->s[j]), c->err);
     }
     if (rc != MA_OK)
         return rc;
@@ -482,7 +482,7 @@ static int export_component(struct ctx *c, const ma_svcomponent *comp, ma_svmalo
                 if (rc == MA_OK)
                     rc = malom_path(c, path, sizeof path, kids[k]);
                 if (rc == MA_OK)
-                    rc = ma_svm_reader_open(&readers[job.nchildren], path, c->layout,
+                    rc = ma_svm_reader_open(&readers[job.nchildren], path, kids[k], c->layout,
                                             hash_count(c, kids[k]), c->err);
                 if (rc == MA_OK)
                     ch->file = &readers[job.nchildren++];

@@ -91,7 +91,6 @@ static int check_order(ma_svm_image *img, uint64_t h, ma_error *err)
     if (h != img->next || h >= img->count)
         return ma_error_set(err, MA_EINTERNAL, "%s: entry %llu written out of order (next %llu)",
                             img->name, (unsigned long long)h, (unsigned long long)img->next);
-    img->next++;
     return MA_OK;
 }
 
@@ -111,8 +110,12 @@ static int add_overflow(ma_svm_image *img, uint64_t h, int32_t value, ma_error *
     return MA_OK;
 }
 
+/* A .sec2 entry (§5.2); the index is consumed only when the entry is written. */
 static int put_raw2(ma_svm_image *img, uint64_t h, int key1, int key2, ma_error *err)
 {
+    int rc = check_order(img, h, err);
+    if (rc != MA_OK)
+        return rc;
     int f1 = img->layout.field1_bits, f2 = 8 * img->layout.entry_bytes - f1;
     int k1max = (1 << (f1 - 1)) - 1, k2max = (1 << (f2 - 1)) - 1;
     if (key1 < -k1max - 1 || key1 > k1max)
@@ -122,7 +125,7 @@ static int put_raw2(ma_svm_image *img, uint64_t h, int key1, int key2, ma_error 
     /* §5.2: the writer moves key2 to the overflow table exactly when |key2| exceeds the inline
      * maximum, and stores SPEC (the most negative field-2 value) inline. */
     if (key2 > k2max || key2 < -k2max) {
-        int rc = add_overflow(img, h, key2, err);
+        rc = add_overflow(img, h, key2, err);
         if (rc != MA_OK)
             return rc;
         inline2 = -k2max - 1;
@@ -131,65 +134,57 @@ static int put_raw2(ma_svm_image *img, uint64_t h, int key1, int key2, ma_error 
     uint8_t *p = img->bytes + MA_SVM_SEC2_HEADER + h * (uint64_t)img->layout.entry_bytes;
     for (int i = 0; i < img->layout.entry_bytes; i++)
         p[i] = (uint8_t)(raw >> (8 * i));
+    img->next++;
+    return MA_OK;
+}
+
+/* A .sec byte (§5.7), with an overflow record when ovf is set. */
+static int put_byte(ma_svm_image *img, uint64_t h, int byte, int ovf, int32_t value, ma_error *err)
+{
+    int rc = check_order(img, h, err);
+    if (rc == MA_OK && ovf)
+        rc = add_overflow(img, h, value, err);
+    if (rc != MA_OK)
+        return rc;
+    img->bytes[h] = (uint8_t)byte;
+    img->next++;
     return MA_OK;
 }
 
 int ma_svm_put_marker(ma_svm_image *img, uint64_t h, int op, ma_error *err)
 {
-    int rc = check_order(img, h, err);
-    if (rc != MA_OK)
-        return rc;
     if (op < 0 || op > 14)
         return ma_error_set(err, MA_EINTERNAL, "%s: entry %llu: marker op %d out of range",
                             img->name, (unsigned long long)h, op);
-    if (img->layout.kind == MA_SVM_SEC) {
-        img->bytes[h] = (uint8_t)(MA_SVM_SEC_MARKER0 + op);
-        return MA_OK;
-    }
+    if (img->layout.kind == MA_SVM_SEC)
+        return put_byte(img, h, MA_SVM_SEC_MARKER0 + op, 0, 0, err);
     return put_raw2(img, h, 0, -op - 1, err);
 }
 
 int ma_svm_put_sec_depth(ma_svm_image *img, uint64_t h, int plies, ma_error *err)
 {
-    int rc = check_order(img, h, err);
-    if (rc != MA_OK)
-        return rc;
     if (img->layout.kind != MA_SVM_SEC || plies < 0)
         return ma_error_set(err, MA_EINTERNAL, "%s: entry %llu: bad .sec depth %d", img->name,
                             (unsigned long long)h, plies);
-    if (plies <= MA_SVM_SEC_MAX_INLINE) {
-        img->bytes[h] = (uint8_t)plies;
-        return MA_OK;
-    }
-    img->bytes[h] = MA_SVM_SEC_OVERFLOW;
-    return add_overflow(img, h, plies, err);
+    if (plies <= MA_SVM_SEC_MAX_INLINE)
+        return put_byte(img, h, plies, 0, 0, err);
+    return put_byte(img, h, MA_SVM_SEC_OVERFLOW, 1, plies, err);
 }
 
 int ma_svm_put_count(ma_svm_image *img, uint64_t h, int counter, ma_error *err)
 {
-    if (img->layout.kind == MA_SVM_SEC2) {
-        int rc = check_order(img, h, err);
-        return rc != MA_OK ? rc : put_raw2(img, h, 0, counter, err);
-    }
-    int rc = check_order(img, h, err);
-    if (rc != MA_OK)
-        return rc;
     if (counter < 0)
         return ma_error_set(err, MA_EINTERNAL, "%s: entry %llu: negative counter", img->name,
                             (unsigned long long)h);
-    if (counter <= MA_SVM_SEC_MAX_COUNTER) {
-        img->bytes[h] = (uint8_t)(MA_SVM_SEC_COUNT0 - counter);
-        return MA_OK;
-    }
-    img->bytes[h] = MA_SVM_SEC_OVERFLOW;
-    return add_overflow(img, h, -counter, err);
+    if (img->layout.kind == MA_SVM_SEC2)
+        return put_raw2(img, h, 0, counter, err);
+    if (counter <= MA_SVM_SEC_MAX_COUNTER)
+        return put_byte(img, h, MA_SVM_SEC_COUNT0 - counter, 0, 0, err);
+    return put_byte(img, h, MA_SVM_SEC_OVERFLOW, 1, -counter, err);
 }
 
 int ma_svm_put_sec2(ma_svm_image *img, uint64_t h, int key1, int key2, ma_error *err)
 {
-    int rc = check_order(img, h, err);
-    if (rc != MA_OK)
-        return rc;
     if (img->layout.kind != MA_SVM_SEC2 || key1 == 0)
         return ma_error_set(err, MA_EINTERNAL, "%s: entry %llu: a value needs key1 != 0 in a .sec2",
                             img->name, (unsigned long long)h);
@@ -268,8 +263,8 @@ int ma_svm_image_write(const ma_svm_image *img, const char *path, ma_error *err)
     return rc;
 }
 
-int ma_svm_probe(int *exists, const char *path, ma_svm_layout layout, uint64_t count,
-                 ma_error *err)
+int ma_svm_probe(int *exists, const char *path, ma_sv_sector s, ma_svm_layout layout,
+                 uint64_t count, ma_error *err)
 {
     *exists = 0;
     int fd = open(path, O_RDONLY);
@@ -308,15 +303,15 @@ int ma_svm_probe(int *exists, const char *path, ma_svm_layout layout, uint64_t c
     close(fd);
     if (bad >= 0)
         return ma_error_set(err, MA_EEXIST,
-                            "%s: offset %lld: exists but is incomplete, corrupt or of another "
-                            "layout; remove it",
-                            path, bad);
+                            "%s: sector %d_%d_%d_%d: offset %lld: exists but is incomplete, "
+                            "corrupt or of another layout; remove it",
+                            path, s.w, s.b, s.wf, s.bf, bad);
     *exists = 1;
     return MA_OK;
 }
 
-int ma_svm_reader_open(ma_svm_reader *r, const char *path, ma_svm_layout layout, uint64_t count,
-                       ma_error *err)
+int ma_svm_reader_open(ma_svm_reader *r, const char *path, ma_sv_sector s, ma_svm_layout layout,
+                       uint64_t count, ma_error *err)
 {
     memset(r, 0, sizeof *r);
     r->layout = layout;
@@ -324,7 +319,8 @@ int ma_svm_reader_open(ma_svm_reader *r, const char *path, ma_svm_layout layout,
     int fd = open(path, O_RDONLY);
     if (fd < 0) {
         if (errno == ENOENT)
-            return ma_error_set(err, MA_EMISSING, "%s: missing child sector file", path);
+            return ma_error_set(err, MA_EMISSING, "%s: sector %d_%d_%d_%d: offset 0: missing child "
+                                "sector file", path, s.w, s.b, s.wf, s.bf);
         return ma_error_set(err, MA_EIO, "%s: cannot open: %s", path, strerror(errno));
     }
     struct stat st;
@@ -384,7 +380,8 @@ int ma_svm_reader_open(ma_svm_reader *r, const char *path, ma_svm_layout layout,
     }
     if (bad >= 0) {
         ma_svm_reader_close(r);
-        return ma_error_set(err, MA_EFORMAT, "%s: offset %lld: %s", path, bad, what);
+        return ma_error_set(err, MA_EFORMAT, "%s: sector %d_%d_%d_%d: offset %lld: %s", path, s.w,
+                            s.b, s.wf, s.bf, bad, what);
     }
     r->body = r->data + header_size(layout);
     return MA_OK;

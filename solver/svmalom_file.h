@@ -85,8 +85,8 @@ void ma_svm_sec2_header(uint8_t h[MA_SVM_SEC2_HEADER], ma_svm_layout layout);
 /* *exists = 0 when path is absent, 1 when it is a file this writer could have written for the
  * layout and hash_count (header, and a length consistent with its overflow count); otherwise
  * MA_EEXIST ("exists but is incomplete or corrupt; remove it") naming the byte offset. */
-int ma_svm_probe(int *exists, const char *path, ma_svm_layout layout, uint64_t count,
-                 ma_error *err);
+int ma_svm_probe(int *exists, const char *path, ma_sv_sector s, ma_svm_layout layout,
+                 uint64_t count, ma_error *err);
 
 /* ---- reading back a .sec2 ------------------------------------------------------------------- */
 typedef struct ma_svm_reader {
@@ -101,8 +101,8 @@ typedef struct ma_svm_reader {
 
 /* Opens a .sec2 of this layout and hash_count; checks header, length and overflow order.
  * MA_EMISSING when absent, MA_EFORMAT naming the offset when malformed. */
-int ma_svm_reader_open(ma_svm_reader *r, const char *path, ma_svm_layout layout, uint64_t count,
-                       ma_error *err);
+int ma_svm_reader_open(ma_svm_reader *r, const char *path, ma_sv_sector s, ma_svm_layout layout,
+                       uint64_t count, ma_error *err);
 void ma_svm_reader_close(ma_svm_reader *r);
 /* Entry h decoded to (key1, key2) with the overflow value substituted (§5.2).
  * MA_EFORMAT if key2 is SPEC and the table has no record for h. */

@@ -259,6 +259,208 @@ static void test_round_trips(void **state)
     assert_int_equal(ma_svmidx_prepare((ma_svmidx *)ix, 13, &err), MA_EINVAL);
 }
 
+/* ---- writers (§5.2, §5.7) ------------------------------------------------------------------ */
+
+struct scratch {
+    char dir[64];
+    char path[128];
+};
+
+static void scratch_make(struct scratch *s, const char *name)
+{
+    snprintf(s->dir, sizeof s->dir, "/tmp/ma_svmalom_XXXXXX");
+    assert_non_null(mkdtemp(s->dir));
+    snprintf(s->path, sizeof s->path, "%s/%s", s->dir, name);
+}
+
+static const ma_sv_sector s33 = {3, 3, 0, 0};
+
+static void test_sec_byte_encoding(void **state)
+{
+    (void)state;
+    ma_svm_image img;
+    ma_error err;
+    ma_svm_layout l = ma_svm_layout_for(MA_SVM_SEC, 0, MA_SV_STD);
+    assert_int_equal(l.entry_bytes, 1);
+    assert_int_equal(ma_svm_image_init(&img, l, 10, "t.sec", &err), MA_OK);
+    assert_int_equal(ma_svm_put_sec_depth(&img, 0, 1, &err), MA_OK);     /* win in 1 */
+    assert_int_equal(ma_svm_put_sec_depth(&img, 1, 178, &err), MA_OK);   /* largest inline */
+    assert_int_equal(ma_svm_put_sec_depth(&img, 2, 181, &err), MA_OK);   /* overflow, value >= 0 */
+    assert_int_equal(ma_svm_put_marker(&img, 3, 0, &err), MA_OK);
+    assert_int_equal(ma_svm_put_marker(&img, 4, 14, &err), MA_OK);
+    assert_int_equal(ma_svm_put_count(&img, 5, 0, &err), MA_OK);
+    assert_int_equal(ma_svm_put_count(&img, 6, 60, &err), MA_OK);        /* byte 195: a counter */
+    assert_int_equal(ma_svm_put_count(&img, 7, 61, &err), MA_OK);        /* overflow, -61 */
+    /* entries go in index order only; op 15 is never a marker */
+    assert_int_equal(ma_svm_put_count(&img, 9, 0, &err), MA_EINTERNAL);
+    assert_int_equal(ma_svm_put_marker(&img, 8, 15, &err), MA_EINTERNAL);
+    assert_int_equal(ma_svm_put_sec_depth(&img, 8, 0, &err), MA_OK);    /* loss in 0 */
+    struct scratch sc;
+    scratch_make(&sc, "std_3_3_0_0.sec");
+    assert_int_equal(ma_svm_image_write(&img, sc.path, &err), MA_EINTERNAL); /* not all filled */
+    ma_svm_image_free(&img);
+
+    assert_int_equal(ma_svm_image_init(&img, l, 9, "t.sec", &err), MA_OK);
+    static const int depth[9] = {1, 178, 181, -1, -2, -3, -4, -5, 0};
+    for (int h = 0; h < 9; h++) {
+        int rc = depth[h] >= 0   ? ma_svm_put_sec_depth(&img, (uint64_t)h, depth[h], &err)
+                 : depth[h] == -1 ? ma_svm_put_marker(&img, (uint64_t)h, 0, &err)
+                 : depth[h] == -2 ? ma_svm_put_marker(&img, (uint64_t)h, 14, &err)
+                 : depth[h] == -3 ? ma_svm_put_count(&img, (uint64_t)h, 0, &err)
+                 : depth[h] == -4 ? ma_svm_put_count(&img, (uint64_t)h, 60, &err)
+                                  : ma_svm_put_count(&img, (uint64_t)h, 61, &err);
+        assert_int_equal(rc, MA_OK);
+    }
+    assert_int_equal(ma_svm_image_write(&img, sc.path, &err), MA_OK);
+    ma_svm_image_free(&img);
+    size_t len;
+    unsigned char *d = ma_test_slurp(sc.path, &len);
+    static const unsigned char want[9 + 4 + 16] = {
+        1, 178, 179, 180, 194, 255, 195, 179, 0, /* entries */
+        2, 0, 0, 0,                              /* two overflow records, ascending */
+        2, 0, 0, 0, 181, 0, 0, 0,                /* index 2: Val 181 */
+        7, 0, 0, 0, 0xC3, 0xFF, 0xFF, 0xFF};     /* index 7: counter 61 as -61 */
+    assert_int_equal(len, sizeof want);
+    assert_memory_equal(d, want, sizeof want);
+    int exists = -1;
+    assert_int_equal(ma_svm_probe(&exists, sc.path, s33, l, 9, &err), MA_OK);
+    assert_int_equal(exists, 1);
+    /* a truncated file, or one of another size, is refused and named */
+    ma_test_spit(sc.path, d, len - 1);
+    assert_int_equal(ma_svm_probe(&exists, sc.path, s33, l, 9, &err), MA_EEXIST);
+    assert_non_null(strstr(err.msg, sc.path));
+    unlink(sc.path);
+    assert_int_equal(ma_svm_probe(&exists, sc.path, s33, l, 9, &err), MA_OK);
+    assert_int_equal(exists, 0);
+    free(d);
+    ma_test_tmpdir_remove(sc.dir);
+}
+
+static uint32_t raw_at(const unsigned char *d, int s, uint64_t h)
+{
+    uint32_t raw = 0;
+    for (int i = 0; i < s; i++)
+        raw |= (uint32_t)d[64 + h * (uint64_t)s + (uint64_t)i] << (8 * i);
+    return raw;
+}
+
+static void test_sec2_packing_and_header(void **state)
+{
+    (void)state;
+    ma_error err;
+    /* §5.1: header fields of the three layouts */
+    ma_svm_layout sd = ma_svm_layout_for(MA_SVM_SEC2, 1, MA_SV_STD);
+    ma_svm_layout st = ma_svm_layout_for(MA_SVM_SEC2, 0, MA_SV_STD);
+    ma_svm_layout la = ma_svm_layout_for(MA_SVM_SEC2, 0, MA_SV_LASK);
+    assert_int_equal(sd.entry_bytes, 2);
+    assert_int_equal(sd.field1_bits, 6);
+    assert_int_equal(st.entry_bytes, 3);
+    assert_int_equal(st.field1_bits, 12);
+    assert_int_equal(la.field1_bits, 14);
+    uint8_t h[64];
+    ma_svm_sec2_header(h, sd);
+    static const uint8_t hsd[16] = {2, 0, 0, 0, 2, 0, 0, 0, 6, 0, 0, 0, 1, 0, 0, 0};
+    assert_memory_equal(h, hsd, 16);
+    for (int i = 13; i < 64; i++)
+        assert_int_equal(h[i], 0);
+    ma_svm_sec2_header(h, la);
+    static const uint8_t hla[13] = {2, 0, 0, 0, 3, 0, 0, 0, 14, 0, 0, 0, 0};
+    assert_memory_equal(h, hla, 13);
+
+    /* §7.1 / §7.2 byte examples: std (-21, 2) = eb 2f 00, std marker op 2 = 00 d0 ff,
+     * lask (352, 1) = 60 41 00, mora (18, 49) = 12 40 0c */
+    struct scratch sc;
+    scratch_make(&sc, "x.sec2");
+    ma_svm_image img;
+    assert_int_equal(ma_svm_image_init(&img, st, 3, "x", &err), MA_OK);
+    assert_int_equal(ma_svm_put_sec2(&img, 0, -21, 2, &err), MA_OK);
+    assert_int_equal(ma_svm_put_marker(&img, 1, 2, &err), MA_OK);
+    assert_int_equal(ma_svm_put_sec2(&img, 2, 0, 5, &err), MA_EINTERNAL); /* key1 0 is a Count */
+    assert_int_equal(ma_svm_put_count(&img, 2, 2047, &err), MA_OK);        /* inline maximum */
+    assert_int_equal(ma_svm_image_write(&img, sc.path, &err), MA_OK);
+    ma_svm_image_free(&img);
+    size_t len;
+    unsigned char *d = ma_test_slurp(sc.path, &len);
+    assert_int_equal(len, 64 + 9 + 4);
+    assert_int_equal(raw_at(d, 3, 0), 0x002FEB);
+    assert_int_equal(raw_at(d, 3, 1), 0xFFD000);
+    assert_int_equal(raw_at(d, 3, 2), 0x7FF000);
+    free(d);
+    assert_int_equal(ma_svm_image_init(&img, la, 2, "x", &err), MA_OK);
+    assert_int_equal(ma_svm_put_sec2(&img, 0, 352, 1, &err), MA_OK);
+    assert_int_equal(ma_svm_put_sec2(&img, 1, 18, 49, &err), MA_OK);
+    assert_int_equal(ma_svm_image_write(&img, sc.path, &err), MA_OK);
+    ma_svm_image_free(&img);
+    d = ma_test_slurp(sc.path, &len);
+    assert_int_equal(raw_at(d, 3, 0), 0x004160);
+    assert_int_equal(raw_at(d, 3, 1), 0x0C4012);
+    free(d);
+
+    /* STONE_DIFF: key1 in 6 bits, key2 inline up to 511; beyond, SPEC = -512 and a record */
+    assert_int_equal(ma_svm_image_init(&img, sd, 5, "x", &err), MA_OK);
+    assert_int_equal(ma_svm_put_sec2(&img, 0, 10, 511, &err), MA_OK);
+    assert_int_equal(ma_svm_put_sec2(&img, 1, -10, 512, &err), MA_OK);
+    assert_int_equal(ma_svm_put_sec2(&img, 2, 3, -600, &err), MA_OK);
+    assert_int_equal(ma_svm_put_sec2(&img, 3, 32, 1, &err), MA_EINTERNAL); /* does not fit */
+    assert_int_equal(ma_svm_put_sec2(&img, 3, -32, -511, &err), MA_OK);
+    assert_int_equal(ma_svm_put_marker(&img, 4, 14, &err), MA_OK);
+    assert_int_equal(ma_svm_image_write(&img, sc.path, &err), MA_OK);
+    ma_svm_image_free(&img);
+    d = ma_test_slurp(sc.path, &len);
+    assert_int_equal(len, 64 + 10 + 4 + 16);
+    assert_int_equal(raw_at(d, 2, 1), ((uint32_t)(-10 & 63)) | (512u << 6)); /* SPEC inline */
+    free(d);
+    ma_svm_reader r;
+    assert_int_equal(ma_svm_reader_open(&r, sc.path, s33, sd, 5, &err), MA_OK);
+    static const int k[5][2] = {{10, 511}, {-10, 512}, {3, -600}, {-32, -511}, {0, -15}};
+    for (int i = 0; i < 5; i++) {
+        int k1, k2;
+        assert_int_equal(ma_svm_reader_get(&r, (uint64_t)i, &k1, &k2), MA_OK);
+        assert_int_equal(k1, k[i][0]);
+        assert_int_equal(k2, k[i][1]);
+    }
+    ma_svm_reader_close(&r);
+    /* the reader insists on the header it expects and on the length */
+    assert_int_equal(ma_svm_reader_open(&r, sc.path, s33, st, 5, &err), MA_EFORMAT);
+    assert_non_null(strstr(err.msg, "offset"));
+    assert_int_equal(ma_svm_reader_open(&r, sc.path, s33, sd, 6, &err), MA_EFORMAT);
+    int exists;
+    assert_int_equal(ma_svm_probe(&exists, sc.path, s33, st, 5, &err), MA_EEXIST);
+    unlink(sc.path);
+    assert_int_equal(ma_svm_reader_open(&r, sc.path, s33, sd, 5, &err), MA_EMISSING);
+    ma_test_tmpdir_remove(sc.dir);
+}
+
+static void test_secval_parsing(void **state)
+{
+    (void)state;
+    ma_error err;
+    struct scratch sc;
+    scratch_make(&sc, "std.secval");
+    static const char text[] = "virt_loss_val: -299\r\nvirt_win_val: 299\r\n2\r\n3 4 0 0  40\r\n"
+                               "4 3 0 0  -40\r\n";
+    ma_test_spit(sc.path, text, sizeof text - 1);
+    ma_svm_secval sv;
+    assert_int_equal(ma_svm_secval_read(&sv, sc.path, &err), MA_OK);
+    assert_int_equal(sv.virt_win, 299);
+    assert_int_equal(sv.virt_loss, -299);
+    int v;
+    ma_sv_sector s34 = {3, 4, 0, 0}, s43 = {4, 3, 0, 0}, s33 = {3, 3, 0, 0};
+    assert_int_equal(ma_svm_secval_get(&sv, s34, &v, &err), MA_OK);
+    assert_int_equal(v, 40);
+    assert_int_equal(ma_svm_secval_get(&sv, s43, &v, &err), MA_OK);
+    assert_int_equal(v, -40);
+    assert_int_equal(ma_svm_secval_get(&sv, s33, &v, &err), MA_EMISSING);
+    ma_svm_secval_free(&sv);
+    static const char bad[] = "virt_loss_val: -299\nvirt_win_val: 299\n2\n3 4 0 0  40\n4 3 0\n";
+    ma_test_spit(sc.path, bad, sizeof bad - 1);
+    assert_int_equal(ma_svm_secval_read(&sv, sc.path, &err), MA_EFORMAT);
+    assert_non_null(strstr(err.msg, "offset"));
+    unlink(sc.path);
+    assert_int_equal(ma_svm_secval_read(&sv, sc.path, &err), MA_EMISSING);
+    ma_test_tmpdir_remove(sc.dir);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -269,6 +471,9 @@ int main(void)
         cmocka_unit_test(test_all_spec_test_vectors),
         cmocka_unit_test(test_marker_rule_examples),
         cmocka_unit_test(test_round_trips),
+        cmocka_unit_test(test_sec_byte_encoding),
+        cmocka_unit_test(test_sec2_packing_and_header),
+        cmocka_unit_test(test_secval_parsing),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }
