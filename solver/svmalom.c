@@ -48,8 +48,9 @@ static int sector_value(struct ctx *c, ma_sv_sector s, int *v)
     sector_name(name, sizeof name, c, s);
     int rc = ma_svm_secval_get(&c->secval, s, v, NULL);
     if (rc != MA_OK)
-        return ma_error_set(c->err, MA_EMISSING, "%s: sector %s: offset 0: not listed in the .secval",
-                            c->o->secval, name);
+        return ma_error_set(c->err, MA_EMISSING,
+                            "%s: sector %s: offset 0: not listed in the .secval", c->o->secval,
+                            name);
     if (*v <= c->vl || *v >= c->vw)
         return ma_error_set(c->err, MA_EFORMAT,
                             "%s: sector %s: offset 0: value %d is not between virt_loss_val and "
@@ -93,11 +94,13 @@ static int check_out_dir(const char *dir, ma_error *err)
     if (!dir || !*dir)
         return ma_error_set(err, MA_EINVAL, "no output directory given");
     if (stat(dir, &st) != 0 && (errno != ENOENT || mkdir(dir, 0777) != 0 || stat(dir, &st) != 0))
-        return ma_error_set(err, MA_EIO, "%s: output directory not usable: %s", dir, strerror(errno));
+        return ma_error_set(err, MA_EIO, "%s: output directory not usable: %s", dir,
+                            strerror(errno));
     if (!S_ISDIR(st.st_mode))
         return ma_error_set(err, MA_EIO, "%s: output directory is not a directory", dir);
     if (access(dir, W_OK | X_OK) != 0)
-        return ma_error_set(err, MA_EIO, "%s: output directory not writable: %s", dir, strerror(errno));
+        return ma_error_set(err, MA_EIO, "%s: output directory not writable: %s", dir,
+                            strerror(errno));
     return MA_OK;
 }
 
@@ -186,10 +189,12 @@ static int in_plan(const ma_svcomponent *p, int n, ma_sv_sector s)
 static int place_secval(struct ctx *c, int write)
 {
     char dst[4200];
-    snprintf(dst, sizeof dst, "%s/%s.secval", c->o->out_dir, ma_svrules_variant_name(c->rules.variant));
+    snprintf(dst, sizeof dst, "%s/%s.secval", c->o->out_dir,
+             ma_svrules_variant_name(c->rules.variant));
     FILE *f = fopen(c->o->secval, "rb");
     if (!f)
-        return ma_error_set(c->err, MA_EMISSING, "%s: cannot open: %s", c->o->secval, strerror(errno));
+        return ma_error_set(c->err, MA_EMISSING, "%s: cannot open: %s", c->o->secval,
+                            strerror(errno));
     char *buf = NULL;
     size_t n = 0, cap = 0;
     for (;;) {
@@ -260,7 +265,8 @@ static int check_plan(struct ctx *c, const ma_svcomponent *p, int n)
                 if (rc == MA_OK)
                     rc = malom_path(c, path, sizeof path, kids[k]);
                 if (rc == MA_OK)
-                    rc = ma_svm_probe(&exists, path, kids[k], c->layout, hash_count(c, kids[k]), c->err);
+                    rc = ma_svm_probe(&exists, path, kids[k], c->layout, hash_count(c, kids[k]),
+                                      c->err);
                 if (rc == MA_OK && !exists) {
                     char name[48];
                     sector_name(name, sizeof name, c, kids[k]);
@@ -363,7 +369,8 @@ static int write_sector(struct ctx *c, ma_sv_sector s, const uint16_t *open, con
     ma_progress pr;
     char label[96];
     snprintf(label, sizeof label, "write %s", rep->file);
-    ma_progress_start(&pr, c->o->progress_out ? c->o->progress_out : stderr, c->o->quiet, label, count);
+    ma_progress_start(&pr, c->o->progress_out ? c->o->progress_out : stderr, c->o->quiet, label,
+                      count);
     for (uint32_t f = 0; f < mix->rep_count[s.w] && rc == MA_OK; f++) {
         uint32_t w = mix->reps[s.w][f];
         uint32_t wo = ma_svmidx_to_open(mix, w);
@@ -412,7 +419,8 @@ static int export_component(struct ctx *c, const ma_svcomponent *comp, ma_svmalo
         if (rc == MA_OK)
             rc = malom_path(c, path, sizeof path, comp->s[j]);
         if (rc == MA_OK)
-            rc = ma_svm_probe(&exists[j], path, comp->s[j], c->layout, hash_count(c, comp->s[j]), c->err);
+            rc = ma_svm_probe(&exists[j], path, comp->s[j], c->layout, hash_count(c, comp->s[j]),
+                              c->err);
     }
     if (rc != MA_OK)
         return rc;

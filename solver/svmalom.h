@@ -4,9 +4,9 @@
  * The producer solves in its own open format (solver/solver.h) into an "open directory"; this
  * module then writes the same sectors as Malom files (../shared/docs/malom-format.md §5) into the
  * output directory, children first:
- *  - `.sec` (legacy strong, §5.7): every index of Malom's hash (solver/svmalom_index.h) is mapped to
- *    its board; a non-canonical index gets the symmetry marker §4.6 prescribes, a canonical one the
- *    producer's value of that board (looked up through the producer's own open index): a win or
+ *  - `.sec` (legacy strong, §5.7): every index of Malom's hash (solver/svmalom_index.h) is mapped
+ *    to its board; a non-canonical index gets the symmetry marker §4.6 prescribes, a canonical one
+ *    the producer's value of that board (looked up through the producer's own open index): a win or
  *    loss in n plies is the byte n (overflow table above 178), a draw is a Count.
  *  - `.sec2` (ultra-strong, §5.1-5.6), STONE_DIFF (no .secval needed) or with sector values from a
  *    `.secval` file (copied into the output directory): wins and losses as (VW - v, n) and

@@ -1,4 +1,4 @@
-/* svmalom_file: Malom .sec / .sec2 writing and reading, and .secval parsing (malom-format.md §5). */
+/* svmalom_file: Malom .sec / .sec2 writing and reading, .secval parsing (malom-format.md §5). */
 #include "solver/svmalom_file.h"
 
 #include <ctype.h>
@@ -100,7 +100,8 @@ static int add_overflow(ma_svm_image *img, uint64_t h, int32_t value, ma_error *
         size_t cap = img->ovf_cap ? 2 * img->ovf_cap : 256;
         int32_t *n = realloc(img->ovf, cap * 2 * sizeof *n);
         if (!n)
-            return ma_error_set(err, MA_ENOMEM, "%s: out of memory for the overflow table", img->name);
+            return ma_error_set(err, MA_ENOMEM, "%s: out of memory for the overflow table",
+                                img->name);
         img->ovf = n;
         img->ovf_cap = cap;
     }
@@ -130,7 +131,8 @@ static int put_raw2(ma_svm_image *img, uint64_t h, int key1, int key2, ma_error 
             return rc;
         inline2 = -k2max - 1;
     }
-    uint32_t raw = ((uint32_t)key1 & ((1u << f1) - 1)) | ((uint32_t)inline2 & ((1u << f2) - 1)) << f1;
+    uint32_t raw = ((uint32_t)key1 & ((1u << f1) - 1)) |
+                   ((uint32_t)inline2 & ((1u << f2) - 1)) << f1;
     uint8_t *p = img->bytes + MA_SVM_SEC2_HEADER + h * (uint64_t)img->layout.entry_bytes;
     for (int i = 0; i < img->layout.entry_bytes; i++)
         p[i] = (uint8_t)(raw >> (8 * i));
@@ -248,7 +250,8 @@ int ma_svm_image_write(const ma_svm_image *img, const char *path, ma_error *err)
 {
     if (img->next != img->count)
         return ma_error_set(err, MA_EINTERNAL, "%s: only %llu of %llu entries were filled",
-                            img->name, (unsigned long long)img->next, (unsigned long long)img->count);
+                            img->name, (unsigned long long)img->next,
+                            (unsigned long long)img->count);
     size_t ntrail = 4 + 8 * img->novf;
     uint8_t *trail = malloc(ntrail);
     if (!trail)
@@ -371,7 +374,8 @@ int ma_svm_reader_open(ma_svm_reader *r, const char *path, ma_sv_sector s, ma_sv
             r->ovf = r->data + body + 4;
             for (uint64_t i = 0; i < r->novf && bad < 0; i++) {
                 int32_t idx = get32(r->ovf + 8 * i);
-                if (idx < 0 || (uint64_t)idx >= count || (i && idx <= get32(r->ovf + 8 * (i - 1)))) {
+                if (idx < 0 || (uint64_t)idx >= count ||
+                    (i && idx <= get32(r->ovf + 8 * (i - 1)))) {
                     bad = (long long)(body + 4 + 8 * i);
                     what = "overflow record out of order or range";
                 }
@@ -462,8 +466,8 @@ int ma_svm_secval_read(ma_svm_secval *sv, const char *path, ma_error *err)
     memset(sv, 0, sizeof *sv);
     FILE *f = fopen(path, "rb");
     if (!f)
-        return ma_error_set(err, errno == ENOENT ? MA_EMISSING : MA_EIO, "%s: cannot open: %s", path,
-                            strerror(errno));
+        return ma_error_set(err, errno == ENOENT ? MA_EMISSING : MA_EIO, "%s: cannot open: %s",
+                            path, strerror(errno));
     char *text = NULL;
     size_t len = 0, cap = 0;
     for (;;) {

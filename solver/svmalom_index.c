@@ -239,7 +239,8 @@ int ma_svmidx_board(const ma_svmidx *ix, int w_count, int b_count, uint64_t h, u
 {
     if (w_count < 0 || w_count > MA_SVMIDX_MAX_STONES || b_count < 0 || w_count + b_count > 24 ||
         !ix->ready[w_count])
-        return ma_error_set(err, MA_EINVAL, "malom index: W=%d B=%d not prepared", w_count, b_count);
+        return ma_error_set(err, MA_EINVAL, "malom index: W=%d B=%d not prepared", w_count,
+                            b_count);
     uint64_t m = ma_svmidx_binom(ix, 24 - w_count, b_count);
     if (h >= ma_svmidx_count(ix, w_count, b_count))
         return ma_error_set(err, MA_EINVAL, "malom index: index %llu out of range for W=%d B=%d",

@@ -138,7 +138,8 @@ static void on_turn(void *ctx, const ma_sv_turn *t)
     if (m >= 0) {
         uint64_t e = ma_svindex_entry(job->ix, t->w, t->b);
         if (c->layer > 0) {
-            if (job->members[m].keys[e].k1 == c->layer && OUTCOME(job->members[m].open[e]) == V_DRAW)
+            if (job->members[m].keys[e].k1 == c->layer &&
+                OUTCOME(job->members[m].open[e]) == V_DRAW)
                 add_class(c, m, e);
             return;
         }
@@ -146,7 +147,8 @@ static void on_turn(void *ctx, const ma_sv_turn *t)
         if (OUTCOME(v) == V_DRAW)
             add_class(c, m, e);
         else if (OUTCOME(v) != V_WIN)
-            fail(c, MA_EINTERNAL, here, 0, "a draw of the producer's solution has a turn into a loss");
+            fail(c, MA_EINTERNAL, here, 0,
+                 "a draw of the producer's solution has a turn into a loss");
         return;
     }
     if (c->layer > 0 || job->counts_only)
@@ -242,7 +244,8 @@ static void init_member(struct ctx *c, int m)
                 continue;
             }
             if (OUTCOME(v) != V_DRAW) {
-                fail(c, MA_EINTERNAL, s, e, "the producer's file holds no value at a canonical entry");
+                fail(c, MA_EINTERNAL, s, e,
+                     "the producer's file holds no value at a canonical entry");
                 return;
             }
             if (full_draw || (job->counts_only && !job->cyclic)) {
@@ -262,7 +265,8 @@ static void init_member(struct ctx *c, int m)
                     return;
                 }
                 if (!c->has_exit) {
-                    fail(c, MA_EINTERNAL, s, e, "a draw of the producer's solution has no draw turn");
+                    fail(c, MA_EINTERNAL, s, e,
+                         "a draw of the producer's solution has no draw turn");
                     return;
                 }
                 if (c->ex1 != 0 && fits16(c, m, e, c->ex1) && fits16(c, m, e, c->ex2)) {
@@ -582,8 +586,10 @@ int ma_svm_ultra_solve(ma_svm_ultra_job *job, ma_svm_ultra_stats *stats, ma_erro
     if (c->rc == MA_OK) {
         stats->draws = c->ndraws + c->full_draws;
         stats->counts = c->full_draws;
-        for (uint64_t i = 0; i < c->ndraws; i++)
-            stats->counts += job->members[c->draws[i] >> 31].keys[c->draws[i] & 0x7FFFFFFFu].k1 == 0;
+        for (uint64_t i = 0; i < c->ndraws; i++) {
+            const ma_svm_member *mb = &job->members[c->draws[i] >> 31];
+            stats->counts += mb->keys[c->draws[i] & 0x7FFFFFFFu].k1 == 0;
+        }
     }
     int rc = c->rc;
     for (int m = 0; m < 2; m++) {

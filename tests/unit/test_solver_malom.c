@@ -156,7 +156,8 @@ static void test_all_spec_test_vectors(void **state)
         uint32_t w = (uint32_t)strtoul(fld[4], NULL, 10), b = (uint32_t)strtoul(fld[5], NULL, 10);
         int op1 = atoi(fld[6]), op2 = atoi(fld[8]);
         uint64_t h1 = strtoull(fld[7], NULL, 10), index = strtoull(fld[9], NULL, 10);
-        uint32_t cw = (uint32_t)strtoul(fld[10], NULL, 10), cb = (uint32_t)strtoul(fld[11], NULL, 10);
+        uint32_t cw = (uint32_t)strtoul(fld[10], NULL, 10);
+        uint32_t cb = (uint32_t)strtoul(fld[11], NULL, 10);
         int got_op1, got_op2;
         uint64_t got_h1;
         assert_int_equal(ma_svmidx_index(ix, w, b), index);

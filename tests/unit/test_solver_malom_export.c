@@ -212,7 +212,8 @@ static void check_game(const struct game *g, uint64_t *valued_draws)
     *valued_draws = 0;
     for (int k = 0; k < g->n; k++) {
         ma_sv_sector s = g->s[k];
-        uint64_t count = ma_svmidx_count(&g->mix, s.w, s.b), m = ma_svmidx_binom(&g->mix, 24 - s.w, s.b);
+        uint64_t count = ma_svmidx_count(&g->mix, s.w, s.b);
+        uint64_t m = ma_svmidx_binom(&g->mix, 24 - s.w, s.b);
         uint64_t stride = count > 300000 ? SAMPLE_LARGE : count > 100000 ? SAMPLE_MEDIUM : 1;
         for (uint64_t h = 0; h < count; h += stride) {
             uint32_t w, b;
