@@ -291,6 +291,15 @@ int ma_svmalom_check(const ma_svmalom_opts *o, const ma_sv_sector *targets, int 
     int rc = ctx_init(c, o, err);
     if (rc == MA_OK)
         rc = check_out_dir(o->out_dir, err);
+    struct stat so, sm;
+    /* A directory holding .mdb files is read as an open database by every command: the Malom
+     * files need a directory of their own. */
+    if (rc == MA_OK && o->open_dir && stat(o->open_dir, &so) == 0 && stat(o->out_dir, &sm) == 0 &&
+        so.st_dev == sm.st_dev && so.st_ino == sm.st_ino)
+        rc = ma_error_set(err, MA_EINVAL,
+                          "%s: the open files (--open-dir) and the Malom files need separate "
+                          "directories",
+                          o->out_dir);
     ma_svcomponent *p = NULL;
     int n = 0;
     if (rc == MA_OK)
@@ -467,6 +476,8 @@ static int export_component(struct ctx *c, const ma_svcomponent *comp, ma_svmalo
         job.vl = c->vl;
         job.cyclic = comp->cyclic;
         job.counts_only = c->layout.kind == MA_SVM_SEC;
+        job.quiet = c->o->quiet;
+        job.progress_out = c->o->progress_out;
         for (int j = 0; j < comp->n && rc == MA_OK && !job.counts_only; j++) {
             ma_sv_sector kids[8];
             int nk = ma_svsector_children(&c->rules, comp->s[j], kids, NULL);

@@ -61,6 +61,7 @@ struct ctx {
     uint64_t ndraws;
     uint32_t *queue;
     uint64_t full_draws;     /* draws stored as a Count outright (full board, counts_only) */
+    uint64_t pr_done;        /* progress of the threshold and layer passes */
     struct heap heap;
     /* turn evaluation of one position */
     int member, value;
@@ -202,7 +203,7 @@ static int fits16(struct ctx *c, int m, uint64_t e, int v)
 }
 
 /* First pass: wins and losses from the open values, exits and internal counts of the draws. */
-static void init_member(struct ctx *c, int m)
+static void init_member(struct ctx *c, int m, ma_progress *pr, uint64_t *done)
 {
     ma_svm_ultra_job *job = c->job;
     ma_svm_member *mb = &job->members[m];
@@ -294,6 +295,8 @@ static void init_member(struct ctx *c, int m)
             c->cnt[m][e] = (uint16_t)c->nclass;
             c->draws[c->ndraws++] = (uint32_t)e | (uint32_t)m << 31;
         }
+        *done += per_rep;
+        ma_progress_update(pr, *done);
     }
 }
 
@@ -550,8 +553,17 @@ int ma_svm_ultra_solve(ma_svm_ultra_job *job, ma_svm_ultra_stats *stats, ma_erro
         if (!c->exitv[m] || !c->cnt[m] || !c->rem[m] || !c->flag[m])
             c->rc = ma_error_set(err, MA_ENOMEM, "malom export: out of memory");
     }
+    char label[96], name[32];
+    ma_svsector_format(name, sizeof name, job->members[0].sector);
+    snprintf(label, sizeof label, "rank draws %s_%s%s", ma_svrules_variant_name(job->rules->variant),
+             name, job->nmembers == 2 ? " (+twin)" : "");
+    FILE *out = job->progress_out ? job->progress_out : stderr;
+    ma_progress pr;
+    uint64_t done = 0;
+    ma_progress_start(&pr, out, job->quiet, label, total);
     for (int m = 0; m < job->nmembers && c->rc == MA_OK; m++)
-        init_member(c, m);
+        init_member(c, m, &pr, &done);
+    ma_progress_finish(&pr, done);
     if (c->rc == MA_OK && job->cyclic && !job->counts_only) {
         c->queue = malloc((c->ndraws ? c->ndraws : 1) * sizeof *c->queue);
         if (!c->queue)
@@ -565,14 +577,26 @@ int ma_svm_ultra_solve(ma_svm_ultra_job *job, ma_svm_ultra_stats *stats, ma_erro
             if (ex.k1 != NO_EXIT && ex.k1 != 0)
                 seen[ex.k1 < 0 ? -ex.k1 : ex.k1] = 1;
         }
+        /* progress of the passes: draws visited, one round per threshold and one per layer */
+        uint64_t rounds = 0;
+        for (int t = 1; t < 32768 && seen; t++)
+            rounds += seen[t];
+        snprintf(label + strlen(label), sizeof label - strlen(label), " passes");
+        ma_progress_start(&pr, out, job->quiet, label, 2 * rounds * c->ndraws);
         for (int t = 32767; t > 0 && c->rc == MA_OK; t--)
             if (seen && seen[t]) {
                 stats->thresholds++;
                 attractor(c, t);
+                c->pr_done += c->ndraws;
+                ma_progress_update(&pr, c->pr_done);
             }
         for (int t = 32767; t > 0 && c->rc == MA_OK; t--)
-            if (seen && seen[t])
+            if (seen && seen[t]) {
                 layer(c, t);
+                c->pr_done += c->ndraws;
+                ma_progress_update(&pr, c->pr_done);
+            }
+        ma_progress_finish(&pr, c->pr_done);
         free(seen);
         /* What no threshold fixed is a Count; its counter: the internal draw classes. */
         for (uint64_t i = 0; i < c->ndraws && c->rc == MA_OK; i++) {

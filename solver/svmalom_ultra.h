@@ -39,6 +39,7 @@
 #include <stdio.h>
 
 #include "common/ma_error.h"
+#include "common/progress.h"
 #include "solver/svindex.h"
 #include "solver/svmalom_file.h"
 #include "solver/svmalom_index.h"
@@ -77,6 +78,8 @@ typedef struct ma_svm_ultra_job {
     ma_svm_member members[2];
     int nchildren;
     ma_svm_child children[MA_SVM_MAX_CHILDREN];
+    int quiet;              /* no progress lines */
+    FILE *progress_out;     /* NULL: stderr */
 } ma_svm_ultra_job;
 
 typedef struct ma_svm_ultra_stats {

@@ -320,6 +320,14 @@ def test_missing_child_sec2_without_deps(millaudit_asan, open_dir, tmp_path):
     assert not any(tmp_path.iterdir())
 
 
+def test_open_dir_must_differ_from_out(millaudit_asan, open_dir):
+    proc = millaudit_asan.run("solve", "--variant", "std", "--sector", "3_3_0_0", "--out", open_dir,
+                              "--open-dir", open_dir, "--format", "malom-sec", "--quiet")
+    assert proc.returncode == 3, proc.stderr
+    assert "separate directories" in proc.stderr
+    assert not list(open_dir.glob("*.sec"))
+
+
 def test_default_open_dir_and_planted_bug(millaudit, tmp_path):
     """--open-dir defaults to OUT/open (verify ignores subdirectories); a planted bug reaches the
     .sec files, and the checker flags them."""
