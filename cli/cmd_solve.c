@@ -7,6 +7,8 @@
 #include "cli/commands.h"
 #include "common/ma_error.h"
 #include "solver/solver.h"
+#include "solver/svmalom.h"
+#include "solver/svmalom_file.h"
 #include "solver/svsector.h"
 
 #define MAX_SECTORS 64
@@ -16,6 +18,7 @@ static void usage(FILE *out)
     fprintf(out,
             "usage: millaudit solve --variant std|lask|mora (--stones K | --sector S [--sector S ...]"
             " [--with-deps]) --out DIR [--quiet]\n"
+            "       [--format open|malom-sec|malom-sec2] [--open-dir DIR] [--secval FILE]\n"
             "\n"
             "Solves sectors with the reference producer and writes open-format files (docs/format.md).\n"
             "  --variant V    std (9 stones), lask (10), mora (12)\n"
@@ -24,6 +27,12 @@ static void usage(FILE *out)
             "  --with-deps    with --sector: first solve everything the sector depends on\n"
             "  --out DIR      existing, writable output directory; valid files there are reused\n"
             "  --quiet        no progress lines on stderr\n"
+            "  --format F     what --out receives: open (default, docs/format.md), malom-sec\n"
+            "                 (Malom's legacy .sec) or malom-sec2 (Malom's .sec2, STONE_DIFF unless\n"
+            "                 --secval); the values are the producer's own (docs/solver.md)\n"
+            "  --open-dir D   with a malom format: where the producer's open files are solved and\n"
+            "                 kept (default OUT/open)\n"
+            "  --secval FILE  with malom-sec2: sector values from FILE (copied to OUT/<variant>.secval)\n"
             "  --plant-bug N  for tests only: write deliberately wrong databases (docs/solver.md)\n");
 }
 
@@ -50,6 +59,22 @@ static void print_report(void *ctx, const ma_solver_report *r)
     fflush(stdout);
 }
 
+static void print_malom_report(void *ctx, const ma_svmalom_report *r)
+{
+    (void)ctx;
+    if (r->skipped)
+        printf("%s: %llu entries, skipped (valid file exists)\n", r->file,
+               (unsigned long long)r->entries);
+    else
+        printf("%s: %llu entries, %llu markers, wins %llu, draws %llu (%llu counts), losses %llu, "
+               "%llu overflow records, %.2f s\n",
+               r->file, (unsigned long long)r->entries, (unsigned long long)r->markers,
+               (unsigned long long)r->wins, (unsigned long long)r->draws,
+               (unsigned long long)r->counts, (unsigned long long)r->losses,
+               (unsigned long long)r->overflow, r->seconds);
+    fflush(stdout);
+}
+
 static void describe(char *buf, size_t n, uint16_t v)
 {
     switch (v & 0xC000u) {
@@ -67,8 +92,11 @@ int ma_cmd_solve(int argc, char **argv)
         {"sector", required_argument, NULL, 's'},  {"with-deps", no_argument, NULL, 'd'},
         {"out", required_argument, NULL, 'o'},     {"quiet", no_argument, NULL, 'q'},
         {"plant-bug", required_argument, NULL, 'b'}, {"help", no_argument, NULL, 'h'},
+        {"format", required_argument, NULL, 'f'}, {"open-dir", required_argument, NULL, 'O'},
+        {"secval", required_argument, NULL, 'S'},
         {NULL, 0, NULL, 0}};
     const char *variant_name = NULL, *stones_text = NULL, *out = NULL, *bug_name = NULL;
+    const char *format = "open", *open_dir = NULL, *secval = NULL;
     const char *sector_text[MAX_SECTORS];
     int nsectors = 0, with_deps = 0, quiet = 0, opt;
     optind = 1;
@@ -88,6 +116,9 @@ int ma_cmd_solve(int argc, char **argv)
         case 'o': out = optarg; break;
         case 'q': quiet = 1; break;
         case 'b': bug_name = optarg; break;
+        case 'f': format = optarg; break;
+        case 'O': open_dir = optarg; break;
+        case 'S': secval = optarg; break;
         case 'h': usage(stdout); return MA_EXIT_OK;
         default:
             fprintf(stderr, "millaudit solve: bad option '%s' (try --help)\n", argv[optind - 1]);
@@ -101,6 +132,15 @@ int ma_cmd_solve(int argc, char **argv)
     if (!variant_name || !out || (!stones_text == !nsectors) || (with_deps && !nsectors)) {
         fprintf(stderr, "millaudit solve: need --variant, --out and exactly one of --stones or "
                         "--sector (--with-deps only with --sector); try --help\n");
+        return MA_EXIT_USAGE;
+    }
+    int malom_kind = !strcmp(format, "malom-sec")    ? MA_SVM_SEC
+                     : !strcmp(format, "malom-sec2") ? MA_SVM_SEC2
+                     : !strcmp(format, "open")       ? 0
+                                                     : -1;
+    if (malom_kind < 0 || (!malom_kind && open_dir) || (secval && malom_kind != MA_SVM_SEC2)) {
+        fprintf(stderr, "millaudit solve: --format is open, malom-sec or malom-sec2; --open-dir only "
+                        "with a malom format, --secval only with malom-sec2; try --help\n");
         return MA_EXIT_USAGE;
     }
     ma_solver_opts o = {0};
@@ -117,7 +157,12 @@ int ma_cmd_solve(int argc, char **argv)
             return MA_EXIT_USAGE;
         }
     }
-    o.out_dir = out;
+    char open_default[4096];
+    if (malom_kind && !open_dir) {
+        snprintf(open_default, sizeof open_default, "%s/open", out);
+        open_dir = open_default;
+    }
+    o.out_dir = malom_kind ? open_dir : out;
     o.quiet = quiet;
     o.progress_out = stderr;
     ma_error err;
@@ -147,8 +192,18 @@ int ma_cmd_solve(int argc, char **argv)
             }
         }
     }
+    ma_svmalom_opts mo = {o.variant, o.bug, malom_kind, secval, open_dir, out, quiet, stderr};
+    if (malom_kind && o.bug != MA_SVBUG_NONE && malom_kind != MA_SVM_SEC) {
+        fprintf(stderr, "millaudit solve: --plant-bug writes malom-sec only\n");
+        return MA_EXIT_USAGE;
+    }
+    /* Nothing is written when a Malom output would be refused: check it before solving. */
+    int rc = malom_kind ? ma_svmalom_check(&mo, targets, ntargets, with_deps, &err) : MA_OK;
     struct print_ctx pc = {variant_name};
-    int rc = ma_solver_solve(&o, targets, ntargets, with_deps, print_report, &pc, &err);
+    if (rc == MA_OK)
+        rc = ma_solver_solve(&o, targets, ntargets, with_deps, print_report, &pc, &err);
+    if (rc == MA_OK && malom_kind)
+        rc = ma_svmalom_export(&mo, targets, ntargets, with_deps, print_malom_report, NULL, &err);
     if (rc != MA_OK) {
         fprintf(stderr, "millaudit solve: %s\n", err.msg);
         return ma_exit_code_for(rc);
