@@ -455,6 +455,15 @@ uint32_t ma_malom_file_overflow_count(const ma_malom_file *f) { return f->overfl
 int ma_malom_file_stone_diff(const ma_malom_file *f) { return f->stone_diff; }
 int ma_malom_file_entry_size(const ma_malom_file *f) { return f->entry_size; }
 
+void ma_malom_file_view(const ma_malom_file *f, ma_malom_view *v)
+{
+    v->entries = f->entries;
+    v->entry_size = f->entry_size;
+    v->f1 = f->f1;
+    v->f2 = f->f2;
+    v->spec = f->spec;
+}
+
 static void classify(ma_malom_entry *e)
 {
     if (e->key1 != 0) {

@@ -123,4 +123,65 @@ ma_malom_value ma_malom_no_turn(const ma_malom_frame *parent);
 /* §5.8 ordering: -1 if a < b, 0 if equal, +1 if a > b. */
 int ma_malom_value_cmp(ma_malom_value a, ma_malom_value b);
 
+/* Raw access for hot loops (the checker): where the entry bytes are and how to split them. The
+ * inline decoder below is ma_malom_file_entry without the overflow lookup. */
+typedef struct ma_malom_view {
+    const uint8_t *entries; /* entry 0 */
+    int entry_size;         /* 1 (.sec), 2 or 3 (.sec2) */
+    int f1, f2;             /* .sec2: bits of field 1 and field 2 */
+    int32_t spec;           /* .sec2: the inline field-2 value meaning "see the overflow table" */
+} ma_malom_view;
+void ma_malom_file_view(const ma_malom_file *f, ma_malom_view *v);
+
+/* Decodes entry `index` of a view exactly as ma_malom_file_entry does and returns 1, or returns 0
+ * (out unspecified) when the entry's value lives in the overflow table (legacy byte 179, .sec2
+ * field 2 = SPEC): the caller then asks ma_malom_file_entry. */
+static inline int ma_malom_view_entry(const ma_malom_view *v, uint64_t index, ma_malom_entry *out)
+{
+    if (v->entry_size == 1) {
+        unsigned e = v->entries[index];
+        if (e <= 178) {
+            out->kind = MA_MALOM_VAL;
+            out->key1 = (e & 1u) ? 1 : -1;
+            out->key2 = (int32_t)e;
+            out->sym_op = -1;
+        } else if (e == 179) {
+            return 0;
+        } else if (e <= 194) {
+            out->kind = MA_MALOM_SYM;
+            out->key1 = 0;
+            out->key2 = -(int32_t)(e - 180) - 1;
+            out->sym_op = (int)(e - 180);
+        } else {
+            out->kind = MA_MALOM_COUNT;
+            out->key1 = 0;
+            out->key2 = (int32_t)(255 - e);
+            out->sym_op = -1;
+        }
+        return 1;
+    }
+    const uint8_t *p = v->entries + index * (uint64_t)v->entry_size;
+    uint32_t raw = (uint32_t)p[0] | (uint32_t)p[1] << 8;
+    if (v->entry_size == 3)
+        raw |= (uint32_t)p[2] << 16;
+    uint32_t m1 = 1u << (v->f1 - 1), m2 = 1u << (v->f2 - 1);
+    int32_t k1 = (int32_t)(((raw & ((1u << v->f1) - 1u)) ^ m1) - m1);
+    int32_t k2 = (int32_t)(((raw >> v->f1) ^ m2) - m2);
+    if (k2 == v->spec)
+        return 0;
+    out->key1 = k1;
+    out->key2 = k2;
+    if (k1 != 0) {
+        out->kind = MA_MALOM_VAL;
+        out->sym_op = -1;
+    } else if (k2 < 0) {
+        out->kind = MA_MALOM_SYM;
+        out->sym_op = -k2 - 1;
+    } else {
+        out->kind = MA_MALOM_COUNT;
+        out->sym_op = -1;
+    }
+    return 1;
+}
+
 #endif

@@ -72,7 +72,14 @@ static const uint32_t f_count_table[MA_MALOM_MAX_STONES + 1] = {
 struct ma_malom_index {
     uint32_t *reps[MA_MALOM_MAX_STONES + 1]; /* sorted representatives per W (Malom numbering) */
     uint32_t rep_count[MA_MALOM_MAX_STONES + 1];
+    /* movers[w][colex rank of a mask of w stones] = f_rank | op << MOVER_OP_SHIFT | MOVER_MULTI
+     * when more than one op maps the mask onto its representative; NULL until prepare_movers(w). */
+    uint32_t *movers[MA_MALOM_MAX_STONES + 1];
 };
+
+#define MOVER_RANK_MASK 0x3FFFFu /* f_count(12) = 170854 < 2^18 */
+#define MOVER_OP_SHIFT 18
+#define MOVER_MULTI (1u << 22)
 
 /* C(n, k) for 0 <= n <= 24; 0 when k is out of range. */
 static inline uint64_t binom(int n, int k)
@@ -86,9 +93,9 @@ static inline uint32_t apply_mask(int op, uint32_t m)
 {
     const uint8_t *t = ring_perm[op_xperm[op]];
     uint32_t r0 = t[m & 0xFFu], r1 = t[(m >> 8) & 0xFFu], r2 = t[(m >> 16) & 0xFFu];
-    if (op_ring_swap[op])
-        return r2 | (r1 << 8) | (r0 << 16);
-    return r0 | (r1 << 8) | (r2 << 16);
+    /* Branch-free: the op varies from call to call in the hot loops, a branch would mispredict. */
+    uint32_t plain = r0 | (r1 << 8) | (r2 << 16), swapped = r2 | (r1 << 8) | (r0 << 16);
+    return op_ring_swap[op] ? swapped : plain;
 }
 
 uint32_t ma_malom_mask_from_open(uint32_t m)
@@ -174,8 +181,10 @@ void ma_malom_index_free(ma_malom_index *ix)
 {
     if (!ix)
         return;
-    for (int w = 0; w <= MA_MALOM_MAX_STONES; w++)
+    for (int w = 0; w <= MA_MALOM_MAX_STONES; w++) {
         free(ix->reps[w]);
+        free(ix->movers[w]);
+    }
     free(ix);
 }
 
@@ -276,7 +285,7 @@ static uint64_t g_rank(uint32_t w, uint32_t b)
         int p = __builtin_ctz(b);
         b &= b - 1;
         int q = p - __builtin_popcount(w & ((1u << p) - 1u));
-        g += binom(q, ++i);
+        g += binom_table[q][++i]; /* 0 <= q <= 23, i <= 24: in the table, 0 where i > q */
     }
     return g;
 }
@@ -411,4 +420,119 @@ void ma_malom_index_path(const ma_malom_index *ix, ma_board board, ma_malom_path
     path->h1 = raw_index(ix, rep, b1);
     path->op2 = marker_op(rep, b1);
     path->index = path->op2 < 0 ? path->h1 : raw_index(ix, rep, apply_mask(path->op2, b1));
+}
+
+/* ---- Malom-numbered masks (see the header) ------------------------------------------------- */
+
+uint32_t ma_malom_apply_mask(int op, uint32_t malom_mask)
+{
+    return apply_mask(op, malom_mask & MA_FULL_MASK);
+}
+
+uint32_t ma_malom_index_rep(const ma_malom_index *ix, int w, uint64_t f_rank_)
+{
+    return ix->reps[w][f_rank_];
+}
+
+uint64_t ma_malom_g_rank(uint32_t rep, uint32_t opp)
+{
+    return g_rank(rep, opp);
+}
+
+void ma_malom_index_unrank_malom(const ma_malom_index *ix, int w, int b, uint64_t index,
+                                 uint32_t *mover, uint32_t *opp)
+{
+    unrank_malom(ix, w, b, index, mover, opp);
+}
+
+/* Colex rank of a mask among the masks of its popcount on 24 points (= its position in Gosper's
+ * increasing enumeration). */
+static inline uint32_t mask_colex(uint32_t m)
+{
+    uint32_t r = 0;
+    for (int i = 1; m; i++, m &= m - 1)
+        r += binom_table[__builtin_ctz(m)][i];
+    return r;
+}
+
+int ma_malom_index_prepare_movers(ma_malom_index *ix, int w, ma_error *err)
+{
+    if (!ma_malom_index_prepared(ix, w))
+        return ma_error_set(err, MA_EINVAL, "malom index: mover table for W=%d needs prepare first", w);
+    if (ix->movers[w])
+        return MA_OK;
+    uint32_t total = binom_table[MA_POINTS][w];
+    uint32_t *tab = malloc(sizeof *tab * total);
+    if (!tab)
+        return ma_error_set(err, MA_ENOMEM, "malom index: out of memory for the W=%d mover table", w);
+    uint32_t m = w ? ((1u << w) - 1u) : 0u;
+    for (uint32_t i = 0; i < total; i++) {
+        uint32_t rep = m;
+        int op0 = MA_MALOM_SYM_IDENTITY, n = 1;
+        for (int op = 0; op < MA_MALOM_SYM_OPS - 1; op++) {
+            uint32_t pw = apply_mask(op, m);
+            if (pw < rep) {
+                rep = pw;
+                op0 = op;
+                n = 1;
+            } else if (pw == rep) {
+                n++;
+            }
+        }
+        tab[i] = f_rank(ix, w, rep) | (uint32_t)op0 << MOVER_OP_SHIFT | (n > 1 ? MOVER_MULTI : 0u);
+        if (i + 1 < total) {
+            uint32_t c = m & (0u - m), r = m + c;
+            m = (((r ^ m) >> 2) / c) | r;
+        }
+    }
+    ix->movers[w] = tab;
+    return MA_OK;
+}
+
+static void fill_slot(const ma_malom_index *ix, ma_malom_rank_slot *s, uint32_t m)
+{
+    int w = __builtin_popcount(m);
+    s->mover = m;
+    s->w = (uint8_t)w;
+    if (ix->movers[w]) {
+        uint32_t t = ix->movers[w][mask_colex(m)];
+        int op0 = (int)(t >> MOVER_OP_SHIFT & 0xFu);
+        s->f_rank = t & MOVER_RANK_MASK;
+        s->rep = apply_mask(op0, m);
+        s->ops[0] = (uint8_t)op0;
+        s->nops = 1;
+        if (!(t & MOVER_MULTI))
+            return;
+    } else {
+        uint32_t rep = m;
+        for (int op = 0; op < MA_MALOM_SYM_OPS - 1; op++) {
+            uint32_t pw = apply_mask(op, m);
+            rep = pw < rep ? pw : rep;
+        }
+        s->rep = rep;
+        s->f_rank = f_rank(ix, w, rep);
+    }
+    /* Every op reaching the representative: §4.2 minimises the opponent image over all of them. */
+    s->nops = 0;
+    for (int op = 0; op < MA_MALOM_SYM_OPS; op++)
+        if (apply_mask(op, m) == s->rep)
+            s->ops[s->nops++] = (uint8_t)op;
+}
+
+void ma_malom_index_rank_many(const ma_malom_index *ix, ma_malom_rank_cache *cache,
+                              const ma_board *malom_boards, int n, uint64_t *out)
+{
+    for (int i = 0; i < n; i++) {
+        uint32_t m = malom_boards[i].mover, o = malom_boards[i].opp;
+        ma_malom_rank_slot *s = &cache->slot[(m * 0x9E3779B1u) >> 26];
+        if (s->mover != m || s->nops == 0)
+            fill_slot(ix, s, m);
+        uint32_t best = apply_mask(s->ops[0], o);
+        for (int k = 1; k < s->nops; k++) {
+            uint32_t pb = apply_mask(s->ops[k], o);
+            best = pb < best ? pb : best;
+        }
+        out[i] = (uint64_t)s->f_rank * binom_table[MA_POINTS - s->w][__builtin_popcount(o)] +
+                 g_rank(s->rep, best);
+    }
 }

@@ -99,4 +99,47 @@ uint32_t ma_malom_mask_to_open(uint32_t malom_mask);
 uint64_t ma_malom_pack(ma_board board);
 ma_board ma_malom_unpack(uint64_t packed);
 
+/* ---- Malom-numbered masks, for hot loops ----------------------------------------------------
+ * The functions below take and return 24-bit masks in Malom's own point numbering (§1.1, bit p =
+ * ring p/8, in-ring position p%8), so a checker that generates moves on Malom-numbered boards pays
+ * no numbering conversion per successor. They compute exactly what the open-numbered functions
+ * above compute (test_malom_index compares them on random boards of every (W, B)). */
+
+/* Op (0..15) applied to one Malom-numbered mask. */
+uint32_t ma_malom_apply_mask(int op, uint32_t malom_mask);
+/* The representative of rank f_rank among those of w stones (f_rank < f_count(w), w prepared). */
+uint32_t ma_malom_index_rep(const ma_malom_index *ix, int w, uint64_t f_rank);
+/* g_rank(compress(opp, rep)) of §4.4: the position of opp among the placements beside mover mask
+ * rep. The raw index of a board (rep, opp) is f_rank(rep) * C(24 - W, B) + this. */
+uint64_t ma_malom_g_rank(uint32_t rep, uint32_t opp);
+/* ma_malom_index_unrank in Malom numbering. */
+void ma_malom_index_unrank_malom(const ma_malom_index *ix, int w, int b, uint64_t index,
+                                 uint32_t *mover, uint32_t *opp);
+
+/* Tabulates the mover part (f_rank and the op reaching the representative) of every mask of w
+ * stones, C(24, w) words (166 KiB for w = 5, 10.7 MiB for w = 12), so that ranking a board whose
+ * mover mask has not been seen costs a table load instead of 15 permutations and a search.
+ * Optional; requires prepare(w); single-threaded like prepare. */
+int ma_malom_index_prepare_movers(ma_malom_index *ix, int w, ma_error *err);
+
+/* A per-thread cache of mover parts keyed by the mover mask (direct-mapped): the successors of one
+ * position share a few mover masks. Zero-initialise before first use; never share between threads. */
+#define MA_MALOM_RANK_CACHE 64
+typedef struct ma_malom_rank_slot {
+    uint32_t mover;  /* Malom-numbered mover mask this slot holds */
+    uint32_t rep;    /* its representative */
+    uint32_t f_rank;
+    uint8_t w;
+    uint8_t nops;    /* 0: the slot is empty */
+    uint8_t ops[MA_MALOM_SYM_OPS];
+} ma_malom_rank_slot;
+typedef struct ma_malom_rank_cache {
+    ma_malom_rank_slot slot[MA_MALOM_RANK_CACHE];
+} ma_malom_rank_cache;
+
+/* out[i] = the canonical index (ma_malom_index_rank) of the Malom-numbered board malom_boards[i],
+ * i < n. The mover count of every board must be prepared. */
+void ma_malom_index_rank_many(const ma_malom_index *ix, ma_malom_rank_cache *cache,
+                              const ma_board *malom_boards, int n, uint64_t *out);
+
 #endif

@@ -3,8 +3,10 @@
 
 #include <pthread.h>
 #include <stdatomic.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 
 #include "common/progress.h"
 
@@ -43,8 +45,8 @@ int ma_mcheck_prepare_index(ma_malom_index *ix, ma_variant v, ma_sector s, ma_er
         return rc;
     rc = ma_malom_index_prepare(ix, s.w, err);
     for (int k = 0; !rc && k < MA_TURN_KINDS; k++)
-        if (r.succ_exists[k])
-            rc = ma_malom_index_prepare(ix, r.succ[k].w, err);
+        if (r.succ_exists[k] && !(rc = ma_malom_index_prepare(ix, r.succ[k].w, err)))
+            rc = ma_malom_index_prepare_movers(ix, r.succ[k].w, err);
     return rc;
 }
 
@@ -71,6 +73,7 @@ struct shared {
     atomic_uint_fast64_t done;
     atomic_int failed;
     atomic_int canceled;
+    struct fast *fast; /* the table-driven path, NULL for the reference path */
 };
 
 static void derive(const struct shared *sh, ma_board pos, ma_vturns *turns, struct derivation *d)
@@ -158,6 +161,10 @@ struct worker {
     size_t cap;
     ma_error err;
     int rc;
+    struct fworker *fw; /* fast-path state of this thread */
+    /* Workers sit side by side in one array and write their counters for every entry: keep the
+     * written fields of neighbours apart (false sharing halved the 2-thread speed-up). */
+    char pad[128];
 };
 
 static int add_item(struct worker *w, const ma_mcheck_item *it)
@@ -175,6 +182,9 @@ static int add_item(struct worker *w, const ma_mcheck_item *it)
     w->part.discrepancies++;
     return MA_OK;
 }
+
+static int conclude(struct worker *w, ma_mcheck_item *it, const ma_malom_entry *st,
+                    const struct derivation *d);
 
 static int check_index(struct worker *w, uint64_t idx, ma_vturns *turns)
 {
@@ -224,42 +234,569 @@ static int check_index(struct worker *w, uint64_t idx, ma_vturns *turns)
     }
     struct derivation d;
     derive(sh, pos, turns, &d);
-    it.derived = d.best;
-    it.derived_full = (uint8_t)(d.full || d.fixed);
-    ma_malom_value sv = {st.key1, st.key2};
+    return conclude(w, &it, &st, &d);
+}
+
+/* The verdict on a canonical entry whose stored entry st is not a marker, given its derivation d.
+ * `it` holds the entry, its stored value and marker fields; the rest is filled here. */
+static int conclude(struct worker *w, ma_mcheck_item *it, const ma_malom_entry *st,
+                    const struct derivation *d)
+{
+    const struct shared *sh = w->sh;
+    it->derived = d->best;
+    it->derived_full = (uint8_t)(d->full || d->fixed);
+    ma_malom_value sv = {st->key1, st->key2};
     ma_malom_result rs;
-    if (ma_malom_interpret(&sh->frame, &st, &rs)) {
-        it.cls = MA_MCHECK_BAD_ENCODING;
-        it.root = 1;
-        return add_item(w, &it);
+    if (ma_malom_interpret(&sh->frame, st, &rs)) {
+        it->cls = MA_MCHECK_BAD_ENCODING;
+        it->root = 1;
+        return add_item(w, it);
     }
-    if (d.full || d.fixed) {
-        if (same_value(sv, d.best)) {
+    if (d->full || d->fixed) {
+        if (same_value(sv, d->best)) {
             w->part.verified++;
             return MA_OK;
         }
-        it.cls = (uint8_t)mismatch_class(sh, &st, d.best, d.fixed);
-        return add_item(w, &it);
+        it->cls = (uint8_t)mismatch_class(sh, st, d->best, d->fixed);
+        return add_item(w, it);
     }
-    /* Bounds mode: d.best is a lower bound of the true maximum. */
-    if (d.missing)
+    /* Bounds mode: d->best is a lower bound of the true maximum. */
+    if (d->missing)
         w->part.missing_child++;
-    if (d.broken)
+    if (d->broken)
         w->part.broken_child++;
     for (int k = 0; k < MA_TURN_KINDS; k++)
-        w->part.missing_kind[k] |= d.missing_kind[k];
-    int c = ma_malom_value_cmp(sv, d.best);
+        w->part.missing_kind[k] |= d->missing_kind[k];
+    int c = ma_malom_value_cmp(sv, d->best);
     if (c < 0) {
-        it.cls = (uint8_t)mismatch_class(sh, &st, d.best, 0);
-        return add_item(w, &it);
+        it->cls = (uint8_t)mismatch_class(sh, st, d->best, 0);
+        return add_item(w, it);
     }
     if (c == 0 && rs.outcome == MA_MALOM_WIN) {
         w->part.verified++;
         w->part.bound_wins++;
-    }
-    else
+    } else {
         w->part.within_bounds++;
+    }
     return MA_OK;
+}
+
+
+/* ---- The table-driven path ---------------------------------------------------------------------
+ *
+ * Same checks as check_index, organised for speed (docs/malom-verification.md, Performance):
+ *  - moves are generated on Malom-numbered boards (the rules' masks relabelled once per sector),
+ *    so no successor is converted between numberings;
+ *  - consecutive indices of one representative are the next opponent placement in colex order:
+ *    one carry-propagating addition instead of an unrank per index; the marker rule uses the
+ *    representative's stabiliser, computed once per representative;
+ *  - successors are ranked in one call sharing mover parts (ma_malom_index_rank_many), and their
+ *    entries prefetched one index ahead of being read;
+ *  - a successor's stored entry becomes its turn value (§5.8) and an integer score through a
+ *    per-child table: 256 entries per legacy file, one per key1 value of a .sec2 file.
+ * Index self-check: every index's board (stepped, or unranked at a chunk start) must give the
+ * index back through the rank arithmetic (g_rank), every unranked board and every marker index
+ * also through the reference ma_malom_index_rank; a failure is MA_EINTERNAL as before.
+ */
+
+/* §5.8 order as one integer: key1 first; among key1 < 0 a larger key2 is better, among key1 > 0 a
+ * smaller one; key2 is ignored when key1 = 0. Exact while |key1| < 2^29 (checked in fast_setup). */
+static inline int64_t value_score(ma_malom_value m)
+{
+    int64_t adj = m.key1 > 0 ? -(int64_t)m.key2 : m.key1 < 0 ? (int64_t)m.key2 : 0;
+    return (int64_t)m.key1 * ((int64_t)1 << 33) + adj;
+}
+
+enum { TS_OK = 0, TS_BROKEN = 1, TS_SLOW = 2 };
+
+/* The turn value of a child entry, by legacy byte. */
+struct byte_turn {
+    int64_t score;
+    ma_malom_value m;
+    uint8_t status; /* TS_* */
+};
+
+/* The turn value of a .sec2 child entry with key1 = k: m.key1 = key1, m.key2 = mul * key2 + add. */
+struct key1_turn {
+    int32_t key1;
+    int8_t mul, add;
+};
+
+struct fchild {
+    const ma_malom_file *file; /* NULL: absent */
+    ma_malom_view view;        /* entries possibly a huge-page copy */
+    int32_t v;                 /* v(child) */
+    struct byte_turn *bytes;   /* legacy child: 256 entries */
+    struct key1_turn *key1s;   /* .sec2 child: 2^f1 entries, indexed by key1 + 2^(f1-1) */
+    int32_t key1_bias;
+};
+
+struct fast {
+    ma_vrules rules;           /* the sector's rules on Malom-numbered points */
+    ma_malom_view self;
+    struct fchild ch[MA_TURN_KINDS];
+    int w, b;
+    uint64_t per_rep;          /* C(24 - W, B): indices per representative */
+    ma_malom_value no_turn, win1;
+    int64_t no_turn_score;
+    void *resident[MA_TURN_KINDS];
+};
+
+/* One index between its preparation (board, turns, successor ranks, prefetches issued) and its
+ * evaluation: two are in flight per thread, so the successors' entries of one index arrive from
+ * memory while the next one is generated and ranked. */
+struct fpending {
+    uint64_t idx;
+    uint32_t rep, opp;   /* Malom-numbered board */
+    int marker;
+    int state;           /* 0 marker index, 1 canonical with a marker stored, 2 value fixed by the
+                            rules, 3 needs its successors */
+    ma_malom_entry st;
+    ma_malom_value fixed;
+    ma_vturns turns;
+    uint64_t succ[MA_VRULES_MAX_TURNS];
+};
+
+struct fworker {
+    ma_malom_rank_cache cache;
+    struct fpending slot[2];
+    /* the representative being walked */
+    uint64_t f;          /* its rank */
+    uint32_t rep, free_pts;
+    int nstab;
+    uint8_t stab[MA_MALOM_SYM_OPS];
+    int group_valid;
+    /* the last index prepared */
+    uint64_t seq_idx, seq_g;
+    uint32_t seq_opp;
+    int seq_valid;
+};
+
+static uint32_t relabel(uint32_t open_mask)
+{
+    return ma_malom_mask_from_open(open_mask);
+}
+
+/* The sector's rules with every point mask moved to Malom's numbering: move generation only
+ * combines masks, so it works unchanged on relabelled boards. */
+static void rules_to_malom(const ma_vrules *open, ma_vrules *m)
+{
+    *m = *open;
+    for (int p = 0; p < MA_POINTS; p++) {
+        int q = __builtin_ctz(relabel(1u << p));
+        m->adj[q] = relabel(open->adj[p]);
+        m->n_partners[q] = open->n_partners[p];
+        for (int i = 0; i < open->n_partners[p]; i++)
+            m->partners[q][i] = relabel(open->partners[p][i]);
+    }
+    for (int i = 0; i < open->n_lines; i++)
+        m->lines[i] = relabel(open->lines[i]);
+}
+
+static void fast_free(struct fast *f)
+{
+    if (!f)
+        return;
+    for (int k = 0; k < MA_TURN_KINDS; k++) {
+        free(f->ch[k].bytes);
+        free(f->ch[k].key1s);
+        free(f->resident[k]);
+    }
+    free(f);
+}
+
+static int32_t abs32(int32_t x)
+{
+    return x < 0 ? (x == INT32_MIN ? INT32_MAX : -x) : x;
+}
+
+/* Builds the turn tables of child k; 0 or MA_ENOMEM. */
+static int child_tables(struct fchild *c, int32_t v_parent)
+{
+    if (c->view.entry_size == 1) {
+        c->bytes = malloc(256 * sizeof *c->bytes);
+        if (!c->bytes)
+            return MA_ENOMEM;
+        uint8_t all[256];
+        for (int e = 0; e < 256; e++)
+            all[e] = (uint8_t)e;
+        ma_malom_view one = c->view;
+        one.entries = all;
+        for (int e = 0; e < 256; e++) {
+            struct byte_turn *t = &c->bytes[e];
+            ma_malom_entry en;
+            memset(t, 0, sizeof *t);
+            if (!ma_malom_view_entry(&one, (uint64_t)e, &en)) {
+                t->status = TS_SLOW;
+            } else if (en.kind == MA_MALOM_SYM) {
+                t->status = TS_BROKEN;
+            } else {
+                ma_malom_value cv = {en.key1, en.key2};
+                t->m = ma_malom_turn_value(cv, c->v, v_parent);
+                t->score = value_score(t->m);
+            }
+        }
+        return MA_OK;
+    }
+    int n = 1 << c->view.f1;
+    c->key1_bias = n / 2;
+    c->key1s = malloc((size_t)n * sizeof *c->key1s);
+    if (!c->key1s)
+        return MA_ENOMEM;
+    for (int i = 0; i < n; i++) {
+        int32_t k1 = i - c->key1_bias;
+        /* The key2 coefficients read off ma_malom_turn_value at two key2 values. */
+        ma_malom_value a = ma_malom_turn_value((ma_malom_value){k1, 0}, c->v, v_parent);
+        ma_malom_value b = ma_malom_turn_value((ma_malom_value){k1, 1}, c->v, v_parent);
+        c->key1s[i].key1 = a.key1;
+        c->key1s[i].add = (int8_t)a.key2;
+        c->key1s[i].mul = (int8_t)(b.key2 - a.key2);
+    }
+    return MA_OK;
+}
+
+/* Successor files up to this total are copied into huge-page backed memory: their entries are
+ * read at random, and with 4 KiB pages nearly every read also misses the TLB. */
+#define RESIDENT_BUDGET ((uint64_t)1 << 30)
+#define HUGE_PAGE ((size_t)2 << 20)
+
+static void make_resident(struct fast *f, const struct shared *sh)
+{
+    uint64_t total = 0;
+    for (int k = 0; k < MA_TURN_KINDS; k++) {
+        int dup = 0;
+        for (int i = 0; i < k; i++)
+            dup |= f->ch[i].file == f->ch[k].file;
+        if (f->ch[k].file && !dup)
+            total += ma_malom_file_entry_count(f->ch[k].file) * (uint64_t)f->ch[k].view.entry_size;
+    }
+    if (total > RESIDENT_BUDGET || total < HUGE_PAGE)
+        return;
+    for (int k = 0; k < MA_TURN_KINDS; k++) {
+        struct fchild *c = &f->ch[k];
+        if (!c->file)
+            continue;
+        int same = -1;
+        for (int i = 0; i < k && same < 0; i++)
+            if (f->ch[i].file == c->file && f->resident[i])
+                same = i;
+        if (same >= 0) {
+            c->view.entries = f->ch[same].view.entries;
+            continue;
+        }
+        size_t bytes = (size_t)(ma_malom_file_entry_count(c->file) * (uint64_t)c->view.entry_size);
+        size_t alloc = (bytes + HUGE_PAGE - 1) / HUGE_PAGE * HUGE_PAGE;
+        void *mem = aligned_alloc(HUGE_PAGE, alloc);
+        if (!mem)
+            continue;
+        madvise(mem, alloc, MADV_HUGEPAGE);
+        memcpy(mem, c->view.entries, bytes);
+        f->resident[k] = mem;
+        c->view.entries = mem;
+    }
+    (void)sh;
+}
+
+/* Sets up the fast path, or leaves sh->fast NULL when it does not apply (values too large for the
+ * integer score). 0 or MA_ENOMEM. */
+static int fast_setup(struct shared *sh)
+{
+    int32_t big = 0;
+    big = abs32(sh->frame.v) > big ? abs32(sh->frame.v) : big;
+    big = abs32(sh->frame.vw) > big ? abs32(sh->frame.vw) : big;
+    big = abs32(sh->frame.vl) > big ? abs32(sh->frame.vl) : big;
+    for (int k = 0; k < MA_TURN_KINDS; k++)
+        if (sh->child[k])
+            big = abs32(sh->child_frame[k].v) > big ? abs32(sh->child_frame[k].v) : big;
+    /* stored key1 < 2^13 in magnitude, so every turn value's key1 stays below 2^28 */
+    if (big > (1 << 26))
+        return MA_OK;
+    struct fast *f = calloc(1, sizeof *f);
+    if (!f)
+        return MA_ENOMEM;
+    rules_to_malom(&sh->rules, &f->rules);
+    ma_malom_file_view(sh->in->file, &f->self);
+    f->w = sh->sector.w;
+    f->b = sh->sector.b;
+    f->per_rep = ma_malom_hash_count(f->w, f->b) / ma_malom_f_count(f->w);
+    f->no_turn = ma_malom_no_turn(&sh->frame);
+    f->win1 = ma_malom_win_in_one(&sh->frame);
+    f->no_turn_score = value_score(f->no_turn);
+    for (int k = 0; k < MA_TURN_KINDS; k++) {
+        struct fchild *c = &f->ch[k];
+        c->file = sh->child[k];
+        if (!c->file)
+            continue;
+        ma_malom_file_view(c->file, &c->view);
+        c->v = sh->child_frame[k].v;
+        if (child_tables(c, sh->frame.v)) {
+            fast_free(f);
+            return MA_ENOMEM;
+        }
+    }
+    make_resident(f, sh);
+    sh->fast = f;
+    return MA_OK;
+}
+
+/* The next subset of free_pts of the same size in colex order; x must not be the last one. The
+ * addition carries through the lowest run of x (non-free points are set so the carry skips them)
+ * onto the next free point; the run's other stones return to the lowest free points. */
+static inline uint32_t next_subset(uint32_t x, uint32_t free_pts)
+{
+    uint32_t sum = ((x | ~free_pts) + (x & (0u - x))) & free_pts;
+    int lost = __builtin_popcount(x) - __builtin_popcount(sum);
+    uint32_t fill = 0;
+    for (; lost > 0; lost--, free_pts &= free_pts - 1)
+        fill |= free_pts & (0u - free_pts);
+    return sum | fill;
+}
+
+static int index_bug(struct worker *w, uint64_t idx, uint64_t back)
+{
+    const struct shared *sh = w->sh;
+    char sec[16];
+    ma_sector_format(sh->sector, sec, sizeof sec);
+    return ma_error_set(&w->err, MA_EINTERNAL,
+                        "%s: sector %s: offset %llu: index %llu does not round-trip (rank gives "
+                        "%llu): checker index bug",
+                        sh->in->path ? sh->in->path : "(sector file)", sec,
+                        (unsigned long long)ma_malom_file_entry_offset(sh->in->file, idx),
+                        (unsigned long long)idx, (unsigned long long)back);
+}
+
+/* Board of index idx into fw->rep / fw->seq_opp: stepped from the previous index when possible,
+ * else unranked (a new chunk or representative), then checked against the reference rank. */
+static int fast_board(struct worker *w, uint64_t idx)
+{
+    const struct shared *sh = w->sh;
+    const struct fast *f = sh->fast;
+    struct fworker *fw = w->fw;
+    if (fw->seq_valid && idx == fw->seq_idx + 1 && fw->seq_g + 1 < f->per_rep) {
+        fw->seq_opp = next_subset(fw->seq_opp, fw->free_pts);
+        fw->seq_g++;
+        fw->seq_idx = idx;
+        return MA_OK;
+    }
+    uint32_t rep, opp;
+    ma_malom_index_unrank_malom(sh->in->ix, f->w, f->b, idx, &rep, &opp);
+    uint64_t fr = idx / f->per_rep;
+    if (!fw->group_valid || fw->f != fr) {
+        fw->f = fr;
+        fw->rep = rep;
+        fw->free_pts = ~rep & MA_FULL_MASK;
+        fw->nstab = 0;
+        for (int op = 0; op < MA_MALOM_SYM_OPS - 1; op++)
+            if (ma_malom_apply_mask(op, rep) == rep)
+                fw->stab[fw->nstab++] = (uint8_t)op;
+        fw->group_valid = 1;
+    }
+    fw->seq_opp = opp;
+    fw->seq_g = idx % f->per_rep;
+    fw->seq_idx = idx;
+    fw->seq_valid = 1;
+    /* The reference round trip of the old per-index path, once per chunk or representative. */
+    ma_board pos = {ma_malom_mask_to_open(rep), ma_malom_mask_to_open(opp)};
+    int marker = ma_malom_index_marker(sh->in->ix, f->w, f->b, idx);
+    uint64_t back = ma_malom_index_rank(sh->in->ix, pos, NULL);
+    if ((marker < 0) != (back == idx))
+        return index_bug(w, idx, back);
+    return MA_OK;
+}
+
+static void fast_prepare(struct worker *w, struct fpending *p, uint64_t idx)
+{
+    const struct shared *sh = w->sh;
+    const struct fast *f = sh->fast;
+    struct fworker *fw = w->fw;
+    p->idx = idx;
+    p->state = -1;
+    if (fast_board(w, idx)) {
+        w->rc = MA_EINTERNAL;
+        return;
+    }
+    uint32_t rep = fw->rep, opp = fw->seq_opp;
+    p->rep = rep;
+    p->opp = opp;
+    /* §4.6 on the representative's stabiliser: the smallest op reaching the least image. */
+    int marker = -1;
+    uint32_t least = opp;
+    for (int i = 0; i < fw->nstab; i++) {
+        uint32_t img = ma_malom_apply_mask(fw->stab[i], opp);
+        if (img < least) {
+            least = img;
+            marker = fw->stab[i];
+        }
+    }
+    p->marker = marker;
+    /* The raw index of the board must be idx: stepping and ranking agree. */
+    uint64_t g = ma_malom_g_rank(rep, opp);
+    if (g != fw->seq_g) {
+        w->rc = index_bug(w, idx, fw->f * f->per_rep + g);
+        return;
+    }
+    if (!ma_malom_view_entry(&f->self, idx, &p->st))
+        ma_malom_file_entry(sh->in->file, idx, &p->st);
+    if (marker >= 0) {
+        p->state = 0;
+        return;
+    }
+    if (p->st.kind == MA_MALOM_SYM) {
+        p->state = 1;
+        return;
+    }
+    p->state = 2;
+    if (sh->in->full_board_draw && f->w == 12 && f->b == 12) {
+        p->fixed.key1 = 0;
+        p->fixed.key2 = 0;
+        return;
+    }
+    ma_vturns *t = &p->turns;
+    ma_board pos = {rep, opp};
+    ma_vrules_generate(&f->rules, pos, t);
+    if (t->immediate_wins > 0) {
+        /* A win in 1 is the largest value any turn can have, so no successor can change it. */
+        p->fixed = f->win1;
+        return;
+    }
+    if (t->n == 0) {
+        p->fixed = f->no_turn;
+        return;
+    }
+    p->state = 3;
+    ma_malom_index_rank_many(sh->in->ix, &fw->cache, t->succ, t->n, p->succ);
+    for (int i = 0; i < t->n; i++) {
+        const struct fchild *c = &f->ch[t->kind[i]];
+        if (c->file)
+            __builtin_prefetch(c->view.entries + p->succ[i] * (uint64_t)c->view.entry_size);
+    }
+}
+
+/* The turn value of successor i (which lies in an existing child file): TS_OK with *m and *score,
+ * or TS_BROKEN when the child's canonical entry is a marker. */
+static inline int turn_of(const struct shared *sh, const struct fchild *c, uint64_t idx,
+                          ma_malom_value *m, int64_t *score)
+{
+    ma_malom_entry e;
+    if (c->bytes) {
+        const struct byte_turn *t = &c->bytes[c->view.entries[idx]];
+        if (t->status == TS_OK) {
+            *m = t->m;
+            *score = t->score;
+            return TS_OK;
+        }
+        if (t->status == TS_BROKEN)
+            return TS_BROKEN;
+        ma_malom_file_entry(c->file, idx, &e);
+    } else if (!ma_malom_view_entry(&c->view, idx, &e)) {
+        ma_malom_file_entry(c->file, idx, &e);
+    } else if (e.kind != MA_MALOM_SYM) {
+        const struct key1_turn *t = &c->key1s[e.key1 + c->key1_bias];
+        m->key1 = t->key1;
+        m->key2 = t->mul * e.key2 + t->add;
+        *score = value_score(*m);
+        return TS_OK;
+    }
+    if (e.kind == MA_MALOM_SYM)
+        return TS_BROKEN;
+    ma_malom_value cv = {e.key1, e.key2};
+    *m = ma_malom_turn_value(cv, c->v, sh->frame.v);
+    *score = value_score(*m);
+    return TS_OK;
+}
+
+static int fast_finish(struct worker *w, struct fpending *p)
+{
+    const struct shared *sh = w->sh;
+    const struct fast *f = sh->fast;
+    if (p->state < 0)
+        return w->rc;
+    ma_mcheck_item it;
+    memset(&it, 0, sizeof it);
+    it.entry = p->idx;
+    it.stored = p->st;
+    it.expected_marker = p->marker;
+    it.derived_full = 1;
+    if (p->state == 0) {
+        w->part.markers++;
+        /* The marker index against the reference: rank gives the class's canonical board, which
+         * the prescribed op must produce. */
+        ma_board pos = {ma_malom_mask_to_open(p->rep), ma_malom_mask_to_open(p->opp)}, canon;
+        uint64_t back = ma_malom_index_rank(sh->in->ix, pos, &canon);
+        if (back == p->idx)
+            return index_bug(w, p->idx, back);
+        ma_board image = ma_malom_sym_apply(p->marker, pos);
+        if (p->st.kind == MA_MALOM_SYM && p->st.sym_op == p->marker &&
+            image.mover == canon.mover && image.opp == canon.opp) {
+            w->part.verified++;
+            return MA_OK;
+        }
+        it.cls = MA_MCHECK_SYMMETRY;
+        it.root = 1;
+        return add_item(w, &it);
+    }
+    w->part.canonical++;
+    if (p->state == 1) {
+        it.cls = MA_MCHECK_SYMMETRY;
+        it.root = 1;
+        return add_item(w, &it);
+    }
+    struct derivation d;
+    memset(&d, 0, sizeof d);
+    d.full = 1;
+    if (p->state == 2) {
+        d.best = p->fixed;
+        d.fixed = 1;
+        return conclude(w, &it, &p->st, &d);
+    }
+    const ma_vturns *t = &p->turns;
+    ma_malom_value best = f->no_turn;
+    int64_t best_score = f->no_turn_score;
+    for (int i = 0; i < t->n; i++) {
+        int k = t->kind[i];
+        const struct fchild *c = &f->ch[k];
+        if (!c->file) {
+            d.full = 0;
+            d.missing = 1;
+            d.missing_kind[k] = 1;
+            continue;
+        }
+        ma_malom_value m;
+        int64_t sc;
+        if (turn_of(sh, c, p->succ[i], &m, &sc) != TS_OK) {
+            d.full = 0;
+            d.broken = 1;
+            continue;
+        }
+        if (sc > best_score) {
+            best_score = sc;
+            best = m;
+        }
+    }
+    d.best = best;
+    /* Fast path for the common case: fully derived and equal to a well-formed stored value. */
+    return conclude(w, &it, &p->st, &d);
+}
+
+static void fast_chunk(struct worker *w, uint64_t lo, uint64_t hi)
+{
+    struct fworker *fw = w->fw;
+    struct fpending *prev = NULL;
+    for (uint64_t i = lo; i < hi && !w->rc; i++) {
+        struct fpending *cur = &fw->slot[i & 1];
+        fast_prepare(w, cur, i);
+        if (prev && !w->rc) {
+            int rc = fast_finish(w, prev);
+            if (rc && !w->rc)
+                w->rc = rc;
+        }
+        prev = cur;
+    }
+    if (prev && !w->rc) {
+        int rc = fast_finish(w, prev);
+        if (rc)
+            w->rc = rc;
+    }
 }
 
 static void *work(void *arg)
@@ -267,7 +804,10 @@ static void *work(void *arg)
     struct worker *w = arg;
     struct shared *sh = w->sh;
     ma_vturns *turns = malloc(sizeof *turns);
-    if (!turns) {
+    if (sh->fast)
+        w->fw = calloc(1, sizeof *w->fw);
+    if (!turns || (sh->fast && !w->fw)) {
+        free(turns);
         w->rc = ma_error_set(&w->err, MA_ENOMEM, "malom check: out of memory");
         atomic_store(&sh->failed, 1);
         return NULL;
@@ -283,19 +823,32 @@ static void *work(void *arg)
         if (lo >= sh->entries)
             break;
         uint64_t hi = lo + CHUNK < sh->entries ? lo + CHUNK : sh->entries;
-        for (uint64_t i = lo; i < hi; i++) {
-            int rc = check_index(w, i, turns);
-            if (rc) {
-                w->rc = rc;
+        if (sh->fast) {
+            fast_chunk(w, lo, hi);
+            if (w->rc) {
+                if (w->rc == MA_ENOMEM && w->err.code != MA_ENOMEM)
+                    ma_error_set(&w->err, MA_ENOMEM, "malom check: out of memory");
                 atomic_store(&sh->failed, 1);
-                break;
+            }
+        } else {
+            for (uint64_t i = lo; i < hi; i++) {
+                int rc = check_index(w, i, turns);
+                if (rc) {
+                    w->rc = rc;
+                    atomic_store(&sh->failed, 1);
+                    break;
+                }
             }
         }
+        if (w->rc)
+            break;
         atomic_fetch_add(&sh->done, hi - lo);
         if (sh->in->progress)
             ma_progress_add(sh->in->progress, hi - lo);
     }
     free(turns);
+    free(w->fw);
+    w->fw = NULL;
     return NULL;
 }
 
@@ -340,7 +893,10 @@ int ma_mcheck_sector(ma_mcheck_result *out, const ma_mcheck_input *in, ma_error 
     if (!sh)
         return ma_error_set(err, MA_ENOMEM, "malom check: out of memory");
     int rc = setup(sh, in, err);
+    if (!rc && !in->reference && fast_setup(sh))
+        rc = ma_error_set(err, MA_ENOMEM, "malom check: out of memory");
     if (rc) {
+        fast_free(sh->fast);
         free(sh);
         return rc;
     }
@@ -350,6 +906,7 @@ int ma_mcheck_sector(ma_mcheck_result *out, const ma_mcheck_input *in, ma_error 
     if (!ws || !tid) {
         free(ws);
         free(tid);
+        fast_free(sh->fast);
         free(sh);
         return ma_error_set(err, MA_ENOMEM, "malom check: out of memory");
     }
@@ -409,6 +966,7 @@ int ma_mcheck_sector(ma_mcheck_result *out, const ma_mcheck_input *in, ma_error 
         qsort(out->items, out->n_items, sizeof *out->items, cmp_items);
     if (!rc && atomic_load(&sh->canceled))
         rc = ma_error_set(err, MA_ECANCELED, "malom check: check of the sector canceled");
+    fast_free(sh->fast);
     free(sh);
     out->seconds = ma_now() - t0;
     if (rc) {

@@ -105,6 +105,10 @@ typedef struct ma_mcheck_input {
     /* When non-NULL and set non-zero (by a signal handler), the check stops at the next chunk
      * and returns MA_ECANCELED; its partial result is discarded. */
     const volatile sig_atomic_t *cancel;
+    /* 1: check every index with the straightforward reference path (unrank, rank, derive one
+     * successor at a time) instead of the table-driven one; both give identical results (the
+     * unit tests compare them). 0 (default) picks the fast path whenever it applies. */
+    int reference;
 } ma_mcheck_input;
 
 /* Prepares ix for the W of s and of each successor sector of s. */
