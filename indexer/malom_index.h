@@ -132,10 +132,15 @@ typedef struct ma_malom_rank_slot {
     uint8_t w;
     uint8_t nops;    /* 0: the slot is empty */
     uint8_t ops[MA_MALOM_SYM_OPS];
+    uint8_t q[MA_POINTS]; /* q[p]: the number of points below p not in rep (§4.4 compress) */
 } ma_malom_rank_slot;
 typedef struct ma_malom_rank_cache {
     ma_malom_rank_slot slot[MA_MALOM_RANK_CACHE];
 } ma_malom_rank_cache;
+
+/* The compress step of §4.4 uses the CPU's bit-extract instruction (BMI2 pext) when it is a fast
+ * one, detected at create; on = 0 forces the portable loop (tests run both; results are equal). */
+void ma_malom_index_use_bit_extract(ma_malom_index *ix, int on);
 
 /* out[i] = the canonical index (ma_malom_index_rank) of the Malom-numbered board malom_boards[i],
  * i < n. The mover count of every board must be prepared. */
