@@ -80,6 +80,11 @@ struct ma_malom_index {
      * BMI2 bit extract, when the CPU has a fast one. */
     uint32_t colex_byte[3][MA_MALOM_MAX_STONES + 1][256];
     int use_pext;
+    /* stabs[w][f_rank]: bit set of the ops fixing that representative (identity included); built
+     * with the mover table. compose[a][b]: the op equal to a applied after b. Together they give
+     * every op that maps a mask onto its representative: stab(rep) composed with one such op. */
+    uint16_t *stabs[MA_MALOM_MAX_STONES + 1];
+    uint8_t compose[MA_MALOM_SYM_OPS][MA_MALOM_SYM_OPS];
 };
 
 #define MOVER_RANK_MASK 0x3FFFFu /* f_count(12) = 170854 < 2^18 */
@@ -206,6 +211,17 @@ int ma_malom_index_create(ma_malom_index **out, ma_error *err)
                 ix->colex_byte[k][j][x] = sum;
             }
     ix->use_pext = cpu_has_fast_pext();
+    for (int a = 0; a < MA_MALOM_SYM_OPS; a++)
+        for (int b = 0; b < MA_MALOM_SYM_OPS; b++) {
+            /* the op whose image of every single point equals a(b(point)) */
+            for (int c = 0; c < MA_MALOM_SYM_OPS; c++) {
+                int same = 1;
+                for (int p = 0; p < MA_POINTS && same; p++)
+                    same = apply_mask(c, 1u << p) == apply_mask(a, apply_mask(b, 1u << p));
+                if (same)
+                    ix->compose[a][b] = (uint8_t)c;
+            }
+        }
     *out = ix;
     return MA_OK;
 }
@@ -222,6 +238,7 @@ void ma_malom_index_free(ma_malom_index *ix)
     for (int w = 0; w <= MA_MALOM_MAX_STONES; w++) {
         free(ix->reps[w]);
         free(ix->movers[w]);
+        free(ix->stabs[w]);
     }
     free(ix);
 }
@@ -501,8 +518,19 @@ int ma_malom_index_prepare_movers(ma_malom_index *ix, int w, ma_error *err)
         return MA_OK;
     uint32_t total = binom_table[MA_POINTS][w];
     uint32_t *tab = malloc(sizeof *tab * total);
-    if (!tab)
+    uint16_t *stabs = malloc(sizeof *stabs * ix->rep_count[w]);
+    if (!tab || !stabs) {
+        free(tab);
+        free(stabs);
         return ma_error_set(err, MA_ENOMEM, "malom index: out of memory for the W=%d mover table", w);
+    }
+    for (uint32_t r = 0; r < ix->rep_count[w]; r++) {
+        uint16_t bits = 0;
+        for (int op = 0; op < MA_MALOM_SYM_OPS; op++)
+            if (apply_mask(op, ix->reps[w][r]) == ix->reps[w][r])
+                bits |= (uint16_t)(1u << op);
+        stabs[r] = bits;
+    }
     uint32_t m = w ? ((1u << w) - 1u) : 0u;
     for (uint32_t i = 0; i < total; i++) {
         uint32_t rep = m;
@@ -524,6 +552,7 @@ int ma_malom_index_prepare_movers(ma_malom_index *ix, int w, ma_error *err)
         }
     }
     ix->movers[w] = tab;
+    ix->stabs[w] = stabs;
     return MA_OK;
 }
 
@@ -533,14 +562,21 @@ static void fill_slot(const ma_malom_index *ix, ma_malom_rank_slot *s, uint32_t 
     s->mover = m;
     s->w = (uint8_t)w;
     if (ix->movers[w]) {
-        uint32_t t = ix->movers[w][mask_colex(m)];
+        int j1 = __builtin_popcount(m & 0xFFu), j2 = j1 + __builtin_popcount(m & 0xFF00u);
+        uint32_t colex = ix->colex_byte[0][0][m & 0xFFu] + ix->colex_byte[1][j1][(m >> 8) & 0xFFu] +
+                         ix->colex_byte[2][j2][m >> 16];
+        uint32_t t = ix->movers[w][colex];
         int op0 = (int)(t >> MOVER_OP_SHIFT & 0xFu);
         s->f_rank = t & MOVER_RANK_MASK;
         s->rep = apply_mask(op0, m);
         s->ops[0] = (uint8_t)op0;
         s->nops = 1;
-        if (!(t & MOVER_MULTI))
-            return;
+        if (t & MOVER_MULTI) {
+            s->nops = 0;
+            for (uint32_t st = ix->stabs[w][s->f_rank]; st; st &= st - 1)
+                s->ops[s->nops++] = ix->compose[__builtin_ctz(st)][op0];
+        }
+        return;
     } else {
         uint32_t rep = m;
         for (int op = 0; op < MA_MALOM_SYM_OPS - 1; op++) {
