@@ -217,7 +217,7 @@ uint64_t ma_malom_file_entry_offset(const ma_malom_file *f, uint64_t index)
 }
 
 /* One pass over all entries merged with the overflow table: every inline SPEC has a record and
- * every record an inline SPEC; overflowed magnitudes exceed the inline range; markers name 0..14. */
+ * every record an inline SPEC; overflowed magnitudes exceed the inline range. */
 static int sec2_scan(ma_malom_file *f, ma_error *err)
 {
     int rc = MA_OK;
@@ -245,10 +245,8 @@ static int sec2_scan(ma_malom_file *f, ma_error *err)
                  "overflow record %u: entry %llu does not say overflow (field 2 = %d)", j,
                  (unsigned long long)i, k2);
         }
-        if (k1 == 0 && k2 < -(MA_MALOM_SYM_OPS - 1))
-            FAIL(MA_EFORMAT, ma_malom_file_entry_offset(f, i),
-                 "entry %llu: symmetry marker with op %lld (must be 0..14)", (unsigned long long)i,
-                 -(long long)k2 - 1);
+        /* A marker naming an op >= 15 (no such symmetry) is left to the checker: it is a wrong
+         * marker at that entry (symmetry-inconsistency), not a reason to distrust the file. */
     }
     return MA_OK;
 fail:
@@ -331,6 +329,12 @@ int ma_malom_file_open_sec2(ma_malom_file **out, const char *path, ma_variant va
         FAIL(MA_EFORMAT, 12, "stone_diff_flag %u, expected 0 or 1", flag);
     int want_size = flag ? 2 : 3;
     int want_f1 = flag ? 6 : (variant == MA_VARIANT_STD ? 12 : 14);
+    int other_f1 = !flag ? 6 : (variant == MA_VARIANT_STD ? 12 : 14);
+    /* Both layout fields agree with the other build: the flag is the field that is wrong. */
+    if ((esize != want_size || f1 != want_f1) && esize == (flag ? 3 : 2) && f1 == other_f1)
+        FAIL(MA_EFORMAT, 12, "stone_diff_flag %u, but eval_struct_size %d and field2_offset %d are "
+             "the %s%s layout", flag, esize, f1, variant_word(variant),
+             flag ? "" : " STONE_DIFF");
     if (esize != want_size)
         FAIL(MA_EFORMAT, 4, "eval_struct_size %d, but %s files have %d", esize,
              flag ? "STONE_DIFF" : "non-STONE_DIFF", want_size);

@@ -6,7 +6,9 @@
  *
  * A file is memory-mapped read-only and validated completely when opened: length, header,
  * overflow table (sorted, unique, in range, one-to-one with the inline overflow markers,
- * magnitudes beyond the inline maximum) and entry well-formedness (marker ops 0..14). After a
+ * magnitudes beyond the inline maximum). An entry's contents never make the file unusable: a
+ * `.sec2` marker naming an op >= 15 (no such symmetry, §4.1) decodes as a Sym entry with that op,
+ * and the checker reports it at its index (symmetry-inconsistency). After a
  * successful open, reading any entry below the entry count is a plain memory access that cannot
  * fail and never reads outside the mapping. The entry count is hash_count(W, B) of the sector
  * (indexer/malom_index.h), never taken from the file.
@@ -48,7 +50,8 @@ typedef struct ma_malom_entry {
     int kind;     /* ma_malom_kind */
     int32_t key1; /* relative first key; 0 for Count and Sym */
     int32_t key2; /* second key, overflow resolved; -(op+1) for Sym */
-    int sym_op;   /* marker op 0..14 for Sym, -1 otherwise */
+    int sym_op;   /* marker op for Sym (0..14 for a real op; a .sec2 marker may name a
+                     non-existent op >= 15, which the checker reports), -1 otherwise */
 } ma_malom_entry;
 
 typedef enum ma_malom_outcome {

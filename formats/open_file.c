@@ -87,6 +87,45 @@ static void message_sector(const char *path, const uint8_t *hdr, char *buf, size
         goto out;                                                                                  \
     } while (0)
 
+/* Offsets of the sector fields (§5.1): variant 12, W 14, B 15, WF 16, BF 17. Messages name the
+ * offset of the field that is wrong, not the start of the sector. */
+static uint64_t impossible_field(ma_variant v, ma_sector s)
+{
+    int n = ma_variant_stones(v);
+    if (s.w > MA_POINTS)
+        return 14;
+    if (s.b > MA_POINTS)
+        return 15;
+    if (s.wf > MA_POINTS)
+        return 16;
+    if (s.bf > MA_POINTS)
+        return 17;
+    /* A bound on a pair: blame the stones in hand when they alone exceed what is left. */
+    if (s.w + s.wf > n || s.w + s.wf < 3)
+        return s.w > n ? 14 : 16;
+    if (s.b + s.bf > n || s.b + s.bf < 3)
+        return s.b > n ? 15 : 17;
+    return 14; /* W + B > 24 */
+}
+
+/* The header field that disagrees with the file name (its first one when several do). */
+static uint64_t name_field(const char *name, const ma_open_header *hd)
+{
+    ma_variant v;
+    ma_sector s;
+    if (ma_open_file_name_parse(name, &v, &s) != MA_OK || v != hd->variant)
+        return 12;
+    if (s.w != hd->sector.w)
+        return 14;
+    if (s.b != hd->sector.b)
+        return 15;
+    if (s.wf != hd->sector.wf)
+        return 16;
+    if (s.bf != hd->sector.bf)
+        return 17;
+    return 12;
+}
+
 /* Validates the 128 header bytes h of a file of `size` bytes (§5.1, §5.2) and fills f->header. */
 static int check_header(ma_open_file *f, const char *path, const uint8_t *h, uint64_t size,
                         ma_open_index *ix, int expect_name, ma_error *err)
@@ -117,12 +156,14 @@ static int check_header(ma_open_file *f, const char *path, const uint8_t *h, uin
     hd->sector.bf = h[17];
     if (hd->sector.w > MA_POINTS || hd->sector.b > MA_POINTS || hd->sector.wf > MA_POINTS ||
         hd->sector.bf > MA_POINTS || !ma_sector_valid(hd->variant, hd->sector))
-        FAIL(MA_EFORMAT, h, 14, "sector impossible for %s", ma_variant_name(hd->variant));
+        FAIL(MA_EFORMAT, h, impossible_field(hd->variant, hd->sector), "sector impossible for %s",
+             ma_variant_name(hd->variant));
     if (expect_name) {
         char want[64];
         ma_open_file_name(hd->variant, hd->sector, want, sizeof want);
         if (strcmp(base_name(path), want))
-            FAIL(MA_EFORMAT, h, 12, "header says %s, file name disagrees", want);
+            FAIL(MA_EFORMAT, h, name_field(base_name(path), hd), "header says %s, file name disagrees",
+                 want);
     }
     hd->entry_width = h[18];
     if (hd->entry_width != 2)

@@ -218,6 +218,36 @@ def test_sec2_fault_found_at_entry(millaudit, malom_fixtures, tmp_path, fault):
     assert_single_root(doc, "std_3_3_0_0", i, cls)
 
 
+@pytest.mark.parametrize("where", ["marker-index", "canonical-index"])
+@pytest.mark.parametrize("op", [15, 300])
+def test_sec2_marker_naming_no_op_is_one_discrepancy(millaudit_asan, malom_fixtures, tmp_path,
+                                                      where, op):
+    # Issue 9 item 13: a marker byte naming op >= 15 (there are 15 marker ops, 0..14) is a wrong
+    # marker at that entry, symmetry-inconsistency; the file stays usable and every other entry
+    # is still verified (it used to make the whole sector unusable, exit 3).
+    d = copy(malom_fixtures, tmp_path, "std-ultra-stonediff", ["std_3_3_0_0.sec2"])
+    f = d / "std_3_3_0_0.sec2"
+    data = bytearray(f.read_bytes())
+    count = 210140
+    is_marker = (lambda k: k[0] == 0 and k[1] < 0) if where == "marker-index" else \
+        (lambda k: k[0] != 0)
+    i = next(i for i in range(1000, count) if is_marker(sec2_get(data, i)))
+    sec2_put(data, i, 0, -(op + 1))
+    f.write_bytes(bytes(data))
+    p, doc = verify_json(millaudit_asan, d, check=1)
+    s, rows = rows_of(doc, "std_3_3_0_0")
+    assert [r["entry"] for r in rows] == [i]
+    assert rows[0]["class"] == "symmetry-inconsistency" and rows[0]["root"]
+    assert s["discrepancies"] == 1
+    if where == "marker-index":
+        assert s["verified"] == count - 1
+    else:
+        # the parents of that position cannot use it (a marker where their successor's value
+        # belongs): they are checked within bounds, never counted verified
+        assert s["within_bounds"] > 0 and s["verified"] + s["within_bounds"] == count - 1
+    assert "unusable" not in p.stderr
+
+
 def test_sec2_draw_class_fault(millaudit, malom_fixtures, tmp_path):
     names = ["std_2_2_7_7.sec2", "std_2_3_7_6.sec2", "std_1_3_7_6.sec2", "std.secval"]
     d = copy(malom_fixtures, tmp_path, "original-excerpt", names)

@@ -135,7 +135,7 @@ MALFORMED = [
     ("header size", {"header_size": 256}, 10, "header size 256"),
     ("variant", {"variant_id": 7}, 12, "unknown variant 7"),
     ("rule flags", {"rule_flags": 1}, 13, "rule flags 0x01"),
-    ("impossible sector", {"bf": 1}, 14, "sector impossible"),
+    ("impossible sector", {"bf": 1}, 17, "sector impossible"),  # BF, the field that is wrong
     ("entry width", {"entry_width": 4}, 18, "entry width 4"),
     ("encoding", {"value_encoding": 0}, 19, "value encoding 0"),
     ("scheme", {"index_scheme": 9}, 20, "index scheme 9"),
@@ -167,7 +167,8 @@ def test_name_and_header_disagree(millaudit_asan, tmp_path):
     path = mkopen.write(tmp_path, "std", "0_1_3_2", {0: "draw", 1: "draw", 3: "draw", 4: "draw"},
                         name="std_0_1_3_3.mdb")
     proc = millaudit_asan.run("dump", path, check=3)
-    assert f"{path}: sector 0_1_3_2: offset 12: header says std_0_1_3_2.mdb" in proc.stderr
+    # the offset is the field that disagrees with the name: BF at 17 (issue 9 item 10)
+    assert f"{path}: sector 0_1_3_2: offset 17: header says std_0_1_3_2.mdb" in proc.stderr
 
 
 def test_unusable_directories(millaudit_asan, tmp_path):

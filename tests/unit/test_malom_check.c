@@ -27,6 +27,7 @@ typedef struct ctx {
     char fixtures[512];
     char tmpdir[64];
     ma_malom_index *ix;
+    ma_malom_index *ix_tables; /* prepared by ma_mcheck_prepare_index (mover tables too) */
 } ctx;
 
 static int setup(void **state)
@@ -46,6 +47,10 @@ static int setup(void **state)
     assert_int_equal(ma_malom_index_create(&c->ix, &err), MA_OK);
     assert_int_equal(ma_malom_index_prepare(c->ix, 3, &err), MA_OK);
     assert_int_equal(ma_malom_index_prepare(c->ix, 4, &err), MA_OK);
+    assert_int_equal(ma_malom_index_create(&c->ix_tables, &err), MA_OK);
+    static const ma_sector used[] = {{3, 3, 0, 0}, {3, 4, 0, 0}, {4, 3, 0, 0}};
+    for (int i = 0; i < 3; i++)
+        assert_int_equal(ma_mcheck_prepare_index(c->ix_tables, MA_VARIANT_STD, used[i], &err), MA_OK);
     *state = c;
     return 0;
 }
@@ -58,6 +63,7 @@ static int teardown(void **state)
     if (system(cmd) != 0)
         fprintf(stderr, "could not remove %s\n", c->tmpdir);
     ma_malom_index_free(c->ix);
+    ma_malom_index_free(c->ix_tables);
     free(c);
     return 0;
 }
@@ -318,6 +324,175 @@ static void test_full_board_rule(void **state)
     ma_mcheck_result_free(&r);
 }
 
+/* Checks `file` (children as given) on the reference path and on the fast path, with 1 and 2
+ * threads, and requires identical results: every counter and every discrepancy row. */
+static void expect_paths_agree(ctx *c, const ma_malom_file *file,
+                               const ma_malom_file *const child[MA_TURN_KINDS])
+{
+    ma_error err;
+    ma_mcheck_result ref, fast;
+    ma_mcheck_input in;
+    memset(&in, 0, sizeof in);
+    in.ix = c->ix;
+    in.file = file;
+    in.full_board_draw = 1;
+    in.threads = 1;
+    for (int k = 0; k < MA_TURN_KINDS; k++)
+        in.child[k] = child[k];
+    in.reference = 1;
+    assert_int_equal(ma_mcheck_sector(&ref, &in, &err), MA_OK);
+    for (int threads = 1; threads <= 2; threads++) {
+        in.reference = 0;
+        in.threads = threads;
+        in.ix = threads == 1 ? c->ix : c->ix_tables; /* without and with the mover tables */
+        assert_int_equal(ma_mcheck_sector(&fast, &in, &err), MA_OK);
+        assert_int_equal(fast.entries, ref.entries);
+        assert_int_equal(fast.markers, ref.markers);
+        assert_int_equal(fast.canonical, ref.canonical);
+        assert_int_equal(fast.verified, ref.verified);
+        assert_int_equal(fast.bound_wins, ref.bound_wins);
+        assert_int_equal(fast.within_bounds, ref.within_bounds);
+        assert_int_equal(fast.missing_child, ref.missing_child);
+        assert_int_equal(fast.broken_child, ref.broken_child);
+        assert_int_equal(fast.discrepancies, ref.discrepancies);
+        for (int k = 0; k < MA_MCHECK_CLASSES; k++)
+            assert_int_equal(fast.by_class[k], ref.by_class[k]);
+        for (int k = 0; k < MA_TURN_KINDS; k++)
+            assert_int_equal(fast.missing_kind[k], ref.missing_kind[k]);
+        assert_int_equal(fast.n_items, ref.n_items);
+        for (size_t i = 0; i < ref.n_items; i++) {
+            const ma_mcheck_item *a = &ref.items[i], *b = &fast.items[i];
+            assert_int_equal(b->entry, a->entry);
+            assert_int_equal(b->stored.kind, a->stored.kind);
+            assert_int_equal(b->stored.key1, a->stored.key1);
+            assert_int_equal(b->stored.key2, a->stored.key2);
+            assert_int_equal(b->stored.sym_op, a->stored.sym_op);
+            assert_int_equal(b->derived.key1, a->derived.key1);
+            assert_int_equal(b->derived.key2, a->derived.key2);
+            assert_int_equal(b->expected_marker, a->expected_marker);
+            assert_int_equal(b->derived_full, a->derived_full);
+            assert_int_equal(b->cls, a->cls);
+        }
+        ma_mcheck_result_free(&fast);
+    }
+    ma_mcheck_result_free(&ref);
+}
+
+/* Writes `name` into tmpdir: the fixture at `src` with `n` single-byte edits and, when n_over > 0,
+ * an overflow table of n_over (index, value) records replacing the empty one at the end. */
+static void write_edited(ctx *c, const char *src, const char *name, const long *at,
+                         const unsigned char *byte, int n, const int32_t *over, int n_over,
+                         char *out, size_t len)
+{
+    FILE *f = fopen(src, "rb");
+    assert_non_null(f);
+    fseek(f, 0, SEEK_END);
+    long size = ftell(f);
+    fseek(f, 0, SEEK_SET);
+    unsigned char *buf = malloc((size_t)size + 8 * (size_t)n_over);
+    assert_non_null(buf);
+    assert_int_equal(fread(buf, 1, (size_t)size, f), (size_t)size);
+    fclose(f);
+    for (int i = 0; i < n; i++)
+        buf[at[i]] = byte[i];
+    if (n_over > 0) {
+        unsigned char *p = buf + size - 4;
+        uint32_t cnt = (uint32_t)n_over;
+        memcpy(p, &cnt, 4);
+        memcpy(p + 4, over, 8 * (size_t)n_over);
+        size += 8 * n_over;
+    }
+    snprintf(out, len, "%s/%s", c->tmpdir, name);
+    f = fopen(out, "wb");
+    assert_non_null(f);
+    assert_int_equal(fwrite(buf, 1, (size_t)size, f), (size_t)size);
+    fclose(f);
+    free(buf);
+}
+
+static uint64_t lcg(uint64_t *x)
+{
+    *x = *x * 6364136223846793005ull + 1442695040888963407ull;
+    return *x >> 33;
+}
+
+/* The table-driven path gives exactly the reference path's result on the real sectors and on
+ * many corrupted copies: random legacy bytes (values, counters, markers, an overflowed depth read
+ * through the overflow table), random .sec2 bytes (STONE_DIFF), a sector with an absent child
+ * (bounds mode) and a child with a marker at a canonical index (a broken child). */
+static void test_fast_path_equals_reference(void **state)
+{
+    ctx *c = *state;
+    MA_TEST_NEED_FIXTURES(c->fixtures);
+    ma_error err;
+    const ma_malom_file *none[MA_TURN_KINDS] = {NULL, NULL, NULL, NULL};
+    char src33[1024], src34[1024], src43[1024], srcsd[1024], path[1024], p43[1024];
+    snprintf(src33, sizeof src33, "%s/std_3_3_0_0.sec", c->fixtures);
+    snprintf(src34, sizeof src34, "%s/std_3_4_0_0.sec", c->fixtures);
+    snprintf(src43, sizeof src43, "%s/std_4_3_0_0.sec", c->fixtures);
+    snprintf(srcsd, sizeof srcsd, "%s/../std-ultra-stonediff/std_3_3_0_0.sec2", c->fixtures);
+    uint64_t x = 12345;
+    int sec2_rounds = 0;
+    for (int round = 0; round < 4; round++) {
+        long at[40];
+        unsigned char byte[40];
+        int n = round == 0 ? 0 : 40;
+        for (int i = 0; i < n; i++) {
+            at[i] = (long)(lcg(&x) % N33);
+            byte[i] = (unsigned char)(lcg(&x) % 256);
+            if (byte[i] == 179)
+                byte[i] = 178;
+        }
+        /* round 3: also two values through the overflow table, a win in 181 and a counter of 70 */
+        int32_t over[4] = {1000, 181, 2000, -70};
+        int n_over = round == 3 ? 2 : 0;
+        if (n_over) {
+            at[0] = 1000;
+            byte[0] = 179;
+            at[1] = 2000;
+            byte[1] = 179;
+            for (int i = 2; i < n; i++)
+                if (at[i] == 1000 || at[i] == 2000)
+                    at[i] = 3000;
+        }
+        ma_malom_file *f;
+        write_edited(c, src33, "std_3_3_0_0.sec", at, byte, n, over, n_over, path, sizeof path);
+        assert_int_equal(ma_malom_file_open_sec(&f, path, MA_VARIANT_STD, (ma_sector){3, 3, 0, 0},
+                                                &err), MA_OK);
+        expect_paths_agree(c, f, none);
+        ma_malom_file_close(f);
+        /* STONE_DIFF .sec2: random bytes in the entries; edits that break the file are skipped */
+        for (int i = 0; i < n; i++)
+            at[i] = 64 + (long)(lcg(&x) % (2 * N33));
+        write_edited(c, srcsd, "std_3_3_0_0.sec2", at, byte, n, NULL, 0, path, sizeof path);
+        if (ma_malom_file_open_sec2(&f, path, MA_VARIANT_STD, (ma_sector){3, 3, 0, 0}, NULL,
+                                    &err) == MA_OK) {
+            expect_paths_agree(c, f, none);
+            ma_malom_file_close(f);
+            sec2_rounds++;
+        }
+    }
+    assert_true(sec2_rounds >= 2);
+    /* 3_4_0_0 with one child absent (bounds) and the other corrupted (markers at canonical
+     * indices: broken children) */
+    ma_malom_file *f34, *f43;
+    assert_int_equal(ma_malom_file_open_sec(&f34, src34, MA_VARIANT_STD, (ma_sector){3, 4, 0, 0},
+                                            &err), MA_OK);
+    long at[60];
+    unsigned char byte[60];
+    for (int i = 0; i < 60; i++) {
+        at[i] = (long)(lcg(&x) % 862980);
+        byte[i] = (unsigned char)(i % 3 == 0 ? 180 + lcg(&x) % 15 : lcg(&x) % 179);
+    }
+    write_edited(c, src43, "std_4_3_0_0.sec", at, byte, 60, NULL, 0, p43, sizeof p43);
+    assert_int_equal(ma_malom_file_open_sec(&f43, p43, MA_VARIANT_STD, (ma_sector){4, 3, 0, 0},
+                                            &err), MA_OK);
+    const ma_malom_file *one[MA_TURN_KINDS] = {NULL, NULL, f43, NULL};
+    expect_paths_agree(c, f34, one);
+    ma_malom_file_close(f34);
+    ma_malom_file_close(f43);
+}
+
 static void test_format_value(void **state)
 {
     (void)state;
@@ -348,6 +523,7 @@ int main(void)
         cmocka_unit_test(test_marker_fault),
         cmocka_unit_test(test_value_at_marker_index),
         cmocka_unit_test(test_bounds_when_child_missing),
+        cmocka_unit_test(test_fast_path_equals_reference),
         cmocka_unit_test(test_full_board_rule),
     };
     return cmocka_run_group_tests(tests, setup, teardown);

@@ -294,6 +294,109 @@ static void test_rank_with_mover_part_matches_rank(void **state)
         check_mover_part(ma_malom_index_unrank(g_ix, 3, 3, h));
 }
 
+/* Ranks `n` open-numbered boards through ma_malom_index_rank_many (Malom numbering, one call,
+ * one cache) and compares each with ma_malom_index_rank. */
+static void check_rank_many(ma_malom_index *ix, ma_malom_rank_cache *cache, const ma_board *open,
+                            int n)
+{
+    ma_board mal[64];
+    uint64_t got[64];
+    assert_true(n <= 64);
+    for (int i = 0; i < n; i++) {
+        mal[i].mover = ma_malom_mask_from_open(open[i].mover);
+        mal[i].opp = ma_malom_mask_from_open(open[i].opp);
+    }
+    ma_malom_index_rank_many(ix, cache, mal, n, got);
+    for (int i = 0; i < n; i++)
+        assert_int_equal(got[i], ma_malom_index_rank(g_ix, open[i], NULL));
+}
+
+/* The batched Malom-numbered rank (the checker's hot path) equals ma_malom_index_rank on random
+ * boards of every (W, B), symmetric mover masks included, with and without the mover tables and
+ * with and without the bit-extract path; the boards of a batch share mover masks as successors
+ * do, and every 3/3 board is ranked exhaustively. */
+static void test_rank_many_matches_rank(void **state)
+{
+    (void)state;
+    ma_error err;
+    ma_malom_index *plain;
+    assert_int_equal(ma_malom_index_create(&plain, &err), MA_OK);
+    assert_int_equal(ma_malom_index_prepare_all(plain, &err), MA_OK);
+    for (int w = 0; w <= MA_MALOM_MAX_STONES; w++)
+        assert_int_equal(ma_malom_index_prepare_movers(g_ix, w, &err), MA_OK);
+    for (int variant = 0; variant < 4; variant++) {
+        ma_malom_index *ix = variant & 1 ? plain : g_ix;
+        ma_malom_index_use_bit_extract(ix, variant >> 1);
+        ma_malom_rank_cache *cache = calloc(1, sizeof *cache);
+        assert_non_null(cache);
+        uint64_t x = 0x243F6A8885A308D3ull + (uint64_t)variant;
+        int symmetric_seen = 0;
+        for (int w = 0; w <= MA_MALOM_MAX_STONES; w++)
+            for (int b = 0; w + b <= MA_POINTS && b <= MA_MALOM_MAX_STONES; b++)
+                for (int t = 0; t < 60; t++) {
+                    ma_board batch[24];
+                    int n = 0;
+                    uint32_t mover = random_points(&x, w, 0);
+                    if (t & 1) {
+                        /* a symmetric mover: the union of a set and one of its images */
+                        int op = (int)(next_random(&x) % MA_MALOM_SYM_OPS);
+                        ma_board half = {random_points(&x, w / 2, 0), 0};
+                        uint32_t sym = half.mover | ma_malom_sym_apply(op, half).mover;
+                        if (__builtin_popcount(sym) == w) {
+                            mover = sym;
+                            symmetric_seen++;
+                        }
+                    }
+                    for (; n < 8; n++)
+                        batch[n] = (ma_board){mover, random_points(&x, b, mover)};
+                    for (; n < 16; n++) {
+                        uint32_t m2 = random_points(&x, w, 0);
+                        batch[n] = (ma_board){m2, random_points(&x, b, m2)};
+                    }
+                    check_rank_many(ix, cache, batch, n);
+                }
+        assert_true(symmetric_seen > 100);
+        for (uint64_t h = 0; h < ma_malom_hash_count(3, 3); h += 16) {
+            ma_board batch[16];
+            int n = 0;
+            for (; n < 16 && h + (uint64_t)n < ma_malom_hash_count(3, 3); n++)
+                batch[n] = ma_malom_sym_apply((int)((h / 16 + (uint64_t)n) % 16),
+                                              ma_malom_index_unrank(g_ix, 3, 3, h + (uint64_t)n));
+            check_rank_many(ix, cache, batch, n);
+        }
+        free(cache);
+        ma_malom_index_use_bit_extract(ix, 1);
+    }
+    ma_malom_index_free(plain);
+}
+
+/* The Malom-numbered pieces the checker walks entries with: the raw index of an unranked board is
+ * f_rank * C(24 - W, B) + g_rank, the representative list is the unranked mover mask, and
+ * ma_malom_apply_mask is ma_malom_sym_apply on one mask. */
+static void test_malom_numbered_helpers(void **state)
+{
+    (void)state;
+    static const int wb[][2] = {{0, 1}, {1, 2}, {2, 3}, {3, 3}, {4, 3}, {3, 4}, {5, 4}};
+    uint64_t x = 77;
+    for (size_t k = 0; k < sizeof wb / sizeof wb[0]; k++) {
+        int w = wb[k][0], b = wb[k][1];
+        uint64_t n = ma_malom_hash_count(w, b), per = n / ma_malom_f_count(w);
+        for (int t = 0; t < 2000; t++) {
+            uint64_t h = next_random(&x) % n;
+            uint32_t mw, mb;
+            ma_malom_index_unrank_malom(g_ix, w, b, h, &mw, &mb);
+            ma_board open = ma_malom_index_unrank(g_ix, w, b, h);
+            assert_int_equal(ma_malom_mask_to_open(mw), open.mover);
+            assert_int_equal(ma_malom_mask_to_open(mb), open.opp);
+            assert_int_equal(ma_malom_index_rep(g_ix, w, h / per), mw);
+            assert_int_equal(ma_malom_g_rank(mw, mb), h % per);
+            int op = (int)(next_random(&x) % MA_MALOM_SYM_OPS);
+            assert_int_equal(ma_malom_mask_to_open(ma_malom_apply_mask(op, mb)),
+                             ma_malom_sym_apply(op, open).opp);
+        }
+    }
+}
+
 static void test_rank_unrank_round_trip(void **state)
 {
     (void)state;
@@ -536,6 +639,8 @@ int main(void)
         cmocka_unit_test(test_worked_example_of_4_8),
         cmocka_unit_test(test_rank_unrank_round_trip),
         cmocka_unit_test(test_rank_with_mover_part_matches_rank),
+        cmocka_unit_test(test_rank_many_matches_rank),
+        cmocka_unit_test(test_malom_numbered_helpers),
         cmocka_unit_test(test_concurrent_use_after_prepare),
         cmocka_unit_test(test_markers_of_every_fixture_entry),
     };

@@ -168,13 +168,12 @@ static void test_each_bad_header_field_is_rejected(void **state)
         if (cases[i].off == 16) {
             /* 0_1_9_2 is valid for std; make it impossible only through W + WF > 9. */
             buf[16] = 10;
-            expect_bad(fx, "x.mdb", buf, sizeof buf, 0, MA_EFORMAT, "0_1_10_2", 14,
+            expect_bad(fx, "x.mdb", buf, sizeof buf, 0, MA_EFORMAT, "0_1_10_2", 16,
                        cases[i].what);
             continue;
         }
         long off = cases[i].off >= 80 ? cases[i].off
                    : cases[i].off >= 24 ? 24
-                   : cases[i].off >= 14 && cases[i].off <= 17 ? 14
                    : cases[i].off == 7 ? 0
                    : cases[i].off == 9 ? 8
                    : cases[i].off;
@@ -206,9 +205,19 @@ static void test_name_must_match_header(void **state)
     fixture *fx = *state;
     uint8_t buf[GOOD_SIZE];
     good_file(buf);
-    expect_bad(fx, "std_0_1_3_3.mdb", buf, sizeof buf, 1, MA_EFORMAT, "0_1_3_2", 12,
+    /* The offset is the header field that disagrees (issue 9 item 10): variant 12, W 14, B 15,
+     * WF 16, BF 17. */
+    expect_bad(fx, "std_0_1_3_3.mdb", buf, sizeof buf, 1, MA_EFORMAT, "0_1_3_2", 17,
                "header says std_0_1_3_2.mdb");
     expect_bad(fx, "lask_0_1_3_2.mdb", buf, sizeof buf, 1, MA_EFORMAT, "0_1_3_2", 12,
+               "file name disagrees");
+    expect_bad(fx, "std_1_1_3_2.mdb", buf, sizeof buf, 1, MA_EFORMAT, "0_1_3_2", 14,
+               "file name disagrees");
+    expect_bad(fx, "std_0_2_3_2.mdb", buf, sizeof buf, 1, MA_EFORMAT, "0_1_3_2", 15,
+               "file name disagrees");
+    expect_bad(fx, "std_0_1_4_2.mdb", buf, sizeof buf, 1, MA_EFORMAT, "0_1_3_2", 16,
+               "file name disagrees");
+    expect_bad(fx, "notasector.mdb", buf, sizeof buf, 1, MA_EFORMAT, "0_1_3_2", 12,
                "file name disagrees");
     /* Without expect_name the same file is fine. */
     char path[512];
