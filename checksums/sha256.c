@@ -1,12 +1,17 @@
 /*
  * SHA-256 of files with a worker pool (contract in checksums/sha256.h).
  *
- * The pool hands out (file, chunk) units in list order. A worker takes a free buffer, preads the
- * chunk, hashes it on its own for the chunk digest, then offers it to the file's sequential stream:
- * if it is the next chunk in order and nobody is feeding that file, it feeds it and every chunk that
- * was parked waiting behind it; otherwise it parks the buffer and claims more work. Units are claimed
- * in order, so every parked chunk's predecessors are held by running workers and the pool cannot
- * deadlock on buffers.
+ * Every chunk goes through up to three tasks: read it (pread into a buffer), hash it on its own
+ * (the chunk digest), and feed it to its file's sequential whole-file stream, in order. The chunk
+ * digest and the stream feed of one buffer are independent and run on different threads at the
+ * same time, so with two threads one thread can feed the stream while the other hashes chunks and
+ * both share the reads: a large file costs about one hash pass plus half a read, where a single
+ * stream (openssl dgst, sha256sum) pays a hash pass plus a whole read. A file of one chunk is
+ * hashed once: its whole-file digest is its chunk digest. A free worker takes, in this order, a
+ * stream feed that is ready (the next chunk in order is read and nobody feeds the file), a chunk
+ * digest of a read buffer, or the next unread chunk in list order. Buffers are bounded (threads +
+ * 2); every held buffer has been read or is being read, and the next chunk a stream needs is
+ * always held or claimable, so the pool cannot deadlock.
  */
 #include "checksums/sha256.h"
 
@@ -22,23 +27,33 @@
 
 #include <openssl/evp.h>
 
+/* Per chunk task state (file_state.st). */
+enum {
+    CH_READ = 1,      /* read (or skipped after a failure): the buffer may be hashed and fed */
+    CH_HASHING = 2,   /* its chunk digest is being computed */
+    CH_HASHED = 4,    /* chunk digest done (or not wanted) */
+    CH_FED = 8        /* fed to the stream (or no stream: a one-chunk file) */
+};
+
 typedef struct file_state {
     const char *path;    /* as given by the caller */
     int fd;              /* open while the file is in flight, else -1 */
     int opened;          /* the claim cursor has reached this file */
     int failed;          /* an error was recorded; remaining chunks are skipped */
     int finished;        /* digest final (or failed) and resources released */
+    int single;          /* one chunk: the whole-file digest is the chunk digest, no stream */
     size_t n_chunks;     /* chunks in the file */
     size_t next_seq;     /* next chunk the whole-file stream needs */
+    size_t n_done;       /* chunks whose every task is done */
     int feeding;         /* a worker is feeding the stream right now */
-    unsigned char *ready;  /* per chunk: read and waiting (or skipped) */
-    uint8_t **parked;    /* per chunk: its buffer while waiting to be fed (NULL if skipped) */
+    unsigned char *st;   /* per chunk: CH_* bits */
+    uint8_t **buf;       /* per chunk: its buffer while held (NULL if skipped or released) */
     EVP_MD_CTX *ctx;     /* the whole-file stream */
 } file_state;
 
 typedef struct pool {
     pthread_mutex_t mu;
-    pthread_cond_t buffer_freed;
+    pthread_cond_t buffer_freed; /* any task finished: buffers or tasks may be available */
     const EVP_MD *md;
     uint64_t chunk_size;
     int whole_only;             /* no chunk digests wanted */
@@ -48,6 +63,7 @@ typedef struct pool {
     file_state *files;
     size_t n_files;
     size_t cur_file, cur_chunk; /* claim cursor */
+    size_t first_open;          /* files before it are finished: where the task scan starts */
     uint8_t **free_bufs;        /* stack of free buffers */
     size_t n_free, n_alloc, max_bufs;
     ma_file_digest *out;
@@ -129,7 +145,7 @@ static void file_finish(pool *p, size_t f)
     if (fs->finished)
         return;
     fs->finished = 1;
-    if (!fs->failed && fs->ctx) {
+    if (!fs->failed && fs->ctx && !fs->single) {
         unsigned len = 0;
         if (EVP_DigestFinal_ex(fs->ctx, p->out[f].digest, &len) != 1) {
             ma_error e;
@@ -146,10 +162,10 @@ static void file_finish(pool *p, size_t f)
     fs->fd = -1;
     EVP_MD_CTX_free(fs->ctx);
     fs->ctx = NULL;
-    free(fs->ready);
-    free(fs->parked);
-    fs->ready = NULL;
-    fs->parked = NULL;
+    free(fs->st);
+    free(fs->buf);
+    fs->st = NULL;
+    fs->buf = NULL;
 }
 
 /* Called with the lock held when the claim cursor reaches file f. */
@@ -176,14 +192,15 @@ static void file_open(pool *p, size_t f)
     d->size = (uint64_t)st.st_size;
     fs->n_chunks = (size_t)((d->size + p->chunk_size - 1) / p->chunk_size);
     d->n_chunks = fs->n_chunks;
+    fs->single = fs->n_chunks == 1;
     fs->ctx = EVP_MD_CTX_new();
     if (fs->n_chunks) {
         if (!p->whole_only)
             d->chunks = calloc(fs->n_chunks, sizeof *d->chunks);
-        fs->ready = calloc(fs->n_chunks, 1);
-        fs->parked = calloc(fs->n_chunks, sizeof *fs->parked);
+        fs->st = calloc(fs->n_chunks, 1);
+        fs->buf = calloc(fs->n_chunks, sizeof *fs->buf);
     }
-    if (!fs->ctx || (fs->n_chunks && ((!p->whole_only && !d->chunks) || !fs->ready || !fs->parked))) {
+    if (!fs->ctx || (fs->n_chunks && ((!p->whole_only && !d->chunks) || !fs->st || !fs->buf))) {
         ma_error_set(&e, MA_ENOMEM, "%s: out of memory for %zu chunk digests", fs->path, fs->n_chunks);
         file_fail(p, f, MA_ENOMEM, &e);
         fs->n_chunks = 0; /* nothing to claim */
@@ -228,11 +245,59 @@ static int read_chunk(pool *p, size_t f, size_t k, uint8_t *buf, ma_error *e)
                                 (unsigned long long)p->out[f].size);
         got += (uint64_t)r;
     }
-    unsigned dlen = 0;
-    if (!p->whole_only && EVP_Digest(buf, (size_t)len, p->out[f].chunks[k], &dlen, p->md, NULL) != 1)
-        return ma_error_set(e, MA_EINTERNAL, "%s: offset %llu: SHA-256 failed", fs->path,
-                            (unsigned long long)off);
     return MA_OK;
+}
+
+/* The chunk digest of chunk k (for a one-chunk file also the whole-file digest), without the lock. */
+static int hash_chunk(pool *p, size_t f, size_t k, const uint8_t *buf, ma_error *e)
+{
+    const file_state *fs = &p->files[f];
+    uint64_t len = chunk_len(p, f, k);
+    uint8_t *dst = p->whole_only ? p->out[f].digest : p->out[f].chunks[k];
+    unsigned dlen = 0;
+    if (EVP_Digest(buf, (size_t)len, dst, &dlen, p->md, NULL) != 1)
+        return ma_error_set(e, MA_EINTERNAL, "%s: offset %llu: SHA-256 failed", fs->path,
+                            (unsigned long long)((uint64_t)k * p->chunk_size));
+    if (fs->single && !p->whole_only)
+        memcpy(p->out[f].digest, dst, MA_SHA256_LEN);
+    return MA_OK;
+}
+
+/* With the lock held: chunk k of file f has had a task finish; release its buffer once every
+ * task is done, and finish the file after its last chunk. */
+static void chunk_progress(pool *p, size_t f, size_t k)
+{
+    file_state *fs = &p->files[f];
+    if ((fs->st[k] & (CH_HASHED | CH_FED)) != (CH_HASHED | CH_FED))
+        return;
+    release_buffer(p, fs->buf[k]);
+    fs->buf[k] = NULL;
+    if (++fs->n_done == fs->n_chunks)
+        file_finish(p, f);
+}
+
+/* With the lock held: the next task for a free worker. Returns 1 (feed), 2 (hash) with *tf, *tk
+ * set, or 0 when there is none (then a read may be claimed). */
+static int find_task(pool *p, size_t *tf, size_t *tk)
+{
+    int hash = 0;
+    for (size_t f = p->first_open; f < p->n_files && f <= p->cur_file; f++) {
+        file_state *fs = &p->files[f];
+        if (!fs->opened || fs->finished)
+            continue;
+        if (!fs->feeding && fs->next_seq < fs->n_chunks && (fs->st[fs->next_seq] & CH_READ)) {
+            *tf = f;
+            *tk = fs->next_seq;
+            return 1;
+        }
+        for (size_t k = 0; !hash && k < fs->n_chunks; k++)
+            if ((fs->st[k] & (CH_READ | CH_HASHING | CH_HASHED)) == CH_READ) {
+                *tf = f;
+                *tk = k;
+                hash = 2;
+            }
+    }
+    return hash;
 }
 
 static void *worker(void *arg)
@@ -240,6 +305,61 @@ static void *worker(void *arg)
     pool *p = arg;
     pthread_mutex_lock(&p->mu);
     for (;;) {
+        while (p->first_open < p->n_files && p->files[p->first_open].finished)
+            p->first_open++;
+        size_t f, k;
+        ma_error e;
+        int task = find_task(p, &f, &k);
+        if (task == 1) {
+            /* feed the stream: this chunk and every read chunk after it */
+            file_state *fs = &p->files[f];
+            fs->feeding = 1;
+            while (fs->next_seq < fs->n_chunks && (fs->st[fs->next_seq] & CH_READ)) {
+                size_t s = fs->next_seq;
+                uint8_t *b = fs->buf[s];
+                int failed = fs->failed;
+                pthread_mutex_unlock(&p->mu);
+                int ok = failed || !b || EVP_DigestUpdate(fs->ctx, b, (size_t)chunk_len(p, f, s)) == 1;
+                pthread_mutex_lock(&p->mu);
+                if (!ok) {
+                    ma_error_set(&e, MA_EINTERNAL, "%s: offset %llu: SHA-256 update failed", fs->path,
+                                 (unsigned long long)((uint64_t)s * p->chunk_size));
+                    file_fail(p, f, MA_EINTERNAL, &e);
+                }
+                p->bytes_done += chunk_len(p, f, s);
+                if (p->on_progress)
+                    p->on_progress(p->progress_ctx, p->bytes_done);
+                fs->next_seq++;
+                fs->st[s] |= CH_FED;
+                chunk_progress(p, f, s);
+                pthread_cond_broadcast(&p->buffer_freed);
+                if (fs->finished)
+                    break;
+            }
+            fs->feeding = 0;
+            continue;
+        }
+        if (task == 2) {
+            file_state *fs = &p->files[f];
+            fs->st[k] |= CH_HASHING;
+            const uint8_t *b = fs->buf[k];
+            int failed = fs->failed;
+            pthread_mutex_unlock(&p->mu);
+            int rc = failed || !b ? MA_OK : hash_chunk(p, f, k, b, &e);
+            pthread_mutex_lock(&p->mu);
+            if (rc != MA_OK)
+                file_fail(p, f, rc, &e);
+            fs->st[k] |= CH_HASHED;
+            if (fs->single) {
+                p->bytes_done += chunk_len(p, f, k);
+                if (p->on_progress)
+                    p->on_progress(p->progress_ctx, p->bytes_done);
+            }
+            chunk_progress(p, f, k);
+            pthread_cond_broadcast(&p->buffer_freed);
+            continue;
+        }
+        /* claim the next unread chunk */
         while (p->cur_file < p->n_files) {
             if (!p->files[p->cur_file].opened)
                 file_open(p, p->cur_file);
@@ -248,17 +368,25 @@ static void *worker(void *arg)
             p->cur_file++;
             p->cur_chunk = 0;
         }
-        if (p->cur_file == p->n_files)
-            break;
+        if (p->cur_file == p->n_files) {
+            /* nothing left to claim: wait for tasks of chunks others are reading, or stop */
+            int busy = 0;
+            for (size_t g = p->first_open; g < p->n_files && !busy; g++)
+                busy = p->files[g].opened && !p->files[g].finished;
+            if (!busy)
+                break;
+            pthread_cond_wait(&p->buffer_freed, &p->mu);
+            continue;
+        }
         if (p->n_free == 0 && p->n_alloc == p->max_bufs) {
             pthread_cond_wait(&p->buffer_freed, &p->mu);
             continue;
         }
-        size_t f = p->cur_file, k = p->cur_chunk++;
+        f = p->cur_file;
+        k = p->cur_chunk++;
         file_state *fs = &p->files[f];
         uint8_t *buf = NULL;
         int skip = fs->failed;
-        ma_error e;
         int rc = MA_OK;
         if (!skip) {
             if (p->n_free)
@@ -277,34 +405,22 @@ static void *worker(void *arg)
         pthread_mutex_lock(&p->mu);
         if (rc != MA_OK)
             file_fail(p, f, rc, &e);
-        fs->ready[k] = 1;
-        fs->parked[k] = buf;
-        if (fs->feeding || fs->next_seq != k)
-            continue; /* parked: the worker feeding this file, or the one holding next_seq, takes it */
-        fs->feeding = 1;
-        while (fs->next_seq < fs->n_chunks && fs->ready[fs->next_seq]) {
-            size_t s = fs->next_seq;
-            uint8_t *b = fs->parked[s];
-            fs->parked[s] = NULL;
-            int failed = fs->failed;
-            pthread_mutex_unlock(&p->mu);
-            int ok = failed || !b || EVP_DigestUpdate(fs->ctx, b, (size_t)chunk_len(p, f, s)) == 1;
-            pthread_mutex_lock(&p->mu);
-            if (!ok) {
-                ma_error_set(&e, MA_EINTERNAL, "%s: offset %llu: SHA-256 update failed", fs->path,
-                             (unsigned long long)((uint64_t)s * p->chunk_size));
-                file_fail(p, f, MA_EINTERNAL, &e);
-            }
-            release_buffer(p, b);
-            p->bytes_done += chunk_len(p, f, s);
-            if (p->on_progress)
-                p->on_progress(p->progress_ctx, p->bytes_done);
-            fs->next_seq++;
+        fs->buf[k] = buf;
+        fs->st[k] |= CH_READ;
+        /* tasks this chunk does not need count as done */
+        if (p->whole_only && !fs->single)
+            fs->st[k] |= CH_HASHED;
+        if (fs->single)
+            fs->st[k] |= CH_FED;
+        if (skip || fs->failed) {
+            /* nothing to hash; the stream still passes over it in order */
+            fs->st[k] |= CH_HASHED;
+            if (fs->single)
+                chunk_progress(p, f, k);
         }
-        fs->feeding = 0;
-        if (fs->next_seq == fs->n_chunks)
-            file_finish(p, f);
+        pthread_cond_broadcast(&p->buffer_freed);
     }
+    pthread_cond_broadcast(&p->buffer_freed);
     pthread_mutex_unlock(&p->mu);
     return NULL;
 }

@@ -604,57 +604,70 @@ static void fill_q(ma_malom_rank_slot *s)
 }
 
 #ifdef HAVE_PEXT_PATH
-/* rank_many with g_rank as the colex rank of the extracted bits, three table loads. */
-__attribute__((target("bmi2"))) static void rank_many_pext(const ma_malom_index *ix,
-                                                            ma_malom_rank_cache *cache,
-                                                            const ma_board *malom_boards, int n,
-                                                            uint64_t *out)
+__attribute__((target("bmi2"))) static uint64_t g_rank_pext(const ma_malom_index *ix, uint32_t rep,
+                                                             uint32_t opp)
 {
-    for (int i = 0; i < n; i++) {
-        uint32_t m = malom_boards[i].mover, o = malom_boards[i].opp;
-        ma_malom_rank_slot *s = &cache->slot[(m * 0x9E3779B1u) >> 26];
-        if (s->mover != m || s->nops == 0)
-            fill_slot(ix, s, m);
-        uint32_t best = apply_mask(s->ops[0], o);
-        for (int k = 1; k < s->nops; k++) {
-            uint32_t pb = apply_mask(s->ops[k], o);
-            best = pb < best ? pb : best;
-        }
-        int nb = __builtin_popcount(o);
-        uint32_t c = _pext_u32(best, ~s->rep & MA_FULL_MASK);
-        int j1 = __builtin_popcount(c & 0xFFu), j2 = j1 + __builtin_popcount(c & 0xFF00u);
-        out[i] = (uint64_t)s->f_rank * binom_table[MA_POINTS - s->w][nb] +
-                 ix->colex_byte[0][0][c & 0xFFu] + ix->colex_byte[1][j1][(c >> 8) & 0xFFu] +
-                 ix->colex_byte[2][j2][c >> 16];
-    }
+    uint32_t c = _pext_u32(opp, ~rep & MA_FULL_MASK);
+    int j1 = __builtin_popcount(c & 0xFFu), j2 = j1 + __builtin_popcount(c & 0xFF00u);
+    return (uint64_t)ix->colex_byte[0][0][c & 0xFFu] + ix->colex_byte[1][j1][(c >> 8) & 0xFFu] +
+           ix->colex_byte[2][j2][c >> 16];
 }
 #endif
+
+uint64_t ma_malom_index_g_rank(const ma_malom_index *ix, uint32_t rep, uint32_t opp)
+{
+#ifdef HAVE_PEXT_PATH
+    if (ix->use_pext)
+        return g_rank_pext(ix, rep, opp);
+#endif
+    return g_rank(rep, opp);
+}
+
+/* The colex rank of a compressed opponent mask (§4.4), three table loads. */
+static inline uint32_t colex_of(const ma_malom_index *ix, uint32_t c)
+{
+    int j1 = __builtin_popcount(c & 0xFFu), j2 = j1 + __builtin_popcount(c & 0xFF00u);
+    return ix->colex_byte[0][0][c & 0xFFu] + ix->colex_byte[1][j1][(c >> 8) & 0xFFu] +
+           ix->colex_byte[2][j2][c >> 16];
+}
 
 void ma_malom_index_rank_many(const ma_malom_index *ix, ma_malom_rank_cache *cache,
                               const ma_board *malom_boards, int n, uint64_t *out)
 {
-#ifdef HAVE_PEXT_PATH
-    if (ix->use_pext) {
-        rank_many_pext(ix, cache, malom_boards, n, out);
-        return;
-    }
-#endif
     for (int i = 0; i < n; i++) {
         uint32_t m = malom_boards[i].mover, o = malom_boards[i].opp;
         ma_malom_rank_slot *s = &cache->slot[(m * 0x9E3779B1u) >> 26];
         if (s->mover != m || s->nops == 0) {
             fill_slot(ix, s, m);
             fill_q(s);
+            if (s->nops == 1) {
+                for (int p = 0; p < MA_POINTS; p++) {
+                    uint32_t img = apply_mask(s->ops[0], 1u << p);
+                    s->cbit[p] = img & s->rep ? 0u : 1u << s->q[__builtin_ctz(img)];
+                }
+                s->ref_opp = 0;
+                s->ref_c = 0;
+            }
         }
+        uint64_t base = (uint64_t)s->f_rank * binom_table[MA_POINTS - s->w][__builtin_popcount(o)];
+        if (s->nops == 1) {
+            uint32_t c = s->ref_c;
+            for (uint32_t d = o ^ s->ref_opp; d; d &= d - 1)
+                c ^= s->cbit[__builtin_ctz(d)];
+            s->ref_opp = o;
+            s->ref_c = c;
+            out[i] = base + colex_of(ix, c);
+            continue;
+        }
+        /* several ops onto the representative: the least opponent image among them */
         uint32_t best = apply_mask(s->ops[0], o);
         for (int k = 1; k < s->nops; k++) {
             uint32_t pb = apply_mask(s->ops[k], o);
             best = pb < best ? pb : best;
         }
-        uint64_t g = (uint64_t)s->f_rank * binom_table[MA_POINTS - s->w][__builtin_popcount(o)];
-        /* g_rank with the slot's compress map: one load per stone instead of a popcount. */
-        for (int j = 1; best; j++, best &= best - 1)
-            g += binom_table[s->q[__builtin_ctz(best)]][j];
-        out[i] = g;
+        uint32_t c = 0;
+        for (; best; best &= best - 1)
+            c |= 1u << s->q[__builtin_ctz(best)];
+        out[i] = base + colex_of(ix, c);
     }
 }

@@ -112,6 +112,8 @@ uint32_t ma_malom_index_rep(const ma_malom_index *ix, int w, uint64_t f_rank);
 /* g_rank(compress(opp, rep)) of §4.4: the position of opp among the placements beside mover mask
  * rep. The raw index of a board (rep, opp) is f_rank(rep) * C(24 - W, B) + this. */
 uint64_t ma_malom_g_rank(uint32_t rep, uint32_t opp);
+/* ma_malom_g_rank through the index's fastest path (the bit extract when the CPU has a fast one). */
+uint64_t ma_malom_index_g_rank(const ma_malom_index *ix, uint32_t rep, uint32_t opp);
 /* ma_malom_index_unrank in Malom numbering. */
 void ma_malom_index_unrank_malom(const ma_malom_index *ix, int w, int b, uint64_t index,
                                  uint32_t *mover, uint32_t *opp);
@@ -133,6 +135,11 @@ typedef struct ma_malom_rank_slot {
     uint8_t nops;    /* 0: the slot is empty */
     uint8_t ops[MA_MALOM_SYM_OPS];
     uint8_t q[MA_POINTS]; /* q[p]: the number of points below p not in rep (§4.4 compress) */
+    /* One op only (nops = 1): the compressed image (§4.4) is linear in the opponent's points,
+     * cbit[p] being that of the single point p, so a board is ranked from the slot's previous
+     * board by flipping the bits of the points where the two differ (usually 2 to 4). */
+    uint32_t cbit[MA_POINTS];
+    uint32_t ref_opp, ref_c;  /* the previous opponent mask and its compressed image */
 } ma_malom_rank_slot;
 typedef struct ma_malom_rank_cache {
     ma_malom_rank_slot slot[MA_MALOM_RANK_CACHE];

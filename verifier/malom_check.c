@@ -340,6 +340,18 @@ struct fast {
     ma_malom_value no_turn, win1;
     int64_t no_turn_score;
     void *resident[MA_TURN_KINDS];
+    /* The sector's representatives (rank order) and the bit set of ops fixing each. */
+    uint32_t *reps;
+    uint16_t *stab;
+    uint64_t n_reps;
+    /* Opponent masks are walked in colex order, CHUNK_OPP per dispensed chunk. */
+    uint64_t n_opp;            /* C(24, B) */
+    uint64_t opp_per_chunk;
+    /* One bit per index, set when the index is checked: proves that the walk by opponent mask
+     * checks every index exactly once (index self-check, see docs/malom-verification.md). */
+    _Atomic uint64_t *visited;
+    int self_child;            /* k + 1 when child k is the sector itself, else 0 */
+    void *self_resident;       /* huge-page copy of the sector's entries, or NULL */
 };
 
 /* One index between its preparation (board, turns, successor ranks, prefetches issued) and its
@@ -349,8 +361,8 @@ struct fpending {
     uint64_t idx;
     uint32_t rep, opp;   /* Malom-numbered board */
     int marker;
-    int state;           /* 0 marker index, 1 canonical with a marker stored, 2 value fixed by the
-                            rules, 3 needs its successors */
+    int state;           /* 0 marker index, 2 value fixed by the rules, 3 needs its successors;
+                            fast_finish makes it 1 when a canonical index holds a marker */
     ma_malom_entry st;
     ma_malom_value fixed;
     ma_vturns turns;
@@ -360,16 +372,8 @@ struct fpending {
 struct fworker {
     ma_malom_rank_cache cache;
     struct fpending slot[2];
-    /* the representative being walked */
-    uint64_t f;          /* its rank */
-    uint32_t rep, free_pts;
-    int nstab;
-    uint8_t stab[MA_MALOM_SYM_OPS];
-    int group_valid;
-    /* the last index prepared */
-    uint64_t seq_idx, seq_g;
-    uint32_t seq_opp;
-    int seq_valid;
+    struct fpending *prev; /* prepared, not yet finished */
+    int turn;              /* which slot the next index uses */
 };
 
 static uint32_t relabel(uint32_t open_mask)
@@ -402,6 +406,10 @@ static void fast_free(struct fast *f)
         free(f->ch[k].key1s);
         free(f->resident[k]);
     }
+    free(f->reps);
+    free(f->stab);
+    free(f->self_resident);
+    free((void *)f->visited);
     free(f);
 }
 
@@ -460,9 +468,29 @@ static int child_tables(struct fchild *c, int32_t v_parent)
 #define RESIDENT_BUDGET ((uint64_t)1 << 30)
 #define HUGE_PAGE ((size_t)2 << 20)
 
+static void *huge_alloc(size_t bytes, int zero)
+{
+    size_t alloc = (bytes + HUGE_PAGE - 1) / HUGE_PAGE * HUGE_PAGE;
+    void *mem = aligned_alloc(HUGE_PAGE, alloc ? alloc : HUGE_PAGE);
+    if (!mem)
+        return NULL;
+    madvise(mem, alloc, MADV_HUGEPAGE);
+    if (zero)
+        memset(mem, 0, alloc);
+    return mem;
+}
+
 static void make_resident(struct fast *f, const struct shared *sh)
 {
+    /* The sector's own entries are read once each, but in the walk's order, a stride of one
+     * representative block: on 4 KiB pages nearly every read would miss the TLB too. When the
+     * sector is its own child (the moving phase) the child copy serves both. */
+    for (int k = 0; k < MA_TURN_KINDS; k++)
+        if (f->ch[k].file == sh->in->file)
+            f->self_child = k + 1;
     uint64_t total = 0;
+    if (!f->self_child)
+        total += ma_malom_file_entry_count(sh->in->file) * (uint64_t)f->self.entry_size;
     for (int k = 0; k < MA_TURN_KINDS; k++) {
         int dup = 0;
         for (int i = 0; i < k; i++)
@@ -485,16 +513,24 @@ static void make_resident(struct fast *f, const struct shared *sh)
             continue;
         }
         size_t bytes = (size_t)(ma_malom_file_entry_count(c->file) * (uint64_t)c->view.entry_size);
-        size_t alloc = (bytes + HUGE_PAGE - 1) / HUGE_PAGE * HUGE_PAGE;
-        void *mem = aligned_alloc(HUGE_PAGE, alloc);
+        void *mem = huge_alloc(bytes, 0);
         if (!mem)
             continue;
-        madvise(mem, alloc, MADV_HUGEPAGE);
         memcpy(mem, c->view.entries, bytes);
         f->resident[k] = mem;
         c->view.entries = mem;
     }
-    (void)sh;
+    if (f->self_child) {
+        f->self.entries = f->ch[f->self_child - 1].view.entries;
+    } else {
+        size_t bytes = (size_t)(ma_malom_file_entry_count(sh->in->file) * (uint64_t)f->self.entry_size);
+        void *mem = huge_alloc(bytes, 0);
+        if (mem) {
+            memcpy(mem, f->self.entries, bytes);
+            f->self_resident = mem;
+            f->self.entries = mem;
+        }
+    }
 }
 
 /* Sets up the fast path, or leaves sh->fast NULL when it does not apply (values too large for the
@@ -534,22 +570,44 @@ static int fast_setup(struct shared *sh)
             return MA_ENOMEM;
         }
     }
+    f->n_reps = ma_malom_f_count(f->w);
+    f->reps = malloc(f->n_reps * sizeof *f->reps);
+    f->stab = malloc(f->n_reps * sizeof *f->stab);
+    uint64_t n = ma_malom_hash_count(f->w, f->b);
+    f->visited = huge_alloc((n / 64 + 1) * sizeof *f->visited, 1);
+    if (!f->reps || !f->stab || !f->visited) {
+        fast_free(f);
+        return MA_ENOMEM;
+    }
+    for (uint64_t r = 0; r < f->n_reps; r++) {
+        uint32_t rep = ma_malom_index_rep(sh->in->ix, f->w, r);
+        uint16_t bits = 0;
+        for (int op = 0; op < MA_MALOM_SYM_OPS - 1; op++)
+            if (ma_malom_apply_mask(op, rep) == rep)
+                bits |= (uint16_t)(1u << op);
+        f->reps[r] = rep;
+        f->stab[r] = bits;
+    }
+    f->n_opp = ma_malom_hash_count(0, f->b);
+    /* about 8192 indices per chunk: the cancel flag is polled at least that often */
+    uint64_t per_opp = n / (f->n_opp ? f->n_opp : 1) + 1;
+    f->opp_per_chunk = 8192 / per_opp + 1;
     make_resident(f, sh);
     sh->fast = f;
     return MA_OK;
 }
 
-/* The next subset of free_pts of the same size in colex order; x must not be the last one. The
- * addition carries through the lowest run of x (non-free points are set so the carry skips them)
- * onto the next free point; the run's other stones return to the lowest free points. */
-static inline uint32_t next_subset(uint32_t x, uint32_t free_pts)
+static int index_twice(struct worker *w, uint64_t idx)
 {
-    uint32_t sum = ((x | ~free_pts) + (x & (0u - x))) & free_pts;
-    int lost = __builtin_popcount(x) - __builtin_popcount(sum);
-    uint32_t fill = 0;
-    for (; lost > 0; lost--, free_pts &= free_pts - 1)
-        fill |= free_pts & (0u - free_pts);
-    return sum | fill;
+    const struct shared *sh = w->sh;
+    char sec[16];
+    ma_sector_format(sh->sector, sec, sizeof sec);
+    return ma_error_set(&w->err, MA_EINTERNAL,
+                        "%s: sector %s: offset %llu: index %llu reached twice by the walk: checker "
+                        "index bug",
+                        sh->in->path ? sh->in->path : "(sector file)", sec,
+                        (unsigned long long)ma_malom_file_entry_offset(sh->in->file, idx),
+                        (unsigned long long)idx);
 }
 
 static int index_bug(struct worker *w, uint64_t idx, uint64_t back)
@@ -565,84 +623,35 @@ static int index_bug(struct worker *w, uint64_t idx, uint64_t back)
                         (unsigned long long)idx, (unsigned long long)back);
 }
 
-/* Board of index idx into fw->rep / fw->seq_opp: stepped from the previous index when possible,
- * else unranked (a new chunk or representative), then checked against the reference rank. */
-static int fast_board(struct worker *w, uint64_t idx)
+/* Prepares index idx, the board (reps[r], opp): marker rule, stored entry, turns, successor
+ * ranks, prefetches. */
+static void fast_prepare(struct worker *w, struct fpending *p, uint64_t r, uint32_t opp,
+                         uint64_t idx)
 {
     const struct shared *sh = w->sh;
     const struct fast *f = sh->fast;
     struct fworker *fw = w->fw;
-    if (fw->seq_valid && idx == fw->seq_idx + 1 && fw->seq_g + 1 < f->per_rep) {
-        fw->seq_opp = next_subset(fw->seq_opp, fw->free_pts);
-        fw->seq_g++;
-        fw->seq_idx = idx;
-        return MA_OK;
-    }
-    uint32_t rep, opp;
-    ma_malom_index_unrank_malom(sh->in->ix, f->w, f->b, idx, &rep, &opp);
-    uint64_t fr = idx / f->per_rep;
-    if (!fw->group_valid || fw->f != fr) {
-        fw->f = fr;
-        fw->rep = rep;
-        fw->free_pts = ~rep & MA_FULL_MASK;
-        fw->nstab = 0;
-        for (int op = 0; op < MA_MALOM_SYM_OPS - 1; op++)
-            if (ma_malom_apply_mask(op, rep) == rep)
-                fw->stab[fw->nstab++] = (uint8_t)op;
-        fw->group_valid = 1;
-    }
-    fw->seq_opp = opp;
-    fw->seq_g = idx % f->per_rep;
-    fw->seq_idx = idx;
-    fw->seq_valid = 1;
-    /* The reference round trip of the old per-index path, once per chunk or representative. */
-    ma_board pos = {ma_malom_mask_to_open(rep), ma_malom_mask_to_open(opp)};
-    int marker = ma_malom_index_marker(sh->in->ix, f->w, f->b, idx);
-    uint64_t back = ma_malom_index_rank(sh->in->ix, pos, NULL);
-    if ((marker < 0) != (back == idx))
-        return index_bug(w, idx, back);
-    return MA_OK;
-}
-
-static void fast_prepare(struct worker *w, struct fpending *p, uint64_t idx)
-{
-    const struct shared *sh = w->sh;
-    const struct fast *f = sh->fast;
-    struct fworker *fw = w->fw;
+    uint32_t rep = f->reps[r];
     p->idx = idx;
-    p->state = -1;
-    if (fast_board(w, idx)) {
-        w->rc = MA_EINTERNAL;
-        return;
-    }
-    uint32_t rep = fw->rep, opp = fw->seq_opp;
     p->rep = rep;
     p->opp = opp;
+    /* Both are read in fast_finish, one index later. */
+    __builtin_prefetch(f->self.entries + idx * (uint64_t)f->self.entry_size);
+    __builtin_prefetch((const void *)&f->visited[idx >> 6], 1);
     /* §4.6 on the representative's stabiliser: the smallest op reaching the least image. */
     int marker = -1;
     uint32_t least = opp;
-    for (int i = 0; i < fw->nstab; i++) {
-        uint32_t img = ma_malom_apply_mask(fw->stab[i], opp);
+    for (uint32_t st = f->stab[r]; st; st &= st - 1) {
+        int op = __builtin_ctz(st);
+        uint32_t img = ma_malom_apply_mask(op, opp);
         if (img < least) {
             least = img;
-            marker = fw->stab[i];
+            marker = op;
         }
     }
     p->marker = marker;
-    /* The raw index of the board must be idx: stepping and ranking agree. */
-    uint64_t g = ma_malom_g_rank(rep, opp);
-    if (g != fw->seq_g) {
-        w->rc = index_bug(w, idx, fw->f * f->per_rep + g);
-        return;
-    }
-    if (!ma_malom_view_entry(&f->self, idx, &p->st))
-        ma_malom_file_entry(sh->in->file, idx, &p->st);
     if (marker >= 0) {
         p->state = 0;
-        return;
-    }
-    if (p->st.kind == MA_MALOM_SYM) {
-        p->state = 1;
         return;
     }
     p->state = 2;
@@ -665,6 +674,7 @@ static void fast_prepare(struct worker *w, struct fpending *p, uint64_t idx)
     }
     p->state = 3;
     ma_malom_index_rank_many(sh->in->ix, &fw->cache, t->succ, t->n, p->succ);
+    (void)fw;
     for (int i = 0; i < t->n; i++) {
         const struct fchild *c = &f->ch[t->kind[i]];
         if (c->file)
@@ -709,8 +719,13 @@ static int fast_finish(struct worker *w, struct fpending *p)
 {
     const struct shared *sh = w->sh;
     const struct fast *f = sh->fast;
-    if (p->state < 0)
-        return w->rc;
+    uint64_t bit = (uint64_t)1 << (p->idx & 63);
+    if (atomic_fetch_or_explicit(&f->visited[p->idx >> 6], bit, memory_order_relaxed) & bit)
+        return index_twice(w, p->idx);
+    if (!ma_malom_view_entry(&f->self, p->idx, &p->st))
+        ma_malom_file_entry(sh->in->file, p->idx, &p->st);
+    if (p->state >= 2 && p->st.kind == MA_MALOM_SYM)
+        p->state = 1; /* a marker stored at a canonical index: no value to compare */
     ma_mcheck_item it;
     memset(&it, 0, sizeof it);
     it.entry = p->idx;
@@ -778,25 +793,127 @@ static int fast_finish(struct worker *w, struct fpending *p)
     return conclude(w, &it, &p->st, &d);
 }
 
-static void fast_chunk(struct worker *w, uint64_t lo, uint64_t hi)
+static uint64_t choose(int n, int k)
+{
+    if (k < 0 || n < 0 || k > n)
+        return 0;
+    uint64_t r = 1;
+    for (int i = 1; i <= k; i++)
+        r = r * (uint64_t)(n - k + i) / (uint64_t)i;
+    return r;
+}
+
+/* The k-subset of the 24 points with colex rank c (the c-th in increasing numeric order). */
+static uint32_t colex_subset(uint64_t c, int k)
+{
+    uint32_t m = 0;
+    int q = MA_POINTS - 1;
+    for (int i = k; i >= 1; i--) {
+        while (choose(q, i) > c)
+            q--;
+        c -= choose(q, i);
+        m |= 1u << q;
+        q--;
+    }
+    return m;
+}
+
+/* The reference round trip of the per-index path, for one index of every opponent mask: unrank
+ * gives the board back, and rank gives the index back (or, at a marker, another index). */
+static int reference_round_trip(struct worker *w, uint64_t r, uint32_t opp, uint64_t idx)
+{
+    const struct shared *sh = w->sh;
+    const struct fast *f = sh->fast;
+    uint32_t mw, mb;
+    ma_malom_index_unrank_malom(sh->in->ix, f->w, f->b, idx, &mw, &mb);
+    ma_board pos = {ma_malom_mask_to_open(mw), ma_malom_mask_to_open(mb)};
+    uint64_t back = ma_malom_index_rank(sh->in->ix, pos, NULL);
+    int marker = ma_malom_index_marker(sh->in->ix, f->w, f->b, idx);
+    if (mw != f->reps[r] || mb != opp || (marker < 0) != (back == idx))
+        return index_bug(w, idx, back);
+    return MA_OK;
+}
+
+static void fast_step(struct worker *w, uint64_t r, uint32_t opp, uint64_t idx)
 {
     struct fworker *fw = w->fw;
-    struct fpending *prev = NULL;
-    for (uint64_t i = lo; i < hi && !w->rc; i++) {
-        struct fpending *cur = &fw->slot[i & 1];
-        fast_prepare(w, cur, i);
-        if (prev && !w->rc) {
-            int rc = fast_finish(w, prev);
-            if (rc && !w->rc)
-                w->rc = rc;
-        }
-        prev = cur;
+    struct fpending *cur = &fw->slot[fw->turn];
+    fw->turn ^= 1;
+    fast_prepare(w, cur, r, opp, idx);
+    if (fw->prev && !w->rc) {
+        int rc = fast_finish(w, fw->prev);
+        if (rc && !w->rc)
+            w->rc = rc;
     }
-    if (prev && !w->rc) {
-        int rc = fast_finish(w, prev);
+    fw->prev = w->rc ? NULL : cur;
+}
+
+/* The indices of opponent masks c_lo..c_hi-1 (colex order over the 24 points), each mask with
+ * every representative it leaves room for. All successors of the non-removal turns of these
+ * indices have the opponent mask as their mover mask, so they lie in one block (one
+ * representative) of the child file, which stays in cache while the mask is walked: the child
+ * reads become local instead of random. Returns the number of indices checked. */
+static uint64_t fast_chunk(struct worker *w, uint64_t c_lo, uint64_t c_hi)
+{
+    const struct shared *sh = w->sh;
+    const struct fast *f = sh->fast;
+    const ma_malom_index *ix = sh->in->ix;
+    uint32_t opp = colex_subset(c_lo, f->b);
+    uint64_t done = 0;
+    for (uint64_t c = c_lo; c < c_hi && !w->rc; c++) {
+        int first = 1;
+        for (uint64_t r = 0; r < f->n_reps && !w->rc; r++) {
+            uint32_t rep = f->reps[r];
+            if (rep & opp)
+                continue;
+            uint64_t idx = r * f->per_rep + ma_malom_index_g_rank(ix, rep, opp);
+            if (first) {
+                first = 0;
+                if (reference_round_trip(w, r, opp, idx)) {
+                    w->rc = MA_EINTERNAL;
+                    break;
+                }
+            }
+            fast_step(w, r, opp, idx);
+            done++;
+        }
+        if (opp && c + 1 < c_hi) {
+            /* the next mask of the same size in increasing order (Gosper) */
+            uint32_t low = opp & (0u - opp), ripple = opp + low;
+            opp = (((ripple ^ opp) >> 2) / low) | ripple;
+        }
+    }
+    struct fworker *fw = w->fw;
+    if (fw->prev && !w->rc) {
+        int rc = fast_finish(w, fw->prev);
         if (rc)
             w->rc = rc;
     }
+    fw->prev = NULL;
+    return done;
+}
+
+/* After a complete walk: every index was checked (each at most once, see fast_prepare). */
+static int fast_coverage(struct shared *sh, ma_error *err)
+{
+    const struct fast *f = sh->fast;
+    uint64_t n = sh->entries;
+    for (uint64_t i = 0; i < n / 64 + 1; i++) {
+        uint64_t want = i < n / 64 ? ~(uint64_t)0 : ((uint64_t)1 << (n % 64)) - 1;
+        uint64_t got = atomic_load_explicit(&f->visited[i], memory_order_relaxed);
+        if (got != want) {
+            uint64_t idx = 64 * i + (uint64_t)__builtin_ctzll(~got & want);
+            char sec[16];
+            ma_sector_format(sh->sector, sec, sizeof sec);
+            return ma_error_set(err, MA_EINTERNAL,
+                                "%s: sector %s: offset %llu: index %llu was never checked: checker "
+                                "index bug",
+                                sh->in->path ? sh->in->path : "(sector file)", sec,
+                                (unsigned long long)ma_malom_file_entry_offset(sh->in->file, idx),
+                                (unsigned long long)idx);
+        }
+    }
+    return MA_OK;
 }
 
 static void *work(void *arg)
@@ -819,18 +936,29 @@ static void *work(void *arg)
             atomic_store(&sh->canceled, 1);
             break;
         }
-        uint64_t lo = atomic_fetch_add(&sh->next, CHUNK);
-        if (lo >= sh->entries)
-            break;
-        uint64_t hi = lo + CHUNK < sh->entries ? lo + CHUNK : sh->entries;
         if (sh->fast) {
-            fast_chunk(w, lo, hi);
+            uint64_t per = sh->fast->opp_per_chunk;
+            uint64_t lo = atomic_fetch_add(&sh->next, per);
+            if (lo >= sh->fast->n_opp)
+                break;
+            uint64_t hi = lo + per < sh->fast->n_opp ? lo + per : sh->fast->n_opp;
+            uint64_t done = fast_chunk(w, lo, hi);
             if (w->rc) {
                 if (w->rc == MA_ENOMEM && w->err.code != MA_ENOMEM)
                     ma_error_set(&w->err, MA_ENOMEM, "malom check: out of memory");
                 atomic_store(&sh->failed, 1);
+                break;
             }
-        } else {
+            atomic_fetch_add(&sh->done, done);
+            if (sh->in->progress)
+                ma_progress_add(sh->in->progress, done);
+            continue;
+        }
+        uint64_t lo = atomic_fetch_add(&sh->next, CHUNK);
+        if (lo >= sh->entries)
+            break;
+        uint64_t hi = lo + CHUNK < sh->entries ? lo + CHUNK : sh->entries;
+        {
             for (uint64_t i = lo; i < hi; i++) {
                 int rc = check_index(w, i, turns);
                 if (rc) {
@@ -966,6 +1094,8 @@ int ma_mcheck_sector(ma_mcheck_result *out, const ma_mcheck_input *in, ma_error 
         qsort(out->items, out->n_items, sizeof *out->items, cmp_items);
     if (!rc && atomic_load(&sh->canceled))
         rc = ma_error_set(err, MA_ECANCELED, "malom check: check of the sector canceled");
+    if (!rc && sh->fast)
+        rc = fast_coverage(sh, err);
     fast_free(sh->fast);
     free(sh);
     out->seconds = ma_now() - t0;
