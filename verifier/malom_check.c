@@ -347,6 +347,12 @@ struct fast {
     /* Opponent masks are walked in colex order, CHUNK_OPP per dispensed chunk. */
     uint64_t n_opp;            /* C(24, B) */
     uint64_t opp_per_chunk;
+    /* by_opp: 1 to walk by opponent mask (when finding the representatives beside a mask is cheap
+     * enough, see fast_setup), 0 to walk representative by representative (index order). */
+    int by_opp;
+    uint64_t n_tiles;          /* representatives in tiles of 64 */
+    uint64_t *without;         /* without[t * 24 + p]: bit j set when representative 64t + j
+                                  exists and leaves point p free */
     /* One bit per index, set when the index is checked: proves that the walk by opponent mask
      * checks every index exactly once (index self-check, see docs/malom-verification.md). */
     _Atomic uint64_t *visited;
@@ -409,6 +415,7 @@ static void fast_free(struct fast *f)
     free(f->reps);
     free(f->stab);
     free(f->self_resident);
+    free(f->without);
     free((void *)f->visited);
     free(f);
 }
@@ -589,6 +596,22 @@ static int fast_setup(struct shared *sh)
         f->stab[r] = bits;
     }
     f->n_opp = ma_malom_hash_count(0, f->b);
+    f->n_tiles = (f->n_reps + 63) / 64;
+    /* Walking by opponent mask costs B word operations per mask and tile of 64 representatives
+     * to find the representatives beside the mask; worth it while that stays below ~16 per index
+     * (std: up to 8_8; not for sectors like 12_12 where few masks have any representative). */
+    f->by_opp = f->n_opp * f->n_tiles * (uint64_t)(f->b ? f->b : 1) <= 16 * n;
+    if (f->by_opp) {
+        f->without = calloc(f->n_tiles * MA_POINTS, sizeof *f->without);
+        if (!f->without) {
+            fast_free(f);
+            return MA_ENOMEM;
+        }
+        for (uint64_t r = 0; r < f->n_reps; r++)
+            for (int p = 0; p < MA_POINTS; p++)
+                if (!(f->reps[r] >> p & 1u))
+                    f->without[(r / 64) * MA_POINTS + (uint64_t)p] |= (uint64_t)1 << (r % 64);
+    }
     /* about 8192 indices per chunk: the cancel flag is polled at least that often */
     uint64_t per_opp = n / (f->n_opp ? f->n_opp : 1) + 1;
     f->opp_per_chunk = 8192 / per_opp + 1;
@@ -862,10 +885,15 @@ static uint64_t fast_chunk(struct worker *w, uint64_t c_lo, uint64_t c_hi)
     uint64_t done = 0;
     for (uint64_t c = c_lo; c < c_hi && !w->rc; c++) {
         int first = 1;
-        for (uint64_t r = 0; r < f->n_reps && !w->rc; r++) {
+        for (uint64_t t = 0; t < f->n_tiles && !w->rc; t++) {
+          const uint64_t *wo = f->without + t * MA_POINTS;
+          uint64_t left = f->n_reps - 64 * t; /* representatives in this tile */
+          uint64_t beside = left >= 64 ? ~(uint64_t)0 : ((uint64_t)1 << left) - 1;
+          for (uint32_t o = opp; o; o &= o - 1)
+              beside &= wo[__builtin_ctz(o)];
+          for (; beside && !w->rc; beside &= beside - 1) {
+            uint64_t r = 64 * t + (uint64_t)__builtin_ctzll(beside);
             uint32_t rep = f->reps[r];
-            if (rep & opp)
-                continue;
             uint64_t idx = r * f->per_rep + ma_malom_index_g_rank(ix, rep, opp);
             if (first) {
                 first = 0;
@@ -876,6 +904,7 @@ static uint64_t fast_chunk(struct worker *w, uint64_t c_lo, uint64_t c_hi)
             }
             fast_step(w, r, opp, idx);
             done++;
+          }
         }
         if (opp && c + 1 < c_hi) {
             /* the next mask of the same size in increasing order (Gosper) */
@@ -891,6 +920,58 @@ static uint64_t fast_chunk(struct worker *w, uint64_t c_lo, uint64_t c_hi)
     }
     fw->prev = NULL;
     return done;
+}
+
+/* The next subset of free_pts of the same size in colex order; x must not be the last one. The
+ * addition carries through the lowest run of x (non-free points are set so the carry skips them)
+ * onto the next free point; the run's other stones return to the lowest free points. */
+static inline uint32_t next_subset(uint32_t x, uint32_t free_pts)
+{
+    uint32_t sum = ((x | ~free_pts) + (x & (0u - x))) & free_pts;
+    int lost = __builtin_popcount(x) - __builtin_popcount(sum);
+    uint32_t fill = 0;
+    for (; lost > 0; lost--, free_pts &= free_pts - 1)
+        fill |= free_pts & (0u - free_pts);
+    return sum | fill;
+}
+
+/* Indices lo..hi-1 in index order (sectors where the walk by opponent mask does not pay): the
+ * next index of one representative is the next opponent placement in colex order. */
+static uint64_t fast_chunk_by_rep(struct worker *w, uint64_t lo, uint64_t hi)
+{
+    const struct shared *sh = w->sh;
+    const struct fast *f = sh->fast;
+    const ma_malom_index *ix = sh->in->ix;
+    uint32_t rep = 0, opp = 0;
+    uint64_t r = 0, g = 0;
+    for (uint64_t idx = lo; idx < hi && !w->rc; idx++) {
+        if (idx == lo || g + 1 == f->per_rep) {
+            ma_malom_index_unrank_malom(ix, f->w, f->b, idx, &rep, &opp);
+            r = idx / f->per_rep;
+            g = idx % f->per_rep;
+            if (reference_round_trip(w, r, opp, idx)) {
+                w->rc = MA_EINTERNAL;
+                break;
+            }
+        } else {
+            opp = next_subset(opp, ~rep & MA_FULL_MASK);
+            g++;
+        }
+        /* the stepped board must rank back to its index; the bitmap then proves coverage */
+        if (r * f->per_rep + ma_malom_index_g_rank(ix, rep, opp) != idx) {
+            w->rc = index_bug(w, idx, r * f->per_rep + ma_malom_index_g_rank(ix, rep, opp));
+            break;
+        }
+        fast_step(w, r, opp, idx);
+    }
+    struct fworker *fw = w->fw;
+    if (fw->prev && !w->rc) {
+        int rc = fast_finish(w, fw->prev);
+        if (rc)
+            w->rc = rc;
+    }
+    fw->prev = NULL;
+    return hi - lo;
 }
 
 /* After a complete walk: every index was checked (each at most once, see fast_prepare). */
@@ -937,12 +1018,14 @@ static void *work(void *arg)
             break;
         }
         if (sh->fast) {
-            uint64_t per = sh->fast->opp_per_chunk;
+            const struct fast *f = sh->fast;
+            uint64_t per = f->by_opp ? f->opp_per_chunk : CHUNK;
+            uint64_t end = f->by_opp ? f->n_opp : sh->entries;
             uint64_t lo = atomic_fetch_add(&sh->next, per);
-            if (lo >= sh->fast->n_opp)
+            if (lo >= end)
                 break;
-            uint64_t hi = lo + per < sh->fast->n_opp ? lo + per : sh->fast->n_opp;
-            uint64_t done = fast_chunk(w, lo, hi);
+            uint64_t hi = lo + per < end ? lo + per : end;
+            uint64_t done = f->by_opp ? fast_chunk(w, lo, hi) : fast_chunk_by_rep(w, lo, hi);
             if (w->rc) {
                 if (w->rc == MA_ENOMEM && w->err.code != MA_ENOMEM)
                     ma_error_set(&w->err, MA_ENOMEM, "malom check: out of memory");
