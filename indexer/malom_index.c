@@ -631,9 +631,39 @@ static inline uint32_t colex_of(const ma_malom_index *ix, uint32_t c)
            ix->colex_byte[2][j2][c >> 16];
 }
 
+#ifdef HAVE_PEXT_PATH
+/* rank_many with the compress step as one bit extract: fewer instructions than flipping bits
+ * from the previous board (cachegrind, std 4_4_0_0: 2.35 G against 2.85 G). */
+__attribute__((target("bmi2"))) static void rank_many_pext(const ma_malom_index *ix,
+                                                            ma_malom_rank_cache *cache,
+                                                            const ma_board *malom_boards, int n,
+                                                            uint64_t *out)
+{
+    for (int i = 0; i < n; i++) {
+        uint32_t m = malom_boards[i].mover, o = malom_boards[i].opp;
+        ma_malom_rank_slot *s = &cache->slot[(m * 0x9E3779B1u) >> 26];
+        if (s->mover != m || s->nops == 0)
+            fill_slot(ix, s, m);
+        uint32_t best = apply_mask(s->ops[0], o);
+        for (int k = 1; k < s->nops; k++) {
+            uint32_t pb = apply_mask(s->ops[k], o);
+            best = pb < best ? pb : best;
+        }
+        out[i] = (uint64_t)s->f_rank * binom_table[MA_POINTS - s->w][__builtin_popcount(o)] +
+                 colex_of(ix, _pext_u32(best, ~s->rep & MA_FULL_MASK));
+    }
+}
+#endif
+
 void ma_malom_index_rank_many(const ma_malom_index *ix, ma_malom_rank_cache *cache,
                               const ma_board *malom_boards, int n, uint64_t *out)
 {
+#ifdef HAVE_PEXT_PATH
+    if (ix->use_pext) {
+        rank_many_pext(ix, cache, malom_boards, n, out);
+        return;
+    }
+#endif
     for (int i = 0; i < n; i++) {
         uint32_t m = malom_boards[i].mover, o = malom_boards[i].opp;
         ma_malom_rank_slot *s = &cache->slot[(m * 0x9E3779B1u) >> 26];

@@ -49,6 +49,10 @@ struct ma_open_index {
     /* movers[w][colex rank of a mask of w stones] = rep_rank << 16 | bit set of the ops that map
      * the mask to its representative; NULL until prepare_movers(w). */
     uint64_t *movers[MAX_W + 1];
+    /* colex_byte[k][j][x]: colex contribution of byte x at bits 8k..8k+7 of a subset with j
+     * members below bit 8k (sum of C(8k + q, j + t) over the t-th set bit q of x). */
+    uint32_t colex_byte[3][MAX_W + 1][256];
+    int use_pext; /* the CPU has a fast BMI2 bit extract (see rank_many_pext) */
 };
 
 static inline uint32_t perm_slow(int op, uint32_t m)
@@ -91,6 +95,8 @@ uint64_t ma_open_binomial(int n, int k)
     return r;
 }
 
+static int fast_pext(void);
+
 int ma_open_index_create(ma_open_index **out, ma_error *err)
 {
     ma_open_index *ix = calloc(1, sizeof *ix);
@@ -103,6 +109,20 @@ int ma_open_index_create(ma_open_index **out, ma_error *err)
     for (int n = 0; n <= MA_POINTS; n++)
         for (int k = 0; k <= MA_POINTS; k++)
             ix->binom[n][k] = ma_open_binomial(n, k);
+    for (int k = 0; k < 3; k++)
+        for (int j = 0; j <= MAX_W; j++)
+            for (int x = 0; x < 256; x++) {
+                uint64_t sum = 0;
+                int t = 0;
+                for (int q = 0; q < 8; q++)
+                    if (x >> q & 1) {
+                        t++;
+                        if (j + t <= MA_POINTS)
+                            sum += ix->binom[8 * k + q][j + t];
+                    }
+                ix->colex_byte[k][j][x] = (uint32_t)sum;
+            }
+    ix->use_pext = fast_pext();
     *out = ix;
     return MA_OK;
 }
@@ -478,4 +498,123 @@ int ma_open_orbit_size(ma_board board)
             fixed++;
     }
     return MA_SYM_OPS / fixed;
+}
+
+/* ---- Batched ranking (see the header) ------------------------------------------------------ */
+
+static inline uint32_t colex_of(const ma_open_index *ix, uint32_t c)
+{
+    int j1 = popcount24(c & 0xFFu), j2 = j1 + popcount24(c & 0xFF00u);
+    return ix->colex_byte[0][0][c & 0xFFu] + ix->colex_byte[1][j1][(c >> 8) & 0xFFu] +
+           ix->colex_byte[2][j2][c >> 16];
+}
+
+uint64_t ma_open_index_g_rank(const ma_open_index *ix, uint32_t rep, uint32_t opp)
+{
+    uint32_t c = 0, free_pts = ~rep & MA_FULL_MASK;
+    for (; opp; opp &= opp - 1) {
+        int p = __builtin_ctz(opp);
+        c |= 1u << popcount24(free_pts & ((1u << p) - 1));
+    }
+    return colex_of(ix, c);
+}
+
+static void fill_rank_slot(const ma_open_index *ix, ma_open_rank_slot *s, uint32_t m)
+{
+    ma_open_mover_info mi;
+    ma_open_index_mover_info(ix, &mi, m);
+    s->mover = m;
+    s->rep = mi.rep;
+    s->rep_rank = mi.rep_rank;
+    s->w = (uint8_t)mi.w;
+    s->n_ops = (uint8_t)mi.n_ops;
+    memcpy(s->ops, mi.ops, sizeof s->ops);
+    uint8_t n = 0;
+    for (int p = 0; p < MA_POINTS; p++) {
+        s->q[p] = n;
+        n = (uint8_t)(n + !(mi.rep >> p & 1u));
+    }
+    if (s->n_ops == 1) {
+        for (int p = 0; p < MA_POINTS; p++) {
+            uint32_t img = perm_fast(ix, s->ops[0], 1u << p);
+            s->cbit[p] = img & mi.rep ? 0u : 1u << s->q[__builtin_ctz(img)];
+        }
+        s->ref_opp = 0;
+        s->ref_c = 0;
+    }
+}
+
+#if defined(__x86_64__) && defined(__GNUC__)
+#include <immintrin.h>
+/* BMI2's bit extract is fast on Intel since Haswell and AMD since Zen 3 (microcoded before). */
+static int fast_pext(void)
+{
+    __builtin_cpu_init();
+    return __builtin_cpu_supports("bmi2") &&
+           !(__builtin_cpu_is("amd") && (__builtin_cpu_is("znver1") || __builtin_cpu_is("znver2")));
+}
+
+__attribute__((target("bmi2"))) static void rank_many_pext(const ma_open_index *ix,
+                                                            ma_open_rank_cache *cache,
+                                                            const ma_board *boards, int n,
+                                                            uint64_t *out)
+{
+    for (int i = 0; i < n; i++) {
+        uint32_t m = boards[i].mover & MA_FULL_MASK, o = boards[i].opp & MA_FULL_MASK;
+        ma_open_rank_slot *s = &cache->slot[(m * 0x9E3779B1u) >> 26];
+        if (s->mover != m || s->n_ops == 0)
+            fill_rank_slot(ix, s, m);
+        uint32_t best = perm_fast(ix, s->ops[0], o);
+        for (int k = 1; k < s->n_ops; k++) {
+            uint32_t pb = perm_fast(ix, s->ops[k], o);
+            best = pb < best ? pb : best;
+        }
+        out[i] = s->rep_rank * ix->binom[MA_POINTS - s->w][popcount24(o)] +
+                 colex_of(ix, _pext_u32(best, ~s->rep & MA_FULL_MASK));
+    }
+}
+#else
+static int fast_pext(void) { return 0; }
+#endif
+
+void ma_open_index_rank_many(const ma_open_index *ix, ma_open_rank_cache *cache,
+                             const ma_board *boards, int n, uint64_t *out)
+{
+#if defined(__x86_64__) && defined(__GNUC__)
+    if (ix->use_pext) {
+        rank_many_pext(ix, cache, boards, n, out);
+        return;
+    }
+#endif
+    for (int i = 0; i < n; i++) {
+        uint32_t m = boards[i].mover & MA_FULL_MASK, o = boards[i].opp & MA_FULL_MASK;
+        ma_open_rank_slot *s = &cache->slot[(m * 0x9E3779B1u) >> 26];
+        if (s->mover != m || s->n_ops == 0)
+            fill_rank_slot(ix, s, m);
+        uint64_t base = s->rep_rank * ix->binom[MA_POINTS - s->w][popcount24(o)];
+        uint32_t c;
+        if (s->n_ops == 1) {
+            c = s->ref_c;
+            for (uint32_t d = o ^ s->ref_opp; d; d &= d - 1)
+                c ^= s->cbit[__builtin_ctz(d)];
+            s->ref_opp = o;
+            s->ref_c = c;
+        } else {
+            /* several ops onto the representative: the least opponent image among them */
+            uint32_t best = perm_fast(ix, s->ops[0], o);
+            for (int k = 1; k < s->n_ops; k++) {
+                uint32_t pb = perm_fast(ix, s->ops[k], o);
+                best = pb < best ? pb : best;
+            }
+            c = 0;
+            for (; best; best &= best - 1)
+                c |= 1u << s->q[__builtin_ctz(best)];
+        }
+        out[i] = base + colex_of(ix, c);
+    }
+}
+
+void ma_open_index_use_bit_extract(ma_open_index *ix, int on)
+{
+    ix->use_pext = on && fast_pext();
 }

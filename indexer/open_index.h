@@ -95,4 +95,37 @@ ma_board ma_open_canonical(ma_board board, int *op_out);
  * canonical entry stands for. */
 int ma_open_orbit_size(ma_board board);
 
+/* ---- Batched ranking for hot loops ----------------------------------------------------------
+ * A per-thread cache of mover parts keyed by the mover mask (direct-mapped; successors of the
+ * positions walked together share a few mover masks). With one op onto the representative the
+ * compressed opponent image (§4.3) is linear in the opponent's points, so a board is ranked from
+ * the slot's previous board by flipping the points where the two differ. Zero-initialise before
+ * first use; never share between threads. */
+#define MA_OPEN_RANK_CACHE 64
+typedef struct ma_open_rank_slot {
+    uint32_t mover;        /* mover mask this slot holds */
+    uint32_t rep;          /* its representative */
+    uint64_t rep_rank;
+    uint8_t w;
+    uint8_t n_ops;         /* 0: empty */
+    uint8_t ops[MA_SYM_OPS];
+    uint8_t q[MA_POINTS];  /* q[p]: points below p not in rep */
+    uint32_t cbit[MA_POINTS];
+    uint32_t ref_opp, ref_c;
+} ma_open_rank_slot;
+typedef struct ma_open_rank_cache {
+    ma_open_rank_slot slot[MA_OPEN_RANK_CACHE];
+} ma_open_rank_cache;
+
+/* rank_many uses the CPU's bit extract (BMI2 pext) when it is a fast one, detected at create;
+ * on = 0 forces the portable path (tests run both; results are equal). */
+void ma_open_index_use_bit_extract(ma_open_index *ix, int on);
+/* out[i] = ma_open_index_rank(boards[i], NULL) for i < n. Requires prepare() of every mover
+ * count (prepare_movers makes new mover masks cheaper). */
+void ma_open_index_rank_many(const ma_open_index *ix, ma_open_rank_cache *cache,
+                             const ma_board *boards, int n, uint64_t *out);
+/* The colex rank of opp compressed onto the points not in rep (the opponent part of an entry
+ * whose mover mask is the representative rep; opp disjoint from rep). */
+uint64_t ma_open_index_g_rank(const ma_open_index *ix, uint32_t rep, uint32_t opp);
+
 #endif

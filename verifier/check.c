@@ -10,7 +10,6 @@
 #include "common/progress.h"
 
 #define CHUNK 4096
-#define MOVER_CACHE 64
 /* Successor files up to this total are copied into huge-page backed memory before the pass: the
  * lookups are random, and with 4 KiB pages nearly every one misses the TLB. */
 #define RESIDENT_BUDGET ((uint64_t)1 << 30)
@@ -82,15 +81,36 @@ int ma_check_prepare_index(ma_open_index *ix, ma_variant v, ma_sector s, ma_erro
     return MA_OK;
 }
 
-/* Shared, read-only state of one sector check plus the chunk dispenser. */
+/* Shared, read-only state of one sector check plus the chunk dispenser.
+ *
+ * Walk order. All successors of a position's non-removal turns have the position's opponent mask
+ * as their mover mask, so they lie in one block (one representative) of the child file. Walking
+ * the entries by opponent mask (every representative that leaves the mask free, found through
+ * bitsets of 64 representatives per point) keeps that block in cache while the mask's entries are
+ * checked: the child reads, random in entry order, become local. When finding the representatives
+ * beside a mask costs more than it saves (few entries per mask) the walk is in entry order, where
+ * the next entry of one representative is the next opponent placement in colex order. The walk
+ * by mask marks each entry in a bitmap: every entry must be reached exactly once. */
 struct job {
     const ma_check_input *in;
     ma_vrules rules;
     const ma_open_file *child[MA_TURN_KINDS];
     ma_open_file resident[MA_TURN_KINDS]; /* huge-page copies of the successor bodies */
     void *resident_mem[MA_TURN_KINDS];
+    const uint8_t *self_body;  /* the sector's words (a huge-page copy when one exists) */
+    void *self_mem;
     uint64_t entries;
     uint64_t per_rep;  /* entries per representative: C(24 - W, B) */
+    int w, b;
+    uint64_t n_reps;
+    uint32_t *reps;    /* representatives in rank order */
+    uint16_t *stab;    /* per representative: ops other than the identity that fix it */
+    int by_opp;        /* walk by opponent mask (else entry order) */
+    uint64_t n_opp;    /* C(24, B) */
+    uint64_t opp_per_chunk;
+    uint64_t n_tiles;
+    uint64_t *without; /* without[t * 24 + p]: bit j when representative 64t + j leaves p free */
+    _Atomic uint64_t *visited;
     _Atomic uint64_t next_chunk;
     atomic_int canceled; /* set by the worker that saw in->cancel */
 };
@@ -116,81 +136,14 @@ struct worker {
     int rc;
     ma_check_result part;
     size_t cap;
-    struct pending slot[2];
-    /* Entries are grouped by mover mask (entry = rep_rank * M + colex), so the mover's stabiliser
-     * is computed once per group: a board is canonical iff no stabiliser op lowers its opponent
-     * mask (docs/format.md §4.2; the mover mask is already a representative). */
-    uint32_t stab_mover;
-    int stab_valid;
-    int n_stab;
-    uint8_t stab[MA_SYM_OPS];
-    /* Mover parts of successor ranks, direct-mapped by the successor's mover mask: without a
-     * removal every successor of an entry has the entry's opponent mask as its mover mask, and
-     * with one it is that mask less one stone, so a handful of mover parts serve ~30 successors. */
-    ma_open_mover_info mover_cache[MOVER_CACHE];
-    /* The last board prepared: consecutive entries of one representative are the next opponent
-     * placement in colex order, cheaper to step to than to unrank. */
-    uint64_t seq_entry;
-    uint64_t seq_g;      /* seq_entry % per_rep */
-    ma_board seq_pos;
-    int seq_valid;
-    /* Workers sit side by side in one array and write their counters and seq_* fields for every
-     * entry: keep the written fields of neighbours at least two cache lines apart. */
+    struct pending *slot; /* two */
+    struct pending *prev; /* prepared, not yet finished */
+    int turn;
+    ma_open_rank_cache *cache;
+    /* Workers sit side by side in one array and write their counters for every entry: keep the
+     * written fields of neighbours at least two cache lines apart. */
     char pad[128];
 };
-
-static int is_canonical(struct worker *w, ma_board b)
-{
-    if (!w->stab_valid || w->stab_mover != b.mover) {
-        ma_board m = {b.mover, 0};
-        w->n_stab = 0;
-        for (int k = 0; k < MA_SYM_OPS; k++)
-            if (k != MA_SYM_IDENTITY && ma_open_index_apply(w->job->in->ix, k, m).mover == b.mover)
-                w->stab[w->n_stab++] = (uint8_t)k;
-        w->stab_mover = b.mover;
-        w->stab_valid = 1;
-    }
-    for (int i = 0; i < w->n_stab; i++)
-        if (ma_open_index_apply(w->job->in->ix, w->stab[i], b).opp < b.opp)
-            return 0;
-    return 1;
-}
-
-/* The next subset of free_pts of the same size in colex order; x must not be the last one. The
- * addition carries through the lowest run of x (non-free points are set so the carry skips them)
- * onto the next free point; the run's other stones return to the lowest free points. */
-static inline uint32_t next_subset(uint32_t x, uint32_t free_pts)
-{
-    uint32_t sum = ((x | ~free_pts) + (x & -x)) & free_pts;
-    int lost = __builtin_popcount(x) - __builtin_popcount(sum);
-    uint32_t fill = 0;
-    for (; lost > 0; lost--, free_pts &= free_pts - 1)
-        fill |= free_pts & -free_pts;
-    return sum | fill;
-}
-
-static ma_board entry_board(struct worker *w, uint64_t e)
-{
-    const ma_vrules *r = &w->job->rules;
-    if (w->seq_valid && e == w->seq_entry + 1 && w->seq_g + 1 < w->job->per_rep) {
-        w->seq_pos.opp = next_subset(w->seq_pos.opp, ~w->seq_pos.mover & MA_FULL_MASK);
-        w->seq_g++;
-    } else {
-        w->seq_pos = ma_open_index_unrank(w->job->in->ix, r->sector.w, r->sector.b, e);
-        w->seq_g = e % w->job->per_rep;
-        w->seq_valid = 1;
-    }
-    w->seq_entry = e;
-    return w->seq_pos;
-}
-
-static const ma_open_mover_info *mover_part(struct worker *w, uint32_t mover)
-{
-    ma_open_mover_info *mi = &w->mover_cache[(mover * 0x9E3779B1u) >> 26];
-    if (mi->mover != mover || mi->n_ops == 0)
-        ma_open_index_mover_info(w->job->in->ix, mi, mover);
-    return mi;
-}
 
 static int push_item(struct worker *w, const ma_check_item *it)
 {
@@ -208,26 +161,32 @@ static int push_item(struct worker *w, const ma_check_item *it)
     return 0;
 }
 
-static void prepare(struct worker *w, struct pending *p, uint64_t e)
+/* Prepares entry e, the board (reps[r], opp). */
+static void prepare(struct worker *w, struct pending *p, uint64_t r, uint32_t opp, uint64_t e)
 {
     const struct job *j = w->job;
-    const ma_vrules *r = &j->rules;
+    const ma_vrules *r_ = &j->rules;
     p->entry = e;
-    p->pos = entry_board(w, e);
-    p->word = ma_open_file_word(j->in->file, e);
+    p->pos.mover = j->reps[r];
+    p->pos.opp = opp;
     p->missing = 0;
-    if (!is_canonical(w, p->pos)) {
-        p->state = 0;
-        return;
-    }
+    __builtin_prefetch(j->self_body + 2 * e);
+    if (j->visited)
+        __builtin_prefetch((const void *)&j->visited[e >> 6], 1);
+    /* canonical iff no op fixing the representative lowers the opponent mask (§4.2) */
+    for (uint32_t st = j->stab[r]; st; st &= st - 1)
+        if (ma_open_index_apply(j->in->ix, __builtin_ctz(st), p->pos).opp < opp) {
+            p->state = 0;
+            return;
+        }
     p->state = 1;
-    if (r->full_board_draw) {
+    if (r_->full_board_draw) {
         p->fixed.outcome = MA_OUTCOME_DRAW;
         p->fixed.depth = 0;
         return;
     }
     ma_vturns *t = &p->turns;
-    if (ma_vrules_generate(r, p->pos, t)) {
+    if (ma_vrules_generate(r_, p->pos, t)) {
         w->rc = MA_EINTERNAL;
         p->state = -1;
         return;
@@ -244,26 +203,36 @@ static void prepare(struct worker *w, struct pending *p, uint64_t e)
     }
     p->state = 2;
     /* Rank every successor and prefetch its word now; the words are read in finish(). */
+    ma_open_index_rank_many(j->in->ix, w->cache, t->succ, t->n, p->succ_entry);
     for (int i = 0; i < t->n; i++) {
         const ma_open_file *f = j->child[t->kind[i]];
         if (!f) {
             p->missing = 1;
             w->part.missing_kind[t->kind[i]] = 1;
-            p->succ_entry[i] = UINT64_MAX;
             continue;
         }
-        uint64_t se = ma_open_index_rank_opp(j->in->ix, mover_part(w, t->succ[i].mover), t->succ[i].opp);
-        p->succ_entry[i] = se;
-        if (se < f->header.entry_count)
-            __builtin_prefetch(f->body + 2 * se);
+        if (p->succ_entry[i] < f->header.entry_count)
+            __builtin_prefetch(f->body + 2 * p->succ_entry[i]);
     }
 }
 
-static void finish(struct worker *w, const struct pending *p)
+static void finish(struct worker *w, struct pending *p)
 {
     const struct job *j = w->job;
     if (p->state < 0)
         return;
+    if (p->entry >= j->entries) {
+        w->rc = MA_EINTERNAL; /* an index bug: ranks past the end */
+        return;
+    }
+    if (j->visited) {
+        uint64_t bit = (uint64_t)1 << (p->entry & 63);
+        if (atomic_fetch_or_explicit(&j->visited[p->entry >> 6], bit, memory_order_relaxed) & bit) {
+            w->rc = MA_EINTERNAL; /* reached twice: an index bug, reported by ma_check_sector */
+            return;
+        }
+    }
+    p->word = (uint16_t)(j->self_body[2 * p->entry] | j->self_body[2 * p->entry + 1] << 8);
     ma_check_item it;
     memset(&it, 0, sizeof it);
     it.entry = p->entry;
@@ -294,13 +263,24 @@ static void finish(struct worker *w, const struct pending *p)
             uint64_t se = p->succ_entry[i];
             if (!f)
                 continue;
-            ma_value sv;
-            if (se >= f->header.entry_count || ma_open_value_decode(ma_open_file_word(f, se), &sv) ||
-                sv.outcome == MA_OUTCOME_NONE) {
+            if (se >= f->header.entry_count) {
                 bad_succ = 1;
                 continue;
             }
-            int32_t sc = ma_check_value_score(ma_check_value_negate(sv));
+            /* §5.3 inline: bits 15-14 outcome (01 loss, 10 draw, 11 win), depth parity */
+            uint32_t word = (uint32_t)f->body[2 * se] | (uint32_t)f->body[2 * se + 1] << 8;
+            uint32_t oc = word >> 14, depth = word & 0x3FFFu;
+            int32_t sc;
+            if (oc == 3 && (depth & 1u))
+                sc = -65536 + (int32_t)depth + 1; /* the successor wins in n: we lose in n + 1 */
+            else if (oc == 1 && !(depth & 1u))
+                sc = 65536 - (int32_t)depth - 1;  /* the successor loses in n: we win in n + 1 */
+            else if (word == 0x8000u)
+                sc = 0;
+            else {
+                bad_succ = 1;
+                continue;
+            }
             if (sc > best)
                 best = sc;
         }
@@ -332,33 +312,121 @@ static void finish(struct worker *w, const struct pending *p)
         w->rc = MA_ENOMEM;
 }
 
+static void step(struct worker *w, uint64_t r, uint32_t opp, uint64_t e)
+{
+    struct pending *cur = &w->slot[w->turn];
+    w->turn ^= 1;
+    prepare(w, cur, r, opp, e);
+    if (w->prev && !w->rc)
+        finish(w, w->prev);
+    w->prev = w->rc ? NULL : cur;
+}
+
+static void drain(struct worker *w)
+{
+    if (w->prev && !w->rc)
+        finish(w, w->prev);
+    w->prev = NULL;
+}
+
+/* The k-subset of the 24 points with colex rank c. */
+static uint32_t colex_subset(const ma_open_index *ix, uint64_t c, int k)
+{
+    uint32_t m = 0;
+    int q = MA_POINTS - 1;
+    for (int i = k; i >= 1; i--) {
+        while (ma_open_binomial(q, i) > c)
+            q--;
+        c -= ma_open_binomial(q, i);
+        m |= 1u << q;
+        q--;
+    }
+    (void)ix;
+    return m;
+}
+
+/* The next subset of free_pts of the same size in colex order; x must not be the last one. The
+ * addition carries through the lowest run of x (non-free points are set so the carry skips them)
+ * onto the next free point; the run's other stones return to the lowest free points. */
+static inline uint32_t next_subset(uint32_t x, uint32_t free_pts)
+{
+    uint32_t sum = ((x | ~free_pts) + (x & (0u - x))) & free_pts;
+    int lost = __builtin_popcount(x) - __builtin_popcount(sum);
+    uint32_t fill = 0;
+    for (; lost > 0; lost--, free_pts &= free_pts - 1)
+        fill |= free_pts & (0u - free_pts);
+    return sum | fill;
+}
+
+/* Opponent masks c_lo..c_hi-1 (colex order), each with every representative beside it. */
+static uint64_t chunk_by_opp(struct worker *w, uint64_t c_lo, uint64_t c_hi)
+{
+    const struct job *j = w->job;
+    uint32_t opp = colex_subset(j->in->ix, c_lo, j->b);
+    uint64_t done = 0;
+    for (uint64_t c = c_lo; c < c_hi && !w->rc; c++) {
+        for (uint64_t t = 0; t < j->n_tiles && !w->rc; t++) {
+            const uint64_t *wo = j->without + t * MA_POINTS;
+            uint64_t left = j->n_reps - 64 * t;
+            uint64_t beside = left >= 64 ? ~(uint64_t)0 : ((uint64_t)1 << left) - 1;
+            for (uint32_t o = opp; o; o &= o - 1)
+                beside &= wo[__builtin_ctz(o)];
+            for (; beside && !w->rc; beside &= beside - 1) {
+                uint64_t r = 64 * t + (uint64_t)__builtin_ctzll(beside);
+                step(w, r, opp, r * j->per_rep + ma_open_index_g_rank(j->in->ix, j->reps[r], opp));
+                done++;
+            }
+        }
+        if (opp && c + 1 < c_hi) {
+            uint32_t low = opp & (0u - opp), ripple = opp + low;
+            opp = (((ripple ^ opp) >> 2) / low) | ripple;
+        }
+    }
+    drain(w);
+    return done;
+}
+
+/* Entries lo..hi-1 in entry order. */
+static uint64_t chunk_by_entry(struct worker *w, uint64_t lo, uint64_t hi)
+{
+    const struct job *j = w->job;
+    uint32_t opp = 0;
+    uint64_t r = 0, g = 0;
+    for (uint64_t e = lo; e < hi && !w->rc; e++) {
+        if (e == lo || g + 1 == j->per_rep) {
+            ma_board b = ma_open_index_unrank(j->in->ix, j->w, j->b, e);
+            opp = b.opp;
+            r = e / j->per_rep;
+            g = e % j->per_rep;
+        } else {
+            opp = next_subset(opp, ~j->reps[r] & MA_FULL_MASK);
+            g++;
+        }
+        step(w, r, opp, e);
+    }
+    drain(w);
+    return hi - lo;
+}
+
 static void *run_worker(void *arg)
 {
     struct worker *w = arg;
     struct job *j = w->job;
     const volatile sig_atomic_t *cancel = j->in->cancel;
+    uint64_t per = j->by_opp ? j->opp_per_chunk : CHUNK;
+    uint64_t end = j->by_opp ? j->n_opp : j->entries;
     for (;;) {
         if (cancel && *cancel) {
             atomic_store(&j->canceled, 1);
             break;
         }
-        uint64_t c = atomic_fetch_add(&j->next_chunk, 1);
-        uint64_t lo = c * CHUNK;
-        if (lo >= j->entries || w->rc)
+        uint64_t lo = atomic_fetch_add(&j->next_chunk, per);
+        if (lo >= end || w->rc)
             break;
-        uint64_t hi = lo + CHUNK < j->entries ? lo + CHUNK : j->entries;
-        const struct pending *prev = NULL;
-        for (uint64_t e = lo; e < hi && !w->rc; e++) {
-            struct pending *cur = &w->slot[e & 1];
-            prepare(w, cur, e);
-            if (prev)
-                finish(w, prev);
-            prev = cur;
-        }
-        if (prev && !w->rc)
-            finish(w, prev);
+        uint64_t hi = lo + per < end ? lo + per : end;
+        uint64_t done = j->by_opp ? chunk_by_opp(w, lo, hi) : chunk_by_entry(w, lo, hi);
         if (j->in->progress)
-            ma_progress_add(j->in->progress, hi - lo);
+            ma_progress_add(j->in->progress, done);
     }
     return NULL;
 }
@@ -415,7 +483,74 @@ static void free_job(struct job *j)
 {
     for (int k = 0; k < MA_TURN_KINDS; k++)
         free(j->resident_mem[k]);
+    free(j->self_mem);
+    free(j->reps);
+    free(j->stab);
+    free(j->without);
+    free((void *)j->visited);
     free(j);
+}
+
+static void *huge_alloc(size_t bytes)
+{
+    size_t alloc = (bytes + HUGE_PAGE - 1) / HUGE_PAGE * HUGE_PAGE;
+    void *mem = aligned_alloc(HUGE_PAGE, alloc ? alloc : HUGE_PAGE);
+    if (mem)
+        madvise(mem, alloc, MADV_HUGEPAGE);
+    return mem;
+}
+
+/* The walk's tables (see struct job). 0 or MA_ENOMEM. */
+static int plan_walk(struct job *j)
+{
+    const ma_open_index *ix = j->in->ix;
+    j->n_reps = ma_open_index_rep_count(ix, j->w);
+    j->reps = malloc((j->n_reps ? j->n_reps : 1) * sizeof *j->reps);
+    j->stab = malloc((j->n_reps ? j->n_reps : 1) * sizeof *j->stab);
+    if (!j->reps || !j->stab)
+        return MA_ENOMEM;
+    for (uint64_t r = 0; r < j->n_reps; r++) {
+        uint32_t rep = ma_open_index_rep(ix, j->w, r);
+        uint16_t bits = 0;
+        for (int k = 0; k < MA_SYM_OPS; k++)
+            if (k != MA_SYM_IDENTITY && ma_open_index_apply(ix, k, (ma_board){rep, 0}).mover == rep)
+                bits |= (uint16_t)(1u << k);
+        j->reps[r] = rep;
+        j->stab[r] = bits;
+    }
+    /* The sector's own words are read once each but, walking by mask, a representative block
+     * apart: on 4 KiB pages nearly every read would miss the TLB. */
+    j->self_body = j->in->file->body;
+    for (int k = 0; k < MA_TURN_KINDS; k++)
+        if (j->child[k] && j->child[k]->header.sector.w == j->w &&
+            ma_sector_equal(j->child[k]->header.sector, j->in->file->header.sector) &&
+            j->resident_mem[k])
+            j->self_body = j->child[k]->body;
+    if (j->self_body == j->in->file->body && 2 * j->entries >= HUGE_PAGE &&
+        2 * j->entries <= RESIDENT_BUDGET && (j->self_mem = huge_alloc((size_t)(2 * j->entries)))) {
+        memcpy(j->self_mem, j->in->file->body, (size_t)(2 * j->entries));
+        j->self_body = j->self_mem;
+    }
+    j->n_opp = ma_open_binomial(MA_POINTS, j->b);
+    j->n_tiles = (j->n_reps + 63) / 64;
+    /* Finding the representatives beside a mask costs B word operations per tile of 64: worth it
+     * while that stays below ~16 per entry. */
+    j->by_opp = j->n_opp * j->n_tiles * (uint64_t)(j->b ? j->b : 1) <= 16 * j->entries;
+    if (!j->by_opp)
+        return MA_OK;
+    j->without = calloc(j->n_tiles * MA_POINTS, sizeof *j->without);
+    size_t words = (size_t)(j->entries / 64 + 1);
+    j->visited = huge_alloc(words * sizeof *j->visited);
+    if (!j->without || !j->visited)
+        return MA_ENOMEM;
+    memset((void *)j->visited, 0, words * sizeof *j->visited);
+    for (uint64_t r = 0; r < j->n_reps; r++)
+        for (int p = 0; p < MA_POINTS; p++)
+            if (!(j->reps[r] >> p & 1u))
+                j->without[(r / 64) * MA_POINTS + (uint64_t)p] |= (uint64_t)1 << (r % 64);
+    uint64_t per_opp = j->entries / (j->n_opp ? j->n_opp : 1) + 1;
+    j->opp_per_chunk = CHUNK / per_opp + 1;
+    return MA_OK;
 }
 
 int ma_check_sector(ma_check_result *out, const ma_check_input *in, ma_error *err)
@@ -441,23 +576,33 @@ int ma_check_sector(ma_check_result *out, const ma_check_input *in, ma_error *er
             continue;
         j->child[k] = ma_sector_equal(j->rules.succ[k], h->sector) ? in->file : in->child[k];
     }
+    j->w = h->sector.w;
+    j->b = h->sector.b;
     make_resident(j);
     int n = in->threads;
     if ((uint64_t)n > j->entries / CHUNK + 1)
         n = (int)(j->entries / CHUNK + 1);
     struct worker *ws = calloc((size_t)n, sizeof *ws);
     pthread_t *tids = calloc((size_t)n, sizeof *tids);
-    if (!ws || !tids) {
+    int nomem = !ws || !tids || plan_walk(j);
+    for (int i = 0; ws && !nomem && i < n; i++) {
+        ws[i].job = j;
+        ws[i].index = i;
+        ws[i].slot = malloc(2 * sizeof *ws[i].slot);
+        ws[i].cache = calloc(1, sizeof *ws[i].cache);
+        nomem = !ws[i].slot || !ws[i].cache;
+    }
+    if (nomem) {
+        for (int i = 0; ws && i < n; i++) {
+            free(ws[i].slot);
+            free(ws[i].cache);
+        }
         free(ws);
         free(tids);
         free_job(j);
         return ma_error_set(err, MA_ENOMEM, "verify: out of memory");
     }
     int started = 0;
-    for (int i = 0; i < n; i++) {
-        ws[i].job = j;
-        ws[i].index = i;
-    }
     for (int i = 1; i < n; i++) {
         if (pthread_create(&tids[i], NULL, run_worker, &ws[i]))
             break;
@@ -498,6 +643,8 @@ int ma_check_sector(ma_check_result *out, const ma_check_input *in, ma_error *er
             out->n_items += p->n_items;
         }
         free(ws[i].part.items);
+        free(ws[i].slot);
+        free(ws[i].cache);
     }
     free(ws);
     free(tids);
@@ -511,7 +658,8 @@ int ma_check_sector(ma_check_result *out, const ma_check_input *in, ma_error *er
         ma_check_result_free(out);
         if (rc == MA_ENOMEM)
             return ma_error_set(err, rc, "verify: out of memory");
-        return ma_error_set(err, rc, "verify: internal error: turn bound exceeded");
+        return ma_error_set(err, rc, "verify: internal error: turn bound exceeded, or an entry "
+                            "reached twice by the walk (checker index bug)");
     }
     if (out->checked != out->entries) {
         ma_check_result_free(out);

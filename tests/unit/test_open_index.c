@@ -394,6 +394,57 @@ static void test_rank_opp_equals_rank(void **state)
     assert_true(multi_op > 1000);
 }
 
+/* The batched rank of the checker's hot loop (one cache, boards sharing mover masks as the
+ * successors of one opponent mask do; symmetric mover masks included) equals ma_open_index_rank,
+ * on the bit-extract path and on the portable one; g_rank is the opponent part of an entry. */
+static void test_rank_many_equals_rank(void **state)
+{
+    (void)state;
+    static const int involutions[] = {2, 4, 5, 6, 7, 8, 10, 12, 13, 14, 15};
+    for (int mode = 1; mode >= 0; mode--) {
+        ma_open_index_use_bit_extract(ix, mode);
+        ma_open_rank_cache *cache = calloc(1, sizeof *cache);
+        assert_non_null(cache);
+        for (int w = 0; w <= 12; w++)
+            for (int b = 0; b <= 12 && w + b <= 24; b++)
+                for (int round = 0; round < 40; round++) {
+                    ma_board batch[24];
+                    uint64_t got[24];
+                    uint32_t m = random_board(w, 0).mover;
+                    if (round & 1) {
+                        int k = involutions[rnd() % (sizeof involutions / sizeof *involutions)];
+                        ma_board half = random_board(w / 2, 0);
+                        uint32_t sym = half.mover | ma_open_index_apply(ix, k, half).mover;
+                        if (__builtin_popcount(sym) == w)
+                            m = sym;
+                    }
+                    for (int i = 0; i < 24; i++) {
+                        batch[i].mover = i < 12 ? m : random_board(w, 0).mover;
+                        batch[i].opp = 0;
+                        while (__builtin_popcount(batch[i].opp) < b) {
+                            uint32_t bit = 1u << (rnd() % 24);
+                            if (!(batch[i].mover & bit))
+                                batch[i].opp |= bit;
+                        }
+                    }
+                    ma_open_index_rank_many(ix, cache, batch, 24, got);
+                    for (int i = 0; i < 24; i++)
+                        assert_int_equal(got[i], ma_open_index_rank(ix, batch[i], NULL));
+                }
+        free(cache);
+    }
+    ma_open_index_use_bit_extract(ix, 1);
+    for (int w = 0; w <= 12; w++)
+        for (int b = 0; b <= 12 && w + b <= 24; b++) {
+            uint64_t n = ma_open_index_entry_count(ix, w, b), per = ma_open_binomial(24 - w, b);
+            for (int i = 0; i < 50 && n; i++) {
+                uint64_t e = ((uint64_t)rnd() << 20 ^ rnd()) % n;
+                ma_board board = ma_open_index_unrank(ix, w, b, e);
+                assert_int_equal(ma_open_index_g_rank(ix, board.mover, board.opp), e % per);
+            }
+        }
+}
+
 /* With the mover table the mover part is looked up instead of computed: it must be the same. */
 static void test_mover_table_equals_computed_mover_part(void **state)
 {
@@ -449,6 +500,7 @@ int main(void)
         cmocka_unit_test(test_orbit_sizes),
         cmocka_unit_test(test_binomial),
         cmocka_unit_test(test_rank_speed_report),
+        cmocka_unit_test(test_rank_many_equals_rank),
         cmocka_unit_test(test_rank_opp_equals_rank),
         cmocka_unit_test(test_mover_table_equals_computed_mover_part),
     };
