@@ -396,8 +396,8 @@ static void rules_to_malom(const ma_vrules *open, ma_vrules *m)
         int q = __builtin_ctz(relabel(1u << p));
         m->adj[q] = relabel(open->adj[p]);
         m->n_partners[q] = open->n_partners[p];
-        for (int i = 0; i < open->n_partners[p]; i++)
-            m->partners[q][i] = relabel(open->partners[p][i]);
+        for (int i = 0; i < 3; i++)
+            m->partners[q][i] = i < open->n_partners[p] ? relabel(open->partners[p][i]) : UINT32_MAX;
     }
     for (int i = 0; i < open->n_lines; i++)
         m->lines[i] = relabel(open->lines[i]);

@@ -37,6 +37,11 @@ int ma_vrules_init(ma_vrules *r, ma_variant v, ma_sector s, ma_error *err)
             r->adj[mora_diagonal_edges[i][1]] |= 1u << mora_diagonal_edges[i][0];
         }
     }
+    /* Unused partner slots hold a mask no 24-bit mover can contain, so the mill test reads all
+     * three slots without a loop bound (it runs for every turn generated). */
+    for (int p = 0; p < MA_POINTS; p++)
+        for (int i = 0; i < 3; i++)
+            r->partners[p][i] = UINT32_MAX;
     for (int i = 0; i < r->n_lines; i++) {
         r->lines[i] = mill_lines[i];
         for (int p = 0; p < MA_POINTS; p++)
@@ -70,10 +75,8 @@ int ma_vrules_init(ma_vrules *r, ma_variant v, ma_sector s, ma_error *err)
 
 int ma_vrules_closes_mill(const ma_vrules *r, uint32_t mover, int d)
 {
-    for (int i = 0; i < r->n_partners[d]; i++)
-        if ((mover & r->partners[d][i]) == r->partners[d][i])
-            return 1;
-    return 0;
+    const uint32_t *pt = r->partners[d];
+    return ((mover & pt[0]) == pt[0]) | ((mover & pt[1]) == pt[1]) | ((mover & pt[2]) == pt[2]);
 }
 
 uint32_t ma_vrules_removable(const ma_vrules *r, uint32_t opp)

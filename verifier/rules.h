@@ -46,7 +46,8 @@ typedef struct ma_vrules {
     uint32_t adj[MA_POINTS];          /* neighbour masks of the variant's board */
     uint32_t lines[20];               /* mill lines of the variant */
     int n_lines;
-    uint32_t partners[MA_POINTS][3];  /* for each point, the other two points of each line through it */
+    uint32_t partners[MA_POINTS][3];  /* for each point, the other two points of each line through it;
+                                         unused slots UINT32_MAX (never inside a mover mask) */
     uint8_t n_partners[MA_POINTS];
     int can_place;                    /* WF > 0 */
     int can_move;                     /* std/mora: WF == 0; lask: W > 0 */
