@@ -1,0 +1,131 @@
+"""`scripts/bench malom`: the Malom-format checker, a build against a baseline revision side by side.
+
+  scripts/bench malom [--data DIR] [--sectors 4_4_0_0,5_4_0_0] [--threads 1,2] [--runs 3]
+                      [--baseline REV | --baseline-binary B] [--binary B]
+
+For every sector file of DIR (`std_<S>.sec` or `.sec2`; --sectors picks some, default all of them
+in size order) and every thread count, runs `millaudit verify DIR --sector S --threads T --json`
+with the current build and the baseline alternately (A B A B ...), `--runs` times each, and prints
+per sector and thread count: entries, the median wall time of the whole process (start-up, file
+validation and the check, as Malom's own figures are measured), M entries/s over that wall time,
+the median check time the sector reports, peak RSS of the process, and the ratio current/baseline.
+Malom's own verifier's wall times on this machine class (issue 16) are printed beside the sectors
+they were measured on. DIR defaults to /work/bench-malom when it exists, else the std-strong
+fixtures. The load average is printed with the table: on a shared machine only ratios of
+interleaved runs mean something.
+"""
+import json
+import os
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+
+# Malom's verifier (-verify, its Release build) on the same files, seconds, issue 16.
+MALOM_SECONDS = {
+    ("sec", "3_3_0_0"): 0.51, ("sec", "3_4_0_0"): 2.03, ("sec", "4_3_0_0"): 0.61,
+    ("sec", "4_4_0_0"): 2.16, ("sec", "5_4_0_0"): 9.7, ("sec", "5_5_0_0"): 22.5,
+    ("sec2", "4_4_0_0"): 2.55, ("sec2", "3_5_0_0"): 6.63,
+}
+
+
+def _run_rss(binary, data, sector, threads):
+    """One whole process: (wall s, check s, entries, peak RSS KiB of that process, from wait4)."""
+    t0 = time.monotonic()
+    proc = subprocess.Popen([binary, "verify", data, "--sector", sector, "--threads", str(threads),
+                             "--json"], stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
+    out = proc.stdout.read()
+    _, status, ru = os.wait4(proc.pid, 0)
+    wall = time.monotonic() - t0
+    proc.returncode = os.waitstatus_to_exitcode(status)
+    if proc.returncode != 0:
+        sys.exit(f"bench malom: {binary} verify {data} --sector {sector} exited {proc.returncode}")
+    doc = json.loads(out)
+    s = [x for x in doc["sectors"] if x["sector"].endswith(sector)][0]
+    if s["verified"] != s["entries"]:
+        sys.exit(f"bench malom: {sector} does not verify completely with {binary}")
+    return wall, s["seconds"], s["entries"], ru.ru_maxrss
+
+
+def _sectors(data, wanted):
+    found = []
+    for name in os.listdir(data):
+        for ext in (".sec2", ".sec"):
+            if name.endswith(ext) and name.count("_") == 4:
+                sector = name[name.index("_") + 1:-len(ext)]
+                found.append((os.path.getsize(os.path.join(data, name)), sector, ext[1:]))
+    found.sort()
+    if wanted:
+        keep = wanted.split(",")
+        found = [f for f in found if f[1] in keep]
+        missing = set(keep) - {f[1] for f in found}
+        if missing:
+            sys.exit(f"bench malom: no sector file for {', '.join(sorted(missing))} in {data}")
+    return [(s, fmt) for _, s, fmt in found]
+
+
+def cmd_malom(args, build, root):
+    default = "/work/bench-malom" if os.path.isdir("/work/bench-malom") and os.listdir("/work/bench-malom") \
+        else os.path.join(root, "..", "shared", "fixtures", "malom", "std-strong")
+    data = os.path.abspath(args.data or default)
+    current = args.binary or build(root, os.path.join(root, "build-bench"))
+    wt = None
+    baseline = args.baseline_binary
+    try:
+        if args.baseline and not baseline:
+            wt = tempfile.mkdtemp(prefix="ma_bench_malom_")
+            subprocess.run(["git", "-C", root, "worktree", "add", "--detach", wt, args.baseline],
+                           check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+            baseline = build(wt, os.path.join(wt, "build"))
+        sectors = _sectors(data, args.sectors)
+        load = open("/proc/loadavg").read().split()[:3]
+        print(f"data {data}; current {current}; baseline {baseline or '-'}; "
+              f"{args.runs} interleaved runs each, medians; load average {' '.join(load)}")
+        head = (f"{'sector':>9} {'fmt':>4} {'entries':>11} {'thr':>3} | {'baseline s':>10} {'M/s':>6} "
+                f"{'RSS MiB':>7} | {'current s':>9} {'M/s':>6} {'RSS MiB':>7} {'check s':>7} | "
+                f"{'cur/base':>8} | {'Malom s':>7} {'Malom/cur':>9}")
+        print(head)
+        for sector, fmt in sectors:
+            for threads in [int(t) for t in args.threads.split(",")]:
+                cur, base = [], []
+                for _ in range(args.runs):
+                    if baseline:
+                        base.append(_run_rss(baseline, data, sector, threads))
+                    cur.append(_run_rss(current, data, sector, threads))
+                n = cur[0][2]
+                cw = statistics.median(r[0] for r in cur)
+                cc = statistics.median(r[1] for r in cur)
+                crss = max(r[3] for r in cur) / 1024
+                line = f"{sector:>9} {fmt:>4} {n:>11,} {threads:>3} | "
+                if base:
+                    bw = statistics.median(r[0] for r in base)
+                    brss = max(r[3] for r in base) / 1024
+                    line += f"{bw:>10.2f} {n / bw / 1e6:>6.2f} {brss:>7.0f} | "
+                else:
+                    line += f"{'-':>10} {'-':>6} {'-':>7} | "
+                line += f"{cw:>9.2f} {n / cw / 1e6:>6.2f} {crss:>7.0f} {cc:>7.2f} | "
+                line += f"{cw / bw:>8.2f} | " if base else f"{'-':>8} | "
+                malom = MALOM_SECONDS.get((fmt, sector)) if threads == 1 else None
+                line += f"{malom:>7.2f} {malom / cw:>9.2f}" if malom else f"{'-':>7} {'-':>9}"
+                print(line, flush=True)
+    finally:
+        if wt:
+            subprocess.run(["git", "-C", root, "worktree", "remove", "--force", wt],
+                           stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+            shutil.rmtree(wt, ignore_errors=True)
+
+
+def register(sub, build, root):
+    """Adds the `malom` subcommand to scripts/bench's parser."""
+    m = sub.add_parser("malom", help="Malom-format checker against a baseline, per sector and thread count")
+    m.add_argument("--data", metavar="DIR", help="directory of Malom sector files (default /work/bench-malom or "
+                   "the std-strong fixtures)")
+    m.add_argument("--sectors", help="comma-separated sectors (default every sector file of DIR)")
+    m.add_argument("--threads", default="1,2", help="comma-separated thread counts (default 1,2)")
+    m.add_argument("--runs", type=int, default=3, help="interleaved runs per build (median; default 3)")
+    m.add_argument("--baseline", metavar="REV", help="git revision to build and run side by side")
+    m.add_argument("--baseline-binary", metavar="PATH", help="a built baseline millaudit instead of REV")
+    m.add_argument("--binary", metavar="PATH", help="millaudit to time instead of building build-bench/")
+    m.set_defaults(run=lambda a: cmd_malom(a, build, root))
