@@ -1,6 +1,8 @@
 /* formats/source: discovery of a database directory and normalised reading of its sectors. */
 #include "formats/source.h"
 
+#include <stdint.h>
+
 #include <dirent.h>
 #include <errno.h>
 #include <stdarg.h>
@@ -807,7 +809,9 @@ void ma_source_read(const ma_source *src, uint64_t entry, ma_stored *out)
     out->raw[1] = me.key1;
     out->raw[2] = me.key2;
     if (me.kind == MA_MALOM_SYM) {
-        out->marker = (int8_t)me.sym_op;
+        /* a .sec2 marker may name a non-existent op >= 15 (the checker reports it); keep it
+         * recognisably out of range instead of letting the narrowing wrap it */
+        out->marker = (int8_t)(me.sym_op <= INT8_MAX ? me.sym_op : INT8_MAX);
         return;
     }
     ma_malom_result r;
