@@ -561,7 +561,6 @@ static void fill_slot(const ma_malom_index *ix, ma_malom_rank_slot *s, uint32_t 
     int w = __builtin_popcount(m);
     s->mover = m;
     s->w = (uint8_t)w;
-    s->has_cbit = 0;
     if (ix->movers[w]) {
         int j1 = __builtin_popcount(m & 0xFFu), j2 = j1 + __builtin_popcount(m & 0xFF00u);
         uint32_t colex = ix->colex_byte[0][0][m & 0xFFu] + ix->colex_byte[1][j1][(m >> 8) & 0xFFu] +
@@ -624,20 +623,6 @@ uint64_t ma_malom_index_g_rank(const ma_malom_index *ix, uint32_t rep, uint32_t 
     return g_rank(rep, opp);
 }
 
-/* Completes a slot with its compress map and, for one op, the compressed image of every point. */
-static void fill_cbit(ma_malom_rank_slot *s)
-{
-    fill_q(s);
-    if (s->nops == 1)
-        for (int p = 0; p < MA_POINTS; p++) {
-            uint32_t img = apply_mask(s->ops[0], 1u << p);
-            s->cbit[p] = img & s->rep ? 0u : 1u << s->q[__builtin_ctz(img)];
-        }
-    s->ref_opp = 0;
-    s->ref_c = 0;
-    s->has_cbit = 1;
-}
-
 /* The colex rank of a compressed opponent mask (§4.4), three table loads. */
 static inline uint32_t colex_of(const ma_malom_index *ix, uint32_t c)
 {
@@ -684,9 +669,15 @@ void ma_malom_index_rank_many(const ma_malom_index *ix, ma_malom_rank_cache *cac
         ma_malom_rank_slot *s = &cache->slot[(m * 0x9E3779B1u) >> 26];
         if (s->mover != m || s->nops == 0) {
             fill_slot(ix, s, m);
-            fill_cbit(s);
-        } else if (!s->has_cbit) {
-            fill_cbit(s);
+            fill_q(s);
+            if (s->nops == 1) {
+                for (int p = 0; p < MA_POINTS; p++) {
+                    uint32_t img = apply_mask(s->ops[0], 1u << p);
+                    s->cbit[p] = img & s->rep ? 0u : 1u << s->q[__builtin_ctz(img)];
+                }
+                s->ref_opp = 0;
+                s->ref_c = 0;
+            }
         }
         uint64_t base = (uint64_t)s->f_rank * binom_table[MA_POINTS - s->w][__builtin_popcount(o)];
         if (s->nops == 1) {
@@ -708,36 +699,5 @@ void ma_malom_index_rank_many(const ma_malom_index *ix, ma_malom_rank_cache *cac
         for (; best; best &= best - 1)
             c |= 1u << s->q[__builtin_ctz(best)];
         out[i] = base + colex_of(ix, c);
-    }
-}
-
-void ma_malom_index_rank_near(const ma_malom_index *ix, ma_malom_rank_cache *cache,
-                              const ma_board *malom_boards, int n, uint32_t near_opp, uint64_t *out)
-{
-    for (int i = 0; i < n; i++) {
-        uint32_t m = malom_boards[i].mover, o = malom_boards[i].opp;
-        ma_malom_rank_slot *s = &cache->slot[(m * 0x9E3779B1u) >> 26];
-        if (s->mover != m || s->nops == 0)
-            fill_slot(ix, s, m);
-        if (s->nops != 1) {
-            ma_malom_index_rank_many(ix, cache, &malom_boards[i], 1, &out[i]);
-            continue;
-        }
-        if (!s->has_cbit)
-            fill_cbit(s);
-        /* ref_opp is always a mask beside the slot's mover, ref_c its compressed image */
-        uint32_t near = near_opp & ~m;
-        if (s->ref_opp != near) {
-            uint32_t c = s->ref_c;
-            for (uint32_t d = near ^ s->ref_opp; d; d &= d - 1)
-                c ^= s->cbit[__builtin_ctz(d)];
-            s->ref_opp = near;
-            s->ref_c = c;
-        }
-        uint32_t c = s->ref_c;
-        for (uint32_t d = o ^ near; d; d &= d - 1)
-            c ^= s->cbit[__builtin_ctz(d)];
-        out[i] = (uint64_t)s->f_rank * binom_table[MA_POINTS - s->w][__builtin_popcount(o)] +
-                 colex_of(ix, c);
     }
 }

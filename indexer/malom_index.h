@@ -140,18 +140,10 @@ typedef struct ma_malom_rank_slot {
      * board by flipping the bits of the points where the two differ (usually 2 to 4). */
     uint32_t cbit[MA_POINTS];
     uint32_t ref_opp, ref_c;  /* the previous opponent mask and its compressed image */
-    uint8_t has_cbit;         /* cbit, q and ref are filled */
 } ma_malom_rank_slot;
 typedef struct ma_malom_rank_cache {
     ma_malom_rank_slot slot[MA_MALOM_RANK_CACHE];
 } ma_malom_rank_cache;
-
-/* ma_malom_index_rank_many for boards whose opponent masks all differ from near_opp in a few
- * points: the successors of one position, near_opp being that position's mover mask (a turn
- * moves or places one stone of it). Each board is ranked from near_opp's compressed image by
- * flipping the two or three points that differ. Any near_opp gives the right indices. */
-void ma_malom_index_rank_near(const ma_malom_index *ix, ma_malom_rank_cache *cache,
-                              const ma_board *malom_boards, int n, uint32_t near_opp, uint64_t *out);
 
 /* The compress step of §4.4 uses the CPU's bit-extract instruction (BMI2 pext) when it is a fast
  * one, detected at create; on = 0 forces the portable loop (tests run both; results are equal). */

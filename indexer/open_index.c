@@ -620,30 +620,3 @@ void ma_open_index_use_bit_extract(ma_open_index *ix, int on)
 {
     ix->use_pext = on && fast_pext();
 }
-
-void ma_open_index_rank_near(const ma_open_index *ix, ma_open_rank_cache *cache,
-                             const ma_board *boards, int n, uint32_t near_opp, uint64_t *out)
-{
-    for (int i = 0; i < n; i++) {
-        uint32_t m = boards[i].mover & MA_FULL_MASK, o = boards[i].opp & MA_FULL_MASK;
-        ma_open_rank_slot *s = &cache->slot[(m * 0x9E3779B1u) >> 26];
-        if (s->mover != m || s->n_ops == 0)
-            fill_rank_slot(ix, s, m);
-        if (s->n_ops != 1) {
-            ma_open_index_rank_many(ix, cache, &boards[i], 1, &out[i]);
-            continue;
-        }
-        uint32_t near = near_opp & ~m & MA_FULL_MASK;
-        if (s->ref_opp != near) {
-            uint32_t c = s->ref_c;
-            for (uint32_t d = near ^ s->ref_opp; d; d &= d - 1)
-                c ^= s->cbit[__builtin_ctz(d)];
-            s->ref_opp = near;
-            s->ref_c = c;
-        }
-        uint32_t c = s->ref_c;
-        for (uint32_t d = o ^ near; d; d &= d - 1)
-            c ^= s->cbit[__builtin_ctz(d)];
-        out[i] = s->rep_rank * ix->binom[MA_POINTS - s->w][__builtin_popcount(o)] + colex_of(ix, c);
-    }
-}

@@ -111,7 +111,7 @@ typedef struct ma_open_rank_slot {
     uint8_t ops[MA_SYM_OPS];
     uint8_t q[MA_POINTS];  /* q[p]: points below p not in rep */
     uint32_t cbit[MA_POINTS];
-    uint32_t ref_opp, ref_c;  /* a mask beside the mover and its compressed image */
+    uint32_t ref_opp, ref_c;
 } ma_open_rank_slot;
 typedef struct ma_open_rank_cache {
     ma_open_rank_slot slot[MA_OPEN_RANK_CACHE];
@@ -124,12 +124,6 @@ void ma_open_index_use_bit_extract(ma_open_index *ix, int on);
  * count (prepare_movers makes new mover masks cheaper). */
 void ma_open_index_rank_many(const ma_open_index *ix, ma_open_rank_cache *cache,
                              const ma_board *boards, int n, uint64_t *out);
-/* ma_open_index_rank_many for boards whose opponent masks all differ from near_opp in a few
- * points: the successors of one position, near_opp being that position's mover mask (a turn
- * moves or places one stone of it). Each board is ranked from near_opp's compressed image by
- * flipping the two or three points that differ. Any near_opp gives the right entries. */
-void ma_open_index_rank_near(const ma_open_index *ix, ma_open_rank_cache *cache,
-                             const ma_board *boards, int n, uint32_t near_opp, uint64_t *out);
 /* The colex rank of opp compressed onto the points not in rep (the opponent part of an entry
  * whose mover mask is the representative rep; opp disjoint from rep). */
 uint64_t ma_open_index_g_rank(const ma_open_index *ix, uint32_t rep, uint32_t opp);

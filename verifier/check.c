@@ -203,8 +203,7 @@ static void prepare(struct worker *w, struct pending *p, uint64_t r, uint32_t op
     }
     p->state = 2;
     /* Rank every successor and prefetch its word now; the words are read in finish(). */
-    /* every successor's opponent mask is this position's mover mask with one stone moved */
-    ma_open_index_rank_near(j->in->ix, w->cache, t->succ, t->n, p->pos.mover, p->succ_entry);
+    ma_open_index_rank_many(j->in->ix, w->cache, t->succ, t->n, p->succ_entry);
     for (int i = 0; i < t->n; i++) {
         const ma_open_file *f = j->child[t->kind[i]];
         if (!f) {

@@ -696,8 +696,7 @@ static void fast_prepare(struct worker *w, struct fpending *p, uint64_t r, uint3
         return;
     }
     p->state = 3;
-    /* every successor's opponent mask is this position's mover mask with one stone moved */
-    ma_malom_index_rank_near(sh->in->ix, &fw->cache, t->succ, t->n, rep, p->succ);
+    ma_malom_index_rank_many(sh->in->ix, &fw->cache, t->succ, t->n, p->succ);
     (void)fw;
     for (int i = 0; i < t->n; i++) {
         const struct fchild *c = &f->ch[t->kind[i]];

@@ -309,13 +309,6 @@ static void check_rank_many(ma_malom_index *ix, ma_malom_rank_cache *cache, cons
     ma_malom_index_rank_many(ix, cache, mal, n, got);
     for (int i = 0; i < n; i++)
         assert_int_equal(got[i], ma_malom_index_rank(g_ix, open[i], NULL));
-    /* near a mask: the first board's opponent (close to the others), then an unrelated one */
-    for (int k = 0; k < 2; k++) {
-        uint32_t near = k == 0 ? mal[0].opp : mal[n - 1].mover;
-        ma_malom_index_rank_near(ix, cache, mal, n, near, got);
-        for (int i = 0; i < n; i++)
-            assert_int_equal(got[i], ma_malom_index_rank(g_ix, open[i], NULL));
-    }
 }
 
 /* The batched Malom-numbered rank (the checker's hot path) equals ma_malom_index_rank on random

@@ -430,13 +430,6 @@ static void test_rank_many_equals_rank(void **state)
                     ma_open_index_rank_many(ix, cache, batch, 24, got);
                     for (int i = 0; i < 24; i++)
                         assert_int_equal(got[i], ma_open_index_rank(ix, batch[i], NULL));
-                    /* near a mask: the first board's opponent, then an unrelated one */
-                    for (int k = 0; k < 2; k++) {
-                        uint32_t near = k == 0 ? batch[0].opp : batch[23].mover;
-                        ma_open_index_rank_near(ix, cache, batch, 24, near, got);
-                        for (int i = 0; i < 24; i++)
-                            assert_int_equal(got[i], ma_open_index_rank(ix, batch[i], NULL));
-                    }
                 }
         free(cache);
     }
