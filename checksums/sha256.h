@@ -1,12 +1,15 @@
 /*
  * SHA-256 of files: the whole-file digest and the digest of every fixed-size chunk, in one pass.
  *
- * Files are read with pread in chunks (16 MiB by default) by a pool of worker threads. Each chunk's
- * digest is computed independently by whichever worker read it, so chunks of one file are hashed in
- * parallel; the whole-file digest is one sequential SHA-256 stream that is fed the chunks in order
- * as soon as they are read (the worker that completes the next chunk in order feeds it and any that
- * are already waiting), so reading, chunk hashing and the stream overlap. Several files are processed
- * in parallel the same way: workers claim (file, chunk) units in list order.
+ * Files are read with pread in chunks (16 MiB by default) by a pool of worker threads. Each chunk
+ * goes through three tasks that any worker may take: read it, compute its chunk digest, and feed it
+ * (in order) to the file's sequential whole-file SHA-256 stream. The chunk digest and the stream
+ * feed of one buffer run at the same time on different workers, so with two threads one feeds the
+ * stream while the other hashes chunks and both share the reads: a large file costs about one hash
+ * pass plus half a read on two cores, a single-stream tool one pass plus a whole read. A file of
+ * one chunk is hashed once (its whole-file digest is its chunk digest), so a directory of many
+ * sector files spreads over the threads with no second pass. Several files are in flight at once:
+ * workers claim unread chunks in list order.
  *
  * Memory is bounded: at most threads + 2 chunk buffers exist at any time (each chunk_size bytes),
  * plus 32 bytes per chunk for the chunk digests. SHA-256 itself is OpenSSL libcrypto's EVP API.
