@@ -8,7 +8,9 @@ in size order) and every thread count, runs `millaudit verify DIR --sector S --t
 with the current build and the baseline alternately (A B A B ...), `--runs` times each, and prints
 per sector and thread count: entries, the median wall time of the whole process (start-up, file
 validation and the check, as Malom's own figures are measured), M entries/s over that wall time,
-the median check time the sector reports, peak RSS of the process, and the ratio current/baseline.
+the median check time the sector reports, the CPU seconds of the process (user + system; on a
+loaded machine the steadier figure, single-threaded about the wall time of an idle machine), peak
+RSS, and the ratios current/baseline of wall and CPU time.
 Malom's own verifier's wall times on this machine class (issue 16) are printed beside the sectors
 they were measured on. DIR defaults to /work/bench-malom when it exists, else the std-strong
 fixtures. The load average is printed with the table: on a shared machine only ratios of
@@ -32,7 +34,7 @@ MALOM_SECONDS = {
 
 
 def _run_rss(binary, data, sector, threads):
-    """One whole process: (wall s, check s, entries, peak RSS KiB of that process, from wait4)."""
+    """One whole process: (wall s, check s, entries, peak RSS KiB, CPU s; rusage from wait4)."""
     t0 = time.monotonic()
     proc = subprocess.Popen([binary, "verify", data, "--sector", sector, "--threads", str(threads),
                              "--json"], stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
@@ -46,7 +48,7 @@ def _run_rss(binary, data, sector, threads):
     s = [x for x in doc["sectors"] if x["sector"].endswith(sector)][0]
     if s["verified"] != s["entries"]:
         sys.exit(f"bench malom: {sector} does not verify completely with {binary}")
-    return wall, s["seconds"], s["entries"], ru.ru_maxrss
+    return wall, s["seconds"], s["entries"], ru.ru_maxrss, ru.ru_utime + ru.ru_stime
 
 
 def _sectors(data, wanted):
@@ -84,8 +86,8 @@ def cmd_malom(args, build, root):
         print(f"data {data}; current {current}; baseline {baseline or '-'}; "
               f"{args.runs} interleaved runs each, medians; load average {' '.join(load)}")
         head = (f"{'sector':>9} {'fmt':>4} {'entries':>11} {'thr':>3} | {'baseline s':>10} {'M/s':>6} "
-                f"{'RSS MiB':>7} | {'current s':>9} {'M/s':>6} {'RSS MiB':>7} {'check s':>7} | "
-                f"{'cur/base':>8} | {'Malom s':>7} {'Malom/cur':>9}")
+                f"{'CPU s':>6} {'RSS MiB':>7} | {'current s':>9} {'M/s':>6} {'CPU s':>6} {'RSS MiB':>7} "
+                f"{'check s':>7} | {'cur/base':>8} {'CPU':>5} | {'Malom s':>7} {'Malom/cur':>9}")
         print(head)
         for sector, fmt in sectors:
             for threads in [int(t) for t in args.threads.split(",")]:
@@ -97,16 +99,18 @@ def cmd_malom(args, build, root):
                 n = cur[0][2]
                 cw = statistics.median(r[0] for r in cur)
                 cc = statistics.median(r[1] for r in cur)
+                ccpu = statistics.median(r[4] for r in cur)
                 crss = max(r[3] for r in cur) / 1024
                 line = f"{sector:>9} {fmt:>4} {n:>11,} {threads:>3} | "
                 if base:
                     bw = statistics.median(r[0] for r in base)
+                    bcpu = statistics.median(r[4] for r in base)
                     brss = max(r[3] for r in base) / 1024
-                    line += f"{bw:>10.2f} {n / bw / 1e6:>6.2f} {brss:>7.0f} | "
+                    line += f"{bw:>10.2f} {n / bw / 1e6:>6.2f} {bcpu:>6.2f} {brss:>7.0f} | "
                 else:
-                    line += f"{'-':>10} {'-':>6} {'-':>7} | "
-                line += f"{cw:>9.2f} {n / cw / 1e6:>6.2f} {crss:>7.0f} {cc:>7.2f} | "
-                line += f"{cw / bw:>8.2f} | " if base else f"{'-':>8} | "
+                    line += f"{'-':>10} {'-':>6} {'-':>6} {'-':>7} | "
+                line += f"{cw:>9.2f} {n / cw / 1e6:>6.2f} {ccpu:>6.2f} {crss:>7.0f} {cc:>7.2f} | "
+                line += f"{cw / bw:>8.2f} {ccpu / bcpu:>5.2f} | " if base else f"{'-':>8} {'-':>5} | "
                 malom = MALOM_SECONDS.get((fmt, sector)) if threads == 1 else None
                 line += f"{malom:>7.2f} {malom / cw:>9.2f}" if malom else f"{'-':>7} {'-':>9}"
                 print(line, flush=True)
