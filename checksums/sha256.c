@@ -285,7 +285,9 @@ static int find_task(pool *p, size_t *tf, size_t *tk)
         file_state *fs = &p->files[f];
         if (!fs->opened || fs->finished)
             continue;
-        if (!fs->feeding && fs->next_seq < fs->n_chunks && (fs->st[fs->next_seq] & CH_READ)) {
+        /* a one-chunk file has no stream (its chunks are marked fed when read) */
+        if (!fs->single && !fs->feeding && fs->next_seq < fs->n_chunks &&
+            (fs->st[fs->next_seq] & CH_READ)) {
             *tf = f;
             *tk = fs->next_seq;
             return 1;

@@ -201,6 +201,43 @@ static void test_many_files_one_vs_n_threads_and_per_file_errors(void **state)
     }
 }
 
+/* Many files of one chunk (whole-file digest = chunk digest, no stream) mixed with files of
+ * several chunks, hashed by 2 and 4 threads many times over, with and without chunk digests: every
+ * digest right (a one-chunk file once offered a stream feed that raced its own finish). */
+static void test_one_chunk_files_under_threads(void **state)
+{
+    (void)state;
+    enum { N = 40 };
+    char names[N][128];
+    const char *paths[N];
+    uint8_t *data[N];
+    size_t sizes[N];
+    for (int i = 0; i < N; i++) {
+        snprintf(names[i], sizeof names[i], "%s/one_%d", tmpdir, i);
+        paths[i] = names[i];
+        sizes[i] = i % 5 == 4 ? 300 + (size_t)i : 1 + (size_t)(i * 7 % 64); /* chunk size 64 */
+        data[i] = make_file(names[i], sizes[i]);
+    }
+    for (int round = 0; round < 40; round++) {
+        ma_file_digest d[N];
+        ma_error e;
+        ma_sha256_options o = {.chunk_size = 64, .threads = round % 2 ? 4 : 2,
+                               .whole_only = round % 4 >= 2};
+        assert_int_equal(ma_sha256_files(d, NULL, NULL, paths, N, &o, &e), MA_OK);
+        for (int i = 0; i < N; i++) {
+            char want[65], got[65];
+            hex_of(want, data[i], sizes[i]);
+            ma_sha256_hex(got, d[i].digest);
+            assert_string_equal(got, want);
+            if (!o.whole_only)
+                check_digest(&d[i], data[i], sizes[i], 64);
+            ma_file_digest_free(&d[i]);
+        }
+    }
+    for (int i = 0; i < N; i++)
+        free(data[i]);
+}
+
 struct progress_seen {
     uint64_t last;   /* last value reported */
     int calls;
@@ -261,6 +298,7 @@ int main(void)
         cmocka_unit_test(test_parse_hex_round_trip_and_rejects_non_hex),
         cmocka_unit_test(test_chunk_digests_at_the_boundaries),
         cmocka_unit_test(test_many_files_one_vs_n_threads_and_per_file_errors),
+        cmocka_unit_test(test_one_chunk_files_under_threads),
         cmocka_unit_test(test_progress_reports_every_byte_once),
         cmocka_unit_test(test_default_chunk_and_too_large_chunk),
     };
