@@ -12,8 +12,9 @@ the median check time the sector reports, the CPU seconds of the process (user +
 loaded machine the steadier figure, single-threaded about the wall time of an idle machine), peak
 RSS, and the ratios current/baseline of wall and CPU time.
 Malom's own verifier's wall times on this machine class (issue 16) are printed beside the sectors
-they were measured on. DIR defaults to /work/bench-malom when it exists, else the std-strong
-fixtures. The load average is printed with the table: on a shared machine only ratios of
+they were measured on. DIR defaults to /work/bench-malom/sec (the benchmark set of `.sec` files up
+to 5_5_0_0; `.sec2` STONE_DIFF ones are in /work/bench-malom/sec2) when it exists, else the
+std-strong fixtures. The load average is printed with the table: on a shared machine only ratios of
 interleaved runs mean something.
 """
 import json
@@ -69,8 +70,11 @@ def _sectors(data, wanted):
 
 
 def cmd_malom(args, build, root):
-    default = "/work/bench-malom" if os.path.isdir("/work/bench-malom") and os.listdir("/work/bench-malom") \
-        else os.path.join(root, "..", "shared", "fixtures", "malom", "std-strong")
+    default = os.path.join(root, "..", "shared", "fixtures", "malom", "std-strong")
+    for d in ("/work/bench-malom/sec", "/work/bench-malom"):
+        if os.path.isdir(d) and any(n.endswith((".sec", ".sec2")) for n in os.listdir(d)):
+            default = d
+            break
     data = os.path.abspath(args.data or default)
     current = args.binary or build(root, os.path.join(root, "build-bench"))
     wt = None
