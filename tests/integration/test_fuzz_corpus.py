@@ -20,7 +20,7 @@ READERS = ("sec2", "sec", "secval", "open", "manifest", "run_import")
 # static libraries of the ASan build each harness needs (dependents first) and system libraries
 LIBS = {
     "sec2": ["formats", "indexer", "common"], "sec": ["formats", "indexer", "common"],
-    "secval": ["formats", "indexer", "common"], "open": ["formats", "indexer", "common"],
+    "secval": ["formats", "indexer", "common"], "open": ["formats", "indexer", "checksums", "common"],
     "manifest": ["checksums", "reports", "common"], "run_import": ["reports", "common"],
 }
 SYSLIBS = ["-lsqlite3", "-ljansson", "-lcrypto", "-lpthread", "-lm"]
