@@ -847,6 +847,45 @@ int ma_source_orbit(const ma_source *src, uint64_t entry)
     return ma_open_orbit_size(ma_source_board(src, entry));
 }
 
+int ma_source_canonical_range(const ma_source *src, uint64_t first, uint64_t count, int orbits,
+                              uint8_t *out)
+{
+    int w = src->sector.w, b = src->sector.b;
+    if (src->format != MA_FORMAT_OPEN) {
+        for (uint64_t i = 0; i < count; i++) {
+            uint64_t e = first + i;
+            if (ma_malom_index_marker(src->mix, w, b, e) >= 0)
+                out[i] = 0;
+            else
+                out[i] = orbits ? (uint8_t)ma_open_orbit_size(ma_malom_index_unrank(src->mix, w, b, e))
+                                : 1;
+        }
+        return MA_OK;
+    }
+    /* Entries rep*M .. rep*M+M-1 belong to representative rep (M = C(24-W, B)); classify sorts
+     * out all of them at once. */
+    uint64_t m = ma_open_binomial(MA_POINTS - w, b), end = first + count;
+    uint8_t *scratch = NULL;
+    for (uint64_t e = first; e < end;) {
+        uint64_t rep = e / m, lo = rep * m, hi = lo + m;
+        if (e == lo && hi <= end) {
+            ma_open_index_classify(src->oix, w, b, rep, out + (e - first));
+        } else {
+            if (!scratch && !(scratch = malloc(m)))
+                return MA_ENOMEM;
+            ma_open_index_classify(src->oix, w, b, rep, scratch);
+            uint64_t stop = hi < end ? hi : end;
+            memcpy(out + (e - first), scratch + (e - lo), stop - e);
+        }
+        e = hi < end ? hi : end;
+    }
+    free(scratch);
+    if (!orbits)
+        for (uint64_t i = 0; i < count; i++)
+            out[i] = out[i] != 0;
+    return MA_OK;
+}
+
 uint64_t ma_source_entry_of(const ma_source *src, ma_board b)
 {
     return src->format == MA_FORMAT_OPEN ? ma_open_index_rank(src->oix, b, NULL)

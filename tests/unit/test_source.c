@@ -192,6 +192,17 @@ static void test_open_source_reads_values_and_positions(void **state)
             assert_int_equal(ma_source_entry_of(src, ma_source_board(src, e)), e);
     }
     assert_int_equal(canonical, 4);
+    /* the range form gives the same answers, whether or not the range cuts a representative */
+    for (uint64_t first = 0; first < ENTRIES; first += 5)
+        for (uint64_t count = 0; first + count <= ENTRIES; count += 7) {
+            uint8_t orb[ENTRIES], flag[ENTRIES];
+            assert_int_equal(ma_source_canonical_range(src, first, count, 1, orb), MA_OK);
+            assert_int_equal(ma_source_canonical_range(src, first, count, 0, flag), MA_OK);
+            for (uint64_t i = 0; i < count; i++) {
+                assert_int_equal(orb[i], ma_source_orbit(src, first + i));
+                assert_int_equal(flag[i], ma_source_canonical(src, first + i));
+            }
+        }
     /* a second request is the cached handle */
     const ma_source *again;
     assert_int_equal(ma_database_source(db, MA_VARIANT_STD, s, &again, &err), MA_OK);
@@ -342,6 +353,19 @@ static void test_malom_sources_read_like_open_ones(void **state)
     }
     assert_int_equal(markers + values, ma_source_entries(src));
     assert_true(markers > 0 && values > 0);
+    /* the range form: same canonical entries and orbit sizes, which add up to every board */
+    uint64_t n = ma_source_entries(src), boards = 0;
+    uint8_t *orb = malloc(n);
+    assert_non_null(orb);
+    assert_int_equal(ma_source_canonical_range(src, 0, n, 1, orb), MA_OK);
+    for (uint64_t e = 0; e < n; e++) {
+        assert_int_equal(orb[e] != 0, ma_source_canonical(src, e));
+        if (e % 101 == 0)
+            assert_int_equal(orb[e], ma_source_orbit(src, e));
+        boards += orb[e];
+    }
+    assert_int_equal(boards, 2024 * 1330); /* C(24,3) * C(21,3) */
+    free(orb);
     ma_database_close(db);
 }
 
