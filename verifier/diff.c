@@ -67,24 +67,6 @@ static int single_file(const ma_database *db)
     return strcmp(ma_database_root(db), ma_database_dir(db)) != 0;
 }
 
-/* The file of sector `name` discovery found in db but could not use, if any: the unusable entry
- * whose path is the sector's canonical file in db's directory. */
-static const ma_db_unusable *unusable_file_of(const ma_database *db, const char *name)
-{
-    static const ma_format formats[] = {MA_FORMAT_OPEN, MA_FORMAT_SEC2, MA_FORMAT_SEC};
-    for (size_t f = 0; f < 3; f++) {
-        if (ma_database_format(db) && ma_database_format(db) != formats[f])
-            continue;
-        char path[4400];
-        snprintf(path, sizeof path, "%.4000s/%s%s", ma_database_dir(db), name,
-                 ma_format_suffix(formats[f]));
-        for (size_t i = 0; i < ma_database_unusable_count(db); i++)
-            if (!strcmp(ma_database_unusable(db, i)->path, path))
-                return ma_database_unusable(db, i);
-    }
-    return NULL;
-}
-
 static void set_side(ma_diff_sector *s, int side_b, const ma_database *db, const ma_db_sector *d)
 {
     if (side_b) {
@@ -168,7 +150,7 @@ int ma_diff_plan(ma_diff_sector **out, size_t *n, const ma_database *a, const ma
         if (s->a && s->b)
             continue;
         const ma_database *missing = s->a ? b : a;
-        const ma_db_unusable *u = unusable_file_of(missing, s->name);
+        const ma_db_unusable *u = ma_database_unusable_of(missing, s->variant, s->sector);
         s->status = s->a ? MA_DIFF_ONLY_A : MA_DIFF_ONLY_B;
         if (u) {
             s->status = MA_DIFF_UNUSABLE;
