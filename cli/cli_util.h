@@ -37,9 +37,6 @@ void ma_cli_json_string(FILE *out, const char *s);
 /* A jansson string of s for the one JSON writer: s as is when it is valid UTF-8, else with every
  * byte that is not part of a valid sequence written as the text \xNN, so file names of any bytes
  * still give valid JSON (NULL gives ""). */
-/* Non-zero when path is a database of Malom files (formats/source.h discovery says .sec or
- * .sec2), for the commands that still keep a separate Malom branch. */
-int ma_cli_malom_database(const char *path);
 struct json_t;
 struct json_t *ma_cli_json_text(const char *s);
 
