@@ -5,21 +5,6 @@
 #include <string.h>
 #include <unistd.h>
 
-void ma_cli_json_string(FILE *out, const char *s)
-{
-    fputc('"', out);
-    for (; s && *s; s++) {
-        unsigned char c = (unsigned char)*s;
-        if (c == '"' || c == '\\')
-            fprintf(out, "\\%c", c);
-        else if (c < 0x20)
-            fprintf(out, "\\u%04x", c);
-        else
-            fputc(c, out);
-    }
-    fputc('"', out);
-}
-
 int ma_cli_shell_quote(char *buf, size_t len, const char *word)
 {
     size_t at = strlen(buf), o = at;
