@@ -570,23 +570,6 @@ int ma_database_has_secval(const ma_database *db, ma_variant v)
     return v >= 1 && v <= 3 && db->secval_state[v] != 0;
 }
 
-const ma_db_unusable *ma_database_unusable_of(const ma_database *db, ma_variant v, ma_sector s)
-{
-    char sec[16];
-    ma_sector_format(s, sec, sizeof sec);
-    for (int f = MA_FORMAT_OPEN; f <= MA_FORMAT_SEC; f++) {
-        if (db->format && db->format != (ma_format)f)
-            continue;
-        char path[4400];
-        snprintf(path, sizeof path, "%.4000s/%s_%s%s", db->dir, ma_variant_name(v), sec,
-                 ma_format_suffix((ma_format)f));
-        for (size_t i = 0; i < db->n_bad; i++)
-            if (!strcmp(db->bad[i].path, path))
-                return &db->bad[i];
-    }
-    return NULL;
-}
-
 size_t ma_database_aux_count(const ma_database *db) { return db->n_aux; }
 const char *ma_database_aux(const ma_database *db, size_t i) { return db->aux[i]; }
 

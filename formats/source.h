@@ -116,12 +116,6 @@ const ma_db_sector *ma_database_find(const ma_database *db, ma_variant v, ma_sec
 size_t ma_database_unusable_count(const ma_database *db);
 const ma_db_unusable *ma_database_unusable(const ma_database *db, size_t i);
 
-/* The unusable file that is sector (v, s)'s canonical file in this database (`<dir>/<v>_W_B_WF_BF`
- * with the database's suffix, any sector suffix when the database has no format), or NULL. Lets a
- * command say "unusable: <why>" instead of "absent" for a sector whose file is there but cannot
- * be used (a FIFO, a dangling link, a file that failed when opened). */
-const ma_db_unusable *ma_database_unusable_of(const ma_database *db, ma_variant v, ma_sector s);
-
 /* Files of the database a run of it reads besides sector files (the <variant>.secval of a .sec2
  * database that were loaded), as names inside ma_database_dir; for manifests of what was read. */
 size_t ma_database_aux_count(const ma_database *db);

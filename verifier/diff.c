@@ -145,19 +145,9 @@ int ma_diff_plan(ma_diff_sector **out, size_t *n, const ma_database *a, const ma
         free(list);
         return ma_error_set(err, MA_EMISSING, "--sector %s: in neither %s nor %s", lost->text, ra, rb);
     }
-    for (size_t i = 0; i < k; i++) {
-        ma_diff_sector *s = &list[i];
-        if (s->a && s->b)
-            continue;
-        const ma_database *missing = s->a ? b : a;
-        const ma_db_unusable *u = ma_database_unusable_of(missing, s->variant, s->sector);
-        s->status = s->a ? MA_DIFF_ONLY_A : MA_DIFF_ONLY_B;
-        if (u) {
-            s->status = MA_DIFF_UNUSABLE;
-            snprintf(s->message, sizeof s->message, "%s", u->message);
-            snprintf(s->a ? s->path_b : s->path_a, sizeof s->path_a, "%s", u->path);
-        }
-    }
+    for (size_t i = 0; i < k; i++)
+        if (!list[i].a || !list[i].b)
+            list[i].status = list[i].a ? MA_DIFF_ONLY_A : MA_DIFF_ONLY_B;
     qsort(list, k, sizeof *list, sector_cmp);
     *out = list;
     *n = k;
@@ -433,6 +423,17 @@ static int same_digest(const ma_diff_sector *s, unsigned threads, ma_error *e)
     return equal;
 }
 
+/* The reason discovery (or an earlier open) gave for a file of db, or NULL when it is usable as
+ * far as anyone knows: a canonically named file that cannot be opened (a FIFO, a broken link) is
+ * a sector of its database that fails with discovery's reason (formats/source.h). */
+static const char *listed_unusable(const ma_database *db, const char *path)
+{
+    for (size_t i = 0; i < ma_database_unusable_count(db); i++)
+        if (!strcmp(ma_database_unusable(db, i)->path, path))
+            return ma_database_unusable(db, i)->message;
+    return NULL;
+}
+
 int ma_diff_sector_compare(ma_diff_sector *s, ma_database *a, ma_database *b,
                            const ma_diff_options *opt, ma_error *err)
 {
@@ -441,6 +442,14 @@ int ma_diff_sector_compare(ma_diff_sector *s, ma_database *a, ma_database *b,
     double t0 = ma_now();
     ma_error e;
     ma_error_clear(&e);
+    const char *why = listed_unusable(a, s->path_a);
+    if (!why)
+        why = listed_unusable(b, s->path_b);
+    if (why) { /* named already: neither hashed nor opened (a FIFO would block a reader) */
+        s->status = MA_DIFF_UNUSABLE;
+        snprintf(s->message, sizeof s->message, "%s", why);
+        return MA_OK;
+    }
     int digest_equal = 0;
     if (s->format_a == s->format_b) {
         int eq = same_digest(s, opt->threads ? opt->threads : online_cpus(), &e);

@@ -4,10 +4,11 @@
  * the command built on it; cli/cmd_diff.c only parses options and renders.
  *
  * Contract:
- *   - Pairing (ma_diff_plan): the usable sectors of A and B (formats/source.h discovery) are
- *     paired by variant and sector; a sector on one side only is `only-in-A` / `only-in-B`, or
- *     `unusable` when the other side's file of that sector was found but cannot be used. Picks
+ *   - Pairing (ma_diff_plan): the sectors of A and B (formats/source.h discovery) are paired by
+ *     variant and sector; a sector on one side only is `only-in-A` / `only-in-B`. Picks
  *     (formats/sector_pick.h) restrict the pairs; a pick in neither database is an error.
+ *   - A pair whose file discovery found unusable (a FIFO, a broken link: a sector of its database
+ *     that fails with its reason) is `unusable` without being read.
  *   - Files of the same format whose SHA-256 digests agree are identical; nothing else is read
  *     (unless opt->full). A file that cannot be hashed or opened makes its pair `unusable`, with
  *     the reader's one-line message; the other pairs are still compared.
@@ -87,7 +88,7 @@ typedef struct ma_diff_sector {
     ma_sector sector;
     const ma_db_sector *a, *b; /* NULL on the side that does not hold the sector */
     ma_format format_a, format_b; /* 0 where absent */
-    char path_a[4352], path_b[4352]; /* the files (a missing side's expected file for `unusable`) */
+    char path_a[4352], path_b[4352]; /* the files, "" on a side that does not hold the sector */
     ma_diff_status status;
     char message[1024];        /* one line for `unusable` (the reader's error), else "" */
     ma_diff_result r;          /* for pairs compared */

@@ -116,12 +116,8 @@ int ma_probe_lookup(ma_database *db, ma_variant v, ma_board pos, int wf, int bf,
 {
     ma_sector s;
     int rc = position_sector(v, pos, wf, bf, &s, err);
-    if (rc == MA_OK && (rc = ma_database_source(db, v, s, src, err)) == MA_EMISSING) {
-        /* found but unusable (a FIFO, a dangling link) is not "absent": say why */
-        const ma_db_unusable *u = ma_database_unusable_of(db, v, s);
-        if (u)
-            rc = ma_error_set(err, u->code, "%s", u->message);
-    }
+    if (rc == MA_OK)
+        rc = ma_database_source(db, v, s, src, err);
     if (rc)
         return rc;
     *entry = ma_source_entry_of(*src, pos);
@@ -225,15 +221,15 @@ static int turn_value(ma_probe_result *r, ma_database *db, const ma_source *src,
         int rc = ma_database_source(db, r->variant, target, &cs, &e);
         if (rc == MA_ENOMEM)
             return rc;
-        const ma_db_unusable *u = rc == MA_EMISSING ? ma_database_unusable_of(db, r->variant, target)
-                                                     : NULL;
-        if (rc == MA_EMISSING && !u) {
+        /* a file that is there but cannot be used is a sector of the database that fails with
+         * its reason (formats/source.h): only a sector without any file is absent */
+        if (rc == MA_EMISSING && !ma_database_find(db, r->variant, target)) {
             snprintf(row->v.why, sizeof row->v.why, "successor sector %s absent", name);
             return MA_OK;
         }
         if (rc) {
             snprintf(row->v.why, sizeof row->v.why, "successor sector %s unusable", name);
-            return note_unusable(r, u ? u->message : e.msg);
+            return note_unusable(r, e.msg);
         }
     }
     ma_stored st;

@@ -275,7 +275,7 @@ int ma_stats_database(ma_stats *out, ma_database *db, ma_sector_pick *picks, siz
 {
     memset(out, 0, sizeof *out);
     tally_init(&out->total);
-    size_t cap = ma_database_count(db) + n_picks + 1;
+    size_t cap = ma_database_count(db) + 1;
     out->sectors = calloc(cap, sizeof *out->sectors);
     if (!out->sectors)
         return ma_error_set(err, MA_ENOMEM, "stats: out of memory");
@@ -284,32 +284,6 @@ int ma_stats_database(ma_stats *out, ma_database *db, ma_sector_pick *picks, siz
         const ma_db_sector *d = ma_database_sector(db, i);
         if (ma_sector_picks_match(picks, n_picks, d->variant, d->sector))
             fill_from(&out->sectors[out->n++], d, f);
-    }
-    /* a pick whose own file was found but cannot be used is that file's sector, unusable */
-    for (size_t k = 0; k < n_picks; k++) {
-        if (picks[k].matched)
-            continue;
-        for (int v = MA_VARIANT_STD; v <= MA_VARIANT_MORA; v++) {
-            if (picks[k].named_variant && picks[k].variant != (ma_variant)v)
-                continue;
-            const ma_db_unusable *u = ma_database_unusable_of(db, (ma_variant)v, picks[k].sector);
-            if (!u)
-                continue;
-            picks[k].matched = 1;
-            ma_stats_sector *s = &out->sectors[out->n++];
-            char sec[16];
-            ma_sector_format(picks[k].sector, sec, sizeof sec);
-            snprintf(s->name, sizeof s->name, "%s_%s", ma_variant_name((ma_variant)v), sec);
-            const char *slash = strrchr(u->path, '/');
-            snprintf(s->file, sizeof s->file, "%.255s", slash ? slash + 1 : u->path);
-            snprintf(s->path, sizeof s->path, "%s", u->path);
-            s->variant = (ma_variant)v;
-            s->sector = picks[k].sector;
-            s->format = f;
-            s->unusable = 1;
-            snprintf(s->message, sizeof s->message, "%s", u->message);
-            break;
-        }
     }
     const ma_sector_pick *lost = ma_sector_picks_unmatched(picks, n_picks);
     if (lost) {

@@ -221,7 +221,10 @@ def test_unusable_directories(millaudit_asan, tmp_path):
     (good / "std_00_1_3_2.mdb").write_bytes((good / "std_0_1_3_2.mdb").read_bytes())
     proc = millaudit_asan.run("stats", good, "--json", check=3, timeout=60)
     doc = json.loads(proc.stdout)
-    assert [x["sector"] for x in doc["sectors"]] == ["0_1_3_2"]  # still counted
+    # the FIFO's sector is named unusable; the other is still counted
+    assert [(x["sector"], x["status"]) for x in doc["sectors"]] == [("0_0_9_9", "unusable"),
+                                                                    ("0_1_3_2", "ok")]
+    assert doc["totals"]["sectors_unusable"] == 1 and doc["start"] == []
     assert len(doc["errors"]) == 2 == proc.stderr.count("\n")
     assert any("std_0_0_9_9.mdb" in e and "FIFO" in e for e in doc["errors"])
     assert any("std_00_1_3_2.mdb" in e and "not the canonical file name" in e

@@ -144,13 +144,6 @@ static void test_discovery_names_every_unusable_file(void **state)
     assert_non_null(find_bad(db, "std_3_4_0_0.mdb", "dangling symbolic link"));
     assert_non_null(find_bad(db, "std_4_3_0_0.mdb", "symbolic link loop"));
     assert_non_null(find_bad(db, "std_4_4_0_0.mdb", "not a regular file (directory)"));
-    /* a sector's own file found but unusable is named, not "absent" */
-    ma_sector fifo = {3, 3, 0, 0}, none = {5, 5, 0, 0}, minority = {3, 3, 0, 0};
-    const ma_db_unusable *u = ma_database_unusable_of(db, MA_VARIANT_STD, fifo);
-    assert_non_null(u);
-    assert_non_null(strstr(u->message, "FIFO"));
-    assert_null(ma_database_unusable_of(db, MA_VARIANT_STD, none));
-    assert_null(ma_database_unusable_of(db, MA_VARIANT_LASK, minority)); /* other variant */
     for (size_t i = 0; i < ma_database_unusable_count(db); i++) {
         assert_null(strchr(ma_database_unusable(db, i)->message, '\n'));
         assert_int_not_equal(ma_database_unusable(db, i)->code, MA_OK);
@@ -241,8 +234,6 @@ static void test_missing_and_broken_sectors_fail_once(void **state)
     assert_int_equal(ma_database_source(db, MA_VARIANT_STD, broken, &src, &err), MA_EFORMAT);
     assert_string_equal(err.msg, first);
     assert_int_equal(ma_database_unusable_count(db), 1); /* listed once however often asked */
-    assert_ptr_equal(ma_database_unusable_of(db, MA_VARIANT_STD, broken), ma_database_unusable(db, 0));
-    assert_null(ma_database_unusable_of(db, MA_VARIANT_STD, missing));
     ma_database_close(db);
 }
 
