@@ -157,6 +157,10 @@ uint64_t ma_source_offset(const ma_source *src, uint64_t entry);
 
 /* The stored entry, normalised (formats/value.h). Never fails for entry < entries. */
 void ma_source_read(const ma_source *src, uint64_t entry, ma_stored *out);
+/* ma_source_read of entries first .. first+count-1 into out[0..count), for walks over whole
+ * sectors (stats, dump, diff): the same values, without a call per entry for the open format.
+ * first + count <= entries. */
+void ma_source_read_range(const ma_source *src, uint64_t first, uint64_t count, ma_stored *out);
 /* Non-zero when the index scheme makes this entry canonical (a value-holding slot): by the index,
  * not by the stored bytes (open §4.3; Malom's marker rule §4.6). */
 int ma_source_canonical(const ma_source *src, uint64_t entry);

@@ -88,6 +88,17 @@ static const ma_db_unusable *find_bad(const ma_database *db, const char *a, cons
     return NULL;
 }
 
+static void assert_same_stored(const ma_stored *a, const ma_stored *b)
+{
+    assert_int_equal(a->kind, b->kind);
+    assert_int_equal(a->has_draw_class, b->has_draw_class);
+    assert_int_equal(a->marker, b->marker);
+    assert_int_equal(a->value.outcome, b->value.outcome);
+    assert_int_equal(a->value.depth, b->value.depth);
+    assert_int_equal(a->draw_class, b->draw_class);
+    assert_memory_equal(a->raw, b->raw, sizeof a->raw);
+}
+
 static void test_discovery_names_every_unusable_file(void **state)
 {
     fixture *fx = *state;
@@ -203,6 +214,37 @@ static void test_open_source_reads_values_and_positions(void **state)
                 assert_int_equal(flag[i], ma_source_canonical(src, first + i));
             }
         }
+    /* the range read gives what the per-entry read gives (bad words too: a copy with some) */
+    uint8_t bad[GOOD_SIZE];
+    good_file(bad);
+    bad[128 + 2 * 5 + 1] = 0xC0;
+    bad[128 + 2 * 5] = 0x02; /* an even win */
+    bad[128 + 2 * 6] = 0x05; /* depth bits without an outcome */
+    char bdir[300];
+    snprintf(bdir, sizeof bdir, "%s/bad", fx->dir);
+    assert_int_equal(mkdir(bdir, 0700), 0);
+    put(fx, "bad/std_0_1_3_2.mdb", bad, sizeof bad);
+    ma_database *bdb;
+    const ma_source *bsrc;
+    assert_int_equal(ma_database_open(&bdb, bdir, NULL, &err), MA_OK);
+    assert_int_equal(ma_database_source(bdb, MA_VARIANT_STD, s, &bsrc, &err), MA_OK);
+    ma_stored ball[ENTRIES];
+    ma_source_read_range(bsrc, 0, ENTRIES, ball);
+    assert_int_equal(ball[5].kind, MA_STORED_BAD);
+    assert_int_equal(ball[6].kind, MA_STORED_BAD);
+    for (uint64_t e = 0; e < ENTRIES; e++) {
+        ma_stored one;
+        ma_source_read(bsrc, e, &one);
+        assert_same_stored(&ball[e], &one);
+    }
+    ma_database_close(bdb);
+    ma_stored all[ENTRIES];
+    ma_source_read_range(src, 0, ENTRIES, all);
+    for (uint64_t e = 0; e < ENTRIES; e++) {
+        ma_stored one;
+        ma_source_read(src, e, &one);
+        assert_same_stored(&all[e], &one);
+    }
     /* a second request is the cached handle */
     const ma_source *again;
     assert_int_equal(ma_database_source(db, MA_VARIANT_STD, s, &again, &err), MA_OK);
@@ -366,6 +408,15 @@ static void test_malom_sources_read_like_open_ones(void **state)
     }
     assert_int_equal(boards, 2024 * 1330); /* C(24,3) * C(21,3) */
     free(orb);
+    ma_stored *all = malloc(1000 * sizeof *all);
+    assert_non_null(all);
+    ma_source_read_range(src, 5000, 1000, all);
+    for (uint64_t i = 0; i < 1000; i++) {
+        ma_stored one;
+        ma_source_read(src, 5000 + i, &one);
+        assert_same_stored(&all[i], &one);
+    }
+    free(all);
     ma_database_close(db);
 }
 
