@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "cli/cli_util.h"
 #include "cli/commands.h"
@@ -22,7 +23,7 @@
 static void usage(FILE *out)
 {
     fprintf(out,
-            "usage: millaudit stats DIR [--json] [--sector S ...]\n"
+            "usage: millaudit stats DIR [--json] [--sector S ...] [--threads N]\n"
             "\n"
             "For every sector file in DIR (open .mdb, Malom .sec2 or .sec; sorted by sector):\n"
             "entries, canonical entries, markers, wins/draws/losses and depth histograms counted\n"
@@ -31,6 +32,7 @@ static void usage(FILE *out)
             "(Malom's .analyze / .analyze2 figures), and the start value when DIR holds a start\n"
             "sector (W=B=0). --sector S (W_B_WF_BF or <variant>_W_B_WF_BF; repeatable or\n"
             "comma-separated) restricts to those sectors. --json prints one JSON document.\n"
+            "--threads N (default: online CPUs) splits each sector's entries among N workers.\n"
             "\n"
             "exit: 0 ok, 1 bad encodings found, 2 usage, 3 unusable input (files named on stderr)\n");
 }
@@ -260,12 +262,14 @@ int ma_cmd_stats(int argc, char **argv)
     static const struct option opts[] = {
         {"json", no_argument, NULL, 'j'},
         {"sector", required_argument, NULL, 's'},
+        {"threads", required_argument, NULL, 't'},
         {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0},
     };
     ma_sector_pick picks[MAX_PICKS];
     size_t n_picks = 0;
-    int json = 0, c;
+    long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+    int json = 0, c, threads = cpus < 1 ? 1 : cpus > MA_STATS_MAX_THREADS ? MA_STATS_MAX_THREADS : (int)cpus;
     ma_error err;
     opterr = 0;
     optind = 1;
@@ -278,6 +282,17 @@ int ma_cmd_stats(int argc, char **argv)
                 return MA_EXIT_USAGE;
             }
             break;
+        case 't': {
+            char *end;
+            long v = strtol(optarg, &end, 10);
+            if (!*optarg || *end || v < 1 || v > MA_STATS_MAX_THREADS) {
+                fprintf(stderr, "millaudit stats: --threads '%s': expected 1..%d\n", optarg,
+                        MA_STATS_MAX_THREADS);
+                return MA_EXIT_USAGE;
+            }
+            threads = (int)v;
+            break;
+        }
         case 'h': usage(stdout); return MA_EXIT_OK;
         case ':':
             fprintf(stderr, "millaudit stats: option '%s' needs a value\n", argv[optind - 1]);
@@ -305,7 +320,7 @@ int ma_cmd_stats(int argc, char **argv)
     if (rc == MA_OK) {
         ma_progress progress;
         ma_progress_start(&progress, stderr, json, "stats", 0);
-        rc = ma_stats_database(&st, db, picks, n_picks, &progress, &err);
+        rc = ma_stats_database(&st, db, picks, n_picks, threads, &progress, &err);
         ma_progress_finish(&progress, progress.done);
         have_stats = rc == MA_OK;
     }

@@ -219,10 +219,15 @@ static void keep(scan_job *j, int cls, uint64_t ea, uint64_t eb, const ma_stored
 
 static void *scan_range(void *arg)
 {
+    enum { BLOCK = 4096 }; /* values are read a block at a time (ma_source_read_range) */
     scan_job *j = arg;
     const scan_ctx *c = j->c;
     uint8_t *canon = malloc(c->chunk);
-    if (!canon) {
+    ma_stored *va_buf = malloc(BLOCK * sizeof *va_buf), *vb_buf = malloc(BLOCK * sizeof *vb_buf);
+    if (!canon || !va_buf || !vb_buf) {
+        free(canon);
+        free(va_buf);
+        free(vb_buf);
         j->failed = 1;
         return NULL;
     }
@@ -232,47 +237,52 @@ static void *scan_range(void *arg)
             j->failed = 1;
             break;
         }
-        for (uint64_t i = 0; i < n; i++) {
-            uint64_t e = lo + i;
-            ma_stored va, vb;
-            if (!canon[i]) {
-                /* No value lives here in either scheme; only the filler/marker bytes can differ. */
-                if (c->same_format) {
-                    ma_source_read(c->a, e, &va);
-                    ma_source_read(c->b, e, &vb);
-                    if (memcmp(va.raw, vb.raw, sizeof va.raw) != 0) {
+        for (uint64_t blo = 0; blo < n; blo += BLOCK) {
+            uint64_t bn = n - blo < BLOCK ? n - blo : BLOCK;
+            ma_source_read_range(c->a, lo + blo, bn, va_buf);
+            if (c->same_scheme) /* the same entry numbers on both sides */
+                ma_source_read_range(c->b, lo + blo, bn, vb_buf);
+            for (uint64_t i = 0; i < bn; i++) {
+                uint64_t e = lo + blo + i;
+                const ma_stored *va = &va_buf[i];
+                ma_stored *vb = &vb_buf[i];
+                if (!canon[blo + i]) {
+                    /* No value lives here in either scheme; only the filler/marker bytes can
+                     * differ. */
+                    if (c->same_format && memcmp(va->raw, vb->raw, sizeof va->raw) != 0) {
                         j->counts[MA_DIFF_ENCODING]++;
-                        keep(j, MA_DIFF_ENCODING, e, e, &va, &vb, 0, (ma_board){0, 0});
+                        keep(j, MA_DIFF_ENCODING, e, e, va, vb, 0, (ma_board){0, 0});
                     }
-                }
-                continue;
-            }
-            uint64_t eb = e;
-            ma_board board = {0, 0};
-            int have_board = 0;
-            if (!c->same_scheme) {
-                board = ma_source_board(c->a, e);
-                have_board = 1;
-                eb = ma_source_entry_of(c->b, board);
-            }
-            j->positions++;
-            ma_source_read(c->a, e, &va);
-            ma_source_read(c->b, eb, &vb);
-            int cls = classify(&va, &vb, c->draw_cmp);
-            if (cls < 0) {
-                if (!c->same_format) {
-                    j->counts[MA_DIFF_ENCODING]++; /* another format: other bytes by definition */
                     continue;
                 }
-                if (memcmp(va.raw, vb.raw, sizeof va.raw) == 0)
-                    continue;
-                cls = MA_DIFF_ENCODING;
+                uint64_t eb = e;
+                ma_board board = {0, 0};
+                int have_board = 0;
+                if (!c->same_scheme) {
+                    board = ma_source_board(c->a, e);
+                    have_board = 1;
+                    eb = ma_source_entry_of(c->b, board);
+                    ma_source_read(c->b, eb, vb);
+                }
+                j->positions++;
+                int cls = classify(va, vb, c->draw_cmp);
+                if (cls < 0) {
+                    if (!c->same_format) {
+                        j->counts[MA_DIFF_ENCODING]++; /* another format: other bytes by definition */
+                        continue;
+                    }
+                    if (memcmp(va->raw, vb->raw, sizeof va->raw) == 0)
+                        continue;
+                    cls = MA_DIFF_ENCODING;
+                }
+                j->counts[cls]++;
+                keep(j, cls, e, eb, va, vb, have_board, board);
             }
-            j->counts[cls]++;
-            keep(j, cls, e, eb, &va, &vb, have_board, board);
         }
     }
     free(canon);
+    free(va_buf);
+    free(vb_buf);
     return NULL;
 }
 

@@ -1,11 +1,13 @@
 /* Statistics of a database through formats/source (verifier/stats.h). */
 #include "verifier/stats.h"
 
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "common/fileio.h"
+#include "indexer/open_index.h"
 
 #define DEPTHS 65536        /* ma_value.depth is 16 bits */
 #define AKEY_WINDOW 32768   /* A values counted densely in [-window, window]; others in a list */
@@ -106,57 +108,63 @@ void ma_stats_tally_free(ma_stats_tally *t)
     t->n_bins = t->n_akey = 0;
 }
 
-int ma_stats_tally_source(ma_stats_tally *out, const ma_source *src, ma_progress *progress,
-                          ma_error *err)
-{
-    tally_init(out);
-    enum { CHUNK = 1 << 16 };
+/* One thread's share of a sector: entries [lo, hi), counted into t and its dense scratch. */
+typedef struct job {
+    const ma_source *src;
+    uint64_t lo, hi, chunk;
+    ma_progress *progress;
+    ma_stats_tally t;
     scratch s;
-    uint8_t *orbit = malloc(CHUNK);
-    if (!orbit || scratch_init(&s) != MA_OK) {
-        free(orbit);
-        return ma_error_set(err, MA_ENOMEM, "%s: out of memory", ma_source_name(src));
-    }
-    int open = ma_source_format(src) == MA_FORMAT_OPEN, rc = MA_OK;
-    out->has_akey = ma_source_format(src) == MA_FORMAT_SEC2;
-    uint64_t n = ma_source_entries(src);
-    out->entries = n;
-    for (uint64_t lo = 0; rc == MA_OK && lo < n; lo += CHUNK) {
-        uint64_t cnt = n - lo < CHUNK ? n - lo : CHUNK;
+    int rc;
+} job;
+
+static void *tally_range(void *arg)
+{
+    enum { BLOCK = 4096 }; /* values are read a cache-sized block at a time */
+    job *j = arg;
+    const ma_source *src = j->src;
+    ma_stats_tally *out = &j->t;
+    scratch *s = &j->s;
+    uint8_t *orbit = malloc(j->chunk);
+    ma_stored *vals = malloc(BLOCK * sizeof *vals);
+    int open = ma_source_format(src) == MA_FORMAT_OPEN, rc = orbit && vals ? MA_OK : MA_ENOMEM;
+    for (uint64_t lo = j->lo; rc == MA_OK && lo < j->hi; lo += j->chunk) {
+        uint64_t cnt = j->hi - lo < j->chunk ? j->hi - lo : j->chunk;
         if ((rc = ma_source_canonical_range(src, lo, cnt, 1, orbit)) != MA_OK)
             break;
         for (uint64_t i = 0; rc == MA_OK && i < cnt; i++) {
-            ma_stored v;
-            ma_source_read(src, lo + i, &v);
+            if (i % BLOCK == 0)
+                ma_source_read_range(src, lo + i, cnt - i < BLOCK ? cnt - i : BLOCK, vals);
+            const ma_stored *v = &vals[i % BLOCK];
             uint64_t w = orbit[i];
             if (!w) {
                 out->markers++;
-                out->bad += open ? v.raw[0] != 0 : v.kind != MA_STORED_NONE;
+                out->bad += open ? v->raw[0] != 0 : v->kind != MA_STORED_NONE;
                 continue;
             }
             out->canonical++;
             out->positions += w;
-            if (v.kind != MA_STORED_VALUE) {
+            if (v->kind != MA_STORED_VALUE) {
                 out->bad++;
                 continue;
             }
-            if (out->has_akey && v.has_draw_class)
-                rc = count_akey(&s, v.draw_class);
-            unsigned d = v.value.depth;
-            switch (v.value.outcome) {
+            if (out->has_akey && v->has_draw_class)
+                rc = count_akey(s, v->draw_class);
+            unsigned d = v->value.depth;
+            switch (v->value.outcome) {
             case MA_OUTCOME_WIN:
                 out->win_entries++;
                 out->win_positions += w;
-                s.we[d]++;
-                s.wp[d] += w;
+                s->we[d]++;
+                s->wp[d] += w;
                 if ((int)d > out->longest_win)
                     out->longest_win = (int)d;
                 break;
             case MA_OUTCOME_LOSS:
                 out->loss_entries++;
                 out->loss_positions += w;
-                s.le[d]++;
-                s.lp[d] += w;
+                s->le[d]++;
+                s->lp[d] += w;
                 if ((int)d > out->longest_loss)
                     out->longest_loss = (int)d;
                 break;
@@ -165,13 +173,104 @@ int ma_stats_tally_source(ma_stats_tally *out, const ma_source *src, ma_progress
                 out->draw_positions += w;
             }
         }
-        if (progress)
-            ma_progress_add(progress, cnt);
+        if (j->progress)
+            ma_progress_add(j->progress, cnt);
+    }
+    free(orbit);
+    free(vals);
+    j->rc = rc;
+    return NULL;
+}
+
+/* Adds job b's counts and dense histograms into job a's. */
+static int merge_job(job *a, const job *b)
+{
+    ma_stats_tally *x = &a->t;
+    const ma_stats_tally *y = &b->t;
+    x->canonical += y->canonical;
+    x->markers += y->markers;
+    x->positions += y->positions;
+    x->bad += y->bad;
+    x->win_entries += y->win_entries;
+    x->draw_entries += y->draw_entries;
+    x->loss_entries += y->loss_entries;
+    x->win_positions += y->win_positions;
+    x->draw_positions += y->draw_positions;
+    x->loss_positions += y->loss_positions;
+    if (y->longest_win > x->longest_win)
+        x->longest_win = y->longest_win;
+    if (y->longest_loss > x->longest_loss)
+        x->longest_loss = y->longest_loss;
+    for (size_t d = 0; d < 4 * (size_t)DEPTHS; d++)
+        a->s.we[d] += b->s.we[d]; /* we, le, wp, lp are one allocation */
+    for (size_t k = 0; k < 2 * AKEY_WINDOW + 1; k++)
+        a->s.akey[k] += b->s.akey[k];
+    for (size_t i = 0; i < b->s.n_far; i++)
+        for (uint64_t c = 0; c < b->s.far[i].entries; c++)
+            if (count_akey(&a->s, b->s.far[i].a) != MA_OK)
+                return MA_ENOMEM;
+    return MA_OK;
+}
+
+int ma_stats_tally_source(ma_stats_tally *out, const ma_source *src, int threads,
+                          ma_progress *progress, ma_error *err)
+{
+    tally_init(out);
+    if (threads < 1)
+        threads = 1;
+    if (threads > MA_STATS_MAX_THREADS)
+        threads = MA_STATS_MAX_THREADS;
+    uint64_t n = ma_source_entries(src);
+    if (n < 65536)
+        threads = 1;
+    /* Ranges and chunks on representative boundaries of the open scheme, so that each
+     * representative is classified once (ma_source_canonical_range). */
+    ma_sector sec = ma_source_sector(src);
+    uint64_t unit = ma_source_format(src) == MA_FORMAT_OPEN ? ma_open_binomial(MA_POINTS - sec.w, sec.b)
+                                                             : 4096;
+    if (!unit)
+        unit = 1;
+    uint64_t chunk = unit * (unit < 65536 ? 65536 / unit : 1), units = (n + unit - 1) / unit;
+    job jobs[MA_STATS_MAX_THREADS];
+    pthread_t tid[MA_STATS_MAX_THREADS];
+    int started[MA_STATS_MAX_THREADS] = {0};
+    memset(jobs, 0, sizeof jobs);
+    int rc = MA_OK;
+    for (int t = 0; t < threads && rc == MA_OK; t++) {
+        job *j = &jobs[t];
+        j->src = src;
+        j->lo = units * (uint64_t)t / (uint64_t)threads * unit;
+        j->hi = units * (uint64_t)(t + 1) / (uint64_t)threads * unit;
+        j->lo = j->lo > n ? n : j->lo;
+        j->hi = j->hi > n ? n : j->hi;
+        j->chunk = chunk;
+        j->progress = progress;
+        tally_init(&j->t);
+        j->t.has_akey = ma_source_format(src) == MA_FORMAT_SEC2;
+        if ((rc = scratch_init(&j->s)) != MA_OK)
+            break;
+        if (t > 0)
+            started[t] = pthread_create(&tid[t], NULL, tally_range, j) == 0;
     }
     if (rc == MA_OK)
-        rc = scratch_collect(&s, out);
-    scratch_free(&s);
-    free(orbit);
+        tally_range(&jobs[0]);
+    for (int t = 1; t < threads; t++) {
+        if (started[t])
+            pthread_join(tid[t], NULL);
+        else if (rc == MA_OK)
+            tally_range(&jobs[t]); /* no thread for it: count it here */
+    }
+    for (int t = 0; rc == MA_OK && t < threads; t++)
+        rc = jobs[t].rc;
+    for (int t = 1; rc == MA_OK && t < threads; t++)
+        rc = merge_job(&jobs[0], &jobs[t]);
+    if (rc == MA_OK) {
+        *out = jobs[0].t;
+        out->entries = n;
+        rc = scratch_collect(&jobs[0].s, out);
+    }
+    for (int t = 0; t < threads; t++)
+        scratch_free(&jobs[t].s);
     if (rc) {
         ma_stats_tally_free(out);
         return ma_error_set(err, rc, "%s: out of memory", ma_source_name(src));
@@ -271,7 +370,7 @@ static void fill_from(ma_stats_sector *s, const ma_db_sector *d, ma_format f)
 }
 
 int ma_stats_database(ma_stats *out, ma_database *db, ma_sector_pick *picks, size_t n_picks,
-                      ma_progress *progress, ma_error *err)
+                      int threads, ma_progress *progress, ma_error *err)
 {
     memset(out, 0, sizeof *out);
     tally_init(&out->total);
@@ -320,7 +419,7 @@ int ma_stats_database(ma_stats *out, ma_database *db, ma_sector_pick *picks, siz
             ma_progress_set_label(progress, s->name);
             ma_progress_set_total(progress, progress->total + ma_source_entries(src));
         }
-        rc = ma_stats_tally_source(&s->t, src, progress, err);
+        rc = ma_stats_tally_source(&s->t, src, threads, progress, err);
         if (rc == MA_OK && s->is_start) {
             ma_source_read(src, 0, &s->start);
             if (s->start.kind == MA_STORED_VALUE)

@@ -80,20 +80,24 @@ typedef struct ma_stats {
     ma_stats_tally total;    /* over the counted sectors */
 } ma_stats;
 
-/* Counts one opened source into *out (overwritten; free with ma_stats_tally_free). progress may
- * be NULL; entries are added to it as they are counted. Errors: MA_ENOMEM. */
-int ma_stats_tally_source(ma_stats_tally *out, const ma_source *src, ma_progress *progress,
-                          ma_error *err);
+#define MA_STATS_MAX_THREADS 64
+
+/* Counts one opened source into *out (overwritten; free with ma_stats_tally_free), with `threads`
+ * workers (1..64) splitting the entries; the counts do not depend on the thread count. progress
+ * may be NULL; entries are added to it as they are counted. Errors: MA_ENOMEM. */
+int ma_stats_tally_source(ma_stats_tally *out, const ma_source *src, int threads,
+                          ma_progress *progress, ma_error *err);
 void ma_stats_tally_free(ma_stats_tally *t);
 /* Adds b's counts (and histograms) to a. Errors: MA_ENOMEM. */
 int ma_stats_tally_add(ma_stats_tally *a, const ma_stats_tally *b, ma_error *err);
 
-/* Statistics of the sectors of db that picks select (all when n_picks is 0). Sources are
+/* Statistics of the sectors of db that picks select (all when n_picks is 0), each sector counted
+ * by `threads` workers (ma_stats_tally_source). Sources are
  * released after counting. Errors: MA_EMISSING "<root>: sector <S>: offset 0: no file for this
  * sector" for a pick that matches no sector, MA_ENOMEM. A file that cannot be used is not an
  * error of the call (see the top of the file); the database lists it among its unusable files. */
 int ma_stats_database(ma_stats *out, ma_database *db, ma_sector_pick *picks, size_t n_picks,
-                      ma_progress *progress, ma_error *err);
+                      int threads, ma_progress *progress, ma_error *err);
 void ma_stats_free(ma_stats *s);
 
 #endif

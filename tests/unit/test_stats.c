@@ -99,7 +99,7 @@ static void test_counts_per_entry_and_per_position(void **state)
     ma_sector s = {0, 1, 3, 2};
     assert_int_equal(ma_database_source(db, MA_VARIANT_STD, s, &src, &err), MA_OK);
     ma_stats_tally t;
-    assert_int_equal(ma_stats_tally_source(&t, src, NULL, &err), MA_OK);
+    assert_int_equal(ma_stats_tally_source(&t, src, 1, NULL, &err), MA_OK);
     assert_int_equal(t.entries, 24);
     assert_int_equal(t.canonical, 4);
     assert_int_equal(t.markers, 20);
@@ -148,7 +148,7 @@ static void test_bad_entries(void **state)
     ma_database *db = open_db(fx->dir);
     ma_stats st;
     ma_error err;
-    assert_int_equal(ma_stats_database(&st, db, NULL, 0, NULL, &err), MA_OK);
+    assert_int_equal(ma_stats_database(&st, db, NULL, 0, 1, NULL, &err), MA_OK);
     assert_int_equal(st.n, 1);
     assert_int_equal(st.total.bad, 3);
     assert_int_equal(st.total.canonical, 4);
@@ -169,7 +169,7 @@ static void test_database_picks_start_and_unusable_files(void **state)
     ma_database *db = open_db(fx->dir);
     ma_stats st;
     ma_error err;
-    assert_int_equal(ma_stats_database(&st, db, NULL, 0, NULL, &err), MA_OK);
+    assert_int_equal(ma_stats_database(&st, db, NULL, 0, 1, NULL, &err), MA_OK);
     assert_int_equal(st.n, 3);
     assert_string_equal(st.sectors[0].name, "std_0_0_9_9"); /* W, B, WF, BF order */
     assert_string_equal(st.sectors[1].name, "std_0_1_3_2");
@@ -189,12 +189,12 @@ static void test_database_picks_start_and_unusable_files(void **state)
     ma_sector_pick picks[4];
     size_t n = 0;
     assert_int_equal(ma_sector_picks_parse("0_1_3_2", picks, 4, &n, &err), MA_OK);
-    assert_int_equal(ma_stats_database(&st, db, picks, n, NULL, &err), MA_OK);
+    assert_int_equal(ma_stats_database(&st, db, picks, n, 2, NULL, &err), MA_OK);
     assert_int_equal(st.n, 1);
     assert_string_equal(st.sectors[0].name, "std_0_1_3_2");
     ma_stats_free(&st);
     assert_int_equal(ma_sector_picks_parse("lask_0_1_3_2", picks, 4, &n, &err), MA_OK);
-    assert_int_equal(ma_stats_database(&st, db, picks, n, NULL, &err), MA_EMISSING);
+    assert_int_equal(ma_stats_database(&st, db, picks, n, 2, NULL, &err), MA_EMISSING);
     assert_non_null(strstr(err.msg, "sector lask_0_1_3_2: offset 0: no file for this sector"));
     ma_database_close(db);
 }
@@ -221,7 +221,7 @@ static void test_malom_analyze_figures(void **state)
     ma_error err;
     assert_int_equal(ma_sector_picks_parse("3_3_0_0", picks, 1, &n, &err), MA_OK);
     ma_stats st;
-    assert_int_equal(ma_stats_database(&st, db, picks, n, NULL, &err), MA_OK);
+    assert_int_equal(ma_stats_database(&st, db, picks, n, 2, NULL, &err), MA_OK);
     const ma_stats_tally *t = &st.sectors[0].t;
     assert_int_equal(st.sectors[0].format, MA_FORMAT_SEC);
     assert_int_equal(t->markers, markers);
@@ -232,6 +232,27 @@ static void test_malom_analyze_figures(void **state)
     assert_int_equal(t->positions, 2024 * 1330); /* C(24,3) * C(21,3): every board once */
     assert_int_equal(t->bad, 0);
     ma_stats_free(&st);
+
+    /* the counts do not depend on the number of threads */
+    const ma_source *src;
+    ma_sector s34 = {3, 4, 0, 0};
+    assert_int_equal(ma_database_source(db, MA_VARIANT_STD, s34, &src, &err), MA_OK);
+    ma_stats_tally one, three;
+    assert_int_equal(ma_stats_tally_source(&one, src, 1, NULL, &err), MA_OK);
+    assert_int_equal(ma_stats_tally_source(&three, src, 3, NULL, &err), MA_OK);
+    assert_int_equal(one.entries, 945630);
+    assert_int_equal(three.entries, one.entries);
+    assert_int_equal(three.canonical, one.canonical);
+    assert_int_equal(three.markers, one.markers);
+    assert_int_equal(three.positions, one.positions);
+    assert_int_equal(three.positions, 2024 * 5985); /* C(24,3) * C(21,4) */
+    assert_int_equal(three.win_entries, one.win_entries);
+    assert_int_equal(three.draw_positions, one.draw_positions);
+    assert_int_equal(three.longest_win, one.longest_win);
+    assert_int_equal(three.n_bins, one.n_bins);
+    assert_memory_equal(three.bins, one.bins, one.n_bins * sizeof *one.bins);
+    ma_stats_tally_free(&one);
+    ma_stats_tally_free(&three);
     ma_database_close(db);
 }
 
