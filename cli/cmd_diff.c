@@ -265,7 +265,7 @@ static size_t collect_errors(const ma_database *a, const ma_database *b, const c
     return n;
 }
 
-int ma_cmd_diff(int argc, char **argv)
+int ma_cmd_diff(int argc, char **argv, const ma_cli_invocation *typed)
 {
     static const struct option opts[] = {
         {"sector", required_argument, NULL, 's'}, {"limit", required_argument, NULL, 'l'},
@@ -340,7 +340,7 @@ int ma_cmd_diff(int argc, char **argv)
     if (audit_path) {
         if ((rc = ma_audit_open(&audit, audit_path, &err)) == MA_OK) {
             char host[256], cmdline[8192], root[PATH_MAX];
-            ma_cli_run_identity(host, sizeof host, cmdline, sizeof cmdline, argc, argv);
+            ma_cli_run_identity(host, sizeof host, cmdline, sizeof cmdline, typed->argc, typed->argv);
             if (!realpath(path_a, root))
                 snprintf(root, sizeof root, "%s", path_a);
             unsigned vars = ma_database_variants(a);

@@ -226,11 +226,15 @@ def test_run_recorded_in_audit_store(millaudit, produced, tmp_path):
     subprocess.run([sys.executable, INJECT, copy / "std_3_3_0_0.mdb", "--entry", "1000",
                     "--depth-delta", "+1"], check=True, capture_output=True)
     store = tmp_path / "audit.sqlite"
-    millaudit.run("diff", produced / "std_3_3_0_0.mdb", copy / "std_3_3_0_0.mdb", "--audit",
-                  store, check=1)
+    # options before the operands: the store records the command line as typed, pasteable
+    millaudit.run("diff", "--audit", store, produced / "std_3_3_0_0.mdb", copy / "std_3_3_0_0.mdb",
+                  check=1)
     db = sqlite3.connect(store)
     kinds = [r[0] for r in db.execute("SELECT kind FROM runs")]
     assert kinds == ["diff"]
+    line = db.execute("SELECT command_line FROM runs").fetchone()[0]
+    assert line == (f"millaudit diff --audit {store} {produced / 'std_3_3_0_0.mdb'} "
+                    f"{copy / 'std_3_3_0_0.mdb'}")
     names = [r[0] for r in db.execute("SELECT name FROM sqlite_master WHERE type='table'")]
     table = "discrepancies" if "discrepancies" in names else next(n for n in names if "discrep" in n)
     rows = db.execute(f"SELECT * FROM {table}").fetchall()
