@@ -83,6 +83,17 @@ static void set_side(ma_diff_sector *s, int side_b, const ma_database *db, const
     snprintf(s->name, sizeof s->name, "%s", d->name);
 }
 
+/* The reason discovery (or an earlier open) gave for a file of db, or NULL when it is usable as
+ * far as anyone knows: a canonically named file that cannot be opened (a FIFO, a broken link) is
+ * a sector of its database that fails with discovery's reason (formats/source.h). */
+static const char *listed_unusable(const ma_database *db, const char *path)
+{
+    for (size_t i = 0; i < ma_database_unusable_count(db); i++)
+        if (!strcmp(ma_database_unusable(db, i)->path, path))
+            return ma_database_unusable(db, i)->message;
+    return NULL;
+}
+
 int ma_diff_plan(ma_diff_sector **out, size_t *n, const ma_database *a, const ma_database *b,
                  ma_sector_pick *picks, size_t n_picks, ma_error *err)
 {
@@ -145,9 +156,16 @@ int ma_diff_plan(ma_diff_sector **out, size_t *n, const ma_database *a, const ma
         free(list);
         return ma_error_set(err, MA_EMISSING, "--sector %s: in neither %s nor %s", lost->text, ra, rb);
     }
-    for (size_t i = 0; i < k; i++)
-        if (!list[i].a || !list[i].b)
-            list[i].status = list[i].a ? MA_DIFF_ONLY_A : MA_DIFF_ONLY_B;
+    for (size_t i = 0; i < k; i++) {
+        ma_diff_sector *s = &list[i];
+        if (s->a && s->b)
+            continue;
+        /* a one-sided sector whose file cannot be read is not a known difference */
+        const char *why = s->a ? listed_unusable(a, s->path_a) : listed_unusable(b, s->path_b);
+        s->status = why ? MA_DIFF_UNUSABLE : s->a ? MA_DIFF_ONLY_A : MA_DIFF_ONLY_B;
+        if (why)
+            snprintf(s->message, sizeof s->message, "%s", why);
+    }
     qsort(list, k, sizeof *list, sector_cmp);
     *out = list;
     *n = k;
@@ -431,17 +449,6 @@ static int same_digest(const ma_diff_sector *s, unsigned threads, ma_error *e)
     ma_file_digest_free(&da);
     ma_file_digest_free(&db);
     return equal;
-}
-
-/* The reason discovery (or an earlier open) gave for a file of db, or NULL when it is usable as
- * far as anyone knows: a canonically named file that cannot be opened (a FIFO, a broken link) is
- * a sector of its database that fails with discovery's reason (formats/source.h). */
-static const char *listed_unusable(const ma_database *db, const char *path)
-{
-    for (size_t i = 0; i < ma_database_unusable_count(db); i++)
-        if (!strcmp(ma_database_unusable(db, i)->path, path))
-            return ma_database_unusable(db, i)->message;
-    return NULL;
 }
 
 int ma_diff_sector_compare(ma_diff_sector *s, ma_database *a, ma_database *b,

@@ -7,8 +7,8 @@
  *   - Pairing (ma_diff_plan): the sectors of A and B (formats/source.h discovery) are paired by
  *     variant and sector; a sector on one side only is `only-in-A` / `only-in-B`. Picks
  *     (formats/sector_pick.h) restrict the pairs; a pick in neither database is an error.
- *   - A pair whose file discovery found unusable (a FIFO, a broken link: a sector of its database
- *     that fails with its reason) is `unusable` without being read.
+ *   - A pair (one-sided or not) whose file discovery found unusable (a FIFO, a broken link: a
+ *     sector of its database that fails with its reason) is `unusable` without being read.
  *   - Files of the same format whose SHA-256 digests agree are identical; nothing else is read
  *     (unless opt->full). A file that cannot be hashed or opened makes its pair `unusable`, with
  *     the reader's one-line message; the other pairs are still compared.
