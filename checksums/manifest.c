@@ -1,4 +1,4 @@
-/* SHA-256 manifests: listing, writing, reading, provenance, recording (contract in manifest.h). */
+/* SHA-256 manifests: listing, writing, reading, recording (contract in manifest.h). */
 #include "checksums/manifest.h"
 
 #include "common/fileio.h"
@@ -14,6 +14,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "formats/provenance.h"
 #include "reports/audit_manifest.h"
 
 /* ---- listing ---- */
@@ -618,115 +619,6 @@ int ma_manifest_read(ma_manifest *out, const char *manifest_path, ma_error *err)
     return rc;
 }
 
-/* ---- provenance ---- */
-
-static const char *const variant_names[] = {"std", "lask", "mora"};
-
-static int variant_of(const char *s, size_t len)
-{
-    for (int v = 0; v < 3; v++)
-        if (strlen(variant_names[v]) == len && !strncmp(s, variant_names[v], len))
-            return v;
-    return -1;
-}
-
-static void set_fingerprint(ma_file_provenance *p)
-{
-    uint8_t d[MA_SHA256_LEN];
-    ma_sha256_buffer(d, p->ruleset, strlen(p->ruleset));
-    ma_sha256_hex(p->fingerprint, d);
-}
-
-static void copy_ascii(char *dst, const uint8_t *src, size_t n)
-{
-    size_t i = 0;
-    for (; i < n && src[i]; i++)
-        dst[i] = (src[i] >= 0x20 && src[i] < 0x7f) ? (char)src[i] : '?';
-    dst[i] = '\0';
-}
-
-static uint16_t le16(const uint8_t *p)
-{
-    return (uint16_t)(p[0] | p[1] << 8);
-}
-
-static void open_provenance(ma_file_provenance *out, const char *path)
-{
-    static const uint8_t magic[8] = {0x89, 'M', 'I', 'L', 'L', 0x0D, 0x0A, 0x1A};
-    uint8_t h[128];
-    int fd;
-    if (ma_file_open_regular(path, &fd, NULL, NULL) != MA_OK)
-        return;
-    ssize_t got = pread(fd, h, sizeof h, 0);
-    close(fd);
-    if (got != (ssize_t)sizeof h || memcmp(h, magic, 8) != 0 || le16(h + 8) != 1 || le16(h + 10) != 128 ||
-        h[12] < 1 || h[12] > 3)
-        return;
-    const char *v = variant_names[h[12] - 1];
-    snprintf(out->variant, sizeof out->variant, "%s", v);
-    snprintf(out->format, sizeof out->format, "open");
-    snprintf(out->sector, sizeof out->sector, "%s_%u_%u_%u_%u", v, h[14], h[15], h[16], h[17]);
-    copy_ascii(out->producer, h + 32, 32);
-    copy_ascii(out->producer_version, h + 64, 16);
-    uint64_t entries = 0;
-    for (int i = 7; i >= 0; i--)
-        entries = entries << 8 | h[24 + i];
-    out->has_entries = 1;
-    out->entries = entries;
-    snprintf(out->ruleset, sizeof out->ruleset, "millaudit-ruleset-1|%s|%u|open-index-%u.%u|open-values-%u", v,
-             h[13], le16(h + 20), le16(h + 22), h[19]);
-    set_fingerprint(out);
-}
-
-static void malom_provenance(ma_file_provenance *out, const char *base)
-{
-    const char *dot = strrchr(base, '.');
-    if (!dot)
-        return;
-    const char *ext = dot + 1;
-    const char *format = !strcmp(ext, "sec2") ? "malom-sec2" : !strcmp(ext, "sec") ? "malom-sec"
-                         : !strcmp(ext, "secval") ? "malom-secval" : NULL;
-    if (!format)
-        return;
-    const char *us = memchr(base, '_', (size_t)(dot - base));
-    int v = variant_of(base, (size_t)((us ? us : dot) - base));
-    if (v < 0)
-        return;
-    char sector[40] = "";
-    if (!strcmp(format, "malom-secval")) {
-        if (us)
-            return;
-    } else {
-        unsigned w, b, wf, bf;
-        char again[64];
-        if (!us || sscanf(us, "_%u_%u_%u_%u.", &w, &b, &wf, &bf) != 4 || w > 24 || b > 24 || wf > 12 || bf > 12)
-            return;
-        snprintf(again, sizeof again, "%s_%u_%u_%u_%u.%s", variant_names[v], w, b, wf, bf, ext);
-        if (strcmp(again, base) != 0) /* leading zeros, trailing junk */
-            return;
-        snprintf(sector, sizeof sector, "%s_%u_%u_%u_%u", variant_names[v], w, b, wf, bf);
-    }
-    snprintf(out->variant, sizeof out->variant, "%s", variant_names[v]);
-    snprintf(out->format, sizeof out->format, "%s", format);
-    snprintf(out->sector, sizeof out->sector, "%s", sector);
-    /* Malom's rules: Morabaraba's full board is a draw (rule flag bit 0), as in the open header. */
-    snprintf(out->ruleset, sizeof out->ruleset, "millaudit-ruleset-1|%s|%u|malom-index|%s", variant_names[v],
-             v == 2 ? 1u : 0u, format);
-    set_fingerprint(out);
-}
-
-void ma_manifest_provenance(ma_file_provenance *out, const char *path, const char *rel)
-{
-    memset(out, 0, sizeof *out);
-    const char *base = strrchr(rel, '/');
-    base = base ? base + 1 : rel;
-    size_t len = strlen(base);
-    if (len > 4 && !strcmp(base + len - 4, ".mdb"))
-        open_provenance(out, path);
-    else
-        malom_provenance(out, base);
-}
-
 /* ---- recording ---- */
 
 static const char *or_null(const char *s)
@@ -741,8 +633,14 @@ int ma_manifest_record_digests(ma_audit *a, int64_t run_id, const char *root, co
     if (!path)
         return ma_error_set(err, MA_ENOMEM, "%s: out of memory", rel);
     ma_file_provenance p;
-    ma_manifest_provenance(&p, path, rel);
+    ma_file_provenance_read(&p, path, rel);
     free(path);
+    char fingerprint[MA_SHA256_HEX_LEN + 1] = "";
+    if (p.ruleset[0]) {
+        uint8_t d[MA_SHA256_LEN];
+        ma_sha256_buffer(d, p.ruleset, strlen(p.ruleset));
+        ma_sha256_hex(fingerprint, d);
+    }
     int rc = ma_audit_manifest_begin(a, run_id, NULL, d->chunk_size, err);
     if (rc != MA_OK)
         return rc;
@@ -751,7 +649,7 @@ int ma_manifest_record_digests(ma_audit *a, int64_t run_id, const char *root, co
         .n_chunks = d->n_chunks, .chunks = (const uint8_t (*)[32])d->chunks,
         .variant = or_null(p.variant), .format = or_null(p.format), .sector = or_null(p.sector),
         .producer = or_null(p.producer), .producer_version = or_null(p.producer_version),
-        .has_entries = p.has_entries, .entries = p.entries, .ruleset_fingerprint = or_null(p.fingerprint),
+        .has_entries = p.has_entries, .entries = p.entries, .ruleset_fingerprint = or_null(fingerprint),
     };
     return ma_audit_manifest_file_add(a, run_id, &f, err);
 }

@@ -7,8 +7,9 @@
  * LF or CR are written as coreutils does: the line starts with '\' and the name is escaped.
  *
  * This module lists a directory, writes a manifest atomically, reads one back (refusing absolute
- * and climbing paths), reads the provenance a file states about itself, and records digests into an
- * audit store. Hashing is checksums/sha256.h; the SQL is reports/audit_manifest.h.
+ * and climbing paths), and records digests into an audit store. Hashing is checksums/sha256.h; the
+ * SQL is reports/audit_manifest.h; what a file states about itself (the provenance recorded beside
+ * its digests) is formats/provenance.h, the readers' business: nothing here knows a format.
  */
 #ifndef MA_MANIFEST_H
 #define MA_MANIFEST_H
@@ -101,31 +102,11 @@ int ma_manifest_path_check(const char *rel, ma_error *err);
  * calls "x", "a/b" and "a/b". A path of nothing but "." and slashes becomes ".". */
 char *ma_manifest_path_normalise(const char *rel);
 
-/* ---- provenance ---- */
-
-/* What a file says about itself. Empty strings mean "not stated". */
-typedef struct ma_file_provenance {
-    char variant[8];            /* "std", "lask", "mora" */
-    char format[16];            /* "open", "malom-sec2", "malom-sec", "malom-secval" */
-    char sector[40];            /* "std_3_3_0_0" */
-    char producer[33];          /* open header producer name (printable ASCII) */
-    char producer_version[17];  /* open header producer version */
-    int has_entries;            /* entries is the header's entry count */
-    uint64_t entries;
-    char ruleset[128];          /* the ruleset string hashed into fingerprint (docs/manifest.md) */
-    char fingerprint[MA_SHA256_HEX_LEN + 1]; /* SHA-256 hex of ruleset, "" when unknown */
-} ma_file_provenance;
-
-/* Fills out from the file at path (named rel in the manifest): the open format's 128-byte header
- * for a "*.mdb" file whose magic, format version and header size are right (docs/format.md §5.1);
- * the file name for Malom files ("<v>_W_B_WF_BF.sec2" / ".sec", "<v>.secval"). Never fails: an
- * unreadable or unrecognised file simply states nothing. */
-void ma_manifest_provenance(ma_file_provenance *out, const char *path, const char *rel);
-
 /* ---- recording into an audit store ---- */
 
 /* Records into the open store a, for run run_id, the digests d of the file root/rel (rel as the
- * manifest names it), with the provenance read from the file: one manifest_files row and its
+ * manifest names it), with the provenance the file states (formats/provenance.h; the ruleset
+ * fingerprint is the SHA-256 of its ruleset string): one manifest_files row and its
  * manifest_chunks rows, in one transaction. Also creates the run's `manifests` row (manifest path
  * NULL, d->chunk_size) if it has none. For the verifier: pass the digests of the very bytes it
  * verified. Errors as ma_audit_manifest_file_add (MA_EINVAL for an unknown run or a path recorded

@@ -1,25 +1,9 @@
 #include "cli/cli_util.h"
 
 #include <jansson.h>
-#include "formats/source.h"
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-
-void ma_cli_json_string(FILE *out, const char *s)
-{
-    fputc('"', out);
-    for (; s && *s; s++) {
-        unsigned char c = (unsigned char)*s;
-        if (c == '"' || c == '\\')
-            fprintf(out, "\\%c", c);
-        else if (c < 0x20)
-            fprintf(out, "\\u%04x", c);
-        else
-            fputc(c, out);
-    }
-    fputc('"', out);
-}
 
 int ma_cli_shell_quote(char *buf, size_t len, const char *word)
 {
@@ -146,14 +130,4 @@ json_t *ma_cli_json_text(const char *s)
     j = json_string(buf);
     free(buf);
     return j ? j : json_string("");
-}
-
-int ma_cli_malom_database(const char *path)
-{
-    ma_database *db;
-    if (ma_database_open(&db, path, NULL, NULL) != MA_OK)
-        return 0;
-    ma_format f = ma_database_format(db);
-    ma_database_close(db);
-    return f == MA_FORMAT_SEC || f == MA_FORMAT_SEC2;
 }

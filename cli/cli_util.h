@@ -1,12 +1,8 @@
 /* cli_util: small helpers several commands print or record with, kept in one place so every
- * command escapes JSON and describes its run (host, command line) the same way.
+ * command puts text into its JSON (jansson, the one JSON writer) and describes its run (host,
+ * command line) the same way.
  *
- * Contract: nothing here fails or allocates; output goes only to the FILE or buffer the caller
- * gives.
- * ma_cli_json_string writes s as a JSON string: '"' and '\\' are backslash-escaped, bytes below
- * 0x20 become \u00XX, all other bytes pass through unchanged (NULL is written as ""). Commands
- * whose JSON must escape differently (cmd_diff escapes non-ASCII too) keep their own writer so
- * their output stays as documented.
+ * Contract: nothing here fails; output goes only to the buffer the caller gives.
  * ma_cli_shell_quote appends word to buf (NUL-terminated, size len) so that a POSIX shell reads it
  * back as exactly that word: as is when it has only letters, digits and _@%+=:,./- (and is not
  * empty); else in single quotes, a ' inside written '\''; a word holding control bytes (newline,
@@ -33,13 +29,9 @@ typedef struct ma_cli_invocation {
     char *const *argv;
 } ma_cli_invocation;
 
-void ma_cli_json_string(FILE *out, const char *s);
 /* A jansson string of s for the one JSON writer: s as is when it is valid UTF-8, else with every
  * byte that is not part of a valid sequence written as the text \xNN, so file names of any bytes
  * still give valid JSON (NULL gives ""). */
-/* Non-zero when path is a database of Malom files (formats/source.h discovery says .sec or
- * .sec2), for the commands that still keep a separate Malom branch. */
-int ma_cli_malom_database(const char *path);
 struct json_t;
 struct json_t *ma_cli_json_text(const char *s);
 

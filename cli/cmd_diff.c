@@ -1,27 +1,25 @@
 /*
- * millaudit diff A B: compare two databases (directories or single sector files, any of the open
- * and Malom formats) position by position. The comparison itself is verifier/diff.h; this file
- * pairs the sectors, prints text or JSON and records the run in the audit store.
+ * millaudit diff A B: options and rendering. Pairing, comparison and recording are
+ * verifier/diff.h; both databases are read through formats/source.h.
  */
 #include <getopt.h>
 #include <inttypes.h>
+#include <jansson.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "cli/cli_util.h"
 #include "cli/commands.h"
+#include "common/fileio.h"
 #include "common/ma_error.h"
-#include "indexer/malom_index.h"
-#include "indexer/open_index.h"
-#include "indexer/position.h"
 #include "ma_version.h"
 #include "reports/audit.h"
 #include "verifier/diff.h"
 
 #define MAX_SECTOR_ARGS 256
+#define DIFF_SCHEMA_VERSION 1
 
 static void usage(FILE *out)
 {
@@ -38,107 +36,18 @@ static void usage(FILE *out)
             "\n"
             "  --sector S     only this sector (W_B_WF_BF or <variant>_W_B_WF_BF); repeatable\n"
             "  --limit N      example boards per sector (default 5)\n"
-            "  --json         one JSON document on stdout\n"
+            "  --json         one JSON document on stdout (docs/json/diff.schema.json)\n"
             "  --audit FILE   record the run (kind \"diff\") in a SQLite audit store\n"
             "  --threads N    worker threads (default: online CPUs)\n"
             "  --quiet        text output: only sectors with value differences and the total\n"
             "  --full         compare positions even when the digests agree\n"
             "\n"
             "exit: 0 values agree (encoding differences allowed), 1 values differ or a sector is\n"
-            "on one side only, 2 usage, 3 input unusable, 4 audit store not writable\n");
+            "on one side only, 2 usage, 3 input unusable (a file named on stderr), 4 audit store\n"
+            "not writable\n");
 }
 
-typedef struct pair {
-    const ma_diff_source *a, *b; /* either may be NULL (only on one side) */
-    ma_diff_result r;
-} pair;
-
-static int source_key_cmp(const ma_diff_source *x, const ma_diff_source *y)
-{
-    if (x->variant != y->variant)
-        return x->variant < y->variant ? -1 : 1;
-    const uint8_t kx[4] = {x->sector.w, x->sector.b, x->sector.wf, x->sector.bf};
-    const uint8_t ky[4] = {y->sector.w, y->sector.b, y->sector.wf, y->sector.bf};
-    return memcmp(kx, ky, 4);
-}
-
-static void sector_id(const ma_diff_source *s, char *buf, size_t len)
-{
-    char sec[16];
-    ma_sector_format(s->sector, sec, sizeof sec);
-    snprintf(buf, len, "%s_%s", ma_variant_name(s->variant), sec);
-}
-
-static void variants_of(const ma_diff_source *s, size_t n, char *buf, size_t len, unsigned *mask)
-{
-    *mask = 0;
-    for (size_t i = 0; i < n; i++)
-        *mask |= 1u << s[i].variant;
-    buf[0] = 0;
-    for (int v = MA_VARIANT_STD; v <= MA_VARIANT_MORA; v++)
-        if (*mask & (1u << v)) {
-            size_t l = strlen(buf);
-            snprintf(buf + l, len - l, "%s%s", l ? "," : "", ma_variant_name((ma_variant)v));
-        }
-}
-
-/* --sector S: "W_B_WF_BF" or "<variant>_W_B_WF_BF". */
-typedef struct wanted {
-    int any_variant;
-    ma_variant variant;
-    ma_sector sector;
-    int seen;
-} wanted;
-
-static int parse_wanted(const char *text, wanted *w)
-{
-    ma_error err;
-    memset(w, 0, sizeof *w);
-    const char *us = strchr(text, '_');
-    if (us && (text[0] < '0' || text[0] > '9')) {
-        char name[16];
-        size_t l = (size_t)(us - text);
-        if (l >= sizeof name)
-            return -1;
-        memcpy(name, text, l);
-        name[l] = 0;
-        if (ma_variant_parse(name, &w->variant, &err))
-            return -1;
-        text = us + 1;
-    } else {
-        w->any_variant = 1;
-    }
-    return ma_sector_parse(text, &w->sector, &err) ? -1 : 0;
-}
-
-static int is_wanted(const ma_diff_source *s, wanted *ws, size_t n)
-{
-    if (n == 0)
-        return 1;
-    int hit = 0;
-    for (size_t i = 0; i < n; i++)
-        if ((ws[i].any_variant || ws[i].variant == s->variant) &&
-            ma_sector_equal(ws[i].sector, s->sector)) {
-            ws[i].seen = 1;
-            hit = 1;
-        }
-    return hit;
-}
-
-static void json_str(FILE *out, const char *s)
-{
-    fputc('"', out);
-    for (; *s; s++) {
-        unsigned char ch = (unsigned char)*s;
-        if (ch == '"' || ch == '\\')
-            fprintf(out, "\\%c", ch);
-        else if (ch < 0x20 || ch >= 0x7F)
-            fprintf(out, "\\u%04x", ch);
-        else
-            fputc(ch, out);
-    }
-    fputc('"', out);
-}
+/* ---- text ---- */
 
 /* The board as a 7x7 grid, row 7 on top; X mover, O opponent, '.' empty point. */
 static void print_diagram(FILE *out, ma_board b, const char *indent)
@@ -147,8 +56,7 @@ static void print_diagram(FILE *out, ma_board b, const char *indent)
     memset(grid, ' ', sizeof grid);
     for (int p = 0; p < MA_POINTS; p++) {
         const char *nm = ma_point_name(p);
-        int col = nm[0] - 'a', row = nm[1] - '1';
-        grid[row][col] = (b.mover >> p & 1) ? 'X' : (b.opp >> p & 1) ? 'O' : '.';
+        grid[nm[1] - '1'][nm[0] - 'a'] = (b.mover >> p & 1) ? 'X' : (b.opp >> p & 1) ? 'O' : '.';
     }
     for (int row = 6; row >= 0; row--) {
         fprintf(out, "%s%d ", indent, row + 1);
@@ -158,161 +66,206 @@ static void print_diagram(FILE *out, ma_board b, const char *indent)
     fprintf(out, "%s  a b c d e f g\n", indent);
 }
 
-static uint64_t value_diffs(const ma_diff_result *r)
+static void print_text_sector(FILE *out, const ma_diff_sector *s, int quiet)
 {
-    return r->counts[MA_DIFF_OUTCOME] + r->counts[MA_DIFF_DEPTH] + r->counts[MA_DIFF_DRAW_CLASS];
-}
-
-static const char *pair_status(const pair *p)
-{
-    if (!p->b)
-        return "only-in-A";
-    if (!p->a)
-        return "only-in-B";
-    if (p->r.identical)
-        return "identical";
-    return value_diffs(&p->r) ? "differs" : "equal";
-}
-
-static void print_text_pair(FILE *out, const pair *p, int quiet)
-{
-    const ma_diff_source *s = p->a ? p->a : p->b;
-    char id[32];
-    sector_id(s, id, sizeof id);
-    if (!p->a || !p->b) {
-        fprintf(out, "%s: %s (%s)\n", id, pair_status(p), s->path);
+    const ma_diff_result *r = &s->r;
+    char shown[1100];
+    switch (s->status) {
+    case MA_DIFF_ONLY_A:
+    case MA_DIFF_ONLY_B:
+        ma_escape_name(s->a ? s->path_a : s->path_b, shown, sizeof shown);
+        fprintf(out, "%s: %s (%s)\n", s->name, ma_diff_status_name(s->status), shown);
         return;
+    case MA_DIFF_UNUSABLE:
+        fprintf(out, "%s: unusable: %s\n", s->name, s->message);
+        return;
+    case MA_DIFF_IDENTICAL:
+        if (!quiet)
+            fprintf(out, "%s: identical (%s, same SHA-256)\n", s->name, ma_format_name(s->format_a));
+        return;
+    default:
+        break;
     }
-    if (quiet && value_diffs(&p->r) == 0)
+    if (quiet && s->status != MA_DIFF_DIFFERS)
         return;
-    if (p->r.identical) {
-        fprintf(out, "%s: identical (%s, same SHA-256)\n", id, ma_diff_format_name(p->a->format));
-        return;
-    }
     fprintf(out,
             "%s: %s: A %s vs B %s: %" PRIu64 " positions, outcome %" PRIu64 ", depth %" PRIu64
             ", draw-class %s%" PRIu64 ", encoding %" PRIu64 " (%.2f s)\n",
-            id, pair_status(p), ma_diff_format_name(p->a->format),
-            ma_diff_format_name(p->b->format), p->r.positions, p->r.counts[MA_DIFF_OUTCOME],
-            p->r.counts[MA_DIFF_DEPTH], p->r.draw_class_compared ? "" : "n/a ",
-            p->r.counts[MA_DIFF_DRAW_CLASS], p->r.counts[MA_DIFF_ENCODING], p->r.seconds);
-    for (size_t i = 0; i < p->r.n_examples; i++) {
-        const ma_diff_example *x = &p->r.examples[i];
+            s->name, ma_diff_status_name(s->status), ma_format_name(s->format_a),
+            ma_format_name(s->format_b), r->positions, r->counts[MA_DIFF_OUTCOME],
+            r->counts[MA_DIFF_DEPTH], r->draw_class_compared ? "" : "n/a ",
+            r->counts[MA_DIFF_DRAW_CLASS], r->counts[MA_DIFF_ENCODING], r->seconds);
+    for (size_t i = 0; i < r->n_examples; i++) {
+        const ma_diff_example *x = &r->examples[i];
         char board[96];
         ma_board_format(x->board, board, sizeof board);
         fprintf(out, "  %s: %s  entry A %" PRIu64 ": %s  entry B %" PRIu64 ": %s\n",
-                ma_diff_class_name(x->cls), board, x->entry_a, x->value_a, x->entry_b,
-                x->value_b);
+                ma_diff_class_name(x->cls), board, x->entry_a, x->text_a, x->entry_b, x->text_b);
         if (!quiet)
             print_diagram(out, x->board, "      ");
     }
 }
 
-static void print_json_pair(FILE *out, const pair *p)
+/* ---- JSON (docs/json/diff.schema.json) ---- */
+
+static json_t *count(uint64_t n)
 {
-    const ma_diff_source *s = p->a ? p->a : p->b;
-    char id[32];
-    sector_id(s, id, sizeof id);
-    fprintf(out, "{\"sector\":");
-    json_str(out, id);
-    fprintf(out, ",\"status\":\"%s\",\"a\":", pair_status(p));
-    if (p->a)
-        json_str(out, p->a->path);
-    else
-        fprintf(out, "null");
-    fprintf(out, ",\"b\":");
-    if (p->b)
-        json_str(out, p->b->path);
-    else
-        fprintf(out, "null");
-    fprintf(out, ",\"format_a\":%s%s%s,\"format_b\":%s%s%s", p->a ? "\"" : "",
-            p->a ? ma_diff_format_name(p->a->format) : "null", p->a ? "\"" : "",
-            p->b ? "\"" : "", p->b ? ma_diff_format_name(p->b->format) : "null",
-            p->b ? "\"" : "");
-    if (p->a && p->b) {
-        fprintf(out, ",\"identical\":%s,\"draw_class_compared\":%s,\"positions\":%" PRIu64,
-                p->r.identical ? "true" : "false", p->r.draw_class_compared ? "true" : "false",
-                p->r.positions);
-        fprintf(out, ",\"differences\":{");
-        for (int k = 0; k < MA_DIFF_CLASSES; k++)
-            fprintf(out, "%s\"%s\":%" PRIu64, k ? "," : "", ma_diff_class_name(k), p->r.counts[k]);
-        fprintf(out, "},\"examples\":[");
-        for (size_t i = 0; i < p->r.n_examples; i++) {
-            const ma_diff_example *x = &p->r.examples[i];
-            char board[96];
-            ma_board_format(x->board, board, sizeof board);
-            fprintf(out, "%s{\"class\":\"%s\",\"board\":", i ? "," : "", ma_diff_class_name(x->cls));
-            json_str(out, board);
-            fprintf(out, ",\"entry_a\":%" PRIu64 ",\"entry_b\":%" PRIu64 ",\"value_a\":",
-                    x->entry_a, x->entry_b);
-            json_str(out, x->value_a);
-            fprintf(out, ",\"value_b\":");
-            json_str(out, x->value_b);
-            fprintf(out, "}");
-        }
-        fprintf(out, "],\"seconds\":%.3f", p->r.seconds);
-    }
-    fprintf(out, "}");
+    return json_integer((json_int_t)n);
 }
 
-static int record_pair(ma_audit *audit, int64_t run_id, const pair *p, ma_error *err)
+static json_t *value_json(const ma_stored *v, const char *text)
 {
-    const ma_diff_source *s = p->a ? p->a : p->b;
-    char id[32], msg[8300];
-    sector_id(s, id, sizeof id);
-    ma_class_count classes[MA_DIFF_CLASSES];
-    size_t nc = 0;
-    uint64_t total = 0;
-    if (p->a && p->b)
-        for (int k = 0; k < MA_DIFF_CLASSES; k++)
-            if (p->r.counts[k]) {
-                classes[nc].cls = ma_diff_class_name(k);
-                classes[nc++].count = p->r.counts[k];
-                total += p->r.counts[k];
-            }
-    ma_sector_result sr = {0};
-    sr.sector = id;
-    sr.file = s->path;
-    sr.entries = p->r.positions;
-    sr.checked = p->r.positions;
-    sr.verified = p->r.positions - value_diffs(&p->r);
-    sr.discrepancies = total;
-    sr.classes = classes;
-    sr.n_classes = nc;
-    sr.seconds = p->r.seconds;
-    if (!p->a || !p->b) {
-        snprintf(msg, sizeof msg, "%s: %s", pair_status(p), s->path);
-        sr.status = "skipped";
-        sr.message = msg;
-    } else if (value_diffs(&p->r)) {
-        sr.status = "discrepancies";
-    } else {
-        sr.status = "ok";
-        if (p->r.identical) {
-            snprintf(msg, sizeof msg, "identical: same SHA-256 as %s", p->b->path);
-            sr.message = msg;
-        }
+    json_t *o = json_object();
+    const char *outcome = v->kind == MA_STORED_BAD    ? "bad"
+                          : v->kind == MA_STORED_NONE ? (v->marker >= 0 ? "marker" : "none")
+                                                      : ma_outcome_name(v->value.outcome);
+    json_object_set_new(o, "outcome", json_string(outcome));
+    if (v->kind == MA_STORED_VALUE && v->value.outcome != MA_OUTCOME_DRAW)
+        json_object_set_new(o, "depth", json_integer(v->value.depth));
+    if (v->kind == MA_STORED_VALUE && v->value.outcome == MA_OUTCOME_DRAW && v->has_draw_class)
+        json_object_set_new(o, "draw_class", json_integer(v->draw_class));
+    if (v->marker >= 0)
+        json_object_set_new(o, "marker", json_integer(v->marker));
+    json_object_set_new(o, "text", ma_cli_json_text(text));
+    return o;
+}
+
+static json_t *classes_json(const uint64_t counts[MA_DIFF_CLASSES])
+{
+    json_t *o = json_object();
+    for (int k = 0; k < MA_DIFF_CLASSES; k++)
+        json_object_set_new(o, ma_diff_class_name(k), count(counts[k]));
+    return o;
+}
+
+static json_t *format_json(ma_format f)
+{
+    return f ? json_string(ma_format_name(f)) : json_null();
+}
+
+static json_t *sector_json(const ma_diff_sector *s)
+{
+    json_t *o = json_object();
+    json_object_set_new(o, "sector", json_string(s->name));
+    json_object_set_new(o, "variant", json_string(ma_variant_name(s->variant)));
+    json_object_set_new(o, "status", json_string(ma_diff_status_name(s->status)));
+    json_object_set_new(o, "file_a", s->path_a[0] ? ma_cli_json_text(s->path_a) : json_null());
+    json_object_set_new(o, "file_b", s->path_b[0] ? ma_cli_json_text(s->path_b) : json_null());
+    json_object_set_new(o, "format_a", format_json(s->format_a));
+    json_object_set_new(o, "format_b", format_json(s->format_b));
+    json_object_set_new(o, "message", s->message[0] ? ma_cli_json_text(s->message) : json_null());
+    if (s->status != MA_DIFF_IDENTICAL && s->status != MA_DIFF_EQUAL && s->status != MA_DIFF_DIFFERS)
+        return o;
+    const ma_diff_result *r = &s->r;
+    json_object_set_new(o, "draw_class_compared", json_boolean(r->draw_class_compared));
+    json_object_set_new(o, "positions", count(r->positions));
+    json_object_set_new(o, "differences", classes_json(r->counts));
+    json_t *ex = json_array();
+    for (size_t i = 0; i < r->n_examples; i++) {
+        const ma_diff_example *x = &r->examples[i];
+        char board[96];
+        ma_board_format(x->board, board, sizeof board);
+        json_t *e = json_object();
+        json_object_set_new(e, "class", json_string(ma_diff_class_name(x->cls)));
+        json_object_set_new(e, "board", json_string(board));
+        json_object_set_new(e, "entry_a", count(x->entry_a));
+        json_object_set_new(e, "entry_b", count(x->entry_b));
+        json_object_set_new(e, "offset_a", count(x->offset_a));
+        json_object_set_new(e, "offset_b", count(x->offset_b));
+        json_object_set_new(e, "a", value_json(&x->a, x->text_a));
+        json_object_set_new(e, "b", value_json(&x->b, x->text_b));
+        json_array_append_new(ex, e);
     }
-    int rc = ma_audit_sector_record(audit, run_id, &sr, err);
-    if (rc || p->r.n_examples == 0)
-        return rc;
-    ma_discrepancy rows[64];
-    char boards[64][96];
+    json_object_set_new(o, "examples", ex);
+    json_object_set_new(o, "seconds", json_real(r->seconds));
+    return o;
+}
+
+static json_t *database_json(const char *given, const ma_database *db)
+{
+    json_t *o = json_object();
+    json_object_set_new(o, "root", ma_cli_json_text(given));
+    json_object_set_new(o, "format", db ? format_json(ma_database_format(db)) : json_null());
+    json_t *vars = json_array();
+    for (int v = MA_VARIANT_STD; db && v <= MA_VARIANT_MORA; v++)
+        if (ma_database_variants(db) & (1u << v))
+            json_array_append_new(vars, json_string(ma_variant_name((ma_variant)v)));
+    json_object_set_new(o, "variants", vars);
+    return o;
+}
+
+typedef struct totals {
+    uint64_t by_status[MA_DIFF_STATUSES];
+    uint64_t positions;
+    uint64_t counts[MA_DIFF_CLASSES];
+} totals;
+
+static void print_json(const char *path_a, const char *path_b, const ma_database *a,
+                       const ma_database *b, const ma_diff_options *opt, const ma_diff_sector *ss,
+                       size_t n, const totals *t, const char *const *errors, size_t n_errors,
+                       int exit_code)
+{
+    json_t *doc = json_object();
+    json_object_set_new(doc, "schema_version", json_integer(DIFF_SCHEMA_VERSION));
+    json_object_set_new(doc, "command", json_string("diff"));
+    json_object_set_new(doc, "a", database_json(path_a, a));
+    json_object_set_new(doc, "b", database_json(path_b, b));
+    json_t *o = json_object();
+    json_object_set_new(o, "threads", json_integer(opt->threads));
+    json_object_set_new(o, "limit", count(opt->limit));
+    json_object_set_new(o, "full", json_boolean(opt->full));
+    json_object_set_new(doc, "options", o);
+    json_t *secs = json_array();
+    for (size_t i = 0; i < n; i++)
+        json_array_append_new(secs, sector_json(&ss[i]));
+    json_object_set_new(doc, "sectors", secs);
+    json_t *tot = json_object();
+    json_object_set_new(tot, "sectors", count(n));
+    for (int k = MA_DIFF_IDENTICAL; k < MA_DIFF_STATUSES; k++)
+        json_object_set_new(tot, ma_diff_status_name((ma_diff_status)k), count(t->by_status[k]));
+    json_object_set_new(tot, "positions", count(t->positions));
+    json_object_set_new(tot, "differences", classes_json(t->counts));
+    json_object_set_new(tot, "values_agree",
+                        json_boolean(!t->by_status[MA_DIFF_DIFFERS] && !t->by_status[MA_DIFF_ONLY_A] &&
+                                     !t->by_status[MA_DIFF_ONLY_B] && !t->by_status[MA_DIFF_UNUSABLE]));
+    json_object_set_new(doc, "totals", tot);
+    json_t *errs = json_array();
+    for (size_t i = 0; i < n_errors; i++)
+        json_array_append_new(errs, ma_cli_json_text(errors[i]));
+    json_object_set_new(doc, "errors", errs);
+    json_object_set_new(doc, "exit", json_integer(exit_code));
+    json_dumpf(doc, stdout, JSON_COMPACT);
+    fputc('\n', stdout);
+    json_decref(doc);
+}
+
+/* ---- the command ---- */
+
+static int parse_number(const char *opt, const char *text, unsigned long lo, unsigned long hi,
+                        unsigned long *out)
+{
+    char *end;
+    unsigned long v = strtoul(text, &end, 10);
+    if (*text < '0' || *text > '9' || *end || v < lo || v > hi) {
+        fprintf(stderr, "millaudit diff: %s '%s': expected %lu..%lu\n", opt, text, lo, hi);
+        return -1;
+    }
+    *out = v;
+    return 0;
+}
+
+/* Every file either database could not use, in A then B, discovery order. */
+static size_t collect_errors(const ma_database *a, const ma_database *b, const char **out)
+{
     size_t n = 0;
-    for (size_t i = 0; i < p->r.n_examples && rc == MA_OK; i++) {
-        const ma_diff_example *x = &p->r.examples[i];
-        ma_board_format(x->board, boards[n], sizeof boards[n]);
-        rows[n] = (ma_discrepancy){id, x->entry_a, boards[n], x->value_a, x->value_b,
-                                   ma_diff_class_name(x->cls)};
-        if (++n == 64 || i + 1 == p->r.n_examples) {
-            rc = ma_audit_discrepancies_add(audit, run_id, rows, n, err);
-            n = 0;
-        }
-    }
-    return rc;
+    const ma_database *dbs[2] = {a, b};
+    for (int k = 0; k < 2; k++)
+        for (size_t i = 0; dbs[k] && i < ma_database_unusable_count(dbs[k]); i++)
+            out[n++] = ma_database_unusable(dbs[k], i)->message;
+    return n;
 }
 
-int ma_cmd_diff(int argc, char **argv)
+int ma_cmd_diff(int argc, char **argv, const ma_cli_invocation *typed)
 {
     static const struct option opts[] = {
         {"sector", required_argument, NULL, 's'}, {"limit", required_argument, NULL, 'l'},
@@ -321,42 +274,33 @@ int ma_cmd_diff(int argc, char **argv)
         {"full", no_argument, NULL, 'f'},         {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0},
     };
-    wanted ws[MAX_SECTOR_ARGS];
-    size_t n_ws = 0;
+    ma_sector_pick picks[MAX_SECTOR_ARGS];
+    size_t n_picks = 0;
     int json = 0, quiet = 0, c;
     const char *audit_path = NULL;
     ma_diff_options opt = {0, 5, 0};
-    char *end;
+    unsigned long v;
+    ma_error err;
     opterr = 0;
     optind = 1;
     while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
         switch (c) {
         case 's':
-            if (n_ws == MAX_SECTOR_ARGS || parse_wanted(optarg, &ws[n_ws])) {
-                fprintf(stderr, "millaudit diff: --sector '%s': expected W_B_WF_BF or "
-                                "<variant>_W_B_WF_BF\n", optarg);
+            if (ma_sector_picks_parse(optarg, picks, MAX_SECTOR_ARGS, &n_picks, &err)) {
+                fprintf(stderr, "millaudit diff: --sector %s\n", err.msg);
                 return MA_EXIT_USAGE;
             }
-            n_ws++;
             break;
-        case 'l': {
-            unsigned long v = strtoul(optarg, &end, 10);
-            if (*optarg < '0' || *optarg > '9' || *end || v > 100000) {
-                fprintf(stderr, "millaudit diff: --limit '%s': expected 0..100000\n", optarg);
+        case 'l':
+            if (parse_number("--limit", optarg, 0, 100000, &v))
                 return MA_EXIT_USAGE;
-            }
             opt.limit = v;
             break;
-        }
-        case 't': {
-            unsigned long v = strtoul(optarg, &end, 10);
-            if (*optarg < '0' || *optarg > '9' || *end || v < 1 || v > 64) {
-                fprintf(stderr, "millaudit diff: --threads '%s': expected 1..64\n", optarg);
+        case 't':
+            if (parse_number("--threads", optarg, 1, 64, &v))
                 return MA_EXIT_USAGE;
-            }
             opt.threads = (unsigned)v;
             break;
-        }
         case 'j': json = 1; break;
         case 'a': audit_path = optarg; break;
         case 'q': quiet = 1; break;
@@ -372,184 +316,117 @@ int ma_cmd_diff(int argc, char **argv)
         return MA_EXIT_USAGE;
     }
     const char *path_a = argv[optind], *path_b = argv[optind + 1];
-    ma_error err;
-    ma_diff_source *sa = NULL, *sb = NULL;
-    size_t na = 0, nb = 0;
-    pair *pairs = NULL;
-    size_t n_pairs = 0;
-    ma_open_index *oix = NULL;
-    ma_malom_index *mix = NULL;
+    ma_database *a = NULL, *b = NULL;
+    ma_diff_sector *ss = NULL;
+    size_t n = 0;
     ma_audit *audit = NULL;
     int64_t run_id = 0;
-    int exit_code = MA_EXIT_OK;
+    int exit_code = MA_EXIT_OK, fatal = 0, record_failed = 0;
+    totals t;
+    memset(&t, 0, sizeof t);
+    const char **errors = NULL;
+    size_t n_errors = 0;
 
-    if (ma_diff_sources(&sa, &na, path_a, &err) || ma_diff_sources(&sb, &nb, path_b, &err)) {
-        fprintf(stderr, "millaudit diff: %s\n", err.msg);
-        exit_code = ma_exit_code_for(err.code);
-        if (exit_code == MA_EXIT_USAGE)
-            exit_code = MA_EXIT_BAD_INPUT; /* a file name that names no sector */
-        goto done;
-    }
-    char va[32], vb[32];
-    unsigned ma, mb;
-    variants_of(sa, na, va, sizeof va, &ma);
-    variants_of(sb, nb, vb, sizeof vb, &mb);
-    if (ma != mb) {
-        fprintf(stderr, "millaudit diff: mismatched variants: %s holds %s, %s holds %s\n", path_a,
-                va, path_b, vb);
-        exit_code = MA_EXIT_BAD_INPUT;
-        goto done;
-    }
-    if (na == 1 && nb == 1 && source_key_cmp(&sa[0], &sb[0]) != 0) {
-        char ia[32], ib[32];
-        sector_id(&sa[0], ia, sizeof ia);
-        sector_id(&sb[0], ib, sizeof ib);
-        fprintf(stderr, "millaudit diff: different sectors: %s is %s, %s is %s\n", path_a, ia,
-                path_b, ib);
-        exit_code = MA_EXIT_BAD_INPUT;
-        goto done;
-    }
-    pairs = calloc(na + nb, sizeof *pairs);
-    if (!pairs) {
-        fprintf(stderr, "millaudit diff: out of memory\n");
-        exit_code = MA_EXIT_INTERNAL;
-        goto done;
-    }
-    for (size_t i = 0, j = 0; i < na || j < nb;) {
-        int cmp = i == na ? 1 : j == nb ? -1 : source_key_cmp(&sa[i], &sb[j]);
-        pair p = {0};
-        if (cmp <= 0)
-            p.a = &sa[i++];
-        if (cmp >= 0)
-            p.b = &sb[j++];
-        int keep_a = p.a && is_wanted(p.a, ws, n_ws), keep_b = p.b && is_wanted(p.b, ws, n_ws);
-        if (keep_a || keep_b)
-            pairs[n_pairs++] = p;
-    }
-    for (size_t i = 0; i < n_ws; i++)
-        if (!ws[i].seen) {
-            char sec[16];
-            ma_sector_format(ws[i].sector, sec, sizeof sec);
-            fprintf(stderr, "millaudit diff: --sector %s: in neither %s nor %s\n", sec, path_a,
-                    path_b);
-            exit_code = MA_EXIT_BAD_INPUT;
-            goto done;
-        }
-    if (ma_open_index_create(&oix, &err) || ma_malom_index_create(&mix, &err)) {
-        fprintf(stderr, "millaudit diff: %s\n", err.msg);
-        exit_code = MA_EXIT_INTERNAL;
-        goto done;
+    int rc = ma_database_open(&a, path_a, NULL, &err);
+    if (rc == MA_OK)
+        rc = ma_database_open(&b, path_b, NULL, &err);
+    if (rc == MA_OK)
+        rc = ma_diff_plan(&ss, &n, a, b, picks, n_picks, &err);
+    if (rc) {
+        exit_code = rc == MA_ENOMEM ? MA_EXIT_INTERNAL : MA_EXIT_BAD_INPUT;
+        fatal = 1;
+        goto report;
     }
     if (audit_path) {
-        if (ma_audit_open(&audit, audit_path, &err)) {
-            fprintf(stderr, "millaudit diff: %s\n", err.msg);
-            exit_code = MA_EXIT_IO;
-            goto done;
+        if ((rc = ma_audit_open(&audit, audit_path, &err)) == MA_OK) {
+            char host[256], cmdline[8192], root[PATH_MAX];
+            ma_cli_run_identity(host, sizeof host, cmdline, sizeof cmdline, typed->argc, typed->argv);
+            if (!realpath(path_a, root))
+                snprintf(root, sizeof root, "%s", path_a);
+            unsigned vars = ma_database_variants(a);
+            const char *variant = NULL;
+            for (int k = MA_VARIANT_STD; k <= MA_VARIANT_MORA; k++)
+                if (vars == 1u << k)
+                    variant = ma_variant_name((ma_variant)k);
+            ma_run_info info = {"diff", MA_VERSION, MA_GIT_REVISION, host, cmdline, root, variant,
+                                ma_format_name(ma_database_format(a))};
+            rc = ma_audit_run_begin(audit, &info, &run_id, &err);
         }
-        char host[256], cmdline[8192], root[PATH_MAX + 8];
-        ma_cli_run_identity(host, sizeof host, cmdline, sizeof cmdline, argc, argv);
-        char real_a[PATH_MAX];
-        if (!realpath(path_a, real_a))
-            snprintf(real_a, sizeof real_a, "%s", path_a);
-        snprintf(root, sizeof root, "%s", real_a);
-        const char *fmt = na ? ma_diff_format_name(sa[0].format) : NULL;
-        for (size_t i = 1; i < na; i++)
-            if (sa[i].format != sa[0].format)
-                fmt = NULL;
-        ma_run_info info = {"diff", MA_VERSION, MA_GIT_REVISION, host, cmdline, root,
-                            strchr(va, ',') ? NULL : va, fmt};
-        if (ma_audit_run_begin(audit, &info, &run_id, &err)) {
-            fprintf(stderr, "millaudit diff: %s\n", err.msg);
-            exit_code = MA_EXIT_IO;
-            goto done;
+        if (rc) {
+            exit_code = rc == MA_EFORMAT ? MA_EXIT_BAD_INPUT : MA_EXIT_IO;
+            fatal = 1;
+            goto report;
         }
     }
-
-    if (json)
-        printf("{\"a\":");
-    if (json) {
-        json_str(stdout, path_a);
-        printf(",\"b\":");
-        json_str(stdout, path_b);
-        printf(",\"sectors\":[");
-    }
-    uint64_t tot_pos = 0, tot[MA_DIFF_CLASSES] = {0}, only_a = 0, only_b = 0, identical = 0;
-    for (size_t i = 0; i < n_pairs; i++) {
-        pair *p = &pairs[i];
-        if (p->a && p->b) {
-            if (ma_diff_compare(&p->r, p->a, p->b, oix, mix, &opt, &err)) {
-                fflush(stdout);
-                fprintf(stderr, "millaudit diff: %s\n", err.msg);
-                exit_code = ma_exit_code_for(err.code);
-                if (exit_code == MA_EXIT_USAGE || exit_code == MA_EXIT_OK)
-                    exit_code = MA_EXIT_BAD_INPUT;
-                if (json)
-                    printf("]}\n");
-                goto done;
-            }
-            tot_pos += p->r.positions;
-            identical += p->r.identical;
-            for (int k = 0; k < MA_DIFF_CLASSES; k++)
-                tot[k] += p->r.counts[k];
-        } else if (p->a) {
-            only_a++;
-        } else {
-            only_b++;
+    for (size_t i = 0; i < n; i++) {
+        ma_diff_sector *s = &ss[i];
+        if ((rc = ma_diff_sector_compare(s, a, b, &opt, &err)) != MA_OK) {
+            exit_code = ma_exit_code_for(rc);
+            fatal = 1;
+            goto report;
         }
-        if (json) {
-            if (i)
-                printf(",");
-            print_json_pair(stdout, p);
-        } else {
-            print_text_pair(stdout, p, quiet);
-        }
-        if (audit && record_pair(audit, run_id, p, &err)) {
+        t.by_status[s->status]++;
+        t.positions += s->r.positions;
+        for (int k = 0; k < MA_DIFF_CLASSES; k++)
+            t.counts[k] += s->r.counts[k];
+        if (!json)
+            print_text_sector(stdout, s, quiet);
+        if (audit && !record_failed && ma_diff_record(audit, run_id, s, &err)) {
+            record_failed = 1;
             fprintf(stderr, "millaudit diff: %s\n", err.msg);
-            exit_code = MA_EXIT_IO;
-            if (json)
-                printf("]}\n");
-            goto done;
         }
         fflush(stdout);
     }
-    uint64_t values = tot[MA_DIFF_OUTCOME] + tot[MA_DIFF_DEPTH] + tot[MA_DIFF_DRAW_CLASS];
-    int differ = values || only_a || only_b;
-    exit_code = differ ? MA_EXIT_MISMATCH : MA_EXIT_OK;
-    if (json) {
-        printf("],\"total\":{\"sectors\":%zu,\"identical\":%" PRIu64 ",\"positions\":%" PRIu64,
-               n_pairs, identical, tot_pos);
-        for (int k = 0; k < MA_DIFF_CLASSES; k++)
-            printf(",\"%s\":%" PRIu64, ma_diff_class_name(k), tot[k]);
-        printf(",\"only-in-A\":%" PRIu64 ",\"only-in-B\":%" PRIu64
-               ",\"values_agree\":%s},\"exit\":%d}\n",
-               only_a, only_b, differ ? "false" : "true", exit_code);
-    } else {
-        printf("total: %zu sectors (%" PRIu64 " identical), %" PRIu64 " positions, outcome %" PRIu64
-               ", depth %" PRIu64 ", draw-class %" PRIu64 ", encoding %" PRIu64
-               ", only-in-A %" PRIu64 ", only-in-B %" PRIu64 ": %s\n",
-               n_pairs, identical, tot_pos, tot[MA_DIFF_OUTCOME], tot[MA_DIFF_DEPTH],
-               tot[MA_DIFF_DRAW_CLASS], tot[MA_DIFF_ENCODING], only_a, only_b,
-               differ ? "values differ" : "values agree");
-    }
-    fflush(stdout);
+    /* 1 over 3 (a difference found outweighs an input that could not be compared), as verify */
+    if (t.by_status[MA_DIFF_DIFFERS] || t.by_status[MA_DIFF_ONLY_A] || t.by_status[MA_DIFF_ONLY_B])
+        exit_code = MA_EXIT_MISMATCH;
+    else if (t.by_status[MA_DIFF_UNUSABLE] || ma_database_unusable_count(a) ||
+             ma_database_unusable_count(b))
+        exit_code = MA_EXIT_BAD_INPUT;
 
-done:
-    if (audit) {
+report:
+    if (audit && run_id) {
         const char *status = exit_code == MA_EXIT_OK         ? "ok"
                              : exit_code == MA_EXIT_MISMATCH ? "discrepancies"
                                                              : "unusable";
-        if (run_id && ma_audit_run_end(audit, run_id, status, &err) && exit_code < MA_EXIT_IO) {
-            fprintf(stderr, "millaudit diff: %s\n", err.msg);
-            exit_code = MA_EXIT_IO;
+        ma_error e2;
+        if (ma_audit_run_end(audit, run_id, status, &e2) && !record_failed) {
+            record_failed = 1;
+            fprintf(stderr, "millaudit diff: %s\n", e2.msg);
         }
-        ma_audit_close(audit);
     }
-    for (size_t i = 0; i < n_pairs; i++)
-        ma_diff_result_free(&pairs[i].r);
-    free(pairs);
-    free(sa);
-    free(sb);
-    ma_open_index_free(oix);
-    ma_malom_index_free(mix);
+    if (record_failed)
+        exit_code = MA_EXIT_IO; /* the record asked for is incomplete: wins over 1 and 3 */
+    errors = calloc((a ? ma_database_unusable_count(a) : 0) + (b ? ma_database_unusable_count(b) : 0) + 1,
+                    sizeof *errors);
+    if (errors) {
+        n_errors = collect_errors(a, b, errors);
+        if (fatal)
+            errors[n_errors++] = err.msg;
+    }
+    for (size_t i = 0; i < n_errors; i++)
+        fprintf(stderr, "millaudit diff: %s\n", errors[i]);
+    if (json)
+        print_json(path_a, path_b, a, b, &opt, ss, n, &t, errors, n_errors, exit_code);
+    else if (!json && !fatal)
+        printf("total: %zu sectors (%" PRIu64 " identical), %" PRIu64 " positions, outcome %" PRIu64
+               ", depth %" PRIu64 ", draw-class %" PRIu64 ", encoding %" PRIu64
+               ", only-in-A %" PRIu64 ", only-in-B %" PRIu64 ", unusable %" PRIu64 ": %s\n",
+               n, t.by_status[MA_DIFF_IDENTICAL], t.positions, t.counts[MA_DIFF_OUTCOME],
+               t.counts[MA_DIFF_DEPTH], t.counts[MA_DIFF_DRAW_CLASS], t.counts[MA_DIFF_ENCODING],
+               t.by_status[MA_DIFF_ONLY_A], t.by_status[MA_DIFF_ONLY_B],
+               t.by_status[MA_DIFF_UNUSABLE],
+               t.by_status[MA_DIFF_DIFFERS] || t.by_status[MA_DIFF_ONLY_A] ||
+                       t.by_status[MA_DIFF_ONLY_B]
+                   ? "values differ"
+               : t.by_status[MA_DIFF_UNUSABLE] || n_errors ? "incomplete (unusable files)"
+                                                           : "values agree");
+    if (fflush(stdout) != 0 && exit_code < MA_EXIT_IO)
+        exit_code = MA_EXIT_IO;
+    free(errors);
+    ma_audit_close(audit);
+    ma_diff_plan_free(ss, n);
+    ma_database_close(a);
+    ma_database_close(b);
     return exit_code;
 }

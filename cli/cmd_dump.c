@@ -1,19 +1,19 @@
 /*
  * millaudit dump FILE [--with-entry]: one docs/format.md §6 line per canonical entry, in entry
- * order, after '#' comment lines. Bad encodings print as "bad 0xNNNN" and are reported on stderr;
- * a value word at a non-canonical entry has no line of its own, so it is reported on stderr only.
+ * order, after '#' comment lines. FILE is read as a database of one sector (formats/source.h), so
+ * open and Malom files dump alike; the walk is verifier/dump.h. Entries without a value print as
+ * "bad <raw>" and are reported on stderr; bytes at a non-canonical entry have no line of their
+ * own, so they are reported on stderr only.
  */
 #include <getopt.h>
 #include <inttypes.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 
 #include "cli/commands.h"
+#include "common/fileio.h"
 #include "common/ma_error.h"
-#include "formats/open_file.h"
-#include "indexer/open_index.h"
-#include "indexer/position.h"
+#include "verifier/dump.h"
 
 #define MAX_REPORTED 20
 
@@ -22,21 +22,53 @@ static void usage(FILE *out)
     fprintf(out,
             "usage: millaudit dump FILE [--with-entry]\n"
             "\n"
-            "Prints '<board> <outcome> <depth>' for every canonical entry of an open-format sector\n"
-            "file, in entry order (board: mover's points '/' opponent's points, '-' for none; depth\n"
-            "'-' for a draw). --with-entry prefixes each line with the entry number.\n"
-            "A malformed value word prints as 'bad 0xNNNN' and is reported on stderr.\n"
+            "Prints '<board> <outcome> <depth>' for every canonical entry of one sector file (open\n"
+            ".mdb, Malom .sec2 or .sec), in entry order (board: mover's points '/' opponent's\n"
+            "points, '-' for none; depth '-' for a draw). --with-entry prefixes each line with the\n"
+            "entry number. An entry without a value prints as 'bad <raw>' and is reported on stderr.\n"
             "\n"
             "exit: 0 ok, 1 bad encodings found, 2 usage, 3 unusable file, 4 output not writable\n");
 }
 
-/* The producer fields are free text from the file: keep the comment line printable ASCII. */
+/* Free text from a file header: keep the comment line printable ASCII. */
 static void printable(const char *in, char *out, size_t len)
 {
     size_t i = 0;
     for (; in[i] && i + 1 < len; i++)
         out[i] = (in[i] >= 0x20 && in[i] < 0x7F) ? in[i] : '?';
     out[i] = '\0';
+}
+
+typedef struct walk {
+    const ma_source *src;
+    int with_entry;
+    uint64_t reported;
+    char path[1100];
+    char sec[16];
+} walk;
+
+static int line(void *ctx, const ma_dump_entry *d)
+{
+    walk *w = ctx;
+    char board[96];
+    ma_board_format(d->board, board, sizeof board);
+    if (d->canonical) { /* millions of lines: no format string to parse per line */
+        if (w->with_entry)
+            printf("%" PRIu64 " ", d->entry);
+        fputs(board, stdout);
+        putchar(' ');
+        fputs(d->value, stdout);
+        putchar('\n');
+    }
+    if (d->bad && w->reported++ < MAX_REPORTED) {
+        if (d->canonical)
+            fprintf(stderr, "millaudit dump: %s: sector %s: offset %" PRIu64 ": entry %" PRIu64 " (%s): %s\n",
+                    w->path, w->sec, d->offset, d->entry, board, d->problem);
+        else
+            fprintf(stderr, "millaudit dump: %s: sector %s: offset %" PRIu64 ": entry %" PRIu64 " %s\n",
+                    w->path, w->sec, d->offset, d->entry, d->problem);
+    }
+    return MA_OK;
 }
 
 int ma_cmd_dump(int argc, char **argv)
@@ -64,72 +96,51 @@ int ma_cmd_dump(int argc, char **argv)
     }
     const char *path = argv[optind];
     ma_error err;
-    ma_open_index *ix;
-    if (ma_open_index_create(&ix, &err)) {
-        fprintf(stderr, "millaudit dump: %s\n", err.msg);
-        return MA_EXIT_INTERNAL;
-    }
-    ma_open_file f;
-    int rc = ma_open_file_map(&f, path, ix, 1, &err);
+    ma_database *db;
+    int rc = ma_database_open(&db, path, NULL, &err);
     if (rc) {
         fprintf(stderr, "millaudit dump: %s\n", err.msg);
-        ma_open_index_free(ix);
-        return rc == MA_ENOMEM ? MA_EXIT_INTERNAL : MA_EXIT_BAD_INPUT;
+        return ma_exit_code_for(rc);
     }
-    const ma_open_header *h = &f.header;
-    int w = h->sector.w, b = h->sector.b;
-    uint64_t n = h->entry_count, m = ma_open_binomial(MA_POINTS - w, b), bad = 0, canonical = 0;
-    uint8_t *orbit = malloc(m);
-    if (!orbit) {
-        fprintf(stderr, "millaudit dump: out of memory\n");
-        ma_open_file_close(&f);
-        ma_open_index_free(ix);
-        return MA_EXIT_INTERNAL;
+    walk w = {0};
+    w.with_entry = with_entry;
+    ma_escape_name(ma_database_root(db), w.path, sizeof w.path);
+    if (!strcmp(ma_database_root(db), ma_database_dir(db))) {
+        fprintf(stderr, "millaudit dump: %s: not a regular file (directory): dump reads one sector file\n",
+                w.path);
+        ma_database_close(db);
+        return MA_EXIT_BAD_INPUT;
     }
-    char sec[16];
-    ma_sector_format(h->sector, sec, sizeof sec);
-    printf("# file: %s\n", path);
-    printf("# variant: %s\n", ma_variant_name(h->variant));
-    printf("# sector: %s (mover %d on board %d in hand, opponent %d on board %d in hand)\n", sec,
-           w, h->sector.wf, b, h->sector.bf);
-    char producer[33], producer_version[17];
-    printable(h->producer, producer, sizeof producer);
-    printable(h->producer_version, producer_version, sizeof producer_version);
-    printf("# entries: %" PRIu64 ", producer: %s %s\n", n, producer, producer_version);
+    const ma_db_sector *d = ma_database_sector(db, 0);
+    if ((rc = ma_database_source(db, d->variant, d->sector, &w.src, &err)) != MA_OK) {
+        fprintf(stderr, "millaudit dump: %s\n", err.msg);
+        ma_database_close(db);
+        return ma_exit_code_for(rc);
+    }
+    ma_escape_name(ma_source_path(w.src), w.path, sizeof w.path);
+    ma_sector s = ma_source_sector(w.src);
+    ma_sector_format(s, w.sec, sizeof w.sec);
+    uint64_t n = ma_source_entries(w.src), canonical = 0, bad = 0;
+    printf("# file: %s\n", w.path);
+    printf("# variant: %s\n", ma_variant_name(ma_source_variant(w.src)));
+    printf("# sector: %s (mover %d on board %d in hand, opponent %d on board %d in hand)\n", w.sec,
+           s.w, s.wf, s.b, s.bf);
+    const ma_open_file *of = ma_source_open_file(w.src);
+    if (of) {
+        char producer[33], producer_version[17];
+        printable(of->header.producer, producer, sizeof producer);
+        printable(of->header.producer_version, producer_version, sizeof producer_version);
+        printf("# entries: %" PRIu64 ", producer: %s %s\n", n, producer, producer_version);
+    } else {
+        printf("# entries: %" PRIu64 ", format: %s\n", n, ma_format_name(ma_source_format(w.src)));
+    }
     printf("# %s<board> <outcome> <depth>\n", with_entry ? "<entry> " : "");
-    for (uint64_t e = 0; e < n; e++) {
-        if (e % m == 0)
-            ma_open_index_classify(ix, w, b, e / m, orbit);
-        uint16_t word = ma_open_file_word(&f, e);
-        ma_value v;
-        int ok = ma_open_value_decode(word, &v) == 0;
-        if (!orbit[e % m]) {
-            if (word != 0 && bad++ < MAX_REPORTED)
-                fprintf(stderr, "millaudit dump: %s: sector %s: offset %" PRIu64 ": entry %" PRIu64
-                        " is non-canonical but holds 0x%04x\n", path, sec,
-                        ma_open_file_offset(e), e, word);
-            continue;
-        }
-        canonical++;
-        char board[80];
-        ma_board_format(ma_open_index_unrank(ix, w, b, e), board, sizeof board);
-        if (with_entry)
-            printf("%" PRIu64 " ", e);
-        if (!ok || v.outcome == MA_OUTCOME_NONE) {
-            printf("%s bad 0x%04x\n", board, word);
-            if (bad++ < MAX_REPORTED)
-                fprintf(stderr, "millaudit dump: %s: sector %s: offset %" PRIu64 ": entry %" PRIu64
-                        " (%s): bad encoding 0x%04x\n", path, sec, ma_open_file_offset(e), e,
-                        board, word);
-        } else if (v.outcome == MA_OUTCOME_DRAW) {
-            printf("%s draw -\n", board);
-        } else {
-            printf("%s %s %u\n", board, v.outcome == MA_OUTCOME_WIN ? "win" : "loss", v.depth);
-        }
+    rc = ma_dump_walk(w.src, line, &w, &canonical, &bad, &err);
+    ma_database_close(db);
+    if (rc) {
+        fprintf(stderr, "millaudit dump: %s\n", err.msg);
+        return ma_exit_code_for(rc);
     }
-    free(orbit);
-    ma_open_file_close(&f);
-    ma_open_index_free(ix);
     int status = bad ? MA_EXIT_MISMATCH : MA_EXIT_OK;
     if (fflush(stdout) != 0 || ferror(stdout)) {
         fprintf(stderr, "millaudit dump: cannot write the output\n");
@@ -137,6 +148,6 @@ int ma_cmd_dump(int argc, char **argv)
     }
     if (bad)
         fprintf(stderr, "millaudit dump: %s: %" PRIu64 " bad encodings among %" PRIu64
-                " entries (%" PRIu64 " canonical)\n", path, bad, n, canonical);
+                " entries (%" PRIu64 " canonical)\n", w.path, bad, n, canonical);
     return status;
 }

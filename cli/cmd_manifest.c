@@ -27,6 +27,7 @@
 #include "common/fileio.h"
 #include "common/ma_error.h"
 #include "common/progress.h"
+#include "formats/provenance.h"
 #include "ma_version.h"
 #include "reports/audit.h"
 #include "reports/audit_manifest.h"
@@ -307,7 +308,7 @@ static int cmd_create(int argc, char **argv, const ma_cli_invocation *typed)
         int mixed_variant = 0, mixed_format = 0;
         for (size_t i = 0; i < n; i++) {
             ma_file_provenance pv;
-            ma_manifest_provenance(&pv, full[i], rel[i]);
+            ma_file_provenance_read(&pv, full[i], rel[i]);
             if (pv.variant[0] && strcmp(pv.variant, variant) != 0)
                 mixed_variant |= variant[0] != '\0';
             if (pv.variant[0] && !variant[0])

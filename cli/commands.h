@@ -18,7 +18,8 @@ int ma_cmd_manifest(int argc, char **argv, const ma_cli_invocation *typed);
 int ma_cmd_report(int argc, char **argv);      /* cli/cmd_report.c: render an audit run */
 int ma_cmd_runs(int argc, char **argv);        /* cli/cmd_runs.c: export, import, compare runs */
 int ma_cmd_probe(int argc, char **argv);       /* cli/cmd_probe.c: one position and its moves */
-int ma_cmd_diff(int argc, char **argv);        /* cli/cmd_diff.c: compare two databases by position */
+/* cli/cmd_diff.c: compare two databases by position; typed as for manifest (the audit run) */
+int ma_cmd_diff(int argc, char **argv, const ma_cli_invocation *typed);
 int ma_cmd_opening(int argc, char **argv);     /* cli/cmd_opening.c: Gasser's opening proof */
 int ma_cmd_grade(int argc, char **argv);       /* cli/cmd_grade.c: grade a player against a database */
 

@@ -23,7 +23,7 @@ static const struct command commands[] = {
     {"report", ma_cmd_report, "render an audit run as text, Markdown, JSON or HTML"},
     {"runs", ma_cmd_runs, "export, import and compare audit runs across teams"},
     {"probe", ma_cmd_probe, "print a position's stored value and the value of every move"},
-    {"diff", ma_cmd_diff, "compare two databases position by position, across formats"},
+    {"diff", NULL, "compare two databases position by position, across formats"}, /* typed_commands */
     {"opening", ma_cmd_opening, "prove the start value by alpha-beta from the movement sectors"},
     {"grade", ma_cmd_grade, "grade a player's moves (alpha-beta, engine) against a database"},
 };
@@ -35,6 +35,7 @@ static const struct typed_command {
     int (*run)(int argc, char **argv, const ma_cli_invocation *typed);
 } typed_commands[] = {
     {"manifest", ma_cmd_manifest},
+    {"diff", ma_cmd_diff},
 };
 
 static int run_typed(const char *name, int argc, char **argv)

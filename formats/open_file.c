@@ -58,6 +58,32 @@ int ma_open_file_name_parse(const char *name, ma_variant *v, ma_sector *s)
     return MA_OK;
 }
 
+int ma_open_header_identify(const uint8_t h[MA_OPEN_HEADER_SIZE], ma_open_header *out)
+{
+    memset(out, 0, sizeof *out);
+    if (memcmp(h, open_magic, sizeof open_magic) || le16(h + 8) != MA_OPEN_FORMAT_VERSION ||
+        le16(h + 10) != MA_OPEN_HEADER_SIZE || h[12] < MA_VARIANT_STD || h[12] > MA_VARIANT_MORA)
+        return MA_EFORMAT;
+    out->format_version = le16(h + 8);
+    out->header_size = le16(h + 10);
+    out->variant = (ma_variant)h[12];
+    out->rule_flags = h[13];
+    out->sector.w = h[14];
+    out->sector.b = h[15];
+    out->sector.wf = h[16];
+    out->sector.bf = h[17];
+    out->entry_width = h[18];
+    out->value_encoding = h[19];
+    out->index_scheme = le16(h + 20);
+    out->index_scheme_version = le16(h + 22);
+    out->entry_count = le64(h + 24);
+    memcpy(out->producer, h + 32, 32);
+    out->producer[32] = 0;
+    memcpy(out->producer_version, h + 64, 16);
+    out->producer_version[16] = 0;
+    return MA_OK;
+}
+
 /* The sector named in messages: the header's once the magic proved the file is ours, else the
  * file name's if it has our form, else "?". */
 static void message_sector(const char *path, const uint8_t *hdr, char *buf, size_t len)

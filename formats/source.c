@@ -829,6 +829,45 @@ void ma_source_read(const ma_source *src, uint64_t entry, ma_stored *out)
     }
 }
 
+void ma_source_read_range(const ma_source *src, uint64_t first, uint64_t count, ma_stored *out)
+{
+    if (src->format != MA_FORMAT_OPEN) {
+        for (uint64_t i = 0; i < count; i++)
+            ma_source_read(src, first + i, &out[i]);
+        return;
+    }
+    /* the open format's words decode without a call per entry: most of what a sector walk costs */
+    for (uint64_t i = 0; i < count; i++) {
+        uint16_t w = ma_open_file_word(&src->of, first + i);
+        ma_stored *o = &out[i];
+        o->has_draw_class = 0;
+        o->marker = -1;
+        o->draw_class = 0;
+        o->raw[0] = w;
+        o->raw[1] = o->raw[2] = 0;
+        o->value.outcome = MA_OUTCOME_NONE;
+        o->value.depth = 0;
+        if (w == 0) {
+            o->kind = MA_STORED_NONE;
+            continue;
+        }
+        /* docs/format.md §5.3, as ma_open_value_decode, without a call per entry: outcome in
+         * the top two bits, depth below; a draw has depth 0, a win an odd and a loss an even one */
+        unsigned outcome = w >> 14, depth = w & 0x3FFFu;
+        int ok = outcome == MA_OUTCOME_WIN    ? (depth & 1) == 1
+                 : outcome == MA_OUTCOME_LOSS ? (depth & 1) == 0
+                 : outcome == MA_OUTCOME_DRAW ? depth == 0
+                                              : 0;
+        if (!ok) {
+            o->kind = MA_STORED_BAD;
+            continue;
+        }
+        o->kind = MA_STORED_VALUE;
+        o->value.outcome = (ma_outcome)outcome;
+        o->value.depth = (uint16_t)depth;
+    }
+}
+
 ma_board ma_source_board(const ma_source *src, uint64_t entry)
 {
     return src->format == MA_FORMAT_OPEN
@@ -849,6 +888,57 @@ int ma_source_orbit(const ma_source *src, uint64_t entry)
         return 0;
     /* the orbit of a position under the 16 symmetries does not depend on the index scheme */
     return ma_open_orbit_size(ma_source_board(src, entry));
+}
+
+int ma_source_canonical_range(const ma_source *src, uint64_t first, uint64_t count, int orbits,
+                              uint8_t *out)
+{
+    int w = src->sector.w, b = src->sector.b;
+    if (src->format != MA_FORMAT_OPEN) {
+        for (uint64_t i = 0; i < count; i++) {
+            uint64_t e = first + i;
+            if (ma_malom_index_marker(src->mix, w, b, e) >= 0) {
+                out[i] = 0;
+                continue;
+            }
+            if (!orbits) {
+                out[i] = 1;
+                continue;
+            }
+            /* the orbit does not depend on the index scheme: 16 / the board's stabiliser, through
+             * the open index's byte tables (many times faster than ma_open_orbit_size) */
+            ma_board bd = ma_malom_index_unrank(src->mix, w, b, e);
+            int fixed = 1;
+            for (int op = 1; op < MA_SYM_OPS; op++) {
+                ma_board img = ma_open_index_apply(src->oix, op, bd);
+                fixed += img.mover == bd.mover && img.opp == bd.opp;
+            }
+            out[i] = (uint8_t)(MA_SYM_OPS / fixed);
+        }
+        return MA_OK;
+    }
+    /* Entries rep*M .. rep*M+M-1 belong to representative rep (M = C(24-W, B)); classify sorts
+     * out all of them at once. */
+    uint64_t m = ma_open_binomial(MA_POINTS - w, b), end = first + count;
+    uint8_t *scratch = NULL;
+    for (uint64_t e = first; e < end;) {
+        uint64_t rep = e / m, lo = rep * m, hi = lo + m;
+        if (e == lo && hi <= end) {
+            ma_open_index_classify(src->oix, w, b, rep, out + (e - first));
+        } else {
+            if (!scratch && !(scratch = malloc(m)))
+                return MA_ENOMEM;
+            ma_open_index_classify(src->oix, w, b, rep, scratch);
+            uint64_t stop = hi < end ? hi : end;
+            memcpy(out + (e - first), scratch + (e - lo), stop - e);
+        }
+        e = hi < end ? hi : end;
+    }
+    free(scratch);
+    if (!orbits)
+        for (uint64_t i = 0; i < count; i++)
+            out[i] = out[i] != 0;
+    return MA_OK;
 }
 
 uint64_t ma_source_entry_of(const ma_source *src, ma_board b)

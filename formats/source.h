@@ -157,12 +157,24 @@ uint64_t ma_source_offset(const ma_source *src, uint64_t entry);
 
 /* The stored entry, normalised (formats/value.h). Never fails for entry < entries. */
 void ma_source_read(const ma_source *src, uint64_t entry, ma_stored *out);
+/* ma_source_read of entries first .. first+count-1 into out[0..count), for walks over whole
+ * sectors (stats, dump, diff): the same values, without a call per entry for the open format.
+ * first + count <= entries. */
+void ma_source_read_range(const ma_source *src, uint64_t first, uint64_t count, ma_stored *out);
 /* Non-zero when the index scheme makes this entry canonical (a value-holding slot): by the index,
  * not by the stored bytes (open §4.3; Malom's marker rule §4.6). */
 int ma_source_canonical(const ma_source *src, uint64_t entry);
 /* The number of distinct positions a canonical entry stands for (its orbit under the 16
  * symmetries, 1..16); 0 for a non-canonical entry. */
 int ma_source_orbit(const ma_source *src, uint64_t entry);
+/* The canonical test (and orbit) of a range of entries at once: out[i] for entry first + i, i <
+ * count, is 0 for a non-canonical entry, else the entry's orbit size (1..16) when `orbits` is
+ * non-zero, else 1. The same answers as ma_source_canonical / ma_source_orbit, but the open format
+ * classifies a whole representative at once (docs/format.md §4.3), many times faster than entry by
+ * entry; with orbits == 0 a Malom source needs no board at all. first + count <= entries.
+ * MA_OK, or MA_ENOMEM (scratch for a range that cuts a representative). */
+int ma_source_canonical_range(const ma_source *src, uint64_t first, uint64_t count, int orbits,
+                              uint8_t *out);
 /* The board an entry decodes to (open numbering; may be non-canonical for a non-canonical entry). */
 ma_board ma_source_board(const ma_source *src, uint64_t entry);
 /* The canonical entry holding the value of board b (any symmetric image of the sector's boards);

@@ -1,18 +1,25 @@
 /*
- * Position-by-position comparison of two sector files of one variant and sector, in any of the
- * formats the checker reads: open `.mdb`, Malom `.sec`, Malom `.sec2` (with `.secval` or
- * STONE_DIFF). docs/diff.md describes the command built on it.
+ * Position-by-position comparison of two databases, in any of the formats formats/source.h reads
+ * (open `.mdb`, Malom `.sec`, Malom `.sec2` with `.secval` or STONE_DIFF). docs/diff.md describes
+ * the command built on it; cli/cmd_diff.c only parses options and renders.
  *
  * Contract:
+ *   - Pairing (ma_diff_plan): the sectors of A and B (formats/source.h discovery) are paired by
+ *     variant and sector; a sector on one side only is `only-in-A` / `only-in-B`. Picks
+ *     (formats/sector_pick.h) restrict the pairs; a pick in neither database is an error.
+ *   - A pair (one-sided or not) whose file discovery found unusable (a FIFO, a broken link: a
+ *     sector of its database that fails with its reason) is `unusable` without being read.
  *   - Files of the same format whose SHA-256 digests agree are identical; nothing else is read
- *     (unless opt->full).
+ *     (unless opt->full). A file that cannot be hashed or opened makes its pair `unusable`, with
+ *     the reader's one-line message; the other pairs are still compared.
  *   - Otherwise every canonical entry of A (per A's index scheme: a value-holding slot) is a
  *     position; its board is mapped into B's index (canonical form up to the 16 symmetries, B's
- *     own numbering) and both values are decoded to outcome, depth and, for `.sec2` against `.sec2`
- *     in the same frame, the draw class A. The canonical entries of one index scheme cover every
- *     orbit of the sector exactly once, so this visits every position of either file once.
- *     Non-canonical slots hold no value in either scheme: they are compared only as bytes, and
- *     only when both files have the same format (then a different filler or marker is `encoding`).
+ *     own numbering) and both stored values are read as normalised values (formats/value.h):
+ *     outcome, depth and, for `.sec2` against `.sec2` in the same frame, the draw class A. The
+ *     canonical entries of one index scheme cover every orbit of the sector exactly once, so this
+ *     visits every position of either file once. Non-canonical slots hold no value in either
+ *     scheme: they are compared only as bytes, and only when both files have the same format
+ *     (then a different filler or marker is `encoding`).
  *   - Classes: outcome (win/draw/loss differ, or one side has no valid value), depth (same
  *     outcome, other depth), draw-class, encoding (same values, different bytes, including every
  *     position when the formats differ, and one for bytes outside the entries such as the header).
@@ -27,33 +34,35 @@
 #include <stdint.h>
 
 #include "common/ma_error.h"
-#include "indexer/malom_index.h"
-#include "indexer/open_index.h"
+#include "formats/sector_pick.h"
+#include "formats/source.h"
 #include "indexer/position.h"
-
-typedef enum ma_diff_format {
-    MA_DIFF_OPEN = 1, /* .mdb */
-    MA_DIFF_SEC2 = 2, /* Malom ultra-strong .sec2 */
-    MA_DIFF_SEC = 3   /* Malom strong .sec */
-} ma_diff_format;
+#include "reports/audit.h"
 
 enum { MA_DIFF_OUTCOME = 0, MA_DIFF_DEPTH, MA_DIFF_DRAW_CLASS, MA_DIFF_ENCODING, MA_DIFF_CLASSES };
 
-/* One sector file found in a database. */
-typedef struct ma_diff_source {
-    char path[4096];
-    ma_variant variant;
-    ma_sector sector;
-    ma_diff_format format;
-} ma_diff_source;
+/* What became of one pair of sectors. */
+typedef enum ma_diff_status {
+    MA_DIFF_PENDING = 0, /* planned, not compared yet */
+    MA_DIFF_IDENTICAL,   /* same format, same SHA-256 */
+    MA_DIFF_EQUAL,       /* values agree (encoding differences allowed) */
+    MA_DIFF_DIFFERS,     /* some outcome, depth or draw class differs */
+    MA_DIFF_ONLY_A,
+    MA_DIFF_ONLY_B,
+    MA_DIFF_UNUSABLE,    /* a file of the pair cannot be used (message says which and why) */
+    MA_DIFF_STATUSES
+} ma_diff_status;
 
 typedef struct ma_diff_example {
-    int cls;           /* MA_DIFF_* */
-    ma_board board;    /* the position as stored in A (open numbering) */
-    uint64_t entry_a;  /* entry in A */
-    uint64_t entry_b;  /* entry in B the position maps to */
-    char value_a[32];  /* "win 13", "draw A=5", "none", "bad 0xC00C", "0x8000" (encoding) */
-    char value_b[32];
+    int cls;            /* MA_DIFF_* */
+    ma_board board;     /* the position as stored in A (open numbering) */
+    uint64_t entry_a;   /* entry in A */
+    uint64_t entry_b;   /* entry in B the position maps to */
+    uint64_t offset_a;  /* byte offsets of the entries, for people who open the files */
+    uint64_t offset_b;
+    ma_stored a, b;     /* both stored values, normalised */
+    char text_a[48];    /* as each file's reader names them (ma_source_describe): "win 13 (0xC00D)", */
+    char text_b[48];    /* "draw (count 5)", "marker op 3", "bad 0xC00C" */
 } ma_diff_example;
 
 typedef struct ma_diff_options {
@@ -63,37 +72,61 @@ typedef struct ma_diff_options {
 } ma_diff_options;
 
 typedef struct ma_diff_result {
-    int identical;        /* same format and digest: nothing compared */
+    int identical;           /* same format and digest: nothing compared */
     int draw_class_compared; /* both .sec2 in one frame kind */
-    uint64_t positions;   /* canonical positions compared */
+    uint64_t positions;      /* canonical positions compared */
     uint64_t counts[MA_DIFF_CLASSES];
-    ma_diff_example *examples; /* n_examples of them, A's entry order */
+    ma_diff_example *examples; /* n_examples of them: value classes first, each in A's entry order */
     size_t n_examples;
     double seconds;
 } ma_diff_result;
 
+/* One pair of sectors (either side may be absent). */
+typedef struct ma_diff_sector {
+    char name[40];             /* "std_3_3_0_0" */
+    ma_variant variant;
+    ma_sector sector;
+    const ma_db_sector *a, *b; /* NULL on the side that does not hold the sector */
+    ma_format format_a, format_b; /* 0 where absent */
+    char path_a[4352], path_b[4352]; /* the files, "" on a side that does not hold the sector */
+    ma_diff_status status;
+    char message[1024];        /* one line for `unusable` (the reader's error), else "" */
+    ma_diff_result r;          /* for pairs compared */
+} ma_diff_sector;
+
 /* "outcome", "depth", "draw-class", "encoding". */
 const char *ma_diff_class_name(int cls);
-/* "open", "malom-sec2", "malom-sec". */
-const char *ma_diff_format_name(ma_diff_format f);
+/* "pending", "identical", "equal", "differs", "only-in-A", "only-in-B", "unusable". */
+const char *ma_diff_status_name(ma_diff_status s);
+/* Outcome, depth and draw-class differences (what makes values disagree). */
+uint64_t ma_diff_value_differences(const ma_diff_result *r);
 
-/* Classifies one path by its file name (directory part ignored): MA_OK, or MA_EINVAL when the
- * name is not "<variant>_<W>_<B>_<WF>_<BF>.mdb|.sec|.sec2". */
-int ma_diff_source_parse(ma_diff_source *out, const char *path, ma_error *err);
+/* Pairs the sectors of a and b (contract above) into *out (n of them, sorted by variant and
+ * sector; free with ma_diff_plan_free), all `pending` except one-sided ones. picks may be NULL
+ * when n_picks is 0; matching marks them. Errors: MA_EMISSING "--sector X: in neither A nor B"
+ * for a pick that matches no sector of either side; MA_EFORMAT when a side holds no usable
+ * sector, when the sides hold different variants, or when both are single files of different
+ * sectors; MA_ENOMEM. */
+int ma_diff_plan(ma_diff_sector **out, size_t *n, const ma_database *a, const ma_database *b,
+                 ma_sector_pick *picks, size_t n_picks, ma_error *err);
+void ma_diff_plan_free(ma_diff_sector *s, size_t n);
 
-/* Lists the sector files of a directory (or the one file given), sorted by variant and sector.
- * When one directory holds a sector in several formats, .mdb is taken before .sec2 before .sec.
- * Errors: MA_EMISSING (no such path), MA_EIO (unreadable directory), MA_EINVAL (a single file
- * whose name does not parse), MA_EFORMAT (a directory without any sector file). */
-int ma_diff_sources(ma_diff_source **out, size_t *n, const char *path, ma_error *err);
+/* Compares one pending pair: digest shortcut, then positions; sets s->status and s->r. A file
+ * that cannot be hashed or opened is not an error of the call: s becomes `unusable` with its
+ * message (and the database lists the file among its unusable ones). Sources are released
+ * afterwards. Errors: MA_ENOMEM, MA_EINTERNAL (a thread could not be started). */
+int ma_diff_sector_compare(ma_diff_sector *s, ma_database *a, ma_database *b,
+                           const ma_diff_options *opt, ma_error *err);
 
-/* Compares two files of the same variant and sector (MA_EINVAL otherwise). The indexes must be
- * created by the caller; this prepares the W it needs (so calls must not overlap on one index).
- * Errors: those of the readers (MA_EFORMAT / MA_EMISSING / MA_EIO, message naming file, sector,
- * offset), MA_ENOMEM. */
-int ma_diff_compare(ma_diff_result *out, const ma_diff_source *a, const ma_diff_source *b,
-                    ma_open_index *oix, ma_malom_index *mix, const ma_diff_options *opt,
-                    ma_error *err);
+/* Compares two opened sources of the same variant and sector (MA_EINVAL otherwise), without the
+ * digest shortcut. Errors: MA_EINVAL, MA_ENOMEM, MA_EINTERNAL. */
+int ma_diff_compare(ma_diff_result *out, const ma_source *a, const ma_source *b,
+                    const ma_diff_options *opt, ma_error *err);
 void ma_diff_result_free(ma_diff_result *r);
+
+/* Records one pair into run run_id of an audit store (kind "diff", docs/diff.md): a sector row
+ * (ok / discrepancies / skipped for a one-sided pair / unusable; the per-class counts) and one
+ * discrepancy row per example (stored = A's value, derived = B's). Errors of the store. */
+int ma_diff_record(ma_audit *a, int64_t run_id, const ma_diff_sector *s, ma_error *err);
 
 #endif

@@ -39,7 +39,7 @@ def validate_json(name, document):
 
 
 # Commands whose every --json output the suite validates as it runs them.
-_VALIDATED = {"verify"}
+_VALIDATED = {"verify", "diff", "probe", "stats"}
 
 
 class Millaudit:

@@ -11,9 +11,9 @@ an out-of-bounds read fails it. Rows of verify and diff, which also check every 
 game (seconds under ASan), run the release build: the readers they share with stats, dump and
 index-check are exercised under ASan by those rows.
 
-Rows of behaviour the integrator is still building (the one directory discovery, formats/source,
-for diff and probe; diff's exit code for a refused store, which verify already takes from the run
-engine) are marked xfail(strict=True): they must fail today and flip to pass when that lands.
+Every row passes: diff and probe read through the one directory discovery (formats/source), and
+diff refuses a foreign, newer or corrupt store with exit 3 as verify does (the xfail marks these
+rows carried until then are gone).
 """
 import os
 import pathlib
@@ -27,8 +27,6 @@ from conftest import FIXTURES
 from robust_util import (BAD_INPUT, IO, MISMATCH, OK, corrupt_interior_page, digest, foreign_store, make_store,
                          newer_store, run_as_nobody, shared_tmpdir)
 
-DISCOVERY = "discovery: formats/source, integrator"
-RUN_ENGINE = "diff maps a store's MA_EFORMAT to exit 3 as verify's run engine does: integrator"
 TIMEOUT = 60
 
 
@@ -97,9 +95,9 @@ FILE_TYPE_COMMANDS = {
     # an extra file named like a sector of the variant that the game does not have
     "verify": ("extra", {}),
     "stats": ("extra", {}),
-    "diff": ("extra", {k: DISCOVERY for k in FILE_TYPES}),
+    "diff": ("extra", {}),
     # the file of the successor sector of the probed position
-    "probe": ("child", {k: DISCOVERY for k in FILE_TYPES}),
+    "probe": ("child", {}),
     # the file named on the command line
     "dump": ("file", {}),
     "index-check": ("file", {}),
@@ -152,10 +150,10 @@ NAME_ROWS = [
     # (id, file to add (copy of std_0_1_3_2.mdb), command, fragment, xfail reason)
     ("non-canonical-verify", "std_00_1_3_2.mdb", "verify", "std_00_1_3_2.mdb", None),
     ("non-canonical-stats", "std_00_1_3_2.mdb", "stats", "std_00_1_3_2.mdb", None),
-    ("non-canonical-diff", "std_00_1_3_2.mdb", "diff", "std_00_1_3_2.mdb", DISCOVERY),
+    ("non-canonical-diff", "std_00_1_3_2.mdb", "diff", "std_00_1_3_2.mdb", None),
     ("unparsable-verify", "std_x.mdb", "verify", "std_x.mdb", None),
     ("unparsable-stats", "std_x.mdb", "stats", "std_x.mdb", None),
-    ("unparsable-diff", "std_x.mdb", "diff", "std_x.mdb", DISCOVERY),
+    ("unparsable-diff", "std_x.mdb", "diff", "std_x.mdb", None),
     ("other-variant-verify", "lask_0_1_3_2.mdb", "verify", "lask_0_1_3_2.mdb", None),
     ("other-variant-stats", "lask_0_1_3_2.mdb", "stats", "lask_0_1_3_2.mdb", None),
 ]
@@ -261,10 +259,7 @@ def store_rows():
                 code, fragment = OK, None  # the file checked has no rows on the damaged page
             else:
                 code, fragment = BAD_INPUT, STATE_FRAGMENT[state]
-            marks = []
-            if cmd == "diff" and code == BAD_INPUT:
-                marks = [pytest.mark.xfail(strict=True, reason=RUN_ENGINE)]
-            yield pytest.param(state, cmd, code, fragment, marks=marks, id=f"{state}-{cmd}")
+            yield pytest.param(state, cmd, code, fragment, id=f"{state}-{cmd}")
 
 
 def store_args(cmd, store, game, files, doc):

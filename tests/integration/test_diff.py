@@ -1,5 +1,6 @@
 """millaudit diff: two databases compared position by position, across open and Malom formats."""
 import json
+import os
 import shutil
 import sqlite3
 import subprocess
@@ -69,7 +70,9 @@ def test_producer_agrees_with_malom_strong(millaudit, produced, tmp_path):
     # 3_4_0_0 and 4_3_0_0 are twins: one orbit count.
     pos = {s["sector"]: s["positions"] for s in doc["sectors"]}
     assert pos["std_3_4_0_0"] == pos["std_4_3_0_0"]
-    assert doc["total"]["values_agree"] is True
+    assert doc["totals"]["values_agree"] is True
+    assert doc["totals"]["equal"] == 3 and doc["a"]["format"] == "open"
+    assert doc["b"] == {"root": str(malom), "format": "malom-sec", "variants": ["std"]}
 
 
 def test_producer_against_malom_in_reverse_order(millaudit, produced):
@@ -117,13 +120,15 @@ def test_changed_depth_and_outcome_found_at_the_position(millaudit, produced, tm
     s33 = by["std_3_3_0_0"]
     assert s33["differences"] == {"outcome": 0, "depth": 1, "draw-class": 0, "encoding": 0}
     assert [(x["class"], x["entry_a"]) for x in s33["examples"]] == [("depth", 1000)]
-    a, b = s33["examples"][0]["value_a"], s33["examples"][0]["value_b"]
-    assert a.split()[0] == b.split()[0] == "win" and int(b.split()[1]) == int(a.split()[1]) + 2
+    a, b = s33["examples"][0]["a"], s33["examples"][0]["b"]
+    assert a["outcome"] == b["outcome"] == "win" and b["depth"] == a["depth"] + 2
+    assert s33["examples"][0]["offset_a"] == 128 + 2 * 1000
     s34 = by["std_3_4_0_0"]
     if s34["differences"]["outcome"] == 0:
         pytest.fail(f"entry 1 of 3_4_0_0 changed to a loss but not reported: {s34}")
     assert s34["differences"]["outcome"] == 1 and s34["differences"]["depth"] == 0
-    assert s34["examples"][0]["entry_a"] == 1 and s34["examples"][0]["value_b"] == "loss 2"
+    assert s34["examples"][0]["entry_a"] == 1
+    assert s34["examples"][0]["b"] == {"outcome": "loss", "depth": 2, "text": "loss 2 (0x4002)"}
     assert by["std_4_3_0_0"]["status"] == "identical"
     # Text form: the board is drawn.
     text = millaudit.run("diff", produced / "std_3_3_0_0.mdb", copy / "std_3_3_0_0.mdb",
@@ -144,7 +149,10 @@ def test_non_canonical_filler_is_encoding_only(millaudit, produced, tmp_path):
     doc = diff_json(millaudit, produced / "std_3_3_0_0.mdb", target, check=0)
     s = doc["sectors"][0]
     assert s["differences"] == {"outcome": 0, "depth": 0, "draw-class": 0, "encoding": 1}
-    assert s["examples"][0]["entry_a"] == entry and s["examples"][0]["value_b"] == "0x8000"
+    x = s["examples"][0]
+    assert x["entry_a"] == entry and x["class"] == "encoding"
+    assert x["a"] == {"outcome": "none", "text": "none (0x0000)"}
+    assert x["b"] == {"outcome": "draw", "text": "draw (0x8000)"}
 
 
 def sec_find(data, count, pred):
@@ -165,6 +173,8 @@ def test_sec_count_counter_is_encoding_and_val_is_depth(millaudit, tmp_path):
     s = doc["sectors"][0]
     assert s["differences"] == {"outcome": 0, "depth": 0, "draw-class": 0, "encoding": 1}
     assert s["examples"][0]["entry_a"] == i
+    assert s["examples"][0]["a"]["text"] == f"draw (count {255 - data[i]})"
+    assert s["examples"][0]["b"]["outcome"] == "draw"
     # A win in x plies -> a win in x + 2 plies: depth, at that entry only.
     j = sec_find(data, n, lambda b: b % 2 == 1 and b < 170)
     val = bytearray(data)
@@ -175,7 +185,8 @@ def test_sec_count_counter_is_encoding_and_val_is_depth(millaudit, tmp_path):
     s = doc["sectors"][0]
     assert s["differences"]["depth"] == 1 and s["differences"]["outcome"] == 0
     assert s["examples"][0]["entry_a"] == j
-    assert s["examples"][0]["value_b"] == f"win {data[j] + 2}"
+    assert s["examples"][0]["b"]["outcome"] == "win"
+    assert s["examples"][0]["b"]["depth"] == data[j] + 2
 
 
 @pytest.mark.parametrize("bug", ["removal-from-mill", "fly-early", "double-removal",
@@ -215,11 +226,15 @@ def test_run_recorded_in_audit_store(millaudit, produced, tmp_path):
     subprocess.run([sys.executable, INJECT, copy / "std_3_3_0_0.mdb", "--entry", "1000",
                     "--depth-delta", "+1"], check=True, capture_output=True)
     store = tmp_path / "audit.sqlite"
-    millaudit.run("diff", produced / "std_3_3_0_0.mdb", copy / "std_3_3_0_0.mdb", "--audit",
-                  store, check=1)
+    # options before the operands: the store records the command line as typed, pasteable
+    millaudit.run("diff", "--audit", store, produced / "std_3_3_0_0.mdb", copy / "std_3_3_0_0.mdb",
+                  check=1)
     db = sqlite3.connect(store)
     kinds = [r[0] for r in db.execute("SELECT kind FROM runs")]
     assert kinds == ["diff"]
+    line = db.execute("SELECT command_line FROM runs").fetchone()[0]
+    assert line == (f"millaudit diff --audit {store} {produced / 'std_3_3_0_0.mdb'} "
+                    f"{copy / 'std_3_3_0_0.mdb'}")
     names = [r[0] for r in db.execute("SELECT name FROM sqlite_master WHERE type='table'")]
     table = "discrepancies" if "discrepancies" in names else next(n for n in names if "discrep" in n)
     rows = db.execute(f"SELECT * FROM {table}").fetchall()
@@ -271,7 +286,7 @@ def test_missing_files(millaudit_asan, produced, tmp_path):
     empty = tmp_path / "empty"
     empty.mkdir()
     proc = millaudit_asan.run("diff", produced, empty, check=3)
-    assert "no sector files" in one_line_error(proc)
+    assert "no usable sector files" in one_line_error(proc)
     proc = millaudit_asan.run("diff", produced, produced, "--sector", "5_5_0_0", check=3)
     assert "5_5_0_0" in one_line_error(proc)
 
@@ -312,3 +327,66 @@ def test_usage_errors(millaudit, produced):
     millaudit.run("diff", produced, check=2)
     millaudit.run("diff", produced, produced, "--limit", "x", check=2)
     millaudit.run("diff", produced, produced, "--sector", "nonsense", check=2)
+
+
+# ---- discovery: every file that cannot be used is named (formats/source.h) ----
+
+def copy_db(src, dst):
+    dst.mkdir()
+    for f in src.glob("*.mdb"):
+        shutil.copy(f, dst / f.name)
+    return dst
+
+
+def test_unusable_files_are_named_and_their_sector_marked(millaudit_asan, produced, tmp_path):
+    """A FIFO named like a sector (must not block), a non-canonical name beside the real file, a
+    file of another format: each is one error line, exit 3, the other sectors still compared."""
+    b = copy_db(produced, tmp_path / "b")
+    (b / "std_4_3_0_0.mdb").unlink()
+    os.mkfifo(b / "std_4_3_0_0.mdb")
+    shutil.copy(produced / "std_3_3_0_0.mdb", b / "std_03_3_0_0.mdb")
+    (b / "std_3_4_0_0.sec").write_bytes(b"not used")
+    proc = millaudit_asan.run("diff", produced, b, "--json", check=3, timeout=120)
+    doc = json.loads(proc.stdout)
+    status = {s["sector"]: s["status"] for s in doc["sectors"]}
+    assert status == {"std_3_3_0_0": "identical", "std_3_4_0_0": "identical",
+                      "std_4_3_0_0": "unusable"}
+    s43 = doc["sectors"][2]
+    assert "not a regular file (FIFO)" in s43["message"] and s43["file_b"].endswith("std_4_3_0_0.mdb")
+    errors = proc.stderr.strip().splitlines()
+    assert len(errors) == 3 == len(doc["errors"])
+    assert any("std_03_3_0_0.mdb" in e and "not the canonical file name std_3_3_0_0.mdb" in e
+               for e in errors)
+    assert any("std_3_4_0_0.sec" in e and "this database holds .mdb files" in e for e in errors)
+    assert any("std_4_3_0_0.mdb" in e and "FIFO" in e for e in errors)
+    assert doc["totals"]["unusable"] == 1 and doc["totals"]["values_agree"] is False
+    text = millaudit_asan.run("diff", produced, b, check=3, timeout=120).stdout
+    assert "std_4_3_0_0: unusable:" in text and "incomplete" in text
+
+
+def test_broken_file_beside_a_difference_exits_1(millaudit, produced, tmp_path):
+    """A value difference found outweighs a file that could not be compared (as verify: 1 over
+    3); the broken file is still named."""
+    b = copy_db(produced, tmp_path / "b")
+    subprocess.run([sys.executable, INJECT, b / "std_3_3_0_0.mdb", "--entry", "1000",
+                    "--depth-delta", "+1"], check=True, capture_output=True)
+    data = (b / "std_3_4_0_0.mdb").read_bytes()
+    (b / "std_3_4_0_0.mdb").write_bytes(data[:-1])
+    proc = millaudit.run("diff", produced, b, "--json", check=1)
+    doc = json.loads(proc.stdout)
+    by = {s["sector"]: s for s in doc["sectors"]}
+    assert by["std_3_3_0_0"]["status"] == "differs"
+    assert by["std_3_4_0_0"]["status"] == "unusable"
+    assert "std_3_4_0_0.mdb" in by["std_3_4_0_0"]["message"]
+    assert doc["errors"] == [by["std_3_4_0_0"]["message"]]
+    assert proc.stderr.count("\n") == 1 and "std_3_4_0_0.mdb" in proc.stderr
+
+
+def test_sector_argument_forms(millaudit, produced):
+    doc = diff_json(millaudit, produced, produced, "--sector", "std_3_4_0_0,4_3_0_0", check=0)
+    assert [s["sector"] for s in doc["sectors"]] == ["std_3_4_0_0", "std_4_3_0_0"]
+    for bad in ("", "3_4_0_0,", "lask_3_4"):
+        proc = millaudit.run("diff", produced, produced, "--sector", bad, check=2)
+        assert "expected W_B_WF_BF or <variant>_W_B_WF_BF" in proc.stderr
+    proc = millaudit.run("diff", produced, produced, "--sector", "lask_3_4_0_0", check=3)
+    assert "lask_3_4_0_0: in neither" in proc.stderr

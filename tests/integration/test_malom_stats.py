@@ -1,5 +1,6 @@
 """millaudit stats on Malom directories reproduces Malom's own .analyze / .analyze2 files."""
 import json
+import re
 
 import pytest
 
@@ -60,7 +61,25 @@ def test_per_position_counts_every_board(millaudit, malom_fixtures):
 
 def test_text_output(millaudit, malom_fixtures):
     p = millaudit.run("stats", malom_fixtures / "std-ultra-stonediff", check=0)
-    assert "40514 markers" in p.stdout and "max depth 26" in p.stdout
+    rows = re.findall(r"^std_3_3_0_0\.sec2\s+(.*)$", p.stdout, re.M)
+    entries, canonical, wins, draws, losses, max_win, max_loss, bad = rows[0].split()
+    assert int(entries) - int(canonical) == 40514  # markers, as std_3_3_0_0.analyze2 says
+    assert max(int(max_win), int(max_loss)) == 26 and bad == "0"
+    assert rows[1].split()[-1] == "40514"  # the markers column of the per-position table
+    assert "A = key1 + v(S) distribution std_3_3_0_0.sec2" in p.stdout
+
+
+def test_open_and_malom_agree_per_position(millaudit, malom_fixtures, tmp_path):
+    """Per position the counts do not depend on the index scheme: the producer's std 3_3_0_0
+    and Malom's agree on wins, draws and losses per board and per depth."""
+    millaudit.run("solve", "--variant", "std", "--sector", "3_3_0_0", "--out", tmp_path, "--quiet",
+                  check=0)
+    ours = stats(millaudit, tmp_path)["sectors"][0]
+    theirs = [s for s in stats(millaudit, malom_fixtures / "std-strong")["sectors"]
+              if s["sector"] == "3_3_0_0"][0]
+    assert ours["format"] == "open" and theirs["format"] == "malom-sec"
+    assert ours["positions"] == theirs["positions"]
+    assert ours["per_position"] == theirs["per_position"]
 
 
 def test_stats_damaged_file(millaudit_asan, malom_fixtures, tmp_path):
@@ -70,3 +89,21 @@ def test_stats_damaged_file(millaudit_asan, malom_fixtures, tmp_path):
     (d / "std_3_3_0_0.sec").write_bytes(data[:5000])
     p = millaudit_asan.run("stats", d, check=3)
     assert "std_3_3_0_0.sec" in p.stderr and "sector 3_3_0_0" in p.stderr
+
+
+def test_dump_reads_malom_files(millaudit, malom_fixtures):
+    """dump reads a Malom file through the same source as verify: one line per canonical entry."""
+    path = malom_fixtures / "std-strong" / "std_3_3_0_0.sec"
+    out = millaudit.run("dump", path, "--with-entry", check=0).stdout
+    lines = [l for l in out.splitlines() if not l.startswith("#")]
+    assert "# entries: 210140, format: malom-sec" in out
+    doc = stats(millaudit, malom_fixtures / "std-strong")
+    s = [x for x in doc["sectors"] if x["sector"] == "3_3_0_0"][0]
+    assert len(lines) == s["canonical_entries"]
+    # malom-test-vectors.tsv: index 4073 (a1,a4,a7/b2,b4,b6 up to symmetry) is a win in 3
+    line = next(l for l in lines if l.startswith("4073 "))
+    assert line.endswith(" win 3")
+    probe = json.loads(millaudit.run("probe", path.parent, line.split()[1], "--json", check=0).stdout)
+    assert probe["entry"] == 4073
+    wins = sum(1 for l in lines if l.split()[2] == "win")
+    assert wins == s["per_entry"]["wins"]

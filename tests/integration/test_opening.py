@@ -56,7 +56,7 @@ def probe_value(millaudit, directory, board, wf, bf):
     """The stored value of a position, as `millaudit probe` reads it."""
     doc = json.loads(millaudit.run("probe", directory, board, f"wf={wf}", f"bf={bf}", "--json",
                                    check=0).stdout)
-    return doc["stored"]
+    return doc["stored"]["text"]  # the stored value as data: outcome, depth, text
 
 
 @pytest.mark.parametrize("stones,expected", [(3, "win 23"), (4, "draw")])

@@ -3,6 +3,7 @@ forms, best turn agreeing with the stored value, open-format directories, and th
 position-by-position cross-check of the producer against Malom's std-strong files."""
 import csv
 import json
+import os
 import re
 
 import pytest
@@ -60,16 +61,19 @@ def test_tsv_vector(millaudit, malom_fixtures, row):
         doc = probe(millaudit, d, "--variant", "std", *form.split())
         assert doc["sector"] == row["sector"]
         assert doc["entry"] == int(row["index"]), form
-        assert doc["stored"].endswith(want), (form, doc["stored"])
+        stored = doc["stored"]
+        assert stored["text"].endswith(want), (form, stored)
+        assert (stored["key1"], stored["key2"]) == (int(row["key1"]), int(row["key2"]))
         outcome = {"W": "win", "L": "loss", "D": "draw"}[row["wdl"]]
-        assert doc["stored"].startswith(outcome)
-        best = doc["turns"][0]
+        assert stored["outcome"] == outcome and stored["known"]
+        best = doc["turns"][0]["value"]
         assert best["known"]
         # §6: the stored value is the best turn's value (Count entries: only "draw" is fixed).
         if row["key1"] != "0":
-            assert best["value"] == doc["stored"].split(" (key1")[0], doc["turns"][:3]
+            assert best["text"] == stored["text"].split(" (key1")[0], doc["turns"][:3]
+            assert (best["outcome"], best.get("depth")) == (outcome, stored.get("depth"))
         else:
-            assert best["value"].startswith("draw")
+            assert best["outcome"] == "draw"
 
 
 def test_text_output_row25(millaudit, malom_fixtures):
@@ -99,7 +103,11 @@ def test_bad_position(millaudit, malom_fixtures):
     millaudit.run("probe", d, "a1/b2", "wf=x", check=2)
     # A sector whose file is not in DIR: unusable input, named.
     p = millaudit.run("probe", d, "a1,d1,g1/b2,d2,f2", "wf=1", "bf=1", check=3)
-    assert "std_3_3_1_1.sec" in p.stderr and "sector 3_3_1_1" in p.stderr
+    assert "std_3_3_1_1.sec" in p.stderr and "sector std_3_3_1_1" in p.stderr
+    assert "sector file absent" in p.stderr and p.stderr.count("\n") == 1
+    # A sector the variant does not have is the user's mistake.
+    p = millaudit.run("probe", d, "a1/b2", "wf=9", "bf=9", check=2)
+    assert "not a sector of std" in p.stderr
 
 
 @pytest.fixture(scope="module")
@@ -113,9 +121,10 @@ def solved(millaudit, tmp_path_factory):
 
 def test_probe_open_directory(millaudit, solved):
     doc = probe(millaudit, solved, "a4,a7,a1/b4,b6,b2")
-    assert doc["format"] == "open"
-    assert doc["stored"] == "win 3"
-    assert doc["turns"][0]["value"] == "win 3"
+    assert doc["format"] == "open" and doc["sector"] == "3_3_0_0"
+    assert doc["stored"] == {"known": True, "outcome": "win", "depth": 3, "text": "win 3"}
+    assert doc["turns"][0]["value"] == {"known": True, "outcome": "win", "depth": 3, "text": "win 3"}
+    assert doc["offset"] == 128 + 2 * doc["entry"] and doc["errors"] == [] and doc["exit"] == 0
 
 
 @pytest.mark.parametrize("sector", ["3_3_0_0", "3_4_0_0", "4_3_0_0"])
@@ -135,8 +144,8 @@ def test_wins_by_reduction_are_listed(millaudit, malom_fixtures):
     # Black has 3 stones: closing a1-d1-g1 (a7 flies to g1) or a1-a4-a7 (d1 flies to a4) wins
     # at once, one turn per removable stone.
     doc = probe(millaudit, malom_fixtures / "std-strong", "a1,d1,a7/b2,b4,b6")
-    assert doc["stored"].startswith("win 1")
-    best = [t for t in doc["turns"] if t["value"] == "win 1"]
+    assert (doc["stored"]["outcome"], doc["stored"]["depth"]) == ("win", 1)
+    best = [t for t in doc["turns"] if t["value"]["text"] == "win 1"]
     assert {t["turn"] for t in best} == {f"{m}x{r}" for m in ("a7-g1", "d1-a4")
                                          for r in ("b2", "b4", "b6")}
     assert doc["turns"][:6] == best
@@ -146,3 +155,45 @@ def test_stdin_rejects_bad_line(millaudit, malom_fixtures):
     p = millaudit.run("probe", malom_fixtures / "std-strong", "--stdin",
                       input="a1,d1,a7/b2,b4,b6\nnot-a-board\n", check=2)
     assert p.stdout.splitlines() == ["a1,d1,a7/b2,b4,b6 win 1"]
+
+
+def test_unusable_files_are_named_not_absent(millaudit_asan, solved, tmp_path):
+    """A successor's file that is there but broken is named (exit 3) and its turns are unknown,
+    not "absent"; the probed sector's own file as a FIFO is named as such and never opened."""
+    d = tmp_path / "db"
+    d.mkdir()
+    for f in solved.glob("*.mdb"):
+        (d / f.name).write_bytes(f.read_bytes())
+    data = (d / "std_3_3_0_0.mdb").read_bytes()
+    (d / "std_3_3_0_0.mdb").write_bytes(data[:-2])
+    # 3 against 4 stones: closing a mill (a7 flies to d1, or g1 to a4) removes d2 (b2, b4, b6
+    # stand in a mill), into 3_3_0_0.
+    p = millaudit_asan.run("probe", d, "a1,g1,a7/b2,b4,b6,d2", "--json", check=3)
+    doc = json.loads(p.stdout)
+    assert len(doc["errors"]) == 1 and "std_3_3_0_0.mdb" in doc["errors"][0]
+    assert p.stderr.count("\n") == 1 and "std_3_3_0_0.mdb" in p.stderr
+    unknown = {t["turn"] for t in doc["turns"] if not t["value"]["known"]}
+    assert unknown == {"a7-d1xd2", "g1-a4xd2"}
+    assert all("std_3_3_0_0 unusable" in t["value"]["why"] for t in doc["turns"]
+               if not t["value"]["known"])
+    assert doc["turns"][-1]["turn"] in unknown  # unknown values last
+    (d / "std_3_4_0_0.mdb").unlink()
+    os.mkfifo(d / "std_3_4_0_0.mdb")
+    p = millaudit_asan.run("probe", d, "a1,g1,a7/b2,b4,b6,d2", check=3, timeout=60)
+    assert "std_3_4_0_0.mdb" in p.stderr and "FIFO" in p.stderr and "absent" not in p.stderr
+
+
+def test_entry_without_value_exits_1(millaudit, solved, tmp_path):
+    d = tmp_path / "db"
+    d.mkdir()
+    for f in solved.glob("*.mdb"):
+        (d / f.name).write_bytes(f.read_bytes())
+    entry = probe(millaudit, d, "a4,a7,a1/b4,b6,b2")["entry"]
+    data = bytearray((d / "std_3_3_0_0.mdb").read_bytes())
+    data[128 + 2 * entry: 130 + 2 * entry] = (0xC000).to_bytes(2, "little")  # win in 0: no value
+    (d / "std_3_3_0_0.mdb").write_bytes(bytes(data))
+    doc = probe(millaudit, d, "a4,a7,a1/b4,b6,b2", check=1)
+    assert doc["stored"]["known"] is False and doc["stored"]["outcome"] is None
+    assert "0xC000" in doc["stored"]["text"] and doc["exit"] == 1
+    p = millaudit.run("probe", d, "--stdin", input="a4,a7,a1/b4,b6,b2\n", check=0)
+    assert p.stdout == "a1,a4,a7/b2,b4,b6 bad 0xc000\n" or p.stdout.endswith(" bad 0xc000\n")

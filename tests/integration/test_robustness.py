@@ -13,9 +13,6 @@ import pytest
 from robust_util import (BAD_INPUT, IO, MISMATCH, OK, corrupt_interior_page, digest, make_store,
                          shared_tmpdir, side_files, sql)
 
-RUN_ENGINE = "diff maps a store's MA_EFORMAT to exit 3 as verify's run engine does (integrator); diff says 4 until then"
-
-
 @pytest.fixture(scope="module")
 def game(millaudit, tmp_path_factory):
     out = tmp_path_factory.mktemp("game") / "std3"
@@ -68,7 +65,7 @@ def test_verify_and_diff_leave_a_corrupt_store_byte_identical(millaudit, corrupt
     assert_untouched(store, before)
 
 
-@pytest.mark.parametrize("cmd", ["verify", pytest.param("diff", marks=pytest.mark.xfail(strict=True, reason=RUN_ENGINE))])
+@pytest.mark.parametrize("cmd", ["verify", "diff"])
 def test_verify_and_diff_exit_3_on_a_corrupt_store(millaudit, corrupt, game, cmd):
     store, _ = corrupt
     args = [game] if cmd == "verify" else [game, game]

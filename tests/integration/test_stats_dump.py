@@ -2,6 +2,7 @@
 on malformed files through the ASan build, and on a directory solved by the reference producer."""
 import json
 import math
+import os
 import re
 import shutil
 import subprocess
@@ -63,7 +64,13 @@ def test_stats_json_counts(millaudit, hand_dir):
                                  "win_depths": {"1": 8, "3": 8, "5": 8, "23": 1},
                                  "loss_depths": {"0": 8, "2": 4, "16": 4}}
     assert (t["longest_win"], t["longest_loss"], t["bad_encodings"]) == (23, 16, 0)
-    assert doc["start"] == [{"variant": "std", "sector": "0_0_9_9", "value": "win 23"}]
+    assert doc["start"] == [{"variant": "std", "sector": "0_0_9_9", "value": "win 23",
+                             "outcome": "win", "depth": 23}]
+    # Every non-canonical entry is a marker (open: the filler); Malom's .analyze counts them too.
+    assert (a["markers"], b["markers"], t["markers"]) == (20, 0, 20)
+    assert (a["format"], a["name"], a["status"]) == ("open", "std_0_1_3_2", "ok")
+    assert a["depths"] == {"-1": 1, "0": 1, **{str(d): 0 for d in range(2, 16)}, "1": 1, "16": 1}
+    assert "akey1" not in a and doc["errors"] == [] and doc["exit"] == 0
 
 
 def test_stats_text_table(millaudit, hand_dir):
@@ -74,7 +81,7 @@ def test_stats_text_table(millaudit, hand_dir):
     assert row == ["29", "9", "4", "2", "3", "23", "16", "0"]
     # The per-position table: positions, wins, draws, losses.
     rows = re.findall(r"^std_1_0_8_3\.mdb\s+(.*)$", out, re.M)
-    assert rows[1].split() == ["24", "16", "4", "4"]
+    assert rows[1].split() == ["24", "16", "4", "4", "0"]  # positions, W/D/L, markers
     hist = out.split("depth histogram std_0_1_3_2.mdb")[1].split("depth histogram")[0]
     assert re.search(r"^\s+loss\s+16\s+1\s+4$", hist, re.M)
     assert "start std_0_0_9_9.mdb: win 23" in out
@@ -88,9 +95,17 @@ def test_stats_sector_filter(millaudit, hand_dir):
     doc = json.loads(millaudit.run("stats", "--sector", "1_0_8_3,0_0_9_9", hand_dir, "--json",
                                    check=0).stdout)
     assert [s["sector"] for s in doc["sectors"]] == ["0_0_9_9", "1_0_8_3"]
+    doc = json.loads(millaudit.run("stats", hand_dir, "--json", "--sector", "std_1_0_8_3",
+                                   check=0).stdout)
+    assert [s["sector"] for s in doc["sectors"]] == ["1_0_8_3"]
     proc = millaudit.run("stats", hand_dir, "--sector", "3_3_0_0", check=3)
     assert "sector 3_3_0_0: offset 0: no file for this sector" in proc.stderr
-    millaudit.run("stats", hand_dir, "--sector", "3_3", check=2)
+    proc = millaudit.run("stats", hand_dir, "--sector", "lask_1_0_8_3", check=3)
+    assert "sector lask_1_0_8_3: offset 0: no file for this sector" in proc.stderr
+    # A malformed or empty value is a usage error that shows the expected form, never "all".
+    for bad in ("3_3", "", "1_0_8_3,", "x"):
+        proc = millaudit.run("stats", hand_dir, "--sector", bad, check=2)
+        assert "expected W_B_WF_BF or <variant>_W_B_WF_BF" in proc.stderr and proc.stdout == ""
 
 
 def test_dump_lines(millaudit, hand_dir):
@@ -158,9 +173,19 @@ def test_malformed_file_exits_3(millaudit_asan, tmp_path, case, override, offset
     want = f"{path}: sector {sector}: offset {offset}: {what}"
     for args in (("dump", path), ("stats", tmp_path), ("stats", tmp_path, "--json")):
         proc = millaudit_asan.run(*args, check=3)
-        assert proc.stdout == ""
         assert proc.stderr.count("\n") == 1, proc.stderr
         assert want in proc.stderr, proc.stderr
+        if args[0] == "dump":
+            assert proc.stdout == ""
+        elif "--json" in args:
+            # stats names the sector it could not count; the others would still be counted
+            doc = json.loads(proc.stdout)
+            assert [x["status"] for x in doc["sectors"]] == ["unusable"]
+            assert want in doc["sectors"][0]["message"]
+            assert doc["totals"]["sectors_unusable"] == 1
+            assert doc["errors"] == [doc["sectors"][0]["message"]]
+        else:
+            assert f"std_0_1_3_2: unusable: {want}" in proc.stdout
 
 
 def test_name_and_header_disagree(millaudit_asan, tmp_path):
@@ -174,18 +199,42 @@ def test_name_and_header_disagree(millaudit_asan, tmp_path):
 def test_unusable_directories(millaudit_asan, tmp_path):
     (tmp_path / "std_3_3_0_0.mdb").mkdir()
     proc = millaudit_asan.run("stats", tmp_path, check=3)
-    assert "std_3_3_0_0.mdb: sector 3_3_0_0: offset 0: not a regular file" in proc.stderr
+    assert "std_3_3_0_0.mdb: sector std_3_3_0_0: offset 0: not a regular file (directory)" \
+        in proc.stderr
     proc = millaudit_asan.run("dump", tmp_path / "std_3_3_0_0.mdb", check=3)
     assert proc.stderr.count("\n") == 1 and "not a regular file" in proc.stderr
     proc = millaudit_asan.run("dump", tmp_path / "missing.mdb", check=3)
-    assert "missing.mdb: sector ?: offset 0: No such file or directory" in proc.stderr
+    assert "missing.mdb: No such file or directory" in proc.stderr  # strerror, no template noise
     empty = tmp_path / "empty"
     empty.mkdir()
-    assert "no .mdb files" in millaudit_asan.run("stats", empty, check=3).stderr
-    millaudit_asan.run("stats", tmp_path / "nowhere", check=3)
+    assert "no sector files" in millaudit_asan.run("stats", empty, check=3).stderr
+    proc = millaudit_asan.run("stats", tmp_path / "nowhere", check=3)
+    assert "nowhere: No such file or directory" in proc.stderr
     (empty / "notes.mdb").write_bytes(b"")
     proc = millaudit_asan.run("stats", empty, check=3)
-    assert "notes.mdb: sector ?: offset 0: not a <variant>_W_B_WF_BF.mdb name" in proc.stderr
+    assert "notes.mdb: file name is not <variant>_W_B_WF_BF.mdb" in proc.stderr
+    # A FIFO named like a sector is named (and never opened: no hang); a non-canonical name
+    # beside the real file is reported, not silently skipped.
+    good = tmp_path / "good"
+    good.mkdir()
+    mkopen.write(good, "std", "0_1_3_2", {0: "draw", 1: "draw", 3: "draw", 4: "draw"})
+    os.mkfifo(good / "std_0_0_9_9.mdb")
+    (good / "std_00_1_3_2.mdb").write_bytes((good / "std_0_1_3_2.mdb").read_bytes())
+    proc = millaudit_asan.run("stats", good, "--json", check=3, timeout=60)
+    doc = json.loads(proc.stdout)
+    # the FIFO's sector is named unusable; the other is still counted
+    assert [(x["sector"], x["status"]) for x in doc["sectors"]] == [("0_0_9_9", "unusable"),
+                                                                    ("0_1_3_2", "ok")]
+    assert doc["totals"]["sectors_unusable"] == 1 and doc["start"] == []
+    assert len(doc["errors"]) == 2 == proc.stderr.count("\n")
+    assert any("std_0_0_9_9.mdb" in e and "FIFO" in e for e in doc["errors"])
+    assert any("std_00_1_3_2.mdb" in e and "not the canonical file name" in e
+               for e in doc["errors"])
+    proc = millaudit_asan.run("stats", good, "--sector", "0_0_9_9", "--json", check=3, timeout=60)
+    doc = json.loads(proc.stdout)
+    assert doc["sectors"][0]["status"] == "unusable" and "FIFO" in doc["sectors"][0]["message"]
+    proc = millaudit_asan.run("dump", good / "std_0_0_9_9.mdb", check=3, timeout=60)
+    assert "FIFO" in proc.stderr and proc.stdout == ""
 
 
 def test_usage(millaudit):

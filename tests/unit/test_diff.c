@@ -1,8 +1,8 @@
 /*
- * Unit tests of verifier/diff: source naming and pairing order, and position comparison on real
- * Malom files (../shared/fixtures/malom) and edited copies of them.
+ * Unit tests of verifier/diff: pairing of two databases (one-sided, unusable, picks, refusals),
+ * position comparison on real Malom files (../shared/fixtures/malom) and edited copies of them,
+ * and the audit record of a pair.
  */
-#include <dirent.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -10,9 +10,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cmocka.h>
+#include <sqlite3.h>
 
 #include "tests/unit/support.h"
 
@@ -23,8 +25,6 @@
 typedef struct ctx {
     char fixtures[512]; /* .../shared/fixtures/malom, "" when absent */
     char tmp[256];
-    ma_open_index *oix;
-    ma_malom_index *mix;
 } ctx;
 
 static int setup(void **state)
@@ -36,9 +36,6 @@ static int setup(void **state)
     snprintf(c->tmp, sizeof c->tmp, "/tmp/test_diff.XXXXXX");
     if (!mkdtemp(c->tmp))
         return -1;
-    ma_error err;
-    if (ma_open_index_create(&c->oix, &err) || ma_malom_index_create(&c->mix, &err))
-        return -1;
     *state = c;
     return 0;
 }
@@ -47,81 +44,124 @@ static int teardown(void **state)
 {
     ctx *c = *state;
     ma_test_tmpdir_remove(c->tmp);
-    ma_open_index_free(c->oix);
-    ma_malom_index_free(c->mix);
     free(c);
     return 0;
 }
 
-static void source(ma_diff_source *s, const char *path)
+static ma_database *open_db(const char *path)
 {
+    ma_database *db;
     ma_error err;
-    assert_int_equal(ma_diff_source_parse(s, path, &err), MA_OK);
+    if (ma_database_open(&db, path, NULL, &err) != MA_OK)
+        fail_msg("%s", err.msg);
+    return db;
 }
 
-static void test_source_names(void **state)
+static void make_dir(const ctx *c, const char *sub, const char *const *names, size_t n, char *out,
+                     size_t len)
 {
-    (void)state;
-    ma_diff_source s;
-    ma_error err;
-    assert_int_equal(ma_diff_source_parse(&s, "/x/std_3_4_0_0.mdb", &err), MA_OK);
-    assert_int_equal(s.format, MA_DIFF_OPEN);
-    assert_int_equal(s.variant, MA_VARIANT_STD);
-    assert_int_equal(s.sector.b, 4);
-    assert_int_equal(ma_diff_source_parse(&s, "lask_1_2_9_8.sec2", &err), MA_OK);
-    assert_int_equal(s.format, MA_DIFF_SEC2);
-    assert_int_equal(s.sector.wf, 9);
-    assert_int_equal(ma_diff_source_parse(&s, "mora_3_3_0_0.sec", &err), MA_OK);
-    assert_int_equal(s.format, MA_DIFF_SEC);
-    assert_int_equal(ma_diff_source_parse(&s, "std.secval", &err), MA_EINVAL);
-    assert_non_null(strstr(err.msg, "std.secval"));
-    assert_int_equal(ma_diff_source_parse(&s, "std_3_3_0_0.txt", &err), MA_EINVAL);
-    assert_int_equal(ma_diff_source_parse(&s, "foo_3_3_0_0.mdb", &err), MA_EINVAL);
-}
-
-static void test_sources_of_directory(void **state)
-{
-    ctx *c = *state;
-    const char *names[] = {"std_4_3_0_0.sec", "std_3_3_0_0.sec", "std_3_3_0_0.mdb",
-                           "std.secval", "notes.txt", "std_3_4_0_0.sec2", "std_3_4_0_0.sec"};
-    char p[600];
-    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
-        snprintf(p, sizeof p, "%s/%s", c->tmp, names[i]);
+    snprintf(out, len, "%s/%s", c->tmp, sub);
+    assert_int_equal(mkdir(out, 0700), 0);
+    for (size_t i = 0; i < n; i++) {
+        char p[700];
+        snprintf(p, sizeof p, "%s/%s", out, names[i]);
         ma_test_spit(p, (const unsigned char *)"", 0);
     }
-    ma_diff_source *list;
-    size_t n;
-    ma_error err;
-    assert_int_equal(ma_diff_sources(&list, &n, c->tmp, &err), MA_OK);
-    assert_int_equal(n, 3); /* one per sector, in sector order, preferred format kept */
-    assert_int_equal(list[0].sector.w, 3);
-    assert_int_equal(list[0].sector.b, 3);
-    assert_int_equal(list[0].format, MA_DIFF_OPEN);
-    assert_int_equal(list[1].sector.b, 4);
-    assert_int_equal(list[1].format, MA_DIFF_SEC2);
-    assert_int_equal(list[2].sector.w, 4);
-    assert_int_equal(list[2].format, MA_DIFF_SEC);
-    free(list);
-    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
-        snprintf(p, sizeof p, "%s/%s", c->tmp, names[i]);
-        unlink(p);
-    }
-    assert_int_equal(ma_diff_sources(&list, &n, c->tmp, &err), MA_EFORMAT);
-    snprintf(p, sizeof p, "%s/absent", c->tmp);
-    assert_int_equal(ma_diff_sources(&list, &n, p, &err), MA_EMISSING);
 }
 
-static void compare(ctx *c, const char *pa, const char *pb, unsigned threads, int full,
-                    ma_diff_result *r)
+static void test_pairing(void **state)
 {
-    ma_diff_source a, b;
-    source(&a, pa);
-    source(&b, pb);
-    ma_diff_options opt = {threads, 4, full};
+    ctx *c = *state;
+    /* Names are all pairing looks at: contents are read only when a pair is compared. */
+    const char *in_a[] = {"std_4_3_0_0.sec", "std_3_3_0_0.sec", "std.secval", "notes.txt"};
+    const char *in_b[] = {"std_3_3_0_0.sec", "std_3_4_0_0.sec"};
+    char da[600], db_[600], fifo[700];
+    make_dir(c, "a", in_a, 4, da, sizeof da);
+    make_dir(c, "b", in_b, 2, db_, sizeof db_);
+    snprintf(fifo, sizeof fifo, "%s/std_4_3_0_0.sec", db_);
+    assert_int_equal(mkfifo(fifo, 0600), 0); /* found by discovery, not usable */
+    ma_database *a = open_db(da), *b = open_db(db_);
+    ma_diff_sector *ss;
+    size_t n;
     ma_error err;
-    int rc = ma_diff_compare(r, &a, &b, c->oix, c->mix, &opt, &err);
-    if (rc)
+    assert_int_equal(ma_diff_plan(&ss, &n, a, b, NULL, 0, &err), MA_OK);
+    assert_int_equal(n, 3); /* sector order, numerically */
+    assert_string_equal(ss[0].name, "std_3_3_0_0");
+    assert_int_equal(ss[0].status, MA_DIFF_PENDING);
+    assert_non_null(ss[0].a);
+    assert_non_null(ss[0].b);
+    assert_int_equal(ss[0].format_a, MA_FORMAT_SEC);
+    assert_string_equal(ss[1].name, "std_3_4_0_0");
+    assert_int_equal(ss[1].status, MA_DIFF_ONLY_B);
+    assert_null(ss[1].a);
+    /* B's file is there but a FIFO: a sector of B that fails with discovery's reason, so the
+     * pair is unusable when compared, without hashing or opening anything (no hang) */
+    assert_string_equal(ss[2].name, "std_4_3_0_0");
+    assert_int_equal(ss[2].status, MA_DIFF_PENDING);
+    assert_string_equal(ss[2].path_b, fifo);
+    ma_diff_options opt = {1, 4, 0};
+    assert_int_equal(ma_diff_sector_compare(&ss[2], a, b, &opt, &err), MA_OK);
+    assert_int_equal(ss[2].status, MA_DIFF_UNUSABLE);
+    assert_non_null(strstr(ss[2].message, "not a regular file (FIFO)"));
+    ma_diff_plan_free(ss, n);
+
+    /* picks restrict; a pick in neither side is refused */
+    ma_sector_pick picks[4];
+    size_t np = 0;
+    assert_int_equal(ma_sector_picks_parse("std_3_4_0_0", picks, 4, &np, &err), MA_OK);
+    assert_int_equal(ma_diff_plan(&ss, &n, a, b, picks, np, &err), MA_OK);
+    assert_int_equal(n, 1);
+    assert_int_equal(ss[0].status, MA_DIFF_ONLY_B);
+    ma_diff_plan_free(ss, n);
+    assert_int_equal(ma_sector_picks_parse("5_5_0_0", picks, 4, &np, &err), MA_OK);
+    assert_int_equal(ma_diff_plan(&ss, &n, a, b, picks, np, &err), MA_EMISSING);
+    assert_non_null(strstr(err.msg, "--sector 5_5_0_0: in neither"));
+    ma_database_close(b);
+
+    /* another variant, and a side without usable sector files */
+    const char *in_l[] = {"lask_3_3_0_0.sec"};
+    char dl[600], de[600];
+    make_dir(c, "l", in_l, 1, dl, sizeof dl);
+    b = open_db(dl);
+    assert_int_equal(ma_diff_plan(&ss, &n, a, b, NULL, 0, &err), MA_EFORMAT);
+    assert_non_null(strstr(err.msg, "mismatched variants"));
+    ma_database_close(b);
+    make_dir(c, "e", in_a + 3, 1, de, sizeof de);
+    b = open_db(de);
+    assert_int_equal(ma_diff_plan(&ss, &n, a, b, NULL, 0, &err), MA_EFORMAT);
+    assert_non_null(strstr(err.msg, "no usable sector files"));
+    ma_database_close(b);
+    ma_database_close(a);
+
+    /* two single files of different sectors */
+    char fa[700], fb[700];
+    snprintf(fa, sizeof fa, "%s/std_3_3_0_0.sec", da);
+    snprintf(fb, sizeof fb, "%s/std_4_3_0_0.sec", da);
+    a = open_db(fa);
+    b = open_db(fb);
+    assert_int_equal(ma_diff_plan(&ss, &n, a, b, NULL, 0, &err), MA_EFORMAT);
+    assert_non_null(strstr(err.msg, "different sectors"));
+    ma_database_close(a);
+    ma_database_close(b);
+}
+
+/* Compares two single-file databases; the pair must be comparable. */
+static void compare(const char *pa, const char *pb, unsigned threads, int full, ma_diff_sector *out)
+{
+    ma_database *a = open_db(pa), *b = open_db(pb);
+    ma_diff_sector *ss;
+    size_t n;
+    ma_error err;
+    if (ma_diff_plan(&ss, &n, a, b, NULL, 0, &err))
         fail_msg("%s", err.msg);
+    assert_int_equal(n, 1);
+    ma_diff_options opt = {threads, 4, full};
+    if (ma_diff_sector_compare(&ss[0], a, b, &opt, &err))
+        fail_msg("%s", err.msg);
+    *out = ss[0];
+    free(ss); /* the result's examples now belong to *out */
+    ma_database_close(a);
+    ma_database_close(b);
 }
 
 static void test_identical_and_full(void **state)
@@ -130,23 +170,25 @@ static void test_identical_and_full(void **state)
     MA_TEST_NEED_FIXTURES(c->fixtures);
     char a[600];
     snprintf(a, sizeof a, "%s/std-strong/std_3_3_0_0.sec", c->fixtures);
-    ma_diff_result r;
-    compare(c, a, a, 2, 0, &r);
-    assert_true(r.identical);
-    assert_int_equal(r.positions, 0);
-    ma_diff_result_free(&r);
-    compare(c, a, a, 2, 1, &r);
-    assert_false(r.identical);
-    assert_true(r.positions > 0 && r.positions < SEC33_ENTRIES);
+    ma_diff_sector s;
+    compare(a, a, 2, 0, &s);
+    assert_int_equal(s.status, MA_DIFF_IDENTICAL);
+    assert_true(s.r.identical);
+    assert_int_equal(s.r.positions, 0);
+    ma_diff_result_free(&s.r);
+    compare(a, a, 2, 1, &s);
+    assert_int_equal(s.status, MA_DIFF_EQUAL);
+    assert_false(s.r.identical);
+    assert_true(s.r.positions > 0 && s.r.positions < SEC33_ENTRIES);
     for (int k = 0; k < MA_DIFF_CLASSES; k++)
-        assert_int_equal(r.counts[k], 0);
-    assert_int_equal(r.n_examples, 0);
-    ma_diff_result_free(&r);
+        assert_int_equal(s.r.counts[k], 0);
+    assert_int_equal(s.r.n_examples, 0);
+    ma_diff_result_free(&s.r);
 }
 
 /* Edits one byte of a copy of std_3_3_0_0.sec and diffs it against the original. */
 static void edited_sec(ctx *c, int (*pick)(int byte), int delta, unsigned threads,
-                       ma_diff_result *r, size_t *at)
+                       ma_diff_sector *s, size_t *at)
 {
     char a[600], b[600];
     snprintf(a, sizeof a, "%s/std-strong/std_3_3_0_0.sec", c->fixtures);
@@ -161,7 +203,7 @@ static void edited_sec(ctx *c, int (*pick)(int byte), int delta, unsigned thread
     ma_test_spit(b, data, len);
     free(data);
     *at = i;
-    compare(c, a, b, threads, 0, r);
+    compare(a, b, threads, 0, s);
 }
 
 static int odd_win(int byte) { return byte % 2 == 1 && byte < 170; }
@@ -173,21 +215,23 @@ static void test_depth_change_found(void **state)
     ctx *c = *state;
     MA_TEST_NEED_FIXTURES(c->fixtures);
     for (unsigned threads = 1; threads <= 3; threads++) {
-        ma_diff_result r;
+        ma_diff_sector s;
         size_t at;
-        edited_sec(c, odd_win, 2, threads, &r, &at);
-        assert_int_equal(r.counts[MA_DIFF_DEPTH], 1);
-        assert_int_equal(r.counts[MA_DIFF_OUTCOME], 0);
-        assert_int_equal(r.counts[MA_DIFF_ENCODING], 0);
-        assert_int_equal(r.n_examples, 1);
-        assert_int_equal(r.examples[0].cls, MA_DIFF_DEPTH);
-        assert_int_equal(r.examples[0].entry_a, at);
-        assert_int_equal(r.examples[0].entry_b, at);
-        int da = -1, db = -1;
-        assert_int_equal(sscanf(r.examples[0].value_a, "win %d", &da), 1);
-        assert_int_equal(sscanf(r.examples[0].value_b, "win %d", &db), 1);
-        assert_int_equal(db, da + 2);
-        ma_diff_result_free(&r);
+        edited_sec(c, odd_win, 2, threads, &s, &at);
+        assert_int_equal(s.status, MA_DIFF_DIFFERS);
+        assert_int_equal(s.r.counts[MA_DIFF_DEPTH], 1);
+        assert_int_equal(s.r.counts[MA_DIFF_OUTCOME], 0);
+        assert_int_equal(s.r.counts[MA_DIFF_ENCODING], 0);
+        assert_int_equal(s.r.n_examples, 1);
+        const ma_diff_example *x = &s.r.examples[0];
+        assert_int_equal(x->cls, MA_DIFF_DEPTH);
+        assert_int_equal(x->entry_a, at);
+        assert_int_equal(x->entry_b, at);
+        assert_int_equal(x->a.value.outcome, MA_OUTCOME_WIN);
+        assert_int_equal(x->b.value.outcome, MA_OUTCOME_WIN);
+        assert_int_equal(x->b.value.depth, x->a.value.depth + 2);
+        assert_memory_equal(x->text_a, "win ", 4);
+        ma_diff_result_free(&s.r);
     }
 }
 
@@ -195,30 +239,31 @@ static void test_outcome_change_found(void **state)
 {
     ctx *c = *state;
     MA_TEST_NEED_FIXTURES(c->fixtures);
-    ma_diff_result r;
+    ma_diff_sector s;
     size_t at;
-    edited_sec(c, even_loss, 1, 2, &r, &at); /* loss in x -> win in x+1 */
-    assert_int_equal(r.counts[MA_DIFF_OUTCOME], 1);
-    assert_int_equal(r.counts[MA_DIFF_DEPTH], 0);
-    assert_int_equal(r.examples[0].entry_a, at);
-    assert_memory_equal(r.examples[0].value_a, "loss ", 5);
-    assert_memory_equal(r.examples[0].value_b, "win ", 4);
-    ma_diff_result_free(&r);
+    edited_sec(c, even_loss, 1, 2, &s, &at); /* loss in x -> win in x+1 */
+    assert_int_equal(s.r.counts[MA_DIFF_OUTCOME], 1);
+    assert_int_equal(s.r.counts[MA_DIFF_DEPTH], 0);
+    assert_int_equal(s.r.examples[0].entry_a, at);
+    assert_int_equal(s.r.examples[0].a.value.outcome, MA_OUTCOME_LOSS);
+    assert_int_equal(s.r.examples[0].b.value.outcome, MA_OUTCOME_WIN);
+    ma_diff_result_free(&s.r);
 }
 
 static void test_counter_change_is_encoding(void **state)
 {
     ctx *c = *state;
     MA_TEST_NEED_FIXTURES(c->fixtures);
-    ma_diff_result r;
+    ma_diff_sector s;
     size_t at;
-    edited_sec(c, counter, 1, 2, &r, &at);
-    assert_int_equal(r.counts[MA_DIFF_OUTCOME] + r.counts[MA_DIFF_DEPTH], 0);
-    assert_int_equal(r.counts[MA_DIFF_ENCODING], 1);
-    assert_int_equal(r.examples[0].cls, MA_DIFF_ENCODING);
-    assert_int_equal(r.examples[0].entry_a, at);
-    assert_memory_equal(r.examples[0].value_a, "count ", 6);
-    ma_diff_result_free(&r);
+    edited_sec(c, counter, 1, 2, &s, &at);
+    assert_int_equal(s.status, MA_DIFF_EQUAL);
+    assert_int_equal(s.r.counts[MA_DIFF_OUTCOME] + s.r.counts[MA_DIFF_DEPTH], 0);
+    assert_int_equal(s.r.counts[MA_DIFF_ENCODING], 1);
+    assert_int_equal(s.r.examples[0].cls, MA_DIFF_ENCODING);
+    assert_int_equal(s.r.examples[0].entry_a, at);
+    assert_memory_equal(s.r.examples[0].text_a, "draw (count ", 12);
+    ma_diff_result_free(&s.r);
 }
 
 static void test_across_formats(void **state)
@@ -228,45 +273,109 @@ static void test_across_formats(void **state)
     char a[600], b[600];
     snprintf(a, sizeof a, "%s/std-strong/std_3_3_0_0.sec", c->fixtures);
     snprintf(b, sizeof b, "%s/std-ultra-stonediff/std_3_3_0_0.sec2", c->fixtures);
-    ma_diff_result r;
-    compare(c, a, b, 2, 0, &r);
-    assert_false(r.draw_class_compared);
-    assert_int_equal(r.counts[MA_DIFF_OUTCOME] + r.counts[MA_DIFF_DEPTH], 0);
-    assert_int_equal(r.counts[MA_DIFF_ENCODING], r.positions); /* another format throughout */
-    uint64_t positions = r.positions;
-    ma_diff_result_free(&r);
-    compare(c, b, a, 1, 0, &r);
-    assert_int_equal(r.positions, positions);
-    ma_diff_result_free(&r);
+    ma_diff_sector s;
+    compare(a, b, 2, 0, &s);
+    assert_false(s.r.draw_class_compared);
+    assert_int_equal(s.r.counts[MA_DIFF_OUTCOME] + s.r.counts[MA_DIFF_DEPTH], 0);
+    assert_int_equal(s.r.counts[MA_DIFF_ENCODING], s.r.positions); /* another format throughout */
+    uint64_t positions = s.r.positions;
+    ma_diff_result_free(&s.r);
+    compare(b, a, 1, 0, &s);
+    assert_int_equal(s.r.positions, positions);
+    ma_diff_result_free(&s.r);
 }
 
-static void test_other_sector_refused(void **state)
+static void test_unusable_pair_and_other_sector(void **state)
 {
     ctx *c = *state;
-    ma_diff_source a, b;
-    source(&a, "/x/std_3_3_0_0.sec");
-    source(&b, "/x/std_3_4_0_0.sec");
+    MA_TEST_NEED_FIXTURES(c->fixtures);
+    char a[600], b[600];
+    snprintf(a, sizeof a, "%s/std-strong/std_3_3_0_0.sec", c->fixtures);
+    snprintf(b, sizeof b, "%s/std_3_3_0_0.sec", c->tmp);
+    size_t len;
+    unsigned char *data = ma_test_slurp(a, &len);
+    ma_test_spit(b, data, 5000); /* truncated */
+    free(data);
+    ma_diff_sector s;
+    compare(a, b, 1, 0, &s);
+    assert_int_equal(s.status, MA_DIFF_UNUSABLE);
+    assert_non_null(strstr(s.message, b));
+    ma_diff_result_free(&s.r);
+
+    /* ma_diff_compare refuses sources of different sectors */
+    char dir[600];
+    snprintf(dir, sizeof dir, "%s/std-strong", c->fixtures);
+    ma_database *db = open_db(dir);
+    const ma_source *s33, *s34;
+    ma_error err;
+    ma_sector k33 = {3, 3, 0, 0}, k34 = {3, 4, 0, 0};
+    assert_int_equal(ma_database_source(db, MA_VARIANT_STD, k33, &s33, &err), MA_OK);
+    assert_int_equal(ma_database_source(db, MA_VARIANT_STD, k34, &s34, &err), MA_OK);
     ma_diff_options opt = {1, 4, 0};
     ma_diff_result r;
+    assert_int_equal(ma_diff_compare(&r, s33, s34, &opt, &err), MA_EINVAL);
+    ma_database_close(db);
+}
+
+static int64_t query_int(sqlite3 *db, const char *sql)
+{
+    sqlite3_stmt *st;
+    assert_int_equal(sqlite3_prepare_v2(db, sql, -1, &st, NULL), SQLITE_OK);
+    assert_int_equal(sqlite3_step(st), SQLITE_ROW);
+    int64_t v = sqlite3_column_int64(st, 0);
+    sqlite3_finalize(st);
+    return v;
+}
+
+static void test_record(void **state)
+{
+    ctx *c = *state;
+    MA_TEST_NEED_FIXTURES(c->fixtures);
+    ma_diff_sector s;
+    size_t at;
+    edited_sec(c, odd_win, 2, 1, &s, &at);
+    char store[600];
+    snprintf(store, sizeof store, "%s/audit.sqlite", c->tmp);
+    ma_audit *au;
     ma_error err;
-    assert_int_equal(ma_diff_compare(&r, &a, &b, c->oix, c->mix, &opt, &err), MA_EINVAL);
-    source(&b, "/x/lask_3_3_0_0.sec");
-    assert_int_equal(ma_diff_compare(&r, &a, &b, c->oix, c->mix, &opt, &err), MA_EINVAL);
-    source(&b, "/x/nonexistent/std_3_3_0_0.sec");
-    assert_int_equal(ma_diff_compare(&r, &a, &b, c->oix, c->mix, &opt, &err), MA_EMISSING);
+    assert_int_equal(ma_audit_open(&au, store, &err), MA_OK);
+    ma_run_info info = {"diff", "test", "test", "host", "cmd", "/x", "std", "malom-sec"};
+    int64_t run;
+    assert_int_equal(ma_audit_run_begin(au, &info, &run, &err), MA_OK);
+    assert_int_equal(ma_diff_record(au, run, &s, &err), MA_OK);
+    ma_diff_sector one = {0};
+    snprintf(one.name, sizeof one.name, "std_4_3_0_0");
+    snprintf(one.path_a, sizeof one.path_a, "/x/std_4_3_0_0.sec");
+    one.a = (const ma_db_sector *)&one; /* any non-NULL: the A side holds it */
+    one.status = MA_DIFF_ONLY_A;
+    assert_int_equal(ma_diff_record(au, run, &one, &err), MA_OK);
+    assert_int_equal(ma_audit_run_end(au, run, "discrepancies", &err), MA_OK);
+    ma_audit_close(au);
+    ma_diff_result_free(&s.r);
+    sqlite3 *db;
+    assert_int_equal(sqlite3_open_v2(store, &db, SQLITE_OPEN_READONLY, NULL), SQLITE_OK);
+    assert_int_equal(query_int(db, "SELECT count(*) FROM discrepancies"), 1);
+    char sql[200];
+    snprintf(sql, sizeof sql, "SELECT entry FROM discrepancies WHERE class = 'depth'");
+    assert_int_equal(query_int(db, sql), (int64_t)at);
+    assert_int_equal(query_int(db, "SELECT count(*) FROM sector_results WHERE status = 'discrepancies'"), 1);
+    assert_int_equal(query_int(db, "SELECT count(*) FROM sector_results WHERE status = 'skipped' AND "
+                                   "message LIKE 'only-in-A: %'"),
+                     1);
+    sqlite3_close(db);
 }
 
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_source_names),
-        cmocka_unit_test(test_sources_of_directory),
-        cmocka_unit_test(test_identical_and_full),
-        cmocka_unit_test(test_depth_change_found),
-        cmocka_unit_test(test_outcome_change_found),
-        cmocka_unit_test(test_counter_change_is_encoding),
-        cmocka_unit_test(test_across_formats),
-        cmocka_unit_test(test_other_sector_refused),
+        cmocka_unit_test_setup_teardown(test_pairing, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_identical_and_full, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_depth_change_found, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_outcome_change_found, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_counter_change_is_encoding, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_across_formats, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_unusable_pair_and_other_sector, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_record, setup, teardown),
     };
-    return cmocka_run_group_tests(tests, setup, teardown);
+    return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -4,6 +4,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <cmocka.h>
+#include <sqlite3.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -148,7 +149,9 @@ static void test_read_counts_malformed_lines_and_refuses_bad_paths(void **state)
     assert_int_equal(ma_manifest_read(&m, path, &e), MA_EMISSING);
 }
 
-static void test_provenance_from_open_header_and_malom_names(void **state)
+/* The provenance columns recorded beside a file's digests: what the file states about itself
+ * (formats/provenance.h), with the ruleset fingerprint = SHA-256 of the ruleset string. */
+static void test_record_states_provenance_and_fingerprint(void **state)
 {
     (void)state;
     uint8_t h[128] = {0x89, 'M', 'I', 'L', 'L', 0x0D, 0x0A, 0x1A, 1, 0, 128, 0, 3, 1, 4, 3, 2, 1, 2, 1, 1, 0, 1, 0};
@@ -156,49 +159,64 @@ static void test_provenance_from_open_header_and_malom_names(void **state)
     memcpy(h + 32, "some-producer", 13);
     memcpy(h + 64, "9.9", 3);
     put("mora_4_3_2_1.mdb", h, sizeof h);
-    char path[128];
-    snprintf(path, sizeof path, "%s/mora_4_3_2_1.mdb", dir);
-    ma_file_provenance p;
-    ma_manifest_provenance(&p, path, "mora_4_3_2_1.mdb");
-    assert_string_equal(p.format, "open");
-    assert_string_equal(p.variant, "mora");
-    assert_string_equal(p.sector, "mora_4_3_2_1");
-    assert_string_equal(p.producer, "some-producer");
-    assert_string_equal(p.producer_version, "9.9");
-    assert_true(p.has_entries);
-    assert_int_equal(p.entries, 10000);
-    assert_string_equal(p.ruleset, "millaudit-ruleset-1|mora|1|open-index-1.1|open-values-1");
-    uint8_t d[32];
-    char hex[65];
-    ma_sha256_buffer(d, p.ruleset, strlen(p.ruleset));
-    ma_sha256_hex(hex, d);
-    assert_string_equal(p.fingerprint, hex);
+    put("lask_1_2_9_8.sec2", "x", 1);
+    put("notes.txt", "x", 1);
+    char store[128];
+    snprintf(store, sizeof store, "%s/audit.sqlite", dir);
+    ma_audit *a = NULL;
+    ma_error e;
+    assert_int_equal(ma_audit_open(&a, store, &e), MA_OK);
+    const ma_run_info info = {.kind = "manifest", .tool_version = "0.1.0", .git_revision = "x"};
+    int64_t run = 0;
+    assert_int_equal(ma_audit_run_begin(a, &info, &run, &e), MA_OK);
+    const char *rel[] = {"mora_4_3_2_1.mdb", "lask_1_2_9_8.sec2", "notes.txt"};
+    ma_sha256_options opt = {.chunk_size = 128, .threads = 1};
+    assert_int_equal(ma_manifest_record(a, run, dir, rel, 3, &opt, &e), MA_OK);
+    ma_audit_close(a);
 
-    h[0] = 0; /* bad magic: states nothing */
-    put("std_3_3_0_0.mdb", h, sizeof h);
-    snprintf(path, sizeof path, "%s/std_3_3_0_0.mdb", dir);
-    ma_manifest_provenance(&p, path, "std_3_3_0_0.mdb");
-    assert_string_equal(p.format, "");
-    assert_string_equal(p.fingerprint, "");
-    ma_manifest_provenance(&p, "/nonexistent", "x/std_3_3_0_0.mdb");
-    assert_string_equal(p.format, "");
-
-    ma_manifest_provenance(&p, "/nonexistent", "db/lask_1_2_9_8.sec2");
-    assert_string_equal(p.format, "malom-sec2");
-    assert_string_equal(p.variant, "lask");
-    assert_string_equal(p.sector, "lask_1_2_9_8");
-    assert_string_equal(p.ruleset, "millaudit-ruleset-1|lask|0|malom-index|malom-sec2");
-    ma_manifest_provenance(&p, "/nonexistent", "std_9_9_0_0.sec");
-    assert_string_equal(p.format, "malom-sec");
-    ma_manifest_provenance(&p, "/nonexistent", "mora.secval");
-    assert_string_equal(p.format, "malom-secval");
-    assert_string_equal(p.sector, "");
-    const char *unknown[] = {"std_09_9_0_0.sec2", "xyz_1_1_1_1.sec2", "std_1_1_1.sec2", "std_1_1_1_1.sec2.bak",
-                             "notes.txt", "std_1_1_1_1.sec3", "std_1.secval"};
-    for (size_t i = 0; i < sizeof unknown / sizeof unknown[0]; i++) {
-        ma_manifest_provenance(&p, "/nonexistent", unknown[i]);
-        assert_string_equal(p.format, "");
+    sqlite3 *db;
+    assert_int_equal(sqlite3_open_v2(store, &db, SQLITE_OPEN_READONLY, NULL), SQLITE_OK);
+    sqlite3_stmt *st;
+    assert_int_equal(sqlite3_prepare_v2(db,
+                                        "SELECT path, variant, format, sector, producer, producer_version, "
+                                        "entries, ruleset_fingerprint FROM manifest_files ORDER BY path",
+                                        -1, &st, NULL),
+                     SQLITE_OK);
+    static const char *const rulesets[] = {"millaudit-ruleset-1|lask|0|malom-index|malom-sec2",
+                                           "millaudit-ruleset-1|mora|1|open-index-1.1|open-values-1"};
+    for (int row = 0; row < 3; row++) {
+        assert_int_equal(sqlite3_step(st), SQLITE_ROW);
+        const char *path = (const char *)sqlite3_column_text(st, 0);
+        if (row == 2) { /* notes.txt states nothing */
+            assert_string_equal(path, "notes.txt");
+            for (int k = 1; k < 8; k++)
+                assert_int_equal(sqlite3_column_type(st, k), SQLITE_NULL);
+            continue;
+        }
+        char hex[65];
+        uint8_t d[32];
+        ma_sha256_buffer(d, rulesets[row], strlen(rulesets[row]));
+        ma_sha256_hex(hex, d);
+        assert_string_equal((const char *)sqlite3_column_text(st, 7), hex);
+        if (row == 0) {
+            assert_string_equal(path, "lask_1_2_9_8.sec2");
+            assert_string_equal((const char *)sqlite3_column_text(st, 2), "malom-sec2");
+            assert_string_equal((const char *)sqlite3_column_text(st, 3), "lask_1_2_9_8");
+            assert_int_equal(sqlite3_column_type(st, 4), SQLITE_NULL);
+            assert_int_equal(sqlite3_column_type(st, 6), SQLITE_NULL);
+        } else {
+            assert_string_equal(path, "mora_4_3_2_1.mdb");
+            assert_string_equal((const char *)sqlite3_column_text(st, 1), "mora");
+            assert_string_equal((const char *)sqlite3_column_text(st, 2), "open");
+            assert_string_equal((const char *)sqlite3_column_text(st, 3), "mora_4_3_2_1");
+            assert_string_equal((const char *)sqlite3_column_text(st, 4), "some-producer");
+            assert_string_equal((const char *)sqlite3_column_text(st, 5), "9.9");
+            assert_int_equal(sqlite3_column_int64(st, 6), 10000);
+        }
     }
+    assert_int_equal(sqlite3_step(st), SQLITE_DONE);
+    sqlite3_finalize(st);
+    sqlite3_close(db);
 }
 
 static void test_record_for_a_verify_run_and_find_chunks(void **state)
@@ -350,7 +368,7 @@ int main(void)
         cmocka_unit_test(test_path_check_refuses_absolute_and_climbing),
         cmocka_unit_test_setup_teardown(test_list_write_read_round_trip_with_escaped_names, setup, teardown),
         cmocka_unit_test_setup_teardown(test_read_counts_malformed_lines_and_refuses_bad_paths, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_provenance_from_open_header_and_malom_names, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_record_states_provenance_and_fingerprint, setup, teardown),
         cmocka_unit_test_setup_teardown(test_record_for_a_verify_run_and_find_chunks, setup, teardown),
         cmocka_unit_test(test_parse_reads_what_sha256sum_reads),
         cmocka_unit_test(test_normalise_and_temp_names),

@@ -88,6 +88,17 @@ static const ma_db_unusable *find_bad(const ma_database *db, const char *a, cons
     return NULL;
 }
 
+static void assert_same_stored(const ma_stored *a, const ma_stored *b)
+{
+    assert_int_equal(a->kind, b->kind);
+    assert_int_equal(a->has_draw_class, b->has_draw_class);
+    assert_int_equal(a->marker, b->marker);
+    assert_int_equal(a->value.outcome, b->value.outcome);
+    assert_int_equal(a->value.depth, b->value.depth);
+    assert_int_equal(a->draw_class, b->draw_class);
+    assert_memory_equal(a->raw, b->raw, sizeof a->raw);
+}
+
 static void test_discovery_names_every_unusable_file(void **state)
 {
     fixture *fx = *state;
@@ -192,6 +203,48 @@ static void test_open_source_reads_values_and_positions(void **state)
             assert_int_equal(ma_source_entry_of(src, ma_source_board(src, e)), e);
     }
     assert_int_equal(canonical, 4);
+    /* the range form gives the same answers, whether or not the range cuts a representative */
+    for (uint64_t first = 0; first < ENTRIES; first += 5)
+        for (uint64_t count = 0; first + count <= ENTRIES; count += 7) {
+            uint8_t orb[ENTRIES], flag[ENTRIES];
+            assert_int_equal(ma_source_canonical_range(src, first, count, 1, orb), MA_OK);
+            assert_int_equal(ma_source_canonical_range(src, first, count, 0, flag), MA_OK);
+            for (uint64_t i = 0; i < count; i++) {
+                assert_int_equal(orb[i], ma_source_orbit(src, first + i));
+                assert_int_equal(flag[i], ma_source_canonical(src, first + i));
+            }
+        }
+    /* the range read gives what the per-entry read gives (bad words too: a copy with some) */
+    uint8_t bad[GOOD_SIZE];
+    good_file(bad);
+    bad[128 + 2 * 5 + 1] = 0xC0;
+    bad[128 + 2 * 5] = 0x02; /* an even win */
+    bad[128 + 2 * 6] = 0x05; /* depth bits without an outcome */
+    char bdir[300];
+    snprintf(bdir, sizeof bdir, "%s/bad", fx->dir);
+    assert_int_equal(mkdir(bdir, 0700), 0);
+    put(fx, "bad/std_0_1_3_2.mdb", bad, sizeof bad);
+    ma_database *bdb;
+    const ma_source *bsrc;
+    assert_int_equal(ma_database_open(&bdb, bdir, NULL, &err), MA_OK);
+    assert_int_equal(ma_database_source(bdb, MA_VARIANT_STD, s, &bsrc, &err), MA_OK);
+    ma_stored ball[ENTRIES];
+    ma_source_read_range(bsrc, 0, ENTRIES, ball);
+    assert_int_equal(ball[5].kind, MA_STORED_BAD);
+    assert_int_equal(ball[6].kind, MA_STORED_BAD);
+    for (uint64_t e = 0; e < ENTRIES; e++) {
+        ma_stored one;
+        ma_source_read(bsrc, e, &one);
+        assert_same_stored(&ball[e], &one);
+    }
+    ma_database_close(bdb);
+    ma_stored all[ENTRIES];
+    ma_source_read_range(src, 0, ENTRIES, all);
+    for (uint64_t e = 0; e < ENTRIES; e++) {
+        ma_stored one;
+        ma_source_read(src, e, &one);
+        assert_same_stored(&all[e], &one);
+    }
     /* a second request is the cached handle */
     const ma_source *again;
     assert_int_equal(ma_database_source(db, MA_VARIANT_STD, s, &again, &err), MA_OK);
@@ -342,6 +395,28 @@ static void test_malom_sources_read_like_open_ones(void **state)
     }
     assert_int_equal(markers + values, ma_source_entries(src));
     assert_true(markers > 0 && values > 0);
+    /* the range form: same canonical entries and orbit sizes, which add up to every board */
+    uint64_t n = ma_source_entries(src), boards = 0;
+    uint8_t *orb = malloc(n);
+    assert_non_null(orb);
+    assert_int_equal(ma_source_canonical_range(src, 0, n, 1, orb), MA_OK);
+    for (uint64_t e = 0; e < n; e++) {
+        assert_int_equal(orb[e] != 0, ma_source_canonical(src, e));
+        if (e % 101 == 0)
+            assert_int_equal(orb[e], ma_source_orbit(src, e));
+        boards += orb[e];
+    }
+    assert_int_equal(boards, 2024 * 1330); /* C(24,3) * C(21,3) */
+    free(orb);
+    ma_stored *all = malloc(1000 * sizeof *all);
+    assert_non_null(all);
+    ma_source_read_range(src, 5000, 1000, all);
+    for (uint64_t i = 0; i < 1000; i++) {
+        ma_stored one;
+        ma_source_read(src, 5000 + i, &one);
+        assert_same_stored(&all[i], &one);
+    }
+    free(all);
     ma_database_close(db);
 }
 
