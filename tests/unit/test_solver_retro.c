@@ -70,12 +70,18 @@ static void on_turn(void *ctx, const ma_sv_turn *t)
     b->any = 1;
 }
 
-/* Solves the whole k-stone game into a temporary directory and checks every entry. */
-static void check_game(int variant, int k, const char *start_value_expected_kind)
+/* Solves the whole k-stone game into a temporary directory with `threads` threads and checks
+ * every entry; returns the start value. */
+static uint16_t check_game(int variant, int k, int threads)
 {
     char dir[] = "/tmp/ma_solver_test_XXXXXX";
     assert_non_null(mkdtemp(dir));
-    ma_solver_opts o = {variant, MA_SVBUG_NONE, dir, 1, NULL};
+    ma_solver_opts o = {0};
+    o.variant = variant;
+    o.bug = MA_SVBUG_NONE;
+    o.out_dir = dir;
+    o.quiet = 1;
+    o.threads = threads;
     ma_sv_sector start = {0, 0, k, k};
     ma_error err;
     int rc = ma_solver_solve(&o, &start, 1, 1, NULL, NULL, &err);
@@ -97,7 +103,7 @@ static void check_game(int variant, int k, const char *start_value_expected_kind
             ma_svfile_header(h, &g->r, s, g->entries[g->n], "millaudit-solver", "x");
             assert_int_equal(ma_svfile_path(path, sizeof path, dir, variant, s, NULL), MA_OK);
             g->vals[g->n] = malloc(g->entries[g->n] * 2 + 2);
-            assert_int_equal(ma_svfile_read(g->vals[g->n], path, h, NULL), MA_OK);
+            assert_int_equal(ma_svfile_read(g->vals[g->n], path, h, 1, NULL), MA_OK);
             g->s[g->n++] = s;
             unlink(path);
         }
@@ -123,31 +129,34 @@ static void check_game(int variant, int k, const char *start_value_expected_kind
         }
     }
     uint16_t sv = g->vals[g->n - 1][0];
-    if (!strcmp(start_value_expected_kind, "decided"))
-        assert_int_not_equal(sv & 0xC000, 0);
     for (int i = 0; i < g->n; i++)
         free(g->vals[i]);
     ma_svindex_free(&g->ix);
     free(g);
     assert_int_equal(rmdir(dir), 0); /* no temporary files left behind */
+    return sv;
 }
 
 static void test_std_3_locally_consistent(void **state)
 {
     (void)state;
-    check_game(MA_SV_STD, 3, "decided");
+    /* the 3-stone standard game is a first-player win in 23 plies (known, docs/solver.md) */
+    assert_int_equal(check_game(MA_SV_STD, 3, 1), 0xC017);
+    assert_int_equal(check_game(MA_SV_STD, 3, 2), 0xC017);
 }
 
 static void test_lask_3_locally_consistent(void **state)
 {
     (void)state;
-    check_game(MA_SV_LASK, 3, "decided");
+    uint16_t one = check_game(MA_SV_LASK, 3, 1);
+    assert_int_equal(check_game(MA_SV_LASK, 3, 3), one);
 }
 
 static void test_mora_3_locally_consistent(void **state)
 {
     (void)state;
-    check_game(MA_SV_MORA, 3, "decided");
+    uint16_t one = check_game(MA_SV_MORA, 3, 1);
+    assert_int_equal(check_game(MA_SV_MORA, 3, 2), one);
 }
 
 static void test_missing_child_is_named(void **state)
@@ -155,7 +164,10 @@ static void test_missing_child_is_named(void **state)
     (void)state;
     char dir[] = "/tmp/ma_solver_test_XXXXXX";
     assert_non_null(mkdtemp(dir));
-    ma_solver_opts o = {MA_SV_STD, MA_SVBUG_NONE, dir, 1, NULL};
+    ma_solver_opts o = {0};
+    o.variant = MA_SV_STD;
+    o.out_dir = dir;
+    o.quiet = 1;
     ma_sv_sector s = {3, 4, 0, 0};
     ma_error err;
     assert_int_equal(ma_solver_solve(&o, &s, 1, 0, NULL, NULL, &err), MA_EMISSING);
