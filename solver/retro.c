@@ -486,9 +486,15 @@ static void process_block(struct worker *wk, int d, const struct block *bk)
         int m = item & ITEM_MEMBER ? 1 : 0;
         uint64_t e = item & ITEM_ENTRY;
         uint16_t *pw = &job->members[m].vals[e];
+        /* With the depth-in-moves planted bug the children hold odd loss depths, so losses
+         * can be queued at odd depths and win candidates at even ones; such items are skipped,
+         * as the sequential solver always did. Otherwise they mean a bug in this file. */
+        int skewed = MA_SV_HAS_BUG(job->rules, MA_SVBUG_DEPTH_IN_MOVES);
         if (d % 2 == 0) {
             /* Losses are queued once, by the init pass or by the decrement that reached 0. */
             if (load_word(pw) != 0) {
+                if (skewed)
+                    continue;
                 fail(wk, MA_EINTERNAL, "a queued loss was already resolved", job->members[m].sector, e);
                 return;
             }
@@ -503,6 +509,11 @@ static void process_block(struct worker *wk, int d, const struct block *bk)
                 }
             if (!won)
                 continue; /* already resolved by a shorter win */
+        } else if (load_word(pw) != (uint16_t)(V_WIN | d)) {
+            if (skewed)
+                continue;
+            fail(wk, MA_EINTERNAL, "a queued win does not hold its value", job->members[m].sector, e);
+            return;
         }
         propagate(wk, d, m, e);
     }
