@@ -26,6 +26,10 @@
 #define ITEM_CANDIDATE 0x40000000u
 #define ITEM_ENTRY 0x3FFFFFFFu
 #define BLOCK_ITEMS 4096
+/* Items handed to a thread at once while a depth is processed: a block is split into parts so
+ * that a depth of a few thousand items still keeps every thread busy. */
+#define PART_ITEMS 256
+#define BLOCK_PARTS (BLOCK_ITEMS / PART_ITEMS)
 
 uint16_t ma_retro_negate(uint16_t v)
 {
@@ -64,6 +68,7 @@ static inline int cas_word(uint16_t *p, uint16_t *expected, uint16_t desired)
 
 struct block {
     uint32_t n;
+    atomic_uint parts_left;  /* while its depth is processed: parts not yet taken */
     uint32_t items[BLOCK_ITEMS];
 };
 
@@ -75,9 +80,24 @@ struct depth_queue {
 
 enum { PHASE_INIT, PHASE_DEPTH, PHASE_FINISH, PHASE_STOP };
 
+/* Where a turn can lead: a member (internal) or a child, found by the packed sector. */
+struct target {
+    uint32_t key;
+    int member;              /* member index, or -1 for a child */
+    const uint16_t *vals;    /* the child's values */
+    uint64_t entries;
+};
+
+static inline uint32_t sector_key(ma_sv_sector s)
+{
+    return (uint32_t)s.w | (uint32_t)s.b << 8 | (uint32_t)s.wf << 16 | (uint32_t)s.bf << 24;
+}
+
 struct shared {
     ma_retro_job *job;
     int nthreads;
+    int ntargets;
+    struct target targets[2 + MA_RETRO_MAX_CHILDREN];
     int pred_member[2];      /* member holding the predecessors of member i's entries, or -1 */
     pthread_barrier_t barrier;
     pthread_mutex_t lock;    /* queues, queue accounting, first error, gate */
@@ -99,6 +119,9 @@ struct shared {
 
 struct worker {
     struct shared *sh;
+    ma_retro_job *job;
+    const struct target *targets;
+    int ntargets;
     int id;
     int rc;
     ma_error err;
@@ -126,14 +149,6 @@ static int find_member(const ma_retro_job *job, ma_sv_sector s)
         if (ma_svrules_sector_eq(job->members[i].sector, s))
             return i;
     return -1;
-}
-
-static const ma_retro_table *find_child(const ma_retro_job *job, ma_sv_sector s)
-{
-    for (int i = 0; i < job->nchildren; i++)
-        if (ma_svrules_sector_eq(job->children[i].sector, s))
-            return &job->children[i];
-    return NULL;
 }
 
 static void fail(struct worker *wk, int code, const char *what, ma_sv_sector s, uint64_t e)
@@ -194,24 +209,26 @@ static void add_class(struct worker *wk, int member, uint64_t e, uint32_t w, uin
 static void on_turn(void *ctx, const ma_sv_turn *t)
 {
     struct worker *wk = ctx;
-    const ma_retro_job *job = wk->sh->job;
+    const ma_retro_job *job = wk->job;
     if (t->kind == MA_SVTURN_WIN) {
         if (wk->best_win > 1)
             wk->best_win = 1;
         return;
     }
-    int m = find_member(job, t->sector);
-    if (m >= 0) {
-        add_class(wk, m, ma_svindex_entry(job->ix, t->w, t->b), t->w, t->b);
-        return;
-    }
-    const ma_retro_table *child = find_child(job, t->sector);
-    if (!child) {
+    uint32_t key = sector_key(t->sector);
+    const struct target *tg = wk->targets, *end = tg + wk->ntargets;
+    while (tg < end && tg->key != key)
+        tg++;
+    if (tg == end) {
         fail(wk, MA_EINTERNAL, "a turn leads to a sector that is not loaded", t->sector, 0);
         return;
     }
     uint64_t e = ma_svindex_entry(job->ix, t->w, t->b);
-    uint16_t v = e < child->entries ? child->vals[e] : 0;
+    if (tg->member >= 0) {
+        add_class(wk, tg->member, e, t->w, t->b);
+        return;
+    }
+    uint16_t v = e < tg->entries ? tg->vals[e] : 0;
     if (OUTCOME(v) == 0) {
         fail(wk, MA_EFORMAT, "a successor entry holds no value (0x0000 at a canonical entry)",
              t->sector, e);
@@ -477,11 +494,11 @@ static void propagate(struct worker *wk, int d, int m, uint64_t e)
     }
 }
 
-/* Resolves and propagates the items of one queued block at depth d. */
-static void process_block(struct worker *wk, int d, const struct block *bk)
+/* Resolves and propagates items [i0, i1) of one queued block at depth d. */
+static void process_items(struct worker *wk, int d, const struct block *bk, uint32_t i0, uint32_t i1)
 {
     ma_retro_job *job = wk->sh->job;
-    for (uint32_t i = 0; i < bk->n && wk->rc == MA_OK; i++) {
+    for (uint32_t i = i0; i < i1 && wk->rc == MA_OK; i++) {
         uint32_t item = bk->items[i];
         int m = item & ITEM_MEMBER ? 1 : 0;
         uint64_t e = item & ITEM_ENTRY;
@@ -563,14 +580,19 @@ static void run_phase(struct worker *wk)
                 ma_progress_add(job->progress, (f1 - f0) * ma_svindex_binom(job->ix, 24 - s.w, s.b));
             }
         } else if (sh->phase == PHASE_DEPTH) {
-            struct block *bk = sh->queues[sh->depth].blocks[u];
-            process_block(wk, sh->depth, bk);
-            /* Done with it: give the memory back now, the queue may be large. */
-            sh->queues[sh->depth].blocks[u] = NULL;
-            free(bk);
-            pthread_mutex_lock(&sh->lock);
-            account(sh, -(int64_t)sizeof *bk);
-            pthread_mutex_unlock(&sh->lock);
+            struct block *bk = sh->queues[sh->depth].blocks[u / BLOCK_PARTS];
+            uint32_t i0 = (uint32_t)(u % BLOCK_PARTS) * PART_ITEMS;
+            if (i0 < bk->n)
+                process_items(wk, sh->depth, bk, i0, i0 + PART_ITEMS < bk->n ? i0 + PART_ITEMS : bk->n);
+            /* The last of its parts (empty ones included) gives the block back now: the queue
+             * may be large. */
+            if (atomic_fetch_sub(&bk->parts_left, 1) == 1) {
+                sh->queues[sh->depth].blocks[u / BLOCK_PARTS] = NULL;
+                free(bk);
+                pthread_mutex_lock(&sh->lock);
+                account(sh, -(int64_t)sizeof *bk);
+                pthread_mutex_unlock(&sh->lock);
+            }
         } else {
             int m = sh->member;
             uint64_t e0 = u * sh->per_unit, e1 = e0 + sh->per_unit;
@@ -618,7 +640,9 @@ static int start_depth(struct shared *sh)
         return 0;
     sh->phase = PHASE_DEPTH;
     sh->depth = d;
-    sh->units = sh->queues[d].n;
+    sh->units = sh->queues[d].n * BLOCK_PARTS;
+    for (size_t i = 0; i < sh->queues[d].n; i++)
+        atomic_store(&sh->queues[d].blocks[i]->parts_left, BLOCK_PARTS);
     if (job->progress) {
         char label[96], name[32];
         ma_svsector_format(name, sizeof name, job->members[0].sector);
@@ -715,8 +739,16 @@ int ma_retro_solve(ma_retro_job *job, ma_retro_stats stats[2], ma_error *err)
     sh->max_depth = -1;
     atomic_init(&sh->rc, MA_OK);
     atomic_init(&sh->next, 0);
-    for (int m = 0; m < job->nmembers; m++)
+    for (int m = 0; m < job->nmembers; m++) {
         sh->pred_member[m] = find_member(job, ma_svrules_negate(job->members[m].sector));
+        struct target tg = {sector_key(job->members[m].sector), m, NULL, job->members[m].entries};
+        sh->targets[sh->ntargets++] = tg;
+    }
+    for (int i = 0; i < job->nchildren && i < MA_RETRO_MAX_CHILDREN; i++) {
+        struct target tg = {sector_key(job->children[i].sector), -1, job->children[i].vals,
+                            job->children[i].entries};
+        sh->targets[sh->ntargets++] = tg;
+    }
     pthread_mutex_init(&sh->lock, NULL);
     pthread_cond_init(&sh->gate, NULL);
     sh->queues = calloc(MAX_DEPTH + 1, sizeof *sh->queues);
@@ -735,6 +767,9 @@ int ma_retro_solve(ma_retro_job *job, ma_retro_stats stats[2], ma_error *err)
     next_phase(sh);
     for (int i = 0; i < nthreads; i++) {
         wks[i].sh = sh;
+        wks[i].job = job;
+        wks[i].targets = sh->targets;
+        wks[i].ntargets = sh->ntargets;
         wks[i].id = i;
         wks[i].stats[0].max_depth = wks[i].stats[1].max_depth = -1;
     }

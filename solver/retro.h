@@ -46,8 +46,6 @@
 /* Queue bytes per member entry, at most: every canonical entry is queued at most twice (once by
  * the init pass, once when it is resolved), 4 bytes each. */
 #define MA_RETRO_QUEUE_BYTES_PER_ENTRY 8
-/* Queue bytes per thread and live depth, at most: one partly filled block. */
-#define MA_RETRO_QUEUE_BLOCK_BYTES (4096 * 4 + 16)
 
 typedef struct ma_retro_table {
     ma_sv_sector sector;
