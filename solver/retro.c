@@ -18,6 +18,7 @@
 #define NEVER_LOSS 0x1000u
 #define IS_COUNT(v) ((v) != 0 && OUTCOME(v) == 0)
 #define MAX_CLASSES 512
+#define MAX_PENDING 64
 
 /* A queue item: member bit, "win candidate" bit (queued by the init pass from a turn into a
  * child; it may have been beaten by a shorter win since), entry number. Every other item was
@@ -137,6 +138,13 @@ struct worker {
     uint64_t round;
     uint64_t hstamp[2 * MAX_CLASSES];
     uint64_t hkey[2 * MAX_CLASSES];
+    /* turns into children whose values are being prefetched */
+    int npending;
+    struct {
+        const struct target *tg;
+        uint64_t e;
+        ma_sv_sector sector;
+    } pending[MAX_PENDING];
     /* the block this thread is filling for each depth */
     struct block **cur;
     int ncur;
@@ -206,6 +214,29 @@ static void add_class(struct worker *wk, int member, uint64_t e, uint32_t w, uin
     wk->classes[wk->nclass++] = key;
 }
 
+/* Folds the child values of the turns seen so far into best_win / has_draw / max_loss. */
+static void settle_children(struct worker *wk)
+{
+    for (int i = 0; i < wk->npending; i++) {
+        uint16_t v = wk->pending[i].tg->vals[wk->pending[i].e];
+        if (OUTCOME(v) == 0) {
+            fail(wk, MA_EFORMAT, "a successor entry holds no value (0x0000 at a canonical entry)",
+                 wk->pending[i].sector, wk->pending[i].e);
+            break;
+        }
+        uint16_t mine = ma_retro_negate(v);
+        if (OUTCOME(mine) == V_WIN) {
+            if ((int)DEPTH(mine) < wk->best_win)
+                wk->best_win = (int)DEPTH(mine);
+        } else if (OUTCOME(mine) == V_DRAW) {
+            wk->has_draw = 1;
+        } else if ((int)DEPTH(mine) > wk->max_loss) {
+            wk->max_loss = (int)DEPTH(mine);
+        }
+    }
+    wk->npending = 0;
+}
+
 static void on_turn(void *ctx, const ma_sv_turn *t)
 {
     struct worker *wk = ctx;
@@ -228,21 +259,18 @@ static void on_turn(void *ctx, const ma_sv_turn *t)
         add_class(wk, tg->member, e, t->w, t->b);
         return;
     }
-    uint16_t v = e < tg->entries ? tg->vals[e] : 0;
-    if (OUTCOME(v) == 0) {
-        fail(wk, MA_EFORMAT, "a successor entry holds no value (0x0000 at a canonical entry)",
-             t->sector, e);
+    if (e >= tg->entries) {
+        fail(wk, MA_EINTERNAL, "a successor entry is out of range", t->sector, e);
         return;
     }
-    uint16_t mine = ma_retro_negate(v);
-    if (OUTCOME(mine) == V_WIN) {
-        if ((int)DEPTH(mine) < wk->best_win)
-            wk->best_win = (int)DEPTH(mine);
-    } else if (OUTCOME(mine) == V_DRAW) {
-        wk->has_draw = 1;
-    } else if ((int)DEPTH(mine) > wk->max_loss) {
-        wk->max_loss = (int)DEPTH(mine);
-    }
+    /* The child value is most likely not in cache: ask for it now, read it after the turns. */
+    __builtin_prefetch(&tg->vals[e]);
+    if (wk->npending == MAX_PENDING)
+        settle_children(wk);
+    wk->pending[wk->npending].tg = tg;
+    wk->pending[wk->npending].e = e;
+    wk->pending[wk->npending].sector = t->sector;
+    wk->npending++;
 }
 
 /* Evaluates the turns of (w, b) in member m; returns the number of turns. */
@@ -252,8 +280,11 @@ static int evaluate(struct worker *wk, int m, uint32_t w, uint32_t b)
     wk->best_win = INT_MAX;
     wk->has_draw = 0;
     wk->max_loss = -1;
+    wk->npending = 0;
     new_round(wk);
-    return ma_svrules_turns(wk->sh->job->rules, wk->sh->job->members[m].sector, w, b, on_turn, wk);
+    int n = ma_svrules_turns(wk->job->rules, wk->job->members[m].sector, w, b, on_turn, wk);
+    settle_children(wk);
+    return n;
 }
 
 static void account(struct shared *sh, int64_t bytes)

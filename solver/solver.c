@@ -510,7 +510,7 @@ static int preflight_resources(struct ctx *c, struct task *plan, int n)
             human_bytes(hn, sizeof hn, need);
             human_bytes(hl, sizeof hl, c->limit);
             return ma_error_set(c->err, MA_EIO,
-                                "solve: sector %s needs %llu bytes (%s) of memory, more than the "
+                                "sector %s needs %llu bytes (%s) of memory, more than the "
                                 "%llu bytes (%s) available%s; nothing was written",
                                 name, (unsigned long long)need, hn, (unsigned long long)c->limit, hl,
                                 c->o->memory_limit ? " (--memory-limit)" : "");
@@ -525,7 +525,7 @@ static int preflight_resources(struct ctx *c, struct task *plan, int n)
         uint64_t avail = (uint64_t)vfs.f_bavail * (uint64_t)vfs.f_frsize;
         if (disk > avail)
             return ma_error_set(c->err, MA_EIO,
-                                "solve: %s: the files need %llu bytes on disk, only %llu are "
+                                "%s: the files need %llu bytes on disk, only %llu are "
                                 "available; nothing was written",
                                 c->o->out_dir, (unsigned long long)disk, (unsigned long long)avail);
     }
