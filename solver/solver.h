@@ -26,7 +26,7 @@
 
 #define MA_SOLVER_MAX_THREADS 256
 /* Components smaller than this are solved one thread each, side by side. */
-#define MA_SOLVER_WIDE_ENTRIES ((uint64_t)1 << 18)
+#define MA_SOLVER_WIDE_ENTRIES ((uint64_t)1 << 16)
 /* Memory the estimate adds to every run: index tables, code, stacks, per-run buffers. */
 #define MA_SOLVER_BASE_BYTES ((uint64_t)64 << 20)
 /* And per thread: scratch, stack in use, partly filled queue blocks. */
