@@ -241,8 +241,18 @@ def fit(xs, ys):
 
 
 def cmd_scale(args, build, root):
-    binary = args.binary or build(root, os.path.join(root, "build-bench"))
     threads = [int(t) for t in args.threads.split(",")]
+    if args.from_json:
+        rows = []
+        for path in args.from_json.split(","):
+            with open(path) as f:
+                for r in json.load(f):
+                    r["solve"] = {int(k): v for k, v in r["solve"].items()}
+                    r["verify"] = {int(k): v for k, v in r["verify"].items()}
+                    rows.append(r)
+        report(rows, threads)
+        return
+    binary = args.binary or build(root, os.path.join(root, "build-bench"))
     out_root = args.out_root or tempfile.mkdtemp(prefix="ma_bench_scale_")
     os.makedirs(out_root, exist_ok=True)
     print(f"bench scale: {binary}; games {args.games}; threads {threads}; outputs in {out_root}; "
@@ -323,16 +333,20 @@ def report(rows, threads):
         return
     print()
     for t in threads:
-        pts = [(r["entries"], r["solve"][t]["wall"], r["solve"][t]["rss_kb"]) for r in std if t in r["solve"]]
+        pts = [(r["entries"], r["solve"][t]["wall"], r["solve"][t]["cpu"], r["solve"][t]["rss_kb"] * 1024)
+               for r in std if t in r["solve"]]
         if len(pts) < 2:
             continue
-        a, b = fit([p[0] for p in pts], [p[1] for p in pts])
-        ra, rb = fit([p[0] for p in pts], [p[2] * 1024 for p in pts])
-        print(f"fit, {t} thread(s), std games: solve time ~ {a:.3g} * entries^{b:.2f} s; "
-              f"peak RSS ~ {ra:.3g} * entries^{rb:.2f} bytes")
+        xs = [p[0] for p in pts]
+        a, b = fit(xs, [p[1] for p in pts])
+        ca, cb = fit(xs, [p[2] for p in pts])
+        ra, rb = fit(xs, [p[3] for p in pts])
+        print(f"fit, {t} thread(s), std games: solve wall ~ {a:.3g} * entries^{b:.2f} s; CPU ~ "
+              f"{ca:.3g} * entries^{cb:.2f} s; peak RSS ~ {ra:.3g} * entries^{rb:.2f} bytes")
         for name, entries in (("std8", 11696198156), ("std9", 27860688626)):
-            print(f"  extrapolated {name} ({entries:.3g} entries): {a * entries ** b / 3600:.1f} h with "
-                  f"{t} thread(s) here, peak RSS {ra * entries ** rb / 2 ** 30:.1f} GiB")
+            print(f"  extrapolated {name} ({entries:.3g} entries): wall {a * entries ** b / 3600:.1f} h with "
+                  f"{t} thread(s) at this load, {ca * entries ** cb / 3600:.1f} CPU hours, peak RSS "
+                  f"{ra * entries ** rb / 2 ** 30:.1f} GiB")
 
 
 def register(sub, build, root):
@@ -354,4 +368,6 @@ def register(sub, build, root):
     c.add_argument("--no-verify", action="store_true", help="solve only")
     c.add_argument("--json", metavar="FILE", help="also write the figures as JSON (after every game)")
     c.add_argument("--binary", metavar="PATH", help="millaudit to run instead of building build-bench/")
+    c.add_argument("--from-json", metavar="FILE[,FILE]",
+                   help="print the table and fits of earlier runs' --json files instead of running")
     c.set_defaults(run=lambda a: cmd_scale(a, build, root))
