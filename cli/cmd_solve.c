@@ -1,5 +1,9 @@
-/* millaudit solve: the reference producer's command line. */
+/* millaudit solve: the reference producer's command line. Built twice: `millaudit` without the
+ * planted-bug option, and the test-only `millaudit-planted` (MA_PLANT_BUGS) with it. */
+#include <ctype.h>
 #include <getopt.h>
+#include <signal.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -17,23 +21,33 @@ static void usage(FILE *out)
 {
     fprintf(out,
             "usage: millaudit solve --variant std|lask|mora (--stones K | --sector S [--sector S ...]"
-            " [--with-deps]) --out DIR [--quiet]\n"
+            " [--with-deps]) --out DIR [--threads N] [--memory-limit BYTES] [--quiet]\n"
             "       [--format open|malom-sec|malom-sec2] [--open-dir DIR] [--secval FILE]\n"
             "\n"
             "Solves sectors with the reference producer and writes open-format files (docs/format.md).\n"
-            "  --variant V    std (9 stones), lask (10), mora (12)\n"
-            "  --stones K     the whole game from sector 0_0_K_K (every sector of its closure)\n"
-            "  --sector S     one sector W_B_WF_BF (with its twin); its children must be in DIR\n"
-            "  --with-deps    with --sector: first solve everything the sector depends on\n"
-            "  --out DIR      existing, writable output directory; valid files there are reused\n"
-            "  --quiet        no progress lines on stderr\n"
-            "  --format F     what --out receives: open (default, docs/format.md), malom-sec\n"
-            "                 (Malom's legacy .sec) or malom-sec2 (Malom's .sec2, STONE_DIFF unless\n"
-            "                 --secval); the values are the producer's own (docs/solver.md)\n"
-            "  --open-dir D   with a malom format: where the producer's open files are solved and\n"
-            "                 kept (default OUT/open)\n"
-            "  --secval FILE  with malom-sec2: sector values from FILE (copied to OUT/<variant>.secval)\n"
-            "  --plant-bug N  for tests only: write deliberately wrong databases (docs/solver.md)\n");
+            "  --variant V          std (9 stones), lask (10), mora (12)\n"
+            "  --stones K           the whole game from sector 0_0_K_K (every sector of its closure)\n"
+            "  --sector S           one sector W_B_WF_BF (with its twin); its children must be in DIR\n"
+            "  --with-deps          with --sector: first solve everything the sector depends on\n"
+            "  --out DIR            output directory (a missing last component is created); files\n"
+            "                       already there are reused when proven intact\n"
+            "  --threads N          worker threads, 1..%d (default: online CPUs); the files are the\n"
+            "                       same for every N\n"
+            "  --memory-limit BYTES memory the run may use (suffix K, M, G, T: powers of 1024;\n"
+            "                       default: what the machine has available); a sector needing more\n"
+            "                       is refused before anything is written (exit 4)\n"
+            "  --format F           what --out receives: open (default, docs/format.md), malom-sec\n"
+            "                       (Malom's legacy .sec) or malom-sec2 (Malom's .sec2, STONE_DIFF\n"
+            "                       unless --secval); the values are the producer's own (docs/solver.md)\n"
+            "  --open-dir D         with a malom format: where the producer's open files are solved\n"
+            "                       and kept (default OUT/open)\n"
+            "  --secval FILE        with malom-sec2: sector values from FILE (copied to\n"
+            "                       OUT/<variant>.secval)\n"
+            "  --quiet              no progress lines on stderr\n"
+#ifdef MA_PLANT_BUGS
+            "  --plant-bug N        for tests only: write deliberately wrong databases (docs/solver.md)\n"
+#endif
+            , MA_SOLVER_MAX_THREADS);
 }
 
 struct print_ctx {
@@ -75,6 +89,12 @@ static void print_malom_report(void *ctx, const ma_svmalom_report *r)
     fflush(stdout);
 }
 
+static void print_note(void *ctx, const char *line)
+{
+    (void)ctx;
+    fprintf(stderr, "millaudit solve: %s\n", line);
+}
+
 static void describe(char *buf, size_t n, uint16_t v)
 {
     switch (v & 0xC000u) {
@@ -85,20 +105,55 @@ static void describe(char *buf, size_t n, uint16_t v)
     }
 }
 
+/* "123", "64M", "2G" (powers of 1024) -> bytes; 0 when malformed or zero. */
+static uint64_t parse_bytes(const char *text)
+{
+    if (!isdigit((unsigned char)*text))
+        return 0;
+    char *end;
+    unsigned long long v = strtoull(text, &end, 10);
+    int shift = 0;
+    switch (toupper((unsigned char)*end)) {
+    case '\0': break;
+    case 'K': shift = 10; break;
+    case 'M': shift = 20; break;
+    case 'G': shift = 30; break;
+    case 'T': shift = 40; break;
+    default: return 0;
+    }
+    if (*end && end[1] != '\0')
+        return 0;
+    if (v > (UINT64_MAX >> shift))
+        return 0;
+    return (uint64_t)v << shift;
+}
+
+/* The signal that asked us to stop, 0 if none; the solver polls it (as an atomic int). */
+static atomic_int stop_signal;
+
+static void on_signal(int sig)
+{
+    atomic_store(&stop_signal, sig);
+}
+
 int ma_cmd_solve(int argc, char **argv)
 {
     static const struct option longopts[] = {
         {"variant", required_argument, NULL, 'v'}, {"stones", required_argument, NULL, 'k'},
         {"sector", required_argument, NULL, 's'},  {"with-deps", no_argument, NULL, 'd'},
         {"out", required_argument, NULL, 'o'},     {"quiet", no_argument, NULL, 'q'},
-        {"plant-bug", required_argument, NULL, 'b'}, {"help", no_argument, NULL, 'h'},
+        {"threads", required_argument, NULL, 't'}, {"memory-limit", required_argument, NULL, 'm'},
+#ifdef MA_PLANT_BUGS
+        {"plant-bug", required_argument, NULL, 'b'},
+#endif
         {"format", required_argument, NULL, 'f'}, {"open-dir", required_argument, NULL, 'O'},
         {"secval", required_argument, NULL, 'S'},
-        {NULL, 0, NULL, 0}};
+        {"help", no_argument, NULL, 'h'},          {NULL, 0, NULL, 0}};
     const char *variant_name = NULL, *stones_text = NULL, *out = NULL, *bug_name = NULL;
     const char *format = "open", *open_dir = NULL, *secval = NULL;
     const char *sector_text[MAX_SECTORS];
-    int nsectors = 0, with_deps = 0, quiet = 0, opt;
+    int nsectors = 0, with_deps = 0, quiet = 0, opt, threads = 0;
+    uint64_t memory_limit = 0;
     optind = 1;
     opterr = 0;
     while ((opt = getopt_long(argc, argv, "", longopts, NULL)) != -1) {
@@ -115,6 +170,25 @@ int ma_cmd_solve(int argc, char **argv)
         case 'd': with_deps = 1; break;
         case 'o': out = optarg; break;
         case 'q': quiet = 1; break;
+        case 't': {
+            char *end;
+            long n = strtol(optarg, &end, 10);
+            if (!isdigit((unsigned char)*optarg) || *end || n < 1 || n > MA_SOLVER_MAX_THREADS) {
+                fprintf(stderr, "millaudit solve: --threads %s: not a number in 1..%d\n", optarg,
+                        MA_SOLVER_MAX_THREADS);
+                return MA_EXIT_USAGE;
+            }
+            threads = (int)n;
+            break;
+        }
+        case 'm':
+            memory_limit = parse_bytes(optarg);
+            if (!memory_limit) {
+                fprintf(stderr, "millaudit solve: --memory-limit %s: expected a positive number of "
+                                "bytes, optionally with K, M, G or T\n", optarg);
+                return MA_EXIT_USAGE;
+            }
+            break;
         case 'b': bug_name = optarg; break;
         case 'f': format = optarg; break;
         case 'O': open_dir = optarg; break;
@@ -165,6 +239,10 @@ int ma_cmd_solve(int argc, char **argv)
     o.out_dir = malom_kind ? open_dir : out;
     o.quiet = quiet;
     o.progress_out = stderr;
+    o.threads = threads;
+    o.memory_limit = memory_limit;
+    o.cancel = &stop_signal;
+    o.note = print_note;
     ma_error err;
     ma_error_clear(&err);
     ma_sv_sector targets[MAX_SECTORS];
@@ -174,10 +252,10 @@ int ma_cmd_solve(int argc, char **argv)
         long k = strtol(stones_text, &end, 10);
         ma_svrules r;
         ma_svrules_init(&r, o.variant, MA_SVBUG_NONE, NULL);
-        if (*stones_text == '\0' || *end != '\0' || k < 3 || k > r.stones) {
+        if (!isdigit((unsigned char)*stones_text) || *end != '\0' || k < 3 || k > r.stones) {
             fprintf(stderr, "millaudit solve: --stones must be 3..%d for %s, not '%s'\n", r.stones,
                     variant_name, stones_text);
-            return MA_EXIT_BAD_INPUT;
+            return MA_EXIT_USAGE;
         }
         stones = (int)k;
         ma_sv_sector s = {0, 0, stones, stones};
@@ -188,15 +266,25 @@ int ma_cmd_solve(int argc, char **argv)
             int rc = ma_svsector_parse(&targets[ntargets++], sector_text[i], &err);
             if (rc != MA_OK) {
                 fprintf(stderr, "millaudit solve: %s\n", err.msg);
-                return MA_EXIT_BAD_INPUT;
+                return MA_EXIT_USAGE;
             }
         }
     }
-    ma_svmalom_opts mo = {o.variant, o.bug, malom_kind, secval, open_dir, out, quiet, stderr};
+#ifdef MA_PLANT_BUGS
     if (malom_kind && o.bug != MA_SVBUG_NONE && malom_kind != MA_SVM_SEC) {
         fprintf(stderr, "millaudit solve: --plant-bug writes malom-sec only\n");
         return MA_EXIT_USAGE;
     }
+#endif
+    /* SIGINT / SIGTERM stop the run between chunks of work: no half-written file stays behind. */
+    struct sigaction sa, old_int, old_term;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = on_signal;
+    sigemptyset(&sa.sa_mask);
+    atomic_store(&stop_signal, 0);
+    sigaction(SIGINT, &sa, &old_int);
+    sigaction(SIGTERM, &sa, &old_term);
+    ma_svmalom_opts mo = {o.variant, o.bug, malom_kind, secval, open_dir, out, quiet, stderr};
     /* Nothing is written when a Malom output would be refused: check it before solving. */
     int rc = malom_kind ? ma_svmalom_check(&mo, targets, ntargets, with_deps, &err) : MA_OK;
     struct print_ctx pc = {variant_name};
@@ -204,6 +292,14 @@ int ma_cmd_solve(int argc, char **argv)
         rc = ma_solver_solve(&o, targets, ntargets, with_deps, print_report, &pc, &err);
     if (rc == MA_OK && malom_kind)
         rc = ma_svmalom_export(&mo, targets, ntargets, with_deps, print_malom_report, NULL, &err);
+    sigaction(SIGINT, &old_int, NULL);
+    sigaction(SIGTERM, &old_term, NULL);
+    if (rc == MA_ECANCELED) {
+        int sig = atomic_load(&stop_signal);
+        fprintf(stderr, "millaudit solve: interrupted by %s; finished sectors are kept, no "
+                        "partial file was left\n", sig == SIGTERM ? "SIGTERM" : "SIGINT");
+        return 128 + (sig ? sig : SIGINT);
+    }
     if (rc != MA_OK) {
         fprintf(stderr, "millaudit solve: %s\n", err.msg);
         return ma_exit_code_for(rc);

@@ -159,8 +159,10 @@ uint64_t ma_svindex_entry(const ma_svindex *ix, uint32_t w, uint32_t b)
     uint32_t rank = t >> 4;
     uint32_t wc = ix->reps[wn][rank];
     uint32_t bc = ma_svindex_apply(ix, (int)(t & 15), b);
+    /* Most representatives have a trivial stabiliser: the loop is usually empty. */
+    uint32_t b1 = bc;
     for (uint32_t fix = ix->stab[wn][rank] & ~1u; fix; fix &= fix - 1) {
-        uint32_t img = ma_svindex_apply(ix, __builtin_ctz(fix), ma_svindex_apply(ix, (int)(t & 15), b));
+        uint32_t img = ma_svindex_apply(ix, __builtin_ctz(fix), b1);
         if (img < bc)
             bc = img;
     }

@@ -324,7 +324,7 @@ static int load_open(struct ctx *c, ma_sv_sector s, uint16_t **vals, uint64_t *e
     *vals = malloc((*entries ? *entries : 1) * sizeof **vals);
     if (!*vals)
         return ma_error_set(c->err, MA_ENOMEM, "%s: out of memory", path);
-    return ma_svfile_read(*vals, path, h, c->err);
+    return ma_svfile_read(*vals, path, h, c->o->bug != MA_SVBUG_DEPTH_IN_MOVES, c->err);
 }
 
 /* The value a canonical Malom index holds, from the producer's open value (and, for .sec2, the

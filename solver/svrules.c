@@ -26,6 +26,15 @@ int ma_svrules_variant_parse(const char *name)
     return 0;
 }
 
+int ma_svrules_bugs_compiled(void)
+{
+#ifdef MA_PLANT_BUGS
+    return 1;
+#else
+    return 0;
+#endif
+}
+
 const char *ma_svrules_variant_name(int variant)
 {
     return variant >= MA_SV_STD && variant <= MA_SV_MORA ? variant_names[variant] : "?";
@@ -51,10 +60,13 @@ int ma_svrules_init(ma_svrules *r, int variant, int bug, ma_error *err)
         return ma_error_set(err, MA_EINVAL, "unknown variant %d", variant);
     if (bug < 0 || bug >= MA_SVBUG_COUNT)
         return ma_error_set(err, MA_EINVAL, "unknown planted bug %d", bug);
+    if (bug != MA_SVBUG_NONE && !ma_svrules_bugs_compiled())
+        return ma_error_set(err, MA_EINVAL, "planted bug %s: this build has no planted bugs "
+                            "(they live in the test-only millaudit-planted)", ma_svrules_bug_name(bug));
     r->variant = variant;
     r->bug = bug;
     r->stones = variant == MA_SV_STD ? 9 : variant == MA_SV_LASK ? 10 : 12;
-    r->fly_limit = bug == MA_SVBUG_FLY_EARLY ? 4 : 3;
+    r->fly_limit = MA_SV_HAS_BUG(r, MA_SVBUG_FLY_EARLY) ? 4 : 3;
     r->nlines = variant == MA_SV_MORA ? 20 : 16;
     memcpy(r->adj, std_adj, sizeof r->adj);
     if (variant == MA_SV_MORA)
@@ -90,7 +102,7 @@ uint32_t ma_svrules_mill_points(const ma_svrules *r, uint32_t m)
 
 uint32_t ma_svrules_removable(const ma_svrules *r, uint32_t b)
 {
-    if (r->bug == MA_SVBUG_REMOVAL_FROM_MILL)
+    if (MA_SV_HAS_BUG(r, MA_SVBUG_REMOVAL_FROM_MILL))
         return b;
     uint32_t free_stones = b & ~ma_svrules_mill_points(r, b);
     return free_stones ? free_stones : b;
@@ -148,7 +160,7 @@ static void emit(struct gen *g, uint32_t w2, int d, int placed)
     /* Nothing to remove: the turn does not exist (malom-format.md §2.4). */
     if (g->b == 0)
         return;
-    int nrem = (r->bug == MA_SVBUG_DOUBLE_REMOVAL && mills >= 2) ? 2 : 1;
+    int nrem = (MA_SV_HAS_BUG(r, MA_SVBUG_DOUBLE_REMOVAL) && mills >= 2) ? 2 : 1;
     if (nrem > x.b)
         nrem = x.b;
     t.internal = 0;

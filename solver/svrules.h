@@ -10,7 +10,11 @@
  * move, which are the only turns that stay inside a cyclic component.
  *
  * A planted bug (test-only, MA_SVBUG_*) changes the rules in one named way so the checker's tests
- * can prove they notice; MA_SVBUG_NONE gives the true rules.
+ * can prove they notice; MA_SVBUG_NONE gives the true rules. The bug hooks exist only when the
+ * library is compiled with MA_PLANT_BUGS (the test-only library ma_solver_planted behind the
+ * `millaudit-planted` executable); in the production library they compile to nothing and
+ * ma_svrules_init refuses every bug but MA_SVBUG_NONE, so no release binary can write a
+ * deliberately wrong database.
  */
 #ifndef MA_SVRULES_H
 #define MA_SVRULES_H
@@ -32,6 +36,14 @@ enum {
 };
 
 #define MA_SV_FULL 0xFFFFFFu
+
+/* Whether rules r carry planted bug b; constant 0 in the production library. Only for solver/
+ * sources, which are compiled once per library. */
+#ifdef MA_PLANT_BUGS
+#define MA_SV_HAS_BUG(r, b) ((r)->bug == (b))
+#else
+#define MA_SV_HAS_BUG(r, b) ((void)(r), 0)
+#endif
 
 /* Bit count without a library call: the default target has no popcnt instruction and
  * __builtin_popcount becomes a slow out-of-line helper in the hot paths. */
@@ -72,8 +84,11 @@ typedef struct ma_sv_turn {
 typedef void (*ma_sv_turn_fn)(void *ctx, const ma_sv_turn *turn);
 typedef void (*ma_sv_board_fn)(void *ctx, uint32_t w, uint32_t b);
 
-/* Fills r for variant (MA_SV_*) and bug (MA_SVBUG_*). */
+/* Fills r for variant (MA_SV_*) and bug (MA_SVBUG_*). MA_EINVAL for a planted bug in a library
+ * built without MA_PLANT_BUGS. */
 int ma_svrules_init(ma_svrules *r, int variant, int bug, ma_error *err);
+/* 1 in the test-only library that carries the planted-bug hooks, 0 in production. */
+int ma_svrules_bugs_compiled(void);
 
 /* "std" -> MA_SV_STD ...; 0 when unknown. */
 int ma_svrules_variant_parse(const char *name);

@@ -56,7 +56,7 @@ static void add_candidate(const ma_svrules *r, ma_sv_sector s, ma_sv_sector x, m
 int ma_svsector_children(const ma_svrules *r, ma_sv_sector s, ma_sv_sector out[8], int *self_loop)
 {
     int n = 0, loop = 0;
-    int extra = r->bug == MA_SVBUG_DOUBLE_REMOVAL;
+    int extra = MA_SV_HAS_BUG(r, MA_SVBUG_DOUBLE_REMOVAL);
     int place = s.wf > 0;
     int move = r->variant == MA_SV_LASK ? s.w > 0 : s.wf == 0;
     if (place)

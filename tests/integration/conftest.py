@@ -73,6 +73,17 @@ def millaudit_asan():
 
 
 @pytest.fixture(scope="session")
+def millaudit_planted():
+    """The test-only build whose `solve` takes --plant-bug (docs/solver.md "Planted bugs")."""
+    return Millaudit(_binary("MILLAUDIT_PLANTED_BIN", "build/millaudit-planted"))
+
+
+@pytest.fixture(scope="session")
+def millaudit_planted_asan():
+    return Millaudit(_binary("MILLAUDIT_PLANTED_ASAN_BIN", "build-asan/millaudit-planted"))
+
+
+@pytest.fixture(scope="session")
 def malom_fixtures():
     path = FIXTURES / "malom"
     if not path.is_dir():

@@ -191,10 +191,10 @@ def test_sec_count_counter_is_encoding_and_val_is_depth(millaudit, tmp_path):
 
 @pytest.mark.parametrize("bug", ["removal-from-mill", "fly-early", "double-removal",
                                  "blocked-not-lost", "depth-in-moves"])
-def test_planted_rules_change_exact_positions(millaudit, produced, tmp_path, bug):
+def test_planted_rules_change_exact_positions(millaudit, millaudit_planted, produced, tmp_path, bug):
     bugged = tmp_path / bug
     bugged.mkdir()
-    millaudit.run("solve", "--variant", "std", "--sector", "4_3_0_0", "--with-deps", "--out",
+    millaudit_planted.run("solve", "--variant", "std", "--sector", "4_3_0_0", "--with-deps", "--out",
                   bugged, "--quiet", "--plant-bug", bug, check=0)
     doc = diff_json(millaudit, produced, bugged, "--limit", "3", check=None)
     for s in doc["sectors"]:

@@ -60,11 +60,11 @@ def assert_caught(doc):
 
 
 @pytest.mark.parametrize("bug", sorted(BUGS))
-def test_planted_bug_is_caught(millaudit, tmp_path, bug):
+def test_planted_bug_is_caught(millaudit, millaudit_planted, tmp_path, bug):
     sector = BUGS[bug]
     out = tmp_path / bug
     out.mkdir()
-    millaudit.run("solve", "--variant", "std", "--sector", sector, "--with-deps", "--out", out,
+    millaudit_planted.run("solve", "--variant", "std", "--sector", sector, "--with-deps", "--out", out,
                   "--quiet", "--plant-bug", bug, check=0)
     assert (out / f"std_{sector}.mdb").exists()
     _, doc = verify_json(millaudit, out, "--sector", sector, check=1)
@@ -73,10 +73,10 @@ def test_planted_bug_is_caught(millaudit, tmp_path, bug):
     report(bug, doc)
 
 
-def test_depth_in_moves_is_caught(millaudit, tmp_path):
+def test_depth_in_moves_is_caught(millaudit, millaudit_planted, tmp_path):
     out = tmp_path / "depth-in-moves"
     out.mkdir()
-    millaudit.run("solve", "--variant", "std", "--stones", "3", "--out", out, "--quiet",
+    millaudit_planted.run("solve", "--variant", "std", "--stones", "3", "--out", out, "--quiet",
                   "--plant-bug", "depth-in-moves", check=0)
     _, doc = verify_json(millaudit, out, check=1)
     assert_caught(doc)

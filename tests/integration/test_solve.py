@@ -8,8 +8,11 @@ import hashlib
 import itertools
 import os
 import random
+import signal
 import struct
+import subprocess
 import sys
+import time
 
 import pytest
 
@@ -72,7 +75,7 @@ def check_file(path, variant, s, producer="millaudit-solver"):
     data = path.read_bytes()
     h = data[:128]
     (magic, version, hsize, var, flags, w, b, wf, bf, width, enc, scheme, scheme_v, count,
-     prod, pver, reserved) = struct.unpack("<8sHHBBBBBBBBHHQ32s16s48s", h)
+     prod, pver, digest, reserved) = struct.unpack("<8sHHBBBBBBBBHHQ32s16s32s16s", h)
     assert magic == MAGIC
     assert (version, hsize) == (1, 128)
     assert var == VARIANT_ID[variant]
@@ -83,8 +86,10 @@ def check_file(path, variant, s, producer="millaudit-solver"):
     # the field holds 32 bytes: longer planted-bug names are cut there
     assert prod.rstrip(b"\0").decode() == producer[:32]
     assert pver.rstrip(b"\0") != b""
-    assert reserved == bytes(48)
     assert len(data) == 128 + 2 * count
+    # docs/format.md §5.1: bytes 80..111 hold the SHA-256 of the body, 112..127 stay zero
+    assert digest == hashlib.sha256(data[128:]).digest()
+    assert reserved == bytes(16)
     return data
 
 
@@ -164,23 +169,47 @@ def test_sector_with_deps_and_then_alone(millaudit, tmp_path):
     check_file(tmp_path / "std_4_4_0_0.mdb", "std", (4, 4, 0, 0))
 
 
+# README's exit-code table: a command line that cannot be parsed (a malformed sector, a number out
+# of range, an unknown option) is 2; a well-formed sector impossible for the variant is 3.
 @pytest.mark.parametrize("args,code,needle", [
     (["--variant", "chess", "--stones", "3"], 2, "chess"),
     (["--variant", "std", "--sector", "10_3_0_0"], 3, "10_3_0_0"),
-    (["--variant", "std", "--sector", "3_3_0"], 3, "3_3_0"),
-    (["--variant", "std", "--stones", "10"], 3, "--stones"),
+    (["--variant", "std", "--sector", "3_3_0"], 2, "3_3_0"),
+    (["--variant", "std", "--sector", "x"], 2, "'x'"),
+    (["--variant", "std", "--sector", ""], 2, "''"),
+    (["--variant", "std", "--stones", "10"], 2, "--stones"),
+    (["--variant", "std", "--stones", "2"], 2, "--stones"),
+    (["--variant", "std", "--stones", "three"], 2, "--stones"),
     (["--variant", "std", "--stones", "3", "--sector", "3_3_0_0"], 2, "exactly one"),
     (["--variant", "std", "--stones", "3", "--frobnicate"], 2, "frobnicate"),
-    (["--variant", "std", "--stones", "3", "--plant-bug", "no-such-bug"], 2, "no-such-bug"),
+    (["--variant", "std", "--stones", "3", "--threads", "0"], 2, "--threads 0"),
+    (["--variant", "std", "--stones", "3", "--threads", "-1"], 2, "--threads -1"),
+    (["--variant", "std", "--stones", "3", "--threads", "100000"], 2, "--threads 100000"),
+    (["--variant", "std", "--stones", "3", "--threads", "two"], 2, "--threads two"),
+    (["--variant", "std", "--stones", "3", "--threads", "2x"], 2, "--threads 2x"),
+    (["--variant", "std", "--stones", "3", "--memory-limit", "lots"], 2, "--memory-limit lots"),
+    (["--variant", "std", "--stones", "3", "--memory-limit", "0"], 2, "--memory-limit 0"),
+    (["--variant", "std", "--stones", "3", "--memory-limit", "5Q"], 2, "--memory-limit 5Q"),
+    # the production binary has no planted bugs at all: the option itself is unknown
+    (["--variant", "std", "--stones", "3", "--plant-bug", "fly-early"], 2, "--plant-bug"),
 ])
-def test_bad_arguments(millaudit, tmp_path, args, code, needle):
-    proc = millaudit.run("solve", *args, "--out", tmp_path, check=code)
-    assert needle in proc.stderr
-    assert len(proc.stderr.strip().splitlines()) == 1
+def test_bad_arguments(millaudit, millaudit_asan, tmp_path, args, code, needle):
+    for binary in (millaudit, millaudit_asan):
+        proc = binary.run("solve", *args, "--out", tmp_path, check=code)
+        assert needle in proc.stderr
+        assert len(proc.stderr.strip().splitlines()) == 1
+        assert list(tmp_path.iterdir()) == []
+
+
+def test_planted_binary_refuses_unknown_bug(millaudit_planted, tmp_path):
+    proc = millaudit_planted.run("solve", "--variant", "std", "--stones", "3", "--plant-bug",
+                                 "no-such-bug", "--out", tmp_path, check=2)
+    assert "no-such-bug" in proc.stderr
     assert list(tmp_path.iterdir()) == []
 
 
 def test_missing_output_directory_is_created(millaudit, tmp_path):
+    """docs/solver.md: a missing last component is created; a missing parent is exit 4 (below)."""
     new = tmp_path / "new"
     millaudit.run("solve", "--variant", "std", "--stones", 3, "--out", new, "--quiet", check=0)
     assert (new / "std_0_0_3_3.mdb").is_file()
@@ -244,23 +273,38 @@ def test_asan_build_solves_three_stones(millaudit_asan, tmp_path):
     assert len(list(tmp_path.iterdir())) == len(closure("std", 3))
 
 
-def test_help_hides_bug_names(millaudit):
+BUG_NAMES = ("removal-from-mill", "fly-early", "double-removal", "blocked-not-lost", "depth-in-moves")
+
+
+def test_help_hides_bug_names(millaudit, millaudit_planted):
     proc = millaudit.run("solve", "--help", check=0)
     assert "--stones" in proc.stdout and "--with-deps" in proc.stdout
-    assert "for tests only" in proc.stdout
-    for name in ("removal-from-mill", "fly-early", "double-removal", "blocked-not-lost", "depth-in-moves"):
-        assert name not in proc.stdout
+    assert "--threads" in proc.stdout and "--memory-limit" in proc.stdout
+    assert "plant" not in proc.stdout  # the production build has no such option
+    proc = millaudit_planted.run("solve", "--help", check=0)
+    assert "--plant-bug" in proc.stdout and "for tests only" in proc.stdout
+    for out in (proc.stdout,):
+        for name in BUG_NAMES:
+            assert name not in out
+
+
+def test_production_binary_carries_no_bug_names(millaudit, millaudit_planted):
+    """The planted-bug hooks are compiled out of the production build, not merely hidden."""
+    prod = millaudit.path.read_bytes()
+    planted = millaudit_planted.path.read_bytes()
+    assert b"--plant-bug" not in prod and b"plant-bug" in planted
+    assert b"millaudit-solver+bug:" in planted
 
 
 # removal-from-mill and double-removal change nothing in games this small (checked: the whole
-# std 4-stone game is identical), so their rule change is covered by tests/unit/test_solver_rules.c
+# std 4-stone game is identical), so their rule change is covered by tests/unit/test_solver_planted.c
 # and here only their labelling is checked.
 @pytest.mark.parametrize("bug,target", [
     ("fly-early", "4_3_0_0"), ("blocked-not-lost", "4_4_0_0"), ("depth-in-moves", "4_4_0_0")])
-def test_planted_bug_changes_the_database(millaudit, std4, tmp_path, bug, target):
+def test_planted_bug_changes_the_database(millaudit_planted, std4, tmp_path, bug, target):
     good, _ = std4
-    millaudit.run("solve", "--variant", "std", "--sector", target, "--with-deps", "--out", tmp_path,
-                  "--quiet", "--plant-bug", bug, check=0)
+    millaudit_planted.run("solve", "--variant", "std", "--sector", target, "--with-deps", "--out",
+                          tmp_path, "--quiet", "--plant-bug", bug, check=0)
     differs = 0
     files = list(tmp_path.iterdir())
     assert len(files) >= 3
@@ -271,19 +315,175 @@ def test_planted_bug_changes_the_database(millaudit, std4, tmp_path, bug, target
     assert differs > 0
 
 
-def test_planted_bug_files_are_not_trusted_by_a_clean_run(millaudit, tmp_path):
-    millaudit.run("solve", "--variant", "std", "--stones", 3, "--out", tmp_path, "--quiet",
-                  "--plant-bug", "depth-in-moves", check=0)
+def test_planted_bug_files_are_not_trusted_by_a_clean_run(millaudit, millaudit_planted, tmp_path):
+    millaudit_planted.run("solve", "--variant", "std", "--stones", 3, "--out", tmp_path, "--quiet",
+                          "--plant-bug", "depth-in-moves", check=0)
     proc = millaudit.run("solve", "--variant", "std", "--stones", 3, "--out", tmp_path, check=3)
     assert "another producer" in proc.stderr
 
 
 @pytest.mark.parametrize("bug", ["removal-from-mill", "double-removal"])
-def test_planted_bug_is_labelled(millaudit, tmp_path, bug):
-    millaudit.run("solve", "--variant", "std", "--stones", 3, "--out", tmp_path, "--quiet",
-                  "--plant-bug", bug, check=0)
+def test_planted_bug_is_labelled(millaudit_planted, tmp_path, bug):
+    millaudit_planted.run("solve", "--variant", "std", "--stones", 3, "--out", tmp_path, "--quiet",
+                          "--plant-bug", bug, check=0)
     for s in closure("std", 3):
         check_file(tmp_path / fname("std", s), "std", s, producer=f"millaudit-solver+bug:{bug}")
+
+
+# ---- threads, memory, reuse, litter ----------------------------------------------------------
+
+def _without_seconds(stdout):
+    return [line.rsplit(",", 1)[0] if " canonical, " in line else line for line in stdout.splitlines()]
+
+
+def test_threads_give_identical_files(millaudit, std4, tmp_path):
+    """Issue 12: the files are byte-identical for 1, 2 and 3 threads (SHA-256 of every file)."""
+    good, first = std4
+    digests = {}
+    outputs = {}
+    for n in (1, 2, 3):
+        out = tmp_path / f"t{n}"
+        proc = millaudit.run("solve", "--variant", "std", "--stones", 4, "--out", out, "--quiet",
+                             "--threads", n, check=0)
+        digests[n] = {p.name: hashlib.sha256(p.read_bytes()).hexdigest() for p in out.iterdir()}
+        outputs[n] = _without_seconds(proc.stdout)
+    assert len(digests[1]) == len(closure("std", 4))
+    assert digests[1] == digests[2] == digests[3]
+    # and the same as the default (online CPUs) run of the fixture, reports in the same order
+    assert digests[1] == {p.name: hashlib.sha256(p.read_bytes()).hexdigest() for p in good.iterdir()}
+    assert outputs[1] == outputs[2] == outputs[3] == _without_seconds(first.stdout)
+
+
+def _component_bytes(variant, sector, threads):
+    """docs/solver.md "Memory": 2 bytes per member entry, 2 per child entry, up to 8 per member
+    entry for the depth queues of a cyclic component, 2 MiB per thread, 64 MiB per run."""
+    members = {sector, (sector[1], sector[0], sector[3], sector[2])}
+    kids = set()
+    for m in members:
+        kids |= children(variant, m)
+    kids -= members
+    cyclic = len(members) == 2 or sector in children_with_self(variant, sector)
+    m = sum(entry_count(x[0], x[1]) for x in members)
+    c = sum(entry_count(x[0], x[1]) for x in kids)
+    return 2 * m + 2 * c + (8 * m if cyclic else 0) + threads * (2 << 20) + (64 << 20)
+
+
+def children_with_self(variant, s):
+    """Like children(), keeping s itself when a turn of s stays in s (a self-loop)."""
+    w, b, wf, bf = s
+    if variant == "lask" or wf == 0:
+        x = (w, b, wf, bf)
+        if (variant != "lask" or w > 0) and (x[1], x[0], x[3], x[2]) == s:
+            return {s}
+    return set()
+
+
+def test_memory_limit_refuses_before_writing(millaudit, millaudit_asan, tmp_path):
+    """Issue 12: a sector too big for the memory available is refused up front, exit 4, with one
+    line naming the sector and the bytes it needs; nothing is written, not even its children."""
+    need44 = _component_bytes("std", (4, 4, 0, 0), 1)
+    need34 = _component_bytes("std", (3, 4, 0, 0), 1)
+    assert need34 < need44
+    limit = (need34 + need44) // 2
+    for binary in (millaudit, millaudit_asan):
+        proc = binary.run("solve", "--variant", "std", "--sector", "4_4_0_0", "--with-deps", "--out",
+                          tmp_path, "--threads", 1, "--memory-limit", limit, check=4)
+        assert len(proc.stderr.strip().splitlines()) == 1
+        assert "sector std_4_4_0_0 " in proc.stderr
+        assert f"needs {need44} bytes" in proc.stderr
+        assert f"{limit} bytes" in proc.stderr and "--memory-limit" in proc.stderr
+        assert list(tmp_path.iterdir()) == []
+    # with a little more, the same run goes through
+    millaudit.run("solve", "--variant", "std", "--sector", "4_4_0_0", "--with-deps", "--out", tmp_path,
+                  "--threads", 1, "--memory-limit", need44, "--quiet", check=0)
+    assert (tmp_path / "std_4_4_0_0.mdb").is_file()
+    # suffixes are powers of 1024
+    proc = millaudit.run("solve", "--variant", "std", "--stones", 3, "--out", tmp_path / "k",
+                         "--memory-limit", "1K", check=4)
+    assert "1024 bytes" in proc.stderr
+
+
+@pytest.mark.parametrize("word,offset_of_word,needle", [
+    (None, False, "SHA-256"),    # a different, well-encoded value: only the digest shows it
+    (0xC002, True, "0xc002"),    # a forbidden word (a win at an even depth)
+])
+def test_reused_file_must_be_intact(millaudit, millaudit_asan, tmp_path, word, offset_of_word, needle):
+    """Issue 9 item 14: a final-name file is reused only when proven intact; a changed body is
+    refused (exit 3, file untouched, nothing written), never trusted to derive parents."""
+    millaudit.run("solve", "--variant", "std", "--stones", 3, "--out", tmp_path, "--quiet", check=0)
+    victim = tmp_path / "std_3_3_0_0.mdb"
+    data = bytearray(victim.read_bytes())
+    e = next(i for i in range(entry_count(3, 3)) if value(data, i) == 0xC001)
+    new = word if word is not None else 0xC003
+    struct.pack_into("<H", data, 128 + 2 * e, new)
+    victim.write_bytes(bytes(data))
+    (tmp_path / "std_0_0_3_3.mdb").unlink()
+    before = snapshot(tmp_path)
+    for binary in (millaudit, millaudit_asan):
+        proc = binary.run("solve", "--variant", "std", "--stones", 3, "--out", tmp_path, check=3)
+        assert len(proc.stderr.strip().splitlines()) == 1
+        assert "std_3_3_0_0.mdb" in proc.stderr and "sector 3_3_0_0" in proc.stderr
+        assert needle in proc.stderr and "remove it" in proc.stderr
+        want_offset = 128 + 2 * e if offset_of_word else 80
+        assert f"offset {want_offset}:" in proc.stderr
+        assert snapshot(tmp_path) == before
+
+
+def test_file_without_digest_is_not_reused(millaudit, tmp_path):
+    millaudit.run("solve", "--variant", "std", "--stones", 3, "--out", tmp_path, "--quiet", check=0)
+    victim = tmp_path / "std_2_2_1_1.mdb"
+    data = bytearray(victim.read_bytes())
+    data[80:112] = bytes(32)
+    victim.write_bytes(bytes(data))
+    proc = millaudit.run("solve", "--variant", "std", "--stones", 3, "--out", tmp_path, check=3)
+    assert "no body digest" in proc.stderr and "offset 80:" in proc.stderr
+
+
+def _dead_pid():
+    proc = subprocess.Popen(["true"])
+    proc.wait()
+    return proc.pid
+
+
+def test_stale_temporaries_of_dead_processes_are_removed(millaudit, tmp_path):
+    """Issue 9 item 12: litter of killed solves is removed by the next solve; a temporary file
+    of a live process is left alone, and so is anything not named like a sector's temporary."""
+    millaudit.run("solve", "--variant", "std", "--stones", 3, "--out", tmp_path, "--quiet", check=0)
+    dead = f"std_3_3_0_0.mdb.tmp.{_dead_pid()}"
+    live = f"std_2_2_1_1.mdb.tmp.{os.getpid()}"
+    other = "MANIFEST.sha256.tmp.1"
+    for name in (dead, live, other):
+        (tmp_path / name).write_bytes(b"half a file")
+    (tmp_path / "std_0_0_3_3.mdb").unlink()
+    proc = millaudit.run("solve", "--variant", "std", "--stones", 3, "--out", tmp_path, "--quiet", check=0)
+    assert not (tmp_path / dead).exists()
+    assert (tmp_path / live).exists() and (tmp_path / other).exists()
+    assert "removed 1 stale temporary file" in proc.stderr and dead in proc.stderr
+    assert (tmp_path / "std_0_0_3_3.mdb").is_file()
+
+
+@pytest.mark.parametrize("sig,code", [(signal.SIGTERM, 143), (signal.SIGINT, 130)])
+def test_interrupted_solve_leaves_no_partial_file(millaudit, tmp_path, sig, code):
+    """A solve stopped by SIGTERM / SIGINT exits 143 / 130 and leaves only complete files, which
+    the next run reuses."""
+    out = tmp_path / "d"
+    proc = subprocess.Popen([str(millaudit.path), "solve", "--variant", "std", "--stones", "4",
+                             "--out", str(out), "--quiet", "--threads", "1"],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline and not (out.is_dir() and any(out.glob("*.mdb"))):
+        time.sleep(0.01)
+    proc.send_signal(sig)
+    stdout, stderr = proc.communicate(timeout=120)
+    assert proc.returncode == code, stderr
+    assert "interrupted" in stderr
+    names = [p.name for p in out.iterdir()]
+    assert names and not [n for n in names if ".tmp." in n]
+    assert len(names) < len(closure("std", 4))
+    again = millaudit.run("solve", "--variant", "std", "--stones", 4, "--out", out, "--quiet", check=0)
+    assert again.stdout.count("skipped") == len(names)
+    for s in closure("std", 4):
+        check_file(out / fname("std", s), "std", s)
 
 
 # ---- semantics, from a Python implementation of docs/format.md §1 and §4 --------------------

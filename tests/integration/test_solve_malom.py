@@ -328,12 +328,12 @@ def test_open_dir_must_differ_from_out(millaudit_asan, open_dir):
     assert not list(open_dir.glob("*.sec"))
 
 
-def test_default_open_dir_and_planted_bug(millaudit, tmp_path):
+def test_default_open_dir_and_planted_bug(millaudit, millaudit_planted, tmp_path):
     """--open-dir defaults to OUT/open (verify ignores subdirectories); a planted bug reaches the
     .sec files, and the checker flags them."""
     out = tmp_path / "bug"
-    millaudit.run("solve", "--variant", "std", "--sector", "3_4_0_0", "--with-deps", "--out", out,
-                  "--format", "malom-sec", "--plant-bug", "fly-early", "--quiet", check=0)
+    millaudit_planted.run("solve", "--variant", "std", "--sector", "3_4_0_0", "--with-deps", "--out",
+                          out, "--format", "malom-sec", "--plant-bug", "fly-early", "--quiet", check=0)
     assert sorted(p.name for p in (out / "open").iterdir()) == [n + ".mdb" for n in SMALL]
     doc = verify(millaudit, out, check=1)
     assert doc["totals"]["discrepancies"] > 0
@@ -345,8 +345,9 @@ def test_default_open_dir_and_planted_bug(millaudit, tmp_path):
     ["--format", "malom-sec", "--secval", "std.secval"],
     ["--format", "malom-sec2", "--plant-bug", "fly-early"],
 ])
-def test_usage_errors(millaudit, tmp_path, args):
-    proc = millaudit.run("solve", "--variant", "std", "--sector", "3_3_0_0", "--out", tmp_path / "o",
+def test_usage_errors(millaudit_planted, tmp_path, args):
+    # the planted build: it knows --plant-bug, so the last row is refused for the format alone
+    proc = millaudit_planted.run("solve", "--variant", "std", "--sector", "3_3_0_0", "--out", tmp_path / "o",
                          *args)
     assert proc.returncode == 2, proc.stderr
     assert len(proc.stderr.strip().splitlines()) == 1

@@ -1,5 +1,6 @@
 /* Unit tests for solver/svrules: mills, removal, flying, blocking, double mills, full board,
- * lask's place-or-move, immediate wins, an opponent without stones, and un-moves. */
+ * lask's place-or-move, immediate wins, an opponent without stones, and un-moves. This is the
+ * production library: planted bugs are refused here and tested in test_solver_planted.c. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -65,8 +66,6 @@ static void test_removal_restriction(void **state)
     assert_int_equal(ma_svrules_removable(&r, mill | P(B4)), P(B4));
     /* every opponent stone in a mill: any may go */
     assert_int_equal(ma_svrules_removable(&r, mill), mill);
-    ma_svrules bug = rules(MA_SV_STD, MA_SVBUG_REMOVAL_FROM_MILL);
-    assert_int_equal(ma_svrules_removable(&bug, mill | P(B4)), mill | P(B4));
     /* through turns: closing a mill against {mill + b4} offers exactly one removal */
     struct collect c;
     ma_sv_sector s = {4, 4, 0, 0};
@@ -94,8 +93,6 @@ static void test_flying(void **state)
     ma_sv_sector s4 = {4, 3, 0, 0};
     int n4 = turns(&r, s4, P(A1) | P(D2) | P(E5) | P(G7), P(G1) | P(C4) | P(B6), &c);
     assert_int_equal(n4, 2 + 4 + 2 + 2);
-    ma_svrules bug = rules(MA_SV_STD, MA_SVBUG_FLY_EARLY);
-    assert_int_equal(turns(&bug, s4, P(A1) | P(D2) | P(E5) | P(G7), P(G1) | P(C4) | P(B6), &c), 4 * 17);
 }
 
 static void test_blocked_side(void **state)
@@ -128,11 +125,19 @@ static void test_double_mill_removes_one(void **state)
             assert_int_equal(c.t[i].sector.b, 5);
         }
     assert_int_equal(at_a1, 1); /* b2-d2-f2 is a mill: only e5 is removable */
-    ma_svrules bug = rules(MA_SV_STD, MA_SVBUG_DOUBLE_REMOVAL);
-    turns(&bug, s, w, b, &c);
-    for (int i = 0; i < c.n; i++)
-        if (c.t[i].b == (w | P(A1)))
-            assert_int_equal(__builtin_popcount(c.t[i].w), 2);
+}
+
+static void test_production_has_no_planted_bugs(void **state)
+{
+    (void)state;
+    assert_int_equal(ma_svrules_bugs_compiled(), 0);
+    for (int bug = MA_SVBUG_NONE + 1; bug < MA_SVBUG_COUNT; bug++) {
+        ma_svrules r;
+        ma_error err;
+        assert_int_equal(ma_svrules_init(&r, MA_SV_STD, bug, &err), MA_EINVAL);
+        assert_non_null(strstr(err.msg, ma_svrules_bug_name(bug)));
+        assert_non_null(strstr(err.msg, "millaudit-planted"));
+    }
 }
 
 static void test_full_board_mora(void **state)
@@ -262,12 +267,11 @@ static void test_every_move_can_be_unmoved(void **state)
 {
     (void)state;
     ma_svrules r = rules(MA_SV_STD, MA_SVBUG_NONE), l = rules(MA_SV_LASK, MA_SVBUG_NONE);
-    ma_svrules m = rules(MA_SV_MORA, MA_SVBUG_NONE), f = rules(MA_SV_STD, MA_SVBUG_FLY_EARLY);
+    ma_svrules m = rules(MA_SV_MORA, MA_SVBUG_NONE);
     ma_sv_sector s[] = {{3, 3, 0, 0}, {4, 3, 0, 0}, {6, 5, 0, 0}, {9, 9, 0, 0}};
     for (int i = 0; i < 4; i++) {
         check_forward_found_backward(&r, s[i], 1 + (uint64_t)i);
         check_forward_found_backward(&m, s[i], 11 + (uint64_t)i);
-        check_forward_found_backward(&f, s[i], 21 + (uint64_t)i);
     }
     ma_sv_sector ls[] = {{2, 3, 1, 1}, {4, 5, 2, 1}, {7, 6, 1, 2}};
     for (int i = 0; i < 3; i++)
@@ -298,6 +302,7 @@ int main(void)
         cmocka_unit_test(test_flying),
         cmocka_unit_test(test_blocked_side),
         cmocka_unit_test(test_double_mill_removes_one),
+        cmocka_unit_test(test_production_has_no_planted_bugs),
         cmocka_unit_test(test_full_board_mora),
         cmocka_unit_test(test_lask_place_or_move),
         cmocka_unit_test(test_immediate_win_at_three),

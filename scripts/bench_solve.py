@@ -1,0 +1,373 @@
+"""`scripts/bench solve` and `scripts/bench scale`: the reference producer's speed and growth.
+
+  scripts/bench solve [--variant std] [--sector 5_5_0_0] [--threads 1,2] [--baseline REV]
+                      [--repeat 3] [--binary PATH]
+
+`solve` builds the release binary (build-bench/), solves the sector with everything it depends on
+into a temporary directory once per thread count and repetition, and prints medians of wall time,
+CPU time, entries/s and peak RSS, and the speed-up of every thread count over 1 thread. With
+--baseline REV it also builds git revision REV in a temporary worktree and runs it side by side,
+interleaved (base, current, base, current, ...), so that other load hits both alike; a baseline
+without --threads runs single-threaded only. The files of every run are compared (SHA-256 of the
+bodies): a thread count or a revision that changes a value is reported.
+
+  scripts/bench scale [--games std3,std4,std5,std6] [--threads 1,2] [--out-root DIR] [--keep]
+                      [--no-verify] [--json FILE] [--binary PATH]
+
+`scale` solves whole games (a game is <variant><stones>, e.g. std7, lask5) with each thread count
+and verifies each with `millaudit verify --threads N`, then prints per game: sectors, entries,
+bytes on disk, solve and verify wall time, entries/s, peak RSS (from /usr/bin/time -v, else
+getrusage), start value, whether every thread count wrote identical files; then a least-squares
+fit of time and memory against entries (log-log) and an estimate for larger games. Outputs go to
+--out-root (default: a temporary directory, removed unless --keep); the 7-stone game needs ~7 GB
+there and takes hours on 2 cores, so it runs only when asked for.
+
+Load averages are printed with every figure: on a shared machine wall times depend on the
+neighbours; ratios of interleaved runs and CPU seconds are the steadier figures.
+"""
+import hashlib
+import json
+import math
+import os
+import re
+import resource
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+
+TIMER = "/usr/bin/time"
+LINE = re.compile(r"^(\S+): (\d+) entries, (?:(\d+) canonical|skipped)", re.M)
+START = re.compile(r"^start \S+: (.+)$", re.M)
+
+
+def load():
+    return "load %.1f/%.1f/%.1f" % os.getloadavg()
+
+
+def timed(cmd, **kw):
+    """Runs cmd; returns (proc, wall seconds, CPU seconds, peak RSS in KiB)."""
+    start = time.monotonic()
+    if os.access(TIMER, os.X_OK):
+        proc = subprocess.run([TIMER, "-v", *cmd], capture_output=True, text=True, **kw)
+        m = re.search(r"Maximum resident set size \(kbytes\): (\d+)", proc.stderr)
+        rss = int(m.group(1)) if m else -1
+        cpu = sum(float(x) for x in re.findall(r"(?:User|System) time \(seconds\): ([\d.]+)", proc.stderr))
+    else:
+        before = resource.getrusage(resource.RUSAGE_CHILDREN)
+        proc = subprocess.run(cmd, capture_output=True, text=True, **kw)
+        after = resource.getrusage(resource.RUSAGE_CHILDREN)
+        rss = after.ru_maxrss  # the largest child so far: an upper bound
+        cpu = (after.ru_utime + after.ru_stime) - (before.ru_utime + before.ru_stime)
+    return proc, time.monotonic() - start, cpu, rss
+
+
+def body_digests(directory):
+    """SHA-256 of every file's body (the header holds the producer version and the digest)."""
+    out = {}
+    for name in sorted(os.listdir(directory)):
+        if name.endswith(".mdb"):
+            h = hashlib.sha256()
+            with open(os.path.join(directory, name), "rb") as f:
+                f.seek(128)
+                for chunk in iter(lambda: f.read(1 << 22), b""):
+                    h.update(chunk)
+            out[name] = h.hexdigest()
+    return out
+
+
+def supports_threads(binary):
+    return "--threads" in subprocess.run([binary, "solve", "--help"], capture_output=True,
+                                         text=True).stdout
+
+
+def solve_once(binary, args, out, threads):
+    cmd = [binary, "solve", *args, "--out", out, "--quiet"]
+    if threads:
+        cmd += ["--threads", str(threads)]
+    proc, wall, cpu, rss = timed(cmd)
+    if proc.returncode != 0:
+        sys.exit(f"bench: {' '.join(cmd)} failed ({proc.returncode}):\n{proc.stderr[-2000:]}")
+    rows = LINE.findall(proc.stdout)
+    entries = sum(int(r[1]) for r in rows)
+    start = START.search(proc.stdout)
+    return {"wall": wall, "cpu": cpu, "rss_kb": rss, "entries": entries, "sectors": len(rows),
+            "start": start.group(1) if start else None}
+
+
+# ---- solve ----------------------------------------------------------------------------------
+
+def cmd_solve(args, build, root):
+    current = args.binary or build(root, os.path.join(root, "build-bench"))
+    binaries = [("current", current)]
+    wt = None
+    if args.baseline:
+        wt = tempfile.mkdtemp(prefix="ma_bench_wt_")
+        subprocess.run(["git", "-C", root, "worktree", "add", "--detach", wt, args.baseline], check=True,
+                       stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        binaries.insert(0, (f"baseline {args.baseline}", build(wt, os.path.join(wt, "build"))))
+    threads = [int(t) for t in args.threads.split(",")]
+    job = ["--variant", args.variant, "--sector", args.sector, "--with-deps"]
+    print(f"job: solve {args.variant} {args.sector} with dependencies; threads {threads}; "
+          f"{args.repeat} rounds, interleaved; {load()}", flush=True)
+    results, digests = {}, {}
+    try:
+        for rnd in range(args.repeat):
+            for label, binary in binaries:
+                for t in threads:
+                    if t != 1 and not supports_threads(binary):
+                        continue
+                    out = tempfile.mkdtemp(prefix="ma_bench_solve_")
+                    try:
+                        r = solve_once(binary, job, out, t if supports_threads(binary) else 0)
+                        d = body_digests(out)
+                    finally:
+                        shutil.rmtree(out, ignore_errors=True)
+                    results.setdefault((label, t), []).append(r)
+                    digests[(label, t)] = d
+                    print(f"  round {rnd + 1} {label} threads {t}: wall {r['wall']:.1f} s, CPU "
+                          f"{r['cpu']:.1f} s, peak RSS {r['rss_kb'] / 1024:.0f} MiB ({load()})", flush=True)
+    finally:
+        if wt:
+            subprocess.run(["git", "-C", root, "worktree", "remove", "--force", wt],
+                           stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+            shutil.rmtree(wt, ignore_errors=True)
+    med = {}
+    for key, rs in results.items():
+        m = {k: statistics.median(r[k] for r in rs) for k in ("wall", "cpu", "rss_kb")}
+        m["entries"], m["sectors"] = rs[0]["entries"], rs[0]["sectors"]
+        med[key] = m
+        print(f"{key[0]}, threads {key[1]}: {m['sectors']} sectors, {m['entries']} entries; median "
+              f"wall {m['wall']:.1f} s ({m['entries'] / m['wall'] / 1e6:.2f} M entries/s), CPU "
+              f"{m['cpu']:.1f} s ({m['entries'] / m['cpu'] / 1e6:.2f} M entries per CPU s), peak RSS "
+              f"{m['rss_kb'] / 1024:.0f} MiB")
+    ref = next(iter(digests.values()))
+    same = all(d == ref for d in digests.values())
+    print(f"files identical across every run: {'yes' if same else 'NO'}")
+    cur1 = med.get(("current", 1))
+    for t in threads:
+        if t != 1 and ("current", t) in med and cur1:
+            print(f"speed-up current threads {t} / threads 1: wall {cur1['wall'] / med[('current', t)]['wall']:.2f}x")
+    if args.baseline and cur1 and (binaries[0][0], 1) in med:
+        base = med[(binaries[0][0], 1)]
+        print(f"current / baseline, 1 thread: wall {cur1['wall'] / base['wall']:.2f}, CPU "
+              f"{cur1['cpu'] / base['cpu']:.2f}, entries/s {base['wall'] / cur1['wall']:.2f}x, peak RSS "
+              f"{cur1['rss_kb'] / max(base['rss_kb'], 1):.2f}")
+    print(f"({load()}; wall time is shared with whatever else runs: compare the interleaved ratios)")
+    if not same:
+        sys.exit(1)
+
+
+# ---- scale ----------------------------------------------------------------------------------
+
+GAME = re.compile(r"^(std|lask|mora)(\d+)$")
+
+
+def checker_refuses_digest(binary, directory):
+    """The checker's reader may still require header bytes 80..111 to be zero (docs/format.md
+    §5.1 gave them to the body digest); then verify runs on the files with the digest zeroed."""
+    files = sorted((os.path.getsize(os.path.join(directory, n)), n) for n in os.listdir(directory)
+                   if n.endswith(".mdb"))
+    proc = subprocess.run([binary, "dump", os.path.join(directory, files[0][1])], capture_output=True,
+                          text=True)
+    return proc.returncode != 0 and "offset 80: reserved byte" in proc.stderr
+
+
+class DigestsSetAside:
+    """Zeroes bytes 80..111 of every file for the duration (saved beside them, restored after)."""
+
+    def __init__(self, directory):
+        self.dir = directory
+        self.saved = os.path.join(directory, ".bench-digests.json")
+
+    def restore(self):
+        if not os.path.exists(self.saved):
+            return
+        with open(self.saved) as f:
+            saved = json.load(f)
+        for name, hexd in saved.items():
+            with open(os.path.join(self.dir, name), "r+b") as g:
+                g.seek(80)
+                g.write(bytes.fromhex(hexd))
+        os.unlink(self.saved)
+
+    def __enter__(self):
+        self.restore()  # a previous run may have been interrupted
+        saved = {}
+        for name in os.listdir(self.dir):
+            if name.endswith(".mdb"):
+                with open(os.path.join(self.dir, name), "rb") as g:
+                    g.seek(80)
+                    saved[name] = g.read(32).hex()
+        with open(self.saved, "w") as f:
+            json.dump(saved, f)
+        for name in saved:
+            with open(os.path.join(self.dir, name), "r+b") as g:
+                g.seek(80)
+                g.write(bytes(32))
+        return self
+
+    def __exit__(self, *exc):
+        self.restore()
+
+
+def verify_once(binary, directory, threads):
+    cmd = [binary, "verify", directory, "--threads", str(threads), "--json", "--quiet"]
+    proc, wall, cpu, rss = timed(cmd)
+    try:
+        doc = json.loads(proc.stdout)
+        total = doc.get("total", {})
+    except ValueError:
+        doc, total = None, {}
+    return {"wall": wall, "cpu": cpu, "rss_kb": rss, "exit": proc.returncode,
+            "discrepancies": total.get("discrepancies"), "verified": total.get("verified"),
+            "stderr": proc.stderr[-500:]}
+
+
+def disk_bytes(directory):
+    return sum(os.path.getsize(os.path.join(directory, n)) for n in os.listdir(directory)
+               if n.endswith(".mdb"))
+
+
+def fit(xs, ys):
+    """Least squares of log y = log a + b log x; returns (a, b)."""
+    lx, ly = [math.log(x) for x in xs], [math.log(y) for y in ys]
+    mx, my = statistics.mean(lx), statistics.mean(ly)
+    sxx = sum((x - mx) ** 2 for x in lx)
+    b = sum((x - mx) * (y - my) for x, y in zip(lx, ly)) / sxx if sxx else 1.0
+    return math.exp(my - b * mx), b
+
+
+def cmd_scale(args, build, root):
+    threads = [int(t) for t in args.threads.split(",")]
+    if args.from_json:
+        rows = []
+        for path in args.from_json.split(","):
+            with open(path) as f:
+                for r in json.load(f):
+                    r["solve"] = {int(k): v for k, v in r["solve"].items()}
+                    r["verify"] = {int(k): v for k, v in r["verify"].items()}
+                    rows.append(r)
+        report(rows, threads)
+        return
+    binary = args.binary or build(root, os.path.join(root, "build-bench"))
+    out_root = args.out_root or tempfile.mkdtemp(prefix="ma_bench_scale_")
+    os.makedirs(out_root, exist_ok=True)
+    print(f"bench scale: {binary}; games {args.games}; threads {threads}; outputs in {out_root}; "
+          f"{os.cpu_count()} CPUs; {load()}", flush=True)
+    rows = []
+    try:
+        for game in args.games.split(","):
+            m = GAME.match(game)
+            if not m:
+                sys.exit(f"bench: bad game '{game}' (e.g. std5, lask5)")
+            variant, stones = m.group(1), int(m.group(2))
+            row = {"game": game, "variant": variant, "stones": stones, "solve": {}, "verify": {}}
+            digests = {}
+            for t in threads:
+                out = os.path.join(out_root, f"{game}_t{t}")
+                shutil.rmtree(out, ignore_errors=True)
+                print(f"{game}: solving with {t} thread(s) into {out} ({load()})", flush=True)
+                r = solve_once(binary, ["--variant", variant, "--stones", str(stones)], out, t)
+                r["load_after"] = os.getloadavg()
+                row["solve"][t] = r
+                row.update(entries=r["entries"], sectors=r["sectors"], start=r["start"],
+                           bytes=disk_bytes(out))
+                digests[t] = body_digests(out)
+                print(f"  solved: {r['sectors']} sectors, {r['entries']} entries, wall {r['wall']:.1f} s, "
+                      f"CPU {r['cpu']:.1f} s, peak RSS {r['rss_kb'] / 1024:.0f} MiB, start {r['start']} "
+                      f"({load()})", flush=True)
+                if not args.no_verify:
+                    if checker_refuses_digest(binary, out):
+                        print("  (the checker's reader still requires header bytes 80..111 to be zero: "
+                              "verifying with the body digest set aside)", flush=True)
+                        with DigestsSetAside(out):
+                            v = verify_once(binary, out, t)
+                    else:
+                        v = verify_once(binary, out, t)
+                    row["verify"][t] = v
+                    print(f"  verified with {t} thread(s): exit {v['exit']}, {v['verified']} entries, "
+                          f"{v['discrepancies']} discrepancies, wall {v['wall']:.1f} s, CPU "
+                          f"{v['cpu']:.1f} s, peak RSS {v['rss_kb'] / 1024:.0f} MiB ({load()})", flush=True)
+                if not args.keep and t != threads[-1]:
+                    shutil.rmtree(out, ignore_errors=True)
+            row["identical"] = all(d == digests[threads[0]] for d in digests.values())
+            rows.append(row)
+            if args.json:
+                with open(args.json, "w") as f:
+                    json.dump(rows, f, indent=1, default=str)
+    finally:
+        if not args.keep and not args.out_root:
+            shutil.rmtree(out_root, ignore_errors=True)
+    report(rows, threads)
+    if any(not r["identical"] for r in rows):
+        sys.exit(1)
+
+
+def report(rows, threads):
+    print()
+    head = ["game", "sectors", "entries", "MB on disk"]
+    for t in threads:
+        head += [f"solve {t}t s", f"CPU {t}t s", f"M entries/s {t}t", f"solve RSS {t}t MiB"]
+    for t in threads:
+        head += [f"verify {t}t s", f"verify RSS {t}t MiB", f"discr. {t}t"]
+    head += ["same files", "start value"]
+    print("| " + " | ".join(head) + " |")
+    print("|" + "---|" * len(head))
+    for r in rows:
+        cells = [r["game"], str(r["sectors"]), str(r["entries"]), f"{r['bytes'] / 1e6:.1f}"]
+        for t in threads:
+            s = r["solve"].get(t)
+            cells += [f"{s['wall']:.1f}", f"{s['cpu']:.1f}", f"{r['entries'] / s['wall'] / 1e6:.2f}",
+                      f"{s['rss_kb'] / 1024:.0f}"] if s else ["-", "-", "-", "-"]
+        for t in threads:
+            v = r["verify"].get(t)
+            cells += [f"{v['wall']:.1f}", f"{v['rss_kb'] / 1024:.0f}", str(v["discrepancies"])] \
+                if v else ["-", "-", "-"]
+        cells += ["yes" if r["identical"] else "NO", str(r["start"])]
+        print("| " + " | ".join(cells) + " |")
+    std = [r for r in rows if r["variant"] == "std" and r["entries"] > 1_000_000]
+    if len(std) < 2:
+        return
+    print()
+    for t in threads:
+        pts = [(r["entries"], r["solve"][t]["wall"], r["solve"][t]["cpu"], r["solve"][t]["rss_kb"] * 1024)
+               for r in std if t in r["solve"]]
+        if len(pts) < 2:
+            continue
+        xs = [p[0] for p in pts]
+        a, b = fit(xs, [p[1] for p in pts])
+        ca, cb = fit(xs, [p[2] for p in pts])
+        ra, rb = fit(xs, [p[3] for p in pts])
+        print(f"fit, {t} thread(s), std games: solve wall ~ {a:.3g} * entries^{b:.2f} s; CPU ~ "
+              f"{ca:.3g} * entries^{cb:.2f} s; peak RSS ~ {ra:.3g} * entries^{rb:.2f} bytes")
+        for name, entries in (("std8", 11696198156), ("std9", 27860688626)):
+            print(f"  extrapolated {name} ({entries:.3g} entries): wall {a * entries ** b / 3600:.1f} h with "
+                  f"{t} thread(s) at this load, {ca * entries ** cb / 3600:.1f} CPU hours, peak RSS "
+                  f"{ra * entries ** rb / 2 ** 30:.1f} GiB")
+
+
+def register(sub, build, root):
+    """Adds the `solve` and `scale` subcommands to scripts/bench's parser."""
+    s = sub.add_parser("solve", help="time the reference producer on one sector and its dependencies")
+    s.add_argument("--variant", default="std")
+    s.add_argument("--sector", default="5_5_0_0")
+    s.add_argument("--threads", default="1,2", help="comma-separated thread counts (default 1,2)")
+    s.add_argument("--repeat", type=int, default=3, help="interleaved rounds (default 3; medians)")
+    s.add_argument("--baseline", metavar="REV", help="also run git revision REV, interleaved")
+    s.add_argument("--binary", metavar="PATH", help="millaudit to time instead of building build-bench/")
+    s.set_defaults(run=lambda a: cmd_solve(a, build, root))
+    c = sub.add_parser("scale", help="solve and verify whole games; growth of time and memory")
+    c.add_argument("--games", default="std3,std4,std5,std6",
+                   help="comma-separated games <variant><stones> (default std3,std4,std5,std6; std7 takes hours)")
+    c.add_argument("--threads", default="1,2", help="comma-separated thread counts (default 1,2)")
+    c.add_argument("--out-root", metavar="DIR", help="where the games are written (default: temporary)")
+    c.add_argument("--keep", action="store_true", help="keep every output directory")
+    c.add_argument("--no-verify", action="store_true", help="solve only")
+    c.add_argument("--json", metavar="FILE", help="also write the figures as JSON (after every game)")
+    c.add_argument("--binary", metavar="PATH", help="millaudit to run instead of building build-bench/")
+    c.add_argument("--from-json", metavar="FILE[,FILE]",
+                   help="print the table and fits of earlier runs' --json files instead of running")
+    c.set_defaults(run=lambda a: cmd_scale(a, build, root))
