@@ -72,9 +72,29 @@ def millaudit_asan():
     return Millaudit(_binary("MILLAUDIT_ASAN_BIN", "build-asan/millaudit"))
 
 
+def fixtures_required():
+    """True when a test needing ../shared/fixtures must FAIL instead of skipping: in CI (CI set to
+    anything but "", "0" or "false"; .ci/run sets it) or with MILLAUDIT_REQUIRE_FIXTURES=1, so a run
+    can never go green without touching third-party data. tests/unit/support.h has the same rule."""
+    ci = os.environ.get("CI", "")
+    return (ci not in ("", "0", "false")) or os.environ.get("MILLAUDIT_REQUIRE_FIXTURES") == "1"
+
+
+def need_fixture(path, what="fixture"):
+    """Returns path when it exists; otherwise skips the test with the reason, or fails it when
+    fixtures are required (fixtures_required)."""
+    path = pathlib.Path(path)
+    if not path.exists():
+        reason = f"{what} absent: {path} not found (expected under {FIXTURES}, beside the project root)"
+        if fixtures_required():
+            pytest.fail(reason + "; CI / MILLAUDIT_REQUIRE_FIXTURES=1 require it", pytrace=False)
+        pytest.skip(reason)
+    return path
+
+
 @pytest.fixture(scope="session")
 def malom_fixtures():
-    path = FIXTURES / "malom"
+    path = need_fixture(FIXTURES / "malom", "Malom fixtures")
     if not path.is_dir():
-        pytest.skip(f"Malom fixtures absent: {path} not found (expected beside the project root)")
+        pytest.fail(f"{path} is not a directory")
     return path

@@ -268,5 +268,5 @@ int main(void)
         cmocka_unit_test(test_across_formats),
         cmocka_unit_test(test_other_sector_refused),
     };
-    return cmocka_run_group_tests(tests, setup, teardown);
+    return ma_test_run_group(tests, setup, teardown);
 }

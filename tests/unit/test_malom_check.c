@@ -136,6 +136,7 @@ static void test_clean_sector_verifies(void **state)
     ma_mcheck_result r1, r2;
     check33(c, path, 1, &r1);
     assert_int_equal(r1.entries, N33);
+    /* malom-format.md §4.6: W=3, B=3 has 40,514 markers among its 210,140 indices. */
     assert_int_equal(r1.markers, 40514);
     assert_int_equal(r1.canonical, N33 - 40514);
     assert_int_equal(r1.verified, N33);
@@ -350,5 +351,5 @@ int main(void)
         cmocka_unit_test(test_bounds_when_child_missing),
         cmocka_unit_test(test_full_board_rule),
     };
-    return cmocka_run_group_tests(tests, setup, teardown);
+    return ma_test_run_group(tests, setup, teardown);
 }
