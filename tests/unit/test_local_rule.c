@@ -428,6 +428,68 @@ static void test_rows_are_well_formed(void **state)
     }
 }
 
+/* rules.c's board against docs/format.md §1 as printed: the neighbour masks, the four mora
+ * diagonals, and the mill lines 0-15 (std, lask) / 0-19 (mora) as sets. */
+static void test_board_is_format_md_s(void **state)
+{
+    (void)state;
+    static const uint32_t adj[24] = {514, 21, 16386, 1040, 170, 8208, 2176, 336, 4224, 2098177,
+                                     264712, 33856, 139520, 1069088, 8396804, 67584, 688128, 69632,
+                                     525312, 5570560, 532480, 4194816, 11010048, 4210688};
+    static const uint32_t lines[20] = {7, 56, 448, 3584, 28672, 229376, 1835008, 14680064, 2097665,
+                                       263176, 34880, 146, 4784128, 135424, 1056800, 8404996, 73,
+                                       292, 2392064, 9568256};
+    static const char *const diagonals[4][3] = {
+        {"a1", "b2", "c3"}, {"g1", "f2", "e3"}, {"a7", "b6", "c5"}, {"g7", "f6", "e5"}};
+    for (int v = MA_VARIANT_STD; v <= MA_VARIANT_MORA; v++) {
+        ma_vrules r;
+        ma_error err;
+        assert_int_equal(ma_vrules_init(&r, (ma_variant)v, (ma_sector)S(3, 3, 0, 0), &err), MA_OK);
+        uint32_t want[24];
+        memcpy(want, adj, sizeof want);
+        if (v == MA_VARIANT_MORA)
+            for (int d = 0; d < 4; d++)
+                for (int i = 0; i < 2; i++) {
+                    int a = ma_point_from_name(diagonals[d][i]), b = ma_point_from_name(diagonals[d][i + 1]);
+                    want[a] |= 1u << b;
+                    want[b] |= 1u << a;
+                }
+        for (int p = 0; p < 24; p++)
+            assert_int_equal(r.adj[p], want[p]);
+        int n = v == MA_VARIANT_MORA ? 20 : 16;
+        assert_int_equal(r.n_lines, n);
+        for (int i = 0; i < n; i++) {
+            int found = 0;
+            for (int j = 0; j < r.n_lines; j++)
+                found += r.lines[j] == lines[i];
+            assert_int_equal(found, 1);
+        }
+    }
+}
+
+/* format.md §2: only a position of mora 12_12_0_0 is a draw by the full-board rule. Near-full
+ * mora sectors (a point still empty, or a stone still in hand) and every std/lask sector follow
+ * the ordinary rules (a mover without a turn loses). */
+static void test_full_board_rule_only_on_the_full_board(void **state)
+{
+    (void)state;
+    static const struct { ma_variant v; ma_sector s; int rule; } cases[] = {
+        {MA_VARIANT_MORA, S(12, 12, 0, 0), 1}, {MA_VARIANT_MORA, S(12, 11, 0, 0), 0},
+        {MA_VARIANT_MORA, S(11, 12, 0, 0), 0}, {MA_VARIANT_MORA, S(12, 11, 0, 1), 0},
+        {MA_VARIANT_MORA, S(11, 12, 1, 0), 0}, {MA_VARIANT_MORA, S(11, 11, 1, 1), 0},
+        {MA_VARIANT_LASK, S(10, 10, 0, 0), 0}, {MA_VARIANT_STD, S(9, 9, 0, 0), 0},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        ma_vrules r;
+        ma_error err;
+        assert_int_equal(ma_vrules_init(&r, cases[i].v, cases[i].s, &err), MA_OK);
+        if (r.full_board_draw != cases[i].rule)
+            fail_msg("%s %d_%d_%d_%d: full-board rule %d, by hand %d", variant_name(cases[i].v),
+                     cases[i].s.w, cases[i].s.b, cases[i].s.wf, cases[i].s.bf, r.full_board_draw,
+                     cases[i].rule);
+    }
+}
+
 /* Files of one group: index of a sector among the group's distinct sectors. */
 typedef struct files {
     ma_sector sector[5];
@@ -591,13 +653,16 @@ static void test_group(void **state)
 int main(void)
 {
     enum { NG = sizeof groups / sizeof groups[0] };
-    struct CMUnitTest tests[2 + NG] = {
+    enum { NF = 4 };
+    struct CMUnitTest tests[NF + NG] = {
         cmocka_unit_test(test_spec_index_matches_the_worked_examples),
         cmocka_unit_test(test_rows_are_well_formed),
+        cmocka_unit_test(test_board_is_format_md_s),
+        cmocka_unit_test(test_full_board_rule_only_on_the_full_board),
     };
     for (int g = 0; g < NG; g++) {
         struct CMUnitTest t = {groups[g].name, test_group, NULL, NULL, (void *)&groups[g]};
-        tests[2 + g] = t;
+        tests[NF + g] = t;
     }
-    return _cmocka_run_group_tests("local_rule", tests, 2 + NG, NULL, NULL);
+    return _cmocka_run_group_tests("local_rule", tests, NF + NG, NULL, NULL);
 }
