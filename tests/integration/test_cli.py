@@ -11,11 +11,11 @@ def test_version_names_version_and_revision(millaudit):
     assert re.match(r"millaudit \d+\.\d+\.\d+ \(git ([0-9a-f]+|unknown)\)$", out)
 
 
-# The ten commands of README.md's command table. Kept literal (not read back from --help) so a
-# command that disappears from the binary fails here; test_readme_documents_every_command ties the
-# list to the README table.
+# The commands of README.md's command table, in the order of --help. Kept literal (not read back
+# from --help) so a command that disappears from the binary fails here;
+# test_readme_documents_every_command ties the list to the README table.
 COMMANDS = ("solve", "stats", "dump", "verify", "index-check", "manifest", "report", "runs",
-            "probe", "diff")
+            "probe", "diff", "opening", "grade")
 
 
 def readme_commands():
