@@ -528,12 +528,17 @@ def scan(root):
 
 # --- symbols (nm) ----------------------------------------------------------------------------
 
-ARCHIVE_SIDES = {
+REQUIRED_ARCHIVES = {
     "libma_solver.a": "producer", "libma_cli_producer.a": "producer",
     "libma_verifier.a": "checker", "libma_formats.a": "checker", "libma_indexer.a": "checker",
     "libma_checksums.a": "checker", "libma_reports.a": "checker", "libma_cli_checker.a": "checker",
     "libma_common.a": "common",
 }
+# Every archive the build may make; one not listed here belongs to no side and fails the check.
+ARCHIVE_SIDES = dict(REQUIRED_ARCHIVES, **{
+    # the test-only producer with planted bugs (millaudit-planted, docs/solver.md)
+    "libma_solver_planted.a": "producer", "libma_cli_producer_planted.a": "producer",
+})
 WEAK_SHARED = {"ma_module_stamp"}  # common/module_stamp.c, linked into every module, weak
 
 
