@@ -20,14 +20,7 @@
 #include <stddef.h>
 #include <stdio.h>
 
-/* The command line as the user typed it: main() keeps a copy of argv before any getopt call, and
- * commands that record their command line receive it (argv[0] is the subcommand name, as in the
- * argv a command parses; argv[argc] is NULL). GNU getopt_long permutes the array it parses, so the
- * parsed argv is not the typed order. */
-typedef struct ma_cli_invocation {
-    int argc;
-    char *const *argv;
-} ma_cli_invocation;
+#include "common/invocation.h" /* ma_cli_invocation: the command line as typed */
 
 /* A jansson string of s for the one JSON writer: s as is when it is valid UTF-8, else with every
  * byte that is not part of a valid sequence written as the text \xNN, so file names of any bytes

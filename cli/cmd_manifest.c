@@ -23,6 +23,7 @@
 
 #include "checksums/manifest.h"
 #include "checksums/sha256.h"
+#include "cli/cli_util.h"
 #include "cli/commands.h"
 #include "common/fileio.h"
 #include "common/ma_error.h"

@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "cli/commands.h"
+#include "common/invocation.h"
 #include "common/ma_error.h"
 #include "ma_version.h"
 

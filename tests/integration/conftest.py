@@ -67,9 +67,40 @@ def millaudit():
 
 
 @pytest.fixture(scope="session")
+def millaudit_planted(millaudit):
+    """The producer with planted rules bugs (`solve --plant-bug NAME`, docs/solver.md): the test-only
+    millaudit-planted (MILLAUDIT_PLANTED_BIN, exported by scripts/test, or beside MILLAUDIT_BIN);
+    until that binary exists, the production binary, which still has the option."""
+    if os.environ.get("MILLAUDIT_PLANTED_BIN"):
+        return Millaudit(_binary("MILLAUDIT_PLANTED_BIN", "build/millaudit-planted"))
+    beside = millaudit.path.parent / "millaudit-planted"
+    return Millaudit(beside) if beside.exists() else millaudit
+
+
+@pytest.fixture(scope="session")
 def millaudit_asan():
     """The AddressSanitizer/UBSan build, for bad-input tests: a crash or OOB read fails the test."""
     return Millaudit(_binary("MILLAUDIT_ASAN_BIN", "build-asan/millaudit"))
+
+
+def fixtures_required():
+    """True when a test needing ../shared/fixtures must FAIL instead of skipping: in CI (CI set to
+    anything but "", "0" or "false"; .ci/run sets it) or with MILLAUDIT_REQUIRE_FIXTURES=1, so a run
+    can never go green without touching third-party data. tests/unit/support.h has the same rule."""
+    ci = os.environ.get("CI", "")
+    return (ci not in ("", "0", "false")) or os.environ.get("MILLAUDIT_REQUIRE_FIXTURES") == "1"
+
+
+def need_fixture(path, what="fixture"):
+    """Returns path when it exists; otherwise skips the test with the reason, or fails it when
+    fixtures are required (fixtures_required)."""
+    path = pathlib.Path(path)
+    if not path.exists():
+        reason = f"{what} absent: {path} not found (expected under {FIXTURES}, beside the project root)"
+        if fixtures_required():
+            pytest.fail(reason + "; CI / MILLAUDIT_REQUIRE_FIXTURES=1 require it", pytrace=False)
+        pytest.skip(reason)
+    return path
 
 
 @pytest.fixture(scope="session")
@@ -85,7 +116,7 @@ def millaudit_planted_asan():
 
 @pytest.fixture(scope="session")
 def malom_fixtures():
-    path = FIXTURES / "malom"
+    path = need_fixture(FIXTURES / "malom", "Malom fixtures")
     if not path.is_dir():
-        pytest.skip(f"Malom fixtures absent: {path} not found (expected beside the project root)")
+        pytest.fail(f"{path} is not a directory")
     return path

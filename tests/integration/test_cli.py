@@ -1,16 +1,43 @@
 """The CLI's own behaviour: help, version, unknown commands."""
 import re
 
+import pytest
+
+from conftest import ROOT
+
 
 def test_version_names_version_and_revision(millaudit):
     out = millaudit.run("--version", check=0).stdout
     assert re.match(r"millaudit \d+\.\d+\.\d+ \(git ([0-9a-f]+|unknown)\)$", out)
 
 
+# The commands of README.md's command table, in the order of --help. Kept literal (not read back
+# from --help) so a command that disappears from the binary fails here;
+# test_readme_documents_every_command ties the list to the README table.
+COMMANDS = ("solve", "stats", "dump", "verify", "index-check", "manifest", "report", "runs",
+            "probe", "diff", "opening", "grade")
+
+
+def readme_commands():
+    text = (ROOT / "README.md").read_text()
+    table = text[text.index("## Commands"):text.index("Exit codes")]
+    return [m.group(1) for m in re.finditer(r"^\| `millaudit ([a-z-]+)", table, re.M)]
+
+
+def test_readme_documents_every_command():
+    assert sorted(set(readme_commands())) == sorted(COMMANDS)
+
+
 def test_help_lists_every_command(millaudit):
     out = millaudit.run("--help", check=0).stdout
-    for cmd in ("solve", "stats", "dump", "verify", "index-check"):
-        assert re.search(rf"^\s+{cmd}\s", out, re.M), cmd
+    listed = re.findall(r"^  ([a-z-]+)\s+\S", out, re.M)
+    assert listed == list(COMMANDS), listed
+
+
+@pytest.mark.parametrize("cmd", COMMANDS)
+def test_every_command_has_its_own_help(millaudit, cmd):
+    out = millaudit.run(cmd, "--help", check=0).stdout
+    assert out.startswith(f"usage: millaudit {cmd}"), out[:200]
 
 
 def test_unknown_command_is_a_usage_error(millaudit):

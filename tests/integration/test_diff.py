@@ -8,7 +8,7 @@ import sys
 
 import pytest
 
-from conftest import FIXTURES, ROOT
+from conftest import FIXTURES, ROOT, need_fixture
 
 MALOM = FIXTURES / "malom"
 STRONG = MALOM / "std-strong"
@@ -18,9 +18,7 @@ INJECT = ROOT / "scripts" / "inject_fault.py"
 
 
 def need(path):
-    if not path.exists():
-        pytest.skip(f"fixture absent: {path} (expected under conftest.FIXTURES = {FIXTURES})")
-    return path
+    return need_fixture(path)
 
 
 def diff_json(ma, *args, check):

@@ -97,6 +97,7 @@ def test_named_sector_uses_children_without_checking_them(millaudit, games):
     proc = millaudit.run("verify", directory, "--sector", "2_3_1_0", "--sector", "std_2_2_1_1", check=0)
     rows = sector_rows(proc.stdout)
     assert set(rows) == {"std_2_3_1_0", "std_2_2_1_1"}
+    # every entry of 2_3_1_0: rep_count(2) * C(22, 3) = 30 * 1540 = 46200 (docs/format.md §4.3)
     assert rows["std_2_3_1_0"]["verified"] == "46200"
 
 
@@ -110,6 +111,7 @@ def test_named_sector_with_absent_child_is_input_unusable(millaudit, games, tmp_
     row = sector_rows(proc.stdout)["std_2_3_1_0"]
     assert row["status"] == "incomplete"
     assert int(row["missing"]) > 0
+    # 46200 = the sector's entry count, rep_count(2) * C(22, 3) = 30 * 1540 (docs/format.md §4.3)
     assert int(row["verified"]) + int(row["missing"]) == 46200
     assert int(row["verified"]) < 46200
 

@@ -1,7 +1,7 @@
 /*
- * Helpers shared by the unit tests that read the Malom fixtures (../shared/fixtures/malom) and
- * write edited copies into a scratch directory. Static inline in a header on purpose: every
- * tests/unit/test_*.c is its own executable and links no test library.
+ * Helpers shared by the unit tests: fixtures of ../shared/fixtures/malom that skip (or fail when
+ * required), scratch files, and the exit status ctest reads (77 = skipped). Static inline in a
+ * header on purpose: every tests/unit/test_*.c is its own executable and links no test library.
  * Include after <cmocka.h> (the helpers assert through cmocka).
  */
 #ifndef MA_TEST_SUPPORT_H
@@ -10,10 +10,55 @@
 #include <dirent.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <unistd.h>
 
+/* Non-zero when a test that needs ../shared/fixtures must FAIL rather than skip: in CI (the
+ * variable CI set to anything but "", "0" or "false"; .ci/run sets it) or with
+ * MILLAUDIT_REQUIRE_FIXTURES=1. A run can then never go green without touching third-party data.
+ * tests/integration/conftest.py applies the same rule to pytest. */
+static inline int ma_test_fixtures_required(void)
+{
+    const char *ci = getenv("CI"), *req = getenv("MILLAUDIT_REQUIRE_FIXTURES");
+    int in_ci = ci && ci[0] && strcmp(ci, "0") != 0 && strcmp(ci, "false") != 0;
+    return in_ci || (req && strcmp(req, "1") == 0);
+}
+
+/* How many tests of this executable skipped. A function-local static, so that an executable that
+ * never skips gets no unused-variable warning; each test_*.c is its own program. */
+static inline int *ma_test_skip_count(void)
+{
+    static int skipped;
+    return &skipped;
+}
+
+/* The exit status of a test executable for ctest: the failure count when something failed, else 77
+ * (SKIP_RETURN_CODE of tests/unit/CMakeLists.txt: ctest reports "Skipped", not "Passed") when any
+ * test skipped, else 0. */
+static inline int ma_test_exit_status(int failed)
+{
+    if (failed)
+        return failed;
+    return *ma_test_skip_count() ? 77 : 0;
+}
+
+/* cmocka_run_group_tests with the exit status above; use it as main's return value. */
+#define ma_test_run_group(tests, setup, teardown)                                                  \
+    ma_test_exit_status(cmocka_run_group_tests(tests, setup, teardown))
+
+/* Skips the current test with `why` (counted, so main returns 77), or fails it when fixtures are
+ * required (ma_test_fixtures_required). */
+#define MA_TEST_SKIP_OR_FAIL(why)                                                                  \
+    do {                                                                                           \
+        if (ma_test_fixtures_required())                                                           \
+            fail_msg("%s, and CI / MILLAUDIT_REQUIRE_FIXTURES=1 require it", (why));               \
+        fprintf(stderr, "skipped: %s\n", (why));                                                   \
+        ++*ma_test_skip_count();                                                                   \
+        skip();                                                                                    \
+    } while (0)
+
 /* Writes "$MA_SOURCE_DIR/../shared/fixtures/malom" into buf, or "" when that directory is absent
- * (tests then skip with MA_TEST_NEED_FIXTURES instead of failing). */
+ * (tests then skip, or fail when required, with MA_TEST_NEED_FIXTURES). */
 static inline void ma_test_fixture_dir(char *buf, size_t len)
 {
     const char *src = getenv("MA_SOURCE_DIR");
@@ -27,10 +72,8 @@ static inline void ma_test_fixture_dir(char *buf, size_t len)
 
 #define MA_TEST_NEED_FIXTURES(dir)                                                                 \
     do {                                                                                           \
-        if (!(dir)[0]) {                                                                           \
-            fprintf(stderr, "skipped: Malom fixtures absent (MA_SOURCE_DIR/../shared/fixtures)\n"); \
-            skip();                                                                                \
-        }                                                                                          \
+        if (!(dir)[0])                                                                             \
+            MA_TEST_SKIP_OR_FAIL("Malom fixtures absent (MA_SOURCE_DIR/../shared/fixtures/malom)"); \
     } while (0)
 
 /* Removes a flat scratch directory made with mkdtemp and everything in it. */

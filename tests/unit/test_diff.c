@@ -377,5 +377,5 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_unusable_pair_and_other_sector, setup, teardown),
         cmocka_unit_test_setup_teardown(test_record, setup, teardown),
     };
-    return cmocka_run_group_tests(tests, NULL, NULL);
+    return ma_test_run_group(tests, NULL, NULL);
 }

@@ -647,5 +647,5 @@ int main(void)
         cmocka_unit_test(test_sampling_is_uniform_over_positions),
         cmocka_unit_test(test_grade_moves_round_trip_through_the_store),
     };
-    return cmocka_run_group_tests(tests, engine_setup, engine_teardown);
+    return ma_test_run_group(tests, engine_setup, engine_teardown);
 }

@@ -142,6 +142,7 @@ static void test_clean_sector_verifies(void **state)
     ma_mcheck_result r1, r2;
     check33(c, path, 1, &r1);
     assert_int_equal(r1.entries, N33);
+    /* malom-format.md §4.6: W=3, B=3 has 40,514 markers among its 210,140 indices. */
     assert_int_equal(r1.markers, 40514);
     assert_int_equal(r1.canonical, N33 - 40514);
     assert_int_equal(r1.verified, N33);
@@ -256,6 +257,45 @@ static void test_bounds_when_child_missing(void **state)
     assert_int_equal(r.verified + r.within_bounds, r.entries);
     assert_true(r.missing_kind[MA_TURN_MOVE]);
     assert_false(r.missing_kind[MA_TURN_MOVE_MILL]);
+    ma_mcheck_result_free(&r);
+    ma_malom_file_close(f34);
+    ma_malom_file_close(f33);
+}
+
+/* Bounds mode must still catch a stored value BELOW the lower bound the known successors give.
+ * Position a1,d1,b6/c4,e4,c5,e5 of std 3_4_0_0 (the mover flies): b6->g1 closes a1-d1-g1 and
+ * removes one of the four free opponent stones, a successor in 3_3_0_0, which is given; the
+ * non-mill moves lead to the absent 4_3_0_0. Any successor value makes that turn better than
+ * "loss in 0" (byte 0, §5.7), so a stored loss in 0 contradicts the bound. */
+static void test_bounds_mode_reports_a_value_below_the_bound(void **state)
+{
+    ctx *c = *state;
+    MA_TEST_NEED_FIXTURES(c->fixtures);
+    ma_board pos;
+    ma_error err;
+    assert_int_equal(ma_board_parse("a1,d1,b6/c4,e4,c5,e5", &pos, &err), MA_OK);
+    uint64_t idx = ma_malom_index_rank(c->ix, pos, NULL);
+    char p34[1024], p33[1024];
+    copy_fixture(c, "std_3_4_0_0.sec", (long)idx, 0, p34, sizeof p34);
+    copy_fixture(c, "std_3_3_0_0.sec", -1, 0, p33, sizeof p33);
+    ma_malom_file *f34, *f33;
+    assert_int_equal(ma_malom_file_open_sec(&f34, p34, MA_VARIANT_STD, (ma_sector){3, 4, 0, 0}, &err), MA_OK);
+    assert_int_equal(ma_malom_file_open_sec(&f33, p33, MA_VARIANT_STD, (ma_sector){3, 3, 0, 0}, &err), MA_OK);
+    ma_mcheck_input in;
+    memset(&in, 0, sizeof in);
+    in.ix = c->ix;
+    in.file = f34;
+    in.full_board_draw = 1;
+    in.threads = 2;
+    in.child[MA_TURN_MOVE_MILL] = f33;
+    ma_mcheck_result r;
+    assert_int_equal(ma_mcheck_sector(&r, &in, &err), MA_OK);
+    assert_int_equal(r.discrepancies, 1);
+    assert_int_equal(r.items[0].entry, idx);
+    assert_int_equal(r.items[0].derived_full, 0);
+    assert_true(r.items[0].cls == MA_MCHECK_WRONG_OUTCOME || r.items[0].cls == MA_MCHECK_WRONG_DEPTH);
+    assert_true(ma_malom_value_cmp((ma_malom_value){r.items[0].stored.key1, r.items[0].stored.key2},
+                                   r.items[0].derived) < 0);
     ma_mcheck_result_free(&r);
     ma_malom_file_close(f34);
     ma_malom_file_close(f33);
@@ -524,7 +564,8 @@ int main(void)
         cmocka_unit_test(test_value_at_marker_index),
         cmocka_unit_test(test_bounds_when_child_missing),
         cmocka_unit_test(test_fast_path_equals_reference),
+        cmocka_unit_test(test_bounds_mode_reports_a_value_below_the_bound),
         cmocka_unit_test(test_full_board_rule),
     };
-    return cmocka_run_group_tests(tests, setup, teardown);
+    return ma_test_run_group(tests, setup, teardown);
 }

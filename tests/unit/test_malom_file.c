@@ -1046,5 +1046,5 @@ int main(void)
         cmocka_unit_test(test_sec_malformed),
         cmocka_unit_test(test_secval_malformed),
     };
-    return cmocka_run_group_tests(tests, setup, teardown);
+    return ma_test_run_group(tests, setup, teardown);
 }

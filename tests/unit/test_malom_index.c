@@ -19,6 +19,7 @@
 
 #include "formats/malom_file.h"
 #include "indexer/malom_index.h"
+#include "tests/unit/support.h"
 
 /* Point names in both numberings, copied from docs/format.md §1 and malom-format.md §1.1. */
 static const char *const open_names[24] = {"a1", "d1", "g1", "b2", "d2", "f2", "c3", "d3",
@@ -80,24 +81,14 @@ static uint32_t open_mask_of_names(const char *list)
     return m;
 }
 
+/* The Malom fixture directory, or NULL when absent (tests then skip, or fail when required). */
 static const char *fixture_dir(char *buf, size_t len)
 {
-    const char *src = getenv("MA_SOURCE_DIR");
-    snprintf(buf, len, "%s/../shared/fixtures/malom", src ? src : ".");
-    DIR *d = opendir(buf);
-    if (!d)
-        return NULL;
-    closedir(d);
-    return buf;
+    ma_test_fixture_dir(buf, len);
+    return buf[0] ? buf : NULL;
 }
 
-#define NEED_FIXTURES(dir)                                                                         \
-    do {                                                                                           \
-        if (!(dir)) {                                                                              \
-            fprintf(stderr, "skipped: Malom fixtures absent (MA_SOURCE_DIR/../shared/fixtures)\n"); \
-            skip();                                                                                \
-        }                                                                                          \
-    } while (0)
+#define NEED_FIXTURES(dir) MA_TEST_NEED_FIXTURES((dir) ? (dir) : "")
 
 static void test_point_numbering_matches_both_tables(void **state)
 {
@@ -206,6 +197,7 @@ static void test_marker_examples_of_4_6(void **state)
     uint64_t markers = 0;
     for (uint64_t h = 0; h < ma_malom_hash_count(3, 3); h++)
         markers += ma_malom_index_marker(g_ix, 3, 3, h) >= 0;
+    /* the count malom-format.md §4.6 states: 40,514 markers, 169,626 canonical of 210,140 */
     assert_int_equal(markers, 40514);
 }
 
@@ -550,7 +542,7 @@ static void check_markers_of_file(const char *path)
             markers++;
         }
     }
-    if (s.w == 3 && s.b == 3)
+    if (s.w == 3 && s.b == 3) /* malom-format.md §4.6: 40,514 markers in W=3, B=3 */
         assert_int_equal(markers, 40514);
     ma_malom_file_close(f);
 }
@@ -665,5 +657,5 @@ int main(void)
     free(names);
     free(rows);
     ma_malom_index_free(g_ix);
-    return failed;
+    return ma_test_exit_status(failed);
 }

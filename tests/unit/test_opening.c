@@ -586,5 +586,5 @@ int main(void)
         cmocka_unit_test(test_an_oracle_error_stops_the_search_with_its_message),
         cmocka_unit_test(test_malom_three_stone_game_is_a_first_player_win),
     };
-    return cmocka_run_group_tests(tests, NULL, NULL);
+    return ma_test_run_group(tests, NULL, NULL);
 }
