@@ -23,12 +23,14 @@ static void usage(FILE *out)
             "  --sector S     one sector W_B_WF_BF (with its twin); its children must be in DIR\n"
             "  --with-deps    with --sector: first solve everything the sector depends on\n"
             "  --out DIR      existing, writable output directory; valid files there are reused\n"
-            "  --quiet        no progress lines on stderr\n"
+            "  --quiet        no progress display on stderr (a terminal gets one self-updating line;\n"
+            "                 a pipe or file a plain line every 10 s)\n"
             "  --plant-bug N  for tests only: write deliberately wrong databases (docs/solver.md)\n");
 }
 
 struct print_ctx {
     const char *variant;
+    ma_progress *progress; /* erased before each sector line, so a terminal shows both cleanly */
 };
 
 static void print_report(void *ctx, const ma_solver_report *r)
@@ -36,6 +38,7 @@ static void print_report(void *ctx, const ma_solver_report *r)
     const struct print_ctx *p = ctx;
     char name[32];
     ma_svsector_format(name, sizeof name, r->sector);
+    ma_progress_clear(p->progress);
     if (r->skipped) {
         printf("%s_%s: %llu entries, skipped (valid file exists)\n", p->variant, name,
                (unsigned long long)r->entries);
@@ -118,8 +121,6 @@ int ma_cmd_solve(int argc, char **argv)
         }
     }
     o.out_dir = out;
-    o.quiet = quiet;
-    o.progress_out = stderr;
     ma_error err;
     ma_error_clear(&err);
     ma_sv_sector targets[MAX_SECTORS];
@@ -147,8 +148,12 @@ int ma_cmd_solve(int argc, char **argv)
             }
         }
     }
-    struct print_ctx pc = {variant_name};
+    ma_progress progress;
+    ma_progress_start(&progress, stderr, quiet, "solve", 0);
+    o.progress = &progress;
+    struct print_ctx pc = {variant_name, &progress};
     int rc = ma_solver_solve(&o, targets, ntargets, with_deps, print_report, &pc, &err);
+    ma_progress_finish(&progress, atomic_load(&progress.done));
     if (rc != MA_OK) {
         fprintf(stderr, "millaudit solve: %s\n", err.msg);
         return ma_exit_code_for(rc);

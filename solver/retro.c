@@ -282,8 +282,10 @@ static void init_member(struct solver *sv, int m, ma_progress *pr, uint64_t *don
                 t->vals[e] = (uint16_t)(sv->nclass + bias);
             }
         }
+        /* the initial pass earns half of an entry's share of the run (retro.h) */
+        uint64_t half = (*done + per_rep) / 2 - *done / 2;
         *done += per_rep;
-        ma_progress_update(pr, *done);
+        ma_progress_add(pr, half);
     }
 }
 
@@ -370,29 +372,32 @@ int ma_retro_solve(ma_retro_job *job, ma_retro_stats stats[2], ma_error *err)
     uint64_t total = 0, done = 0;
     for (int m = 0; m < job->nmembers; m++)
         total += job->members[m].entries;
-    ma_progress pr;
-    ma_progress_start(&pr, job->progress_out ? job->progress_out : stderr, job->quiet, label, total);
+    ma_progress *pr = job->progress;
+    ma_progress_set_label(pr, label);
     for (int m = 0; m < job->nmembers && sv->rc == MA_OK; m++)
-        init_member(sv, m, &pr, &done);
-    ma_progress_finish(&pr, done);
+        init_member(sv, m, pr, &done);
+    uint64_t credited = 0, share = total - total / 2; /* what the retrograde phase earns */
     if (sv->rc == MA_OK && job->cyclic) {
         snprintf(label + strlen(label), sizeof label - strlen(label), " retrograde");
-        ma_progress_start(&pr, job->progress_out ? job->progress_out : stderr, job->quiet, label, 0);
+        ma_progress_set_label(pr, label);
         uint64_t popped = 0;
         for (int d = 0; d < sv->nbuckets && sv->rc == MA_OK; d++) {
             struct bucket *bk = &sv->buckets[d];
             for (size_t i = 0; i < bk->n && sv->rc == MA_OK; i++) {
                 uint32_t item = bk->items[i];
                 propagate(sv, d, (int)(item >> 31), item & 0x7FFFFFFFu);
-                if ((++popped & 0xFFFF) == 0)
-                    ma_progress_update(&pr, popped);
+                if ((++popped & 0xFFFF) == 0 && credited + 0x10000 < share) {
+                    ma_progress_add(pr, 0x10000);
+                    credited += 0x10000;
+                }
             }
             free(bk->items);
             bk->items = NULL;
             bk->n = bk->cap = 0;
         }
-        ma_progress_finish(&pr, popped);
     }
+    if (sv->rc == MA_OK)
+        ma_progress_add(pr, share - credited);
     for (int d = 0; d < sv->nbuckets; d++)
         free(sv->buckets[d].items);
     free(sv->buckets);

@@ -46,8 +46,10 @@ typedef struct ma_retro_job {
     ma_retro_table members[2];
     int nchildren;
     ma_retro_table children[MA_RETRO_MAX_CHILDREN];
-    int quiet;
-    FILE *progress_out;
+    /* The run's progress display (one per command, common/progress.h), NULL for none. A component
+     * counts its members' entries: half when the initial pass is done, the rest as the retrograde
+     * phase pops entries (capped) and when it ends. */
+    ma_progress *progress;
 } ma_retro_job;
 
 /* Fills members[i].vals (allocated by the caller, `entries` words each) and stats[i]. */

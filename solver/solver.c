@@ -72,8 +72,7 @@ static int solve_component(struct ctx *c, const ma_svcomponent *comp, const int 
     job.rules = &c->rules;
     job.ix = &c->ix;
     job.cyclic = comp->cyclic;
-    job.quiet = c->o->quiet;
-    job.progress_out = c->o->progress_out;
+    job.progress = c->o->progress;
     int rc = MA_OK;
     uint8_t h[MA_SVFILE_HEADER_SIZE];
     char path[4096];
@@ -211,6 +210,12 @@ static int run(struct ctx *c, const ma_sv_sector *targets, int ntargets, int wit
                 }
             }
         }
+    uint64_t to_solve = 0; /* the progress total: entries of the components solved below */
+    for (int i = 0; i < nplan && rc == MA_OK; i++)
+        if (!(exists[2 * i] && (all[i].n == 1 || exists[2 * i + 1])))
+            for (int j = 0; j < all[i].n; j++)
+                to_solve += ma_svindex_entry_count(&c->ix, all[i].s[j].w, all[i].s[j].b);
+    ma_progress_set_total(o->progress, to_solve);
     for (int i = 0; i < nplan && rc == MA_OK; i++) {
         if (exists[2 * i] && (all[i].n == 1 || exists[2 * i + 1])) {
             for (int j = 0; j < all[i].n && fn; j++) {

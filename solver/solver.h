@@ -13,6 +13,7 @@
 #include <stdio.h>
 
 #include "common/ma_error.h"
+#include "common/progress.h"
 #include "solver/retro.h"
 #include "solver/svrules.h"
 
@@ -20,8 +21,8 @@ typedef struct ma_solver_opts {
     int variant;           /* MA_SV_* */
     int bug;               /* MA_SVBUG_*, MA_SVBUG_NONE for real databases */
     const char *out_dir;
-    int quiet;             /* no progress lines */
-    FILE *progress_out;    /* NULL: stderr */
+    ma_progress *progress; /* the run's progress display (common/progress.h), NULL for none; the
+                            * solver sets its total and label, counting entries solved */
 } ma_solver_opts;
 
 typedef struct ma_solver_report {

@@ -75,7 +75,7 @@ static void check_game(int variant, int k, const char *start_value_expected_kind
 {
     char dir[] = "/tmp/ma_solver_test_XXXXXX";
     assert_non_null(mkdtemp(dir));
-    ma_solver_opts o = {variant, MA_SVBUG_NONE, dir, 1, NULL};
+    ma_solver_opts o = {variant, MA_SVBUG_NONE, dir, NULL};
     ma_sv_sector start = {0, 0, k, k};
     ma_error err;
     int rc = ma_solver_solve(&o, &start, 1, 1, NULL, NULL, &err);
@@ -155,7 +155,7 @@ static void test_missing_child_is_named(void **state)
     (void)state;
     char dir[] = "/tmp/ma_solver_test_XXXXXX";
     assert_non_null(mkdtemp(dir));
-    ma_solver_opts o = {MA_SV_STD, MA_SVBUG_NONE, dir, 1, NULL};
+    ma_solver_opts o = {MA_SV_STD, MA_SVBUG_NONE, dir, NULL};
     ma_sv_sector s = {3, 4, 0, 0};
     ma_error err;
     assert_int_equal(ma_solver_solve(&o, &s, 1, 0, NULL, NULL, &err), MA_EMISSING);
