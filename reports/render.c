@@ -726,10 +726,10 @@ static void text_digests(ma_out *o, const ma_report *r, int md)
             continue;
         ma_out_printf(o, md ? "| " : "  ");
         ma_out_str(o, s->sector);
-        ma_out_printf(o, md ? " | `" : "  ");
+        ma_out_printf(o, md ? " | `" : "  derived values: ");
         ma_out_str(o, s->derived_sha256);
         if (s->has_derived_positions)
-            ma_out_printf(o, md ? "` | %lld |\n" : "  %lld positions\n", (long long)s->derived_positions);
+            ma_out_printf(o, md ? "` | %lld |\n" : " (%lld positions)\n", (long long)s->derived_positions);
         else
             ma_out_printf(o, md ? "` | - |\n" : "\n");
     }
