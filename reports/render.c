@@ -486,7 +486,7 @@ static void text_sectors(ma_out *o, const ma_report *r, int md)
             ma_out_printf(o, md ? " (carried over from run %lld)" : " (carried over from run %lld)",
                           (long long)sx->carried_from);
         ma_out_printf(o, md ? " |\n" : "\n");
-        if (!md && !total && s->message) {
+        if (!md && !total && s->message && !(diff && !strncmp(s->message, "identical", 9))) {
             ma_out_printf(o, "      message: ");
             ma_out_str(o, s->message);
             ma_out_printf(o, "\n");
@@ -500,7 +500,8 @@ static void text_sectors(ma_out *o, const ma_report *r, int md)
     if (md) {
         int any = 0;
         for (size_t i = 0; i < x->n_sectors; i++)
-            if (x->sectors[i].message || x->sectors[i].n_classes) {
+            if ((x->sectors[i].message && !(diff && !strncmp(x->sectors[i].message, "identical", 9))) ||
+                x->sectors[i].n_classes) {
                 if (!any++)
                     ma_out_printf(o, "\n| sector | classes | message |\n|---|---|---|\n");
                 ma_out_printf(o, "| ");
@@ -566,8 +567,8 @@ static void text_discrepancies(ma_out *o, const ma_report *r, int md)
 {
     const ma_run *x = &r->run;
     int diff = ma_report_is_diff(r);
-    ma_out_printf(o, md ? "\n## %s (%zu rows recorded)\n\n" : "\n%s (%zu rows recorded)\n",
-                  diff ? "Differences" : "Discrepancies", x->n_disc);
+    ma_out_printf(o, md ? "\n## %s (%zu row%s recorded)\n\n" : "\n%s (%zu row%s recorded)\n",
+                  diff ? "Differences" : "Discrepancies", x->n_disc, x->n_disc == 1 ? "" : "s");
     for (size_t i = 0; i < x->n_disc; i++) {
         const ma_run_discrepancy *d = &x->disc[i];
         const ma_report_disc *dx = &r->dx[i];

@@ -136,8 +136,8 @@ void ma_chart_proof(ma_out *o, const ma_report *r)
     fig_open(o, "proof", title, 30 + (int)m * ROW);
     static const char *const vc[] = {C_VERIFIED, C_BOUNDS, C_DISC, C_REST};
     static const char *const vn[] = {"verified", "within bounds only", "discrepancies", "not checked"};
-    static const char *const dc[] = {C_VERIFIED, C_ENC, C_DISC, C_REST};
-    static const char *const dn[] = {"agree", "encoding only", "values differ", "not compared"};
+    static const char *const dc[] = {C_VERIFIED, C_ENC, C_DISC, "#a5d6a7"};
+    static const char *const dn[] = {"agree", "encoding only", "values differ", "identical bytes"};
     legend(o, BAR_X, 12, diff ? dn : vn, diff ? dc : vc, 4);
     char c[32];
     for (size_t k = 0; k < m; k++) {
@@ -151,15 +151,19 @@ void ma_chart_proof(ma_out *o, const ma_report *r)
                     enc = s->classes[j].count;
             if (enc > s->verified)
                 enc = s->verified;
-            v[0] = s->verified - enc, v[1] = enc, v[2] = s->entries - s->verified, v[3] = 0;
+            v[0] = s->verified - enc, v[1] = enc, v[2] = s->entries - s->verified;
+            v[3] = s->message && !strncmp(s->message, "identical", 9) && !s->entries; /* not read: same digest */
         } else {
             v[0] = s->verified, v[1] = s->within_bounds, v[2] = s->discrepancies;
             v[3] = s->entries - s->verified - s->within_bounds - s->discrepancies;
         }
         row_label(o, y, s->sector);
         stacked(o, y, v, diff ? dc : vc, 4);
-        ma_out_printf(o, "<text x=\"%d\" y=\"%d\">%s</text>", BAR_X + BAR_W + 6, y + 13,
-                      ma_fmt_count(c, sizeof c, s->entries));
+        if (diff && v[3])
+            ma_out_printf(o, "<text x=\"%d\" y=\"%d\">same SHA-256</text>", BAR_X + BAR_W + 6, y + 13);
+        else
+            ma_out_printf(o, "<text x=\"%d\" y=\"%d\">%s</text>", BAR_X + BAR_W + 6, y + 13,
+                          ma_fmt_count(c, sizeof c, s->entries));
     }
     char note[160];
     snprintf(note, sizeof note, "%zu of %zu sectors shown (those with most unproven entries, then the largest).", m, n);

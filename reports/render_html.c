@@ -185,14 +185,15 @@ static void html_sectors(ma_out *o, const ma_report *r)
                               (long long)sx->carried_from);
         }
         ma_out_printf(o, "</td></tr>\n");
-        if (!total && (s->message || s->n_classes)) {
+        int show_msg = s && s->message && !(diff && !strncmp(s->message, "identical", 9));
+        if (!total && (show_msg || s->n_classes)) {
             ma_out_printf(o, "<tr class=\"msg\"><td colspan=\"%d\">", cols);
             for (size_t k = 0; k < s->n_classes; k++) {
                 ma_out_printf(o, k ? ", " : "");
                 ma_out_str(o, s->classes[k].cls);
                 ma_out_printf(o, "=%lld", (long long)s->classes[k].count);
             }
-            if (s->message) {
+            if (show_msg) {
                 ma_out_printf(o, s->n_classes ? "; " : "");
                 ma_out_str(o, s->message);
             }
@@ -206,8 +207,8 @@ static void html_discrepancies(ma_out *o, const ma_report *r)
 {
     const ma_run *x = &r->run;
     int diff = ma_report_is_diff(r);
-    ma_out_printf(o, "<h2 id=\"discrepancies\">%s (%zu rows recorded)</h2>\n", diff ? "Differences" : "Discrepancies",
-                  x->n_disc);
+    ma_out_printf(o, "<h2 id=\"discrepancies\">%s (%zu row%s recorded)</h2>\n", diff ? "Differences" : "Discrepancies",
+                  x->n_disc, x->n_disc == 1 ? "" : "s");
     if (!x->n_disc) {
         ma_out_printf(o, "<p>None.</p>\n");
         return;

@@ -92,6 +92,9 @@ static void decide_diff(const ma_verdict_counts *c, ma_verdict *v)
         snprintf(v->headline, sizeof v->headline, "values agree: %s positions in %lld sector%s",
                  group(a, sizeof a, c->entries), (long long)c->sectors, c->sectors == 1 ? "" : "s");
     }
+    if (c->identical > 0)
+        detail(v, "%lld of %lld sector%s identical by SHA-256 (not read further)", (long long)c->identical,
+               (long long)c->sectors, c->sectors == 1 ? "" : "s");
     if (c->encoding > 0)
         detail(v, "%s encoding difference%s (same values, other bytes)", group(e, sizeof e, c->encoding),
                c->encoding == 1 ? "" : "s");
@@ -552,6 +555,7 @@ static void totals(ma_report *r)
                 t->only_a += !strncmp(x->message, "only-in-A", 9);
                 t->only_b += !strncmp(x->message, "only-in-B", 9);
             }
+            t->identical += x->message && !strncmp(x->message, "identical", 9);
         } else if (status_is(x->status, "unusable", "skipped") || status_is(x->status, "missing", NULL)) {
             t->sectors_unusable++;
         }

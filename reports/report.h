@@ -57,6 +57,7 @@ typedef struct ma_verdict_counts {
     int64_t value_differences;  /* diff: outcome + depth + draw-class */
     int64_t encoding;           /* diff: encoding differences */
     int64_t only_a, only_b;     /* diff: sectors on one side only */
+    int64_t identical;          /* diff: sectors whose files have the same SHA-256 (not read further) */
     int64_t files, bytes;       /* manifest files recorded and their total size */
 } ma_verdict_counts;
 

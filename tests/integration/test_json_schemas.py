@@ -1,0 +1,113 @@
+"""Every JSON document millaudit prints has a versioned schema in docs/json/ and matches it.
+
+The schemas themselves are checked (valid draft 2020-12 / draft-07, schema_version fixed by a const,
+documented), every command whose --help offers --json must have one, and the documents of real runs
+are validated. `report --format json` and `runs export` are validated in test_report.py and
+test_runs.py; this file covers the rest.
+
+stats and probe are being rewritten by the integrator (their JSON gains schema_version and values
+as data: outcome and depth as fields); until then their validation is a strict xfail, so the marker
+must be removed the day their output matches (an unexpected pass fails the suite). The verify and
+diff schemas are the integrator's to write; their presence is checked the same way.
+"""
+import json
+import pathlib
+import re
+
+import pytest
+
+from conftest import ROOT
+from schemas import SCHEMAS, rejects, schema, validate, validator
+
+COMMANDS = ["solve", "stats", "dump", "verify", "index-check", "manifest", "report", "runs", "probe", "diff"]
+AWAITING_INTEGRATOR = pytest.mark.xfail(
+    strict=True, reason="cmd_stats.c / cmd_probe.c / verify and diff JSON are being rewritten by the integrator; "
+                        "remove this marker when their JSON carries schema_version and values as data")
+
+
+def test_every_schema_is_valid_versioned_and_documented():
+    names = sorted(p.name[:-len(".schema.json")] for p in SCHEMAS.glob("*.schema.json"))
+    assert {"report", "runs-export", "stats", "probe"} <= set(names)
+    for name in names:
+        s = schema(name)
+        assert s["$schema"] in ("https://json-schema.org/draft/2020-12/schema", "http://json-schema.org/draft-07/schema#")
+        validator(name)  # check_schema
+        assert s["properties"]["schema_version"]["const"] >= 1, name
+        assert "schema_version" in s["required"], name
+        assert s.get("title") and len(s.get("description", "")) > 40, name
+        assert "schema_version" in s["properties"], name
+
+
+def json_commands(millaudit):
+    """(command, subcommand) pairs whose --help offers --json."""
+    found = []
+    for cmd in COMMANDS:
+        text = millaudit.run(cmd, "--help").stdout
+        if re.search(r"--json\b", text):
+            found.append(cmd)
+    return found
+
+
+@pytest.mark.parametrize("command", ["stats", "probe", "report"])
+def test_commands_printing_json_have_a_schema(millaudit, command):
+    name = {"report": "report"}.get(command, command)
+    assert (SCHEMAS / f"{name}.schema.json").exists()
+
+
+@pytest.mark.parametrize("command", ["verify", "diff"])
+@AWAITING_INTEGRATOR
+def test_verify_and_diff_schemas_exist(command):
+    assert (SCHEMAS / f"{command}.schema.json").exists()
+
+
+def test_no_command_prints_json_without_a_schema(millaudit):
+    for cmd in json_commands(millaudit):
+        if cmd in ("verify", "diff"):
+            continue  # the integrator's (test above)
+        assert (SCHEMAS / f"{cmd}.schema.json").exists(), f"{cmd} --json has no docs/json/{cmd}.schema.json"
+
+
+@pytest.fixture(scope="module")
+def game(millaudit, tmp_path_factory):
+    out = tmp_path_factory.mktemp("jgame") / "std3"
+    out.mkdir()
+    millaudit.run("solve", "--variant", "std", "--stones", 3, "--out", out, "--quiet", check=0)
+    return out
+
+
+@AWAITING_INTEGRATOR
+def test_stats_json_matches_its_schema(millaudit, game):
+    doc = validate(json.loads(millaudit.run("stats", game, "--json", check=0).stdout), "stats")
+    value = doc["start"][0]["value"]
+    assert (value["outcome"], value["depth"]) == ("win", 23)
+
+
+@AWAITING_INTEGRATOR
+def test_stats_json_of_malom_files_matches_its_schema(millaudit, malom_fixtures):
+    validate(json.loads(millaudit.run("stats", malom_fixtures / "std-strong", "--json", check=0).stdout), "stats")
+
+
+@AWAITING_INTEGRATOR
+def test_probe_json_matches_its_schema(millaudit, game):
+    doc = validate(json.loads(millaudit.run("probe", game, "a1,d1/d2,f2", "wf=1", "bf=1", "--json", check=0).stdout),
+                   "probe")
+    assert doc["stored"]["outcome"] == "win" and doc["stored"]["depth"] == 1
+
+
+def test_schemas_reject_display_strings():
+    """The stats and probe schemas are not vacuous: the documents of today's output fail them for the
+    reasons the issue names (no schema_version, values as display strings)."""
+    probe = {"schema_version": 1, "format": "open", "variant": "std", "sector": "2_2_1_1", "board": "a1,d1/d2,f2",
+             "entry": 5, "stored": {"outcome": "win", "depth": 1},
+             "turns": [{"turn": "g1xd2", "value": {"outcome": "win", "depth": 1}, "known": True}]}
+    validate(probe, "probe")
+    assert rejects({**probe, "stored": "win 1"}, "probe")
+    assert rejects({k: v for k, v in probe.items() if k != "schema_version"}, "probe")
+    assert rejects({**probe, "turns": [{"turn": "b2", "value": "loss 4 (0x4004)", "known": True}]}, "probe")
+    counts = {"wins": 1, "draws": 0, "losses": 0, "win_depths": {"23": 1}, "loss_depths": {}}
+    stats = {"schema_version": 1, "directory": "d", "sectors": [],
+             "totals": {"sectors": 0, "entries": 0, "per_entry": counts, "per_position": counts},
+             "start": [{"variant": "std", "sector": "0_0_3_3", "value": {"outcome": "win", "depth": 23}}]}
+    validate(stats, "stats")
+    assert rejects({**stats, "start": [{"variant": "std", "sector": "0_0_3_3", "value": "win 23"}]}, "stats")
+    assert rejects({**stats, "schema_version": 2}, "stats")
