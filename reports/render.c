@@ -324,7 +324,7 @@ static void text_facts(ma_out *o, const ma_report *r, int md)
     struct {
         const char *name, *value;
     } f[] = {{diff ? "A (database root)" : "database root", x->database_root},
-             {diff ? "B" : NULL, r->side_b ? r->side_b : "not recorded by this build"},
+             {diff ? "B" : NULL, r->side_b ? r->side_b : "not recorded by the build that ran it"},
              {"kind", x->kind},
              {r->mode ? "mode" : NULL, r->mode},
              {"variant", x->variant},
@@ -538,7 +538,7 @@ static void text_board(ma_out *o, const ma_report *r, size_t i, int md)
         }
         ma_out_printf(o, "\n");
     } else if (!ma_report_is_diff(r)) {
-        ma_out_printf(o, md ? "- refuting move: not recorded by this build\n" : "    refuting move not recorded by this build\n");
+        ma_out_printf(o, md ? "- refuting move: not recorded by the build that ran it\n" : "    refuting move not recorded by the build that ran it\n");
     }
     if (i >= MA_RENDER_MAX_BOARDS) {
         if (i == MA_RENDER_MAX_BOARDS)

@@ -367,7 +367,7 @@ void ma_chart_map(ma_out *o, const ma_report *r)
                          "<circle cx=\"%d\" cy=\"8\" r=\"3.5\" fill=\"#fff\" stroke=\"%s\" stroke-width=\"2\"/>"
                          "<text x=\"%d\" y=\"12\">propagated</text>"
                          "<rect x=\"%d\" y=\"4\" width=\"7\" height=\"7\" fill=\"#757575\"/>"
-                         "<text x=\"%d\" y=\"12\">not classified by this build</text>",
+                         "<text x=\"%d\" y=\"12\">not classified by the build that ran it</text>",
                       BAR_X + 4, C_DISC, BAR_X + 12, BAR_X + 64, C_LOSS, BAR_X + 72, BAR_X + 154, BAR_X + 166);
     }
     size_t i = 0;

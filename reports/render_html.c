@@ -104,7 +104,7 @@ static void html_sides(ma_out *o, const ma_report *r)
     ma_out_printf(o, "<table class=\"facts\"><tr><th>A</th><td>");
     ma_out_str(o, r->run.database_root);
     ma_out_printf(o, "</td></tr><tr><th>B</th><td>");
-    ma_out_str(o, r->side_b ? r->side_b : "not recorded by this build");
+    ma_out_str(o, r->side_b ? r->side_b : "not recorded by the build that ran it");
     ma_out_printf(o, "</td></tr></table>\n");
 }
 
@@ -254,7 +254,7 @@ static void html_discrepancies(ma_out *o, const ma_report *r)
             }
             ma_out_printf(o, "</div>");
         } else if (!diff) {
-            ma_out_printf(o, "<div class=\"note\">refuting move not recorded by this build</div>");
+            ma_out_printf(o, "<div class=\"note\">refuting move not recorded by the build that ran it</div>");
         }
         ma_out_printf(o, "</div>\n");
     }
@@ -271,7 +271,7 @@ static void html_facts(ma_out *o, const ma_report *r)
     struct {
         const char *name, *value;
     } f[] = {{diff ? "A (database root)" : "database root", x->database_root},
-             {diff ? "B" : NULL, r->side_b ? r->side_b : "not recorded by this build"},
+             {diff ? "B" : NULL, r->side_b ? r->side_b : "not recorded by the build that ran it"},
              {"kind", x->kind},
              {r->mode ? "mode" : NULL, r->mode},
              {"variant", x->variant},

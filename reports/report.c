@@ -62,7 +62,7 @@ static void roots_text(char *buf, size_t n, const ma_verdict_counts *c)
         snprintf(buf, n, " (%s root%s, %s propagated)", group(r, sizeof r, c->roots), c->roots == 1 ? "" : "s",
                  group(p, sizeof p, c->propagated));
     else
-        snprintf(buf, n, " (roots and propagated not recorded by this build)");
+        snprintf(buf, n, " (roots and propagated not recorded by the build that ran it)");
 }
 
 static void decide_diff(const ma_verdict_counts *c, ma_verdict *v)
