@@ -27,7 +27,7 @@ static const char CSS[] =
     "td,th{border:1px solid #ccc;padding:3px 6px;text-align:left;vertical-align:top}\n"
     "th{background:#eef2f7}td.n,th.n{text-align:right;font-variant-numeric:tabular-nums;white-space:nowrap}\n"
     "table.sectors{width:100%}table.sectors tfoot td{font-weight:bold;background:#f5f5f5}\n"
-    "tr.msg td{font-size:12px;color:#555;border-top:none;word-break:break-all}\n"
+    "tr.msg td{font-size:12px;color:#555;border-top:none;overflow-wrap:anywhere}\n"
     "span.st{display:inline-block;padding:0 6px;border-radius:3px;font-size:12px;white-space:nowrap}\n"
     "span.st.good{background:#c8e6c9}span.st.warn{background:#ffe082}span.st.bad{background:#ffcdd2}"
     "span.st.grey{background:#cfd8dc}\n"
@@ -42,7 +42,7 @@ static const char CSS[] =
     "figcaption{font-weight:bold;font-size:13px;margin-bottom:4px}\n"
     ".discs{display:flex;flex-wrap:wrap;gap:10px}\n"
     ".disc{border:1px solid #ccc;border-radius:4px;padding:8px;width:390px;font-size:13px}\n"
-    ".disc .t{font-weight:bold;word-break:break-all}.disc .says{margin:4px 0}\n"
+    ".disc .t{font-weight:bold;overflow-wrap:anywhere}.disc .says{margin:4px 0}\n"
     ".root{color:#b71c1c;font-weight:bold}.prop{color:#e65100}\n";
 
 static void state_badge(ma_out *o, ma_verdict_state s, const char *words)

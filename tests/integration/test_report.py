@@ -354,12 +354,31 @@ def test_bounds_only_run_is_never_ok(millaudit, store, tmp_path):
     assert_never_ok(millaudit, old, 1, "2,000")
 
 
-def test_malom_bounds_run_is_never_ok(millaudit, malom_fixtures, tmp_path):
-    audit = tmp_path / "a.sqlite"
+@pytest.fixture(scope="module")
+def malom_bounds(millaudit, malom_fixtures, tmp_path_factory):
+    """verify --allow-bounds of the Malom excerpt, whose children are partly absent."""
+    audit = tmp_path_factory.mktemp("malom") / "a.sqlite"
     millaudit.run("verify", malom_fixtures / "original-excerpt", "--allow-bounds", "--audit", audit, "--quiet")
-    (within,), = rows(audit, "SELECT sum(within_bounds) FROM sector_results")
+    return audit
+
+
+def test_malom_bounds_run_is_never_ok(millaudit, malom_bounds):
+    (within,), = rows(malom_bounds, "SELECT sum(within_bounds) FROM sector_results")
     assert within > 0
-    assert_never_ok(millaudit, audit, 1, f"{within:,}")
+    assert_never_ok(millaudit, malom_bounds, 1, f"{within:,}")
+
+
+def test_malom_bounds_run_renders_with_charts_in_chromium(millaudit, malom_bounds, tmp_path):
+    """Malom runs are charted like open ones; the banner is amber, never green."""
+    page = tmp_path / "a.html"
+    text = render_html(millaudit, malom_bounds, 1, page)
+    for chart in ("proof", "time"):
+        assert f'data-chart="{chart}"><figcaption>' in text
+    width, height, bpp, lines = screenshot(page, tmp_path / "a.png", tmp_path / "profile")
+    assert count_colour(lines, bpp, hexrgb("#fff8e1"), 0, 260) > 20000, "no amber verdict banner"
+    assert count_colour(lines, bpp, hexrgb("#e8f5e9"), 0, 260) < 2000, "a green banner on a bounds-only run"
+    assert count_colour(lines, bpp, hexrgb("#f9a825"), 260) > 2000, "no within-bounds segments in the chart"
+    assert count_colour(lines, bpp, hexrgb("#2e7d32"), 260) > 2000, "no verified segments in the chart"
 
 
 class _Checker(html.parser.HTMLParser):
