@@ -250,6 +250,11 @@ void ma_progress_update(ma_progress *p, uint64_t done)
     maybe_draw(p, done);
 }
 
+void ma_progress_update_cb(void *reporter, uint64_t done)
+{
+    ma_progress_update(reporter, done);
+}
+
 void ma_progress_clear(ma_progress *p)
 {
     if (!p || p->mode != MA_PROGRESS_TTY)

@@ -86,6 +86,9 @@ void ma_progress_set_total(ma_progress *p, uint64_t total);
 void ma_progress_add(ma_progress *p, uint64_t units);
 /* Reports an absolute count `done` (single-threaded callers). */
 void ma_progress_update(ma_progress *p, uint64_t done);
+/* ma_progress_update in the shape of a progress callback (ctx is the ma_progress *), e.g. for
+ * checksums/sha256.h: opts.on_progress = ma_progress_update_cb; opts.progress_ctx = &progress. */
+void ma_progress_update_cb(void *reporter, uint64_t done);
 /* TTY: erases the line now on screen (waits for a draw in progress), so the caller can print
  * something else; the next due draw shows the line again. Other modes: nothing. */
 void ma_progress_clear(ma_progress *p);

@@ -143,7 +143,11 @@ void ma_verdict_decide(const ma_verdict_counts *c, ma_verdict *v)
                  (long long)c->sectors, c->sectors == 1 ? "" : "s");
     } else if (v->incomplete) {
         v->state = MA_VERDICT_INCOMPLETE;
-        if (c->sectors_unusable > 0)
+        if (c->sectors_unusable <= 0 && c->inputs_absent > 0)
+            snprintf(v->headline, sizeof v->headline, "incomplete: %lld successor file%s absent (%s%s)%s%s%s",
+                     (long long)c->inputs_absent, c->inputs_absent == 1 ? "" : "s", c->absent_names,
+                     c->inputs_absent > 3 ? ", ..." : "", v->unproven ? "; " : "", v->unproven ? unproven : "", "");
+        else if (c->sectors_unusable > 0)
             snprintf(v->headline, sizeof v->headline, "incomplete: %lld sector%s could not be checked%s%s%s",
                      (long long)c->sectors_unusable, c->sectors_unusable == 1 ? "" : "s",
                      v->unproven ? " and " : "", v->unproven ? unproven : "", "");
@@ -168,6 +172,9 @@ void ma_verdict_decide(const ma_verdict_counts *c, ma_verdict *v)
                c->sectors_unusable == 1 ? "" : "s");
     if (v->state != MA_VERDICT_WITHIN_BOUNDS && v->state != MA_VERDICT_INCOMPLETE && v->unproven > 0)
         detail(v, "within bounds only: %s", unproven);
+    if (c->inputs_absent > 0 && !(v->state == MA_VERDICT_INCOMPLETE && c->sectors_unusable <= 0))
+        detail(v, "successor file%s absent: %s%s (%lld in all)", c->inputs_absent == 1 ? "" : "s", c->absent_names,
+               c->inputs_absent > 3 ? ", ..." : "", (long long)c->inputs_absent);
     if (c->entries >= 0 && v->state != MA_VERDICT_VERIFIED)
         detail(v, "%s of %s entries fully verified", group(n1, sizeof n1, c->verified), group(n3, sizeof n3, c->entries));
     if (c->status && v->state != MA_VERDICT_VERIFIED && !strcmp(c->status, "ok"))
@@ -508,6 +515,73 @@ static void sector_state(const ma_report *r, size_t i)
     sx->state = (int)v.state;
 }
 
+/* Names "<variant>_W_B_WF_BF.<ext>" a message says are absent: "... file X.sec2 (absent), Y.sec2
+ * (absent); ..." (the run engine) or "missing-child: X.sec2, Y.sec2 absent" (older builds). */
+static int absent_name_at(const char *m, const char *p, const char **end)
+{
+    static const char *const variants[] = {"std_", "lask_", "mora_"};
+    int ok = 0;
+    for (int k = 0; k < 3 && !ok; k++)
+        ok = !strncmp(p, variants[k], strlen(variants[k]));
+    if (!ok || (p > m && (isalnum((unsigned char)p[-1]) || p[-1] == '_')))
+        return 0;
+    const char *q = strchr(p, '_') + 1;
+    for (int f = 0; f < 4; f++) {
+        if (!isdigit((unsigned char)*q))
+            return 0;
+        while (isdigit((unsigned char)*q))
+            q++;
+        if (f < 3 && *q++ != '_')
+            return 0;
+    }
+    if (strncmp(q, ".sec2", 5) && strncmp(q, ".sec", 4) && strncmp(q, ".mdb", 4))
+        return 0;
+    q += q[4] == '2' ? 5 : 4;
+    *end = q;
+    return 1;
+}
+
+static void absent_inputs(ma_report *r)
+{
+    char seen[64][48];
+    int64_t n = 0;
+    size_t len = 0;
+    r->absent_names[0] = 0;
+    for (size_t i = 0; i < r->run.n_sectors; i++) {
+        const char *m = r->run.sectors[i].message;
+        if (!m || (!strstr(m, "absent") && !strstr(m, "missing")))
+            continue;
+        for (const char *p = m; *p; p++) {
+            const char *end;
+            if (!absent_name_at(m, p, &end))
+                continue;
+            size_t l = (size_t)(end - p);
+            const char *own = r->run.sectors[i].sector;
+            if (own && !strncmp(p, own, strlen(own)) && p[strlen(own)] == '.') {
+                p = end - 1; /* the sector's own file, named at the start of its message */
+                continue;
+            }
+            int dup = 0;
+            for (int64_t k = 0; k < n && k < 64 && !dup; k++)
+                dup = strlen(seen[k]) == l && !strncmp(seen[k], p, l);
+            if (!dup && l < 48) {
+                if (n < 64)
+                    memcpy(seen[n], p, l), seen[n][l] = 0;
+                if (n < 3) {
+                    len += (size_t)snprintf(r->absent_names + len, sizeof r->absent_names - len, "%s%.*s",
+                                            n ? ", " : "", (int)l, p);
+                    if (len >= sizeof r->absent_names)
+                        len = sizeof r->absent_names - 1;
+                }
+                n++;
+            }
+            p = end - 1;
+        }
+    }
+    r->totals.inputs_absent = n;
+    r->totals.absent_names = n ? r->absent_names : NULL;
+}
+
 static void totals(ma_report *r)
 {
     ma_verdict_counts *t = &r->totals;
@@ -573,6 +647,8 @@ static void totals(ma_report *r)
     t->files = (int64_t)r->run.n_files;
     for (size_t i = 0; i < r->run.n_files; i++)
         t->bytes += r->run.files[i].size;
+    if (!diff)
+        absent_inputs(r);
 }
 
 /* Allocates and fills what follows from the run alone: in-hand counts, histogram sums, values

@@ -59,6 +59,8 @@ typedef struct ma_verdict_counts {
     int64_t only_a, only_b;     /* diff: sectors on one side only */
     int64_t identical;          /* diff: sectors whose files have the same SHA-256 (not read further) */
     int64_t files, bytes;       /* manifest files recorded and their total size */
+    int64_t inputs_absent;      /* distinct successor files the sector messages name as absent */
+    const char *absent_names;   /* the first three of them, ", "-separated; NULL if none */
 } ma_verdict_counts;
 
 #define MA_VERDICT_MAX_DETAILS 8
@@ -123,6 +125,7 @@ typedef struct ma_report {
     ma_report_history *history;  /* runs of this kind and root up to this one, oldest first (last 30) */
     size_t n_history;
     ma_verdict_counts totals;    /* sums over the sectors (the total row of every table) */
+    char absent_names[160];      /* storage of totals.absent_names */
     int64_t total_canonical, total_markers, total_missing_child, total_bound_wins; /* -1: not recorded */
     int64_t total_wins, total_draws, total_losses; /* -1: no histogram */
     double total_seconds;

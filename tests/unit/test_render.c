@@ -304,7 +304,7 @@ static void test_bounds_only_is_never_good_or_ok(void **state)
     s.within_bounds = 10140;
     s.discrepancies = 0;
     s.n_classes = 0;
-    s.message = "std_3_3_5_5.sec2: missing-child: std_3_4_5_4.sec2 absent";
+    s.message = "std_3_3_0_0.sec2: sector 3_3_0_0: missing-child: std_3_4_5_4.sec2, mora_2_4_5_4.sec absent";
     r.n_disc = 0;
     ma_report rep;
     derive(&rep, &r);
@@ -312,6 +312,17 @@ static void test_bounds_only_is_never_good_or_ok(void **state)
     assert_false(rep.verdict.good);
     assert_int_equal(rep.verdict.unproven, 10140);
     assert_string_equal(rep.verdict.headline, "verified within bounds only (10,140 entries unproven)");
+    /* what was missing, named: the successors, not the sector's own file */
+    assert_string_equal(rep.verdict.details[0], "successor files absent: std_3_4_5_4.sec2, mora_2_4_5_4.sec (2 in all)");
+    r.status = "incomplete"; /* the same run without --allow-bounds */
+    done(&rep);
+    derive(&rep, &r);
+    assert_int_equal(rep.verdict.state, MA_VERDICT_INCOMPLETE);
+    assert_string_equal(rep.verdict.headline, "incomplete: 2 successor files absent (std_3_4_5_4.sec2, mora_2_4_5_4.sec); "
+                                              "10,140 entries unproven");
+    r.status = "ok";
+    done(&rep);
+    derive(&rep, &r);
     char *out = render(&rep, MA_RENDER_HTML);
     assert_non_null(strstr(out, "class=\"verdict warn\" data-state=\"within-bounds\""));
     assert_null(strstr(out, "class=\"verdict good\""));
