@@ -732,6 +732,15 @@ void ma_report_free(ma_report *r)
 {
     if (!r)
         return;
+    ma_report_release(r);
+    ma_run_free(&r->run);
+    memset(r, 0, sizeof *r);
+}
+
+void ma_report_release(ma_report *r)
+{
+    if (!r)
+        return;
     for (size_t i = 0; r->sx && i < r->run.n_sectors; i++)
         free(r->sx[i].format);
     for (size_t i = 0; r->dx && i < r->run.n_disc; i++) {
@@ -742,6 +751,7 @@ void ma_report_free(ma_report *r)
         free(r->history[i].started_at), free(r->history[i].ended_at), free(r->history[i].status),
             free(r->history[i].mode);
     free(r->history), free(r->sx), free(r->dx), free(r->mode), free(r->options), free(r->side_b);
-    ma_run_free(&r->run);
+    ma_run run = r->run;
     memset(r, 0, sizeof *r);
+    r->run = run;
 }

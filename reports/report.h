@@ -139,6 +139,8 @@ int ma_report_load(ma_audit *a, int64_t id, ma_report *out, ma_error *err);
  * callers that built r->run themselves; everything but r->run must be zero. */
 int ma_report_derive(ma_report *r, ma_error *err);
 void ma_report_free(ma_report *r);
+/* Frees everything but r->run (for a run the caller owns, as with ma_report_derive). */
+void ma_report_release(ma_report *r);
 
 /* Parses a recorded value text ("win 13", "loss 2 (0x4002)", ">= win 5 (3,4)", "draw (count 3)")
  * into v (strings malloc'd). Unknown text gives outcome NULL. Returns -1 on out of memory. */

@@ -15,7 +15,7 @@ _millaudit_options() {
         solve) echo "--variant --stones --sector --with-deps --out --quiet --plant-bug --help" ;;
         stats) echo "--json --sector --help" ;;
         dump) echo "--with-entry --help" ;;
-        verify) echo "--sector --audit --max-rows --threads --quiet --json --full-board-draw --allow-bounds --help" ;;
+        verify) echo "--sector --audit --resume --incremental --shard --max-rows --threads --quiet --json --full-board-draw --allow-bounds --help" ;;
         index-check) echo "--variant --sector --help" ;;
         manifest) echo "--out --audit --chunk-size --threads --quiet --dir --ignore-missing --strict --help" ;;
         report) echo "--audit --run --format --out --help" ;;
@@ -36,7 +36,7 @@ _millaudit_sectors() {
                 [[ $cmd == solve ]] && dirs+=("$w")
                 continue ;;
             --audit | --run | --format | --max-rows | --threads | --limit | --chunk-size | --variant | \
-                --stones | --sector | --full-board-draw | --plant-bug | --dir)
+                --stones | --sector | --full-board-draw | --plant-bug | --dir | --shard)
                 continue ;;
         esac
         if [[ $w != -* && -d $w ]]; then
@@ -77,7 +77,7 @@ _millaudit() {
             if [[ $cmd == solve ]]; then COMPREPLY=($(compgen -d -- "$cur")); else COMPREPLY=($(compgen -f -- "$cur")); fi
             return 0 ;;
         --audit) COMPREPLY=($(compgen -f -X '!*.sqlite' -- "$cur") $(compgen -d -- "$cur")); return 0 ;;
-        --run | --max-rows | --threads | --limit | --chunk-size | --plant-bug) return 0 ;;
+        --run | --max-rows | --threads | --limit | --chunk-size | --plant-bug | --shard) return 0 ;;
     esac
     if [[ $cur == -* ]]; then
         COMPREPLY=($(compgen -W "$(_millaudit_options "$cmd")" -- "$cur"))

@@ -113,8 +113,7 @@ static void derive(ma_report *rep, const ma_run *r)
 
 static void done(ma_report *rep)
 {
-    memset(&rep->run, 0, sizeof rep->run); /* the run's strings are the test's */
-    ma_report_free(rep);
+    ma_report_release(rep); /* the run's strings are the test's */
 }
 
 __attribute__((noinline)) static char *render(const ma_report *rep, ma_render_format fmt)
