@@ -1,42 +1,32 @@
-"""Validates JSON documents the binary prints against their schemas in docs/json/<name>.schema.json.
+"""Validation of JSON documents against docs/json/<name>.schema.json with every error listed.
 
-Every command that prints JSON has a schema there (draft 2020-12 or draft-07, chosen by the schema's
-"$schema"), and every document carries "schema_version". Tests call
+The schemas are loaded (and checked) once by conftest.json_schema, which conftest.validate_json and
+Millaudit.run's automatic validation use too; this module adds what a test of a document needs:
 
     from schemas import validate
     doc = validate(json.loads(proc.stdout), "report")
 
-which checks the schema itself, validates the document (all errors listed, with their paths), checks
-that the document's schema_version is the one the schema fixes, and returns the document.
+validates the document listing every error with its path, checks that its schema_version is the one
+the schema fixes with a const, and returns it; rejects(doc, name) tells whether a schema refuses a
+document (to prove a schema is not vacuous).
 """
-import functools
-import json
-import pathlib
-
+import jsonschema
 import pytest
 
-SCHEMAS = pathlib.Path(__file__).resolve().parents[2] / "docs" / "json"
+from conftest import ROOT, json_schema
 
-try:
-    import jsonschema
-except ImportError:  # a declared test dependency (scripts/install-deps): say so rather than skip
-    jsonschema = None
+SCHEMAS = ROOT / "docs" / "json"
 
 
-@functools.lru_cache(maxsize=None)
 def schema(name):
     path = SCHEMAS / f"{name}.schema.json"
     assert path.exists(), f"no schema for '{name}': {path} is missing"
-    return json.loads(path.read_text(encoding="utf-8"))
+    return json_schema(name)
 
 
 def validator(name):
-    if jsonschema is None:
-        pytest.fail("python3-jsonschema is not installed (scripts/install-deps installs it)")
     s = schema(name)
-    cls = jsonschema.validators.validator_for(s)
-    cls.check_schema(s)
-    return cls(s)
+    return jsonschema.validators.validator_for(s)(s)
 
 
 def validate(doc, name):
