@@ -541,7 +541,7 @@ def chromium():
     return path
 
 
-def screenshot(page, shot, profile, size="1280,2400"):
+def screenshot(page, shot, profile, size="1280,1400"):
     subprocess.run([chromium(), *CHROMIUM_FLAGS, f"--user-data-dir={profile}", f"--screenshot={shot}",
                     f"--window-size={size}", page.as_uri()], capture_output=True, timeout=180)
     assert shot.exists(), "chromium wrote no screenshot"
@@ -567,7 +567,7 @@ def test_html_renders_in_headless_chromium(millaudit, store, tmp_path, run, bann
     page = tmp_path / "r.html"
     render_html(millaudit, store, run, page)
     width, height, bpp, lines = screenshot(page, tmp_path / "shot.png", tmp_path / "profile")
-    assert (width, height) == (1280, 2400)
+    assert (width, height) == (1280, 1400)
     coloured = sum(1 for line in lines for i in range(0, len(line), bpp * 4)
                    if line[i] < 200 or line[i + 1] < 200 or line[i + 2] < 200)
     assert coloured > 2000, f"only {coloured} sampled non-white pixels: the page looks blank"
