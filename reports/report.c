@@ -116,9 +116,12 @@ void ma_verdict_decide(const ma_verdict_counts *c, ma_verdict *v)
     if (!verify && c->discrepancies <= 0) {
         v->incomplete = status_is(c->status, "unusable", "incomplete");
         v->state = v->interrupted ? MA_VERDICT_INTERRUPTED : v->incomplete ? MA_VERDICT_INCOMPLETE : MA_VERDICT_RECORDED;
-        if (v->state == MA_VERDICT_RECORDED)
+        if (v->state == MA_VERDICT_RECORDED && !strcmp(c->kind, "manifest"))
             snprintf(v->headline, sizeof v->headline, "%s recorded: %lld file%s, %s bytes", c->kind,
                      (long long)c->files, c->files == 1 ? "" : "s", group(n1, sizeof n1, c->bytes));
+        else if (v->state == MA_VERDICT_RECORDED) /* opening, grade: their own commands report them */
+            snprintf(v->headline, sizeof v->headline, "%s run recorded with status '%s' (millaudit %s describes it)",
+                     c->kind, c->status ? c->status : "none", c->kind);
         else
             snprintf(v->headline, sizeof v->headline, "%s: the %s run %s", ma_verdict_state_name(v->state), c->kind,
                      v->interrupted ? "never finished" : "found an input unusable");

@@ -8,7 +8,7 @@
 # of solve, FILE's directory of index-check): <variant>_W_B_WF_BF from *.mdb, *.sec2 and *.sec.
 # tests/integration/test_install.py checks that every option of every --help is offered here.
 
-_millaudit_commands="solve stats dump verify index-check manifest report runs probe diff"
+_millaudit_commands="solve stats dump verify index-check manifest report runs probe diff opening grade"
 
 _millaudit_options() {
     case "$1" in
@@ -22,6 +22,9 @@ _millaudit_options() {
         runs) echo "--audit --run --out --help" ;;
         probe) echo "--variant --json --help" ;;
         diff) echo "--sector --limit --json --audit --threads --quiet --full --help" ;;
+        opening) echo "--variant --stones --tt-mb --only-sectors --audit --no-compare --max-rows --json --quiet --help" ;;
+        grade) echo "--player --positions --games --seed --sector --variant --stones --max-plies --engine-timeout" \
+                    "--audit --html --json --quiet --run --help" ;;
     esac
 }
 
@@ -36,7 +39,8 @@ _millaudit_sectors() {
                 [[ $cmd == solve ]] && dirs+=("$w")
                 continue ;;
             --audit | --run | --format | --max-rows | --threads | --limit | --chunk-size | --variant | \
-                --stones | --sector | --full-board-draw | --plant-bug | --dir | --shard)
+                --stones | --sector | --full-board-draw | --plant-bug | --dir | --shard | --tt-mb | --only-sectors | \
+                --player | --positions | --games | --seed | --max-plies | --engine-timeout | --html)
                 continue ;;
         esac
         if [[ $w != -* && -d $w ]]; then
@@ -77,7 +81,10 @@ _millaudit() {
             if [[ $cmd == solve ]]; then COMPREPLY=($(compgen -d -- "$cur")); else COMPREPLY=($(compgen -f -- "$cur")); fi
             return 0 ;;
         --audit) COMPREPLY=($(compgen -f -X '!*.sqlite' -- "$cur") $(compgen -d -- "$cur")); return 0 ;;
-        --run | --max-rows | --threads | --limit | --chunk-size | --plant-bug | --shard) return 0 ;;
+        --player) COMPREPLY=($(compgen -W "random ab:material:3 ab:mills+mobility:4 cmd:" -- "$cur")); return 0 ;;
+        --html) COMPREPLY=($(compgen -f -- "$cur")); return 0 ;;
+        --run | --max-rows | --threads | --limit | --chunk-size | --plant-bug | --shard | --tt-mb | --only-sectors | \
+            --positions | --games | --seed | --max-plies | --engine-timeout) return 0 ;;
     esac
     if [[ $cur == -* ]]; then
         COMPREPLY=($(compgen -W "$(_millaudit_options "$cmd")" -- "$cur"))
@@ -91,7 +98,7 @@ _millaudit() {
             if ((COMP_CWORD == 2)); then COMPREPLY=($(compgen -W "export import compare" -- "$cur")); return 0; fi
             [[ $sub == import ]] && COMPREPLY=($(compgen -f -X '!*.json' -- "$cur") $(compgen -d -- "$cur")) ;;
         dump | index-check) COMPREPLY=($(compgen -f -- "$cur")) ;;
-        verify | stats | probe | diff) COMPREPLY=($(compgen -d -- "$cur")) ;;
+        verify | stats | probe | diff | opening | grade) COMPREPLY=($(compgen -d -- "$cur")) ;;
     esac
     return 0
 }

@@ -16,7 +16,8 @@ import pytest
 
 from conftest import ROOT
 
-COMMANDS = ["solve", "stats", "dump", "verify", "index-check", "manifest", "report", "runs", "probe", "diff"]
+COMMANDS = ["solve", "stats", "dump", "verify", "index-check", "manifest", "report", "runs", "probe", "diff", "opening",
+            "grade"]
 COMPLETION = ROOT / "scripts" / "completion" / "millaudit.bash"
 
 
@@ -52,6 +53,12 @@ def installed(build_dir, tmp_path_factory):
 def options_of(millaudit, cmd):
     text = millaudit.run(cmd, "--help").stdout
     return sorted(set(re.findall(r"(?<![\w-])(--[a-z][a-z-]*)", text)) - {"--help"})
+
+
+def test_the_command_list_is_complete(millaudit):
+    """A new subcommand fails here until the manual page and completion (and this list) know it."""
+    listed = re.findall(r"^  (\S+)\s", millaudit.run("--help", check=0).stdout, re.M)
+    assert sorted(listed) == sorted(COMMANDS)
 
 
 def test_install_puts_everything_in_its_place(millaudit, installed):

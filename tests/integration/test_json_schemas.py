@@ -20,7 +20,8 @@ import pytest
 from conftest import ROOT
 from schemas import SCHEMAS, rejects, schema, validate, validator
 
-COMMANDS = ["solve", "stats", "dump", "verify", "index-check", "manifest", "report", "runs", "probe", "diff"]
+COMMANDS = ["solve", "stats", "dump", "verify", "index-check", "manifest", "report", "runs", "probe", "diff", "opening",
+            "grade"]
 AWAITING_INTEGRATOR = pytest.mark.xfail(
     strict=True, reason="cmd_stats.c / cmd_probe.c / verify and diff JSON are being rewritten by the integrator; "
                         "remove this marker when their JSON carries schema_version and values as data")
