@@ -106,6 +106,7 @@ static json_t *totals(jb *b, const ma_report *r)
     put(b, o, "draws", jcount(r->total_draws));
     put(b, o, "losses", jcount(r->total_losses));
     put(b, o, "sectors_unusable", json_integer(t->sectors_unusable));
+    put(b, o, "body_digest_mismatches", json_integer(t->body_mismatches));
     put(b, o, "seconds", json_real(r->total_seconds));
     put(b, o, "entries_per_second", r->total_seconds > 0 ? json_real((double)t->checked / r->total_seconds) : json_null());
     json_t *cls = put(b, o, "classes", json_object());
@@ -202,6 +203,7 @@ static json_t *sector(jb *b, const ma_report *r, size_t i)
     put(b, o, "wins", jcount(x->wins));
     put(b, o, "draws", jcount(x->draws));
     put(b, o, "losses", jcount(x->losses));
+    put(b, o, "body_digest", jstr(x->body_digest));
     put(b, o, "derived_sha256", jstr(s->derived_sha256));
     put(b, o, "derived_positions", s->has_derived_positions ? json_integer(s->derived_positions) : json_null());
     return o;

@@ -128,17 +128,25 @@ void ma_verdict_decide(const ma_verdict_counts *c, ma_verdict *v)
         return;
     }
     v->unproven = (c->within_bounds > 0 ? c->within_bounds : 0) + (c->unverifiable > 0 ? c->unverifiable : 0);
-    v->discrepancies = c->discrepancies > 0 || status_is(c->status, "discrepancies", NULL);
+    v->discrepancies = c->discrepancies > 0 || c->body_mismatches > 0 || status_is(c->status, "discrepancies", NULL);
     v->incomplete = c->sectors_unusable > 0 || status_is(c->status, "unusable", "incomplete");
     v->within_bounds = v->unproven > 0 || status_is(c->status, "within-bounds", NULL);
     roots_text(rt, sizeof rt, c);
     char unproven[128];
     snprintf(unproven, sizeof unproven, "%s entr%s unproven", group(n2, sizeof n2, v->unproven),
              v->unproven == 1 ? "y" : "ies");
-    if (v->discrepancies) {
+    if (v->discrepancies && c->discrepancies <= 0 && c->body_mismatches > 0) {
+        v->state = MA_VERDICT_DISCREPANCIES;
+        snprintf(v->headline, sizeof v->headline,
+                 "discrepancies found: %lld file%s whose body does not match the digest in its header", 
+                 (long long)c->body_mismatches, c->body_mismatches == 1 ? "" : "s");
+    } else if (v->discrepancies) {
         v->state = MA_VERDICT_DISCREPANCIES;
         snprintf(v->headline, sizeof v->headline, "discrepancies found: %s%s", group(n1, sizeof n1, c->discrepancies),
                  rt);
+        if (c->body_mismatches > 0)
+            detail(v, "%lld file%s whose body does not match the digest in its header", (long long)c->body_mismatches,
+                   c->body_mismatches == 1 ? "" : "s");
     } else if (v->interrupted) {
         v->state = MA_VERDICT_INTERRUPTED;
         snprintf(v->headline, sizeof v->headline,
@@ -309,6 +317,7 @@ static int load_v4(ma_audit *a, ma_report *r, ma_error *err)
     int oom = 0, rc, s;
     r->v4 = has_column(db, "sector_results", "carried_from") && has_column(db, "discrepancies", "root") &&
             has_column(db, "runs", "mode");
+    int body = has_column(db, "sector_results", "body_digest");
     if (!r->v4)
         return MA_OK;
     rc = prep(a, &st, "SELECT mode, resumed_from, options FROM runs WHERE id = ?", err);
@@ -322,8 +331,10 @@ static int load_v4(ma_audit *a, ma_report *r, ma_error *err)
     }
     sqlite3_finalize(st);
 
-    rc = prep(a, &st, "SELECT sector, carried_from, format, canonical, markers, roots, propagated, missing_child,"
-                      " unverifiable, bound_wins FROM sector_results WHERE run_id = ?", err);
+    rc = prep(a, &st, body ? "SELECT sector, carried_from, format, canonical, markers, roots, propagated, missing_child,"
+                             " unverifiable, bound_wins, body_digest FROM sector_results WHERE run_id = ?"
+                           : "SELECT sector, carried_from, format, canonical, markers, roots, propagated, missing_child,"
+                             " unverifiable, bound_wins, NULL FROM sector_results WHERE run_id = ?", err);
     if (rc)
         return rc;
     sqlite3_bind_int64(st, 1, r->run.id);
@@ -339,6 +350,7 @@ static int load_v4(ma_audit *a, ma_report *r, ma_error *err)
                         &x->bound_wins};
         for (int k = 0; k < 7; k++)
             *f[k] = col_count(st, 3 + k);
+        x->body_digest = col_text(st, 10, &oom);
     }
     sqlite3_finalize(st);
     if (oom)
@@ -504,6 +516,7 @@ static void sector_state(const ma_report *r, size_t i)
     c.roots = sx->roots;
     c.propagated = sx->propagated;
     c.sectors_unusable = status_is(x->status, "unusable", "skipped") || status_is(x->status, "missing", NULL);
+    c.body_mismatches = sx->body_digest && !strcmp(sx->body_digest, "mismatch");
     if (r->run.kind && !strcmp(r->run.kind, "diff")) {
         c.value_differences = x->entries - x->verified;
         if (status_is(x->status, "skipped", NULL) && x->message)
@@ -605,6 +618,7 @@ static void totals(ma_report *r)
         t->verified += x->verified;
         t->within_bounds += x->within_bounds;
         t->discrepancies += x->discrepancies;
+        t->body_mismatches += sx->body_digest && !strcmp(sx->body_digest, "mismatch");
         r->total_seconds += x->seconds;
         if (sx->roots >= 0 && sx->propagated >= 0)
             roots += sx->roots, prop += sx->propagated;
@@ -745,7 +759,7 @@ void ma_report_release(ma_report *r)
     if (!r)
         return;
     for (size_t i = 0; r->sx && i < r->run.n_sectors; i++)
-        free(r->sx[i].format);
+        free(r->sx[i].format), free(r->sx[i].body_digest);
     for (size_t i = 0; r->dx && i < r->run.n_disc; i++) {
         free(r->dx[i].move), free(r->dx[i].successor);
         value_free(&r->dx[i].stored), value_free(&r->dx[i].derived);

@@ -59,6 +59,7 @@ typedef struct ma_verdict_counts {
     int64_t only_a, only_b;     /* diff: sectors on one side only */
     int64_t identical;          /* diff: sectors whose files have the same SHA-256 (not read further) */
     int64_t files, bytes;       /* manifest files recorded and their total size */
+    int64_t body_mismatches;    /* open files whose body does not hash to their header's digest */
     int64_t inputs_absent;      /* distinct successor files the sector messages name as absent */
     const char *absent_names;   /* the first three of them, ", "-separated; NULL if none */
 } ma_verdict_counts;
@@ -84,6 +85,7 @@ typedef struct ma_report_sector {
     char *format;
     int64_t canonical, markers, roots, propagated, missing_child, unverifiable, bound_wins;
     int64_t wins, draws, losses; /* from the histogram; -1 when none recorded */
+    char *body_digest;          /* "match", "mismatch", ... (open format header digest), NULL if not recorded */
     int state;                  /* ma_verdict_state of the sector alone */
     int mover_in_hand, opponent_in_hand; /* from the sector name W_B_WF_BF; -1 if not parsable */
 } ma_report_sector;

@@ -381,6 +381,24 @@ def test_malom_bounds_run_renders_with_charts_in_chromium(millaudit, malom_bound
     assert count_colour(lines, bpp, hexrgb("#2e7d32"), 260) > 2000, "no verified segments in the chart"
 
 
+def test_body_digest_mismatch_is_a_finding(millaudit, game, tmp_path):
+    """An open file whose body no longer hashes to its header's digest (bytes 80..111) is reported even
+    though every value verifies."""
+    db = tmp_path / "db"
+    shutil.copytree(game, db)
+    path = db / "std_2_3_1_0.mdb"
+    data = bytearray(path.read_bytes())
+    data[80:112] = hashlib.sha256(b"something else").digest()
+    path.write_bytes(bytes(data))
+    audit = tmp_path / "a.sqlite"
+    millaudit.run("verify", db, "--audit", audit, "--quiet", check=1)
+    text = report(millaudit, audit, 1)
+    assert text.splitlines()[1] == "verdict: discrepancies found: 1 file whose body does not match the digest in its header"
+    doc = validate(json.loads(report(millaudit, audit, 1, "json")), "report")
+    assert doc["totals"]["body_digest_mismatches"] == 1 and doc["verdict"]["good"] is False
+    assert {s["sector"]: s["body_digest"] for s in doc["sectors"]}["std_2_3_1_0"] == "mismatch"
+
+
 class _Checker(html.parser.HTMLParser):
     VOID = {"meta", "br", "img", "input", "link", "hr", "circle", "rect", "path", "line", "polygon"}
 

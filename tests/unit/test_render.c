@@ -370,6 +370,12 @@ static void test_verdicts(void **state)
     assert_false(v.good);
     c.ended = 1;
 
+    c.body_mismatches = 1, c.status = "discrepancies"; /* every value verifies, the header's digest does not */
+    ma_verdict_decide(&c, &v);
+    assert_int_equal(v.state, MA_VERDICT_DISCREPANCIES);
+    assert_string_equal(v.headline, "discrepancies found: 1 file whose body does not match the digest in its header");
+    c.body_mismatches = 0, c.status = "ok";
+
     c.status = "unusable", c.sectors_unusable = 2; /* older stores; v4 says "incomplete" */
     ma_verdict_decide(&c, &v);
     assert_int_equal(v.state, MA_VERDICT_INCOMPLETE);
