@@ -1,8 +1,9 @@
 /*
  * millaudit report --audit FILE.sqlite [--run N] [--format text|md|json|html] [--out FILE]
  *
- * Renders one run of an audit store (default: the latest) for people (docs/report.md): run facts,
- * the manifest of the bytes checked, per-sector results, discrepancies with their boards, charts.
+ * Renders one run of an audit store (default: the latest) for people (docs/report.md): the verdict
+ * first, run facts, per-sector results with totals, discrepancies with their boards, charts,
+ * history, and in an appendix the manifest of the bytes checked.
  * Output on stdout, or written atomically to --out. Exit: 0 rendered, 2 usage, 3 store missing,
  * unusable or without that run, 4 output not writable, 5 internal.
  */
@@ -19,14 +20,19 @@
 #include "common/ma_error.h"
 #include "reports/audit.h"
 #include "reports/render.h"
-#include "reports/runs.h"
+#include "reports/report.h"
 
 static void usage(FILE *out)
 {
     fprintf(out,
             "usage: millaudit report --audit FILE.sqlite [--run N] [--format text|md|json|html] [--out FILE]\n"
-            "Renders one run of the audit store: facts, manifest of the bytes checked, sectors,\n"
-            "discrepancies with their boards, histograms. Default: the latest run, text, stdout.\n"
+            "Renders one run of the audit store, verdict first: fully verified, verified within\n"
+            "bounds only, discrepancies found, incomplete or interrupted (diff runs: values agree or\n"
+            "differ); then sectors with totals, discrepancies with their boards, charts, history and\n"
+            "the manifest of the bytes checked. Default: the latest run, text, stdout.\n"
+            "  --run N      the run to render (ids: millaudit runs, or sqlite3 FILE 'SELECT id FROM runs')\n"
+            "  --format F   text (terminal), md (GitHub Markdown), json (docs/json/report.schema.json),\n"
+            "               html (one self-contained page with SVG charts)\n"
             "  --out FILE   write FILE atomically instead of stdout (HTML is one self-contained file)\n"
             "exit: 0 rendered, 2 usage, 3 store or run unusable, 4 output not writable\n");
 }
@@ -71,17 +77,15 @@ int ma_cmd_report(int argc, char **argv)
         return MA_EXIT_USAGE;
     }
     ma_audit *a = NULL;
-    ma_run run;
-    memset(&run, 0, sizeof run);
+    ma_report report;
+    memset(&report, 0, sizeof report);
     char *text = NULL;
     size_t len = 0;
     int rc = ma_cli_audit_open_existing(&a, audit_path, &err);
-    if (!rc && !run_id)
-        rc = ma_runs_latest(a, &run_id, &err);
     if (!rc)
-        rc = ma_run_load(a, run_id, &run, &err);
+        rc = ma_report_load(a, run_id, &report, &err);
     if (!rc)
-        rc = ma_render_run(&text, &len, &run, fmt, &err);
+        rc = ma_render_report(&text, &len, &report, fmt, &err);
     int exit_code = MA_EXIT_OK;
     if (rc) {
         exit_code = rc == MA_EIO ? MA_EXIT_BAD_INPUT : ma_exit_code_for(rc);
@@ -95,7 +99,7 @@ int ma_cmd_report(int argc, char **argv)
     if (exit_code)
         fprintf(stderr, "millaudit report: %s\n", err.msg);
     free(text);
-    ma_run_free(&run);
+    ma_report_free(&report);
     ma_audit_close(a);
     return exit_code;
 }

@@ -4,12 +4,33 @@
  * One reporter covers a whole run (every sector a verify checks, every file a manifest hashes), so
  * the rate and the ETA are of the whole run, not of the current sector. Worker threads add the
  * units they finish with ma_progress_add (thread-safe, lock-free on the fast path); whichever
- * thread notices that a line is due prints it, under a try-lock, so workers never wait for the
+ * thread notices that a display is due draws it, under a try-lock, so workers never wait for the
  * terminal. Single-threaded callers may instead report an absolute count with ma_progress_update.
  *
- * Nothing is printed during the first second, so quick commands stay silent; after that at most one
- * line per `interval` seconds: "<label>: <done>/<total> <unit>, <rate> <unit>/s, ETA <s> s". A quiet
- * reporter never prints. The struct is caller-owned and holds no global state.
+ * How it shows depends on where the output goes (the mode, chosen at ma_progress_start):
+ *
+ *  - MA_PROGRESS_TTY (the output is a terminal): one self-updating line, redrawn at most every
+ *    0.25 s with a carriage return and an erase-to-end-of-line, cut to the terminal width so it
+ *    never wraps, in the style of `rsync --info=progress2`:
+ *        1,234,567/5,746,675 entries  21%  1.23M entries/s  0:00:45 ETA  verify std_4_3_0_0
+ *    On finish the line is drawn once more with the final count and elapsed time and ended with a
+ *    newline, so it stays on screen as the run's summary.
+ *  - MA_PROGRESS_PLAIN (a pipe, a file, a CI log): a plain line every MA_PROGRESS_PLAIN_INTERVAL
+ *    (10) seconds, never a carriage return or an escape sequence:
+ *        verify std_4_3_0_0: 1234567/5746675 entries (21%), 1234567 entries/s, ETA 45 s
+ *    and a closing "(done)" line if any line was printed.
+ *  - MA_PROGRESS_NONE (--quiet, or no output stream): nothing at all.
+ *
+ * Nothing is drawn during the first second (TTY) or the first interval (plain), so quick commands
+ * stay silent. The environment may override the choice: MILLAUDIT_PROGRESS=tty|plain|none, and
+ * MILLAUDIT_PROGRESS_INTERVAL=<seconds> sets the plain interval and first delay (and, when shorter
+ * than the terminal's 1 s delay or 0.25 s redraw interval, those too); --quiet always wins.
+ *
+ * Anything else written to the same terminal while a TTY line is shown would be glued onto it:
+ * call ma_progress_clear first (it erases the line; the next due paint puts it back).
+ *
+ * Every function accepts p == NULL and then does nothing, so library code can take an optional
+ * reporter. The struct is caller-owned and holds no global state; its fields are read by tests.
  */
 #ifndef MA_PROGRESS_H
 #define MA_PROGRESS_H
@@ -19,36 +40,63 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#define MA_PROGRESS_PLAIN_INTERVAL 10.0 /* seconds between plain lines (documented in millaudit(1)) */
+#define MA_PROGRESS_TTY_INTERVAL 0.25   /* seconds between redraws of the terminal line */
+
+typedef enum ma_progress_mode {
+    MA_PROGRESS_NONE = 0,  /* print nothing */
+    MA_PROGRESS_PLAIN,     /* a line every interval, newline-terminated */
+    MA_PROGRESS_TTY        /* one line redrawn in place */
+} ma_progress_mode;
+
 typedef struct ma_progress {
-    FILE *out;                /* where lines go; stderr normally */
-    int quiet;                /* non-zero: print nothing */
+    FILE *out;                /* where the display goes; stderr normally */
+    ma_progress_mode mode;    /* how; see above */
     char label[96];           /* e.g. "verify std_4_3_0_0"; changed with ma_progress_set_label */
-    char unit[16];            /* "entries" unless set otherwise */
+    char unit[16];            /* "entries" unless set otherwise; "bytes" prints KiB/MiB/GiB */
     uint64_t total;           /* expected units, 0 if unknown */
     _Atomic uint64_t done;    /* units finished so far */
     double start;             /* monotonic seconds at ma_progress_start */
-    double interval;          /* seconds between lines (1.0) */
-    _Atomic double last_print;/* monotonic seconds of the last line printed */
-    atomic_flag printing;     /* held by the thread printing a line */
-    pthread_mutex_t label_lock; /* guards label against a concurrent print */
-    int printed;              /* non-zero once any line was printed (then finish prints a final line) */
+    double delay;             /* nothing is drawn before start + delay */
+    double interval;          /* seconds between draws */
+    _Atomic double last_print;/* monotonic seconds of the last paint */
+    pthread_mutex_t paint_lock;  /* held while drawing or clearing; workers only try it */
+    pthread_mutex_t label_lock; /* guards label, unit and total against a concurrent paint */
+    int printed;              /* non-zero once anything was drawn (then finish draws a final line) */
+    int shown;                /* TTY: a line is on screen now (the cursor is at its end) */
 } ma_progress;
 
 /* Monotonic clock in seconds. */
 double ma_now(void);
 
+/* Starts a reporter for a run. quiet (or out == NULL) selects MA_PROGRESS_NONE; otherwise TTY when
+ * out is a terminal, else PLAIN, unless MILLAUDIT_PROGRESS says otherwise. */
 void ma_progress_start(ma_progress *p, FILE *out, int quiet, const char *label, uint64_t total);
+/* Forces a mode (tests, or a command with its own option) and resets delay and interval to that
+ * mode's defaults. */
+void ma_progress_set_mode(ma_progress *p, ma_progress_mode mode);
 /* Replaces the label (e.g. the sector now being checked); safe while workers add. */
 void ma_progress_set_label(ma_progress *p, const char *label);
-/* Raises the expected total (e.g. when a run learns more work); safe while workers add. */
+/* Replaces the unit name ("entries", "bytes", "positions"); call before work starts. */
+void ma_progress_set_unit(ma_progress *p, const char *unit);
+/* Sets the expected total (e.g. when a run learns more work); safe while workers add. */
 void ma_progress_set_total(ma_progress *p, uint64_t total);
-/* Adds `units` finished units; thread-safe and cheap (one atomic add and a clock read at most
- * every few thousand calls is the caller's choice: call it per chunk, not per entry). */
+/* Adds `units` finished units; thread-safe and cheap (one atomic add and a clock read: call it per
+ * chunk of work, not per entry). */
 void ma_progress_add(ma_progress *p, uint64_t units);
 /* Reports an absolute count `done` (single-threaded callers). */
 void ma_progress_update(ma_progress *p, uint64_t done);
-/* Prints a closing line if anything was printed, so the last figure on screen is the true total,
- * and releases the reporter's lock. done is the final absolute count. */
+/* ma_progress_update in the shape of a progress callback (ctx is the ma_progress *), e.g. for
+ * checksums/sha256.h: opts.on_progress = ma_progress_update_cb; opts.progress_ctx = &progress. */
+void ma_progress_update_cb(void *reporter, uint64_t done);
+/* TTY: erases the line now on screen (waits for a paint in progress), so the caller can print
+ * something else; the next due paint shows the line again. Other modes: nothing. */
+void ma_progress_clear(ma_progress *p);
+/* Draws a closing line if anything was drawn, so the last figure on screen is the true total, and
+ * releases the reporter's locks. done is the final absolute count. */
 void ma_progress_finish(ma_progress *p, uint64_t done);
+
+/* Formats n with thousands separators ("1,234,567") into buf; returns buf. */
+char *ma_progress_group(char *buf, size_t size, uint64_t n);
 
 #endif

@@ -1,18 +1,20 @@
-/* Rendering an audit run as text, Markdown, JSON or self-contained HTML (reports/render.h). */
+/* Rendering a report: shared helpers, text and Markdown, dispatch, atomic writing (reports/render.h). */
 #include "reports/render.h"
 
 #include <errno.h>
 #include <fcntl.h>
+#include <math.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
-#define MAX_BOARDS 50 /* discrepancies drawn as boards; the rest are listed as rows */
+#include "reports/render_internal.h"
 
 /* The board as drawn: '*' marks the 24 points (replaced by '+', 'X' or 'O'). Row 0 is rank 7. */
-static const char *const board_template[13] = {
+const char *const ma_render_board_template[13] = {
     "*-----*-----*", "|     |     |", "| *---*---* |", "| |   |   | |", "| | *-*-* | |",
     "| | |   | | |", "*-*-*   *-*-*", "| | |   | | |", "| | *-*-* | |", "| |   |   | |",
     "| *---*---* |", "|     |     |", "*-----*-----*"};
@@ -28,8 +30,16 @@ int ma_render_format_parse(const char *name, ma_render_format *out, ma_error *er
     return ma_error_set(err, MA_EINVAL, "unknown format '%s' (text, md, json, html)", name ? name : "");
 }
 
-/* Parses "a1,d1/c3" into grid marks: grid[row][col] = 'X' / 'O' at point (file, rank). */
-static int parse_board(const char *board, char grid[13][13], ma_error *err)
+/* ---------------------------------------------------------------- boards and moves */
+
+static int is_point(const char *p)
+{
+    if (p[0] < 'a' || p[0] > 'g' || p[1] < '1' || p[1] > '7')
+        return 0;
+    return ma_render_board_template[(7 - (p[1] - '0')) * 2][(p[0] - 'a') * 2] == '*';
+}
+
+int ma_render_board_grid(const char *board, char grid[13][13], ma_error *err)
 {
     memset(grid, 0, 13 * 13);
     if (!board)
@@ -48,7 +58,7 @@ static int parse_board(const char *board, char grid[13][13], ma_error *err)
                 return ma_error_set(err, MA_EINVAL, "board '%.60s': not a point at '%.*s'", board,
                                     (int)(q - p > 8 ? 8 : q - p), p);
             int row = (7 - (p[1] - '0')) * 2, col = (p[0] - 'a') * 2;
-            if (board_template[row][col] != '*')
+            if (ma_render_board_template[row][col] != '*')
                 return ma_error_set(err, MA_EINVAL, "board '%.60s': %.2s is not a point of the board", board, p);
             if (grid[row][col])
                 return ma_error_set(err, MA_EINVAL, "board '%.60s': %.2s holds two stones", board, p);
@@ -66,7 +76,7 @@ int ma_render_board_text(char *buf, size_t size, const char *board, ma_error *er
     if (size < MA_RENDER_BOARD_SIZE)
         return ma_error_set(err, MA_EINVAL, "board: buffer too small");
     char grid[13][13];
-    int rc = parse_board(board, grid, err);
+    int rc = ma_render_board_grid(board, grid, err);
     if (rc)
         return rc;
     size_t k = 0;
@@ -74,7 +84,7 @@ int ma_render_board_text(char *buf, size_t size, const char *board, ma_error *er
         buf[k++] = row % 2 ? ' ' : (char)('7' - row / 2);
         buf[k++] = ' ';
         for (int col = 0; col < 13; col++) {
-            char c = board_template[row][col];
+            char c = ma_render_board_template[row][col];
             buf[k++] = c == '*' ? (grid[row][col] ? grid[row][col] : '+') : c;
         }
         buf[k++] = '\n';
@@ -82,6 +92,43 @@ int ma_render_board_text(char *buf, size_t size, const char *board, ma_error *er
     memcpy(buf + k, "  a b c d e f g\n", 17);
     return MA_OK;
 }
+
+int ma_render_move_parse(const char *text, ma_move *m)
+{
+    memset(m, 0, sizeof *m);
+    if (!text)
+        return -1;
+    const char *p = text;
+    int place = 0;
+    if (!strncmp(p, "place ", 6))
+        place = 1, p += 6;
+    if (!is_point(p))
+        return -1;
+    char first[3] = {p[0], p[1], 0};
+    p += 2;
+    if (!place && *p == '-') {
+        if (!is_point(p + 1))
+            return -1;
+        memcpy(m->from, first, 3);
+        m->to[0] = p[1], m->to[1] = p[2];
+        p += 3;
+        m->kind = 2;
+    } else {
+        memcpy(m->to, first, 3);
+        m->kind = 1;
+    }
+    if (*p == 'x') {
+        if (!is_point(p + 1))
+            return m->kind = 0, -1;
+        m->capture[0] = p[1], m->capture[1] = p[2];
+        p += 3;
+    }
+    if (*p)
+        return m->kind = 0, -1;
+    return 0;
+}
+
+/* ---------------------------------------------------------------- escaping and formatting */
 
 char *ma_render_html_escape(const char *s)
 {
@@ -107,511 +154,620 @@ char *ma_render_html_escape(const char *s)
     return out;
 }
 
-/* ---- helpers over a memstream ---- */
-
-typedef struct out {
-    FILE *f;
-    int oom;
-} out;
-
-/* Prints s, NULL as "-". Text formats print control characters as '?', so a hostile string in the
- * store cannot move the cursor or forge lines. */
-static void put_plain(out *o, const char *s)
+static int is_control(unsigned char c)
 {
-    if (!s) {
-        fputs("-", o->f);
-        return;
-    }
-    for (; *s; s++)
-        fputc((unsigned char)*s < 0x20 || *s == 0x7f ? '?' : *s, o->f);
+    return c < 0x20 || c == 0x7f;
 }
 
-/* Markdown: as plain, and '|' '`' '<' escaped so a cell stays a cell. */
-static void put_md(out *o, const char *s)
+void ma_out_str(ma_out *o, const char *s)
 {
+    FILE *f = o->f;
     if (!s) {
-        fputs("-", o->f);
+        fputs(o->fmt == MA_RENDER_HTML ? "&ndash;" : "-", f);
         return;
     }
     for (; *s; s++) {
-        if (*s == '|' || *s == '`' || *s == '*' || *s == '_' || *s == '[' || *s == ']' || *s == '\\')
-            fputc('\\', o->f), fputc(*s, o->f);
-        else if (*s == '<')
-            fputs("&lt;", o->f);
-        else
-            fputc((unsigned char)*s < 0x20 || *s == 0x7f ? '?' : *s, o->f);
+        unsigned char c = (unsigned char)*s;
+        if (is_control(c) && !(o->fmt == MA_RENDER_HTML && c == '\t')) {
+            fputc('?', f); /* a hostile string cannot move the cursor, forge lines or break a document */
+            continue;
+        }
+        if (o->fmt == MA_RENDER_HTML) {
+            switch (c) {
+            case '&': fputs("&amp;", f); continue;
+            case '<': fputs("&lt;", f); continue;
+            case '>': fputs("&gt;", f); continue;
+            case '"': fputs("&quot;", f); continue;
+            case '\'': fputs("&#39;", f); continue;
+            }
+        } else if (o->fmt == MA_RENDER_MD) {
+            if (strchr("|`*_[]\\", c)) {
+                fputc('\\', f);
+            } else if (c == '<') {
+                fputs("&lt;", f);
+                continue;
+            }
+        }
+        fputc(c, f);
     }
 }
 
-static void put_html(out *o, const char *s)
+void ma_out_strn(ma_out *o, const char *s, size_t max)
 {
-    if (!s) {
-        fputs("&ndash;", o->f);
+    if (!s || strlen(s) <= max) {
+        ma_out_str(o, s);
         return;
     }
-    char *e = ma_render_html_escape(s);
-    if (!e) {
+    char *t = strndup(s, max);
+    if (!t) {
         o->oom = 1;
         return;
     }
-    /* control characters would make the document ill-formed: drop to '?' */
-    for (char *p = e; *p; p++)
-        fputc((unsigned char)*p < 0x20 && *p != '\t' ? '?' : *p, o->f);
-    free(e);
+    ma_out_str(o, t);
+    fputs("...", o->f);
+    free(t);
 }
 
-/* Bars for a chart: label and value. */
-typedef struct bar {
-    char label[64];
-    int64_t value;
-} bar;
-
-/* Outcome/depth histogram totals of the whole run, or discrepancy class totals when no histogram
- * was recorded. *is_hist tells which. Caller frees. */
-static bar *chart_bars(const ma_run *r, size_t *n, int *is_hist)
+void ma_out_printf(ma_out *o, const char *fmt, ...)
 {
-    *n = 0;
-    *is_hist = 0;
-    size_t total_bins = 0, total_cls = 0;
-    for (size_t i = 0; i < r->n_sectors; i++)
-        total_bins += r->sectors[i].n_bins, total_cls += r->sectors[i].n_classes;
-    *is_hist = total_bins > 0;
-    size_t cap = (*is_hist ? total_bins : total_cls) + 1;
-    bar *b = calloc(cap, sizeof *b);
-    if (!b)
-        return NULL;
-    for (size_t i = 0; i < r->n_sectors; i++) {
-        const ma_run_sector *x = &r->sectors[i];
-        size_t m = *is_hist ? x->n_bins : x->n_classes;
-        for (size_t k = 0; k < m; k++) {
-            char label[64];
-            int64_t v;
-            if (*is_hist) {
-                if (!strcmp(x->bins[k].outcome ? x->bins[k].outcome : "", "draw"))
-                    snprintf(label, sizeof label, "draw");
-                else
-                    snprintf(label, sizeof label, "%.8s %lld", x->bins[k].outcome ? x->bins[k].outcome : "?",
-                             (long long)x->bins[k].depth);
-                v = x->bins[k].count;
-            } else {
-                snprintf(label, sizeof label, "%.60s", x->classes[k].cls ? x->classes[k].cls : "?");
-                v = x->classes[k].count;
-            }
-            size_t j;
-            for (j = 0; j < *n; j++)
-                if (!strcmp(b[j].label, label))
-                    break;
-            if (j == *n) {
-                memcpy(b[j].label, label, sizeof label);
-                (*n)++;
-            }
-            b[j].value += v;
-        }
+    va_list ap;
+    va_start(ap, fmt);
+    vfprintf(o->f, fmt, ap);
+    va_end(ap);
+}
+
+const char *ma_fmt_count(char *buf, size_t n, int64_t v)
+{
+    if (v < 0) {
+        snprintf(buf, n, "-");
+        return buf;
     }
-    return b;
+    char d[24];
+    int len = snprintf(d, sizeof d, "%lld", (long long)v);
+    size_t k = 0;
+    for (int i = 0; i < len && k + 2 < n; i++) {
+        if (i && (len - i) % 3 == 0)
+            buf[k++] = ',';
+        buf[k++] = d[i];
+    }
+    buf[k] = 0;
+    return buf;
 }
 
-static int64_t max_bar(const bar *b, size_t n)
+const char *ma_fmt_rate(char *buf, size_t n, int64_t entries, double seconds)
 {
-    int64_t m = 0;
-    for (size_t i = 0; i < n; i++)
-        if (b[i].value > m)
-            m = b[i].value;
-    return m;
+    if (seconds <= 0 || entries <= 0) {
+        snprintf(buf, n, "-");
+        return buf;
+    }
+    double v = (double)entries / seconds;
+    static const char *const si[] = {"", "k", "M", "G"};
+    int k = 0;
+    while (v >= 1000 && k < 3)
+        v /= 1000, k++;
+    snprintf(buf, n, k ? "%.2f%s/s" : "%.0f/s", v, si[k]);
+    return buf;
 }
 
-struct fact {
-    const char *name;
-    const char *value;
-};
-
-static void facts(const ma_run *r, struct fact f[11])
+const char *ma_state_words(ma_verdict_state s)
 {
-    struct fact v[11] = {{"kind", r->kind}, {"tool version", r->tool_version}, {"git revision", r->git_revision},
-                         {"host", r->host}, {"command line", r->command_line}, {"database root", r->database_root},
-                         {"variant", r->variant}, {"format", r->format}, {"started", r->started_at},
-                         {"ended", r->ended_at ? r->ended_at : "never (interrupted or still running)"},
-                         {"status", r->status}};
-    memcpy(f, v, sizeof v);
+    switch (s) {
+    case MA_VERDICT_VERIFIED: return "verified";
+    case MA_VERDICT_WITHIN_BOUNDS: return "within bounds only";
+    case MA_VERDICT_INCOMPLETE: return "incomplete";
+    case MA_VERDICT_INTERRUPTED: return "interrupted";
+    case MA_VERDICT_DISCREPANCIES: return "discrepancies";
+    case MA_VERDICT_AGREE: return "values agree";
+    case MA_VERDICT_DIFFER: return "values differ";
+    case MA_VERDICT_RECORDED: return "recorded";
+    }
+    return "unknown";
 }
+
+const char *ma_state_class(ma_verdict_state s)
+{
+    switch (s) {
+    case MA_VERDICT_VERIFIED:
+    case MA_VERDICT_AGREE: return "good";
+    case MA_VERDICT_WITHIN_BOUNDS: return "warn";
+    case MA_VERDICT_DISCREPANCIES:
+    case MA_VERDICT_DIFFER:
+    case MA_VERDICT_INCOMPLETE: return "bad";
+    default: return "grey";
+    }
+}
+
+int ma_report_is_diff(const ma_report *r)
+{
+    return r->run.kind && !strcmp(r->run.kind, "diff");
+}
+
+/* ---------------------------------------------------------------- text and Markdown */
 
 static const char NO_MANIFEST[] =
     "NO MANIFEST RECORDED: this run does not name the bytes it checked; its result cannot be tied to files";
 
-/* ---- text and Markdown ---- */
-
-static void render_text(out *o, const ma_run *r, int md)
+/* A sector's state in words, with diff's "identical" and "only in A/B". */
+static void sector_state_words(ma_out *o, const ma_report *r, size_t i)
 {
-    FILE *f = o->f;
-    void (*put)(out *, const char *) = md ? put_md : put_plain;
-    struct fact fs[11];
-    facts(r, fs);
-    if (md)
-        fprintf(f, "# millaudit report: run %lld\n\n| fact | value |\n|---|---|\n", (long long)r->id);
-    else
-        fprintf(f, "millaudit report: run %lld\n\n", (long long)r->id);
-    for (int i = 0; i < 11; i++) {
-        fprintf(f, md ? "| %s | " : "  %-14s ", fs[i].name);
-        put(o, fs[i].value);
-        fputs(md ? " |\n" : "\n", f);
-    }
-    if (r->imported) {
-        fprintf(f, md ? "| imported from | " : "  %-14s ", "imported from");
-        put(o, r->import_source);
-        fprintf(f, " (run %lld there, imported %s)%s", (long long)r->import_source_run_id,
-                r->imported_at ? r->imported_at : "?", md ? " |\n" : "\n");
-    }
-
-    fputs(md ? "\n## Manifest of the bytes checked\n\n" : "\nManifest of the bytes checked\n", f);
-    if (!r->n_files) {
-        fprintf(f, md ? "> **%s**\n" : "  !!! %s !!!\n", NO_MANIFEST);
-    } else {
-        if (md)
-            fputs("| sha256 | size | path | sector |\n|---|---:|---|---|\n", f);
-        for (size_t i = 0; i < r->n_files; i++) {
-            const ma_run_file *x = &r->files[i];
-            fputs(md ? "| `" : "  ", f);
-            put(o, x->sha256);
-            fprintf(f, md ? "` | %lld | " : "  %12lld  ", (long long)x->size);
-            put(o, x->path);
-            fputs(md ? " | " : "  ", f);
-            put(o, x->sector);
-            fputs(md ? " |\n" : "\n", f);
-        }
-        fprintf(f, md ? "\n%zu files, chunk size %lld bytes\n" : "  %zu files, chunk size %lld bytes\n",
-                r->n_files, (long long)r->manifest_chunk_size);
-    }
-
-    fputs(md ? "\n## Sectors\n\n" : "\nSectors\n", f);
-    if (!r->n_sectors)
-        fputs(md ? "No sector results recorded.\n" : "  no sector results recorded\n", f);
-    else if (md)
-        fputs("| sector | entries | checked | verified | within bounds | discrepancies | classes | seconds | status |"
-              " derived digest |\n|---|---:|---:|---:|---:|---:|---|---:|---|---|\n", f);
-    else
-        fprintf(f, "  %-22s %12s %12s %12s %10s %8s %8s  %-14s %s\n", "sector", "entries", "checked", "verified",
-                "in-bounds", "discrep", "seconds", "status", "classes");
-    for (size_t i = 0; i < r->n_sectors; i++) {
-        const ma_run_sector *x = &r->sectors[i];
-        if (md) {
-            fputs("| ", f);
-            put(o, x->sector);
-            fprintf(f, " | %lld | %lld | %lld | %lld | %lld | ", (long long)x->entries, (long long)x->checked,
-                    (long long)x->verified, (long long)x->within_bounds, (long long)x->discrepancies);
-        } else {
-            char name[23];
-            snprintf(name, sizeof name, "%s", x->sector);
-            for (char *q = name; *q; q++)
-                if ((unsigned char)*q < 0x20 || *q == 0x7f)
-                    *q = '?';
-            fprintf(f, "  %-22s", name);
-            fprintf(f, " %12lld %12lld %12lld %10lld %8lld %8.2f  ", (long long)x->entries, (long long)x->checked,
-                    (long long)x->verified, (long long)x->within_bounds, (long long)x->discrepancies, x->seconds);
-            char st[15];
-            snprintf(st, sizeof st, "%s", x->status ? x->status : "-");
-            for (char *q = st; *q; q++)
-                if ((unsigned char)*q < 0x20 || *q == 0x7f)
-                    *q = '?';
-            fprintf(f, "%-14s ", st);
-        }
-        for (size_t k = 0; k < x->n_classes; k++) {
-            fputs(k ? ", " : "", f);
-            put(o, x->classes[k].cls);
-            fprintf(f, "=%lld", (long long)x->classes[k].count);
-        }
-        if (!x->n_classes)
-            fputs("-", f);
-        if (md) {
-            fprintf(f, " | %.2f | ", x->seconds);
-            put(o, x->status);
-            fputs(x->derived_sha256 ? " | `" : " | ", f);
-            put(o, x->derived_sha256);
-            fputs(x->derived_sha256 ? "` |\n" : " |\n", f);
-        } else {
-            fputs("\n", f);
-            if (x->message) {
-                fputs("      message: ", f);
-                put(o, x->message);
-                fputs("\n", f);
-            }
-            if (x->derived_sha256) {
-                fputs("      derived values: ", f);
-                put(o, x->derived_sha256);
-                fprintf(f, " (%lld positions)\n", (long long)x->derived_positions);
-            }
-        }
-    }
-
-    fprintf(f, md ? "\n## Discrepancies (%zu rows recorded)\n\n" : "\nDiscrepancies (%zu rows recorded)\n",
-            r->n_disc);
-    for (size_t i = 0; i < r->n_disc; i++) {
-        const ma_run_discrepancy *d = &r->disc[i];
-        fputs(md ? "### " : "  ", f);
-        put(o, d->sector);
-        fprintf(f, " entry %lld: ", (long long)d->entry);
-        put(o, d->cls);
-        fputs(md ? "\n\n- board: `" : "\n    board ", f);
-        put(o, d->board);
-        fputs(md ? "` (mover X, opponent O)\n- stored: " : " (mover X, opponent O)\n    stored ", f);
-        put(o, d->stored);
-        fputs(md ? "\n- derived: " : ", derived ", f);
-        put(o, d->derived);
-        fputs("\n", f);
-        if (i < MAX_BOARDS) {
-            char board[MA_RENDER_BOARD_SIZE];
-            ma_error e;
-            if (ma_render_board_text(board, sizeof board, d->board, &e) == MA_OK) {
-                fputs(md ? "\n```\n" : "", f);
-                if (md) {
-                    fputs(board, f);
-                } else {
-                    for (char *line = board; *line;) {
-                        char *nl = strchr(line, '\n');
-                        fprintf(f, "      %.*s\n", (int)(nl - line), line);
-                        line = nl + 1;
-                    }
-                }
-                fputs(md ? "```\n\n" : "", f);
-            } else {
-                fputs(md ? "\n(board not drawable: " : "      (board not drawable: ", f);
-                put(o, e.msg);
-                fputs(")\n", f);
-            }
-        } else if (i == MAX_BOARDS) {
-            fprintf(f, md ? "\n(boards drawn for the first %d rows only)\n\n" : "    (boards drawn for the first %d rows only)\n",
-                    MAX_BOARDS);
-        }
-    }
-    if (!r->n_disc)
-        fputs(md ? "None.\n" : "  none\n", f);
-
-    size_t nb;
-    int is_hist;
-    bar *b = chart_bars(r, &nb, &is_hist);
-    if (!b) {
-        o->oom = 1;
+    const ma_run_sector *x = &r->run.sectors[i];
+    if (ma_report_is_diff(r)) {
+        if (x->message && !strncmp(x->message, "only-in-A", 9))
+            ma_out_printf(o, "only in A");
+        else if (x->message && !strncmp(x->message, "only-in-B", 9))
+            ma_out_printf(o, "only in B");
+        else if (x->message && !strncmp(x->message, "identical", 9))
+            ma_out_printf(o, "identical");
+        else
+            ma_out_printf(o, "%s", ma_state_words((ma_verdict_state)r->sx[i].state));
         return;
     }
-    fputs(md ? "\n## " : "\n", f);
-    fputs(is_hist ? "Outcome and depth histogram (positions, all sectors)\n"
-                  : "Discrepancy classes (all sectors; no outcome/depth histogram recorded)\n", f);
-    int64_t m = max_bar(b, nb);
-    if (md && nb)
-        fputs("\n```\n", f);
-    for (size_t i = 0; i < nb; i++) {
-        int w = m ? (int)((b[i].value * 40 + m - 1) / m) : 0;
-        fprintf(f, "  %-24s %12lld ", b[i].label, (long long)b[i].value);
-        for (int k = 0; k < w; k++)
-            fputc('#', f);
-        fputc('\n', f);
-    }
-    if (md && nb)
-        fputs("```\n", f);
-    if (!nb)
-        fputs(md ? "\nNothing to chart.\n" : "  nothing to chart\n", f);
-    free(b);
+    ma_out_printf(o, "%s", ma_state_words((ma_verdict_state)r->sx[i].state));
 }
 
-/* ---- HTML ---- */
-
-static int point_xy(const char *p, int *x, int *y)
+/* Prints "stored win 3, derived loss 2" or, for diff runs, "A says win 3, B says loss 2"; values
+ * as recorded (the data form is in JSON). */
+static void says(ma_out *o, const ma_report *r, size_t i)
 {
-    if (p[0] < 'a' || p[0] > 'g' || p[1] < '1' || p[1] > '7')
-        return -1;
-    *x = 15 + (p[0] - 'a') * 25;
-    *y = 15 + (7 - (p[1] - '0')) * 25;
+    const ma_run_discrepancy *d = &r->run.disc[i];
+    int diff = ma_report_is_diff(r);
+    ma_out_printf(o, "%s", diff ? "A says " : "stored ");
+    ma_out_str(o, d->stored);
+    ma_out_printf(o, "%s", diff ? ", B says " : ", derived ");
+    ma_out_str(o, d->derived);
+}
+
+static void text_facts(ma_out *o, const ma_report *r, int md)
+{
+    const ma_run *x = &r->run;
+    int diff = ma_report_is_diff(r);
+    struct {
+        const char *name, *value;
+    } f[] = {{diff ? "A (database root)" : "database root", x->database_root},
+             {diff ? "B" : NULL, r->side_b ? r->side_b : "not recorded by the build that ran it"},
+             {"kind", x->kind},
+             {r->mode ? "mode" : NULL, r->mode},
+             {"variant", x->variant},
+             {"format", x->format},
+             {"started", x->started_at},
+             {"ended", x->ended_at ? x->ended_at : "never (interrupted or still running)"},
+             {"recorded status", x->status},
+             {"tool version", x->tool_version},
+             {"git revision", x->git_revision},
+             {"host", x->host},
+             {"command line", x->command_line},
+             {r->options ? "options" : NULL, r->options}};
+    if (md)
+        ma_out_printf(o, "\n## Run\n\n| fact | value |\n|---|---|\n");
+    else
+        ma_out_printf(o, "\nRun\n");
+    for (size_t i = 0; i < sizeof f / sizeof f[0]; i++) {
+        if (!f[i].name)
+            continue;
+        ma_out_printf(o, md ? "| %s | " : "  %-18s ", f[i].name);
+        ma_out_str(o, f[i].value);
+        ma_out_printf(o, md ? " |\n" : "\n");
+    }
+    if (r->resumed_from && md)
+        ma_out_printf(o, "| resumed from | run %lld |\n", (long long)r->resumed_from);
+    else if (r->resumed_from)
+        ma_out_printf(o, "  %-18s run %lld\n", "resumed from", (long long)r->resumed_from);
+    if (x->imported) {
+        ma_out_printf(o, md ? "| imported from | " : "  %-18s ", "imported from");
+        ma_out_str(o, x->import_source);
+        ma_out_printf(o, " (run %lld there, imported ", (long long)x->import_source_run_id);
+        ma_out_str(o, x->imported_at);
+        ma_out_printf(o, md ? ") |\n" : ")\n");
+    }
+}
+
+static void text_verdict(ma_out *o, const ma_report *r, int md)
+{
+    const ma_verdict *v = &r->verdict;
+    if (md) {
+        ma_out_printf(o, "\n> **Verdict: ");
+        ma_out_str(o, v->headline);
+        ma_out_printf(o, "**\n");
+        for (int i = 0; i < v->n_details; i++) {
+            ma_out_printf(o, ">\n> - ");
+            ma_out_str(o, v->details[i]);
+            ma_out_printf(o, "\n");
+        }
+    } else {
+        ma_out_printf(o, "verdict: ");
+        ma_out_str(o, v->headline);
+        ma_out_printf(o, "\n");
+        for (int i = 0; i < v->n_details; i++) {
+            ma_out_printf(o, "  - ");
+            ma_out_str(o, v->details[i]);
+            ma_out_printf(o, "\n");
+        }
+    }
+}
+
+static void class_list(ma_out *o, const ma_run_sector *x)
+{
+    for (size_t k = 0; k < x->n_classes; k++) {
+        ma_out_printf(o, k ? ", " : "");
+        ma_out_str(o, x->classes[k].cls);
+        ma_out_printf(o, "=%lld", (long long)x->classes[k].count);
+    }
+    if (!x->n_classes)
+        ma_out_printf(o, "-");
+}
+
+/* Count of a diff class in a sector, 0 when absent. */
+static int64_t class_count(const ma_run_sector *x, const char *name)
+{
+    for (size_t k = 0; k < x->n_classes; k++)
+        if (x->classes[k].cls && !strcmp(x->classes[k].cls, name))
+            return x->classes[k].count;
     return 0;
 }
 
-static void svg_board(out *o, const char *board)
+static void text_sectors(ma_out *o, const ma_report *r, int md)
 {
-    FILE *f = o->f;
-    char grid[13][13];
-    ma_error e;
-    if (parse_board(board, grid, &e)) {
-        fputs("<p class=\"warn\">board not drawable: ", f);
-        put_html(o, e.msg);
-        fputs("</p>", f);
+    const ma_run *x = &r->run;
+    int diff = ma_report_is_diff(r);
+    char c[10][32];
+    ma_out_printf(o, md ? "\n## Sectors (%zu)\n\n" : "\nSectors (%zu)\n", x->n_sectors);
+    if (!x->n_sectors) {
+        ma_out_printf(o, md ? "No sector results recorded.\n" : "  no sector results recorded\n");
         return;
     }
-    fputs("<svg class=\"board\" width=\"180\" height=\"180\" viewBox=\"0 0 180 180\">"
-          "<rect x=\"0\" y=\"0\" width=\"180\" height=\"180\" fill=\"#f3e2bd\"/>"
-          "<g stroke=\"#5b4636\" stroke-width=\"2\" fill=\"none\">"
-          "<rect x=\"15\" y=\"15\" width=\"150\" height=\"150\"/><rect x=\"40\" y=\"40\" width=\"100\" height=\"100\"/>"
-          "<rect x=\"65\" y=\"65\" width=\"50\" height=\"50\"/>"
-          "<path d=\"M90 15V65M90 115V165M15 90H65M115 90H165\"/></g>", f);
-    for (int row = 0; row < 13; row += 2)
-        for (int col = 0; col < 13; col += 2) {
-            if (board_template[row][col] != '*')
-                continue;
-            char p[3] = {(char)('a' + col / 2), (char)('7' - row / 2), 0};
-            int x, y;
-            point_xy(p, &x, &y);
-            char g = grid[row][col];
-            if (g == 'X')
-                fprintf(f, "<circle cx=\"%d\" cy=\"%d\" r=\"9\" fill=\"#111\"/>", x, y);
-            else if (g == 'O')
-                fprintf(f, "<circle cx=\"%d\" cy=\"%d\" r=\"9\" fill=\"#fff\" stroke=\"#111\" stroke-width=\"2\"/>", x, y);
-            else
-                fprintf(f, "<circle cx=\"%d\" cy=\"%d\" r=\"3\" fill=\"#5b4636\"/>", x, y);
-        }
-    fputs("</svg>", f);
-}
-
-static void svg_chart(out *o, const bar *b, size_t n)
-{
-    FILE *f = o->f;
-    int64_t m = max_bar(b, n);
-    int h = 24 + (int)n * 22;
-    fprintf(f, "<svg class=\"chart\" width=\"760\" height=\"%d\" "
-               "viewBox=\"0 0 760 %d\">", h, h);
-    for (size_t i = 0; i < n; i++) {
-        int y = 12 + (int)i * 22;
-        int w = m ? (int)(b[i].value * 480 / m) : 0;
-        if (b[i].value && w < 2)
-            w = 2;
-        fprintf(f, "<text x=\"0\" y=\"%d\" font-size=\"13\" fill=\"#222\">", y + 13);
-        put_html(o, b[i].label);
-        fprintf(f, "</text><rect x=\"180\" y=\"%d\" width=\"%d\" height=\"16\" fill=\"#3b6ea5\"/>"
-                   "<text x=\"%d\" y=\"%d\" font-size=\"12\" fill=\"#222\">%lld</text>",
-                y, w, 186 + w, y + 13, (long long)b[i].value);
-    }
-    fputs("</svg>", f);
-}
-
-static void render_html(out *o, const ma_run *r)
-{
-    FILE *f = o->f;
-    struct fact fs[11];
-    facts(r, fs);
-    fprintf(f, "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
-               "<title>millaudit report: run %lld</title>\n<style>\n"
-               "body{font-family:sans-serif;margin:24px;color:#222;background:#fff}\n"
-               "table{border-collapse:collapse;margin:8px 0}\n"
-               "td,th{border:1px solid #bbb;padding:3px 8px;text-align:left}\n"
-               "td.n{text-align:right}\nth{background:#e8eef6}\n"
-               "code{font-size:12px}\n.warn{background:#c0392b;color:#fff;padding:10px;font-weight:bold}\n"
-               ".ok{color:#1e7b34;font-weight:bold}.bad{color:#c0392b;font-weight:bold}\n"
-               ".disc{display:inline-block;vertical-align:top;margin:6px;padding:6px;border:1px solid #ccc}\n"
-               "</style>\n</head>\n<body>\n<h1>millaudit report: run %lld</h1>\n<table>\n",
-            (long long)r->id, (long long)r->id);
-    for (int i = 0; i < 11; i++) {
-        fprintf(f, "<tr><th>%s</th><td>", fs[i].name);
-        if (i == 10)
-            fprintf(f, "<span class=\"%s\">", r->status && !strcmp(r->status, "ok") ? "ok" : "bad");
-        put_html(o, fs[i].value);
-        fputs(i == 10 ? "</span></td></tr>\n" : "</td></tr>\n", f);
-    }
-    if (r->imported) {
-        fputs("<tr><th>imported from</th><td>", f);
-        put_html(o, r->import_source);
-        fprintf(f, " (run %lld there, imported ", (long long)r->import_source_run_id);
-        put_html(o, r->imported_at);
-        fputs(")</td></tr>\n", f);
-    }
-    fputs("</table>\n<h2>Manifest of the bytes checked</h2>\n", f);
-    if (!r->n_files) {
-        fprintf(f, "<p class=\"warn\">%s</p>\n", NO_MANIFEST);
+    if (diff) {
+        if (md)
+            ma_out_printf(o, "| sector | positions | agree | outcome | depth | draw-class | encoding | seconds | state |\n"
+                             "|---|---:|---:|---:|---:|---:|---:|---:|---|\n");
+        else
+            ma_out_printf(o, "  %-20s %12s %12s %9s %9s %10s %10s %8s  %s\n", "sector", "positions", "agree", "outcome",
+                          "depth", "draw-class", "encoding", "seconds", "state");
+    } else if (md) {
+        ma_out_printf(o, "| sector | entries | checked | verified | within bounds | discrepancies | roots | propagated |"
+                         " seconds | entries/s | state |\n|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|\n");
     } else {
-        fputs("<table>\n<tr><th>sha256</th><th>size</th><th>path</th><th>sector</th></tr>\n", f);
-        for (size_t i = 0; i < r->n_files; i++) {
-            fputs("<tr><td><code>", f);
-            put_html(o, r->files[i].sha256);
-            fprintf(f, "</code></td><td class=\"n\">%lld</td><td>", (long long)r->files[i].size);
-            put_html(o, r->files[i].path);
-            fputs("</td><td>", f);
-            put_html(o, r->files[i].sector);
-            fputs("</td></tr>\n", f);
+        ma_out_printf(o, "  %-20s %12s %12s %12s %10s %8s %6s %6s %8s %9s  %s\n", "sector", "entries", "checked",
+                      "verified", "in-bounds", "discrep", "roots", "propag", "seconds", "entries/s", "state");
+    }
+    for (size_t i = 0; i <= x->n_sectors; i++) {
+        int total = i == x->n_sectors;
+        const ma_run_sector *s = total ? NULL : &x->sectors[i];
+        const ma_report_sector *sx = total ? NULL : &r->sx[i];
+        int64_t entries = total ? r->totals.entries : s->entries, checked = total ? r->totals.checked : s->checked;
+        int64_t verified = total ? r->totals.verified : s->verified;
+        int64_t bounds = total ? r->totals.within_bounds : s->within_bounds;
+        int64_t disc = total ? r->totals.discrepancies : s->discrepancies;
+        int64_t roots = total ? r->totals.roots : sx->roots, prop = total ? r->totals.propagated : sx->propagated;
+        double secs = total ? r->total_seconds : s->seconds;
+        if (md) {
+            ma_out_printf(o, "| ");
+            if (total)
+                ma_out_printf(o, "**total**");
+            else
+                ma_out_str(o, s->sector);
+        } else {
+            ma_out_printf(o, "  ");
+            /* pad by hand: the name is escaped, so printf cannot count its width */
+            const char *name = total ? "total" : s->sector ? s->sector : "-";
+            ma_out_strn(o, name, 20);
+            size_t len = strlen(name) > 20 ? 23 : strlen(name);
+            for (size_t k = len; k < 20; k++)
+                ma_out_printf(o, " ");
         }
-        fprintf(f, "</table>\n<p>%zu files, chunk size %lld bytes</p>\n", r->n_files,
-                (long long)r->manifest_chunk_size);
-    }
-    fputs("<h2>Sectors</h2>\n", f);
-    if (!r->n_sectors)
-        fputs("<p>No sector results recorded.</p>\n", f);
-    else
-        fputs("<table>\n<tr><th>sector</th><th>entries</th><th>checked</th><th>verified</th><th>within bounds</th>"
-              "<th>discrepancies</th><th>classes</th><th>seconds</th><th>status</th><th>derived digest</th></tr>\n", f);
-    for (size_t i = 0; i < r->n_sectors; i++) {
-        const ma_run_sector *x = &r->sectors[i];
-        fputs("<tr><td>", f);
-        put_html(o, x->sector);
-        fprintf(f, "</td><td class=\"n\">%lld</td><td class=\"n\">%lld</td><td class=\"n\">%lld</td>"
-                   "<td class=\"n\">%lld</td><td class=\"n\">%lld</td><td>",
-                (long long)x->entries, (long long)x->checked, (long long)x->verified, (long long)x->within_bounds,
-                (long long)x->discrepancies);
-        for (size_t k = 0; k < x->n_classes; k++) {
-            fputs(k ? ", " : "", f);
-            put_html(o, x->classes[k].cls);
-            fprintf(f, "=%lld", (long long)x->classes[k].count);
+        if (diff) {
+            const char *fmt = md ? " | %s | %s | %s | %s | %s | %s | %.2f | " : " %12s %12s %9s %9s %10s %10s %8.2f  ";
+            int64_t oc = 0, dp = 0, dc = 0, en = 0;
+            if (total) {
+                for (size_t k = 0; k < x->n_sectors; k++) {
+                    oc += class_count(&x->sectors[k], "outcome"), dp += class_count(&x->sectors[k], "depth");
+                    dc += class_count(&x->sectors[k], "draw-class"), en += class_count(&x->sectors[k], "encoding");
+                }
+            } else {
+                oc = class_count(s, "outcome"), dp = class_count(s, "depth");
+                dc = class_count(s, "draw-class"), en = class_count(s, "encoding");
+            }
+            ma_out_printf(o, fmt, ma_fmt_count(c[0], 32, entries), ma_fmt_count(c[1], 32, verified),
+                          ma_fmt_count(c[2], 32, oc), ma_fmt_count(c[3], 32, dp), ma_fmt_count(c[4], 32, dc),
+                          ma_fmt_count(c[5], 32, en), secs);
+        } else {
+            const char *fmt = md ? " | %s | %s | %s | %s | %s | %s | %s | %.2f | %s | "
+                                 : " %12s %12s %12s %10s %8s %6s %6s %8.2f %9s  ";
+            ma_out_printf(o, fmt, ma_fmt_count(c[0], 32, entries), ma_fmt_count(c[1], 32, checked),
+                          ma_fmt_count(c[2], 32, verified), ma_fmt_count(c[3], 32, bounds),
+                          ma_fmt_count(c[4], 32, disc), ma_fmt_count(c[5], 32, disc ? roots : (roots < 0 ? -1 : 0)),
+                          ma_fmt_count(c[6], 32, disc ? prop : (prop < 0 ? -1 : 0)), secs,
+                          ma_fmt_rate(c[7], 32, checked, secs));
         }
-        fprintf(f, "</td><td class=\"n\">%.2f</td><td class=\"%s\">", x->seconds,
-                x->status && !strcmp(x->status, "ok") ? "ok" : "bad");
-        put_html(o, x->status);
-        if (x->message) {
-            fputs("<br>", f);
-            put_html(o, x->message);
+        if (total)
+            ma_out_printf(o, "%s", ma_state_words(r->verdict.state));
+        else
+            sector_state_words(o, r, i);
+        if (!total && sx->carried_from)
+            ma_out_printf(o, md ? " (carried over from run %lld)" : " (carried over from run %lld)",
+                          (long long)sx->carried_from);
+        ma_out_printf(o, md ? " |\n" : "\n");
+        if (!md && !total && s->message && !(diff && !strncmp(s->message, "identical", 9))) {
+            ma_out_printf(o, "      message: ");
+            ma_out_str(o, s->message);
+            ma_out_printf(o, "\n");
         }
-        fputs("</td><td><code>", f);
-        put_html(o, x->derived_sha256);
-        fputs("</code></td></tr>\n", f);
+        if (!md && !total && s->n_classes) {
+            ma_out_printf(o, "      classes: ");
+            class_list(o, s);
+            ma_out_printf(o, "\n");
+        }
     }
-    if (r->n_sectors)
-        fputs("</table>\n", f);
-    fprintf(f, "<h2>Discrepancies (%zu rows recorded)</h2>\n", r->n_disc);
-    if (!r->n_disc)
-        fputs("<p>None.</p>\n", f);
-    for (size_t i = 0; i < r->n_disc; i++) {
-        const ma_run_discrepancy *d = &r->disc[i];
-        fputs("<div class=\"disc\"><b>", f);
-        put_html(o, d->sector);
-        fprintf(f, "</b> entry %lld: ", (long long)d->entry);
-        put_html(o, d->cls);
-        fputs("<br>", f);
-        if (i < MAX_BOARDS)
-            svg_board(o, d->board);
-        fputs("<br><code>", f);
-        put_html(o, d->board);
-        fputs("</code> (mover black)<br>stored ", f);
-        put_html(o, d->stored);
-        fputs(", derived ", f);
-        put_html(o, d->derived);
-        fputs("</div>\n", f);
+    if (md) {
+        int any = 0;
+        for (size_t i = 0; i < x->n_sectors; i++)
+            if ((x->sectors[i].message && !(diff && !strncmp(x->sectors[i].message, "identical", 9))) ||
+                x->sectors[i].n_classes) {
+                if (!any++)
+                    ma_out_printf(o, "\n| sector | classes | message |\n|---|---|---|\n");
+                ma_out_printf(o, "| ");
+                ma_out_str(o, x->sectors[i].sector);
+                ma_out_printf(o, " | ");
+                class_list(o, &x->sectors[i]);
+                ma_out_printf(o, " | ");
+                ma_out_str(o, x->sectors[i].message);
+                ma_out_printf(o, " |\n");
+            }
     }
-    size_t nb;
-    int is_hist;
-    bar *b = chart_bars(r, &nb, &is_hist);
-    if (!b) {
-        o->oom = 1;
-        return;
-    }
-    fputs(is_hist ? "<h2>Outcome and depth histogram (positions, all sectors)</h2>\n"
-                  : "<h2>Discrepancy classes (all sectors; no outcome/depth histogram recorded)</h2>\n", f);
-    if (nb)
-        svg_chart(o, b, nb);
-    else
-        fputs("<p>Nothing to chart.</p>", f);
-    free(b);
-    fputs("\n</body>\n</html>\n", f);
 }
 
-int ma_render_run(char **outp, size_t *len, const ma_run *r, ma_render_format fmt, ma_error *err)
+static void text_board(ma_out *o, const ma_report *r, size_t i, int md)
+{
+    const ma_run_discrepancy *d = &r->run.disc[i];
+    const ma_report_disc *dx = &r->dx[i];
+    int mover = -1, opp = -1;
+    ma_report_in_hand(d->sector, &mover, &opp);
+    ma_out_printf(o, md ? "- position: `" : "    position ");
+    ma_out_str(o, d->board);
+    ma_out_printf(o, md ? "`, X to move" : ", X to move");
+    if (mover >= 0)
+        ma_out_printf(o, "; stones in hand: X %d, O %d", mover, opp);
+    ma_out_printf(o, "\n");
+    if (dx->move) {
+        ma_out_printf(o, md ? "- %s: `" : "    %s ", ma_report_is_diff(r) ? "move" : "refuted by");
+        ma_out_str(o, dx->move);
+        ma_out_printf(o, md ? "`" : "");
+        if (dx->successor) {
+            ma_out_printf(o, md ? " (successor `" : " (successor ");
+            ma_out_str(o, dx->successor);
+            ma_out_printf(o, md ? "`)" : ")");
+        }
+        ma_out_printf(o, "\n");
+    } else if (!ma_report_is_diff(r)) {
+        ma_out_printf(o, md ? "- refuting move: not recorded by the build that ran it\n" : "    refuting move not recorded by the build that ran it\n");
+    }
+    if (i >= MA_RENDER_MAX_BOARDS) {
+        if (i == MA_RENDER_MAX_BOARDS)
+            ma_out_printf(o, md ? "\n(boards drawn for the first %d rows only)\n"
+                                : "    (boards drawn for the first %d rows only)\n", MA_RENDER_MAX_BOARDS);
+        return;
+    }
+    char board[MA_RENDER_BOARD_SIZE];
+    ma_error e;
+    if (ma_render_board_text(board, sizeof board, d->board, &e) != MA_OK) {
+        ma_out_printf(o, md ? "\n(board not drawable: " : "      (board not drawable: ");
+        ma_out_str(o, e.msg);
+        ma_out_printf(o, ")\n");
+        return;
+    }
+    ma_out_printf(o, md ? "\n```\n" : "");
+    for (char *line = board; *line;) {
+        char *nl = strchr(line, '\n');
+        ma_out_printf(o, md ? "%.*s\n" : "      %.*s\n", (int)(nl - line), line);
+        line = nl + 1;
+    }
+    ma_out_printf(o, md ? "```\n\n" : "");
+}
+
+static void text_discrepancies(ma_out *o, const ma_report *r, int md)
+{
+    const ma_run *x = &r->run;
+    int diff = ma_report_is_diff(r);
+    ma_out_printf(o, md ? "\n## %s (%zu row%s recorded)\n\n" : "\n%s (%zu row%s recorded)\n",
+                  diff ? "Differences" : "Discrepancies", x->n_disc, x->n_disc == 1 ? "" : "s");
+    for (size_t i = 0; i < x->n_disc; i++) {
+        const ma_run_discrepancy *d = &x->disc[i];
+        const ma_report_disc *dx = &r->dx[i];
+        ma_out_printf(o, md ? "### " : "  ");
+        ma_out_str(o, d->sector);
+        ma_out_printf(o, " entry %lld", (long long)d->entry);
+        if (dx->offset >= 0)
+            ma_out_printf(o, " (offset %lld)", (long long)dx->offset);
+        ma_out_printf(o, ": ");
+        ma_out_str(o, d->cls);
+        if (dx->root >= 0)
+            ma_out_printf(o, dx->root ? " (root)" : " (propagated)");
+        ma_out_printf(o, md ? "\n\n- " : "\n    ");
+        says(o, r, i);
+        ma_out_printf(o, "\n");
+        text_board(o, r, i, md);
+    }
+    if (!x->n_disc)
+        ma_out_printf(o, md ? "None.\n" : "  none\n");
+}
+
+/* Depth histogram in text: wins and losses apart, each sorted by depth, bars on a log scale. */
+static void text_depths(ma_out *o, const ma_report *r, int md)
+{
+    int64_t wins[1024] = {0}, losses[1024] = {0}, draws = 0, max = 0;
+    int maxd = -1, any = 0;
+    for (size_t i = 0; i < r->run.n_sectors; i++)
+        for (size_t k = 0; k < r->run.sectors[i].n_bins; k++) {
+            const ma_run_bin *b = &r->run.sectors[i].bins[k];
+            const char *oc = b->outcome ? b->outcome : "";
+            any = 1;
+            if (!strcmp(oc, "draw")) {
+                draws += b->count;
+                continue;
+            }
+            if (b->depth < 0 || b->depth >= 1024)
+                continue;
+            int64_t *slot = !strcmp(oc, "win") ? &wins[b->depth] : !strcmp(oc, "loss") ? &losses[b->depth] : NULL;
+            if (!slot)
+                continue;
+            *slot += b->count;
+            if (*slot > max)
+                max = *slot;
+            if (b->depth > maxd)
+                maxd = (int)b->depth;
+        }
+    ma_out_printf(o, md ? "\n## Outcomes by depth (positions, all sectors; bars on a log scale)\n\n"
+                        : "\nOutcomes by depth (positions, all sectors; bars on a log scale)\n");
+    if (!any) {
+        ma_out_printf(o, md ? "No outcome/depth histogram recorded in this run.\n"
+                            : "  no outcome/depth histogram recorded in this run\n");
+        return;
+    }
+    if (md)
+        ma_out_printf(o, "```\n");
+    char c[32];
+    double lmax = max > 0 ? log10((double)max + 1) : 1;
+    for (int side = 0; side < 2; side++) {
+        ma_out_printf(o, "  %s by depth (plies)\n", side ? "losses" : "wins");
+        for (int dd = 0; dd <= maxd; dd++) {
+            int64_t v = side ? losses[dd] : wins[dd];
+            if (!v)
+                continue;
+            int w = (int)(log10((double)v + 1) / lmax * 40 + 0.5);
+            if (w < 1)
+                w = 1;
+            ma_out_printf(o, "    %4d %14s ", dd, ma_fmt_count(c, sizeof c, v));
+            for (int k = 0; k < w; k++)
+                ma_out_printf(o, "#");
+            ma_out_printf(o, "\n");
+        }
+    }
+    ma_out_printf(o, "  draws %14s\n", ma_fmt_count(c, sizeof c, draws));
+    if (md)
+        ma_out_printf(o, "```\n");
+}
+
+static void text_history(ma_out *o, const ma_report *r, int md)
+{
+    if (r->n_history < 2)
+        return;
+    ma_out_printf(o, md ? "\n## History of this database root (%s runs)\n\n" : "\nHistory of this database root (%s runs)\n",
+                  ma_report_is_diff(r) ? "diff" : r->run.kind && !strcmp(r->run.kind, "manifest") ? "manifest" : "verify");
+    int diff = ma_report_is_diff(r);
+    if (md)
+        ma_out_printf(o, "| run | started | mode | %s | %s | %s | %s | state |\n|---:|---|---|---:|---:|---:|---:|---|\n",
+                      diff ? "positions" : "entries", diff ? "agree" : "verified", diff ? "-" : "within bounds",
+                      diff ? "differences" : "discrepancies");
+    else
+        ma_out_printf(o, "  %6s  %-24s  %-11s %12s %12s %10s %8s  %s\n", "run", "started", "mode",
+                      diff ? "positions" : "entries", diff ? "agree" : "verified", diff ? "-" : "in-bounds",
+                      diff ? "differ" : "discrep", "state");
+    char c[4][32];
+    for (size_t i = 0; i < r->n_history; i++) {
+        const ma_report_history *h = &r->history[i];
+        ma_out_printf(o, md ? "| %lld | " : "  %6lld  ", (long long)h->id);
+        ma_out_strn(o, h->started_at, 24);
+        if (!md)
+            for (size_t k = h->started_at ? strlen(h->started_at) : 1; k < 24; k++)
+                ma_out_printf(o, " ");
+        ma_out_printf(o, md ? " | " : "  ");
+        ma_out_strn(o, h->mode ? h->mode : "-", 11);
+        if (!md)
+            for (size_t k = h->mode ? strlen(h->mode) : 1; k < 11; k++)
+                ma_out_printf(o, " ");
+        ma_out_printf(o, md ? " | %s | %s | %s | %s | %s%s |\n" : " %12s %12s %10s %8s  %s%s\n",
+                      ma_fmt_count(c[0], 32, h->entries), ma_fmt_count(c[1], 32, h->verified),
+                      ma_fmt_count(c[2], 32, h->within_bounds), ma_fmt_count(c[3], 32, h->discrepancies),
+                      ma_state_words(h->state), h->id == r->run.id ? " (this run)" : "");
+    }
+}
+
+static void text_manifest(ma_out *o, const ma_report *r, int md)
+{
+    const ma_run *x = &r->run;
+    int diff = ma_report_is_diff(r);
+    ma_out_printf(o, md ? "\n## Appendix A: manifest of the bytes %s\n\n" : "\nAppendix A: manifest of the bytes %s\n",
+                  diff ? "compared" : "checked");
+    if (!x->n_files) {
+        if (diff)
+            ma_out_printf(o, md ? "The digests diff computed of A and B were not recorded in this store.\n"
+                                : "  the digests diff computed of A and B were not recorded in this store\n");
+        else
+            ma_out_printf(o, md ? "> **%s**\n" : "  !!! %s !!!\n", NO_MANIFEST);
+        return;
+    }
+    if (md)
+        ma_out_printf(o, "| sha256 | size | path | sector |\n|---|---:|---|---|\n");
+    for (size_t i = 0; i < x->n_files; i++) {
+        const ma_run_file *f = &x->files[i];
+        ma_out_printf(o, md ? "| `" : "  ");
+        ma_out_str(o, f->sha256);
+        ma_out_printf(o, md ? "` | %lld | " : "  %12lld  ", (long long)f->size);
+        ma_out_str(o, f->path);
+        ma_out_printf(o, md ? " | " : "  ");
+        ma_out_str(o, f->sector);
+        ma_out_printf(o, md ? " |\n" : "\n");
+    }
+    ma_out_printf(o, md ? "\n%zu files, chunk size %lld bytes\n" : "  %zu files, chunk size %lld bytes\n", x->n_files,
+                  (long long)x->manifest_chunk_size);
+}
+
+static void text_digests(ma_out *o, const ma_report *r, int md)
+{
+    size_t n = 0;
+    for (size_t i = 0; i < r->run.n_sectors; i++)
+        n += r->run.sectors[i].derived_sha256 != NULL;
+    if (!n)
+        return;
+    ma_out_printf(o, md ? "\n## Appendix B: derived-value digests (docs/reproducibility.md)\n\n| sector | derived sha256 |"
+                          " positions |\n|---|---|---:|\n"
+                        : "\nAppendix B: derived-value digests (docs/reproducibility.md)\n");
+    for (size_t i = 0; i < r->run.n_sectors; i++) {
+        const ma_run_sector *s = &r->run.sectors[i];
+        if (!s->derived_sha256)
+            continue;
+        ma_out_printf(o, md ? "| " : "  ");
+        ma_out_str(o, s->sector);
+        ma_out_printf(o, md ? " | `" : "  derived values: ");
+        ma_out_str(o, s->derived_sha256);
+        if (s->has_derived_positions)
+            ma_out_printf(o, md ? "` | %lld |\n" : " (%lld positions)\n", (long long)s->derived_positions);
+        else
+            ma_out_printf(o, md ? "` | - |\n" : "\n");
+    }
+}
+
+static void render_text(ma_out *o, const ma_report *r, int md)
+{
+    ma_out_printf(o, md ? "# millaudit report: run %lld (" : "millaudit report: run %lld (", (long long)r->run.id);
+    ma_out_str(o, r->run.kind);
+    ma_out_printf(o, md ? ")\n" : ")\n");
+    text_verdict(o, r, md);
+    text_facts(o, r, md);
+    text_sectors(o, r, md);
+    text_discrepancies(o, r, md);
+    text_depths(o, r, md);
+    text_history(o, r, md);
+    text_manifest(o, r, md);
+    text_digests(o, r, md);
+}
+
+int ma_render_report(char **outp, size_t *len, const ma_report *r, ma_render_format fmt, ma_error *err)
 {
     *outp = NULL;
     *len = 0;
     if (fmt == MA_RENDER_JSON) {
-        int rc = ma_run_to_json(r, outp, err);
+        int rc = ma_render_json(outp, r, err);
         if (rc == MA_OK)
             *len = strlen(*outp);
         return rc;
     }
     char *buf = NULL;
     size_t n = 0;
-    out o = {open_memstream(&buf, &n), 0};
+    ma_out o = {open_memstream(&buf, &n), 0, fmt};
     if (!o.f)
         return ma_error_set(err, MA_ENOMEM, "report: out of memory");
     if (fmt == MA_RENDER_HTML)
-        render_html(&o, r);
+        ma_render_html(&o, r);
     else
         render_text(&o, r, fmt == MA_RENDER_MD);
     if (fclose(o.f) != 0 || o.oom || !buf) {

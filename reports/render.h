@@ -1,13 +1,18 @@
 /*
- * Rendering one audit run (reports/runs.h: ma_run) for people: text, Markdown, JSON, HTML
+ * Rendering one audit run (reports/report.h: ma_report) for people: text, Markdown, JSON, HTML
  * (docs/report.md).
  *
- * Every format states the run facts, the manifest of the bytes checked (or, loudly, that none was
- * recorded), the per-sector table, the discrepancies with each board drawn (text/Markdown: a 13x13
- * ASCII board, mover X, opponent O; HTML: inline SVG), and outcome/depth histograms where recorded,
- * else a chart of discrepancy classes. HTML is one self-contained file: inline CSS and SVG, no
- * scripts, no external references; every string from the store is escaped. JSON is the export
- * document of ma_run_to_json.
+ * Every format opens with the verdict (fully verified / verified within bounds only / discrepancies
+ * found / incomplete / interrupted; for diff runs values agree / values differ), then the run facts,
+ * the per-sector table with a total row, the discrepancies with each board drawn (coordinates,
+ * stones in hand, side to move, the refuting move), the outcome/depth histograms where recorded,
+ * the history of the same database root, and in an appendix the manifest of the bytes checked (or,
+ * loudly, that none was recorded) and the derived-value digests. Diff runs use diff's words: A and
+ * B named with their paths, "A says" / "B says".
+ *
+ * HTML is one self-contained file: inline CSS and SVG charts, no scripts, no external references;
+ * every string from the store is escaped. JSON is the report document of
+ * docs/json/report.schema.json ("format": "millaudit-report", "schema_version": 1).
  *
  * Output goes to a malloc'd buffer; ma_render_write_atomic puts a buffer in a file by writing a
  * temporary file beside it and renaming it, so the file is either absent/old or complete.
@@ -18,15 +23,18 @@
 #include <stddef.h>
 
 #include "common/ma_error.h"
-#include "reports/runs.h"
+#include "reports/report.h"
 
 typedef enum ma_render_format { MA_RENDER_TEXT, MA_RENDER_MD, MA_RENDER_JSON, MA_RENDER_HTML } ma_render_format;
+
+#define MA_REPORT_SCHEMA_VERSION 1
+#define MA_REPORT_FORMAT "millaudit-report"
 
 /* "text", "md", "json", "html" -> format; MA_EINVAL otherwise. */
 int ma_render_format_parse(const char *name, ma_render_format *out, ma_error *err);
 
 /* Renders r into *out (malloc'd, NUL-terminated, length in *len). Errors: MA_ENOMEM. */
-int ma_render_run(char **out, size_t *len, const ma_run *r, ma_render_format fmt, ma_error *err);
+int ma_render_report(char **out, size_t *len, const ma_report *r, ma_render_format fmt, ma_error *err);
 
 /* Draws a board in the notation of docs/format.md §6 ("a1,d1/c3", '-' for a side without stones)
  * as 13 lines of 13 characters plus a file-letter line ("  a b c d e f g"), each line prefixed with

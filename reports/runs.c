@@ -409,6 +409,8 @@ int ma_run_to_json(const ma_run *r, char **out, ma_error *err)
     if (!doc)
         return ma_error_set(err, MA_ENOMEM, "export: out of memory");
     set(doc, "format", json_string(MA_RUN_EXPORT_FORMAT), &bad);
+    /* every JSON document millaudit prints names its schema version (docs/json/runs-export.schema.json) */
+    set(doc, "schema_version", json_integer(MA_RUN_EXPORT_VERSION), &bad);
     set(doc, "version", json_integer(MA_RUN_EXPORT_VERSION), &bad);
     json_t *run = json_object();
     set(doc, "run", run ? run : NULL, &bad);
@@ -667,6 +669,14 @@ int ma_run_from_json(ma_run *r, const char *text, size_t len, const char *name, 
         rc = fail(&c, "version", "not 1 (this build reads export version 1)");
         goto out;
     }
+    /* schema_version repeats version; documents exported before it was added lack it */
+    json_t *sv = json_object_get(doc, "schema_version");
+    if (sv && (!json_is_integer(sv) || json_integer_value(sv) != MA_RUN_EXPORT_VERSION)) {
+        rc = fail(&c, "schema_version", "not 1 (this build reads export version 1)");
+        goto out;
+    }
+    if (sv)
+        json_object_del(doc, "schema_version");
     static const field top[] = {{"format", 's'}, {"version", 'i'}, {"run", 'o'}, {"imported_from", 'O'},
                                 {"manifest", 'O'}, {"sectors", 'a'}, {"discrepancies", 'a'}};
     static const field runf[] = {{"id", 'i'}, {"kind", 's'}, {"tool_version", 's'}, {"git_revision", 's'},

@@ -3,8 +3,9 @@
  * document, import such a document into another store as a new run, and compare two runs.
  *
  * A loaded ma_run owns every string; NULL strings mean SQL NULL ("not known"). The export document
- * ("format": "millaudit-run", "version": 1) has a fixed key order, so two exports of equal runs are
- * byte-identical. Import validates the whole document before it writes anything and writes the run
+ * ("format": "millaudit-run", "schema_version": 1, "version": 1; docs/json/runs-export.schema.json)
+ * has a fixed key order, so two exports of equal runs are byte-identical; import also accepts
+ * documents written before schema_version was added. Import validates the whole document before it writes anything and writes the run
  * in one transaction, keeping the run's original facts (times, host, tool version) and recording
  * where it came from in run_imports.
  *

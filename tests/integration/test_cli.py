@@ -49,3 +49,32 @@ def test_unknown_command_is_a_usage_error(millaudit):
 def test_no_arguments_prints_usage_to_stderr(millaudit):
     proc = millaudit.run(check=2)
     assert "usage: millaudit" in proc.stderr
+
+
+def test_short_version_flag_is_the_long_one(millaudit):
+    assert millaudit.run("-V", check=0).stdout == millaudit.run("--version", check=0).stdout
+
+
+@pytest.mark.parametrize("typo,meant", [("verfy", "'verify'"), ("reprot", "'report'"), ("stat", "'stats'"),
+                                        ("manifset", "'manifest'"), ("dif", "'diff'"), ("ver", "'verify'"),
+                                        ("index", "'index-check'"), ("prbe", "'probe'"), ("slove", "'solve'")])
+def test_mistyped_command_suggests_the_one_meant(millaudit, typo, meant):
+    proc = millaudit.run(typo, check=2)
+    assert proc.stderr.count("\n") == 1
+    assert f"unknown command '{typo}'; did you mean {meant}?" in proc.stderr
+
+
+@pytest.mark.parametrize("word", ["frobnicate", "x", "reports-all", "zzzzzz"])
+def test_no_suggestion_when_nothing_is_close(millaudit, word):
+    proc = millaudit.run(word, check=2)
+    assert "did you mean" not in proc.stderr and proc.stderr.count("\n") == 1
+
+
+def test_unknown_word_with_control_characters_is_printed_safely(millaudit):
+    proc = millaudit.run("ver\x1b[2Jify", check=2)
+    assert "\x1b" not in proc.stderr and proc.stderr.count("\n") == 1
+
+
+def test_unknown_top_level_option(millaudit):
+    proc = millaudit.run("--frob", check=2)
+    assert "unknown option '--frob'" in proc.stderr and "did you mean" not in proc.stderr

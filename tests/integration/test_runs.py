@@ -14,6 +14,8 @@ import sys
 
 import pytest
 
+from schemas import validate
+
 from conftest import ROOT
 
 INJECT = ROOT / "scripts" / "inject_fault.py"
@@ -103,14 +105,16 @@ def test_export_is_stable_and_complete(millaudit, stores, tmp_path):
     second = millaudit.run("runs", "export", "--audit", a, "--run", 1, check=0).stdout
     assert first == second
     doc = json.loads(first)
-    assert list(doc) == ["format", "version", "run", "imported_from", "manifest", "sectors", "discrepancies"]
+    assert list(doc) == ["format", "schema_version", "version", "run", "imported_from", "manifest", "sectors",
+                         "discrepancies"]
     assert doc["format"] == "millaudit-run" and doc["version"] == 1
+    validate(doc, "runs-export")
     with sqlite3.connect(a) as db:
         files = db.execute("SELECT path, sha256 FROM manifest_files WHERE run_id = 1 ORDER BY path").fetchall()
         chunks = db.execute("SELECT count(*) FROM manifest_chunks WHERE run_id = 1").fetchone()[0]
     assert [(f["path"], f["sha256"]) for f in doc["manifest"]["files"]] == files
     assert sum(len(f["chunks"]) for f in doc["manifest"]["files"]) == chunks
-    verify = json.loads(millaudit.run("runs", "export", "--audit", a, check=0).stdout)  # latest: run 2
+    verify = validate(json.loads(millaudit.run("runs", "export", "--audit", a, check=0).stdout), "runs-export")
     assert verify["run"]["kind"] == "verify" and len(verify["sectors"]) == 7
     millaudit.run("runs", "export", "--audit", a, "--run", 2, "--out", tmp_path / "v.json", check=0)
     assert json.loads((tmp_path / "v.json").read_text()) == verify
@@ -267,3 +271,17 @@ def test_derived_digests_carried_by_documents_compare_by_values(millaudit, store
     (tmp_path / "bad.json").write_text(json.dumps(doc))
     proc = millaudit.run("runs", "import", "--audit", target, tmp_path / "bad.json", check=3)
     assert "derived_positions" in proc.stderr
+
+
+def test_documents_without_schema_version_still_import(millaudit, stores, tmp_path):
+    """Exports written before schema_version was added carry only "version"; a wrong schema_version is refused."""
+    a, _ = stores
+    doc = json.loads(millaudit.run("runs", "export", "--audit", a, "--run", 1, check=0).stdout)
+    del doc["schema_version"]
+    old = tmp_path / "old.json"
+    old.write_text(json.dumps(doc))
+    millaudit.run("runs", "import", "--audit", tmp_path / "t.sqlite", old, check=0)
+    doc["schema_version"] = 2
+    old.write_text(json.dumps(doc))
+    proc = millaudit.run("runs", "import", "--audit", tmp_path / "t.sqlite", old, check=3)
+    assert "schema_version" in proc.stderr

@@ -1,5 +1,7 @@
-/* Unit tests for reports/render: the text board of a known position, HTML escaping of hostile
- * strings, JSON output that parses, the loud "no manifest" line, atomic writing. */
+/* Unit tests for reports/render and reports/report: the text board of a known position, the
+ * verdicts (bounds-only never good), HTML escaping of hostile strings, the JSON document's data,
+ * histograms sorted by depth on a log scale, boards with the refuting move, diff's words, atomic
+ * writing. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -14,6 +16,8 @@
 #include <jansson.h>
 
 #include "reports/render.h"
+#include "reports/render_internal.h"
+#include "reports/report.h"
 
 static void test_board_text_of_a_known_position(void **state)
 {
@@ -93,6 +97,35 @@ static void hostile_run(ma_run *r, ma_run_sector *s, ma_run_discrepancy *d, ma_r
     r->n_disc = 1;
 }
 
+static int starts(const char *s, const char *prefix)
+{
+    return !strncmp(s, prefix, strlen(prefix));
+}
+
+/* The report of a hand-built run (no store); free with done(). */
+static void derive(ma_report *rep, const ma_run *r)
+{
+    memset(rep, 0, sizeof *rep);
+    rep->run = *r;
+    ma_error err;
+    assert_int_equal(ma_report_derive(rep, &err), MA_OK);
+}
+
+static void done(ma_report *rep)
+{
+    ma_report_release(rep); /* the run's strings are the test's */
+}
+
+__attribute__((noinline)) static char *render(const ma_report *rep, ma_render_format fmt)
+{
+    char *out = NULL;
+    size_t len;
+    ma_error err;
+    assert_int_equal(ma_render_report(&out, &len, rep, fmt, &err), MA_OK);
+    assert_int_equal(strlen(out), len);
+    return out;
+}
+
 static void test_html_escapes_hostile_strings(void **state)
 {
     (void)state;
@@ -101,24 +134,33 @@ static void test_html_escapes_hostile_strings(void **state)
     ma_run_discrepancy d;
     ma_run_class c;
     hostile_run(&r, &s, &d, &c);
-    char *out = NULL;
-    size_t len;
-    ma_error err;
-    assert_int_equal(ma_render_run(&out, &len, &r, MA_RENDER_HTML, &err), MA_OK);
-    assert_int_equal(strlen(out), len);
+    r.imported = 1;
+    r.import_source = "<b>doc</b>.json";
+    r.imported_at = "<script>x</script>";
+    ma_report rep;
+    derive(&rep, &r);
+    char *out = render(&rep, MA_RENDER_HTML);
     assert_null(strstr(out, "<script"));
     assert_null(strstr(out, "<img"));
     assert_null(strstr(out, "<marquee"));
+    assert_null(strstr(out, "<b>doc"));
     assert_non_null(strstr(out, "&lt;marquee&gt;moved"));
     assert_null(strstr(out, "http://"));
     assert_null(strstr(out, "https://"));
     assert_non_null(strstr(out, "&lt;script&gt;alert(1)&lt;/script&gt;"));
+    assert_non_null(strstr(out, "&lt;script&gt;x&lt;/script&gt;"));
     assert_non_null(strstr(out, "&quot;&amp;x&quot;"));
     assert_non_null(strstr(out, "h&lt;o&gt;st"));
     assert_non_null(strstr(out, "NO MANIFEST RECORDED"));
     assert_non_null(strstr(out, "<svg class=\"board\""));
     assert_non_null(strstr(out, "</html>"));
+    /* the verdict comes before everything else in the body */
+    char *verdict = strstr(out, "id=\"verdict\""), *sectors = strstr(out, "id=\"sectors\"");
+    assert_non_null(verdict);
+    assert_true(verdict < sectors && verdict < strstr(out, "NO MANIFEST"));
+    assert_non_null(strstr(out, "class=\"verdict bad\" data-state=\"discrepancies\""));
     free(out);
+    done(&rep);
 
     char *e = ma_render_html_escape("a<b>&'\"");
     assert_string_equal(e, "a&lt;b&gt;&amp;&#39;&quot;");
@@ -134,25 +176,37 @@ static void test_text_and_markdown(void **state)
     ma_run_class c;
     hostile_run(&r, &s, &d, &c);
     r.command_line = "evil\x1b[2J\nforged line";
-    char *out = NULL;
-    size_t len;
-    ma_error err;
-    assert_int_equal(ma_render_run(&out, &len, &r, MA_RENDER_TEXT, &err), MA_OK);
+    r.imported = 1;
+    r.import_source = "doc.json";
+    r.imported_at = "2026\x1b[31m<script>|x|";
+    ma_report rep;
+    derive(&rep, &r);
+    char *out = render(&rep, MA_RENDER_TEXT);
+    assert_true(starts(out, "millaudit report: run 7 (verify)\nverdict: discrepancies found: 1"));
     assert_non_null(strstr(out, "!!! NO MANIFEST RECORDED"));
+    assert_true(strstr(out, "Appendix A") < strstr(out, "!!! NO MANIFEST")); /* the manifest is an appendix */
     assert_non_null(strstr(out, "1 X-----X-----X"));   /* the discrepancy's board: mover on a1 d1 g1 */
     assert_non_null(strstr(out, "2 | O---O---O |"));
-    assert_null(strchr(out, '\x1b'));                  /* control characters neutralised */
+    assert_null(strchr(out, '\x1b'));                  /* control characters neutralised, imported_at too */
     assert_null(strstr(out, "\nforged line"));
+    assert_non_null(strstr(out, "2026?[31m<script>|x|"));
     assert_non_null(strstr(out, "wrong-outcome=1"));
+    assert_non_null(strstr(out, "stored win 3 (0xC003), derived loss 2"));
+    assert_non_null(strstr(out, "X to move; stones in hand: X 0, O 0"));
+    assert_non_null(strstr(out, "\n  total "));
     free(out);
-    assert_int_equal(ma_render_run(&out, &len, &r, MA_RENDER_MD, &err), MA_OK);
-    assert_non_null(strstr(out, "# millaudit report: run 7"));
-    assert_non_null(strstr(out, "| std\\_3\\_3\\_0\\_0 | 210140 |"));
+    out = render(&rep, MA_RENDER_MD);
+    assert_true(starts(out, "# millaudit report: run 7 (verify)\n\n> **Verdict: discrepancies found: 1"));
+    assert_non_null(strstr(out, "| std\\_3\\_3\\_0\\_0 | 210,140 |"));
+    assert_non_null(strstr(out, "| **total** | 210,140 |"));
     assert_non_null(strstr(out, "```\n7 +-----+-----+"));
+    assert_null(strstr(out, "<script"));               /* Markdown would pass raw HTML through */
+    assert_non_null(strstr(out, "2026?\\[31m&lt;script>\\|x\\|"));
     free(out);
+    done(&rep);
 }
 
-static void test_json_is_valid_and_complete(void **state)
+static void test_json_is_valid_and_holds_data(void **state)
 {
     (void)state;
     ma_run r;
@@ -161,26 +215,40 @@ static void test_json_is_valid_and_complete(void **state)
     ma_run_class c;
     hostile_run(&r, &s, &d, &c);
     r.host = "bad utf-8 \xff\xfe here";
-    char *out = NULL;
-    size_t len;
-    ma_error err;
-    assert_int_equal(ma_render_run(&out, &len, &r, MA_RENDER_JSON, &err), MA_OK);
+    ma_report rep;
+    derive(&rep, &r);
+    char *out = render(&rep, MA_RENDER_JSON);
     json_error_t je;
     json_t *doc = json_loads(out, JSON_REJECT_DUPLICATES, &je);
     assert_non_null(doc);
-    assert_string_equal(json_string_value(json_object_get(doc, "format")), "millaudit-run");
+    assert_string_equal(json_string_value(json_object_get(doc, "format")), "millaudit-report");
+    assert_int_equal(json_integer_value(json_object_get(doc, "schema_version")), 1);
+    assert_true(starts(out, "{\n \"schema_version\": 1,\n \"format\": \"millaudit-report\",\n \"verdict\""));
+    json_t *v = json_object_get(doc, "verdict");
+    assert_string_equal(json_string_value(json_object_get(v, "state")), "discrepancies");
+    assert_true(json_is_false(json_object_get(v, "good")));
     json_t *run = json_object_get(doc, "run");
     assert_string_equal(json_string_value(json_object_get(run, "command_line")), r.command_line);
     assert_string_equal(json_string_value(json_object_get(run, "host")), "bad utf-8 \\xFF\\xFE here");
     assert_true(json_is_null(json_object_get(doc, "manifest")));
     json_t *sec = json_array_get(json_object_get(doc, "sectors"), 0);
     assert_int_equal(json_integer_value(json_object_get(sec, "verified")), 210139);
-    assert_int_equal(json_array_size(json_object_get(doc, "discrepancies")), 1);
+    assert_true(json_is_null(json_object_get(sec, "carried_from")));
+    json_t *row = json_array_get(json_object_get(doc, "discrepancies"), 0);
+    json_t *stored = json_object_get(row, "stored"), *derived = json_object_get(row, "derived");
+    assert_string_equal(json_string_value(json_object_get(stored, "outcome")), "win");
+    assert_int_equal(json_integer_value(json_object_get(stored, "depth")), 3);
+    assert_string_equal(json_string_value(json_object_get(stored, "text")), "win 3 (0xC003)");
+    assert_string_equal(json_string_value(json_object_get(derived, "outcome")), "loss");
+    assert_int_equal(json_integer_value(json_object_get(derived, "depth")), 2);
+    assert_true(json_is_null(json_object_get(row, "root")));
+    assert_int_equal(json_integer_value(json_object_get(json_object_get(doc, "totals"), "discrepancies")), 1);
     json_decref(doc);
     free(out);
+    done(&rep);
 }
 
-static void test_histogram_is_charted_when_recorded(void **state)
+static void test_histogram_is_sorted_by_depth_on_a_log_scale(void **state)
 {
     (void)state;
     ma_run r;
@@ -188,26 +256,280 @@ static void test_histogram_is_charted_when_recorded(void **state)
     ma_run_discrepancy d;
     ma_run_class c;
     hostile_run(&r, &s, &d, &c);
-    ma_run_bin bins[] = {{"win", 1, 400}, {"loss", 2, 100}, {"draw", 0, 7}};
+    /* as the store orders them: by outcome, then depth as text would put 22 before 4 */
+    ma_run_bin bins[] = {{"draw", 0, 7}, {"loss", 22, 10}, {"loss", 4, 100000}, {"win", 1, 1000}, {"win", 13, 1}};
     s.bins = bins;
-    s.n_bins = 3;
-    char *out = NULL;
-    size_t len;
-    ma_error err;
-    assert_int_equal(ma_render_run(&out, &len, &r, MA_RENDER_TEXT, &err), MA_OK);
-    assert_non_null(strstr(out, "Outcome and depth histogram"));
-    assert_null(strstr(out, "Discrepancy classes"));
-    /* the largest bin gets the full 40-character bar, the others in proportion */
-    const char *win = strstr(out, "  win 1 ");
-    assert_non_null(win);
-    assert_non_null(strstr(win, " 400 ########################################\n"));
-    assert_non_null(strstr(out, " 100 ##########\n"));
-    assert_non_null(strstr(out, "  draw "));
+    s.n_bins = 5;
+    ma_report rep;
+    derive(&rep, &r);
+    char *out = render(&rep, MA_RENDER_TEXT);
+    char *wins = strstr(out, "  wins by depth"), *losses = strstr(out, "  losses by depth");
+    assert_non_null(wins);
+    assert_non_null(losses);
+    assert_true(wins < losses);
+    char *l4 = strstr(losses, "\n       4 "), *l22 = strstr(losses, "\n      22 ");
+    assert_non_null(l4);
+    assert_non_null(l22);
+    assert_true(l4 < l22); /* sorted by depth */
+    /* log scale: 100000 gets the full 40 characters, 10 about a fifth of it, 1 still one */
+    assert_non_null(strstr(l4, " 100,000 ########################################\n"));
+    char *bar10 = strstr(l22, " 10 ");
+    assert_non_null(bar10);
+    size_t n10 = strspn(bar10 + 4, "#");
+    assert_true(n10 >= 6 && n10 <= 10);
+    assert_non_null(strstr(out, "  draws              7\n"));
     free(out);
-    assert_int_equal(ma_render_run(&out, &len, &r, MA_RENDER_HTML, &err), MA_OK);
-    assert_non_null(strstr(out, "<svg class=\"chart\""));
-    assert_non_null(strstr(out, ">loss 2</text>"));
+    out = render(&rep, MA_RENDER_HTML);
+    assert_non_null(strstr(out, "data-chart=\"depths\""));
+    assert_non_null(strstr(out, "<title>depth 22: 10 losses</title>"));
+    assert_non_null(strstr(out, "data-chart=\"wdl\""));
+    assert_null(strstr(out, "data-chart=\"wdl\" class=\"empty\""));
     free(out);
+    done(&rep);
+}
+
+static void test_bounds_only_is_never_good_or_ok(void **state)
+{
+    (void)state;
+    ma_run r;
+    ma_run_sector s;
+    ma_run_discrepancy d;
+    ma_run_class c;
+    hostile_run(&r, &s, &d, &c);
+    r.status = "ok"; /* what a build before the run engine recorded for a bounds-only Malom run */
+    r.ended_at = "2026-11-22T10:00:01.000Z";
+    s.status = "incomplete";
+    s.verified = 200000;
+    s.within_bounds = 10140;
+    s.discrepancies = 0;
+    s.n_classes = 0;
+    s.message = "std_3_3_0_0.sec2: sector 3_3_0_0: missing-child: std_3_4_5_4.sec2, mora_2_4_5_4.sec absent";
+    r.n_disc = 0;
+    ma_report rep;
+    derive(&rep, &r);
+    assert_int_equal(rep.verdict.state, MA_VERDICT_WITHIN_BOUNDS);
+    assert_false(rep.verdict.good);
+    assert_int_equal(rep.verdict.unproven, 10140);
+    assert_string_equal(rep.verdict.headline, "verified within bounds only (10,140 entries unproven)");
+    /* what was missing, named: the successors, not the sector's own file */
+    assert_string_equal(rep.verdict.details[0], "successor files absent: std_3_4_5_4.sec2, mora_2_4_5_4.sec (2 in all)");
+    r.status = "incomplete"; /* the same run without --allow-bounds */
+    done(&rep);
+    derive(&rep, &r);
+    assert_int_equal(rep.verdict.state, MA_VERDICT_INCOMPLETE);
+    assert_string_equal(rep.verdict.headline, "incomplete: 2 successor files absent (std_3_4_5_4.sec2, mora_2_4_5_4.sec); "
+                                              "10,140 entries unproven");
+    r.status = "ok";
+    done(&rep);
+    derive(&rep, &r);
+    char *out = render(&rep, MA_RENDER_HTML);
+    assert_non_null(strstr(out, "class=\"verdict warn\" data-state=\"within-bounds\""));
+    assert_null(strstr(out, "class=\"verdict good\""));
+    assert_null(strstr(out, "span class=\"st good\">within"));
+    free(out);
+    out = render(&rep, MA_RENDER_TEXT);
+    assert_non_null(strstr(out, "verdict: verified within bounds only (10,140 entries unproven)\n"));
+    assert_null(strstr(out, "fully verified:"));
+    assert_non_null(strstr(out, "within bounds only\n")); /* the sector's state, not "ok" */
+    free(out);
+    done(&rep);
+}
+
+static void test_verdicts(void **state)
+{
+    (void)state;
+    ma_verdict v;
+    ma_verdict_counts c;
+    memset(&c, 0, sizeof c);
+    c.kind = "verify", c.status = "ok", c.ended = 1, c.sectors = 7, c.entries = c.checked = c.verified = 264399;
+    c.unverifiable = c.roots = c.propagated = -1;
+    ma_verdict_decide(&c, &v);
+    assert_int_equal(v.state, MA_VERDICT_VERIFIED);
+    assert_true(v.good);
+    assert_string_equal(v.headline, "fully verified: 264,399 entries in 7 sectors, every value and depth re-derived");
+
+    c.unverifiable = 3; /* a successor word that is a bad encoding: not proven */
+    c.verified -= 3;
+    ma_verdict_decide(&c, &v);
+    assert_int_equal(v.state, MA_VERDICT_WITHIN_BOUNDS);
+    assert_false(v.good);
+    c.unverifiable = 0;
+
+    c.discrepancies = 3, c.roots = 1, c.propagated = 2;
+    ma_verdict_decide(&c, &v);
+    assert_int_equal(v.state, MA_VERDICT_DISCREPANCIES);
+    assert_string_equal(v.headline, "discrepancies found: 3 (1 root, 2 propagated)");
+    c.ended = 0; /* found before the run was killed: still the headline, interruption a detail */
+    ma_verdict_decide(&c, &v);
+    assert_int_equal(v.state, MA_VERDICT_DISCREPANCIES);
+    assert_true(v.interrupted);
+    assert_non_null(strstr(v.details[0], "interrupted"));
+    c.discrepancies = 0;
+    ma_verdict_decide(&c, &v);
+    assert_int_equal(v.state, MA_VERDICT_INTERRUPTED);
+    assert_false(v.good);
+    c.ended = 1;
+
+    c.body_mismatches = 1, c.status = "discrepancies"; /* every value verifies, the header's digest does not */
+    ma_verdict_decide(&c, &v);
+    assert_int_equal(v.state, MA_VERDICT_DISCREPANCIES);
+    assert_string_equal(v.headline, "discrepancies found: 1 file whose body does not match the digest in its header");
+    c.body_mismatches = 0, c.status = "ok";
+
+    c.status = "unusable", c.sectors_unusable = 2; /* older stores; v4 says "incomplete" */
+    ma_verdict_decide(&c, &v);
+    assert_int_equal(v.state, MA_VERDICT_INCOMPLETE);
+    assert_string_equal(v.headline, "incomplete: 2 sectors could not be checked");
+    c.status = "incomplete", c.sectors_unusable = 0, c.within_bounds = 5;
+    ma_verdict_decide(&c, &v);
+    assert_int_equal(v.state, MA_VERDICT_INCOMPLETE);
+    assert_non_null(strstr(v.headline, "5 entries unproven"));
+    c.status = "within-bounds";
+    ma_verdict_decide(&c, &v);
+    assert_int_equal(v.state, MA_VERDICT_WITHIN_BOUNDS);
+
+    memset(&c, 0, sizeof c);
+    c.kind = "diff", c.status = "ok", c.ended = 1, c.sectors = 3, c.entries = 100, c.encoding = 100;
+    ma_verdict_decide(&c, &v);
+    assert_int_equal(v.state, MA_VERDICT_AGREE);
+    assert_true(v.good);
+    assert_string_equal(v.headline, "values agree: 100 positions in 3 sectors");
+    assert_string_equal(v.details[0], "100 encoding differences (same values, other bytes)");
+    c.only_b = 1;
+    ma_verdict_decide(&c, &v);
+    assert_int_equal(v.state, MA_VERDICT_DIFFER);
+    c.only_b = 0, c.value_differences = 1;
+    ma_verdict_decide(&c, &v);
+    assert_string_equal(v.headline, "values differ: 1 position differs in value");
+
+    memset(&c, 0, sizeof c);
+    c.kind = "manifest", c.status = "ok", c.ended = 1, c.files = 2, c.bytes = 1234;
+    ma_verdict_decide(&c, &v);
+    assert_int_equal(v.state, MA_VERDICT_RECORDED);
+    assert_string_equal(v.headline, "manifest recorded: 2 files, 1,234 bytes");
+    assert_string_equal(ma_verdict_state_name(MA_VERDICT_WITHIN_BOUNDS), "within-bounds");
+}
+
+static void test_values_moves_and_hands(void **state)
+{
+    (void)state;
+    ma_report_value v;
+    assert_int_equal(ma_report_parse_value("loss 2 (0x4002)", &v), 0);
+    assert_string_equal(v.outcome, "loss");
+    assert_int_equal(v.depth, 2);
+    assert_string_equal(v.bound, "exact");
+    free(v.outcome), free(v.bound);
+    assert_int_equal(ma_report_parse_value(">= win 5 (3,4)", &v), 0);
+    assert_string_equal(v.outcome, "win");
+    assert_int_equal(v.depth, 5);
+    assert_string_equal(v.bound, "lower");
+    free(v.outcome), free(v.bound);
+    assert_int_equal(ma_report_parse_value("draw (count 3)", &v), 0);
+    assert_string_equal(v.outcome, "draw");
+    assert_int_equal(v.depth, -1);
+    free(v.outcome), free(v.bound);
+    const char *unknown[] = {"0xC00C", "marker op 3", "winner 3", "win", "", NULL};
+    for (size_t i = 0; i < sizeof unknown / sizeof unknown[0]; i++) {
+        assert_int_equal(ma_report_parse_value(unknown[i], &v), 0);
+        assert_null(v.outcome);
+    }
+
+    int m, o;
+    ma_report_in_hand("std_2_2_1_1", &m, &o);
+    assert_int_equal(m, 1);
+    assert_int_equal(o, 1);
+    ma_report_in_hand("mora_0_1_12_11", &m, &o);
+    assert_int_equal(m, 12);
+    assert_int_equal(o, 11);
+    ma_report_in_hand("5_4_3_2", &m, &o);
+    assert_int_equal(m, 3);
+    ma_report_in_hand("std_x_2_1_1", &m, &o);
+    assert_int_equal(m, -1);
+    ma_report_in_hand("2_1_1", &m, &o);
+    assert_int_equal(m, -1);
+    ma_report_in_hand("std_2__1_1", &m, &o);
+    assert_int_equal(m, -1);
+}
+
+static void test_board_svg_has_coordinates_hands_and_the_refuting_move(void **state)
+{
+    (void)state;
+    ma_run r;
+    ma_run_sector s;
+    ma_run_discrepancy d;
+    ma_run_class c;
+    hostile_run(&r, &s, &d, &c);
+    s.sector = d.sector = "std_3_3_2_1";
+    ma_report rep;
+    derive(&rep, &r);
+    rep.dx[0].move = strdup("d2-d3xb2");
+    rep.dx[0].successor = strdup("a1,d3,g1/d2,f2");
+    rep.dx[0].root = 1;
+    rep.dx[0].offset = 212;
+    char *out = render(&rep, MA_RENDER_HTML);
+    assert_non_null(strstr(out, "<g class=\"move\"><circle"));  /* the target point ringed, an arrow to it */
+    assert_non_null(strstr(out, "<polygon points="));
+    assert_non_null(strstr(out, "<path class=\"capture\""));
+    assert_non_null(strstr(out, ">a</text>"));
+    assert_non_null(strstr(out, ">g</text>"));
+    assert_non_null(strstr(out, ">7</text>"));
+    assert_non_null(strstr(out, "X to move; in hand:"));
+    assert_non_null(strstr(out, "&#215;2</text>"));             /* mover's 2 stones in hand */
+    assert_non_null(strstr(out, "refuted by <code>d2-d3xb2</code>"));
+    assert_non_null(strstr(out, "<span class=\"root\">root</span>"));
+    free(out);
+    out = render(&rep, MA_RENDER_TEXT);
+    assert_non_null(strstr(out, "std_3_3_2_1 entry 42 (offset 212): wrong-outcome (root)\n"));
+    assert_non_null(strstr(out, "    refuted by d2-d3xb2 (successor a1,d3,g1/d2,f2)\n"));
+    assert_non_null(strstr(out, "X to move; stones in hand: X 2, O 1"));
+    free(out);
+    done(&rep);
+
+    ma_move m;
+    assert_int_equal(ma_render_move_parse("place g7", &m), 0);
+    assert_int_equal(m.kind, 1);
+    assert_string_equal(m.to, "g7");
+    assert_int_equal(ma_render_move_parse("d2-d3xa1", &m), 0);
+    assert_string_equal(m.from, "d2");
+    assert_string_equal(m.capture, "a1");
+    assert_int_equal(ma_render_move_parse("place a1xg7", &m), 0);
+    assert_string_equal(m.capture, "g7");
+    assert_int_equal(ma_render_move_parse("a2-a3", &m), -1); /* not points of the board */
+    assert_int_equal(ma_render_move_parse("d2-d3x", &m), -1);
+    assert_int_equal(ma_render_move_parse("d2-d3 junk", &m), -1);
+    assert_int_equal(ma_render_move_parse(NULL, &m), -1);
+}
+
+static void test_diff_runs_speak_of_a_and_b(void **state)
+{
+    (void)state;
+    ma_run r;
+    ma_run_sector s;
+    ma_run_discrepancy d;
+    ma_run_class c;
+    hostile_run(&r, &s, &d, &c);
+    r.kind = "diff";
+    r.database_root = "/data/A";
+    c.cls = "depth";
+    s.message = NULL;
+    ma_report rep;
+    derive(&rep, &r);
+    for (int f = 0; f < 4; f++) {
+        char *out = render(&rep, (ma_render_format)f);
+        if (f != MA_RENDER_JSON) {
+            assert_non_null(strstr(out, "A says"));
+            assert_non_null(strstr(out, "B says"));
+            assert_null(strstr(out, "derived"));
+            assert_null(strstr(out, "within bounds"));
+            assert_null(strstr(out, "NO MANIFEST"));
+            assert_non_null(strstr(out, "values differ"));
+        } else {
+            assert_non_null(strstr(out, "\"a\": {"));
+            assert_null(strstr(out, "\"derived\""));
+        }
+        free(out);
+    }
+    done(&rep);
 }
 
 static void test_format_names(void **state)
@@ -252,8 +574,13 @@ int main(void)
         cmocka_unit_test(test_board_text_refuses_non_boards),
         cmocka_unit_test(test_html_escapes_hostile_strings),
         cmocka_unit_test(test_text_and_markdown),
-        cmocka_unit_test(test_json_is_valid_and_complete),
-        cmocka_unit_test(test_histogram_is_charted_when_recorded),
+        cmocka_unit_test(test_json_is_valid_and_holds_data),
+        cmocka_unit_test(test_histogram_is_sorted_by_depth_on_a_log_scale),
+        cmocka_unit_test(test_bounds_only_is_never_good_or_ok),
+        cmocka_unit_test(test_verdicts),
+        cmocka_unit_test(test_values_moves_and_hands),
+        cmocka_unit_test(test_board_svg_has_coordinates_hands_and_the_refuting_move),
+        cmocka_unit_test(test_diff_runs_speak_of_a_and_b),
         cmocka_unit_test(test_format_names),
         cmocka_unit_test(test_atomic_write),
     };

@@ -1,0 +1,111 @@
+# bash completion for millaudit(1). Installed as
+# /usr/share/bash-completion/completions/millaudit; works without the bash-completion package too
+# (source it from ~/.bashrc).
+#
+# Completes subcommands, each subcommand's options, option values (variants, report formats, yes/no),
+# directories and files where a command takes them, and for --sector the sector names found in the
+# database directory already on the command line (DIR of verify/stats/probe, A or B of diff, --out
+# of solve, FILE's directory of index-check): <variant>_W_B_WF_BF from *.mdb, *.sec2 and *.sec.
+# tests/integration/test_install.py checks that every option of every --help is offered here.
+
+_millaudit_commands="solve stats dump verify index-check manifest report runs probe diff opening grade"
+
+_millaudit_options() {
+    case "$1" in
+        solve) echo "--variant --stones --sector --with-deps --out --threads --memory-limit --format --open-dir --secval --quiet --help" ;;
+        stats) echo "--json --sector --threads --help" ;;
+        dump) echo "--with-entry --help" ;;
+        verify) echo "--sector --audit --resume --incremental --shard --max-rows --threads --quiet --json --full-board-draw --allow-bounds --help" ;;
+        index-check) echo "--variant --sector --help" ;;
+        manifest) echo "--out --audit --chunk-size --threads --quiet --dir --ignore-missing --ignore-extra --strict --status --warn --help" ;;
+        report) echo "--audit --run --format --out --help" ;;
+        runs) echo "--audit --run --out --help" ;;
+        probe) echo "--variant --json --stdin --help" ;;
+        diff) echo "--sector --limit --json --audit --threads --quiet --full --help" ;;
+        opening) echo "--variant --stones --tt-mb --only-sectors --audit --no-compare --max-rows --json --quiet --help" ;;
+        grade) echo "--player --positions --games --seed --sector --variant --stones --max-plies --engine-timeout" \
+                    "--audit --html --json --quiet --run --help" ;;
+    esac
+}
+
+# Sector names of the database directories named so far on the line (words 2..cword-1).
+_millaudit_sectors() {
+    local cmd=$1 i w prev dirs=() f name
+    for ((i = 2; i < COMP_CWORD; i++)); do
+        w=${COMP_WORDS[i]}
+        prev=${COMP_WORDS[i - 1]}
+        case "$prev" in
+            --out)
+                [[ $cmd == solve ]] && dirs+=("$w")
+                continue ;;
+            --audit | --run | --format | --max-rows | --threads | --limit | --chunk-size | --variant | \
+                --stones | --sector | --full-board-draw | --plant-bug | --dir | --shard | --tt-mb | --only-sectors | \
+                --player | --positions | --games | --seed | --max-plies | --engine-timeout | --html)
+                continue ;;
+        esac
+        if [[ $w != -* && -d $w ]]; then
+            dirs+=("$w")
+        elif [[ $w != -* && -f $w ]]; then
+            dirs+=("$(dirname -- "$w")")
+        fi
+    done
+    for w in "${dirs[@]}"; do
+        for f in "$w"/*_*_*_*_*.mdb "$w"/*_*_*_*_*.sec2 "$w"/*_*_*_*_*.sec; do
+            [[ -f $f ]] || continue
+            name=${f##*/}
+            name=${name%.*}
+            [[ $name =~ ^(std|lask|mora)_[0-9]+_[0-9]+_[0-9]+_[0-9]+$ ]] && echo "$name"
+        done
+    done | sort -u
+}
+
+_millaudit() {
+    local cur prev cmd sub
+    COMPREPLY=()
+    cur=${COMP_WORDS[COMP_CWORD]}
+    prev=${COMP_WORDS[COMP_CWORD - 1]}
+    if ((COMP_CWORD == 1)); then
+        COMPREPLY=($(compgen -W "$_millaudit_commands -V --version --help" -- "$cur"))
+        return 0
+    fi
+    cmd=${COMP_WORDS[1]}
+    sub=${COMP_WORDS[2]}
+    case "$prev" in
+        --variant) COMPREPLY=($(compgen -W "std lask mora" -- "$cur")); return 0 ;;
+        --format)
+            if [[ $cmd == solve ]]; then COMPREPLY=($(compgen -W "open malom-sec malom-sec2" -- "$cur"))
+            else COMPREPLY=($(compgen -W "text md json html" -- "$cur")); fi
+            return 0 ;;
+        --open-dir) COMPREPLY=($(compgen -d -- "$cur")); return 0 ;;
+        --secval) COMPREPLY=($(compgen -f -X '!*.secval' -- "$cur") $(compgen -d -- "$cur")); return 0 ;;
+        --full-board-draw) COMPREPLY=($(compgen -W "yes no" -- "$cur")); return 0 ;;
+        --stones) COMPREPLY=($(compgen -W "3 4 5 6 7 8 9 10 11 12" -- "$cur")); return 0 ;;
+        --sector) COMPREPLY=($(compgen -W "$(_millaudit_sectors "$cmd")" -- "$cur")); return 0 ;;
+        --dir) COMPREPLY=($(compgen -d -- "$cur")); return 0 ;;
+        --out)
+            if [[ $cmd == solve ]]; then COMPREPLY=($(compgen -d -- "$cur")); else COMPREPLY=($(compgen -f -- "$cur")); fi
+            return 0 ;;
+        --audit) COMPREPLY=($(compgen -f -X '!*.sqlite' -- "$cur") $(compgen -d -- "$cur")); return 0 ;;
+        --player) COMPREPLY=($(compgen -W "random ab:material:3 ab:mills+mobility:4 cmd:" -- "$cur")); return 0 ;;
+        --html) COMPREPLY=($(compgen -f -- "$cur")); return 0 ;;
+        --run | --max-rows | --threads | --limit | --chunk-size | --plant-bug | --shard | --tt-mb | --only-sectors | \
+            --positions | --games | --seed | --max-plies | --engine-timeout) return 0 ;;
+    esac
+    if [[ $cur == -* ]]; then
+        COMPREPLY=($(compgen -W "$(_millaudit_options "$cmd")" -- "$cur"))
+        return 0
+    fi
+    case "$cmd" in
+        manifest)
+            if ((COMP_CWORD == 2)); then COMPREPLY=($(compgen -W "create check" -- "$cur")); return 0; fi
+            if [[ $sub == check ]]; then COMPREPLY=($(compgen -f -- "$cur")); else COMPREPLY=($(compgen -d -- "$cur")); fi ;;
+        runs)
+            if ((COMP_CWORD == 2)); then COMPREPLY=($(compgen -W "export import compare" -- "$cur")); return 0; fi
+            [[ $sub == import ]] && COMPREPLY=($(compgen -f -X '!*.json' -- "$cur") $(compgen -d -- "$cur")) ;;
+        dump | index-check) COMPREPLY=($(compgen -f -- "$cur")) ;;
+        verify | stats | probe | diff | opening | grade) COMPREPLY=($(compgen -d -- "$cur")) ;;
+    esac
+    return 0
+}
+
+complete -o filenames -F _millaudit millaudit
