@@ -392,6 +392,11 @@ static int verdict_rank(const char *status)
     return 3;
 }
 
+static int failing(const ma_run_sector *s)
+{
+    return s && s->status && !strcmp(s->status, "discrepancies");
+}
+
 static int is_verified(const ma_run *r)
 {
     return r && r->status && !strcmp(r->status, "ok") && r->ended_at;
@@ -448,10 +453,14 @@ static void judge(ma_regression_row *row, const ma_run *base, const ma_run *run)
     if (!r)
         ch |= MA_CHANGE_VANISHED;
     if (r) {
+        /* fixed: the sector failed and now passes (its count may have been 0: a body digest
+         * mismatch fails a sector without a single wrong entry) */
+        if (failing(b) && check_rank(r->status) <= 1 && !failing(r))
+            ch |= MA_CHANGE_FIXED;
         if (dr > db)
             ch |= db ? MA_CHANGE_MORE_DISCREPANCIES : MA_CHANGE_NEW_DISCREPANCIES;
-        else if (dr < db)
-            ch |= dr == 0 && check_rank(r->status) <= 1 ? MA_CHANGE_FIXED : MA_CHANGE_FEWER_DISCREPANCIES;
+        else if (dr < db && !(ch & MA_CHANGE_FIXED))
+            ch |= MA_CHANGE_FEWER_DISCREPANCIES;
     }
     if (b && r) {
         if (!b->status || !r->status ? b->status != r->status : strcmp(b->status, r->status))
@@ -469,6 +478,8 @@ static void judge(ma_regression_row *row, const ma_run *base, const ma_run *run)
         row->regression = 1, row->why = "the sector is no longer in the database";
     } else if (ch & (MA_CHANGE_NEW_DISCREPANCIES | MA_CHANGE_MORE_DISCREPANCIES)) {
         row->regression = 1, row->why = ch & MA_CHANGE_NEW_DISCREPANCIES ? "new discrepancies" : "more discrepancies";
+    } else if (failing(r) && !failing(b)) {
+        row->regression = 1, row->why = "the sector fails now (status discrepancies: e.g. its body digest does not match)";
     } else if (r && check_rank(r->status) > (b ? check_rank(b->status) : 0)) {
         row->regression = 1, row->why = "checked less completely than before";
     } else if ((ch & MA_CHANGE_VALUES) && (!is_verified(run) || is_verified(base))) {

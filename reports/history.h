@@ -18,8 +18,10 @@
  * present in either run (the flags of ma_change):
  *   appeared / vanished         the sector is in R only / in B only; vanishing is a regression
  *   new / more discrepancies    R has more discrepancies than B (B's count is 0 when absent): a
- *                               regression; fewer, or fixed (down to 0 in a sector R checked
- *                               completely), an improvement
+ *                               regression; so is a sector whose status became 'discrepancies'
+ *                               with an equal count (a body digest that no longer matches, docs/
+ *                               format.md §5.1); fewer, or fixed (status 'discrepancies' in B, ok or
+ *                               within bounds in R), an improvement
  *   status                      the sector's status changed; a sector that became incomplete,
  *                               unusable or only within bounds is a regression, the reverse an
  *                               improvement (discrepancies are judged by their counts above)
@@ -93,7 +95,7 @@ enum ma_change {
     MA_CHANGE_NEW_DISCREPANCIES = 1 << 2,   /* 0 -> n */
     MA_CHANGE_MORE_DISCREPANCIES = 1 << 3,  /* n -> m > n > 0 */
     MA_CHANGE_FEWER_DISCREPANCIES = 1 << 4, /* n -> m, 0 < m < n */
-    MA_CHANGE_FIXED = 1 << 5,               /* n -> 0, the sector checked completely */
+    MA_CHANGE_FIXED = 1 << 5,               /* status discrepancies -> ok / within-bounds */
     MA_CHANGE_VALUES = 1 << 6,              /* derived-value digests differ */
     MA_CHANGE_STATUS = 1 << 7,              /* sector status differs */
     MA_CHANGE_CLASSES = 1 << 8,             /* class counts differ */

@@ -60,17 +60,21 @@ static int failure_text(const ma_vrun_sector *s, char *msg, size_t msg_size, cha
 {
     char classes[512];
     class_counts(classes, sizeof classes, s->by_class);
-    snprintf(msg, msg_size, "%llu discrepancies (%llu roots, %llu propagated): %s",
+    const char *body = s->body_digest == 0 ? "the body does not match the SHA-256 in its header; " : "";
+    snprintf(msg, msg_size, "%s%llu discrepancies (%llu roots, %llu propagated)%s%s", body,
              (unsigned long long)s->discrepancies, (unsigned long long)s->roots,
-             (unsigned long long)s->propagated, classes);
+             (unsigned long long)s->propagated, classes[0] ? ": " : "", classes);
     size_t len = 0;
     FILE *f = open_memstream(text, &len);
     if (!f)
         return -1;
+    if (s->body_digest == 0)
+        fprintf(f, "%s: body digest mismatch (docs/format.md 5.1)%s%s\n", s->name, s->message[0] ? ": " : "",
+                s->message);
     fprintf(f, "%s: %llu of %llu entries are discrepancies (%llu roots, %llu propagated)\n", s->name,
             (unsigned long long)s->discrepancies, (unsigned long long)s->entries, (unsigned long long)s->roots,
             (unsigned long long)s->propagated);
-    fprintf(f, "classes: %s\n", classes);
+    fprintf(f, "classes: %s\n", classes[0] ? classes : "none");
     size_t rows = s->n_rows < MA_VRUN_JUNIT_ROWS ? s->n_rows : MA_VRUN_JUNIT_ROWS;
     if (rows)
         fprintf(f, "first %zu of %llu (roots first; boards: mover X, opponent O):\n", rows,

@@ -10,7 +10,8 @@
  *   discrepancies           <failure type="discrepancies">: the message gives the count, roots,
  *                           propagated and class counts; the text lists the class counts and the
  *                           first discrepancies (roots first: entry, offset, class, stored and
- *                           derived value, the refuting move) with the first boards drawn
+ *                           derived value, the refuting move) with the first boards drawn; a body
+ *                           that does not match its header's digest (docs/format.md §5.1) says so
  *   incomplete / unusable   <error type="incomplete" | "unusable"> with the sector's one-line reason
  *   within bounds           <skipped> (not proven either way), or passes with --allow-bounds
  *   not reached             <skipped> when the run was interrupted before the sector

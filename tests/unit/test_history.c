@@ -243,6 +243,33 @@ static void test_appeared_vanished_and_completeness(void **state)
     drop_run(&b);
 }
 
+/* A body digest mismatch fails a sector without a wrong entry: status alone decides. */
+static void test_failing_status_without_count(void **state)
+{
+    (void)state;
+    static const spec ok[] = {{"std_3_3_0_0", "ok", 0, DA, NULL}};
+    static const spec body[] = {{"std_3_3_0_0", "discrepancies", 0, DA, NULL}};
+    ma_run a, b, c;
+    make_run(&a, 1, "ok", ok, 1);
+    make_run(&b, 2, "discrepancies", body, 1);
+    make_run(&c, 3, "ok", ok, 1);
+    ma_regressions g;
+    ma_error err;
+    assert_int_equal(ma_regressions_compute(&g, &a, &b, &err), MA_OK);
+    assert_int_equal(g.rows[0].changes, MA_CHANGE_STATUS);
+    assert_true(g.rows[0].regression);
+    assert_true(g.regressed && g.verdict_worse);
+    ma_regressions_free(&g);
+    assert_int_equal(ma_regressions_compute(&g, &b, &c, &err), MA_OK);
+    assert_int_equal(g.rows[0].changes, MA_CHANGE_STATUS | MA_CHANGE_FIXED);
+    assert_true(g.rows[0].improvement);
+    assert_false(g.regressed);
+    ma_regressions_free(&g);
+    drop_run(&a);
+    drop_run(&b);
+    drop_run(&c);
+}
+
 static void test_change_names(void **state)
 {
     (void)state;
@@ -500,6 +527,7 @@ int main(void)
         cmocka_unit_test(test_back_to_clean_is_a_fix),
         cmocka_unit_test(test_two_verified_runs_with_other_values_regress),
         cmocka_unit_test(test_appeared_vanished_and_completeness),
+        cmocka_unit_test(test_failing_status_without_count),
         cmocka_unit_test(test_change_names),
         cmocka_unit_test(test_regressions_json_and_junit),
         cmocka_unit_test_setup_teardown(test_previous_run, setup, teardown),
