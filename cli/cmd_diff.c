@@ -20,6 +20,7 @@
 #include "ma_version.h"
 #include "reports/audit.h"
 #include "verifier/diff.h"
+#include "verifier/diff_junit.h"
 
 #define MAX_SECTOR_ARGS 256
 
@@ -27,7 +28,7 @@ static void usage(FILE *out)
 {
     fprintf(out,
             "usage: millaudit diff A B [--sector S ...] [--limit N] [--json] [--audit FILE.sqlite]\n"
-            "                      [--threads N] [--quiet] [--full]\n"
+            "                      [--threads N] [--quiet] [--full] [--junit FILE]\n"
             "\n"
             "Compares two databases position by position. A and B are directories or single\n"
             "sector files, open .mdb or Malom .sec / .sec2 (with <variant>.secval beside it, or a\n"
@@ -43,6 +44,8 @@ static void usage(FILE *out)
             "  --threads N    worker threads (default: online CPUs)\n"
             "  --quiet        text output: only sectors with value differences and the total\n"
             "  --full         compare positions even when the digests agree\n"
+            "  --junit FILE   also write a JUnit XML report: one test case per sector, failing\n"
+            "                 where values differ or a sector is on one side only\n"
             "\n"
             "exit: 0 values agree (encoding differences allowed), 1 values differ or a sector is\n"
             "on one side only, 2 usage, 3 input unusable, 4 audit store not writable\n");
@@ -255,6 +258,32 @@ static void print_json_pair(FILE *out, const pair *p)
     fprintf(out, "}");
 }
 
+/* The JUnit report (verifier/diff_junit.h) of the first `done` pairs; later ones were not compared. */
+static int write_junit(const char *path, const char *a, const char *b, const pair *pairs, size_t n, size_t done,
+                       const char *stopped_by, ma_error *err)
+{
+    ma_diff_junit_pair *jp = calloc(n ? n : 1, sizeof *jp);
+    char (*ids)[32] = calloc(n ? n : 1, sizeof *ids);
+    int rc = MA_OK;
+    if (!jp || !ids) {
+        rc = ma_error_set(err, MA_ENOMEM, "%s: out of memory", path);
+    } else {
+        for (size_t i = 0; i < n; i++) {
+            const pair *p = &pairs[i];
+            const ma_diff_source *s = p->a ? p->a : p->b;
+            sector_id(s, ids[i], sizeof ids[i]);
+            int compared = i < done || !p->a || !p->b;
+            jp[i] = (ma_diff_junit_pair){ids[i], ma_variant_name(s->variant), compared ? pair_status(p) : NULL,
+                                         p->a ? p->a->path : NULL, p->b ? p->b->path : NULL, NULL,
+                                         p->a && p->b && i < done ? &p->r : NULL};
+        }
+        rc = ma_diff_junit_write(path, a, b, jp, n, stopped_by, err);
+    }
+    free(jp);
+    free(ids);
+    return rc;
+}
+
 static int record_pair(ma_audit *audit, int64_t run_id, const pair *p, ma_error *err)
 {
     const ma_diff_source *s = p->a ? p->a : p->b;
@@ -319,12 +348,12 @@ int ma_cmd_diff(int argc, char **argv)
         {"json", no_argument, NULL, 'j'},         {"audit", required_argument, NULL, 'a'},
         {"threads", required_argument, NULL, 't'}, {"quiet", no_argument, NULL, 'q'},
         {"full", no_argument, NULL, 'f'},         {"help", no_argument, NULL, 'h'},
-        {NULL, 0, NULL, 0},
+        {"junit", required_argument, NULL, 'J'},  {NULL, 0, NULL, 0},
     };
     wanted ws[MAX_SECTOR_ARGS];
     size_t n_ws = 0;
     int json = 0, quiet = 0, c;
-    const char *audit_path = NULL;
+    const char *audit_path = NULL, *junit_path = NULL;
     ma_diff_options opt = {0, 5, 0};
     char *end;
     opterr = 0;
@@ -361,6 +390,7 @@ int ma_cmd_diff(int argc, char **argv)
         case 'a': audit_path = optarg; break;
         case 'q': quiet = 1; break;
         case 'f': opt.full = 1; break;
+        case 'J': junit_path = optarg; break;
         case 'h': usage(stdout); return MA_EXIT_OK;
         default:
             fprintf(stderr, "millaudit diff: unknown option '%s' (try --help)\n", argv[optind - 1]);
@@ -382,6 +412,8 @@ int ma_cmd_diff(int argc, char **argv)
     ma_audit *audit = NULL;
     int64_t run_id = 0;
     int exit_code = MA_EXIT_OK;
+    size_t n_done = 0;                 /* pairs compared, for --junit */
+    char stopped_by[sizeof err.msg] = ""; /* the error that ended the diff early */
 
     if (ma_diff_sources(&sa, &na, path_a, &err) || ma_diff_sources(&sb, &nb, path_b, &err)) {
         fprintf(stderr, "millaudit diff: %s\n", err.msg);
@@ -480,6 +512,7 @@ int ma_cmd_diff(int argc, char **argv)
             if (ma_diff_compare(&p->r, p->a, p->b, oix, mix, &opt, &err)) {
                 fflush(stdout);
                 fprintf(stderr, "millaudit diff: %s\n", err.msg);
+                snprintf(stopped_by, sizeof stopped_by, "%s", err.msg);
                 exit_code = ma_exit_code_for(err.code);
                 if (exit_code == MA_EXIT_USAGE || exit_code == MA_EXIT_OK)
                     exit_code = MA_EXIT_BAD_INPUT;
@@ -496,6 +529,7 @@ int ma_cmd_diff(int argc, char **argv)
         } else {
             only_b++;
         }
+        n_done = i + 1;
         if (json) {
             if (i)
                 printf(",");
@@ -534,6 +568,18 @@ int ma_cmd_diff(int argc, char **argv)
     fflush(stdout);
 
 done:
+    if (junit_path) {
+        ma_error jerr;
+        /* a diff that could not start (no pairs) still reports why */
+        if (!pairs && !stopped_by[0] && exit_code != MA_EXIT_OK)
+            snprintf(stopped_by, sizeof stopped_by, "%s", "the databases could not be paired (see the error above)");
+        if (write_junit(junit_path, path_a, path_b, pairs, n_pairs, n_done, stopped_by[0] ? stopped_by : NULL,
+                        &jerr)) {
+            fprintf(stderr, "millaudit diff: %s\n", jerr.msg);
+            if (exit_code <= MA_EXIT_BAD_INPUT && exit_code != MA_EXIT_USAGE)
+                exit_code = jerr.code == MA_ENOMEM ? MA_EXIT_INTERNAL : MA_EXIT_IO;
+        }
+    }
     if (audit) {
         const char *status = exit_code == MA_EXIT_OK         ? "ok"
                              : exit_code == MA_EXIT_MISMATCH ? "discrepancies"
