@@ -402,26 +402,24 @@ static int is_verified(const ma_run *r)
     return r && r->status && !strcmp(r->status, "ok") && r->ended_at;
 }
 
-static const ma_run_sector *find(const ma_run *r, const char *name)
+static int cmp_sector_ptr(const void *x, const void *y)
 {
-    if (!r)
+    const ma_run_sector *a = *(const ma_run_sector *const *)x, *b = *(const ma_run_sector *const *)y;
+    return strcmp(a->sector, b->sector);
+}
+
+/* The sectors of r (NULL: none) sorted by name, as a malloc'd array of pointers. */
+static const ma_run_sector **sorted_sectors(const ma_run *r, size_t *n)
+{
+    *n = r ? r->n_sectors : 0;
+    const ma_run_sector **v = calloc(*n ? *n : 1, sizeof *v);
+    if (!v)
         return NULL;
-    /* sectors are sorted by name (ma_run_load, ma_run_from_json) */
-    size_t lo = 0, hi = r->n_sectors;
-    while (lo < hi) {
-        size_t mid = lo + (hi - lo) / 2;
-        int c = strcmp(r->sectors[mid].sector, name);
-        if (!c)
-            return &r->sectors[mid];
-        if (c < 0)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
-    for (size_t i = 0; i < r->n_sectors; i++) /* not sorted after all (built by hand): scan */
-        if (!strcmp(r->sectors[i].sector, name))
-            return &r->sectors[i];
-    return NULL;
+    for (size_t i = 0; i < *n; i++)
+        v[i] = &r->sectors[i];
+    if (*n)
+        qsort(v, *n, sizeof *v, cmp_sector_ptr);
+    return v;
 }
 
 static int classes_differ(const ma_run_sector *a, const ma_run_sector *b)
@@ -500,35 +498,28 @@ static void judge(ma_regression_row *row, const ma_run *base, const ma_run *run)
         row->improvement = 1, row->why = "derived values corrected: the run is fully verified";
 }
 
-static int cmp_rows(const void *x, const void *y)
-{
-    return strcmp(((const ma_regression_row *)x)->sector, ((const ma_regression_row *)y)->sector);
-}
-
 int ma_regressions_compute(ma_regressions *out, const ma_run *base, const ma_run *run, ma_error *err)
 {
     memset(out, 0, sizeof *out);
     out->base = base;
     out->run = run;
-    size_t cap = run->n_sectors + (base ? base->n_sectors : 0);
-    out->rows = calloc(cap ? cap : 1, sizeof *out->rows);
-    if (!out->rows)
+    size_t nb = 0, nr = 0;
+    const ma_run_sector **vb = sorted_sectors(base, &nb), **vr = sorted_sectors(run, &nr);
+    out->rows = calloc(nb + nr ? nb + nr : 1, sizeof *out->rows);
+    if (!vb || !vr || !out->rows) {
+        free(vb), free(vr);
+        ma_regressions_free(out);
         return ma_error_set(err, MA_ENOMEM, "regressions: out of memory");
-    for (size_t i = 0; i < run->n_sectors; i++) {
-        ma_regression_row *row = &out->rows[out->n_rows++];
-        row->sector = run->sectors[i].sector;
-        row->run = &run->sectors[i];
-        row->base = base ? find(base, row->sector) : NULL;
     }
-    for (size_t i = 0; base && i < base->n_sectors; i++) {
-        if (find(run, base->sectors[i].sector))
-            continue;
+    /* merge the two sorted lists: one row per sector name */
+    for (size_t i = 0, k = 0; i < nb || k < nr;) {
+        int c = i == nb ? 1 : k == nr ? -1 : strcmp(vb[i]->sector, vr[k]->sector);
         ma_regression_row *row = &out->rows[out->n_rows++];
-        row->sector = base->sectors[i].sector;
-        row->base = &base->sectors[i];
+        row->base = c <= 0 ? vb[i++] : NULL;
+        row->run = c >= 0 ? vr[k++] : NULL;
+        row->sector = row->run ? row->run->sector : row->base->sector;
     }
-    if (out->n_rows)
-        qsort(out->rows, out->n_rows, sizeof *out->rows, cmp_rows);
+    free(vb), free(vr);
     if (!base) { /* the first run of its root: nothing to compare with, nothing changed */
         out->n_unchanged = out->n_rows;
         return MA_OK;
@@ -543,10 +534,10 @@ int ma_regressions_compute(ma_regressions *out, const ma_run *base, const ma_run
         else
             out->n_unchanged++;
     }
-    const char *vb = base->ended_at ? base->status : NULL, *vr = run->ended_at ? run->status : NULL;
-    out->verdict_changed = !vb || !vr ? vb != vr : strcmp(vb, vr) != 0;
+    const char *sb = base->ended_at ? base->status : NULL, *sr = run->ended_at ? run->status : NULL;
+    out->verdict_changed = !sb || !sr ? sb != sr : strcmp(sb, sr) != 0;
     if (out->verdict_changed) {
-        int rb = verdict_rank(vb), rr = verdict_rank(vr);
+        int rb = verdict_rank(sb), rr = verdict_rank(sr);
         out->verdict_worse = rr > rb;
         out->verdict_better = rr < rb;
     }
