@@ -201,10 +201,22 @@ def test_solver_failure_keeps_the_database(millaudit, nights, tmp_path):
 
 def test_existing_database_without_solver(millaudit, nights, tmp_path):
     store = tmp_path / "h.sqlite"
-    proc = nightly(millaudit, "--db", nights["base"] / "reference", "--store", store, "--out", tmp_path / "out")
+    ref = nights["base"] / "reference"
+    proc = nightly(millaudit, "--db", ref, "--store", store, "--out", tmp_path / "out")
     assert proc.returncode == 0, proc.stdout + proc.stderr
     assert line(proc.stdout, "solver") == "none (--db checked as it is)"
-    assert (nights["base"] / "reference" / "std_4_4_0_0.mdb").exists()  # never replaced
+    assert (ref / "std_4_4_0_0.mdb").exists()  # never replaced
+    # the next nights: everything carried over; a reference is not diffed while nothing moved;
+    # --baseline-run compares with the named run instead of the previous one
+    proc = nightly(millaudit, "--db", ref, "--store", store, "--out", tmp_path / "out2", "--reference", ref)
+    assert proc.returncode == 0, proc.stdout
+    assert "(0 checked, 28 carried over, 0 unusable)" in proc.stdout
+    assert line(proc.stdout, "reference") == "not run (values unchanged, no discrepancies)"
+    assert not (tmp_path / "out2" / "diff.txt").exists()
+    proc = nightly(millaudit, "--db", ref, "--store", store, "--out", tmp_path / "out3", "--baseline-run", 1)
+    assert proc.returncode == 0, proc.stdout
+    assert line(proc.stdout, "baseline").startswith("run 1 (--since)")
+    assert line(proc.stdout, "store").endswith(", run 3")
 
 
 def test_refuses_to_replace_a_directory_it_did_not_create(millaudit, nights, tmp_path):
