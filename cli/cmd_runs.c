@@ -514,7 +514,8 @@ int ma_cmd_runs(int argc, char **argv)
                                          {"out", required_argument, NULL, 'o'}, {"help", no_argument, NULL, 'h'},
                                          {"json", no_argument, NULL, 'j'}, {"kind", required_argument, NULL, 'k'},
                                          {"root", required_argument, NULL, 'R'}, {"last", required_argument, NULL, 'l'},
-                                         {"since", required_argument, NULL, 's'}, {"junit", required_argument, NULL, 'J'},
+                                         {"since", required_argument, NULL, 's'},
+                                         {"junit", required_argument, NULL, 'J'},
                                          {NULL, 0, NULL, 0}};
     if (argc < 2) {
         usage(stderr);

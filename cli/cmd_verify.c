@@ -566,7 +566,8 @@ int ma_cmd_verify(int argc, char **argv)
         errors[ne++] = err.msg;
     ma_error junit_err;
     ma_error_clear(&junit_err);
-    if (junit_path && ma_vrun_junit_write(run, rc && rc != MA_ECANCELED ? err.msg : NULL, junit_path, &junit_err) != MA_OK) {
+    const char *stopped_by = rc && rc != MA_ECANCELED ? err.msg : NULL;
+    if (junit_path && ma_vrun_junit_write(run, stopped_by, junit_path, &junit_err) != MA_OK) {
         /* like an incomplete audit record: the report asked for is missing (4 wins over 1 and 3) */
         if (errors)
             errors[ne++] = junit_err.msg;

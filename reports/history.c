@@ -477,7 +477,8 @@ static void judge(ma_regression_row *row, const ma_run *base, const ma_run *run)
     } else if (ch & (MA_CHANGE_NEW_DISCREPANCIES | MA_CHANGE_MORE_DISCREPANCIES)) {
         row->regression = 1, row->why = ch & MA_CHANGE_NEW_DISCREPANCIES ? "new discrepancies" : "more discrepancies";
     } else if (failing(r) && !failing(b)) {
-        row->regression = 1, row->why = "the sector fails now (status discrepancies: e.g. its body digest does not match)";
+        row->regression = 1;
+        row->why = "the sector fails now (status discrepancies: e.g. its body digest does not match)";
     } else if (r && check_rank(r->status) > (b ? check_rank(b->status) : 0)) {
         row->regression = 1, row->why = "checked less completely than before";
     } else if ((ch & MA_CHANGE_VALUES) && (!is_verified(run) || is_verified(base))) {
@@ -681,7 +682,8 @@ int ma_regressions_junit(const ma_regressions *r, ma_junit *j, ma_error *err)
         change_list(changes, sizeof changes, row->changes);
         class_line(cb, sizeof cb, row->base);
         class_line(cr, sizeof cr, row->run);
-        snprintf(text, sizeof text, "baseline run %s: %s, %lld discrepancies (%s)\nrun %s: %s, %lld discrepancies (%s)\n",
+        snprintf(text, sizeof text,
+                 "baseline run %s: %s, %lld discrepancies (%s)\nrun %s: %s, %lld discrepancies (%s)\n",
                  r->base ? bid : "-", row->base ? row->base->status : "absent",
                  row->base ? (long long)row->base->discrepancies : 0LL, cb, id,
                  row->run ? row->run->status : "absent", row->run ? (long long)row->run->discrepancies : 0LL, cr);
@@ -703,7 +705,8 @@ int ma_regressions_junit(const ma_regressions *r, ma_junit *j, ma_error *err)
         const char *to = r->run->ended_at ? r->run->status : "never finished";
         snprintf(msg, sizeof msg, "verdict %s -> %s", from ? from : "none", to ? to : "none");
         rc = ma_junit_case_add(s, "millaudit.regressions", "verdict", -1,
-                               r->verdict_worse ? MA_JUNIT_FAILURE : MA_JUNIT_PASS, r->verdict_worse ? "regression" : NULL,
+                               r->verdict_worse ? MA_JUNIT_FAILURE : MA_JUNIT_PASS,
+                               r->verdict_worse ? "regression" : NULL,
                                r->verdict_worse ? msg : NULL, NULL, r->verdict_worse ? NULL : msg, err);
     }
     return rc;

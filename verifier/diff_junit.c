@@ -83,7 +83,8 @@ static int pair_case(ma_junit_suite *s, const ma_diff_junit_pair *p, ma_error *e
                                  p->message ? p->message : "unusable", NULL, NULL, err);
     if (!strcmp(p->status, "only-in-A") || !strcmp(p->status, "only-in-B")) {
         int in_a = !strcmp(p->status, "only-in-A");
-        snprintf(msg, sizeof msg, "only in %s: %s", in_a ? "A" : "B", (in_a ? p->path_a : p->path_b) ? (in_a ? p->path_a : p->path_b) : "");
+        const char *path = in_a ? p->path_a : p->path_b;
+        snprintf(msg, sizeof msg, "only in %s: %s", in_a ? "A" : "B", path ? path : "");
         return ma_junit_case_add(s, classname, p->sector, -1, MA_JUNIT_FAILURE, p->status, msg, NULL, NULL, err);
     }
     if (!p->r || !strcmp(p->status, "identical"))
