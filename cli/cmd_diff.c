@@ -17,6 +17,7 @@
 #include "ma_version.h"
 #include "reports/audit.h"
 #include "verifier/diff.h"
+#include "verifier/diff_junit.h"
 
 #define MAX_SECTOR_ARGS 256
 #define DIFF_SCHEMA_VERSION 1
@@ -25,7 +26,7 @@ static void usage(FILE *out)
 {
     fprintf(out,
             "usage: millaudit diff A B [--sector S ...] [--limit N] [--json] [--audit FILE.sqlite]\n"
-            "                      [--threads N] [--quiet] [--full]\n"
+            "                      [--threads N] [--quiet] [--full] [--junit FILE]\n"
             "\n"
             "Compares two databases position by position. A and B are directories or single\n"
             "sector files, open .mdb or Malom .sec / .sec2 (with <variant>.secval beside it, or a\n"
@@ -41,6 +42,8 @@ static void usage(FILE *out)
             "  --threads N    worker threads (default: online CPUs)\n"
             "  --quiet        text output: only sectors with value differences and the total\n"
             "  --full         compare positions even when the digests agree\n"
+            "  --junit FILE   also write a JUnit XML report: one test case per sector, failing\n"
+            "                 where values differ or a sector is on one side only\n"
             "\n"
             "exit: 0 values agree (encoding differences allowed), 1 values differ or a sector is\n"
             "on one side only, 2 usage, 3 input unusable (a file named on stderr), 4 audit store\n"
@@ -254,6 +257,28 @@ static int parse_number(const char *opt, const char *text, unsigned long lo, uns
     return 0;
 }
 
+/* The JUnit report (verifier/diff_junit.h); pairs still pending were not compared. */
+static int write_junit(const char *path, const char *a, const char *b, const ma_diff_sector *ss,
+                       size_t n, const char *stopped_by, ma_error *err)
+{
+    ma_diff_junit_pair *jp = calloc(n ? n : 1, sizeof *jp);
+    if (!jp)
+        return ma_error_set(err, MA_ENOMEM, "%s: out of memory", path);
+    for (size_t i = 0; i < n; i++) {
+        const ma_diff_sector *s = &ss[i];
+        int compared = s->status == MA_DIFF_IDENTICAL || s->status == MA_DIFF_EQUAL ||
+                       s->status == MA_DIFF_DIFFERS;
+        jp[i] = (ma_diff_junit_pair){s->name, ma_variant_name(s->variant),
+                                     s->status == MA_DIFF_PENDING ? NULL : ma_diff_status_name(s->status),
+                                     s->path_a[0] ? s->path_a : NULL, s->path_b[0] ? s->path_b : NULL,
+                                     s->status == MA_DIFF_UNUSABLE ? s->message : NULL,
+                                     compared ? &s->r : NULL};
+    }
+    int rc = ma_diff_junit_write(path, a, b, jp, n, stopped_by, err);
+    free(jp);
+    return rc;
+}
+
 /* Every file either database could not use, in A then B, discovery order. */
 static size_t collect_errors(const ma_database *a, const ma_database *b, const char **out)
 {
@@ -272,12 +297,12 @@ int ma_cmd_diff(int argc, char **argv, const ma_cli_invocation *typed)
         {"json", no_argument, NULL, 'j'},         {"audit", required_argument, NULL, 'a'},
         {"threads", required_argument, NULL, 't'}, {"quiet", no_argument, NULL, 'q'},
         {"full", no_argument, NULL, 'f'},         {"help", no_argument, NULL, 'h'},
-        {NULL, 0, NULL, 0},
+        {"junit", required_argument, NULL, 'J'},  {NULL, 0, NULL, 0},
     };
     ma_sector_pick picks[MAX_SECTOR_ARGS];
     size_t n_picks = 0;
     int json = 0, quiet = 0, c;
-    const char *audit_path = NULL;
+    const char *audit_path = NULL, *junit_path = NULL;
     ma_diff_options opt = {0, 5, 0};
     unsigned long v;
     ma_error err;
@@ -303,6 +328,7 @@ int ma_cmd_diff(int argc, char **argv, const ma_cli_invocation *typed)
             break;
         case 'j': json = 1; break;
         case 'a': audit_path = optarg; break;
+        case 'J': junit_path = optarg; break;
         case 'q': quiet = 1; break;
         case 'f': opt.full = 1; break;
         case 'h': usage(stdout); return MA_EXIT_OK;
@@ -393,6 +419,13 @@ report:
         if (ma_audit_run_end(audit, run_id, status, &e2) && !record_failed) {
             record_failed = 1;
             fprintf(stderr, "millaudit diff: %s\n", e2.msg);
+        }
+    }
+    if (junit_path) {
+        ma_error jerr;
+        if (write_junit(junit_path, path_a, path_b, ss, n, fatal ? err.msg : NULL, &jerr)) {
+            fprintf(stderr, "millaudit diff: %s\n", jerr.msg);
+            record_failed = 1; /* a report asked for and not written: as an incomplete record */
         }
     }
     if (record_failed)

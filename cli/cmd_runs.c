@@ -1,15 +1,21 @@
 /*
  * millaudit runs export --audit FILE [--run N] [--out FILE]
  * millaudit runs import --audit FILE RUN.json
- * millaudit runs compare [--audit FILE] A B        (A, B: run ids in --audit, or STORE:ID)
+ * millaudit runs compare [--audit FILE] A B [--json] (A, B: run ids in --audit, or STORE:ID)
+ * millaudit runs list --audit FILE [--kind K] [--root DIR] [--last N] [--json]
+ * millaudit runs regressions --audit FILE [--run N] [--since RUN] [--root DIR] [--json] [--junit F]
  *
  * Moves one run between stores as a JSON document (reports/runs.h, docs/reproducibility.md) and
  * compares two runs sector by sector: same bytes (manifest digests), same derived values (derived
  * digests), present on both sides. Exit: export/import 0 done, 3 input unusable (store untouched),
  * 4 output not writable; compare 0 equal, 1 they differ, 3 unusable or not comparable; 2 usage.
+ * list and regressions read the history of a store (reports/history.h, docs/nightly.md): list 0,
+ * regressions 0 nothing regressed (or no baseline), 1 regressed, 3 store or run unusable, 4 the
+ * JUnit file not writable.
  */
 #include <errno.h>
 #include <getopt.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -21,6 +27,8 @@
 #include "common/fileio.h"
 #include "common/ma_error.h"
 #include "reports/audit.h"
+#include "reports/history.h"
+#include "reports/junit.h"
 #include "reports/render.h"
 #include "reports/runs.h"
 
@@ -31,14 +39,23 @@ static void usage(FILE *out)
     fprintf(out,
             "usage: millaudit runs export --audit FILE.sqlite [--run N] [--out FILE]\n"
             "       millaudit runs import --audit FILE.sqlite RUN.json\n"
-            "       millaudit runs compare [--audit FILE.sqlite] A B\n"
+            "       millaudit runs compare [--audit FILE.sqlite] A B [--json]\n"
+            "       millaudit runs list --audit FILE.sqlite [--kind K] [--root DIR] [--last N] [--json]\n"
+            "       millaudit runs regressions --audit FILE.sqlite [--run N] [--since RUN] [--root DIR]\n"
+            "                                  [--json] [--junit FILE]\n"
             "export: one run as a JSON document (facts, sectors, class counts, discrepancies, manifest\n"
             "        files and chunks, derived digests); default the latest run, stdout.\n"
             "import: validate RUN.json strictly and add it to FILE as a new run, keeping its facts.\n"
             "compare: A and B are run ids in --audit or STORE:ID; per sector: same bytes? same\n"
             "        derived values? present on both sides?\n"
-            "exit: 0 done / equal, 1 runs differ, 2 usage, 3 input unusable or not comparable,\n"
-            "      4 output not writable\n");
+            "list: every run (oldest first) with its status, mode, database root and totals;\n"
+            "        --kind verify, --root DIR (that database's runs), --last N (the newest N).\n"
+            "regressions: what changed in run N (default: the newest verify run, of --root DIR if\n"
+            "        given) since the previous finished verify run of the same root (or --since RUN):\n"
+            "        new discrepancies, changed derived values, sectors appeared or vanished, verdict.\n"
+            "        --junit FILE: one test case per sector, failing where it regressed.\n"
+            "exit: 0 done / equal / nothing regressed, 1 runs differ / regressed, 2 usage,\n"
+            "      3 input unusable or not comparable, 4 output not writable\n");
 }
 
 /* Loads run id (0 = latest) of the store at path. */
@@ -191,7 +208,7 @@ static const char *cmp_word(int v)
     return v == MA_CMP_SAME ? "same" : v == MA_CMP_DIFFER ? "differ" : "not recorded";
 }
 
-static int cmd_compare(const char *audit_path, const char *sa, const char *sb)
+static int cmd_compare(const char *audit_path, const char *sa, const char *sb, int json)
 {
     const char *store[2];
     int64_t id[2];
@@ -217,6 +234,22 @@ static int cmd_compare(const char *audit_path, const char *sa, const char *sb)
     if (rc) {
         fprintf(stderr, "millaudit runs compare: %s\n", err.msg);
         exit_code = bad_input_code(rc);
+        goto out;
+    }
+    if (json) {
+        char *doc = NULL;
+        if ((rc = ma_run_cmp_json(&cmp, &r[0], store[0], &r[1], store[1], &doc, &err)) != MA_OK) {
+            fprintf(stderr, "millaudit runs compare: %s\n", err.msg);
+            exit_code = MA_EXIT_INTERNAL;
+            goto out;
+        }
+        fputs(doc, stdout);
+        free(doc);
+        exit_code = cmp.n_differ ? MA_EXIT_MISMATCH : (cmp.n_unknown || !cmp.n_rows) ? MA_EXIT_BAD_INPUT : MA_EXIT_OK;
+        if (exit_code == MA_EXIT_BAD_INPUT)
+            fprintf(stderr, "millaudit runs compare: cannot tell whether the runs agree: %s\n",
+                    cmp.n_rows ? "some sectors have no manifest or derived digests on both sides"
+                               : "neither run recorded any sector or file");
         goto out;
     }
     for (int i = 0; i < 2; i++)
@@ -255,10 +288,234 @@ out:
     return exit_code;
 }
 
+/* ---------------------------------------------------------------- list, regressions */
+
+/* --root DIR as the run engine records it (realpath); as given when it does not resolve (the
+ * database may be gone while its history is not). */
+static const char *root_key(const char *root, char *buf)
+{
+    if (!root)
+        return NULL;
+    return realpath(root, buf) ? buf : root;
+}
+
+static const char *or_dash(const char *s)
+{
+    return s ? s : "-";
+}
+
+static int cmd_list(const char *audit_path, const ma_runs_filter *f, int json)
+{
+    ma_error err;
+    ma_error_clear(&err);
+    ma_audit *a = NULL;
+    ma_run_row *rows = NULL;
+    size_t n = 0;
+    int rc = ma_cli_audit_open_existing(&a, audit_path, &err);
+    if (!rc)
+        rc = ma_runs_list(a, f, &rows, &n, &err);
+    ma_audit_close(a);
+    if (rc) {
+        fprintf(stderr, "millaudit runs list: %s\n", err.msg);
+        return bad_input_code(rc);
+    }
+    int exit_code = MA_EXIT_OK;
+    if (json) {
+        char *doc = NULL;
+        if (ma_runs_list_json(rows, n, audit_path, &doc, &err)) {
+            fprintf(stderr, "millaudit runs list: %s\n", err.msg);
+            exit_code = MA_EXIT_INTERNAL;
+        } else {
+            fputs(doc, stdout);
+        }
+        free(doc);
+    } else {
+        printf("%5s %-8s %-24s %-24s %-13s %-11s %7s %7s %13s %13s  %s\n", "id", "kind", "started", "ended", "status",
+               "mode", "sectors", "carried", "verified", "discrepancies", "database root");
+        for (size_t i = 0; i < n; i++) {
+            const ma_run_row *r = &rows[i];
+            printf("%5lld %-8s %-24s %-24s %-13s %-11s %7lld %7lld %13lld %13lld  %s%s\n", (long long)r->id,
+                   or_dash(r->kind), or_dash(r->started_at), r->ended_at ? r->ended_at : "never",
+                   r->ended_at ? or_dash(r->status) : "unfinished", or_dash(r->mode), (long long)r->sectors,
+                   (long long)r->sectors_carried, (long long)r->verified, (long long)r->discrepancies,
+                   or_dash(r->database_root), r->imported ? " (imported)" : "");
+        }
+        printf("%zu runs\n", n);
+    }
+    if (fflush(stdout) != 0 && !exit_code) {
+        fprintf(stderr, "millaudit runs list: stdout: write failed\n");
+        exit_code = MA_EXIT_IO;
+    }
+    ma_runs_list_free(rows, n);
+    return exit_code;
+}
+
+static void print_changes(unsigned changes)
+{
+    int first = 1;
+    for (int k = 0; k < MA_CHANGES; k++)
+        if (changes >> k & 1) {
+            printf("%s%s", first ? "" : ", ", ma_change_name(k));
+            first = 0;
+        }
+}
+
+static void print_classes(const ma_run_sector *s)
+{
+    int any = 0;
+    for (size_t i = 0; s && i < s->n_classes; i++)
+        if (s->classes[i].count) {
+            printf("%s%s=%lld", any ? " " : "", s->classes[i].cls, (long long)s->classes[i].count);
+            any = 1;
+        }
+    if (!any)
+        printf("none");
+}
+
+static void print_regressions(const ma_regressions *g, const char *basis)
+{
+    const ma_run *r = g->run, *b = g->base;
+    printf("run %lld: verify of %s, started %s%s%s: %s\n", (long long)r->id, or_dash(r->database_root),
+           or_dash(r->started_at), r->ended_at ? ", ended " : ", never ended", r->ended_at ? r->ended_at : "",
+           r->ended_at ? or_dash(r->status) : "unfinished");
+    if (!b) {
+        printf("no baseline: no earlier finished verify run of this database root; nothing to compare\n");
+        return;
+    }
+    printf("baseline: run %lld (%s), started %s: %s\n", (long long)b->id,
+           !strcmp(basis, "since") ? "--since" : "the previous finished verify run of the same root",
+           or_dash(b->started_at), or_dash(b->status));
+    printf("verdict: %s -> %s%s\n", or_dash(b->status), r->ended_at ? or_dash(r->status) : "unfinished",
+           g->verdict_worse ? " (worse)" : g->verdict_better ? " (better)" : g->verdict_changed ? "" : " (unchanged)");
+    for (size_t i = 0; i < g->n_rows; i++) {
+        const ma_regression_row *row = &g->rows[i];
+        if (!row->changes)
+            continue;
+        printf("%-11s %s: %s\n", row->regression ? "REGRESSION" : row->improvement ? "improved" : "changed",
+               row->sector, row->why ? row->why : "no regression");
+        printf("    changes: ");
+        print_changes(row->changes);
+        printf("\n    discrepancies: %lld -> %lld; classes: ", row->base ? (long long)row->base->discrepancies : 0LL,
+               row->run ? (long long)row->run->discrepancies : 0LL);
+        print_classes(row->base);
+        printf(" -> ");
+        print_classes(row->run);
+        printf("; status: %s -> %s\n", row->base ? or_dash(row->base->status) : "absent",
+               row->run ? or_dash(row->run->status) : "absent");
+    }
+    if (g->regressed) {
+        printf("regressed: %zu sectors", g->n_regressions);
+        const char *sep = ": ";
+        for (size_t i = 0; i < g->n_rows; i++)
+            if (g->rows[i].regression) {
+                printf("%s%s", sep, g->rows[i].sector);
+                sep = ", ";
+            }
+        if (g->verdict_worse)
+            printf("; verdict %s -> %s", or_dash(b->status), r->ended_at ? or_dash(r->status) : "unfinished");
+        printf("\n");
+    } else {
+        printf("no regressions\n");
+    }
+    if (g->n_improvements) {
+        printf("improved: %zu sectors", g->n_improvements);
+        const char *sep = ": ";
+        for (size_t i = 0; i < g->n_rows; i++)
+            if (g->rows[i].improvement) {
+                printf("%s%s", sep, g->rows[i].sector);
+                sep = ", ";
+            }
+        printf("\n");
+    }
+    if (!g->regressed && g->verdict_better)
+        printf("fixed: the verdict went from %s back to %s\n", or_dash(b->status), or_dash(r->status));
+    printf("unchanged: %zu of %zu sectors\n", g->n_unchanged, g->n_rows);
+}
+
+static int cmd_regressions(const char *audit_path, int64_t run_id, int64_t since, const char *root, int json,
+                           const char *junit_path)
+{
+    ma_error err;
+    ma_error_clear(&err);
+    ma_audit *a = NULL;
+    ma_run run, base;
+    memset(&run, 0, sizeof run);
+    memset(&base, 0, sizeof base);
+    ma_regressions g;
+    memset(&g, 0, sizeof g);
+    int64_t base_id = since;
+    int exit_code = MA_EXIT_OK;
+    int rc = ma_cli_audit_open_existing(&a, audit_path, &err);
+    if (!rc && !run_id) {
+        rc = ma_runs_newest(a, "verify", root, &run_id, &err);
+        if (!rc && !run_id)
+            rc = ma_error_set(&err, MA_EMISSING, "%s: no verify run%s%s", audit_path, root ? " of " : "",
+                              root ? root : "");
+    }
+    if (!rc && !since)
+        rc = ma_runs_previous(a, run_id, &base_id, &err);
+    if (!rc)
+        rc = ma_run_load(a, run_id, &run, &err);
+    if (!rc && strcmp(run.kind, "verify"))
+        rc = ma_error_set(&err, MA_EINVAL, "%s: run %lld is a %s run; regressions compare verify runs", audit_path,
+                          (long long)run_id, run.kind);
+    if (!rc && base_id)
+        rc = ma_run_load(a, base_id, &base, &err);
+    if (!rc && base_id && strcmp(base.kind, "verify"))
+        rc = ma_error_set(&err, MA_EINVAL, "%s: run %lld is a %s run; regressions compare verify runs", audit_path,
+                          (long long)base_id, base.kind);
+    ma_audit_close(a);
+    if (!rc)
+        rc = ma_regressions_compute(&g, base_id ? &base : NULL, &run, &err);
+    if (rc) {
+        fprintf(stderr, "millaudit runs regressions: %s\n", err.msg);
+        exit_code = bad_input_code(rc);
+        goto out;
+    }
+    const char *basis = since ? "since" : "previous";
+    if (json) {
+        char *doc = NULL;
+        if (ma_regressions_json(&g, audit_path, basis, &doc, &err)) {
+            fprintf(stderr, "millaudit runs regressions: %s\n", err.msg);
+            exit_code = MA_EXIT_INTERNAL;
+            goto out;
+        }
+        fputs(doc, stdout);
+        free(doc);
+    } else {
+        print_regressions(&g, basis);
+    }
+    exit_code = g.regressed ? MA_EXIT_MISMATCH : MA_EXIT_OK;
+    if (junit_path) {
+        ma_junit j;
+        rc = ma_regressions_junit(&g, &j, &err);
+        if (!rc)
+            rc = ma_junit_write(&j, junit_path, &err);
+        ma_junit_free(&j);
+        if (rc) {
+            fprintf(stderr, "millaudit runs regressions: %s\n", err.msg);
+            exit_code = rc == MA_ENOMEM ? MA_EXIT_INTERNAL : MA_EXIT_IO;
+        }
+    }
+    if (fflush(stdout) != 0 && exit_code != MA_EXIT_INTERNAL) {
+        fprintf(stderr, "millaudit runs regressions: stdout: write failed\n");
+        exit_code = MA_EXIT_IO;
+    }
+out:
+    ma_regressions_free(&g);
+    ma_run_free(&run);
+    ma_run_free(&base);
+    return exit_code;
+}
+
 int ma_cmd_runs(int argc, char **argv)
 {
     static const struct option opts[] = {{"audit", required_argument, NULL, 'a'}, {"run", required_argument, NULL, 'r'},
                                          {"out", required_argument, NULL, 'o'}, {"help", no_argument, NULL, 'h'},
+                                         {"json", no_argument, NULL, 'j'}, {"kind", required_argument, NULL, 'k'},
+                                         {"root", required_argument, NULL, 'R'}, {"last", required_argument, NULL, 'l'},
+                                         {"since", required_argument, NULL, 's'},
+                                         {"junit", required_argument, NULL, 'J'},
                                          {NULL, 0, NULL, 0}};
     if (argc < 2) {
         usage(stderr);
@@ -269,13 +526,16 @@ int ma_cmd_runs(int argc, char **argv)
         return MA_EXIT_OK;
     }
     const char *sub = argv[1];
-    if (strcmp(sub, "export") && strcmp(sub, "import") && strcmp(sub, "compare")) {
-        fprintf(stderr, "millaudit runs: unknown subcommand '%s' (export, import, compare)\n", sub);
+    if (strcmp(sub, "export") && strcmp(sub, "import") && strcmp(sub, "compare") && strcmp(sub, "list") &&
+        strcmp(sub, "regressions")) {
+        fprintf(stderr, "millaudit runs: unknown subcommand '%s' (export, import, compare, list, regressions)\n", sub);
         return MA_EXIT_USAGE;
     }
     const char *audit_path = NULL, *out_path = NULL;
-    int64_t run_id = 0;
-    int have_run = 0;
+    int64_t run_id = 0, since = 0;
+    int have_run = 0, json = 0, history_opts = 0;
+    const char *kind = NULL, *root = NULL, *junit_path = NULL;
+    long last = 0;
     optind = 1;
     opterr = 0;
     int c;
@@ -292,6 +552,28 @@ int ma_cmd_runs(int argc, char **argv)
             have_run = 1;
             break;
         case 'h': usage(stdout); return MA_EXIT_OK;
+        case 'j': json = 1; break;
+        case 'k': kind = optarg, history_opts |= 1; break;
+        case 'R': root = optarg, history_opts |= 2; break;
+        case 'J': junit_path = optarg, history_opts |= 4; break;
+        case 'l': {
+            char *end;
+            errno = 0;
+            last = strtol(optarg, &end, 10);
+            if (errno || !*optarg || *end || last < 1) {
+                fprintf(stderr, "millaudit runs: --last %s: not a count (a positive integer)\n", optarg);
+                return MA_EXIT_USAGE;
+            }
+            history_opts |= 8;
+            break;
+        }
+        case 's':
+            if (ma_cli_parse_run_id(optarg, &since)) {
+                fprintf(stderr, "millaudit runs: --since %s: not a run id (a positive integer)\n", optarg);
+                return MA_EXIT_USAGE;
+            }
+            history_opts |= 16;
+            break;
         default:
             fprintf(stderr, "millaudit runs: unknown or incomplete option '%s'\n", argv[optind - 1]);
             usage(stderr);
@@ -299,6 +581,29 @@ int ma_cmd_runs(int argc, char **argv)
         }
     }
     int rest = argc - optind;
+    if (!strcmp(sub, "list")) {
+        if (rest || !audit_path || have_run || out_path || (history_opts & ~(1 | 2 | 8))) {
+            usage(stderr);
+            return MA_EXIT_USAGE;
+        }
+        char buf[PATH_MAX];
+        ma_runs_filter f = {kind, root_key(root, buf), (size_t)last};
+        return cmd_list(audit_path, &f, json);
+    }
+    if (!strcmp(sub, "regressions")) {
+        if (rest || !audit_path || out_path || (history_opts & ~(2 | 4 | 16))) {
+            usage(stderr);
+            return MA_EXIT_USAGE;
+        }
+        char buf[PATH_MAX];
+        return cmd_regressions(audit_path, run_id, since, root_key(root, buf), json, junit_path);
+    }
+    if (history_opts || (json && strcmp(sub, "compare"))) {
+        fprintf(stderr, "millaudit runs %s: --json, --kind, --root, --last, --since and --junit belong to list, "
+                        "regressions (and --json to compare)\n", sub);
+        usage(stderr);
+        return MA_EXIT_USAGE;
+    }
     if (!strcmp(sub, "export")) {
         if (rest || !audit_path) {
             usage(stderr);
@@ -317,5 +622,5 @@ int ma_cmd_runs(int argc, char **argv)
         usage(stderr);
         return MA_EXIT_USAGE;
     }
-    return cmd_compare(audit_path, argv[optind], argv[optind + 1]);
+    return cmd_compare(audit_path, argv[optind], argv[optind + 1], json);
 }

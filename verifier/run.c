@@ -52,7 +52,7 @@ const char *ma_vrun_verdict_name(int verdict)
 {
     static const char *const names[] = {"verified", "within-bounds", "discrepancies", "incomplete",
                                         "interrupted"};
-    return verdict >= 0 && verdict <= MA_VERDICT_INTERRUPTED ? names[verdict] : "incomplete";
+    return verdict >= 0 && verdict <= MA_VRUN_INTERRUPTED ? names[verdict] : "incomplete";
 }
 
 /* A sector the run knows: one to check, or the successor of one. */
@@ -137,7 +137,7 @@ int ma_vrun_create(ma_vrun **out, const ma_vrun_options *opt, ma_error *err)
         return ma_error_set(err, MA_ENOMEM, "verify: out of memory");
     r->opt = *opt;
     r->phase = "scan";
-    r->verdict = MA_VERDICT_INCOMPLETE;
+    r->verdict = MA_VRUN_INCOMPLETE;
     snprintf(r->options, sizeof r->options, "{\"max_rows\":%zu,\"full_board_draw\":%s}",
              opt->max_rows, opt->full_board_draw ? "true" : "false");
     *out = r;
@@ -988,10 +988,10 @@ static void totals(ma_vrun *r)
 static int decide_verdict(const ma_vrun *r, int canceled)
 {
     if (canceled)
-        return MA_VERDICT_INTERRUPTED;
+        return MA_VRUN_INTERRUPTED;
     const ma_vrun_totals *t = &r->totals;
     if (t->discrepancies || t->body_digest_mismatches)
-        return MA_VERDICT_DISCREPANCIES;
+        return MA_VRUN_DISCREPANCIES;
     int incomplete = t->sectors == 0, bounds = 0;
     for (size_t i = 0; i < r->n_order; i++) {
         const node *nd = &r->nodes[r->order[i]];
@@ -1004,8 +1004,8 @@ static int decide_verdict(const ma_vrun *r, int canceled)
     if (r->whole && r->db && ma_database_unusable_count(r->db))
         incomplete = 1;
     if (incomplete)
-        return MA_VERDICT_INCOMPLETE;
-    return bounds ? MA_VERDICT_WITHIN_BOUNDS : MA_VERDICT_VERIFIED;
+        return MA_VRUN_INCOMPLETE;
+    return bounds ? MA_VRUN_WITHIN_BOUNDS : MA_VRUN_VERIFIED;
 }
 
 /* Opens the store and records the start of the run (with what the plan knows). */
@@ -1162,7 +1162,7 @@ finish:
     r->phase = rc && rc != MA_ECANCELED ? r->phase : "done";
     if (r->audit && r->started) {
         ma_error e;
-        const char *status = r->verdict == MA_VERDICT_VERIFIED ? "ok" : ma_vrun_verdict_name(r->verdict);
+        const char *status = r->verdict == MA_VRUN_VERIFIED ? "ok" : ma_vrun_verdict_name(r->verdict);
         if (ma_audit_run_end(r->audit, r->run_id, status, &e))
             record_failure(r, &e);
     }
@@ -1195,9 +1195,9 @@ int ma_vrun_exit_code(const ma_vrun *r)
     if (r->record_failed)
         return MA_EXIT_IO;
     switch (r->verdict) {
-    case MA_VERDICT_VERIFIED: return MA_EXIT_OK;
-    case MA_VERDICT_WITHIN_BOUNDS: return r->opt.allow_bounds ? MA_EXIT_OK : MA_EXIT_BAD_INPUT;
-    case MA_VERDICT_DISCREPANCIES: return MA_EXIT_MISMATCH;
+    case MA_VRUN_VERIFIED: return MA_EXIT_OK;
+    case MA_VRUN_WITHIN_BOUNDS: return r->opt.allow_bounds ? MA_EXIT_OK : MA_EXIT_BAD_INPUT;
+    case MA_VRUN_DISCREPANCIES: return MA_EXIT_MISMATCH;
     default: return MA_EXIT_BAD_INPUT;
     }
 }

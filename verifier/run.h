@@ -151,11 +151,11 @@ typedef enum ma_vrun_mode {
 
 /* Verdict of a run, in the order a report states it. */
 typedef enum ma_vrun_verdict {
-    MA_VERDICT_VERIFIED = 0,      /* every entry of every sector verified */
-    MA_VERDICT_WITHIN_BOUNDS = 1, /* no contradiction, but some entries only within bounds */
-    MA_VERDICT_DISCREPANCIES = 2,
-    MA_VERDICT_INCOMPLETE = 3,    /* unusable or missing input: not everything could be checked */
-    MA_VERDICT_INTERRUPTED = 4
+    MA_VRUN_VERIFIED = 0,      /* every entry of every sector verified */
+    MA_VRUN_WITHIN_BOUNDS = 1, /* no contradiction, but some entries only within bounds */
+    MA_VRUN_DISCREPANCIES = 2,
+    MA_VRUN_INCOMPLETE = 3,    /* unusable or missing input: not everything could be checked */
+    MA_VRUN_INTERRUPTED = 4
 } ma_vrun_verdict;
 
 /* "verified", "within-bounds", "discrepancies", "incomplete", "interrupted"; also the run status

@@ -38,8 +38,18 @@ def validate_json(name, document):
     jsonschema.validators.validator_for(schema)(schema).validate(document)
 
 
-# Commands whose every --json output the suite validates as it runs them.
-_VALIDATED = {"verify", "diff", "probe", "stats"}
+# Commands whose every --json output the suite validates as it runs them, by schema name
+# (docs/json/<name>.schema.json); a subcommand's schema is "<command>-<subcommand>".
+_VALIDATED = {"verify", "diff", "probe", "stats", "runs-list", "runs-compare", "runs-regressions"}
+
+
+def schema_name(words):
+    """The schema name of a command line: "verify", or "runs-list" for `runs list ...`."""
+    if not words:
+        return ""
+    if words[0] == "runs" and len(words) > 1:
+        return f"runs-{words[1]}"
+    return words[0]
 
 
 class Millaudit:
@@ -56,8 +66,9 @@ class Millaudit:
                 f"millaudit {' '.join(map(str, args))} exited {proc.returncode}, expected {check}\n"
                 f"stdout:\n{proc.stdout[-4000:]}\nstderr:\n{proc.stderr[-4000:]}")
         words = [str(a) for a in args]
-        if words and words[0] in _VALIDATED and "--json" in words and proc.stdout.strip():
-            validate_json(words[0], json.loads(proc.stdout))
+        name = schema_name(words)
+        if name in _VALIDATED and "--json" in words and proc.stdout.strip():
+            validate_json(name, json.loads(proc.stdout))
         return proc
 
 

@@ -117,7 +117,7 @@ static void test_whole_run_checks_children_first(void **state)
     ma_vrun_options o = options(fx, NULL, MA_VRUN_FULL);
     ma_vrun *r = run_ok(&o);
     assert_string_equal(ma_vrun_phase(r), "done");
-    assert_int_equal(ma_vrun_verdict_of(r), MA_VERDICT_VERIFIED);
+    assert_int_equal(ma_vrun_verdict_of(r), MA_VRUN_VERIFIED);
     assert_int_equal(ma_vrun_exit_code(r), MA_EXIT_OK);
     assert_int_equal(ma_vrun_format(r), MA_FORMAT_OPEN);
     const ma_vrun_totals *t = ma_vrun_totals_of(r);
@@ -199,7 +199,7 @@ static void test_cancel_records_an_interrupted_run(void **state)
     ma_error err;
     assert_int_equal(ma_vrun_create(&r, &o, &err), MA_OK);
     assert_int_equal(ma_vrun_execute(r, &err), MA_ECANCELED);
-    assert_int_equal(ma_vrun_verdict_of(r), MA_VERDICT_INTERRUPTED);
+    assert_int_equal(ma_vrun_verdict_of(r), MA_VRUN_INTERRUPTED);
     int64_t id = ma_vrun_id(r);
     assert_true(id > 0);
     ma_vrun_free(r);
@@ -313,7 +313,7 @@ static void test_incremental_rechecks_a_changed_child_and_its_parents(void **sta
     ma_vrun *r = run_ok(&o);
     assert_int_equal(ma_vrun_totals_of(r)->sectors_checked, 0);
     assert_int_equal(ma_vrun_totals_of(r)->sectors_carried, 7);
-    assert_int_equal(ma_vrun_verdict_of(r), MA_VERDICT_VERIFIED);
+    assert_int_equal(ma_vrun_verdict_of(r), MA_VRUN_VERIFIED);
     ma_vrun_free(r);
     /* change one entry of std_3_3_0_0: it and exactly the sectors that read it are checked */
     char path[400], backup[400], cmd[900];
@@ -337,7 +337,7 @@ static void test_incremental_rechecks_a_changed_child_and_its_parents(void **sta
     assert_int_equal(s->discrepancies, 1);
     assert_int_equal(s->rows[0].entry, entry);
     assert_int_equal(s->rows[0].cls, MA_DISC_WRONG_DEPTH);
-    assert_int_equal(ma_vrun_verdict_of(r), MA_VERDICT_DISCREPANCIES);
+    assert_int_equal(ma_vrun_verdict_of(r), MA_VRUN_DISCREPANCIES);
     ma_vrun_free(r);
     snprintf(cmd, sizeof cmd, "cp '%s' '%s'", backup, path);
     assert_int_equal(system(cmd), 0);

@@ -1,0 +1,232 @@
+"""The examples a team copies (ci/examples/, docs/nightly.md), checked as far as this machine can:
+
+- GitHub Actions workflow and GitLab CI job: parsed with a YAML parser (python3-yaml), their
+  structure checked (schedule, the ci/nightly step, the JUnit report and artifact paths match the
+  --out directory), and the shell of their nightly step run here as written, with the paths of a
+  scratch workspace and the 3-stone game instead of the 5-stone one (the Actions and GitLab
+  machinery itself cannot run here: checkout, cache and upload steps are only checked for shape);
+- systemd service and timer: `systemd-analyze verify` on copies whose paths point into this
+  checkout (it works without a running systemd: it parses every setting and checks that ExecStart's
+  program exists), `systemd-analyze calendar` on the timer's OnCalendar, and the service's
+  ExecStart run with the arguments systemd would pass. systemd itself cannot start units here, so
+  those arguments are derived by this test from the documented rules of systemd.exec(5) for
+  Environment= and ExecStart= (quotes, \\" escapes, ${VAR} as one argument, $$ for $);
+- crontab line: its five time fields checked, its command (with cron's \\% unescaped) run with
+  /bin/sh as cron would.
+"""
+import os
+import re
+import shlex
+import shutil
+import subprocess
+
+import pytest
+import yaml
+
+from conftest import ROOT
+import junit_util
+
+EXAMPLES = ROOT / "ci" / "examples"
+
+
+def small(cmd):
+    """The examples solve the 5-stone game; the tests the 3-stone one."""
+    assert "--stones 5" in cmd
+    return cmd.replace("--stones 5", "--stones 3")
+
+
+def checkout(tmp_path, millaudit, where):
+    """A millaudit 'installation' at tmp_path/where: ci/ and docs/ of this checkout, build/millaudit."""
+    inst = tmp_path / where
+    (inst / "build").mkdir(parents=True)
+    (inst / "ci").symlink_to(ROOT / "ci")
+    (inst / "docs").symlink_to(ROOT / "docs")
+    (inst / "build" / "millaudit").symlink_to(millaudit.path)
+    return inst
+
+
+def run_shell(script, cwd, env, shell="bash"):
+    proc = subprocess.run([shell, "-e", "-c", script], cwd=cwd, env={**os.environ, **env}, capture_output=True,
+                          text=True, timeout=600)
+    return proc
+
+
+def check_cron(expr):
+    """Five fields of numbers, *, ranges, lists and steps within their bounds."""
+    fields = expr.split()
+    assert len(fields) == 5, expr
+    bounds = [(0, 59), (0, 23), (1, 31), (1, 12), (0, 7)]
+    for field, (lo, hi) in zip(fields, bounds):
+        for part in field.split(","):
+            m = re.fullmatch(r"(\*|(\d+)(?:-(\d+))?)(?:/(\d+))?", part)
+            assert m, f"cron field '{field}' of '{expr}'"
+            for g in (m.group(2), m.group(3)):
+                assert g is None or lo <= int(g) <= hi, f"cron field '{field}' out of {lo}-{hi}"
+
+
+def nightly_results(results):
+    """The night finished clean and its JUnit files validate."""
+    summary = (results / "summary.txt").read_text()
+    assert "result     exit 0: clean and unchanged" in summary, summary
+    files = sorted(results.glob("*.junit.xml"))
+    assert {f.name for f in files} >= {"verify.junit.xml", "regressions.junit.xml"}
+    for f in files:
+        junit_util.validate(f)
+    return summary
+
+
+def test_github_actions_workflow(millaudit, tmp_path):
+    doc = yaml.safe_load((EXAMPLES / "github-actions.yml").read_text())
+    on = doc.get("on", doc.get(True))  # YAML 1.1 reads the key `on` as true
+    check_cron(on["schedule"][0]["cron"])
+    job = doc["jobs"]["nightly"]
+    steps = {s["name"]: s for s in job["steps"]}
+    run = steps["Nightly consistency check"]["run"]
+    assert "millaudit/ci/nightly" in run
+    words = shlex.split(run.replace("\\\n", " "))
+    store = words[words.index("--store") + 1]
+    out = words[words.index("--out") + 1]
+    ws = "${{ github.workspace }}"
+    assert job["env"]["NIGHTLY_DIR"] == f"{ws}/nightly"
+    assert out == "$NIGHTLY_DIR/results" and store == "$NIGHTLY_DIR/history.sqlite"
+    # what is kept, cached and shown is what ci/nightly writes
+    assert steps["Keep the results"]["with"]["path"].rstrip("/") == "nightly/results"
+    assert steps["Keep the results"]["if"] == "always()"
+    assert steps["Show the JUnit reports"]["with"]["report_paths"] == "nightly/results/*.junit.xml"
+    assert steps["Restore the history store"]["with"]["path"] == "nightly/history.sqlite"
+    assert steps["Save the history store"]["with"]["path"] == "nightly/history.sqlite"
+    # the nightly step, run here as written, twice (the second night compares with the first)
+    ws_dir = tmp_path / "ws"
+    checkout(ws_dir, millaudit, "millaudit")
+    env = {k: small(v) if k == "SOLVER_CMD" else v.replace(ws, str(ws_dir)) for k, v in job["env"].items()}
+    for night in (1, 2):
+        proc = run_shell(run, ws_dir, env)
+        assert proc.returncode == 0, proc.stdout + proc.stderr
+    summary = nightly_results(ws_dir / "nightly" / "results")
+    assert "baseline   run 1 " in summary
+
+
+def test_gitlab_ci_job(millaudit, tmp_path):
+    doc = yaml.safe_load((EXAMPLES / "gitlab-ci.yml").read_text())
+    job = doc["millaudit-nightly"]
+    assert any("schedule" in r["if"] for r in job["rules"])
+    assert job["artifacts"]["when"] == "always"
+    assert job["artifacts"]["reports"]["junit"] == "results/*.junit.xml"
+    assert job["artifacts"]["paths"] == ["results/"]
+    script = "\n".join(job["script"])
+    words = shlex.split(script)
+    assert words[0] == "millaudit/ci/nightly"
+    assert words[words.index("--out") + 1] == "results"
+    assert words[words.index("--store") + 1] == "$NIGHTLY_DIR/history.sqlite"
+    # the job's script, as written; before_script (clone and build) is what this suite already did
+    project = tmp_path / "project"
+    checkout(project, millaudit, "millaudit")
+    env = {k: str(v) for k, v in job["variables"].items()}
+    env["SOLVER_CMD"] = small(env["SOLVER_CMD"])
+    env["NIGHTLY_DIR"] = str(tmp_path / "srv")
+    env["CI_PROJECT_DIR"] = str(project)
+    env["MILLAUDIT"] = env["MILLAUDIT"].replace("$CI_PROJECT_DIR", str(project))
+    proc = run_shell(script, project, env)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    nightly_results(project / "results")
+
+
+def unit_settings(text):
+    """(section, key) -> [values] of a systemd unit file (repeated keys kept in order)."""
+    out, section = {}, None
+    for line in text.splitlines():
+        line = line.strip()
+        if not line or line[0] in "#;":
+            continue
+        if line.startswith("["):
+            section = line.strip("[]")
+            continue
+        key, value = line.split("=", 1)
+        out.setdefault((section, key.strip()), []).append(value.strip())
+    return out
+
+
+def systemd_environment(values):
+    """Environment= lines as systemd.exec(5) reads them: whitespace-separated assignments, each
+    optionally in double quotes with C-style escapes (\\" and \\\\); no $ expansion."""
+    env = {}
+    for value in values:
+        for word in re.findall(r'"(?:\\.|[^"\\])*"|\S+', value):
+            if word.startswith('"'):
+                word = re.sub(r"\\(.)", r"\1", word[1:-1])
+            k, v = word.split("=", 1)
+            env[k] = v
+    return env
+
+
+def systemd_argv(exec_start, env):
+    """ExecStart= words as systemd.exec(5) splits them: ${VAR} alone is exactly one argument,
+    $$ is a literal $; the example uses nothing else (no quotes, no $VAR splitting)."""
+    argv = []
+    for word in exec_start.split():
+        m = re.fullmatch(r"\$\{(\w+)\}", word)
+        argv.append(env.get(m.group(1), "") if m else word.replace("$$", "$"))
+    for w in argv:  # anything else would need rules this parser does not implement
+        assert "$" not in w or w in env.values(), argv
+    return argv
+
+
+def test_systemd_service_and_timer(millaudit, tmp_path):
+    analyze = shutil.which("systemd-analyze")
+    assert analyze, "systemd-analyze missing: scripts/install-deps --test installs systemd"
+    inst = checkout(tmp_path, millaudit, "opt/millaudit")
+    state = tmp_path / "var" / "lib" / "millaudit"
+    state.mkdir(parents=True)
+    units = tmp_path / "units"
+    units.mkdir()
+    for name in ("millaudit-nightly.service", "millaudit-nightly.timer"):
+        text = (EXAMPLES / name).read_text()
+        (units / name).write_text(text.replace("/opt/millaudit", str(inst)).replace("/var/lib/millaudit", str(state)))
+    proc = subprocess.run([analyze, "verify", str(units / "millaudit-nightly.service"),
+                           str(units / "millaudit-nightly.timer")], capture_output=True, text=True,
+                          env={**os.environ, "SYSTEMD_LOG_LEVEL": "notice"})
+    assert proc.returncode == 0 and proc.stdout == "" and proc.stderr == "", proc.stdout + proc.stderr
+    # a broken copy is refused, so the verification above means something
+    broken = units / "broken.service"
+    broken.write_text((units / "millaudit-nightly.service").read_text().replace(str(inst / "ci" / "nightly"),
+                                                                                 str(inst / "ci" / "missing")))
+    assert subprocess.run([analyze, "verify", str(broken)], capture_output=True, text=True).returncode != 0
+    timer = unit_settings((units / "millaudit-nightly.timer").read_text())
+    assert timer[("Timer", "Unit")] == ["millaudit-nightly.service"]
+    assert timer[("Install", "WantedBy")] == ["timers.target"]
+    proc = subprocess.run([analyze, "calendar", timer[("Timer", "OnCalendar")][0]], capture_output=True, text=True)
+    assert proc.returncode == 0 and "Next elapse:" in proc.stdout, proc.stdout + proc.stderr
+    # ExecStart runs ci/nightly; run it with the arguments systemd would pass
+    svc = unit_settings((units / "millaudit-nightly.service").read_text())
+    env = systemd_environment(svc[("Service", "Environment")])
+    argv = systemd_argv(svc[("Service", "ExecStart")][0], env)
+    assert argv[0] == str(inst / "ci" / "nightly")
+    assert env["SOLVER_CMD"].endswith('--out "$OUT" --quiet')
+    argv[argv.index("--solver-cmd") + 1] = small(argv[argv.index("--solver-cmd") + 1])
+    cwd = svc[("Service", "WorkingDirectory")][0]
+    proc = subprocess.run(argv, cwd=cwd, env={**os.environ, **env}, capture_output=True, text=True, timeout=600)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    nightly_results(state / "results")
+    assert (state / "history.sqlite").exists()
+
+
+def test_crontab_line(millaudit, tmp_path):
+    lines = [ln for ln in (EXAMPLES / "crontab").read_text().splitlines() if ln.strip() and not ln.startswith("#")]
+    assert len(lines) == 1
+    fields = lines[0].split(None, 5)
+    check_cron(" ".join(fields[:5]))
+    command = fields[5]
+    assert "/opt/millaudit/ci/nightly" in command
+    assert "%" not in command.replace("\\%", ""), "cron ends the command at an unescaped %"
+    inst = checkout(tmp_path, millaudit, "opt/millaudit")
+    state = tmp_path / "var" / "lib" / "millaudit"
+    state.mkdir(parents=True)
+    command = small(command.replace("\\%", "%").replace("/opt/millaudit", str(inst))
+                    .replace("/var/lib/millaudit", str(state)))
+    proc = subprocess.run(["/bin/sh", "-c", command], capture_output=True, text=True, timeout=600,
+                          env={"PATH": "/usr/bin:/bin", "HOME": str(tmp_path)})  # cron's sparse environment
+    assert proc.returncode == 0, proc.stdout + proc.stderr + (state / "nightly.log").read_text()
+    days = list((state / "results").iterdir())
+    assert len(days) == 1 and re.fullmatch(r"\d{4}-\d{2}-\d{2}", days[0].name)
+    nightly_results(days[0])
+    assert "result     exit 0" in (state / "nightly.log").read_text()

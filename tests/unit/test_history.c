@@ -1,0 +1,540 @@
+/* Unit tests for reports/history: which run is "previous" (same root, finished, not interrupted,
+ * resumed or imported), the list and its totals, the regression rules sector by sector (values
+ * changed while not verified vs. corrected into a verified run, new/fixed discrepancies,
+ * appeared/vanished, checked less completely), and the JSON and JUnit documents built from them. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+#include <jansson.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <libxml/parser.h>
+#include <libxml/xpath.h>
+
+#include "reports/audit.h"
+#include "reports/history.h"
+#include "reports/runs.h"
+
+static const char DA[] = "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa";
+static const char DB[] = "bbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbb";
+
+/* ---------------------------------------------------------------- in-memory runs */
+
+typedef struct spec {
+    const char *sector, *status;
+    int64_t discrepancies;
+    const char *digest;      /* NULL: none recorded */
+    const char *cls;         /* the class of the discrepancies, NULL: none */
+} spec;
+
+static ma_run_class CLASSES[64];
+static size_t n_classes_used;
+
+static void make_run(ma_run *r, int64_t id, const char *status, const spec *s, size_t n)
+{
+    memset(r, 0, sizeof *r);
+    r->id = id;
+    r->kind = (char *)"verify";
+    r->status = (char *)status;
+    r->started_at = (char *)"2026-11-22T02:00:00.000Z";
+    r->ended_at = (char *)"2026-11-22T02:10:00.000Z";
+    r->database_root = (char *)"/nightly/db";
+    r->host = (char *)"ci";
+    r->sectors = calloc(n ? n : 1, sizeof *r->sectors);
+    assert_non_null(r->sectors);
+    r->n_sectors = n;
+    for (size_t i = 0; i < n; i++) {
+        ma_run_sector *x = &r->sectors[i];
+        x->sector = (char *)s[i].sector;
+        x->status = (char *)s[i].status;
+        x->discrepancies = s[i].discrepancies;
+        x->derived_sha256 = (char *)s[i].digest;
+        if (s[i].cls) {
+            assert_true(n_classes_used < 64);
+            CLASSES[n_classes_used].cls = (char *)s[i].cls;
+            CLASSES[n_classes_used].count = s[i].discrepancies;
+            x->classes = &CLASSES[n_classes_used++];
+            x->n_classes = 1;
+        }
+    }
+}
+
+static void drop_run(ma_run *r)
+{
+    free(r->sectors);
+}
+
+static const ma_regression_row *row_of(const ma_regressions *g, const char *sector)
+{
+    for (size_t i = 0; i < g->n_rows; i++)
+        if (!strcmp(g->rows[i].sector, sector))
+            return &g->rows[i];
+    fail_msg("no row for %s", sector);
+    return NULL;
+}
+
+/* The three nights of docs/nightly.md: clean, planted bug, clean again. */
+static const spec NIGHT1[] = {
+    {"std_3_4_1_0", "ok", 0, DA, NULL},
+    {"std_4_4_0_0", "ok", 0, DA, NULL},
+    {"std_3_3_0_0", "ok", 0, DA, NULL},
+};
+static const spec NIGHT2[] = {
+    {"std_3_4_1_0", "ok", 0, DB, NULL},                        /* values moved with the bad child */
+    {"std_4_4_0_0", "discrepancies", 6, DB, "wrong-terminal"},
+    {"std_3_3_0_0", "ok", 0, DA, NULL},
+};
+
+static void test_no_baseline_changes_nothing(void **state)
+{
+    (void)state;
+    ma_run r;
+    make_run(&r, 1, "ok", NIGHT1, 3);
+    ma_regressions g;
+    ma_error err;
+    assert_int_equal(ma_regressions_compute(&g, NULL, &r, &err), MA_OK);
+    assert_int_equal(g.n_rows, 3);
+    assert_int_equal(g.n_unchanged, 3);
+    assert_int_equal(g.n_regressions + g.n_changed + g.n_improvements, 0);
+    assert_false(g.regressed);
+    /* sorted by name */
+    assert_string_equal(g.rows[0].sector, "std_3_3_0_0");
+    assert_string_equal(g.rows[2].sector, "std_4_4_0_0");
+    ma_regressions_free(&g);
+    drop_run(&r);
+}
+
+static void test_planted_bug_night_regresses(void **state)
+{
+    (void)state;
+    ma_run a, b;
+    make_run(&a, 1, "ok", NIGHT1, 3);
+    make_run(&b, 2, "discrepancies", NIGHT2, 3);
+    ma_regressions g;
+    ma_error err;
+    assert_int_equal(ma_regressions_compute(&g, &a, &b, &err), MA_OK);
+    const ma_regression_row *bad = row_of(&g, "std_4_4_0_0"), *moved = row_of(&g, "std_3_4_1_0"),
+                            *same = row_of(&g, "std_3_3_0_0");
+    assert_int_equal(bad->changes, MA_CHANGE_NEW_DISCREPANCIES | MA_CHANGE_VALUES | MA_CHANGE_STATUS |
+                                       MA_CHANGE_CLASSES);
+    assert_true(bad->regression);
+    assert_string_equal(bad->why, "new discrepancies");
+    assert_int_equal(moved->changes, MA_CHANGE_VALUES);
+    assert_true(moved->regression); /* the run is not verified: changed values are not to be trusted */
+    assert_int_equal(same->changes, 0);
+    assert_false(same->regression || same->improvement);
+    assert_int_equal(g.n_regressions, 2);
+    assert_int_equal(g.n_changed, 2);
+    assert_int_equal(g.n_unchanged, 1);
+    assert_true(g.verdict_changed && g.verdict_worse && !g.verdict_better);
+    assert_true(g.regressed);
+    ma_regressions_free(&g);
+    drop_run(&a);
+    drop_run(&b);
+}
+
+static void test_back_to_clean_is_a_fix(void **state)
+{
+    (void)state;
+    ma_run b, c;
+    make_run(&b, 2, "discrepancies", NIGHT2, 3);
+    make_run(&c, 3, "ok", NIGHT1, 3);
+    ma_regressions g;
+    ma_error err;
+    assert_int_equal(ma_regressions_compute(&g, &b, &c, &err), MA_OK);
+    const ma_regression_row *fixed = row_of(&g, "std_4_4_0_0"), *moved = row_of(&g, "std_3_4_1_0");
+    assert_true(fixed->changes & MA_CHANGE_FIXED);
+    assert_true(fixed->improvement && !fixed->regression);
+    assert_string_equal(fixed->why, "fixed: no discrepancies any more");
+    assert_int_equal(moved->changes, MA_CHANGE_VALUES);
+    assert_true(moved->improvement && !moved->regression); /* corrected into a fully verified run */
+    assert_int_equal(g.n_regressions, 0);
+    assert_int_equal(g.n_improvements, 2);
+    assert_true(g.verdict_better && !g.verdict_worse);
+    assert_false(g.regressed);
+    ma_regressions_free(&g);
+    drop_run(&b);
+    drop_run(&c);
+}
+
+static void test_two_verified_runs_with_other_values_regress(void **state)
+{
+    (void)state;
+    static const spec later[] = {{"std_3_4_1_0", "ok", 0, DB, NULL}, {"std_4_4_0_0", "ok", 0, DA, NULL},
+                                 {"std_3_3_0_0", "ok", 0, DA, NULL}};
+    ma_run a, b;
+    make_run(&a, 1, "ok", NIGHT1, 3);
+    make_run(&b, 2, "ok", later, 3);
+    ma_regressions g;
+    ma_error err;
+    assert_int_equal(ma_regressions_compute(&g, &a, &b, &err), MA_OK);
+    const ma_regression_row *x = row_of(&g, "std_3_4_1_0");
+    assert_true(x->regression);
+    assert_non_null(strstr(x->why, "both runs are fully verified"));
+    assert_false(g.verdict_changed);
+    assert_true(g.regressed);
+    ma_regressions_free(&g);
+    drop_run(&a);
+    drop_run(&b);
+}
+
+static void test_appeared_vanished_and_completeness(void **state)
+{
+    (void)state;
+    static const spec before[] = {
+        {"std_1_1_0_0", "ok", 0, DA, NULL},            /* vanishes */
+        {"std_2_2_0_0", "discrepancies", 4, NULL, "wrong-depth"}, /* becomes unusable: not fixed */
+        {"std_3_3_0_0", "discrepancies", 5, NULL, "wrong-depth"}, /* fewer */
+        {"std_4_4_0_0", "incomplete", 0, NULL, NULL},  /* checked completely now */
+        {"std_5_5_0_0", "discrepancies", 2, NULL, "wrong-depth"}, /* same count, other class */
+    };
+    static const spec after[] = {
+        {"std_2_2_0_0", "unusable", 0, NULL, NULL},
+        {"std_3_3_0_0", "discrepancies", 2, NULL, "wrong-depth"},
+        {"std_4_4_0_0", "ok", 0, DA, NULL},
+        {"std_5_5_0_0", "discrepancies", 2, NULL, "wrong-outcome"},
+        {"std_6_6_0_0", "ok", 0, DA, NULL},            /* appears, fine */
+        {"std_7_7_0_0", "incomplete", 0, NULL, NULL},  /* appears, not checked completely */
+    };
+    ma_run a, b;
+    make_run(&a, 1, "discrepancies", before, 5);
+    make_run(&b, 2, "discrepancies", after, 6);
+    ma_regressions g;
+    ma_error err;
+    assert_int_equal(ma_regressions_compute(&g, &a, &b, &err), MA_OK);
+    assert_int_equal(g.n_rows, 7);
+    const ma_regression_row *r;
+    r = row_of(&g, "std_1_1_0_0");
+    assert_int_equal(r->changes, MA_CHANGE_VANISHED);
+    assert_true(r->regression);
+    assert_null(r->run);
+    r = row_of(&g, "std_2_2_0_0");
+    assert_true(r->changes & MA_CHANGE_FEWER_DISCREPANCIES);
+    assert_false(r->changes & MA_CHANGE_FIXED);
+    assert_true(r->regression);
+    assert_string_equal(r->why, "checked less completely than before");
+    r = row_of(&g, "std_3_3_0_0");
+    assert_int_equal(r->changes, MA_CHANGE_FEWER_DISCREPANCIES | MA_CHANGE_CLASSES);
+    assert_true(r->improvement && !r->regression);
+    r = row_of(&g, "std_4_4_0_0");
+    assert_int_equal(r->changes, MA_CHANGE_STATUS);
+    assert_true(r->improvement);
+    r = row_of(&g, "std_5_5_0_0");
+    assert_int_equal(r->changes, MA_CHANGE_CLASSES);
+    assert_false(r->regression || r->improvement);
+    r = row_of(&g, "std_6_6_0_0");
+    assert_int_equal(r->changes, MA_CHANGE_APPEARED);
+    assert_false(r->regression || r->improvement);
+    r = row_of(&g, "std_7_7_0_0");
+    assert_int_equal(r->changes, MA_CHANGE_APPEARED);
+    assert_true(r->regression);
+    assert_int_equal(g.n_regressions, 3);
+    assert_int_equal(g.n_improvements, 2);
+    assert_int_equal(g.n_changed, 7);
+    assert_false(g.verdict_changed);
+    assert_true(g.regressed);
+    ma_regressions_free(&g);
+    drop_run(&a);
+    drop_run(&b);
+}
+
+/* A body digest mismatch fails a sector without a wrong entry: status alone decides. */
+static void test_failing_status_without_count(void **state)
+{
+    (void)state;
+    static const spec ok[] = {{"std_3_3_0_0", "ok", 0, DA, NULL}};
+    static const spec body[] = {{"std_3_3_0_0", "discrepancies", 0, DA, NULL}};
+    ma_run a, b, c;
+    make_run(&a, 1, "ok", ok, 1);
+    make_run(&b, 2, "discrepancies", body, 1);
+    make_run(&c, 3, "ok", ok, 1);
+    ma_regressions g;
+    ma_error err;
+    assert_int_equal(ma_regressions_compute(&g, &a, &b, &err), MA_OK);
+    assert_int_equal(g.rows[0].changes, MA_CHANGE_STATUS);
+    assert_true(g.rows[0].regression);
+    assert_true(g.regressed && g.verdict_worse);
+    ma_regressions_free(&g);
+    assert_int_equal(ma_regressions_compute(&g, &b, &c, &err), MA_OK);
+    assert_int_equal(g.rows[0].changes, MA_CHANGE_STATUS | MA_CHANGE_FIXED);
+    assert_true(g.rows[0].improvement);
+    assert_false(g.regressed);
+    ma_regressions_free(&g);
+    drop_run(&a);
+    drop_run(&b);
+    drop_run(&c);
+}
+
+static void test_change_names(void **state)
+{
+    (void)state;
+    assert_string_equal(ma_change_name(0), "appeared");
+    assert_string_equal(ma_change_name(6), "values-changed");
+    assert_string_equal(ma_change_name(MA_CHANGES - 1), "classes-changed");
+    assert_string_equal(ma_change_name(MA_CHANGES), "?");
+}
+
+/* ---------------------------------------------------------------- documents */
+
+static void test_regressions_json_and_junit(void **state)
+{
+    (void)state;
+    ma_run a, b;
+    make_run(&a, 1, "ok", NIGHT1, 3);
+    make_run(&b, 2, "discrepancies", NIGHT2, 3);
+    ma_regressions g;
+    ma_error err;
+    assert_int_equal(ma_regressions_compute(&g, &a, &b, &err), MA_OK);
+    char *text = NULL;
+    assert_int_equal(ma_regressions_json(&g, "history.sqlite", "previous", &text, &err), MA_OK);
+    json_error_t je;
+    json_t *doc = json_loads(text, 0, &je);
+    assert_non_null(doc);
+    assert_int_equal(json_integer_value(json_object_get(doc, "schema_version")), MA_HISTORY_SCHEMA_VERSION);
+    assert_true(json_is_true(json_object_get(doc, "regressed")));
+    assert_string_equal(json_string_value(json_object_get(doc, "basis")), "previous");
+    json_t *sectors = json_object_get(doc, "sectors");
+    assert_int_equal(json_array_size(sectors), 2); /* only the changed ones */
+    json_t *s0 = json_array_get(sectors, 0);
+    assert_string_equal(json_string_value(json_object_get(s0, "sector")), "std_3_4_1_0");
+    json_t *s1 = json_array_get(sectors, 1);
+    json_t *cls = json_object_get(json_object_get(s1, "run"), "classes");
+    assert_int_equal(json_integer_value(json_object_get(cls, "wrong-terminal")), 6);
+    assert_int_equal(json_integer_value(json_object_get(json_object_get(doc, "counts"), "unchanged")), 1);
+    json_decref(doc);
+    free(text);
+
+    ma_junit j;
+    assert_int_equal(ma_regressions_junit(&g, &j, &err), MA_OK);
+    ma_junit_totals t = ma_junit_totals_of(&j);
+    assert_int_equal(t.tests, 4); /* three sectors and the verdict */
+    assert_int_equal(t.failures, 3);
+    char *xml = NULL;
+    size_t len = 0;
+    assert_int_equal(ma_junit_to_xml(&j, &xml, &len, &err), MA_OK);
+    xmlDocPtr x = xmlReadMemory(xml, (int)len, "r.xml", NULL, XML_PARSE_NONET);
+    assert_non_null(x);
+    xmlXPathContextPtr ctx = xmlXPathNewContext(x);
+    xmlXPathObjectPtr o = xmlXPathEvalExpression(BAD_CAST "//testcase[failure]/@name", ctx);
+    assert_int_equal(o->nodesetval->nodeNr, 3);
+    const char *want[] = {"std_3_4_1_0", "std_4_4_0_0", "verdict"};
+    for (int i = 0; i < 3; i++) {
+        xmlChar *v = xmlNodeGetContent(o->nodesetval->nodeTab[i]);
+        assert_string_equal((const char *)v, want[i]);
+        xmlFree(v);
+    }
+    xmlXPathFreeObject(o);
+    xmlXPathFreeContext(ctx);
+    xmlFreeDoc(x);
+    free(xml);
+    ma_junit_free(&j);
+    ma_regressions_free(&g);
+    drop_run(&a);
+    drop_run(&b);
+}
+
+/* ---------------------------------------------------------------- store: list and previous */
+
+typedef struct fixture {
+    char dir[64];
+    char path[128];
+} fixture;
+
+static int setup(void **state)
+{
+    fixture *f = calloc(1, sizeof *f);
+    snprintf(f->dir, sizeof f->dir, "/tmp/ma_test_history_XXXXXX");
+    if (!mkdtemp(f->dir))
+        return -1;
+    snprintf(f->path, sizeof f->path, "%s/history.sqlite", f->dir);
+    *state = f;
+    return 0;
+}
+
+static int teardown(void **state)
+{
+    fixture *f = *state;
+    char cmd[200];
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", f->dir);
+    int rc = system(cmd);
+    free(f);
+    return rc == 0 ? 0 : -1;
+}
+
+/* A run of kind on root with one sector; status NULL: never ended. */
+static int64_t add_run(ma_audit *a, const char *kind, const char *root, const char *status, int64_t disc)
+{
+    ma_error err;
+    ma_run_info info = {kind, "0.1.0", "abc", "host", "millaudit", root, "std", "open"};
+    int64_t id;
+    assert_int_equal(ma_audit_run_begin(a, &info, &id, &err), MA_OK);
+    ma_class_count cc[] = {{"wrong-depth", (uint64_t)disc}};
+    ma_sector_result s = {"std_3_3_0_0", "f.mdb", 10, 10, (uint64_t)(10 - disc), 0, (uint64_t)disc, cc, disc ? 1 : 0,
+                          0.5, disc ? "discrepancies" : "ok", NULL};
+    assert_int_equal(ma_audit_sector_record(a, id, &s, &err), MA_OK);
+    if (status)
+        assert_int_equal(ma_audit_run_end(a, id, status, &err), MA_OK);
+    return id;
+}
+
+static void test_previous_run(void **state)
+{
+    fixture *f = *state;
+    ma_audit *a;
+    ma_error err;
+    assert_int_equal(ma_audit_open(&a, f->path, &err), MA_OK);
+    int64_t r1 = add_run(a, "verify", "/db", "ok", 0);
+    int64_t other = add_run(a, "verify", "/other", "ok", 0);   /* another root */
+    int64_t r3 = add_run(a, "verify", "/db", "discrepancies", 3);
+    int64_t diff = add_run(a, "diff", "/db", "ok", 0);         /* another kind */
+    int64_t intr = add_run(a, "verify", "/db", "interrupted", 0);
+    int64_t resumed = add_run(a, "verify", "/db", "resumed", 0);
+    int64_t open_run = add_run(a, "verify", "/db", NULL, 0);   /* never ended */
+    int64_t r8 = add_run(a, "verify", "/db", "ok", 0);
+    /* an imported run of the same root is another machine's night */
+    ma_run imp;
+    assert_int_equal(ma_run_load(a, r3, &imp, &err), MA_OK);
+    int64_t imported;
+    assert_int_equal(ma_run_import(a, &imp, "night.json", &imported, &err), MA_OK);
+    ma_run_free(&imp);
+    int64_t r10 = add_run(a, "verify", "/db", "ok", 0);
+    (void)other, (void)diff, (void)intr, (void)resumed, (void)open_run;
+
+    int64_t p = -1;
+    assert_int_equal(ma_runs_previous(a, r1, &p, &err), MA_OK);
+    assert_int_equal(p, 0); /* the first run of its root */
+    assert_int_equal(ma_runs_previous(a, r3, &p, &err), MA_OK);
+    assert_int_equal(p, r1);
+    assert_int_equal(ma_runs_previous(a, r8, &p, &err), MA_OK);
+    assert_int_equal(p, r3); /* skips diff, interrupted, resumed, never ended */
+    assert_int_equal(ma_runs_previous(a, r10, &p, &err), MA_OK);
+    assert_int_equal(p, r8); /* skips the imported run */
+    assert_int_equal(ma_runs_previous(a, diff, &p, &err), MA_EINVAL);
+    assert_int_equal(ma_runs_previous(a, 999, &p, &err), MA_EMISSING);
+
+    int64_t newest;
+    assert_int_equal(ma_runs_newest(a, "verify", "/db", &newest, &err), MA_OK);
+    assert_int_equal(newest, r10);
+    assert_int_equal(ma_runs_newest(a, "verify", "/other", &newest, &err), MA_OK);
+    assert_int_equal(newest, other);
+    assert_int_equal(ma_runs_newest(a, "verify", "/nowhere", &newest, &err), MA_OK);
+    assert_int_equal(newest, 0);
+    ma_audit_close(a);
+}
+
+static void test_list_totals_and_filters(void **state)
+{
+    fixture *f = *state;
+    ma_audit *a;
+    ma_error err;
+    assert_int_equal(ma_audit_open(&a, f->path, &err), MA_OK);
+    int64_t r1 = add_run(a, "verify", "/db", "ok", 0);
+    int64_t r2 = add_run(a, "verify", "/db", "discrepancies", 3);
+    add_run(a, "diff", "/db", "ok", 0);
+    int64_t r4 = add_run(a, "verify", "/other", NULL, 0);
+    ma_run_info info = {"manifest", "0.1.0", "abc", "host", "m", NULL, NULL, NULL};
+    int64_t r5;
+    assert_int_equal(ma_audit_run_begin(a, &info, &r5, &err), MA_OK); /* no sectors, no root */
+
+    ma_run_row *rows = NULL;
+    size_t n = 0;
+    assert_int_equal(ma_runs_list(a, NULL, &rows, &n, &err), MA_OK);
+    assert_int_equal(n, 5);
+    assert_int_equal(rows[0].id, r1); /* oldest first */
+    assert_int_equal(rows[1].id, r2);
+    assert_int_equal(rows[1].discrepancies, 3);
+    assert_int_equal(rows[1].sectors, 1);
+    assert_int_equal(rows[1].sectors_failing, 1);
+    assert_int_equal(rows[1].entries, 10);
+    assert_int_equal(rows[1].verified, 7);
+    assert_string_equal(rows[1].status, "discrepancies");
+    assert_non_null(rows[1].ended_at);
+    assert_null(rows[3].ended_at);
+    assert_int_equal(rows[3].id, r4);
+    assert_int_equal(rows[4].sectors, 0);
+    assert_null(rows[4].database_root);
+    char *text = NULL;
+    assert_int_equal(ma_runs_list_json(rows, n, f->path, &text, &err), MA_OK);
+    json_error_t je;
+    json_t *doc = json_loads(text, 0, &je);
+    assert_non_null(doc);
+    json_t *runs = json_object_get(doc, "runs");
+    assert_int_equal(json_array_size(runs), 5);
+    assert_true(json_is_null(json_object_get(json_array_get(runs, 3), "ended_at")));
+    assert_int_equal(json_integer_value(json_object_get(json_object_get(json_array_get(runs, 1), "totals"),
+                                                        "discrepancies")), 3);
+    json_decref(doc);
+    free(text);
+    ma_runs_list_free(rows, n);
+
+    ma_runs_filter flt = {"verify", "/db", 0};
+    assert_int_equal(ma_runs_list(a, &flt, &rows, &n, &err), MA_OK);
+    assert_int_equal(n, 2);
+    ma_runs_list_free(rows, n);
+    flt.last = 1;
+    assert_int_equal(ma_runs_list(a, &flt, &rows, &n, &err), MA_OK);
+    assert_int_equal(n, 1);
+    assert_int_equal(rows[0].id, r2); /* the newest one */
+    ma_runs_list_free(rows, n);
+    flt.root = "/nowhere";
+    assert_int_equal(ma_runs_list(a, &flt, &rows, &n, &err), MA_OK);
+    assert_int_equal(n, 0);
+    ma_runs_list_free(rows, n);
+    ma_audit_close(a);
+}
+
+static void test_compare_json(void **state)
+{
+    (void)state;
+    ma_run a, b;
+    make_run(&a, 1, "ok", NIGHT1, 3);
+    make_run(&b, 2, "discrepancies", NIGHT2, 3);
+    ma_run_cmp c;
+    ma_error err;
+    assert_int_equal(ma_run_compare(&c, &a, &b, &err), MA_OK);
+    char *text = NULL;
+    assert_int_equal(ma_run_cmp_json(&c, &a, "x.sqlite", &b, "y.sqlite", &text, &err), MA_OK);
+    json_error_t je;
+    json_t *doc = json_loads(text, 0, &je);
+    assert_non_null(doc);
+    assert_string_equal(json_string_value(json_object_get(doc, "result")), "differ");
+    json_t *rows = json_object_get(doc, "sectors");
+    assert_int_equal(json_array_size(rows), 3);
+    json_t *r0 = json_array_get(rows, 0);
+    assert_string_equal(json_string_value(json_object_get(r0, "name")), "std_3_3_0_0");
+    assert_string_equal(json_string_value(json_object_get(r0, "values")), "same");
+    assert_string_equal(json_string_value(json_object_get(r0, "bytes")), "not recorded");
+    assert_string_equal(json_string_value(json_object_get(json_array_get(rows, 2), "verdict")), "values");
+    assert_int_equal(json_integer_value(json_object_get(json_object_get(doc, "counts"), "differ")), 2);
+    assert_string_equal(json_string_value(json_object_get(json_object_get(doc, "b"), "store")), "y.sqlite");
+    json_decref(doc);
+    free(text);
+    ma_run_cmp_free(&c);
+    drop_run(&a);
+    drop_run(&b);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_no_baseline_changes_nothing),
+        cmocka_unit_test(test_planted_bug_night_regresses),
+        cmocka_unit_test(test_back_to_clean_is_a_fix),
+        cmocka_unit_test(test_two_verified_runs_with_other_values_regress),
+        cmocka_unit_test(test_appeared_vanished_and_completeness),
+        cmocka_unit_test(test_failing_status_without_count),
+        cmocka_unit_test(test_change_names),
+        cmocka_unit_test(test_regressions_json_and_junit),
+        cmocka_unit_test_setup_teardown(test_previous_run, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_list_totals_and_filters, setup, teardown),
+        cmocka_unit_test(test_compare_json),
+    };
+    int rc = cmocka_run_group_tests(tests, NULL, NULL);
+    xmlCleanupParser();
+    return rc;
+}
