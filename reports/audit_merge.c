@@ -252,7 +252,7 @@ static int write_manifest(ma_audit *a, int64_t id, const ma_merged_run *m, ma_er
     return rc;
 }
 
-int ma_audit_merged_run_write(ma_audit *a, const ma_merged_run *m, int64_t *run_id, ma_error *err)
+int ma_audit_merged_run_begin(ma_audit *a, const ma_merged_run *m, int64_t *run_id, ma_error *err)
 {
     int rc = ma_audit_writable(a, err);
     if (rc)
@@ -261,39 +261,51 @@ int ma_audit_merged_run_write(ma_audit *a, const ma_merged_run *m, int64_t *run_
         return rc;
     rc = exec_bound(a,
                     "INSERT INTO runs (kind, tool_version, git_revision, host, command_line, database_root,"
-                    " variant, format, started_at, ended_at, status, mode, options, planned_sectors,"
-                    " unusable_files) VALUES ('verify',?,?,?,?,?,?,?, strftime('%Y-%m-%dT%H:%M:%fZ','now'),"
-                    " strftime('%Y-%m-%dT%H:%M:%fZ','now'),?,'merge',?,?,?)",
+                    " variant, format, started_at, mode, options, planned_sectors, unusable_files)"
+                    " VALUES ('verify',?,?,?,?,?,?,?, strftime('%Y-%m-%dT%H:%M:%fZ','now'),'merge',?,?,?)",
                     "record the merged run", err,
-                    m->planned_sectors >= 0 ? (m->unusable_files >= 0 ? "ttttttttt" "ii" : "ttttttttt" "in")
-                                            : (m->unusable_files >= 0 ? "ttttttttt" "ni" : "ttttttttt" "nn"),
+                    m->planned_sectors >= 0 ? (m->unusable_files >= 0 ? "tttttttt" "ii" : "tttttttt" "in")
+                                            : (m->unusable_files >= 0 ? "tttttttt" "ni" : "tttttttt" "nn"),
                     m->tool_version ? m->tool_version : "unknown", m->git_revision ? m->git_revision : "unknown",
-                    m->host, m->command_line, m->database_root, m->variant, m->format, m->status, m->options,
+                    m->host, m->command_line, m->database_root, m->variant, m->format, m->options,
                     m->planned_sectors, m->unusable_files);
-    int64_t id = sqlite3_last_insert_rowid(ma_audit_db(a));
-    if (rc == MA_OK)
-        rc = ma_audit_sectors_write(a, id, m->sectors, m->n_sectors, err);
-    if (rc == MA_OK)
-        rc = write_manifest(a, id, m, err);
+    if (rc) {
+        ma_audit_tx_rollback(a);
+        return rc;
+    }
+    *run_id = sqlite3_last_insert_rowid(ma_audit_db(a));
+    return MA_OK;
+}
+
+void ma_audit_merged_run_abort(ma_audit *a)
+{
+    ma_audit_tx_rollback(a);
+}
+
+int ma_audit_merged_run_finish(ma_audit *a, int64_t id, const ma_merged_run *m, const char *status,
+                               ma_error *err)
+{
+    int rc = write_manifest(a, id, m, err);
     for (size_t i = 0; rc == MA_OK && i < m->n_shards; i++) {
         const ma_run_shard_row *s = &m->shards[i];
         rc = exec_bound(a,
                         "INSERT INTO run_shards (run_id, shard_index, shard_count, source, source_run_id, host,"
                         " command_line, started_at, ended_at, status, tool_version, git_revision, sectors,"
                         " planned_sectors) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
-                        "record a shard", err, s->planned_sectors >= 0 ? "iiiti" "ttttttt" "ii" : "iiiti" "ttttttt" "in", id,
-                        s->shard_index, s->shard_count, s->source, s->source_run_id, s->host, s->command_line,
+                        "record a shard", err, s->planned_sectors >= 0 ? "iiiti" "ttttttt" "ii" : "iiiti" "ttttttt" "in",
+                        id, s->shard_index, s->shard_count, s->source, s->source_run_id, s->host, s->command_line,
                         s->started_at, s->ended_at, s->status, s->tool_version, s->git_revision, s->sectors,
                         s->planned_sectors);
     }
+    if (rc == MA_OK)
+        rc = exec_bound(a,
+                        "UPDATE runs SET status = ?, ended_at = strftime('%Y-%m-%dT%H:%M:%fZ','now') WHERE id = ?",
+                        "record the merged run's status", err, "ti", status, id);
     if (rc) {
         ma_audit_tx_rollback(a);
         return rc;
     }
-    rc = ma_audit_tx_commit(a, err);
-    if (rc == MA_OK)
-        *run_id = id;
-    return rc;
+    return ma_audit_tx_commit(a, err);
 }
 
 /* ---- reading a merged run's shards ---- */

@@ -58,11 +58,8 @@ typedef struct ma_merged_run {
     const char *tool_version, *git_revision;   /* the shards' (whose checker produced the results) */
     const char *host, *command_line;           /* of the merge */
     const char *database_root, *variant, *format;
-    const char *status;                        /* "ok", "discrepancies", "incomplete", ... */
     const char *options;                       /* the shards' options without the shard */
     int64_t planned_sectors, unusable_files;   /* -1: not recorded */
-    const ma_sector_commit *sectors;
-    size_t n_sectors;
     const ma_run *const *manifests;            /* each shard's run (its manifest files and chunks);
                                                 * a path in several is written once */
     size_t n_manifests;
@@ -70,8 +67,13 @@ typedef struct ma_merged_run {
     size_t n_shards;
 } ma_merged_run;
 
-/* Writes m as a new verify run (mode "merge") of a, in one transaction. */
-int ma_audit_merged_run_write(ma_audit *a, const ma_merged_run *m, int64_t *run_id, ma_error *err);
+/* Writing a merged run is one transaction: begin (the runs row, mode "merge"), the sectors with
+ * ma_audit_sectors_write (reports/audit_run.h) as they are built, then finish (manifest, shards,
+ * the status, commit) or abort (rollback: nothing of the run stays). */
+int ma_audit_merged_run_begin(ma_audit *a, const ma_merged_run *m, int64_t *run_id, ma_error *err);
+int ma_audit_merged_run_finish(ma_audit *a, int64_t run_id, const ma_merged_run *m, const char *status,
+                               ma_error *err);
+void ma_audit_merged_run_abort(ma_audit *a);
 
 /* The shards a merged run was made of, in shard order (for reports). Strings malloc'd; a run that
  * is no merge has none. Free with ma_run_shards_free. */
