@@ -57,7 +57,9 @@ class Millaudit:
                 f"stdout:\n{proc.stdout[-4000:]}\nstderr:\n{proc.stderr[-4000:]}")
         words = [str(a) for a in args]
         if words and words[0] in _VALIDATED and "--json" in words and proc.stdout.strip():
-            validate_json(words[0], json.loads(proc.stdout))
+            # verify --plan N prints the partition, a document of its own
+            name = "verify-plan" if words[0] == "verify" and "--plan" in words else words[0]
+            validate_json(name, json.loads(proc.stdout))
         return proc
 
 
