@@ -75,13 +75,4 @@ int ma_audit_merged_run_finish(ma_audit *a, int64_t run_id, const ma_merged_run 
                                ma_error *err);
 void ma_audit_merged_run_abort(ma_audit *a);
 
-/* The shards a merged run was made of, in shard order (for reports). Strings malloc'd; a run that
- * is no merge has none. Free with ma_run_shards_free. */
-typedef struct ma_run_shard_info {
-    int64_t shard_index, shard_count, source_run_id, sectors, planned_sectors;
-    char *source, *host, *command_line, *started_at, *ended_at, *status, *git_revision;
-} ma_run_shard_info;
-int ma_audit_run_shards(ma_audit *a, int64_t run_id, ma_run_shard_info **out, size_t *n, ma_error *err);
-void ma_run_shards_free(ma_run_shard_info *s, size_t n);
-
 #endif

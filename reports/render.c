@@ -238,6 +238,69 @@ static void facts(const ma_run *r, struct fact f[11])
 static const char NO_MANIFEST[] =
     "NO MANIFEST RECORDED: this run does not name the bytes it checked; its result cannot be tied to files";
 
+/* ---- the shards of a merged run (docs/distributed.md) ---- */
+
+static void render_shards(out *o, const ma_run *r, ma_render_format fmt)
+{
+    if (!r->n_shards)
+        return;
+    FILE *f = o->f;
+    void (*put)(out *, const char *) = fmt == MA_RENDER_HTML ? put_html : fmt == MA_RENDER_MD ? put_md : put_plain;
+    int64_t count = r->shards[0].shard_count;
+    if (fmt == MA_RENDER_HTML)
+        fprintf(f, "<h2>Shards</h2>\n<p>merged from %zu of %lld shards</p>\n<table>\n<tr><th>shard</th><th>store"
+                   "</th><th>run</th><th>host</th><th>started</th><th>ended</th><th>status</th><th>sectors</th>"
+                   "<th>command line</th></tr>\n", r->n_shards, (long long)count);
+    else if (fmt == MA_RENDER_MD)
+        fprintf(f, "\n## Shards\n\nmerged from %zu of %lld shards\n\n| shard | store | run | host | started | ended "
+                   "| status | sectors | command line |\n|---|---|---:|---|---|---|---|---:|---|\n",
+                r->n_shards, (long long)count);
+    else
+        fprintf(f, "\nShards (merged from %zu of %lld)\n", r->n_shards, (long long)count);
+    for (size_t i = 0; i < r->n_shards; i++) {
+        const ma_run_shard *x = &r->shards[i];
+        const char *cells[] = {x->source, x->host, x->started_at, x->ended_at ? x->ended_at : "never",
+                               x->status ? x->status : "unfinished", x->command_line};
+        char idx[48], run[24], sec[48];
+        snprintf(idx, sizeof idx, "%lld/%lld", (long long)x->shard_index, (long long)x->shard_count);
+        snprintf(run, sizeof run, "%lld", (long long)x->source_run_id);
+        if (x->planned_sectors >= 0)
+            snprintf(sec, sizeof sec, "%lld of %lld", (long long)x->sectors, (long long)x->planned_sectors);
+        else
+            snprintf(sec, sizeof sec, "%lld", (long long)x->sectors);
+        if (fmt == MA_RENDER_HTML || fmt == MA_RENDER_MD) {
+            const char *open = fmt == MA_RENDER_HTML ? "<tr><td>" : "| ";
+            const char *sep = fmt == MA_RENDER_HTML ? "</td><td>" : " | ";
+            fprintf(f, "%s%s%s", open, idx, sep);
+            put(o, cells[0]);
+            fprintf(f, "%s%s%s", sep, run, sep);
+            for (int k = 1; k <= 4; k++) {
+                put(o, cells[k]);
+                fputs(sep, f);
+            }
+            fprintf(f, "%s%s", sec, sep);
+            put(o, cells[5]);
+            fputs(fmt == MA_RENDER_HTML ? "</td></tr>\n" : " |\n", f);
+        } else {
+            fprintf(f, "  shard %-7s ", idx);
+            put(o, cells[0]);
+            fprintf(f, " run %s, host ", run);
+            put(o, cells[1]);
+            fputs(", ", f);
+            put(o, cells[2]);
+            fputs(" .. ", f);
+            put(o, cells[3]);
+            fputs(", ", f);
+            put(o, cells[4]);
+            fprintf(f, ", %s sectors\n    ", sec);
+            put(o, cells[5]);
+            fputs("\n", f);
+        }
+    }
+    if (fmt == MA_RENDER_HTML)
+        fputs("</table>\n", f);
+}
+
 /* ---- text and Markdown ---- */
 
 static void render_text(out *o, const ma_run *r, int md)
@@ -262,6 +325,7 @@ static void render_text(out *o, const ma_run *r, int md)
                 r->imported_at ? r->imported_at : "?", md ? " |\n" : "\n");
     }
 
+    render_shards(o, r, md ? MA_RENDER_MD : MA_RENDER_TEXT);
     fputs(md ? "\n## Manifest of the bytes checked\n\n" : "\nManifest of the bytes checked\n", f);
     if (!r->n_files) {
         fprintf(f, md ? "> **%s**\n" : "  !!! %s !!!\n", NO_MANIFEST);
@@ -509,7 +573,9 @@ static void render_html(out *o, const ma_run *r)
         put_html(o, r->imported_at);
         fputs(")</td></tr>\n", f);
     }
-    fputs("</table>\n<h2>Manifest of the bytes checked</h2>\n", f);
+    fputs("</table>\n", f);
+    render_shards(o, r, MA_RENDER_HTML);
+    fputs("<h2>Manifest of the bytes checked</h2>\n", f);
     if (!r->n_files) {
         fprintf(f, "<p class=\"warn\">%s</p>\n", NO_MANIFEST);
     } else {
