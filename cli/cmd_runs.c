@@ -4,6 +4,7 @@
  * millaudit runs compare [--audit FILE] A B [--json] (A, B: run ids in --audit, or STORE:ID)
  * millaudit runs list --audit FILE [--kind K] [--root DIR] [--last N] [--json]
  * millaudit runs regressions --audit FILE [--run N] [--since RUN] [--root DIR] [--json] [--junit F]
+ * millaudit runs merge OUT.sqlite SHARD.sqlite... [--allow-partial] [--allow-bounds]
  *
  * Moves one run between stores as a JSON document (reports/runs.h, docs/reproducibility.md) and
  * compares two runs sector by sector: same bytes (manifest digests), same derived values (derived
@@ -23,6 +24,7 @@
 #include <unistd.h>
 
 #include "cli/audit_store.h"
+#include "cli/cli_util.h"
 #include "cli/commands.h"
 #include "common/fileio.h"
 #include "common/ma_error.h"
@@ -31,6 +33,7 @@
 #include "reports/junit.h"
 #include "reports/render.h"
 #include "reports/runs.h"
+#include "verifier/merge.h"
 
 #define MAX_DOCUMENT (1024L * 1024L * 1024L) /* a run export beyond 1 GiB is not one we wrote */
 
@@ -43,6 +46,7 @@ static void usage(FILE *out)
             "       millaudit runs list --audit FILE.sqlite [--kind K] [--root DIR] [--last N] [--json]\n"
             "       millaudit runs regressions --audit FILE.sqlite [--run N] [--since RUN] [--root DIR]\n"
             "                                  [--json] [--junit FILE]\n"
+            "       millaudit runs merge OUT.sqlite SHARD.sqlite... [--allow-partial] [--allow-bounds]\n"
             "export: one run as a JSON document (facts, sectors, class counts, discrepancies, manifest\n"
             "        files and chunks, derived digests); default the latest run, stdout.\n"
             "import: validate RUN.json strictly and add it to FILE as a new run, keeping its facts.\n"
@@ -54,6 +58,11 @@ static void usage(FILE *out)
             "        given) since the previous finished verify run of the same root (or --since RUN):\n"
             "        new discrepancies, changed derived values, sectors appeared or vanished, verdict.\n"
             "        --junit FILE: one test case per sector, failing where it regressed.\n"
+            "merge: the runs of the N shards of one verify (shard I/N; one per store, or STORE:RUN) as\n"
+            "        one run in OUT, reading like a single run: roots and propagated decided again\n"
+            "        across shards; missing or interrupted shards make it incomplete unless\n"
+            "        --allow-partial\n"
+            "        (docs/distributed.md). Exit as verify: 0, 1, 3; refused shards 3, OUT unwritable 4.\n"
             "exit: 0 done / equal / nothing regressed, 1 runs differ / regressed, 2 usage,\n"
             "      3 input unusable or not comparable, 4 output not writable\n");
 }
@@ -508,6 +517,131 @@ out:
     return exit_code;
 }
 
+/* ---------------------------------------------------------------- merge */
+
+static void print_merge(const ma_merge_result *m, const char *out_path)
+{
+    printf("merged %zu shard%s of %u of %s into %s: run %lld\n", m->n_shards, m->n_shards == 1 ? "" : "s",
+           m->shard_count, m->database_root, out_path, (long long)m->run_id);
+    for (size_t i = 0; i < m->n_shards; i++) {
+        const ma_merge_shard *s = &m->shards[i];
+        printf("shard %u/%u: %s run %lld, host %s, %zu", s->index, s->count, s->source, (long long)s->run_id,
+               s->host[0] ? s->host : "?", s->sectors);
+        if (s->planned_sectors >= 0)
+            printf(" of %lld", (long long)s->planned_sectors);
+        printf(" sectors, %s .. %s, %s%s\n", s->started_at, s->ended_at[0] ? s->ended_at : "never ended", s->status,
+               s->interrupted ? " (INTERRUPTED)" : "");
+    }
+    for (size_t i = 0; i < m->n_missing; i++)
+        printf("shard %u/%u: MISSING\n", m->missing[i], m->shard_count);
+    const ma_vrun_totals *t = &m->totals;
+    printf("total: %llu sectors (%llu unusable), %llu entries, %llu checked, %llu verified, %llu only within "
+           "bounds, %llu discrepancies (%llu root, %llu propagated; %llu roots of a shard are propagated across "
+           "shards), %llu missing-child, %llu unverifiable\n",
+           (unsigned long long)t->sectors, (unsigned long long)t->sectors_unusable, (unsigned long long)t->entries,
+           (unsigned long long)t->checked, (unsigned long long)t->verified, (unsigned long long)t->within_bounds,
+           (unsigned long long)t->discrepancies, (unsigned long long)t->roots, (unsigned long long)t->propagated,
+           (unsigned long long)m->reclassified, (unsigned long long)t->missing_child,
+           (unsigned long long)t->unverifiable);
+    if (t->discrepancies) {
+        printf("total classes:");
+        for (int k = 0; k < MA_DISC_CLASSES; k++)
+            printf(" %s=%llu", ma_disc_class_name(k), (unsigned long long)t->by_class[k]);
+        printf("\n");
+    }
+    for (size_t i = 0; i < m->n_notes; i++)
+        printf("note: %s\n", m->notes[i]);
+    switch (m->verdict) {
+    case MA_VRUN_VERIFIED:
+        printf("verdict: verified: all %llu entries of %llu sectors re-derived and matching\n",
+               (unsigned long long)t->entries, (unsigned long long)t->sectors);
+        break;
+    case MA_VRUN_WITHIN_BOUNDS:
+        printf("verdict: verified within bounds only: %llu entries unproven, no contradiction; NOT fully "
+               "verified\n", (unsigned long long)t->within_bounds);
+        break;
+    case MA_VRUN_DISCREPANCIES:
+        printf("verdict: discrepancies found: %llu (%llu roots, %llu propagated)", (unsigned long long)t->discrepancies,
+               (unsigned long long)t->roots, (unsigned long long)t->propagated);
+        if (t->body_digest_mismatches)
+            printf("; %llu sector files whose body is not what their producer wrote",
+                   (unsigned long long)t->body_digest_mismatches);
+        printf("\n");
+        break;
+    default:
+        if (m->partial)
+            printf("verdict: incomplete: %zu of %u shards missing, %zu interrupted\n", m->n_missing, m->shard_count,
+                   m->n_interrupted);
+        else
+            printf("verdict: incomplete: %llu sectors unusable, %llu entries not verified (successor absent or "
+                   "broken)\n", (unsigned long long)t->sectors_unusable,
+                   (unsigned long long)(t->missing_child + t->unverifiable));
+        break;
+    }
+}
+
+static int cmd_merge(int argc, char **argv)
+{
+    /* argv[0] is "merge"; the identity is taken before getopt reorders anything */
+    char host[256], cmdline[8192];
+    char **typed = calloc((size_t)argc + 2, sizeof *typed);
+    if (!typed)
+        return MA_EXIT_INTERNAL;
+    typed[0] = "runs";
+    for (int i = 0; i < argc; i++)
+        typed[i + 1] = argv[i];
+    ma_cli_run_identity(host, sizeof host, cmdline, sizeof cmdline, argc + 1, typed);
+    free(typed);
+    static const struct option opts[] = {{"allow-partial", no_argument, NULL, 'p'},
+                                         {"allow-bounds", no_argument, NULL, 'b'},
+                                         {"help", no_argument, NULL, 'h'}, {NULL, 0, NULL, 0}};
+    ma_merge_options o;
+    memset(&o, 0, sizeof o);
+    optind = 1;
+    opterr = 0;
+    int c;
+    while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
+        switch (c) {
+        case 'p': o.allow_partial = 1; break;
+        case 'b': o.allow_bounds = 1; break;
+        case 'h': usage(stdout); return MA_EXIT_OK;
+        default:
+            fprintf(stderr, "millaudit runs merge: unknown or incomplete option '%s'\n", argv[optind - 1]);
+            usage(stderr);
+            return MA_EXIT_USAGE;
+        }
+    }
+    if (argc - optind < 2) {
+        fprintf(stderr, "millaudit runs merge: %s\n", argc - optind < 1 ? "no output store given"
+                                                                       : "no shard store given");
+        usage(stderr);
+        return MA_EXIT_USAGE;
+    }
+    o.out_path = argv[optind];
+    o.shards = (const char *const *)(argv + optind + 1);
+    o.n_shards = (size_t)(argc - optind - 1);
+    o.host = host;
+    o.command_line = cmdline;
+    ma_merge_result m;
+    ma_error err;
+    ma_error_clear(&err);
+    int rc = ma_merge_runs(&o, &m, &err);
+    int exit_code;
+    if (rc) {
+        fprintf(stderr, "millaudit runs merge: %s\n", err.msg);
+        exit_code = m.output_failed ? MA_EXIT_IO : bad_input_code(rc);
+    } else {
+        print_merge(&m, o.out_path);
+        if (m.partial && !o.allow_partial)
+            fprintf(stderr, "millaudit runs merge: %zu of %u shards missing, %zu interrupted: the merged run is "
+                            "marked incomplete (--allow-partial accepts it)\n",
+                    m.n_missing, m.shard_count, m.n_interrupted);
+        exit_code = m.exit_code;
+    }
+    ma_merge_result_free(&m);
+    return exit_code;
+}
+
 int ma_cmd_runs(int argc, char **argv)
 {
     static const struct option opts[] = {{"audit", required_argument, NULL, 'a'}, {"run", required_argument, NULL, 'r'},
@@ -526,9 +660,11 @@ int ma_cmd_runs(int argc, char **argv)
         return MA_EXIT_OK;
     }
     const char *sub = argv[1];
+    if (!strcmp(sub, "merge"))
+        return cmd_merge(argc - 1, argv + 1);
     if (strcmp(sub, "export") && strcmp(sub, "import") && strcmp(sub, "compare") && strcmp(sub, "list") &&
         strcmp(sub, "regressions")) {
-        fprintf(stderr, "millaudit runs: unknown subcommand '%s' (export, import, compare, list, regressions)\n", sub);
+        fprintf(stderr, "millaudit runs: unknown subcommand '%s' (export, import, compare, list, regressions, merge)\n", sub);
         return MA_EXIT_USAGE;
     }
     const char *audit_path = NULL, *out_path = NULL;

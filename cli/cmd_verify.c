@@ -18,6 +18,7 @@
 #include "ma_version.h"
 #include "verifier/run.h"
 #include "verifier/run_junit.h"
+#include "verifier/shard.h"
 
 #define TEXT_ROWS 20 /* discrepancy rows printed per sector in text mode */
 #define VERIFY_SCHEMA_VERSION 1
@@ -29,6 +30,7 @@ static void usage(FILE *out)
             "                        [--resume[=RUN] | --incremental] [--max-rows N] [--threads N]\n"
             "                        [--shard I/N] [--full-board-draw yes|no] [--allow-bounds]\n"
             "                        [--quiet] [--json] [--junit FILE]\n"
+            "       millaudit verify DIR --plan N [--json]\n"
             "Re-derives the outcome and depth of every entry of every sector file of DIR (open\n"
             "*.mdb, Malom *.sec2 with <variant>.secval or STONE_DIFF, Malom *.sec) from its\n"
             "successors' stored values, children first, and splits discrepancies into roots and\n"
@@ -43,7 +45,10 @@ static void usage(FILE *out)
             "  --max-rows N       discrepancy rows kept per sector, roots first (default 1000;\n"
             "                     counts stay exact)\n"
             "  --threads N        worker threads (default: online CPUs)\n"
-            "  --shard I/N        only shard I of N (0 <= I < N), partitioned by cost\n"
+            "  --shard I/N        only shard I of N (0 <= I < N), partitioned by cost; merge the\n"
+            "                     shards' stores with runs merge (docs/distributed.md)\n"
+            "  --plan N           print the partition into N shards and each shard's entries, cost\n"
+            "                     and peak mapped bytes; checks nothing\n"
             "Malom databases:\n"
             "  --full-board-draw yes|no  a full 12/12 board is a draw (default yes; mora only)\n"
             "  --allow-bounds     exit 0 when nothing contradicts although some entries could only\n"
@@ -348,6 +353,105 @@ static void print_json(const ma_vrun *run, const char *root, const char *const *
     json_decref(doc);
 }
 
+/* ---- plan ---- */
+
+#define PLAN_SCHEMA_VERSION 1
+
+static int print_plan(const char *root, unsigned n, int json)
+{
+    ma_database *db = NULL;
+    ma_error err;
+    ma_error_clear(&err);
+    int rc = ma_database_open(&db, root, NULL, &err);
+    ma_shard_plan p;
+    memset(&p, 0, sizeof p);
+    if (rc == MA_OK)
+        rc = ma_shard_plan_database(db, n, &p, &err);
+    if (rc) {
+        fprintf(stderr, "millaudit verify: %s\n", err.msg);
+        ma_database_close(db);
+        return ma_exit_code_for(rc);
+    }
+    for (size_t i = 0; i < ma_database_unusable_count(db); i++)
+        fprintf(stderr, "millaudit verify: %s\n", ma_database_unusable(db, i)->message);
+    if (json) {
+        json_t *doc = json_object();
+        json_object_set_new(doc, "schema_version", json_integer(PLAN_SCHEMA_VERSION));
+        json_object_set_new(doc, "command", json_string("verify-plan"));
+        json_t *d = json_object();
+        json_object_set_new(d, "root", ma_cli_json_text(root));
+        ma_format f = ma_database_format(db);
+        json_object_set_new(d, "format", f ? json_string(ma_format_name(f)) : json_null());
+        json_object_set_new(doc, "database", d);
+        json_object_set_new(doc, "shards", json_integer(n));
+        json_object_set_new(doc, "sectors", json_integer((json_int_t)p.n_sectors));
+        json_object_set_new(doc, "total_entries", json_integer((json_int_t)p.total_entries));
+        json_object_set_new(doc, "total_cost", json_real(p.total_cost));
+        json_object_set_new(doc, "mean_cost", json_real(p.mean_cost));
+        json_object_set_new(doc, "largest_sector_cost", json_real(p.largest_sector_cost));
+        json_object_set_new(doc, "largest_shard_cost", json_real(p.largest_shard_cost));
+        json_object_set_new(doc, "imbalance", json_real(p.imbalance));
+        json_t *shards = json_array();
+        for (unsigned k = 0; k < n; k++) {
+            const ma_shard_plan_shard *sh = &p.shards[k];
+            json_t *o = json_object(), *names = json_array();
+            json_object_set_new(o, "shard", json_integer(k));
+            json_object_set_new(o, "sectors", json_integer((json_int_t)sh->sectors));
+            json_object_set_new(o, "entries", json_integer((json_int_t)sh->entries));
+            json_object_set_new(o, "cost", json_real(sh->cost));
+            json_object_set_new(o, "bytes", json_integer((json_int_t)sh->bytes));
+            json_object_set_new(o, "peak_bytes", json_integer((json_int_t)sh->peak_bytes));
+            for (size_t i = 0; i < p.n_sectors; i++)
+                if (p.sectors[i].shard == k)
+                    json_array_append_new(names, json_string(p.sectors[i].name));
+            json_object_set_new(o, "sector_names", names);
+            json_array_append_new(shards, o);
+        }
+        json_object_set_new(doc, "plan", shards);
+        json_t *secs = json_array();
+        for (size_t i = 0; i < p.n_sectors; i++) {
+            const ma_shard_plan_sector *x = &p.sectors[i];
+            json_t *o = json_object();
+            json_object_set_new(o, "sector", json_string(x->name));
+            json_object_set_new(o, "shard", json_integer(x->shard));
+            json_object_set_new(o, "entries", json_integer((json_int_t)x->entries));
+            json_object_set_new(o, "cost", json_real(x->cost));
+            json_object_set_new(o, "bytes", json_integer((json_int_t)x->bytes));
+            json_object_set_new(o, "peak_bytes", json_integer((json_int_t)x->peak_bytes));
+            json_array_append_new(secs, o);
+        }
+        json_object_set_new(doc, "sector_plan", secs);
+        json_t *errs = json_array();
+        for (size_t i = 0; i < ma_database_unusable_count(db); i++)
+            json_array_append_new(errs, ma_cli_json_text(ma_database_unusable(db, i)->message));
+        json_object_set_new(doc, "errors", errs);
+        json_dumpf(doc, stdout, JSON_COMPACT);
+        fputc('\n', stdout);
+        json_decref(doc);
+    } else {
+        printf("plan: %s: %zu sectors, %llu entries, cost %.0f (entries; flying sectors x3) in %u shards\n", root,
+               p.n_sectors, (unsigned long long)p.total_entries, p.total_cost, n);
+        printf("%6s %8s %14s %16s %12s %14s\n", "shard", "sectors", "entries", "cost", "MiB", "peak MiB");
+        for (unsigned k = 0; k < n; k++) {
+            const ma_shard_plan_shard *sh = &p.shards[k];
+            printf("%6u %8zu %14llu %16.0f %12.1f %14.1f\n", k, sh->sectors, (unsigned long long)sh->entries,
+                   sh->cost, (double)sh->bytes / 1048576.0, (double)sh->peak_bytes / 1048576.0);
+        }
+        printf("balance: largest shard costs %.0f = %.3f x max(mean %.0f, largest sector %.0f)\n",
+               p.largest_shard_cost, p.imbalance, p.mean_cost, p.largest_sector_cost);
+        for (unsigned k = 0; k < n; k++) {
+            printf("shard %u:", k);
+            for (size_t i = 0; i < p.n_sectors; i++)
+                if (p.sectors[i].shard == k)
+                    printf(" %s", p.sectors[i].name);
+            printf("\n");
+        }
+    }
+    ma_shard_plan_free(&p);
+    ma_database_close(db);
+    return MA_EXIT_OK;
+}
+
 /* ---- options ---- */
 
 static int parse_count(const char *opt, const char *text, long lo, long hi, long *out)
@@ -396,8 +500,8 @@ int ma_cmd_verify(int argc, char **argv)
         {"quiet", no_argument, NULL, 'q'}, {"json", no_argument, NULL, 'j'},
         {"full-board-draw", required_argument, NULL, 'f'}, {"allow-bounds", no_argument, NULL, 'b'},
         {"resume", optional_argument, NULL, 'r'}, {"incremental", no_argument, NULL, 'i'},
-        {"shard", required_argument, NULL, 'S'}, {"help", no_argument, NULL, 'h'},
-        {"junit", required_argument, NULL, 'J'},
+        {"shard", required_argument, NULL, 'S'}, {"plan", required_argument, NULL, 'P'},
+        {"help", no_argument, NULL, 'h'}, {"junit", required_argument, NULL, 'J'},
         {NULL, 0, NULL, 0}};
     char host[256], cmdline[8192];
     ma_cli_run_identity(host, sizeof host, cmdline, sizeof cmdline, argc, argv);
@@ -412,7 +516,7 @@ int ma_cmd_verify(int argc, char **argv)
      * positional argument is there for DIR: getopt's optional arguments only take the attached
      * form. */
     static const char *const with_value[] = {"--sector", "--audit", "--max-rows", "--threads",
-                                             "--shard", "--full-board-draw", "--junit"};
+                                             "--shard", "--plan", "--full-board-draw", "--junit"};
     int positional = 0;
     for (int i = 1; i < argc; i++) {
         int takes = 0;
@@ -438,7 +542,7 @@ int ma_cmd_verify(int argc, char **argv)
     ma_vrun_options o;
     memset(&o, 0, sizeof o);
     size_t n_sectors = 0;
-    long max_rows = 1000, threads = sysconf(_SC_NPROCESSORS_ONLN), resume_run = 0;
+    long max_rows = 1000, threads = sysconf(_SC_NPROCESSORS_ONLN), resume_run = 0, plan = 0;
     if (threads < 1)
         threads = 1;
     int json = 0, quiet = 0, code = MA_EXIT_OK;
@@ -494,6 +598,10 @@ int ma_cmd_verify(int argc, char **argv)
                 code = MA_EXIT_USAGE;
             }
             break;
+        case 'P':
+            if (parse_count("--plan", optarg, 1, 100000, &plan))
+                code = MA_EXIT_USAGE;
+            break;
         case 'h':
             usage(stdout);
             free(sectors);
@@ -515,8 +623,20 @@ int ma_cmd_verify(int argc, char **argv)
                 o.mode == MA_VRUN_RESUME ? "resume" : "incremental");
         code = MA_EXIT_USAGE;
     }
+    if (code == MA_EXIT_OK && plan &&
+        (o.shard_count || o.audit_path || o.mode != MA_VRUN_FULL || n_sectors)) {
+        fprintf(stderr, "millaudit verify: --plan partitions the whole database and checks nothing: it takes "
+                        "no --shard, --sector, --audit, --resume or --incremental\n");
+        code = MA_EXIT_USAGE;
+    }
     if (code != MA_EXIT_OK) {
         usage(stderr);
+        free(sectors);
+        free(args);
+        return code;
+    }
+    if (plan) {
+        code = print_plan(args[optind], (unsigned)plan, json);
         free(sectors);
         free(args);
         return code;

@@ -20,6 +20,7 @@
 
 #include "reports/audit_game.h"
 #include "reports/audit_internal.h"
+#include "reports/audit_merge.h"
 
 /* 'MAau': marks a SQLite file as a millaudit audit store. */
 #define MA_AUDIT_APPLICATION_ID 0x4D416175
@@ -181,6 +182,8 @@ static const char *const migrations[] = {
     ");",
     /* v5: game-level audits, opening results and graded moves (reports/audit_game.c). */
     ma_audit_game_migration_v5,
+    /* v6: sharded runs and their merge (reports/audit_merge.c). */
+    ma_audit_merge_migration_v6,
 };
 #define MA_AUDIT_SCHEMA_VERSION ((int)(sizeof migrations / sizeof migrations[0]))
 

@@ -22,14 +22,24 @@ int ma_audit_run_meta_set(ma_audit *a, int64_t run_id, const ma_run_meta *m, ma_
     if (rc)
         return rc;
     sqlite3_stmt *st;
-    if ((rc = prep(a, &st, "UPDATE runs SET mode = ?, resumed_from = ?, options = ? WHERE id = ?",
+    if ((rc = prep(a, &st,
+                   "UPDATE runs SET mode = ?, resumed_from = ?, options = ?, shard_index = ?,"
+                   " shard_count = ?, planned_sectors = ?, unusable_files = ? WHERE id = ?",
                    "record run mode", err)))
         return rc;
     ma_audit_bind_text(st, 1, m->mode);
     if (m->resumed_from)
         sqlite3_bind_int64(st, 2, m->resumed_from);
     ma_audit_bind_text(st, 3, m->options);
-    sqlite3_bind_int64(st, 4, run_id);
+    if (m->shard_count) {
+        sqlite3_bind_int64(st, 4, m->shard_index);
+        sqlite3_bind_int64(st, 5, m->shard_count);
+    }
+    if (m->planned_sectors >= 0)
+        sqlite3_bind_int64(st, 6, m->planned_sectors);
+    if (m->unusable_files >= 0)
+        sqlite3_bind_int64(st, 7, m->unusable_files);
+    sqlite3_bind_int64(st, 8, run_id);
     rc = ma_audit_step_done(a, st, "record run mode", err);
     if (rc == MA_OK && sqlite3_changes(ma_audit_db(a)) != 1)
         rc = ma_error_set(err, MA_EINVAL, "%s: run %lld does not exist", ma_audit_path(a),
@@ -129,8 +139,8 @@ static int stmts_prepare(ma_audit *a, stmts *s, ma_error *err)
                    "INSERT INTO sector_inputs (run_id, sector, path, sha256) VALUES (?,?,?,?)",
                    "prepare inputs", err)) ||
         (rc = prep(a, &s->set,
-                   "INSERT INTO sector_discrepancy_sets (run_id, sector, count, entries)"
-                   " VALUES (?,?,?,?)",
+                   "INSERT INTO sector_discrepancy_sets (run_id, sector, count, entries, fixed_count,"
+                   " fixed_entries) VALUES (?,?,?,?,?,?)",
                    "prepare discrepancy set", err)))
         stmts_free(s);
     return rc;
@@ -228,22 +238,29 @@ static int commit_one(ma_audit *a, stmts *st, int64_t run_id, const ma_sector_co
         rc = ma_audit_step_done(a, st->input, what, err);
     }
     if (rc == MA_OK) {
-        size_t len = 0;
+        size_t len = 0, flen = 0;
         unsigned char *blob = encode_set(c->disc_entries, c->n_disc_entries, &len);
-        if (!blob)
+        unsigned char *fixed = encode_set(c->fixed_entries, c->n_fixed_entries, &flen);
+        if (!blob || !fixed) {
+            free(blob);
+            free(fixed);
             return ma_error_set(err, MA_ENOMEM, "%s: out of memory", ma_audit_path(a));
+        }
         sqlite3_bind_int64(st->set, 1, run_id);
         ma_audit_bind_text(st->set, 2, r->sector);
         sqlite3_bind_int64(st->set, 3, (sqlite3_int64)c->n_disc_entries);
         sqlite3_bind_blob(st->set, 4, blob, (int)len, SQLITE_TRANSIENT);
+        sqlite3_bind_int64(st->set, 5, (sqlite3_int64)c->n_fixed_entries);
+        sqlite3_bind_blob(st->set, 6, fixed, (int)flen, SQLITE_TRANSIENT);
         rc = ma_audit_step_done(a, st->set, what, err);
         free(blob);
+        free(fixed);
     }
     return rc;
 }
 
-int ma_audit_sectors_commit(ma_audit *a, int64_t run_id, const ma_sector_commit *s, size_t n,
-                            ma_error *err)
+static int sectors_write(ma_audit *a, int64_t run_id, const ma_sector_commit *s, size_t n, int own_tx,
+                         ma_error *err)
 {
     int rc = ma_audit_writable(a, err);
     if (rc || n == 0)
@@ -255,15 +272,30 @@ int ma_audit_sectors_commit(ma_audit *a, int64_t run_id, const ma_sector_commit 
     stmts st;
     if ((rc = stmts_prepare(a, &st, err)))
         return rc;
-    rc = ma_audit_tx_begin(a, err);
+    if (own_tx)
+        rc = ma_audit_tx_begin(a, err);
     for (size_t i = 0; rc == MA_OK && i < n; i++)
         rc = commit_one(a, &st, run_id, &s[i], err);
-    if (rc == MA_OK)
-        rc = ma_audit_tx_commit(a, err);
-    else
-        ma_audit_tx_rollback(a);
+    if (own_tx) {
+        if (rc == MA_OK)
+            rc = ma_audit_tx_commit(a, err);
+        else
+            ma_audit_tx_rollback(a);
+    }
     stmts_free(&st);
     return rc;
+}
+
+int ma_audit_sectors_commit(ma_audit *a, int64_t run_id, const ma_sector_commit *s, size_t n,
+                            ma_error *err)
+{
+    return sectors_write(a, run_id, s, n, 1, err);
+}
+
+int ma_audit_sectors_write(ma_audit *a, int64_t run_id, const ma_sector_commit *s, size_t n,
+                           ma_error *err)
+{
+    return sectors_write(a, run_id, s, n, 0, err);
 }
 
 /* ---- lookups ---- */
@@ -501,8 +533,9 @@ int ma_audit_sector_carry(ma_audit *a, int64_t to_run, int64_t from_run, int64_t
         " WHERE run_id = ?2 AND sector = ?3",
         "INSERT INTO sector_inputs (run_id, sector, path, sha256)"
         " SELECT ?1, sector, path, sha256 FROM sector_inputs WHERE run_id = ?2 AND sector = ?3",
-        "INSERT INTO sector_discrepancy_sets (run_id, sector, count, entries)"
-        " SELECT ?1, sector, count, entries FROM sector_discrepancy_sets"
+        "INSERT INTO sector_discrepancy_sets (run_id, sector, count, entries, fixed_count,"
+        " fixed_entries)"
+        " SELECT ?1, sector, count, entries, fixed_count, fixed_entries FROM sector_discrepancy_sets"
         " WHERE run_id = ?2 AND sector = ?3",
     };
     char what[200];
@@ -529,15 +562,21 @@ int ma_audit_sector_carry(ma_audit *a, int64_t to_run, int64_t from_run, int64_t
     return rc;
 }
 
-int ma_audit_sector_discrepancy_set(ma_audit *a, int64_t run_id, const char *sector,
-                                    uint64_t **entries, size_t *n, ma_error *err)
+/* Reads one of a sector's sets: fixed 0 the discrepancy set, 1 the rule-fixed roots (v6). */
+static int read_set(ma_audit *a, int64_t run_id, const char *sector, int fixed, uint64_t **entries,
+                    size_t *n, int *recorded, ma_error *err)
 {
     *entries = NULL;
     *n = 0;
+    if (recorded)
+        *recorded = 0;
     sqlite3_stmt *st;
     int rc = prep(a, &st,
-                  "SELECT d.count, d.entries FROM sector_results s LEFT JOIN sector_discrepancy_sets d"
-                  " ON d.run_id = s.run_id AND d.sector = s.sector WHERE s.run_id = ? AND s.sector = ?",
+                  fixed ? "SELECT d.fixed_count, d.fixed_entries FROM sector_results s LEFT JOIN"
+                          " sector_discrepancy_sets d ON d.run_id = s.run_id AND d.sector = s.sector"
+                          " WHERE s.run_id = ? AND s.sector = ?"
+                        : "SELECT d.count, d.entries FROM sector_results s LEFT JOIN sector_discrepancy_sets d"
+                          " ON d.run_id = s.run_id AND d.sector = s.sector WHERE s.run_id = ? AND s.sector = ?",
                   "read discrepancy set", err);
     if (rc)
         return rc;
@@ -550,6 +589,8 @@ int ma_audit_sector_discrepancy_set(ma_audit *a, int64_t run_id, const char *sec
     } else if (s != SQLITE_ROW) {
         rc = ma_audit_sqlite_error(a, MA_EIO, "read discrepancy set", err);
     } else if (sqlite3_column_type(st, 0) != SQLITE_NULL) {
+        if (recorded)
+            *recorded = 1;
         int64_t count = sqlite3_column_int64(st, 0);
         const unsigned char *blob = sqlite3_column_blob(st, 1);
         size_t len = (size_t)sqlite3_column_bytes(st, 1);
@@ -572,6 +613,56 @@ int ma_audit_sector_discrepancy_set(ma_audit *a, int64_t run_id, const char *sec
     }
     sqlite3_finalize(st);
     return rc;
+}
+
+int ma_audit_sector_discrepancy_set(ma_audit *a, int64_t run_id, const char *sector,
+                                    uint64_t **entries, size_t *n, ma_error *err)
+{
+    return read_set(a, run_id, sector, 0, entries, n, NULL, err);
+}
+
+int ma_audit_sector_fixed_set(ma_audit *a, int64_t run_id, const char *sector, uint64_t **entries,
+                              size_t *n, int *recorded, ma_error *err)
+{
+    return read_set(a, run_id, sector, 1, entries, n, recorded, err);
+}
+
+void ma_audit_inputs_free(char **paths, char **sha256, size_t n)
+{
+    for (size_t i = 0; i < n; i++) {
+        free(paths ? paths[i] : NULL);
+        free(sha256 ? sha256[i] : NULL);
+    }
+    free(paths);
+    free(sha256);
+}
+
+int ma_audit_sector_inputs(ma_audit *a, int64_t run_id, const char *sector, char ***paths,
+                           char ***sha256, size_t *n, ma_error *err)
+{
+    *paths = NULL;
+    *sha256 = NULL;
+    *n = 0;
+    sqlite3_stmt *st;
+    int rc = prep(a, &st, "SELECT path, sha256 FROM sector_inputs WHERE run_id = ? AND sector = ?"
+                          " ORDER BY path",
+                  "read sector inputs", err);
+    if (rc)
+        return rc;
+    ma_carry_candidate c;
+    memset(&c, 0, sizeof c);
+    c.run_id = run_id;
+    c.sector = (char *)sector;
+    rc = load_inputs(a, st, &c, err);
+    sqlite3_finalize(st);
+    if (rc) {
+        ma_audit_inputs_free(c.input_path, c.input_sha256, c.n_inputs);
+        return rc;
+    }
+    *paths = c.input_path;
+    *sha256 = c.input_sha256;
+    *n = c.n_inputs;
+    return MA_OK;
 }
 
 /* ---- reading one sector back ---- */

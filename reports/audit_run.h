@@ -22,9 +22,14 @@ typedef struct ma_run_meta {
     const char *mode;          /* "full", "resume", "incremental" */
     int64_t resumed_from;      /* 0: none */
     const char *options;       /* canonical JSON of the result-affecting options */
+    /* v6 (docs/distributed.md): */
+    unsigned shard_index, shard_count; /* shard_count 0: not a shard run (columns NULL) */
+    int64_t planned_sectors;   /* sectors the run selected; -1: not recorded */
+    int64_t unusable_files;    /* files discovery could not use, for a run of the whole database
+                                * (or a shard of it); -1: not recorded (a run of named sectors) */
 } ma_run_meta;
 
-/* Sets the v4 facts of a run begun with ma_audit_run_begin. */
+/* Sets the v4 (and v6) facts of a run begun with ma_audit_run_begin. */
 int ma_audit_run_meta_set(ma_audit *a, int64_t run_id, const ma_run_meta *m, ma_error *err);
 
 /* One discrepancy row with the v4 columns. */
@@ -56,6 +61,11 @@ typedef struct ma_sector_commit {
     size_t n_rows;
     const uint64_t *disc_entries; /* every discrepancy's entry, sorted ascending */
     size_t n_disc_entries;
+    /* v6: the entries of disc_entries that are roots by rule whatever their successors hold
+     * (wrong-terminal, bad-encoding, symmetry-inconsistency), sorted; with the full sets of the
+     * successor sectors they decide root/propagated without the files (verifier/merge.h). */
+    const uint64_t *fixed_entries;
+    size_t n_fixed_entries;
     const char *digest;        /* derived-value digest hex or NULL */
     uint64_t digest_positions;
     const ma_histogram_bin *bins;
@@ -67,6 +77,10 @@ typedef struct ma_sector_commit {
 /* Records the sectors of one unit (n of them) in one transaction. */
 int ma_audit_sectors_commit(ma_audit *a, int64_t run_id, const ma_sector_commit *s, size_t n,
                             ma_error *err);
+/* The same rows, written inside a transaction the caller holds (reports/ only: the merge writes a
+ * whole run in one transaction). */
+int ma_audit_sectors_write(ma_audit *a, int64_t run_id, const ma_sector_commit *s, size_t n,
+                           ma_error *err);
 
 /* ---- resume and incremental ---- */
 
@@ -115,6 +129,15 @@ int ma_audit_sector_carry(ma_audit *a, int64_t to_run, int64_t from_run, int64_t
  * none). MA_EMISSING when the run has no result for the sector. */
 int ma_audit_sector_discrepancy_set(ma_audit *a, int64_t run_id, const char *sector,
                                     uint64_t **entries, size_t *n, ma_error *err);
+/* The v6 set of rule-fixed roots of a recorded sector (as above); *recorded 0 when the run did not
+ * record one (an older run, or a sector without a discrepancy set). */
+int ma_audit_sector_fixed_set(ma_audit *a, int64_t run_id, const char *sector, uint64_t **entries,
+                              size_t *n, int *recorded, ma_error *err);
+/* The recorded inputs of a sector, sorted by path (malloc'd strings; free with
+ * ma_audit_inputs_free). */
+int ma_audit_sector_inputs(ma_audit *a, int64_t run_id, const char *sector, char ***paths,
+                           char ***sha256, size_t *n, ma_error *err);
+void ma_audit_inputs_free(char **paths, char **sha256, size_t n);
 
 /* ---- reading one recorded sector back (for carried-over results) ---- */
 

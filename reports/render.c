@@ -736,6 +736,65 @@ static void text_digests(ma_out *o, const ma_report *r, int md)
     }
 }
 
+/* The shards a merged run was made of (docs/distributed.md), in any of the three formats. */
+void ma_render_shards(ma_out *o, const ma_report *r)
+{
+    const ma_run *run = &r->run;
+    if (!run->n_shards)
+        return;
+    int html = o->fmt == MA_RENDER_HTML, md = o->fmt == MA_RENDER_MD;
+    long long count = (long long)run->shards[0].shard_count;
+    if (html)
+        ma_out_printf(o, "<h2>Shards</h2>\n<p>merged from %zu of %lld shards</p>\n<table>\n"
+                         "<tr><th>shard</th><th>store</th><th>run</th><th>host</th><th>started</th><th>ended</th>"
+                         "<th>status</th><th>sectors</th><th>command line</th></tr>\n", run->n_shards, count);
+    else if (md)
+        ma_out_printf(o, "\n## Shards\n\nmerged from %zu of %lld shards\n\n| shard | store | run | host | started "
+                         "| ended | status | sectors | command line |\n|---|---|---:|---|---|---|---|---:|---|\n",
+                      run->n_shards, count);
+    else
+        ma_out_printf(o, "\nShards (merged from %zu of %lld)\n", run->n_shards, count);
+    const char *open = html ? "<tr><td>" : "| ", *sep = html ? "</td><td>" : " | ";
+    for (size_t i = 0; i < run->n_shards; i++) {
+        const ma_run_shard *x = &run->shards[i];
+        char sec[48];
+        if (x->planned_sectors >= 0)
+            snprintf(sec, sizeof sec, "%lld of %lld", (long long)x->sectors, (long long)x->planned_sectors);
+        else
+            snprintf(sec, sizeof sec, "%lld", (long long)x->sectors);
+        const char *ended = x->ended_at ? x->ended_at : "never", *status = x->status ? x->status : "unfinished";
+        if (html || md) {
+            ma_out_printf(o, "%s%lld/%lld%s", open, (long long)x->shard_index, (long long)x->shard_count, sep);
+            ma_out_str(o, x->source);
+            ma_out_printf(o, "%s%lld%s", sep, (long long)x->source_run_id, sep);
+            const char *cells[] = {x->host, x->started_at, ended, status};
+            for (int k = 0; k < 4; k++) {
+                ma_out_str(o, cells[k]);
+                ma_out_printf(o, "%s", sep);
+            }
+            ma_out_printf(o, "%s%s", sec, sep);
+            ma_out_str(o, x->command_line);
+            ma_out_printf(o, html ? "</td></tr>\n" : " |\n");
+        } else {
+            ma_out_printf(o, "  shard %lld/%lld ", (long long)x->shard_index, (long long)x->shard_count);
+            ma_out_str(o, x->source);
+            ma_out_printf(o, " run %lld, host ", (long long)x->source_run_id);
+            ma_out_str(o, x->host);
+            ma_out_printf(o, ", ");
+            ma_out_str(o, x->started_at);
+            ma_out_printf(o, " .. ");
+            ma_out_str(o, ended);
+            ma_out_printf(o, ", ");
+            ma_out_str(o, status);
+            ma_out_printf(o, ", %s sectors\n    ", sec);
+            ma_out_str(o, x->command_line);
+            ma_out_printf(o, "\n");
+        }
+    }
+    if (html)
+        ma_out_printf(o, "</table>\n");
+}
+
 static void render_text(ma_out *o, const ma_report *r, int md)
 {
     ma_out_printf(o, md ? "# millaudit report: run %lld (" : "millaudit report: run %lld (", (long long)r->run.id);
@@ -743,6 +802,7 @@ static void render_text(ma_out *o, const ma_report *r, int md)
     ma_out_printf(o, md ? ")\n" : ")\n");
     text_verdict(o, r, md);
     text_facts(o, r, md);
+    ma_render_shards(o, r);
     text_sectors(o, r, md);
     text_discrepancies(o, r, md);
     text_depths(o, r, md);

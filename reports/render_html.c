@@ -416,6 +416,7 @@ void ma_render_html(ma_out *o, const ma_report *r)
     html_discrepancies(o, r);
     html_history(o, r);
     html_facts(o, r);
+    ma_render_shards(o, r);
     html_appendix(o, r);
     ma_out_printf(o, "</body>\n</html>\n");
 }

@@ -59,6 +59,8 @@ const char *ma_state_class(ma_verdict_state s);
 int ma_report_is_diff(const ma_report *r);
 
 void ma_render_html(ma_out *o, const ma_report *r);
+/* The shards a merged run was made of, in o's format (nothing for other runs). */
+void ma_render_shards(ma_out *o, const ma_report *r);
 int ma_render_json(char **out, const ma_report *r, ma_error *err);
 
 /* Charts (render_charts.c), inline SVG; each prints a <figure> or a short "not recorded" note. */

@@ -320,6 +320,38 @@ int ma_run_load(ma_audit *a, int64_t id, ma_run *r, ma_error *err)
         return rc;
     if (oom)
         return ma_error_set(err, MA_ENOMEM, "%s: out of memory", path);
+
+    /* a merged run's shards (schema v6, docs/distributed.md) */
+    rc = prep(a, &st, "SELECT shard_index, shard_count, source_run_id, sectors, planned_sectors, source, host,"
+                      " command_line, started_at, ended_at, status, git_revision FROM run_shards WHERE run_id = ?"
+                      " ORDER BY shard_index", err);
+    if (rc)
+        return rc;
+    sqlite3_bind_int64(st, 1, id);
+    size_t cap_shards = 0;
+    while (!oom && sqlite3_step(st) == SQLITE_ROW) {
+        if (grow(&r->shards, r->n_shards, &cap_shards, sizeof *r->shards)) {
+            oom = 1;
+            break;
+        }
+        ma_run_shard *x = &r->shards[r->n_shards++];
+        x->shard_index = sqlite3_column_int64(st, 0);
+        x->shard_count = sqlite3_column_int64(st, 1);
+        x->source_run_id = sqlite3_column_int64(st, 2);
+        x->sectors = sqlite3_column_int64(st, 3);
+        x->planned_sectors = sqlite3_column_type(st, 4) == SQLITE_NULL ? -1 : sqlite3_column_int64(st, 4);
+        x->source = dup_col(st, 5, &oom);
+        x->host = dup_col(st, 6, &oom);
+        x->command_line = dup_col(st, 7, &oom);
+        x->started_at = dup_col(st, 8, &oom);
+        x->ended_at = dup_col(st, 9, &oom);
+        x->status = dup_col(st, 10, &oom);
+        x->git_revision = dup_col(st, 11, &oom);
+    }
+    if ((rc = finish_read(a, st, err)) != MA_OK)
+        return rc;
+    if (oom)
+        return ma_error_set(err, MA_ENOMEM, "%s: out of memory", path);
     if (!r->kind || !r->started_at)
         return ma_error_set(err, MA_EFORMAT, "%s: run %lld: no kind or start time", path, (long long)id);
     return MA_OK;
@@ -358,6 +390,12 @@ void ma_run_free(ma_run *r)
         free(f->chunks);
     }
     free(r->files);
+    for (size_t i = 0; i < r->n_shards; i++) {
+        ma_run_shard *x = &r->shards[i];
+        free(x->source), free(x->host), free(x->command_line), free(x->started_at), free(x->ended_at);
+        free(x->status), free(x->git_revision);
+    }
+    free(r->shards);
     memset(r, 0, sizeof *r);
 }
 

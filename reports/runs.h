@@ -71,6 +71,13 @@ typedef struct ma_run_file {
     size_t n_chunks;
 } ma_run_file;
 
+/* A shard a merged run was made of (table run_shards, docs/distributed.md). */
+typedef struct ma_run_shard {
+    int64_t shard_index, shard_count, source_run_id, sectors;
+    int64_t planned_sectors;    /* -1: not recorded */
+    char *source, *host, *command_line, *started_at, *ended_at, *status, *git_revision;
+} ma_run_shard;
+
 typedef struct ma_run {
     int64_t id;
     char *kind, *tool_version, *git_revision, *host, *command_line, *database_root, *variant, *format;
@@ -87,6 +94,8 @@ typedef struct ma_run {
     int imported;               /* a run_imports row exists */
     char *import_source, *imported_at;
     int64_t import_source_run_id, import_export_version;
+    ma_run_shard *shards;       /* a merged run's shards, by index (none for other runs) */
+    size_t n_shards;
 } ma_run;
 
 /* The id of the newest run. MA_EMISSING when the store has no run. */

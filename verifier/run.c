@@ -66,6 +66,10 @@ typedef struct node {
     int done;                     /* checked or carried over in this run: set is valid */
     uint64_t *set;                /* every discrepancy entry, sorted */
     size_t n_set;
+    uint64_t *fixed;              /* the entries of set that are roots by rule (to record) */
+    size_t n_fixed;
+    size_t n_stored_rows;         /* rows to record: pub.n_rows, or more for a shard run whose
+                                   * classification a merge may change (docs/distributed.md) */
     char sha256[65];              /* when hashed; "" if absent */
     int t_index, t_low, t_on;     /* Tarjan */
 } node;
@@ -138,8 +142,15 @@ int ma_vrun_create(ma_vrun **out, const ma_vrun_options *opt, ma_error *err)
     r->opt = *opt;
     r->phase = "scan";
     r->verdict = MA_VRUN_INCOMPLETE;
-    snprintf(r->options, sizeof r->options, "{\"max_rows\":%zu,\"full_board_draw\":%s}",
-             opt->max_rows, opt->full_board_draw ? "true" : "false");
+    /* a shard's results are carried over only into runs of the same shard: its root/propagated
+     * split saw only its own sectors' discrepancy sets (docs/distributed.md) */
+    if (opt->shard_count > 1)
+        snprintf(r->options, sizeof r->options,
+                 "{\"max_rows\":%zu,\"full_board_draw\":%s,\"shard\":\"%u/%u\"}", opt->max_rows,
+                 opt->full_board_draw ? "true" : "false", opt->shard_index, opt->shard_count);
+    else
+        snprintf(r->options, sizeof r->options, "{\"max_rows\":%zu,\"full_board_draw\":%s}",
+                 opt->max_rows, opt->full_board_draw ? "true" : "false");
     *out = r;
     return MA_OK;
 }
@@ -161,6 +172,7 @@ void ma_vrun_free(ma_vrun *r)
     for (size_t i = 0; i < r->n_nodes; i++) {
         free_sector_pub(&r->nodes[i].pub);
         free(r->nodes[i].set);
+        free(r->nodes[i].fixed);
     }
     free(r->nodes);
     free(r->order);
@@ -706,7 +718,8 @@ static void fill_commit(const ma_vrun *r, const node *nd, ma_sector_commit *c, m
     c->unverifiable = p->unverifiable;
     c->bound_wins = p->bound_wins;
     c->body_digest = p->body_digest == 1 ? "match" : p->body_digest == 0 ? "mismatch" : NULL;
-    for (size_t i = 0; i < p->n_rows; i++) {
+    size_t n_rows = nd->n_stored_rows > p->n_rows ? nd->n_stored_rows : p->n_rows;
+    for (size_t i = 0; i < n_rows; i++) {
         const ma_vrun_row *w = &p->rows[i];
         ma_disc_row *d = &rows[i];
         memset(d, 0, sizeof *d);
@@ -740,9 +753,11 @@ static void fill_commit(const ma_vrun *r, const node *nd, ma_sector_commit *c, m
         d->derived_bound = w->derived_exact ? "exact" : "lower";
     }
     c->rows = rows;
-    c->n_rows = p->n_rows;
+    c->n_rows = nd->n_stored_rows > p->n_rows ? nd->n_stored_rows : p->n_rows;
     c->disc_entries = nd->set;
     c->n_disc_entries = nd->n_set;
+    c->fixed_entries = nd->fixed;
+    c->n_fixed_entries = nd->n_fixed;
     if (p->has_digest) {
         c->digest = p->digest;
         c->digest_positions = p->digest_positions;
@@ -752,6 +767,25 @@ static void fill_commit(const ma_vrun *r, const node *nd, ma_sector_commit *c, m
         c->bins = bins;
         c->n_bins = p->n_bins;
     }
+}
+
+/* Keeps the entries that are roots by rule, for the record (docs/audit-schema.md v6). */
+static int record_fixed(node *nd, const ma_rs_result *res, ma_error *err)
+{
+    size_t n = 0;
+    for (size_t i = 0; i < res->n_items; i++)
+        n += ma_rs_class_fixed(res->items[i].cls) != 0;
+    free(nd->fixed);
+    nd->fixed = NULL;
+    nd->n_fixed = 0;
+    if (!n)
+        return MA_OK;
+    if (!(nd->fixed = malloc(n * sizeof *nd->fixed)))
+        return ma_error_set(err, MA_ENOMEM, "verify: out of memory");
+    for (size_t i = 0; i < res->n_items; i++)
+        if (ma_rs_class_fixed(res->items[i].cls))
+            nd->fixed[nd->n_fixed++] = res->items[i].entry; /* items are sorted by entry */
+    return MA_OK;
 }
 
 /* Commits the sectors checked in one unit (members[0..n)) in one transaction. */
@@ -767,8 +801,9 @@ static int commit_unit(ma_vrun *r, const int *members, size_t n, ma_error *err)
                                                        : ma_error_set(err, MA_ENOMEM, "verify: out of memory");
     for (size_t i = 0; rc == MA_OK && i < n; i++) {
         const node *nd = &r->nodes[members[i]];
-        rows[i] = calloc(nd->pub.n_rows + 1, sizeof **rows);
-        text[i] = calloc(nd->pub.n_rows + 1, sizeof **text);
+        size_t n_rows = nd->n_stored_rows > nd->pub.n_rows ? nd->n_stored_rows : nd->pub.n_rows;
+        rows[i] = calloc(n_rows + 1, sizeof **rows);
+        text[i] = calloc(n_rows + 1, sizeof **text);
         bins[i] = calloc(nd->pub.n_bins + 1, sizeof **bins);
         inputs[i] = calloc(nd->pub.n_inputs + 1, sizeof **inputs);
         if (!rows[i] || !text[i] || !bins[i] || !inputs[i]) {
@@ -924,7 +959,24 @@ static int run_unit(ma_vrun *r, size_t first, size_t last, ma_error *err)
         rc = ma_rs_classify(&res[i], &in[i], child, err);
         res[i].entries = NULL;
         if (rc == MA_OK)
-            rc = ma_rs_rows(&res[i], &in[i], r->opt.max_rows, err);
+            rc = record_fixed(nd, &res[i], err);
+        /* A shard does not know the discrepancy sets of successor sectors another shard checks: a
+         * merge may turn some of its roots into propagated ones. Keeping the first max_rows of
+         * each kind lets the merge pick the rows a single run would keep (docs/distributed.md). */
+        int local = 0;
+        for (int k = 0; k < MA_TURN_KINDS; k++) {
+            int c = nd->succ[k];
+            local |= r->opt.shard_count > 1 && c >= 0 && !r->nodes[c].done && r->nodes[c].dbs;
+        }
+        size_t m = r->opt.max_rows;
+        if (rc == MA_OK && local && nd->pub.roots) {
+            rc = ma_rs_rows_split(&res[i], &in[i], 2 * m, m, m, err);
+            nd->n_stored_rows = nd->pub.n_rows;
+            if (nd->pub.n_rows > m)
+                nd->pub.n_rows = m; /* what the run itself reports: its first max_rows */
+        } else if (rc == MA_OK) {
+            rc = ma_rs_rows(&res[i], &in[i], m, err);
+        }
         if (rc == MA_OK && r->audit && !nd->pub.missing_child && !nd->pub.unverifiable &&
             !nd->pub.within_bounds)
             rc = ma_rs_digest(&res[i], &in[i], err);
@@ -1027,7 +1079,10 @@ static int begin_record(ma_vrun *r, ma_error *err)
         return rc;
     r->started = 1;
     static const char *const modes[] = {"full", "resume", "incremental"};
-    ma_run_meta meta = {modes[r->opt.mode], r->resumed_from, r->options};
+    ma_run_meta meta = {modes[r->opt.mode], r->resumed_from, r->options,
+                        r->opt.shard_count > 1 ? r->opt.shard_index : 0,
+                        r->opt.shard_count > 1 ? r->opt.shard_count : 0, (int64_t)r->n_order,
+                        r->db && !r->opt.n_sectors ? (int64_t)ma_database_unusable_count(r->db) : -1};
     rc = ma_audit_run_meta_set(r->audit, r->run_id, &meta, err);
     if (rc == MA_OK && r->resumed_from)
         rc = ma_audit_run_mark_resumed(r->audit, r->resumed_from, err);
@@ -1077,12 +1132,7 @@ static int find_resumed(ma_vrun *r, ma_error *err)
 
 static uint64_t entries_estimate(const node *nd, ma_format f)
 {
-    if (f != MA_FORMAT_OPEN)
-        return ma_malom_hash_count(nd->pub.sector.w, nd->pub.sector.b);
-    struct stat st;
-    if (!nd->dbs || stat(nd->dbs->path, &st) != 0 || st.st_size < 128)
-        return 0;
-    return ((uint64_t)st.st_size - 128) / 2;
+    return ma_shard_entries(f, nd->pub.sector, nd->dbs ? nd->dbs->path : NULL);
 }
 
 int ma_vrun_execute(ma_vrun *r, ma_error *err)

@@ -276,6 +276,60 @@ static const ma_source *succ_source(const ma_rs_input *in, const ma_vrules *rule
     return in->child[k];
 }
 
+int ma_rs_class_fixed(int cls)
+{
+    return cls == MA_DISC_WRONG_TERMINAL || cls == MA_DISC_BAD_ENCODING || cls == MA_DISC_SYMMETRY;
+}
+
+static ma_board rk_board(const ma_rs_ranker *rk, ma_sector s, uint64_t entry)
+{
+    return rk->format == MA_FORMAT_OPEN ? ma_open_index_unrank(rk->oix, s.w, s.b, entry)
+                                        : ma_malom_index_unrank(rk->mix, s.w, s.b, entry);
+}
+
+static uint64_t rk_entry_of(const ma_rs_ranker *rk, ma_board b)
+{
+    return rk->format == MA_FORMAT_OPEN ? ma_open_index_rank(rk->oix, b, NULL)
+                                        : ma_malom_index_rank(rk->mix, b, NULL);
+}
+
+int ma_rs_classify_sets(ma_variant v, ma_sector s, const ma_rs_ranker *rk, const uint64_t *entries,
+                        const uint8_t *fixed, size_t n, const ma_entry_set *const sets[MA_TURN_KINDS],
+                        uint8_t *root, uint64_t *roots, uint64_t *propagated, ma_error *err)
+{
+    ma_vrules rules;
+    int rc = ma_vrules_init(&rules, v, s, err);
+    if (rc)
+        return rc;
+    ma_vturns *t = malloc(sizeof *t);
+    if (!t)
+        return ma_error_set(err, MA_ENOMEM, "verify: out of memory");
+    *roots = *propagated = 0;
+    for (size_t i = 0; i < n; i++) {
+        int prop = 0;
+        /* a value fixed by the rules, bytes that are no value, and a misplaced marker or value are
+         * faults of the entry itself, whatever its successors hold */
+        if (!fixed[i]) {
+            if (ma_vrules_generate(&rules, rk_board(rk, s, entries[i]), t)) {
+                free(t);
+                return ma_error_set(err, MA_EINTERNAL, "verify: internal error: turn bound exceeded");
+            }
+            for (int k = 0; k < t->n && !prop && !t->immediate_wins; k++) {
+                const ma_entry_set *set = sets[t->kind[k]];
+                if (set && set->n && ma_entry_set_has(set, rk_entry_of(rk, t->succ[k])))
+                    prop = 1;
+            }
+        }
+        root[i] = (uint8_t)!prop;
+        if (prop)
+            (*propagated)++;
+        else
+            (*roots)++;
+    }
+    free(t);
+    return MA_OK;
+}
+
 int ma_rs_classify(ma_rs_result *res, const ma_rs_input *in,
                    const ma_entry_set *const child[MA_TURN_KINDS], ma_error *err)
 {
@@ -283,44 +337,34 @@ int ma_rs_classify(ma_rs_result *res, const ma_rs_input *in,
     int rc = ma_vrules_init(&rules, ma_source_variant(in->src), ma_source_sector(in->src), err);
     if (rc)
         return rc;
+    ma_rs_ranker rk = {ma_source_format(in->src), NULL, NULL};
+    if (rk.format == MA_FORMAT_OPEN ? !(rk.oix = ma_database_open_index(in->db, err))
+                                    : !(rk.mix = ma_database_malom_index(in->db, err)))
+        return err->code;
     ma_entry_set own = {res->entries, res->n_items};
     const ma_entry_set *sets[MA_TURN_KINDS];
-    const ma_source *srcs[MA_TURN_KINDS];
     for (int k = 0; k < MA_TURN_KINDS; k++) {
-        srcs[k] = succ_source(in, &rules, k);
-        sets[k] = srcs[k] == in->src ? &own : child[k];
+        /* a successor sector whose file is absent or unusable holds no discrepancy */
+        const ma_source *src = succ_source(in, &rules, k);
+        sets[k] = !src ? NULL : src == in->src ? &own : child[k];
     }
-    ma_vturns *t = malloc(sizeof *t);
-    if (!t)
+    uint8_t *fixed = malloc(res->n_items ? res->n_items : 1);
+    uint8_t *root = malloc(res->n_items ? res->n_items : 1);
+    if (!fixed || !root) {
+        free(fixed);
+        free(root);
         return ma_error_set(err, MA_ENOMEM, "verify: out of memory");
-    ma_vrun_sector *out = res->out;
-    out->roots = out->propagated = 0;
-    for (size_t i = 0; i < res->n_items; i++) {
-        ma_rs_item *it = &res->items[i];
-        int propagated = 0;
-        /* a value fixed by the rules, bytes that are no value, and a misplaced marker or value are
-         * faults of the entry itself, whatever its successors hold */
-        if (it->cls != MA_DISC_WRONG_TERMINAL && it->cls != MA_DISC_BAD_ENCODING &&
-            it->cls != MA_DISC_SYMMETRY) {
-            if (ma_vrules_generate(&rules, ma_source_board(in->src, it->entry), t)) {
-                free(t);
-                return ma_error_set(err, MA_EINTERNAL, "verify: internal error: turn bound exceeded");
-            }
-            for (int s = 0; s < t->n && !propagated && !t->immediate_wins; s++) {
-                int k = t->kind[s];
-                if (srcs[k] && sets[k] && sets[k]->n &&
-                    ma_entry_set_has(sets[k], ma_source_entry_of(srcs[k], t->succ[s])))
-                    propagated = 1;
-            }
-        }
-        it->root = (uint8_t)!propagated;
-        if (propagated)
-            out->propagated++;
-        else
-            out->roots++;
     }
-    free(t);
-    return MA_OK;
+    for (size_t i = 0; i < res->n_items; i++)
+        fixed[i] = (uint8_t)ma_rs_class_fixed(res->items[i].cls);
+    ma_vrun_sector *out = res->out;
+    rc = ma_rs_classify_sets(ma_source_variant(in->src), ma_source_sector(in->src), &rk, res->entries,
+                             fixed, res->n_items, sets, root, &out->roots, &out->propagated, err);
+    for (size_t i = 0; rc == MA_OK && i < res->n_items; i++)
+        res->items[i].root = root[i];
+    free(fixed);
+    free(root);
+    return rc;
 }
 
 /* ---- rows ---- */
@@ -413,24 +457,38 @@ static void refutation(const ma_rs_input *in, const ma_vrules *rules, ma_vturns 
 
 int ma_rs_rows(ma_rs_result *res, const ma_rs_input *in, size_t max_rows, ma_error *err)
 {
+    return ma_rs_rows_split(res, in, max_rows, max_rows, max_rows, err);
+}
+
+int ma_rs_rows_split(ma_rs_result *res, const ma_rs_input *in, size_t max_rows, size_t max_roots,
+                     size_t max_propagated, ma_error *err)
+{
     ma_vrun_sector *out = res->out;
-    size_t n = res->n_items < max_rows ? res->n_items : max_rows;
     out->rows = NULL;
     out->n_rows = 0;
-    if (!n)
+    if (!res->n_items || !max_rows)
         return MA_OK;
     ma_rs_item *order = malloc(res->n_items * sizeof *order);
+    if (!order)
+        return ma_error_set(err, MA_ENOMEM, "verify: out of memory");
+    memcpy(order, res->items, res->n_items * sizeof *order);
+    qsort(order, res->n_items, sizeof *order, cmp_report_order);
+    /* keep the first max_roots roots and the first max_propagated propagated, in report order */
+    size_t n = 0, nr = 0, np = 0;
+    for (size_t i = 0; i < res->n_items && n < max_rows; i++) {
+        if (order[i].root ? nr++ >= max_roots : np++ >= max_propagated)
+            continue;
+        order[n++] = order[i];
+    }
     ma_vturns *t = malloc(sizeof *t);
-    out->rows = calloc(n, sizeof *out->rows);
-    if (!order || !t || !out->rows) {
+    out->rows = calloc(n ? n : 1, sizeof *out->rows);
+    if (!t || !out->rows) {
         free(order);
         free(t);
         free(out->rows);
         out->rows = NULL;
         return ma_error_set(err, MA_ENOMEM, "verify: out of memory");
     }
-    memcpy(order, res->items, res->n_items * sizeof *order);
-    qsort(order, res->n_items, sizeof *order, cmp_report_order);
     ma_vrules rules;
     int rc = ma_vrules_init(&rules, ma_source_variant(in->src), ma_source_sector(in->src), err);
     if (ma_source_format(in->src) != MA_FORMAT_OPEN)

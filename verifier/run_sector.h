@@ -75,6 +75,36 @@ int ma_rs_check(ma_rs_result *res, const ma_rs_input *in, ma_error *err);
 int ma_rs_classify(ma_rs_result *res, const ma_rs_input *in,
                    const ma_entry_set *const child[MA_TURN_KINDS], ma_error *err);
 
+/* Non-zero for the classes that are roots by rule whatever the successors hold: a value fixed by
+ * the rules (wrong-terminal), bytes that are no value (bad-encoding) and a misplaced marker or
+ * value (symmetry-inconsistency). */
+int ma_rs_class_fixed(int cls);
+
+/* The indexes a classification unranks the sector's entries and ranks successor positions with:
+ * the checker's own index of the database's format (no file is read). oix must be prepared for
+ * the sector's W and every successor sector's W (ma_open_index_prepare), mix likewise for Malom's
+ * formats. */
+typedef struct ma_rs_ranker {
+    ma_format format;
+    const ma_open_index *oix;
+    const ma_malom_index *mix;
+} ma_rs_ranker;
+
+/* The rule of ma_rs_classify from the discrepancy sets alone (what verifier/merge.h reclassifies
+ * with): entries[0..n) are sector s's discrepancy entries, fixed[i] non-zero when entry i is a root
+ * by rule (ma_rs_class_fixed); sets[k] the discrepancy set the successor of turn kind k is looked up
+ * in (the sector's own set for a self-loop; NULL or empty: none). Writes root[i] (1 root, 0
+ * propagated) and the two counts. Errors: MA_EINVAL (an invalid sector), MA_ENOMEM, MA_EINTERNAL. */
+int ma_rs_classify_sets(ma_variant v, ma_sector s, const ma_rs_ranker *rk, const uint64_t *entries,
+                        const uint8_t *fixed, size_t n, const ma_entry_set *const sets[MA_TURN_KINDS],
+                        uint8_t *root, uint64_t *roots, uint64_t *propagated, ma_error *err);
+
+/* Fills res->out->rows with the first max_roots roots and the first max_propagated propagated
+ * items (each by entry), roots first, at most max_rows in all. ma_rs_rows(m) is (m, m, m); a shard
+ * run whose classification the merge may change keeps (2m, m, m) (docs/distributed.md). */
+int ma_rs_rows_split(ma_rs_result *res, const ma_rs_input *in, size_t max_rows, size_t max_roots,
+                     size_t max_propagated, ma_error *err);
+
 /* Fills res->out->rows with the first max_rows items, roots first then by entry. */
 int ma_rs_rows(ma_rs_result *res, const ma_rs_input *in, size_t max_rows, ma_error *err);
 

@@ -17,6 +17,7 @@
 #include <stdint.h>
 
 #include "common/ma_error.h"
+#include "formats/source.h"
 #include "indexer/position.h"
 
 typedef struct ma_shard_item {
@@ -34,5 +35,50 @@ double ma_shard_cost(ma_variant v, ma_sector s, uint64_t entries);
 /* Assigns items[i].shard for n_shards >= 1 (fills cost too). Errors: MA_EINVAL (n_shards 0),
  * MA_ENOMEM. */
 int ma_shard_partition(ma_shard_item *items, size_t n, unsigned n_shards, ma_error *err);
+
+/* The entries a sector's file holds, as the partition counts them without opening it: for the open
+ * format (file size - 128) / 2 from the file's size (0 when path is NULL or cannot be read), for
+ * Malom's formats the hash count of (W, B) (every file of a sector has it). */
+uint64_t ma_shard_entries(ma_format f, ma_sector s, const char *path);
+
+/* The partition of a whole database as `verify DIR --shard I/N` computes it, for sizing a job
+ * (`verify DIR --plan N`): which shard checks each sector, each shard's entries and cost, and the
+ * memory a task maps at most (the largest sector file of the shard plus its successor sectors'
+ * files, which the run engine keeps mapped while it checks the sector). Nothing is checked. */
+typedef struct ma_shard_plan_sector {
+    ma_variant variant;
+    ma_sector sector;
+    char name[40];
+    uint64_t entries;
+    double cost;
+    unsigned shard;
+    uint64_t bytes;       /* its file's size */
+    uint64_t peak_bytes;  /* its file plus its successor sectors' files (each once) */
+} ma_shard_plan_sector;
+
+typedef struct ma_shard_plan_shard {
+    size_t sectors;
+    uint64_t entries;
+    double cost;
+    uint64_t bytes;       /* the files of its sectors */
+    uint64_t peak_bytes;  /* the largest peak_bytes of its sectors */
+} ma_shard_plan_shard;
+
+typedef struct ma_shard_plan {
+    unsigned n_shards;
+    ma_shard_plan_sector *sectors;  /* the database's sectors, in its order (variant, name) */
+    size_t n_sectors;
+    ma_shard_plan_shard *shards;    /* n_shards of them */
+    uint64_t total_entries;
+    double total_cost, mean_cost;   /* mean: total_cost / n_shards */
+    double largest_sector_cost;     /* no shard can cost less than its largest sector */
+    double largest_shard_cost;
+    /* largest_shard_cost / max(mean_cost, largest_sector_cost): 1.0 is a perfect balance */
+    double imbalance;
+} ma_shard_plan;
+
+/* Plans the whole database db in n_shards shards. Errors: MA_EINVAL (n_shards 0), MA_ENOMEM. */
+int ma_shard_plan_database(ma_database *db, unsigned n_shards, ma_shard_plan *out, ma_error *err);
+void ma_shard_plan_free(ma_shard_plan *p);
 
 #endif

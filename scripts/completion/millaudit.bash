@@ -15,11 +15,11 @@ _millaudit_options() {
         solve) echo "--variant --stones --sector --with-deps --out --threads --memory-limit --format --open-dir --secval --quiet --help" ;;
         stats) echo "--json --sector --threads --help" ;;
         dump) echo "--with-entry --help" ;;
-        verify) echo "--sector --audit --resume --incremental --shard --max-rows --threads --quiet --json --junit --full-board-draw --allow-bounds --help" ;;
+        verify) echo "--sector --audit --resume --incremental --shard --plan --max-rows --threads --quiet --json --junit --full-board-draw --allow-bounds --help" ;;
         index-check) echo "--variant --sector --help" ;;
         manifest) echo "--out --audit --chunk-size --threads --quiet --dir --ignore-missing --ignore-extra --strict --status --warn --help" ;;
         report) echo "--audit --run --format --out --help" ;;
-        runs) echo "--audit --run --out --json --junit --kind --last --root --since --help" ;;
+        runs) echo "--audit --run --out --json --junit --kind --last --root --since --allow-partial --allow-bounds --help" ;;
         probe) echo "--variant --json --stdin --help" ;;
         diff) echo "--sector --limit --json --audit --threads --quiet --full --junit --help" ;;
         opening) echo "--variant --stones --tt-mb --only-sectors --audit --no-compare --max-rows --json --quiet --help" ;;
@@ -102,7 +102,7 @@ _millaudit() {
             if ((COMP_CWORD == 2)); then COMPREPLY=($(compgen -W "create check" -- "$cur")); return 0; fi
             if [[ $sub == check ]]; then COMPREPLY=($(compgen -f -- "$cur")); else COMPREPLY=($(compgen -d -- "$cur")); fi ;;
         runs)
-            if ((COMP_CWORD == 2)); then COMPREPLY=($(compgen -W "export import compare list regressions" -- "$cur")); return 0; fi
+            if ((COMP_CWORD == 2)); then COMPREPLY=($(compgen -W "export import compare list regressions merge" -- "$cur")); return 0; fi
             [[ $sub == import ]] && COMPREPLY=($(compgen -f -X '!*.json' -- "$cur") $(compgen -d -- "$cur")) ;;
         dump | index-check) COMPREPLY=($(compgen -f -- "$cur")) ;;
         verify | stats | probe | diff | opening | grade) COMPREPLY=($(compgen -d -- "$cur")) ;;

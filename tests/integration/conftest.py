@@ -67,6 +67,8 @@ class Millaudit:
                 f"stdout:\n{proc.stdout[-4000:]}\nstderr:\n{proc.stderr[-4000:]}")
         words = [str(a) for a in args]
         name = schema_name(words)
+        if name == "verify" and "--plan" in words:
+            name = "verify-plan"  # verify --plan N prints the partition, a document of its own
         if name in _VALIDATED and "--json" in words and proc.stdout.strip():
             validate_json(name, json.loads(proc.stdout))
         return proc

@@ -142,7 +142,7 @@ def test_completion_of_subcommands_and_values(tmp_path):
     assert complete("millaudit report --format ", tmp_path) == ["text", "md", "json", "html"]
     assert complete("millaudit solve --variant l", tmp_path) == ["lask"]
     assert complete("millaudit manifest c", tmp_path) == ["create", "check"]
-    assert complete("millaudit runs ", tmp_path) == ["export", "import", "compare", "list", "regressions"]
+    assert complete("millaudit runs ", tmp_path) == ["export", "import", "compare", "list", "regressions", "merge"]
     assert complete("millaudit verify DIR --full-board-draw ", tmp_path) == ["yes", "no"]
 
 

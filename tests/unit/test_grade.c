@@ -556,7 +556,7 @@ static void test_grade_moves_round_trip_through_the_store(void **state)
     ma_audit *a;
     ma_error err;
     assert_int_equal(ma_audit_open(&a, path, &err), MA_OK);
-    assert_int_equal(ma_audit_schema_version(), 5);
+    assert_true(ma_audit_schema_version() >= 5); /* grade_runs and grade_moves came with v5 */
     ma_run_info info = {"grade", "0", "x", "h", "c", "/db", "std", "open"};
     int64_t run;
     assert_int_equal(ma_audit_run_begin(a, &info, &run, &err), MA_OK);

@@ -1,0 +1,209 @@
+"""Sharded runs and their merge (docs/distributed.md): verify --plan, verify --shard into one store per
+shard, runs merge into one run that equals a single process's run field by field (root/propagated
+decided again across shards), the refusals and partial merges, the report of a merged run.
+
+The database is the reference producer's whole 4-stone standard game with one planted fault whose
+parents lie in other shards than it, so the shards' own root/propagated split is wrong and only the
+merge can put it right."""
+import json
+import re
+import shutil
+import sqlite3
+
+import pytest
+
+from conftest import validate_json
+from merge_util import assert_same_run, plant_fault, shard_roots, sql
+
+N = 4
+
+
+@pytest.fixture(scope="module")
+def game4(millaudit, tmp_path_factory):
+    db = tmp_path_factory.mktemp("g4") / "db"
+    millaudit.run("solve", "--variant", "std", "--stones", "4", "--out", db, "--quiet", check=0)
+    plant_fault(millaudit, db)
+    return db
+
+
+@pytest.fixture(scope="module")
+def single(millaudit, game4, tmp_path_factory):
+    store = tmp_path_factory.mktemp("single") / "single.sqlite"
+    millaudit.run("verify", game4, "--audit", store, "--quiet", "--threads", "2", check=1)
+    return store
+
+
+@pytest.fixture(scope="module")
+def shard_stores(millaudit, game4, tmp_path_factory):
+    d = tmp_path_factory.mktemp("shards")
+    stores = []
+    for i in range(N):
+        store = d / f"shard-{i}-of-{N}.sqlite"
+        proc = millaudit.run("verify", game4, "--shard", f"{i}/{N}", "--audit", store, "--quiet", "--threads", "2")
+        assert proc.returncode in (0, 1), proc.stderr
+        stores.append(store)
+    return stores
+
+
+def merge(millaudit, out, *stores, check=None, extra=()):
+    return millaudit.run("runs", "merge", out, *stores, *extra, check=check)
+
+
+def test_plan_is_the_partition_the_shards_use(millaudit, game4, shard_stores):
+    doc = json.loads(millaudit.run("verify", game4, "--plan", N, "--json", check=0).stdout)
+    validate_json("verify-plan", doc)
+    assert doc["shards"] == N and len(doc["plan"]) == N
+    names = [s["sector"] for s in doc["sector_plan"]]
+    assert len(names) == len(set(names)) == doc["sectors"] == len(list(game4.glob("*.mdb")))
+    assert sum(s["entries"] for s in doc["plan"]) == doc["total_entries"]
+    assert max(s["cost"] for s in doc["plan"]) == doc["largest_shard_cost"]
+    # greedy LPT: no shard exceeds the mean by more than its largest sector
+    assert doc["largest_shard_cost"] <= doc["mean_cost"] + doc["largest_sector_cost"]
+    for i, store in enumerate(shard_stores):
+        recorded = {r[0] for r in sql(store, "SELECT sector FROM sector_results")}
+        assert recorded == set(doc["plan"][i]["sector_names"])
+        assert sql(store, "SELECT shard_index, shard_count, planned_sectors FROM runs") == \
+            [(i, N, doc["plan"][i]["sectors"])]
+    text = millaudit.run("verify", game4, "--plan", N, check=0).stdout
+    assert f"in {N} shards" in text and "balance: largest shard costs" in text
+    for i in range(N):
+        assert f"shard {i}: " + " ".join(doc["plan"][i]["sector_names"]) in text
+
+
+@pytest.mark.parametrize("args", [["--plan", "0"], ["--plan", "x"], ["--plan", "2", "--shard", "0/2"],
+                                  ["--plan", "2", "--sector", "3_3_0_0"], ["--plan", "2", "--audit", "a.sqlite"]])
+def test_plan_usage_errors(millaudit, game4, tmp_path, args):
+    proc = millaudit.run("verify", game4, *args, cwd=tmp_path)
+    assert proc.returncode == 2, proc.stderr
+    assert not (tmp_path / "a.sqlite").exists()
+
+
+@pytest.mark.parametrize("shard", ["3/2", "0/0", "x", "1/", "/2", "-1/2", "2/2"])
+def test_bad_shard_is_a_usage_error(millaudit, game4, tmp_path, shard):
+    proc = millaudit.run("verify", game4, "--shard", shard, "--audit", tmp_path / "a.sqlite")
+    assert proc.returncode == 2 and "--shard" in proc.stderr
+    assert not (tmp_path / "a.sqlite").exists()
+
+
+def test_merged_run_equals_the_single_run(millaudit, single, shard_stores, tmp_path):
+    out = tmp_path / "merged.sqlite"
+    proc = merge(millaudit, out, *shard_stores, check=1)
+    assert f"merged {N} shards of {N}" in proc.stdout
+    assert "verdict: discrepancies found" in proc.stdout
+    assert_same_run(single, out)
+    # the fault propagates across shards: the shards called roots what the merge calls propagated
+    merged_roots = sql(out, "SELECT sum(roots) FROM sector_results")[0][0]
+    assert shard_roots(shard_stores) > merged_roots == sql(single, "SELECT sum(roots) FROM sector_results")[0][0]
+    assert sql(out, "SELECT mode, status FROM runs") == [("merge", "discrepancies")]
+    provenance = sql(out, "SELECT shard_index, shard_count, source, source_run_id, host, command_line, started_at,"
+                          " ended_at FROM run_shards ORDER BY shard_index")
+    assert [(p[0], p[1], p[2], p[3]) for p in provenance] == [(i, N, str(s), 1) for i, s in enumerate(shard_stores)]
+    assert all(p[4] and p[6] and p[7] and f"--shard {p[0]}/{N}" in p[5] for p in provenance)
+    # runs compare agrees: same bytes and derived values in every sector
+    cmp = millaudit.run("runs", "compare", f"{single}:1", f"{out}:1", check=0)
+    assert "equal:" in cmp.stdout
+
+
+def test_merged_report_reads_like_the_single_runs_and_lists_the_shards(millaudit, single, shard_stores, tmp_path):
+    out = tmp_path / "merged.sqlite"
+    merge(millaudit, out, *shard_stores, check=1)
+    a = millaudit.run("report", "--audit", single, check=0).stdout
+    b = millaudit.run("report", "--audit", out, check=0).stdout
+    assert f"Shards (merged from {N} of {N})" in b and "Shards" not in a
+    for i, store in enumerate(shard_stores):
+        assert f"shard {i}/{N}" in b and str(store) in b
+    # everything from the sectors on (sectors, discrepancies, depths, manifest, digests) is the
+    # same, but for the seconds each sector took and the rates derived from them
+    def results(text):
+        text = re.sub(r" *[\d.]+[kMG]?/s\b", " R", text[text.index("\nSectors ("):])
+        return re.sub(r"\b\d+\.\d\d\b", "S", text)
+    assert results(a) == results(b)
+    status = [line for line in a.splitlines() if line.strip().startswith("status")]
+    assert status == [line for line in b.splitlines() if line.strip().startswith("status")]
+    html = millaudit.run("report", "--audit", out, "--format", "html", check=0).stdout
+    assert "<h2>Shards</h2>" in html
+
+
+def test_resumed_shard_merges_like_an_uninterrupted_one(millaudit, game4, single, shard_stores, tmp_path):
+    stores = [tmp_path / s.name for s in shard_stores]
+    for s, d in zip(shard_stores, stores):
+        shutil.copy(s, d)
+    # shard 1's run stopped early: two of its sectors never committed
+    con = sqlite3.connect(stores[1])
+    con.execute("PRAGMA foreign_keys = ON")
+    con.execute("UPDATE runs SET status = 'interrupted'")
+    con.execute("DELETE FROM discrepancies WHERE sector IN (SELECT sector FROM sector_results ORDER BY sector LIMIT 2)")
+    con.execute("DELETE FROM sector_results WHERE sector IN (SELECT sector FROM sector_results ORDER BY sector LIMIT 2)")
+    con.commit()
+    con.close()
+    out = tmp_path / "merged.sqlite"
+    proc = merge(millaudit, out, *stores, check=3)
+    assert "interrupted" in proc.stdout and "marked incomplete" in proc.stderr
+    assert sql(out, "SELECT status FROM runs") == [("incomplete",)]
+    proc = millaudit.run("verify", game4, "--shard", f"1/{N}", "--audit", stores[1], "--resume", "--quiet")
+    assert proc.returncode in (0, 1), proc.stderr
+    assert sql(stores[1], "SELECT mode FROM runs ORDER BY id") == [("full",), ("resume",)]
+    merge(millaudit, out, *stores, check=1)
+    assert_same_run(single, out)
+
+
+def test_merge_refusals(millaudit, game4, shard_stores, tmp_path):
+    out = tmp_path / "out.sqlite"
+    proc = merge(millaudit, out, shard_stores[0], shard_stores[0], check=3)
+    assert "same store" in proc.stderr and len(proc.stderr.splitlines()) == 1
+    proc = merge(millaudit, shard_stores[0], *shard_stores, check=3)
+    assert "output is one of the shard stores" in proc.stderr
+    copy = tmp_path / "copy.sqlite"
+    shutil.copy(shard_stores[0], copy)
+    proc = merge(millaudit, out, shard_stores[0], copy, check=3)
+    assert "given twice" in proc.stderr
+    # two databases: the same game under another root
+    other = tmp_path / "other"
+    shutil.copytree(game4, other)
+    o1 = tmp_path / "o1.sqlite"
+    assert millaudit.run("verify", other, "--shard", f"1/{N}", "--audit", o1, "--quiet").returncode in (0, 1)
+    proc = merge(millaudit, out, shard_stores[0], o1, check=3)
+    assert "different databases" in proc.stderr
+    # other options
+    m1 = tmp_path / "m1.sqlite"
+    assert millaudit.run("verify", game4, "--shard", f"1/{N}", "--audit", m1, "--max-rows", "3",
+                         "--quiet").returncode in (0, 1)
+    proc = merge(millaudit, out, shard_stores[0], m1, check=3)
+    assert "different options" in proc.stderr
+    # another partition
+    p1 = tmp_path / "p1.sqlite"
+    assert millaudit.run("verify", game4, "--shard", "1/3", "--audit", p1, "--quiet").returncode in (0, 1)
+    proc = merge(millaudit, out, shard_stores[0], p1, check=3)
+    assert "different partitions" in proc.stderr
+    # a store without a shard run, a missing store
+    full = tmp_path / "full.sqlite"
+    millaudit.run("verify", game4, "--sector", "3_3_0_0", "--audit", full, "--quiet")
+    assert "no shard run" in merge(millaudit, out, full, check=3).stderr
+    assert "does not exist" in merge(millaudit, out, tmp_path / "nope.sqlite", check=3).stderr
+    assert not out.exists()
+    # usage
+    assert merge(millaudit, out, check=2).returncode == 2
+    assert millaudit.run("runs", "merge", out, shard_stores[0], "--bogus").returncode == 2
+
+
+def test_missing_and_interrupted_shards(millaudit, shard_stores, tmp_path):
+    out = tmp_path / "out.sqlite"
+    proc = merge(millaudit, out, *shard_stores[:-1], check=3)
+    assert f"shard {N - 1}/{N}: MISSING" in proc.stdout and "marked incomplete" in proc.stderr
+    assert sql(out, "SELECT status FROM runs") == [("incomplete",)]
+    # --allow-partial judges the sectors present (their discrepancies: exit 1)
+    proc = merge(millaudit, out, *shard_stores[:-1], extra=["--allow-partial"])
+    assert proc.returncode in (0, 1) and "MISSING" in proc.stdout
+    expected = "discrepancies" if proc.returncode == 1 else "ok"
+    assert sql(out, "SELECT status FROM runs ORDER BY id DESC LIMIT 1") == [(expected,)]
+    # an interrupted shard run (SIGTERM, time limit) likewise
+    stores = [tmp_path / s.name for s in shard_stores]
+    for s, d in zip(shard_stores, stores):
+        shutil.copy(s, d)
+    con = sqlite3.connect(stores[2])
+    con.execute("UPDATE runs SET status = 'interrupted'")
+    con.commit()
+    con.close()
+    proc = merge(millaudit, tmp_path / "o2.sqlite", *stores, check=3)
+    assert f"shard 2/{N}" in proc.stdout and "INTERRUPTED" in proc.stdout and "--resume" in proc.stdout
+    merge(millaudit, tmp_path / "o3.sqlite", *stores, extra=["--allow-partial"], check=1)

@@ -1,0 +1,81 @@
+"""The GNU parallel recipe (ci/parallel/millaudit-parallel, docs/distributed.md) runs the shards of the
+4-stone standard game with one planted fault as parallel jobs on this machine, once by --jobs and
+once through --sshloginfile (":" is GNU parallel's name for this machine, so the hosts path is used
+without an ssh server), and merges them: the merged store equals a single process's run field by
+field. Running it again after a shard failed resumes that shard."""
+import os
+import shutil
+import sqlite3
+import subprocess
+
+import pytest
+
+from merge_util import ROOT, assert_same_run, plant_fault, shard_roots, sql
+
+RECIPE = ROOT / "ci" / "parallel" / "millaudit-parallel"
+N = 3
+
+
+@pytest.fixture(scope="module")
+def game4(millaudit, tmp_path_factory):
+    if not shutil.which("parallel"):
+        why = "GNU parallel absent (scripts/install-deps --test installs it)"
+        if os.environ.get("CI") or os.environ.get("MILLAUDIT_REQUIRE_FIXTURES"):
+            pytest.fail(why)
+        pytest.skip(why)
+    db = tmp_path_factory.mktemp("g4") / "db"
+    millaudit.run("solve", "--variant", "std", "--stones", "4", "--out", db, "--quiet", check=0)
+    plant_fault(millaudit, db)
+    return db
+
+
+@pytest.fixture(scope="module")
+def single(millaudit, game4, tmp_path_factory):
+    store = tmp_path_factory.mktemp("single") / "single.sqlite"
+    millaudit.run("verify", game4, "--audit", store, "--quiet", "--threads", "2", check=1)
+    return store
+
+
+def recipe(millaudit, *args):
+    return subprocess.run([str(RECIPE), *map(str, args)], capture_output=True, text=True, timeout=600,
+                          env=dict(os.environ, MILLAUDIT=str(millaudit.path)))
+
+
+@pytest.mark.parametrize("hosts", [None, ":"])
+def test_parallel_shards_merge_to_the_single_run(millaudit, game4, single, tmp_path, hosts):
+    out = tmp_path / "out"
+    args = [game4, "--shards", N, "--out", out, "--jobs", 2]
+    if hosts:
+        (tmp_path / "hosts").write_text(f"{hosts}\n")
+        args += ["--sshloginfile", tmp_path / "hosts"]
+    proc = recipe(millaudit, *args)
+    assert proc.returncode == 1, proc.stdout + proc.stderr  # discrepancies, as the single run
+    assert f"merged {N} shards of {N}" in proc.stdout
+    assert_same_run(single, out / "merged.sqlite")
+    stores = [out / f"shard-{i}-of-{N}.sqlite" for i in range(N)]
+    assert shard_roots(stores) > sql(out / "merged.sqlite", "SELECT sum(roots) FROM sector_results")[0][0]
+    joblog = (out / "logs" / "joblog").read_text().splitlines()
+    assert len(joblog) == N + 1 and all(line.split("\t")[6] == "0" for line in joblog[1:])  # Exitval
+    assert (out / "report.html").stat().st_size > 0
+
+
+def test_a_failed_shard_is_reported_and_resumed_by_running_again(millaudit, game4, single, tmp_path):
+    out = tmp_path / "out"
+    out.mkdir()
+    # shard 1's store is not a store: its task fails, and the merge refuses the store
+    (out / f"shard-1-of-{N}.sqlite").write_text("not a store")
+    proc = recipe(millaudit, game4, "--shards", N, "--out", out)
+    assert proc.returncode == 3, proc.stdout + proc.stderr
+    assert "1 shard(s) failed" in proc.stderr and f"shard-1-of-{N}.sqlite" in proc.stderr
+    assert "no run recorded" in (out / "logs" / "shard-1.out").read_text()
+    assert not (out / "report.html").exists()
+    # the store is repaired by the operator, and shard 0's run was stopped (interrupted) meanwhile
+    (out / f"shard-1-of-{N}.sqlite").unlink()
+    con = sqlite3.connect(out / f"shard-0-of-{N}.sqlite")
+    con.execute("UPDATE runs SET status = 'interrupted'")
+    con.commit()
+    con.close()
+    proc = recipe(millaudit, game4, "--shards", N, "--out", out)
+    assert proc.returncode == 1, proc.stdout + proc.stderr
+    assert sql(out / f"shard-0-of-{N}.sqlite", "SELECT mode FROM runs ORDER BY id") == [("full",), ("resume",)]
+    assert_same_run(single, out / "merged.sqlite")

@@ -1,0 +1,395 @@
+/* Unit tests for verifier/merge: shard runs of the run engine merged into one run equal a single
+ * process's run of the same database field by field (per-sector results with their root/propagated
+ * split, every discrepancy row with its root flag and order, discrepancy sets, derived digests,
+ * histograms, inputs, manifest, verdict), also when propagation crosses shards and rows are capped;
+ * the refusals and partial merges of docs/distributed.md.
+ *
+ * The database is the reference producer's whole 3-stone standard game with planted faults: in each
+ * sector holding losses of depth >= 4, three losses are made two plies shorter, so their parents
+ * (often in another shard) derive other values and are propagated discrepancies. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+#include <dirent.h>
+#include <sqlite3.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "verifier/merge.h"
+#include "verifier/run.h"
+
+typedef struct fixture {
+    char dir[256];
+    char db[300];
+    char other[300]; /* a copy of the database under another root */
+} fixture;
+
+/* Three losses of depth >= 4 of each open-format file made two plies shorter. */
+static int plant_faults(const char *dir)
+{
+    DIR *d = opendir(dir);
+    if (!d)
+        return -1;
+    struct dirent *e;
+    int planted = 0;
+    while ((e = readdir(d))) {
+        size_t l = strlen(e->d_name);
+        if (l < 4 || strcmp(e->d_name + l - 4, ".mdb"))
+            continue;
+        char path[600];
+        snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
+        FILE *f = fopen(path, "r+b");
+        if (!f)
+            continue;
+        fseek(f, 0, SEEK_END);
+        long size = ftell(f);
+        unsigned char *buf = malloc((size_t)size);
+        fseek(f, 0, SEEK_SET);
+        if (buf && fread(buf, 1, (size_t)size, f) == (size_t)size) {
+            int n = 0;
+            for (long off = 128; off + 1 < size && n < 3; off += 2) {
+                unsigned w = buf[off] | (unsigned)buf[off + 1] << 8;
+                if (w >> 14 == 1 && (w & 0x3FFF) >= 4) {
+                    w -= 2;
+                    buf[off] = (unsigned char)(w & 0xFF);
+                    buf[off + 1] = (unsigned char)(w >> 8);
+                    n++;
+                }
+            }
+            if (n) {
+                fseek(f, 0, SEEK_SET);
+                fwrite(buf, 1, (size_t)size, f);
+                planted += n;
+            }
+        }
+        free(buf);
+        fclose(f);
+    }
+    closedir(d);
+    return planted;
+}
+
+static int group_setup(void **state)
+{
+    fixture *fx = calloc(1, sizeof *fx);
+    if (!fx)
+        return -1;
+    snprintf(fx->dir, sizeof fx->dir, "/tmp/ma_test_merge_XXXXXX");
+    if (!mkdtemp(fx->dir))
+        return -1;
+    snprintf(fx->db, sizeof fx->db, "%s/db", fx->dir);
+    snprintf(fx->other, sizeof fx->other, "%s/other", fx->dir);
+    const char *bin = getenv("MA_BUILD_DIR");
+    char cmd[1200];
+    snprintf(cmd, sizeof cmd, "'%s/millaudit' solve --variant std --stones 3 --out '%s' --quiet >/dev/null",
+             bin ? bin : ".", fx->db);
+    if (system(cmd) != 0 || plant_faults(fx->db) < 6)
+        return -1;
+    snprintf(cmd, sizeof cmd, "cp -r '%s' '%s'", fx->db, fx->other);
+    if (system(cmd) != 0)
+        return -1;
+    *state = fx;
+    return 0;
+}
+
+static int group_teardown(void **state)
+{
+    fixture *fx = *state;
+    char cmd[400];
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", fx->dir);
+    int rc = system(cmd);
+    free(fx);
+    return rc == 0 ? 0 : -1;
+}
+
+static void store_path(const fixture *fx, char *buf, size_t len, const char *name)
+{
+    snprintf(buf, len, "%s/%s", fx->dir, name);
+    char p[1200];
+    unlink(buf);
+    snprintf(p, sizeof p, "%.1000s-wal", buf);
+    unlink(p);
+    snprintf(p, sizeof p, "%.1000s-shm", buf);
+    unlink(p);
+}
+
+/* A run of db (whole, or shard i of n) into store; returns its verdict. */
+static int run(const char *db, const char *store, unsigned i, unsigned n, size_t max_rows)
+{
+    ma_vrun_options o;
+    memset(&o, 0, sizeof o);
+    o.root = db;
+    o.threads = 2;
+    o.max_rows = max_rows;
+    o.full_board_draw = 1;
+    o.audit_path = store;
+    o.shard_index = i;
+    o.shard_count = n;
+    o.tool_version = "test";
+    o.git_revision = "test";
+    o.host = "unit";
+    o.command_line = "test_merge";
+    ma_vrun *r = NULL;
+    ma_error err;
+    assert_int_equal(ma_vrun_create(&r, &o, &err), MA_OK);
+    if (ma_vrun_execute(r, &err))
+        fail_msg("run failed: %s", err.msg);
+    int verdict = ma_vrun_verdict_of(r);
+    ma_vrun_free(r);
+    return verdict;
+}
+
+static int merge(const char *out, const char *const *shards, size_t n, int allow_partial, ma_merge_result *m,
+                 ma_error *err)
+{
+    ma_merge_options o;
+    memset(&o, 0, sizeof o);
+    o.out_path = out;
+    o.shards = shards;
+    o.n_shards = n;
+    o.allow_partial = allow_partial;
+    o.host = "unit";
+    o.command_line = "test_merge merge";
+    return ma_merge_runs(&o, m, err);
+}
+
+/* Every row of a query as one text (columns separated by |, rows by newlines). */
+typedef struct text {
+    char *s;
+    size_t n, cap;
+} text;
+
+static int collect(void *ctx, int ncol, char **val, char **name)
+{
+    (void)name;
+    text *t = ctx;
+    for (int i = 0; i < ncol; i++) {
+        const char *v = val[i] ? val[i] : "NULL";
+        size_t l = strlen(v) + 2;
+        if (t->n + l + 1 > t->cap) {
+            t->cap = 2 * (t->n + l + 1);
+            t->s = realloc(t->s, t->cap);
+            assert_non_null(t->s);
+        }
+        t->n += (size_t)sprintf(t->s + t->n, "%s%c", v, i + 1 < ncol ? '|' : '\n');
+    }
+    return 0;
+}
+
+static char *query(const char *store, const char *sql)
+{
+    sqlite3 *db;
+    assert_int_equal(sqlite3_open(store, &db), SQLITE_OK);
+    text t = {calloc(1, 1), 0, 1};
+    char *msg = NULL;
+    if (sqlite3_exec(db, sql, collect, &t, &msg) != SQLITE_OK)
+        fail_msg("%s: %s", sql, msg ? msg : "?");
+    sqlite3_close(db);
+    return t.s;
+}
+
+/* What a run established, field by field; the run is the store's newest. */
+static const char *const compared[] = {
+    "SELECT kind, database_root, variant, format, status, options, tool_version FROM runs"
+    " WHERE id = (SELECT max(id) FROM runs)",
+    "SELECT sector, file, entries, checked, verified, within_bounds, discrepancies, status, message, format,"
+    " canonical, markers, roots, propagated, missing_child, unverifiable, bound_wins, body_digest"
+    " FROM sector_results WHERE run_id = (SELECT max(id) FROM runs) ORDER BY sector",
+    "SELECT sector, class, count FROM sector_class_counts WHERE run_id = (SELECT max(id) FROM runs)"
+    " ORDER BY sector, class",
+    /* rows in recorded order within each sector: roots first, then by entry */
+    "SELECT sector, entry, board, stored, derived, class, root, offset, move, successor, stored_outcome,"
+    " stored_depth, derived_outcome, derived_depth, derived_bound FROM discrepancies"
+    " WHERE run_id = (SELECT max(id) FROM runs) ORDER BY sector, id",
+    "SELECT sector, derived_sha256, derived_positions FROM sector_digests WHERE run_id = (SELECT max(id) FROM runs)"
+    " ORDER BY sector",
+    "SELECT sector, outcome, depth, count FROM sector_histograms WHERE run_id = (SELECT max(id) FROM runs)"
+    " ORDER BY sector, outcome, depth",
+    "SELECT sector, path, sha256 FROM sector_inputs WHERE run_id = (SELECT max(id) FROM runs) ORDER BY 1, 2",
+    "SELECT sector, count, hex(entries), fixed_count, hex(fixed_entries) FROM sector_discrepancy_sets"
+    " WHERE run_id = (SELECT max(id) FROM runs) ORDER BY sector",
+    "SELECT path, size, sha256, chunk_size, variant, format, sector FROM manifest_files"
+    " WHERE run_id = (SELECT max(id) FROM runs) ORDER BY path",
+    "SELECT path, chunk, offset, length, sha256 FROM manifest_chunks WHERE run_id = (SELECT max(id) FROM runs)"
+    " ORDER BY path, chunk",
+};
+
+static void assert_same_run(const char *single, const char *merged)
+{
+    for (size_t q = 0; q < sizeof compared / sizeof *compared; q++) {
+        char *a = query(single, compared[q]), *b = query(merged, compared[q]);
+        if (strcmp(a, b))
+            fail_msg("single and merged runs differ in\n%s\nsingle:\n%.3000s\nmerged:\n%.3000s", compared[q], a, b);
+        free(a);
+        free(b);
+    }
+}
+
+static long long count(const char *store, const char *sql)
+{
+    char *s = query(store, sql);
+    long long v = atoll(s);
+    free(s);
+    return v;
+}
+
+/* N shards, each into its own store, merged: equal to the single run; some of a shard's roots
+ * must have become propagated (the planted faults propagate across shards), or the test proves
+ * nothing about reclassification. */
+static size_t merged_equals_single(const fixture *fx, unsigned n, size_t max_rows, uint64_t *reclassified)
+{
+    char single[400], out[400], stores[8][400];
+    const char *shards[8];
+    store_path(fx, single, sizeof single, "single.sqlite");
+    store_path(fx, out, sizeof out, "merged.sqlite");
+    int verdict = run(fx->db, single, 0, 0, max_rows);
+    assert_int_equal(verdict, MA_VRUN_DISCREPANCIES);
+    for (unsigned i = 0; i < n; i++) {
+        char name[32];
+        snprintf(name, sizeof name, "shard%u.sqlite", i);
+        store_path(fx, stores[i], sizeof stores[i], name);
+        run(fx->db, stores[i], i, n, max_rows);
+        shards[i] = stores[i];
+    }
+    ma_merge_result m;
+    ma_error err;
+    if (merge(out, shards, n, 0, &m, &err))
+        fail_msg("merge failed: %s", err.msg);
+    assert_int_equal(m.verdict, MA_VRUN_DISCREPANCIES);
+    assert_int_equal(m.exit_code, MA_EXIT_MISMATCH);
+    assert_int_equal(m.n_shards, n);
+    assert_false(m.partial);
+    *reclassified += m.reclassified;
+    if (m.rows_inexact == 0)
+        assert_same_run(single, out);
+    /* the verdict and totals of the run row */
+    assert_int_equal(count(out, "SELECT count(*) FROM run_shards"), n);
+    assert_int_equal(count(out, "SELECT sum(roots) FROM sector_results"),
+                     count(single, "SELECT sum(roots) FROM sector_results"));
+    assert_int_equal(count(out, "SELECT count(*) FROM runs WHERE mode = 'merge' AND status = 'discrepancies'"), 1);
+    size_t inexact = m.rows_inexact;
+    ma_merge_result_free(&m);
+    return inexact;
+}
+
+static void test_merged_runs_equal_a_single_run(void **state)
+{
+    fixture *fx = *state;
+    uint64_t reclassified = 0;
+    for (unsigned n = 2; n <= 4; n++)
+        assert_int_equal(merged_equals_single(fx, n, 1000, &reclassified), 0);
+    assert_true(reclassified > 0);
+}
+
+/* With max_rows 1 the merge selects, among the rows the shards kept, the one a single run keeps,
+ * or says that it could not. */
+static void test_capped_rows_are_the_single_runs_or_said_to_differ(void **state)
+{
+    fixture *fx = *state;
+    uint64_t reclassified = 0;
+    for (size_t rows = 1; rows <= 3; rows++)
+        for (unsigned n = 2; n <= 3; n++) {
+            merged_equals_single(fx, n, rows, &reclassified);
+            char single[400], out[400];
+            snprintf(single, sizeof single, "%s/single.sqlite", fx->dir);
+            snprintf(out, sizeof out, "%s/merged.sqlite", fx->dir);
+            /* the counts are exact whatever the rows */
+            char *a = query(single, compared[1]), *b = query(out, compared[1]);
+            long long inexact = count(out, "SELECT count(*) FROM sector_results WHERE message LIKE "
+                                           "'%rows may differ from a single run%'");
+            if (!inexact)
+                assert_string_equal(a, b);
+            free(a);
+            free(b);
+            a = query(single, compared[7]);
+            b = query(out, compared[7]);
+            assert_string_equal(a, b);
+            free(a);
+            free(b);
+        }
+    assert_true(reclassified > 0);
+}
+
+static void test_refusals(void **state)
+{
+    fixture *fx = *state;
+    char s0[400], s1[400], o0[400], out[400];
+    store_path(fx, s0, sizeof s0, "r0.sqlite");
+    store_path(fx, s1, sizeof s1, "r1.sqlite");
+    store_path(fx, o0, sizeof o0, "o0.sqlite");
+    store_path(fx, out, sizeof out, "rout.sqlite");
+    run(fx->db, s0, 0, 2, 100);
+    run(fx->db, s1, 1, 2, 100);
+    run(fx->other, o0, 0, 2, 100);
+    ma_merge_result m;
+    ma_error err;
+    /* a store merged with itself */
+    const char *twice[] = {s0, s0};
+    assert_int_equal(merge(out, twice, 2, 0, &m, &err), MA_EFORMAT);
+    assert_non_null(strstr(err.msg, "same store"));
+    ma_merge_result_free(&m);
+    /* the output among the shards */
+    const char *both[] = {s0, s1};
+    assert_int_equal(merge(s1, both, 2, 0, &m, &err), MA_EFORMAT);
+    ma_merge_result_free(&m);
+    /* two databases */
+    const char *mixed[] = {o0, s1};
+    assert_int_equal(merge(out, mixed, 2, 0, &m, &err), MA_EFORMAT);
+    assert_non_null(strstr(err.msg, "different databases"));
+    ma_merge_result_free(&m);
+    /* one shard index twice (a copy of a store) */
+    char copy[400], cmd[1000];
+    store_path(fx, copy, sizeof copy, "copy.sqlite");
+    snprintf(cmd, sizeof cmd, "cp '%s' '%s'", s0, copy);
+    assert_int_equal(system(cmd), 0);
+    const char *dup[] = {s0, copy};
+    assert_int_equal(merge(out, dup, 2, 0, &m, &err), MA_EFORMAT);
+    assert_non_null(strstr(err.msg, "given twice"));
+    ma_merge_result_free(&m);
+    /* nothing was written by a refused merge */
+    assert_int_equal(access(out, F_OK), -1);
+    /* a missing shard: the run is written, incomplete; --allow-partial judges what is there */
+    const char *one[] = {s0};
+    assert_int_equal(merge(out, one, 1, 0, &m, &err), MA_OK);
+    assert_true(m.partial);
+    assert_int_equal(m.n_missing, 1);
+    assert_int_equal(m.missing[0], 1);
+    assert_int_equal(m.verdict, MA_VRUN_INCOMPLETE);
+    assert_int_equal(m.exit_code, MA_EXIT_BAD_INPUT);
+    ma_merge_result_free(&m);
+    assert_int_equal(merge(out, one, 1, 1, &m, &err), MA_OK);
+    assert_true(m.partial);
+    assert_int_not_equal(m.verdict, MA_VRUN_INCOMPLETE);
+    ma_merge_result_free(&m);
+    /* an interrupted shard run: likewise */
+    sqlite3 *db;
+    assert_int_equal(sqlite3_open(s1, &db), SQLITE_OK);
+    assert_int_equal(sqlite3_exec(db, "UPDATE runs SET status = 'interrupted'", NULL, NULL, NULL), SQLITE_OK);
+    sqlite3_close(db);
+    assert_int_equal(merge(out, both, 2, 0, &m, &err), MA_OK);
+    assert_int_equal(m.n_interrupted, 1);
+    assert_int_equal(m.verdict, MA_VRUN_INCOMPLETE);
+    assert_int_equal(m.exit_code, MA_EXIT_BAD_INPUT);
+    ma_merge_result_free(&m);
+    /* a store without a shard run */
+    char full[400];
+    store_path(fx, full, sizeof full, "full.sqlite");
+    run(fx->db, full, 0, 0, 100);
+    const char *nosh[] = {full, s1};
+    assert_int_equal(merge(out, nosh, 2, 0, &m, &err), MA_EMISSING);
+    ma_merge_result_free(&m);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_merged_runs_equal_a_single_run),
+        cmocka_unit_test(test_capped_rows_are_the_single_runs_or_said_to_differ),
+        cmocka_unit_test(test_refusals),
+    };
+    return cmocka_run_group_tests(tests, group_setup, group_teardown);
+}
