@@ -279,12 +279,39 @@ static json_t *sector_json(const ma_vrun_sector *s)
         json_object_set_new(o, "derived_sha256", s->has_digest ? json_string(s->digest) : json_null());
         json_object_set_new(o, "derived_positions",
                             s->has_digest ? json_integer((json_int_t)s->digest_positions) : json_null());
-        json_t *rows = json_array();
-        for (size_t k = 0; k < s->n_rows; k++)
-            json_array_append_new(rows, row_json(&s->rows[k]));
-        json_object_set_new(o, "rows", rows);
     }
     return o;
+}
+
+/* Prints the non-empty object o compactly without its closing brace: more members follow. */
+static void print_json_open(const json_t *o)
+{
+    char *text = json_dumps(o, JSON_COMPACT);
+    if (!text)
+        return; /* out of memory: the truncated document fails any parser, and exit says why */
+    fwrite(text, 1, strlen(text) - 1, stdout);
+    free(text);
+}
+
+/* A sector with its rows. The rows are dumped one at a time: a sector may hold millions of them
+ * (--max-rows), and a jansson tree of them all would cost some 3 KB per row. */
+static void print_sector_json(const ma_vrun_sector *s)
+{
+    json_t *o = sector_json(s);
+    print_json_open(o);
+    json_decref(o);
+    if (s->status != MA_SECTOR_UNUSABLE) {
+        fputs(",\"rows\":[", stdout);
+        for (size_t k = 0; k < s->n_rows; k++) {
+            json_t *row = row_json(&s->rows[k]);
+            if (k)
+                fputc(',', stdout);
+            json_dumpf(row, stdout, JSON_COMPACT);
+            json_decref(row);
+        }
+        fputc(']', stdout);
+    }
+    fputc('}', stdout);
 }
 
 static void print_json(const ma_vrun *run, const char *root, const char *const *errors, size_t n_errors,
@@ -322,10 +349,6 @@ static void print_json(const ma_vrun *run, const char *root, const char *const *
     }
     json_object_set_new(doc, "options", o);
     json_object_set_new(doc, "verdict", json_string(ma_vrun_verdict_name(ma_vrun_verdict_of(run))));
-    json_t *secs = json_array();
-    for (size_t i = 0; i < ma_vrun_sector_count(run); i++)
-        json_array_append_new(secs, sector_json(ma_vrun_sector_at(run, i)));
-    json_object_set_new(doc, "sectors", secs);
     const ma_vrun_totals *t = ma_vrun_totals_of(run);
     json_t *tot = json_object();
     static const char *const names[] = {"sectors", "sectors_checked", "sectors_carried_over",
@@ -348,9 +371,16 @@ static void print_json(const ma_vrun *run, const char *root, const char *const *
     json_object_set_new(doc, "record_complete", json_boolean(!ma_vrun_record_failed(run)));
     json_object_set_new(doc, "seconds", json_real(ma_vrun_seconds(run)));
     json_object_set_new(doc, "exit", json_integer(exit_code));
-    json_dumpf(doc, stdout, JSON_COMPACT);
-    fputc('\n', stdout);
+    /* the document, then its sectors streamed into it (print_sector_json) */
+    print_json_open(doc);
     json_decref(doc);
+    fputs(",\"sectors\":[", stdout);
+    for (size_t i = 0; i < ma_vrun_sector_count(run); i++) {
+        if (i)
+            fputc(',', stdout);
+        print_sector_json(ma_vrun_sector_at(run, i));
+    }
+    fputs("]}\n", stdout);
 }
 
 /* ---- plan ---- */

@@ -165,54 +165,6 @@ def cmd_solve(args, build, root):
 GAME = re.compile(r"^(std|lask|mora)(\d+)$")
 
 
-def checker_refuses_digest(binary, directory):
-    """The checker's reader may still require header bytes 80..111 to be zero (docs/format.md
-    §5.1 gave them to the body digest); then verify runs on the files with the digest zeroed."""
-    files = sorted((os.path.getsize(os.path.join(directory, n)), n) for n in os.listdir(directory)
-                   if n.endswith(".mdb"))
-    proc = subprocess.run([binary, "dump", os.path.join(directory, files[0][1])], capture_output=True,
-                          text=True)
-    return proc.returncode != 0 and "offset 80: reserved byte" in proc.stderr
-
-
-class DigestsSetAside:
-    """Zeroes bytes 80..111 of every file for the duration (saved beside them, restored after)."""
-
-    def __init__(self, directory):
-        self.dir = directory
-        self.saved = os.path.join(directory, ".bench-digests.json")
-
-    def restore(self):
-        if not os.path.exists(self.saved):
-            return
-        with open(self.saved) as f:
-            saved = json.load(f)
-        for name, hexd in saved.items():
-            with open(os.path.join(self.dir, name), "r+b") as g:
-                g.seek(80)
-                g.write(bytes.fromhex(hexd))
-        os.unlink(self.saved)
-
-    def __enter__(self):
-        self.restore()  # a previous run may have been interrupted
-        saved = {}
-        for name in os.listdir(self.dir):
-            if name.endswith(".mdb"):
-                with open(os.path.join(self.dir, name), "rb") as g:
-                    g.seek(80)
-                    saved[name] = g.read(32).hex()
-        with open(self.saved, "w") as f:
-            json.dump(saved, f)
-        for name in saved:
-            with open(os.path.join(self.dir, name), "r+b") as g:
-                g.seek(80)
-                g.write(bytes(32))
-        return self
-
-    def __exit__(self, *exc):
-        self.restore()
-
-
 def verify_once(binary, directory, threads):
     cmd = [binary, "verify", directory, "--threads", str(threads), "--json", "--quiet"]
     proc, wall, cpu, rss = timed(cmd)
@@ -280,13 +232,7 @@ def cmd_scale(args, build, root):
                       f"CPU {r['cpu']:.1f} s, peak RSS {r['rss_kb'] / 1024:.0f} MiB, start {r['start']} "
                       f"({load()})", flush=True)
                 if not args.no_verify:
-                    if checker_refuses_digest(binary, out):
-                        print("  (the checker's reader still requires header bytes 80..111 to be zero: "
-                              "verifying with the body digest set aside)", flush=True)
-                        with DigestsSetAside(out):
-                            v = verify_once(binary, out, t)
-                    else:
-                        v = verify_once(binary, out, t)
+                    v = verify_once(binary, out, t)
                     row["verify"][t] = v
                     print(f"  verified with {t} thread(s): exit {v['exit']}, {v['verified']} entries, "
                           f"{v['discrepancies']} discrepancies, wall {v['wall']:.1f} s, CPU "
