@@ -819,19 +819,6 @@ int ma_manifest_merge(ma_manifest_merged *out, const ma_manifest *const *in, con
             if (!have)
                 out->missing[out->n_missing++] = s;
         }
-        if (out->n_missing && !allow_partial) {
-            char list[256] = "";
-            size_t used = 0;
-            for (size_t i = 0; i < out->n_missing && used < sizeof list - 16; i++)
-                used += (size_t)snprintf(list + used, sizeof list - used, "%s%u", i ? ", " : "", out->missing[i]);
-            unsigned count = out->shard_count;
-            size_t nm = out->n_missing;
-            ma_manifest_merged_free(out);
-            return ma_error_set(err, MA_EFORMAT,
-                                "%zu of %u shards missing (shard%s %s of %u): nothing merged; --allow-partial merges "
-                                "the shards given",
-                                nm, count, nm == 1 ? "" : "s", list, count);
-        }
     }
     size_t total = 0;
     for (size_t k = 0; k < n_in; k++)
@@ -867,6 +854,21 @@ int ma_manifest_merge(ma_manifest_merged *out, const ma_manifest *const *in, con
             continue;
         }
         unique++;
+    }
+    /* a conflict is worth more than a missing shard: it is checked first */
+    if (out->n_missing && !allow_partial) {
+        free(items);
+        char list[256] = "";
+        size_t used = 0;
+        for (size_t i = 0; i < out->n_missing && used < sizeof list - 16; i++)
+            used += (size_t)snprintf(list + used, sizeof list - used, "%s%u", i ? ", " : "", out->missing[i]);
+        unsigned count = out->shard_count;
+        size_t nm = out->n_missing;
+        ma_manifest_merged_free(out);
+        return ma_error_set(err, MA_EFORMAT,
+                            "%zu of %u shards missing (shard%s %s of %u): nothing merged; --allow-partial merges "
+                            "the shards given",
+                            nm, count, nm == 1 ? "" : "s", list, count);
     }
     out->paths = calloc(unique ? unique : 1, sizeof *out->paths);
     out->digests = calloc(unique ? unique : 1, sizeof *out->digests);

@@ -443,6 +443,11 @@ static void test_merge_unions_sorted_and_refuses(void **state)
     assert_non_null(strstr(err.msg, "a.mdb: different digests"));
     assert_non_null(strstr(err.msg, "C says"));
     assert_null(strchr(err.msg, '\n'));
+    /* a conflict is reported before a missing shard */
+    const ma_manifest *ac[2] = {&a, &c};
+    const char *acn[2] = {"A", "C"};
+    assert_int_equal(ma_manifest_merge(&mm, ac, acn, 2, 0, &err), MA_EFORMAT);
+    assert_non_null(strstr(err.msg, "a.mdb: different digests"));
     ma_manifest_free(&c);
 
     /* the same shard twice; shards of different N */
