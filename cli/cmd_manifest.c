@@ -57,7 +57,8 @@ static void usage(FILE *out)
             "        As sha256sum -c: --status prints nothing (exit status only), -w/--warn warns about\n"
             "        each improperly formatted line, --quiet prints failures only, --strict fails on\n"
             "        improperly formatted lines, --ignore-missing skips missing files. --ignore-extra:\n"
-            "        no 'not in manifest' for unlisted files of DIR.\n"
+            "        no 'not in manifest' for unlisted files of DIR (of the manifest's shard, for a\n"
+            "        shard manifest: files of other shards are not extra).\n"
             "        Exit 0 all OK, 1 FAILED/MISSING/not in manifest, 3 malformed manifest (--strict),\n"
             "        refused path or unusable store.\n"
             "merge:  one manifest of shard manifests of one DIR (OUT; - for standard output), sorted\n"
@@ -679,6 +680,9 @@ static int cmd_check(int argc, char **argv)
         rc = collect_excludes(ex, dir, manifest_path, audit_path, &err);
         if (rc == MA_OK)
             rc = ma_manifest_list(&listed, &n_listed, dir, (const char *const *)ex, N_EXCLUDES, &err);
+        /* a shard manifest lists its shard: the other shards' files are not extra */
+        if (rc == MA_OK && m.shard_count)
+            rc = keep_shard(dir, listed, &n_listed, m.shard_index, m.shard_count, &err);
         if (rc != MA_OK) {
             fail(err.msg);
             status = MA_EXIT_BAD_INPUT;

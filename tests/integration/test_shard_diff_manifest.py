@@ -203,6 +203,19 @@ def test_manifest_merge_refusals(millaudit, tree, tmp_path):
     assert proc.stderr.count("\n") == 1
 
 
+def test_check_of_a_shard_manifest_reports_extras_of_its_shard_only(millaudit, tree):
+    for i in range(N):
+        millaudit.run("manifest", "create", tree, "--shard", f"{i}/{N}", "--quiet", check=0)
+    for i in range(N):
+        m = tree / f"MANIFEST.shard-{i}-of-{N}.sha256"
+        proc = millaudit.run("manifest", "check", m, "--quiet", check=0)
+        assert proc.stdout == ""
+    (tree / "extra.txt").write_text("not listed\n")  # not a sector file: shard 0's
+    proc = millaudit.run("manifest", "check", tree / f"MANIFEST.shard-0-of-{N}.sha256", "--quiet", check=1)
+    assert "extra.txt" in proc.stdout
+    millaudit.run("manifest", "check", tree / f"MANIFEST.shard-1-of-{N}.sha256", "--quiet", check=0)
+
+
 @pytest.mark.parametrize("args", [["merge"], ["merge", "out.sha256"], ["merge", "--bogus", "o", "s"]])
 def test_manifest_merge_usage(millaudit, tmp_path, args):
     proc = millaudit.run("manifest", *args, cwd=tmp_path)
