@@ -9,6 +9,7 @@
 #include <sqlite3.h>
 
 #include "reports/audit_internal.h"
+#include "reports/json_text.h"
 
 /* ---------------------------------------------------------------- SQL helpers */
 
@@ -195,32 +196,6 @@ int ma_runs_previous(ma_audit *a, int64_t run, int64_t *prev, ma_error *err)
 
 /* ---------------------------------------------------------------- JSON helpers */
 
-static json_t *jstr(const char *s)
-{
-    if (!s)
-        return json_null();
-    json_t *j = json_string(s);
-    if (j)
-        return j;
-    /* not UTF-8 (a store may hold any bytes): escape the offending bytes as runs export does */
-    size_t n = strlen(s);
-    char *t = malloc(4 * n + 1);
-    if (!t)
-        return NULL;
-    size_t k = 0;
-    for (size_t i = 0; i < n; i++) {
-        unsigned char c = (unsigned char)s[i];
-        if (c < 0x80)
-            t[k++] = (char)c;
-        else
-            k += (size_t)sprintf(t + k, "\\x%02X", c);
-    }
-    t[k] = 0;
-    j = json_string(t);
-    free(t);
-    return j;
-}
-
 typedef struct jb {
     int bad;
 } jb;
@@ -264,19 +239,19 @@ int ma_runs_list_json(const ma_run_row *rows, size_t n, const char *store, char 
     json_t *doc = json_object();
     put(&b, doc, "schema_version", json_integer(MA_HISTORY_SCHEMA_VERSION));
     put(&b, doc, "command", json_string("runs list"));
-    put(&b, doc, "store", jstr(store));
+    put(&b, doc, "store", ma_json_store_text(store));
     json_t *arr = json_array();
     for (size_t i = 0; i < n; i++) {
         const ma_run_row *r = &rows[i];
         json_t *o = json_object();
         put(&b, o, "id", json_integer(r->id));
-        put(&b, o, "kind", jstr(r->kind));
-        put(&b, o, "started_at", jstr(r->started_at));
-        put(&b, o, "ended_at", jstr(r->ended_at));
-        put(&b, o, "status", jstr(r->status));
-        put(&b, o, "mode", jstr(r->mode));
-        put(&b, o, "database_root", jstr(r->database_root));
-        put(&b, o, "tool_version", jstr(r->tool_version));
+        put(&b, o, "kind", ma_json_store_text(r->kind));
+        put(&b, o, "started_at", ma_json_store_text(r->started_at));
+        put(&b, o, "ended_at", ma_json_store_text(r->ended_at));
+        put(&b, o, "status", ma_json_store_text(r->status));
+        put(&b, o, "mode", ma_json_store_text(r->mode));
+        put(&b, o, "database_root", ma_json_store_text(r->database_root));
+        put(&b, o, "tool_version", ma_json_store_text(r->tool_version));
         put(&b, o, "resumed_from", r->resumed_from ? json_integer(r->resumed_from) : json_null());
         put(&b, o, "imported", json_boolean(r->imported));
         json_t *t = json_object();
@@ -304,13 +279,13 @@ static const char *cmp_word(int v)
 static json_t *run_side(jb *b, const ma_run *r, const char *store)
 {
     json_t *o = json_object();
-    put(b, o, "store", jstr(store));
+    put(b, o, "store", ma_json_store_text(store));
     put(b, o, "id", json_integer(r->id));
-    put(b, o, "kind", jstr(r->kind));
-    put(b, o, "started_at", jstr(r->started_at));
-    put(b, o, "ended_at", jstr(r->ended_at));
-    put(b, o, "status", jstr(r->status));
-    put(b, o, "database_root", jstr(r->database_root));
+    put(b, o, "kind", ma_json_store_text(r->kind));
+    put(b, o, "started_at", ma_json_store_text(r->started_at));
+    put(b, o, "ended_at", ma_json_store_text(r->ended_at));
+    put(b, o, "status", ma_json_store_text(r->status));
+    put(b, o, "database_root", ma_json_store_text(r->database_root));
     put(b, o, "sectors", json_integer((json_int_t)r->n_sectors));
     put(b, o, "manifest_files", json_integer((json_int_t)r->n_files));
     return o;
@@ -329,7 +304,7 @@ int ma_run_cmp_json(const ma_run_cmp *c, const ma_run *a, const char *store_a, c
     for (size_t i = 0; i < c->n_rows; i++) {
         const ma_run_cmp_row *row = &c->rows[i];
         json_t *o = json_object();
-        put(&b, o, "name", jstr(row->name));
+        put(&b, o, "name", ma_json_store_text(row->name));
         put(&b, o, "is_file", json_boolean(row->is_file));
         put(&b, o, "in_a", json_boolean(row->in_a));
         put(&b, o, "in_b", json_boolean(row->in_b));
@@ -568,10 +543,10 @@ static json_t *sector_side(jb *b, const ma_run_sector *s)
     if (!s)
         return json_null();
     json_t *o = json_object();
-    put(b, o, "status", jstr(s->status));
+    put(b, o, "status", ma_json_store_text(s->status));
     put(b, o, "discrepancies", json_integer(s->discrepancies));
     put(b, o, "classes", classes_json(b, s));
-    put(b, o, "derived_sha256", jstr(s->derived_sha256));
+    put(b, o, "derived_sha256", ma_json_store_text(s->derived_sha256));
     return o;
 }
 
@@ -581,10 +556,10 @@ static json_t *run_brief(jb *b, const ma_run *r)
         return json_null();
     json_t *o = json_object();
     put(b, o, "id", json_integer(r->id));
-    put(b, o, "started_at", jstr(r->started_at));
-    put(b, o, "ended_at", jstr(r->ended_at));
-    put(b, o, "status", jstr(r->status));
-    put(b, o, "database_root", jstr(r->database_root));
+    put(b, o, "started_at", ma_json_store_text(r->started_at));
+    put(b, o, "ended_at", ma_json_store_text(r->ended_at));
+    put(b, o, "status", ma_json_store_text(r->status));
+    put(b, o, "database_root", ma_json_store_text(r->database_root));
     put(b, o, "sectors", json_integer((json_int_t)r->n_sectors));
     return o;
 }
@@ -595,13 +570,13 @@ int ma_regressions_json(const ma_regressions *r, const char *store, const char *
     json_t *doc = json_object();
     put(&b, doc, "schema_version", json_integer(MA_HISTORY_SCHEMA_VERSION));
     put(&b, doc, "command", json_string("runs regressions"));
-    put(&b, doc, "store", jstr(store));
+    put(&b, doc, "store", ma_json_store_text(store));
     put(&b, doc, "run", run_brief(&b, r->run));
     put(&b, doc, "baseline", run_brief(&b, r->base));
-    put(&b, doc, "basis", r->base ? jstr(basis) : json_null());
+    put(&b, doc, "basis", r->base ? ma_json_store_text(basis) : json_null());
     json_t *v = json_object();
-    put(&b, v, "from", r->base ? jstr(r->base->ended_at ? r->base->status : NULL) : json_null());
-    put(&b, v, "to", jstr(r->run->ended_at ? r->run->status : NULL));
+    put(&b, v, "from", r->base ? ma_json_store_text(r->base->ended_at ? r->base->status : NULL) : json_null());
+    put(&b, v, "to", ma_json_store_text(r->run->ended_at ? r->run->status : NULL));
     put(&b, v, "changed", json_boolean(r->verdict_changed));
     put(&b, v, "worse", json_boolean(r->verdict_worse));
     put(&b, v, "better", json_boolean(r->verdict_better));
@@ -620,7 +595,7 @@ int ma_regressions_json(const ma_regressions *r, const char *store, const char *
         if (!row->changes)
             continue;
         json_t *o = json_object();
-        put(&b, o, "sector", jstr(row->sector));
+        put(&b, o, "sector", ma_json_store_text(row->sector));
         json_t *ch = json_array();
         for (int k = 0; k < MA_CHANGES; k++)
             if (row->changes >> k & 1)
@@ -628,7 +603,7 @@ int ma_regressions_json(const ma_regressions *r, const char *store, const char *
         put(&b, o, "changes", ch);
         put(&b, o, "regression", json_boolean(row->regression));
         put(&b, o, "improvement", json_boolean(row->improvement));
-        put(&b, o, "why", jstr(row->why));
+        put(&b, o, "why", ma_json_store_text(row->why));
         put(&b, o, "baseline", sector_side(&b, row->base));
         put(&b, o, "run", sector_side(&b, row->run));
         push(&b, arr, o);

@@ -5,33 +5,9 @@
 
 #include <jansson.h>
 
+#include "reports/json_text.h"
 #include "reports/render_internal.h"
 
-/* A store may hold any bytes; json_string refuses invalid UTF-8, so such bytes become "\xNN". */
-static json_t *jstr(const char *s)
-{
-    if (!s)
-        return json_null();
-    json_t *j = json_string(s);
-    if (j)
-        return j;
-    size_t n = strlen(s);
-    char *t = malloc(4 * n + 1);
-    if (!t)
-        return NULL;
-    size_t k = 0;
-    for (size_t i = 0; i < n; i++) {
-        unsigned char c = (unsigned char)s[i];
-        if (c < 0x80)
-            t[k++] = (char)c;
-        else
-            k += (size_t)sprintf(t + k, "\\x%02X", c);
-    }
-    t[k] = 0;
-    j = json_string(t);
-    free(t);
-    return j;
-}
 
 /* -1 (not recorded) is null. */
 static json_t *jcount(int64_t v)
@@ -60,10 +36,10 @@ static json_t *add(jb *b, json_t *arr, json_t *v)
 static json_t *value(jb *b, const ma_report_value *v, const char *text)
 {
     json_t *o = json_object();
-    put(b, o, "outcome", jstr(v->outcome));
+    put(b, o, "outcome", ma_json_store_text(v->outcome));
     put(b, o, "depth", jcount(v->depth));
-    put(b, o, "bound", jstr(v->bound));
-    put(b, o, "text", jstr(text));
+    put(b, o, "bound", ma_json_store_text(v->bound));
+    put(b, o, "text", ma_json_store_text(text));
     return o;
 }
 
@@ -72,10 +48,10 @@ static json_t *verdict(jb *b, const ma_report *r)
     const ma_verdict *v = &r->verdict;
     json_t *o = json_object();
     put(b, o, "state", json_string(ma_verdict_state_name(v->state)));
-    put(b, o, "headline", jstr(v->headline));
+    put(b, o, "headline", ma_json_store_text(v->headline));
     json_t *d = put(b, o, "details", json_array());
     for (int i = 0; i < v->n_details; i++)
-        add(b, d, jstr(v->details[i]));
+        add(b, d, ma_json_store_text(v->details[i]));
     put(b, o, "good", json_boolean(v->good));
     put(b, o, "discrepancies_found", json_boolean(v->discrepancies));
     put(b, o, "interrupted", json_boolean(v->interrupted));
@@ -133,28 +109,28 @@ static json_t *run_facts(jb *b, const ma_report *r)
     const ma_run *x = &r->run;
     json_t *o = json_object();
     put(b, o, "id", json_integer(x->id));
-    put(b, o, "kind", jstr(x->kind));
-    put(b, o, "mode", jstr(r->mode));
+    put(b, o, "kind", ma_json_store_text(x->kind));
+    put(b, o, "mode", ma_json_store_text(r->mode));
     put(b, o, "resumed_from", r->resumed_from ? json_integer(r->resumed_from) : json_null());
     json_t *opts = r->options ? json_loads(r->options, 0, NULL) : NULL;
-    put(b, o, "options", opts ? opts : r->options ? jstr(r->options) : json_null());
-    put(b, o, "database_root", jstr(x->database_root));
-    put(b, o, "side_b", ma_report_is_diff(r) ? jstr(r->side_b) : json_null());
-    put(b, o, "variant", jstr(x->variant));
-    put(b, o, "format", jstr(x->format));
-    put(b, o, "started_at", jstr(x->started_at));
-    put(b, o, "ended_at", jstr(x->ended_at));
-    put(b, o, "recorded_status", jstr(x->status));
-    put(b, o, "tool_version", jstr(x->tool_version));
-    put(b, o, "git_revision", jstr(x->git_revision));
-    put(b, o, "host", jstr(x->host));
-    put(b, o, "command_line", jstr(x->command_line));
+    put(b, o, "options", opts ? opts : r->options ? ma_json_store_text(r->options) : json_null());
+    put(b, o, "database_root", ma_json_store_text(x->database_root));
+    put(b, o, "side_b", ma_report_is_diff(r) ? ma_json_store_text(r->side_b) : json_null());
+    put(b, o, "variant", ma_json_store_text(x->variant));
+    put(b, o, "format", ma_json_store_text(x->format));
+    put(b, o, "started_at", ma_json_store_text(x->started_at));
+    put(b, o, "ended_at", ma_json_store_text(x->ended_at));
+    put(b, o, "recorded_status", ma_json_store_text(x->status));
+    put(b, o, "tool_version", ma_json_store_text(x->tool_version));
+    put(b, o, "git_revision", ma_json_store_text(x->git_revision));
+    put(b, o, "host", ma_json_store_text(x->host));
+    put(b, o, "command_line", ma_json_store_text(x->command_line));
     if (x->imported) {
         json_t *im = put(b, o, "imported_from", json_object());
-        put(b, im, "source", jstr(x->import_source));
+        put(b, im, "source", ma_json_store_text(x->import_source));
         put(b, im, "source_run_id", json_integer(x->import_source_run_id));
         put(b, im, "export_version", json_integer(x->import_export_version));
-        put(b, im, "imported_at", jstr(x->imported_at));
+        put(b, im, "imported_at", ma_json_store_text(x->imported_at));
     } else {
         put(b, o, "imported_from", json_null());
     }
@@ -166,12 +142,12 @@ static json_t *sector(jb *b, const ma_report *r, size_t i)
     const ma_run_sector *s = &r->run.sectors[i];
     const ma_report_sector *x = &r->sx[i];
     json_t *o = json_object();
-    put(b, o, "sector", jstr(s->sector));
-    put(b, o, "file", jstr(s->file));
-    put(b, o, "format", jstr(x->format));
+    put(b, o, "sector", ma_json_store_text(s->sector));
+    put(b, o, "file", ma_json_store_text(s->file));
+    put(b, o, "format", ma_json_store_text(x->format));
     put(b, o, "state", json_string(ma_verdict_state_name((ma_verdict_state)x->state)));
-    put(b, o, "recorded_status", jstr(s->status));
-    put(b, o, "message", jstr(s->message));
+    put(b, o, "recorded_status", ma_json_store_text(s->status));
+    put(b, o, "message", ma_json_store_text(s->message));
     put(b, o, "carried_from", x->carried_from ? json_integer(x->carried_from) : json_null());
     put(b, o, "entries", json_integer(s->entries));
     put(b, o, "checked", json_integer(s->checked));
@@ -196,15 +172,15 @@ static json_t *sector(jb *b, const ma_report *r, size_t i)
     json_t *h = put(b, o, "histogram", json_array());
     for (size_t k = 0; k < s->n_bins; k++) {
         json_t *bin = add(b, h, json_object());
-        put(b, bin, "outcome", jstr(s->bins[k].outcome));
+        put(b, bin, "outcome", ma_json_store_text(s->bins[k].outcome));
         put(b, bin, "depth", json_integer(s->bins[k].depth));
         put(b, bin, "count", json_integer(s->bins[k].count));
     }
     put(b, o, "wins", jcount(x->wins));
     put(b, o, "draws", jcount(x->draws));
     put(b, o, "losses", jcount(x->losses));
-    put(b, o, "body_digest", jstr(x->body_digest));
-    put(b, o, "derived_sha256", jstr(s->derived_sha256));
+    put(b, o, "body_digest", ma_json_store_text(x->body_digest));
+    put(b, o, "derived_sha256", ma_json_store_text(s->derived_sha256));
     put(b, o, "derived_positions", s->has_derived_positions ? json_integer(s->derived_positions) : json_null());
     return o;
 }
@@ -215,12 +191,12 @@ static json_t *discrepancy(jb *b, const ma_report *r, size_t i)
     const ma_report_disc *x = &r->dx[i];
     int diff = ma_report_is_diff(r);
     json_t *o = json_object();
-    put(b, o, "sector", jstr(d->sector));
+    put(b, o, "sector", ma_json_store_text(d->sector));
     put(b, o, "entry", json_integer(d->entry));
     put(b, o, "offset", jcount(x->offset));
-    put(b, o, "class", jstr(d->cls));
+    put(b, o, "class", ma_json_store_text(d->cls));
     put(b, o, "root", x->root < 0 ? json_null() : json_boolean(x->root));
-    put(b, o, "board", jstr(d->board));
+    put(b, o, "board", ma_json_store_text(d->board));
     int mover, opp;
     ma_report_in_hand(d->sector, &mover, &opp);
     put(b, o, "side_to_move", json_string("X"));
@@ -228,8 +204,8 @@ static json_t *discrepancy(jb *b, const ma_report *r, size_t i)
     put(b, o, "opponent_in_hand", opp >= 0 ? json_integer(opp) : json_null());
     put(b, o, diff ? "a" : "stored", value(b, &x->stored, d->stored));
     put(b, o, diff ? "b" : "derived", value(b, &x->derived, d->derived));
-    put(b, o, "move", jstr(x->move));
-    put(b, o, "successor", jstr(x->successor));
+    put(b, o, "move", ma_json_store_text(x->move));
+    put(b, o, "successor", ma_json_store_text(x->successor));
     return o;
 }
 
@@ -256,11 +232,11 @@ int ma_render_json(char **out, const ma_report *r, ma_error *err)
         const ma_report_history *x = &r->history[i];
         json_t *o = add(&b, h, json_object());
         put(&b, o, "id", json_integer(x->id));
-        put(&b, o, "started_at", jstr(x->started_at));
-        put(&b, o, "ended_at", jstr(x->ended_at));
-        put(&b, o, "mode", jstr(x->mode));
+        put(&b, o, "started_at", ma_json_store_text(x->started_at));
+        put(&b, o, "ended_at", ma_json_store_text(x->ended_at));
+        put(&b, o, "mode", ma_json_store_text(x->mode));
         put(&b, o, "state", json_string(ma_verdict_state_name(x->state)));
-        put(&b, o, "recorded_status", jstr(x->status));
+        put(&b, o, "recorded_status", ma_json_store_text(x->status));
         put(&b, o, "sectors", json_integer(x->sectors));
         put(&b, o, "entries", json_integer(x->entries));
         put(&b, o, "verified", json_integer(x->verified));
@@ -271,18 +247,18 @@ int ma_render_json(char **out, const ma_report *r, ma_error *err)
     }
     if (r->run.has_manifest || r->run.n_files) {
         json_t *m = put(&b, doc, "manifest", json_object());
-        put(&b, m, "manifest_path", jstr(r->run.manifest_path));
+        put(&b, m, "manifest_path", ma_json_store_text(r->run.manifest_path));
         put(&b, m, "chunk_size", json_integer(r->run.manifest_chunk_size));
         json_t *files = put(&b, m, "files", json_array());
         for (size_t i = 0; i < r->run.n_files; i++) {
             const ma_run_file *f = &r->run.files[i];
             json_t *o = add(&b, files, json_object());
-            put(&b, o, "path", jstr(f->path));
+            put(&b, o, "path", ma_json_store_text(f->path));
             put(&b, o, "size", json_integer(f->size));
-            put(&b, o, "sha256", jstr(f->sha256));
-            put(&b, o, "sector", jstr(f->sector));
-            put(&b, o, "format", jstr(f->format));
-            put(&b, o, "variant", jstr(f->variant));
+            put(&b, o, "sha256", ma_json_store_text(f->sha256));
+            put(&b, o, "sector", ma_json_store_text(f->sector));
+            put(&b, o, "format", ma_json_store_text(f->format));
+            put(&b, o, "variant", ma_json_store_text(f->variant));
             put(&b, o, "chunks", json_integer((json_int_t)f->n_chunks));
         }
     } else {

@@ -9,6 +9,7 @@
 #include <sqlite3.h>
 
 #include "reports/audit_internal.h"
+#include "reports/json_text.h"
 
 /* ---------------------------------------------------------------- loading */
 
@@ -406,31 +407,6 @@ static json_t *jstr(const char *s)
     return s ? json_string(s) : json_null();
 }
 
-/* json_string refuses invalid UTF-8; a store may hold any bytes, so fall back to escaping them. */
-static json_t *jstr_any(const char *s)
-{
-    if (!s)
-        return json_null();
-    json_t *j = json_string(s);
-    if (j)
-        return j;
-    size_t n = strlen(s);
-    char *t = malloc(4 * n + 1);
-    if (!t)
-        return NULL;
-    size_t k = 0;
-    for (size_t i = 0; i < n; i++) {
-        unsigned char c = (unsigned char)s[i];
-        if (c < 0x80)
-            t[k++] = (char)c;
-        else
-            k += (size_t)sprintf(t + k, "\\x%02X", c);
-    }
-    t[k] = 0;
-    j = json_string(t);
-    free(t);
-    return j;
-}
 
 static int set(json_t *o, const char *key, json_t *v, int *bad)
 {
@@ -454,26 +430,26 @@ int ma_run_to_json(const ma_run *r, char **out, ma_error *err)
     set(doc, "run", run ? run : NULL, &bad);
     if (run) {
         set(run, "id", json_integer(r->id), &bad);
-        set(run, "kind", jstr_any(r->kind), &bad);
-        set(run, "tool_version", jstr_any(r->tool_version), &bad);
-        set(run, "git_revision", jstr_any(r->git_revision), &bad);
-        set(run, "host", jstr_any(r->host), &bad);
-        set(run, "command_line", jstr_any(r->command_line), &bad);
-        set(run, "database_root", jstr_any(r->database_root), &bad);
-        set(run, "variant", jstr_any(r->variant), &bad);
-        set(run, "format", jstr_any(r->format), &bad);
-        set(run, "started_at", jstr_any(r->started_at), &bad);
-        set(run, "ended_at", jstr_any(r->ended_at), &bad);
-        set(run, "status", jstr_any(r->status), &bad);
+        set(run, "kind", ma_json_store_text(r->kind), &bad);
+        set(run, "tool_version", ma_json_store_text(r->tool_version), &bad);
+        set(run, "git_revision", ma_json_store_text(r->git_revision), &bad);
+        set(run, "host", ma_json_store_text(r->host), &bad);
+        set(run, "command_line", ma_json_store_text(r->command_line), &bad);
+        set(run, "database_root", ma_json_store_text(r->database_root), &bad);
+        set(run, "variant", ma_json_store_text(r->variant), &bad);
+        set(run, "format", ma_json_store_text(r->format), &bad);
+        set(run, "started_at", ma_json_store_text(r->started_at), &bad);
+        set(run, "ended_at", ma_json_store_text(r->ended_at), &bad);
+        set(run, "status", ma_json_store_text(r->status), &bad);
     }
     if (r->imported) {
         json_t *im = json_object();
         set(doc, "imported_from", im, &bad);
         if (im) {
-            set(im, "source", jstr_any(r->import_source), &bad);
+            set(im, "source", ma_json_store_text(r->import_source), &bad);
             set(im, "source_run_id", json_integer(r->import_source_run_id), &bad);
             set(im, "export_version", json_integer(r->import_export_version), &bad);
-            set(im, "imported_at", jstr_any(r->imported_at), &bad);
+            set(im, "imported_at", ma_json_store_text(r->imported_at), &bad);
         }
     } else {
         set(doc, "imported_from", json_null(), &bad);
@@ -482,7 +458,7 @@ int ma_run_to_json(const ma_run *r, char **out, ma_error *err)
         json_t *m = json_object(), *files = json_array();
         set(doc, "manifest", m, &bad);
         if (m) {
-            set(m, "manifest_path", jstr_any(r->manifest_path), &bad);
+            set(m, "manifest_path", ma_json_store_text(r->manifest_path), &bad);
             set(m, "chunk_size", json_integer(r->manifest_chunk_size), &bad);
             set(m, "files", files, &bad);
         }
@@ -494,17 +470,17 @@ int ma_run_to_json(const ma_run *r, char **out, ma_error *err)
                 json_decref(chunks);
                 break;
             }
-            set(jf, "path", jstr_any(f->path), &bad);
+            set(jf, "path", ma_json_store_text(f->path), &bad);
             set(jf, "size", json_integer(f->size), &bad);
-            set(jf, "sha256", jstr_any(f->sha256), &bad);
+            set(jf, "sha256", ma_json_store_text(f->sha256), &bad);
             set(jf, "chunk_size", json_integer(f->chunk_size), &bad);
-            set(jf, "variant", jstr_any(f->variant), &bad);
-            set(jf, "format", jstr_any(f->format), &bad);
-            set(jf, "sector", jstr_any(f->sector), &bad);
-            set(jf, "producer", jstr_any(f->producer), &bad);
-            set(jf, "producer_version", jstr_any(f->producer_version), &bad);
+            set(jf, "variant", ma_json_store_text(f->variant), &bad);
+            set(jf, "format", ma_json_store_text(f->format), &bad);
+            set(jf, "sector", ma_json_store_text(f->sector), &bad);
+            set(jf, "producer", ma_json_store_text(f->producer), &bad);
+            set(jf, "producer_version", ma_json_store_text(f->producer_version), &bad);
             set(jf, "entries", f->has_entries ? json_integer(f->entries) : json_null(), &bad);
-            set(jf, "ruleset_fingerprint", jstr_any(f->ruleset_fingerprint), &bad);
+            set(jf, "ruleset_fingerprint", ma_json_store_text(f->ruleset_fingerprint), &bad);
             set(jf, "chunks", chunks, &bad);
             for (size_t k = 0; chunks && k < f->n_chunks; k++) {
                 json_t *c = json_object();
@@ -515,7 +491,7 @@ int ma_run_to_json(const ma_run *r, char **out, ma_error *err)
                 set(c, "chunk", json_integer(f->chunks[k].chunk), &bad);
                 set(c, "offset", json_integer(f->chunks[k].offset), &bad);
                 set(c, "length", json_integer(f->chunks[k].length), &bad);
-                set(c, "sha256", jstr_any(f->chunks[k].sha256), &bad);
+                set(c, "sha256", ma_json_store_text(f->chunks[k].sha256), &bad);
             }
         }
     } else {
@@ -531,16 +507,16 @@ int ma_run_to_json(const ma_run *r, char **out, ma_error *err)
             json_decref(cls), json_decref(bins);
             break;
         }
-        set(s, "sector", jstr_any(x->sector), &bad);
-        set(s, "file", jstr_any(x->file), &bad);
+        set(s, "sector", ma_json_store_text(x->sector), &bad);
+        set(s, "file", ma_json_store_text(x->file), &bad);
         set(s, "entries", json_integer(x->entries), &bad);
         set(s, "checked", json_integer(x->checked), &bad);
         set(s, "verified", json_integer(x->verified), &bad);
         set(s, "within_bounds", json_integer(x->within_bounds), &bad);
         set(s, "discrepancies", json_integer(x->discrepancies), &bad);
         set(s, "seconds", json_real(x->seconds), &bad);
-        set(s, "status", jstr_any(x->status), &bad);
-        set(s, "message", jstr_any(x->message), &bad);
+        set(s, "status", ma_json_store_text(x->status), &bad);
+        set(s, "message", ma_json_store_text(x->message), &bad);
         set(s, "derived_sha256", jstr(x->derived_sha256), &bad);
         set(s, "derived_positions", x->has_derived_positions ? json_integer(x->derived_positions) : json_null(),
             &bad);
@@ -551,7 +527,7 @@ int ma_run_to_json(const ma_run *r, char **out, ma_error *err)
                 bad = 1;
                 break;
             }
-            set(c, "class", jstr_any(x->classes[k].cls), &bad);
+            set(c, "class", ma_json_store_text(x->classes[k].cls), &bad);
             set(c, "count", json_integer(x->classes[k].count), &bad);
         }
         set(s, "histogram", bins, &bad);
@@ -561,7 +537,7 @@ int ma_run_to_json(const ma_run *r, char **out, ma_error *err)
                 bad = 1;
                 break;
             }
-            set(c, "outcome", jstr_any(x->bins[k].outcome), &bad);
+            set(c, "outcome", ma_json_store_text(x->bins[k].outcome), &bad);
             set(c, "depth", json_integer(x->bins[k].depth), &bad);
             set(c, "count", json_integer(x->bins[k].count), &bad);
         }
@@ -575,12 +551,12 @@ int ma_run_to_json(const ma_run *r, char **out, ma_error *err)
             bad = 1;
             break;
         }
-        set(o, "sector", jstr_any(d->sector), &bad);
+        set(o, "sector", ma_json_store_text(d->sector), &bad);
         set(o, "entry", json_integer(d->entry), &bad);
-        set(o, "board", jstr_any(d->board), &bad);
-        set(o, "stored", jstr_any(d->stored), &bad);
-        set(o, "derived", jstr_any(d->derived), &bad);
-        set(o, "class", jstr_any(d->cls), &bad);
+        set(o, "board", ma_json_store_text(d->board), &bad);
+        set(o, "stored", ma_json_store_text(d->stored), &bad);
+        set(o, "derived", ma_json_store_text(d->derived), &bad);
+        set(o, "class", ma_json_store_text(d->cls), &bad);
     }
     char *text = bad ? NULL : json_dumps(doc, JSON_INDENT(2) | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(17));
     json_decref(doc);

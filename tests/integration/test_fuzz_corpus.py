@@ -21,7 +21,7 @@ READERS = ("sec2", "sec", "secval", "open", "manifest", "run_import")
 LIBS = {
     "sec2": ["formats", "indexer", "common"], "sec": ["formats", "indexer", "common"],
     "secval": ["formats", "indexer", "common"], "open": ["formats", "indexer", "checksums", "common"],
-    "manifest": ["checksums", "reports", "common"], "run_import": ["reports", "common"],
+    "manifest": ["checksums", "reports", "formats", "indexer", "checksums", "common"], "run_import": ["reports", "common"],
 }
 SYSLIBS = ["-lsqlite3", "-ljansson", "-lcrypto", "-lpthread", "-lm"]
 CORPUS = ROOT / "fuzz" / "corpus"

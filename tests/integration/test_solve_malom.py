@@ -17,7 +17,7 @@ import struct
 
 import pytest
 
-from conftest import FIXTURES
+from conftest import FIXTURES, need_fixture
 
 MALOM = FIXTURES / "malom"
 STRONG = MALOM / "std-strong"
@@ -42,9 +42,7 @@ def hash_count(name):
 
 
 def need(path):
-    if not path.exists():
-        pytest.skip(f"fixture absent: {path} (expected under conftest.FIXTURES = {FIXTURES})")
-    return path
+    return need_fixture(path)
 
 
 # --- decoders written from malom-format.md §5 for this test -----------------------------------

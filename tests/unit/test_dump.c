@@ -137,5 +137,5 @@ int main(void)
         cmocka_unit_test(test_open_walk),
         cmocka_unit_test(test_malom_walk),
     };
-    return cmocka_run_group_tests(tests, NULL, NULL);
+    return ma_test_run_group(tests, NULL, NULL);
 }

@@ -246,5 +246,5 @@ int main(void)
         cmocka_unit_test(test_refusals_and_unknown_successors),
         cmocka_unit_test(test_malom_vector),
     };
-    return cmocka_run_group_tests(tests, group_setup, group_teardown);
+    return ma_test_run_group(tests, group_setup, group_teardown);
 }

@@ -277,8 +277,7 @@ static void test_sec2_stonediff_std34(void **state)
 #if defined(__SANITIZE_ADDRESS__)
     /* Solving 3_4/4_3 under the sanitizers takes ~30 s of CPU; the sanitizer binary writes these
      * very files in tests/integration/test_solve_malom.py (fixture sec2_dir) instead. */
-    fprintf(stderr, "skipped under sanitizers: covered by test_solve_malom.py::sec2_dir\n");
-    skip();
+    MA_TEST_SKIP("under sanitizers: covered by test_solve_malom.py::sec2_dir");
 #endif
     struct game *g = calloc(1, sizeof *g);
     ma_sv_sector start = {3, 4, 0, 0};
@@ -362,5 +361,5 @@ int main(void)
         cmocka_unit_test(test_sec2_stonediff_whole_lask3_game),
         cmocka_unit_test(test_existing_and_missing_files),
     };
-    return cmocka_run_group_tests(tests, NULL, NULL);
+    return ma_test_run_group(tests, NULL, NULL);
 }

@@ -264,5 +264,5 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_database_picks_start_and_unusable_files, setup, teardown),
         cmocka_unit_test(test_malom_analyze_figures),
     };
-    return cmocka_run_group_tests(tests, NULL, NULL);
+    return ma_test_run_group(tests, NULL, NULL);
 }
