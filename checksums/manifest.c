@@ -83,6 +83,8 @@ static int walk(path_list *l, const char *dir, const char *rel, ma_error *err)
             rc = ma_error_set(err, MA_EIO, "%s: cannot stat: %s", p, strerror(errno));
         } else if (S_ISDIR(st.st_mode)) {
             rc = walk(l, dir, r, err);
+        } else if (!rel && ma_manifest_is_shard_name(e->d_name, NULL, NULL)) {
+            /* another shard's manifest (manifest create --shard): a manifest never lists a manifest */
         } else if (ma_manifest_is_temp_name(e->d_name)) {
             /* a half-written file of a writer (ours or the solver's): never sealed in a manifest */
         } else if (S_ISREG(st.st_mode) || (S_ISLNK(st.st_mode) && stat(p, &st) == 0 && S_ISREG(st.st_mode))) {
@@ -109,6 +111,33 @@ static int all_digits(const char *s)
     for (; *s; s++)
         if (*s < '0' || *s > '9')
             return 0;
+    return 1;
+}
+
+int ma_manifest_is_shard_name(const char *base, unsigned *index, unsigned *count)
+{
+    static const char pre[] = "MANIFEST.shard-", suf[] = ".sha256";
+    size_t lb = strlen(base), lp = sizeof pre - 1, ls = sizeof suf - 1;
+    if (lb <= lp + ls || strncmp(base, pre, lp) || strcmp(base + lb - ls, suf))
+        return 0;
+    char mid[64];
+    if (lb - lp - ls >= sizeof mid)
+        return 0;
+    memcpy(mid, base + lp, lb - lp - ls);
+    mid[lb - lp - ls] = '\0';
+    char *of = strstr(mid, "-of-");
+    if (!of)
+        return 0;
+    *of = '\0';
+    if (!all_digits(mid) || !all_digits(of + 4) || strlen(mid) > 6 || strlen(of + 4) > 6)
+        return 0;
+    unsigned i = (unsigned)strtoul(mid, NULL, 10), n = (unsigned)strtoul(of + 4, NULL, 10);
+    if (n < 1 || i >= n)
+        return 0;
+    if (index)
+        *index = i;
+    if (count)
+        *count = n;
     return 1;
 }
 
@@ -274,9 +303,10 @@ static int put_name(FILE *f, const char *s, int escape)
     return 0;
 }
 
-static int write_lines(FILE *f, const char *const *paths, const ma_file_digest *digests, size_t n)
+static int write_lines(FILE *f, const char *header, const char *const *paths, const ma_file_digest *digests,
+                       size_t n)
 {
-    int ok = 1;
+    int ok = !header || fprintf(f, "# %s\n", header) > 0;
     for (size_t i = 0; ok && i < n; i++) {
         char hex[MA_SHA256_HEX_LEN + 1];
         ma_sha256_hex(hex, digests[i].digest);
@@ -290,13 +320,25 @@ static int write_lines(FILE *f, const char *const *paths, const ma_file_digest *
 int ma_manifest_write_stream(FILE *f, const char *name, const char *const *paths, const ma_file_digest *digests,
                              size_t n, ma_error *err)
 {
-    if (!write_lines(f, paths, digests, n) || fflush(f) != 0)
+    return ma_manifest_write_stream_header(f, name, NULL, paths, digests, n, err);
+}
+
+int ma_manifest_write_stream_header(FILE *f, const char *name, const char *header, const char *const *paths,
+                                    const ma_file_digest *digests, size_t n, ma_error *err)
+{
+    if (!write_lines(f, header, paths, digests, n) || fflush(f) != 0)
         return ma_error_set(err, MA_EIO, "%s: cannot write: %s", name, strerror(errno));
     return MA_OK;
 }
 
 int ma_manifest_write(const char *out_path, const char *const *paths, const ma_file_digest *digests, size_t n,
                       ma_error *err)
+{
+    return ma_manifest_write_header(out_path, NULL, paths, digests, n, err);
+}
+
+int ma_manifest_write_header(const char *out_path, const char *header, const char *const *paths,
+                             const ma_file_digest *digests, size_t n, ma_error *err)
 {
     size_t len = strlen(out_path) + 32;
     char *tmp = malloc(len);
@@ -310,7 +352,7 @@ int ma_manifest_write(const char *out_path, const char *const *paths, const ma_f
         return rc;
     }
     FILE *f = fdopen(fd, "w");
-    int ok = f != NULL && write_lines(f, paths, digests, n);
+    int ok = f != NULL && write_lines(f, header, paths, digests, n);
     int saved = 0;
     if (ok && (fflush(f) != 0 || fsync(fd) != 0))
         ok = 0;
@@ -504,6 +546,32 @@ static int note_malformed(ma_manifest *m, size_t *cap, size_t lineno)
     return 0;
 }
 
+/* "# millaudit manifest shard I/N" (the first comment that says so counts) */
+static void parse_shard_header(ma_manifest *m, const char *line, size_t l)
+{
+    static const char pre[] = "# millaudit manifest shard ";
+    size_t lp = sizeof pre - 1;
+    char buf[32];
+    if (m->shard_count || l <= lp || l - lp >= sizeof buf || strncmp(line, pre, lp))
+        return;
+    memcpy(buf, line + lp, l - lp);
+    buf[l - lp] = '\0';
+    if (buf[l - lp - 1] == '\r')
+        buf[l - lp - 1] = '\0';
+    char *slash = strchr(buf, '/');
+    if (!slash)
+        return;
+    *slash = '\0';
+    if (!all_digits(buf) || !all_digits(slash + 1) || strlen(buf) > 6 || strlen(slash + 1) > 6)
+        return;
+    unsigned i = (unsigned)strtoul(buf, NULL, 10), n = (unsigned)strtoul(slash + 1, NULL, 10);
+    if (n >= 1 && i < n) {
+        m->shard_index = i;
+        m->shard_count = n;
+        m->shard_line = 1;
+    }
+}
+
 int ma_manifest_parse(ma_manifest *out, const char *text, size_t len, const char *name, ma_error *err)
 {
     memset(out, 0, sizeof *out);
@@ -517,8 +585,10 @@ int ma_manifest_parse(ma_manifest *out, const char *text, size_t len, const char
         lineno++;
         /* As coreutils: '#' in the first column is a comment; one CR before the LF is dropped;
          * empty lines are skipped. Neither counts as improperly formatted. */
-        if (l && line[0] == '#')
+        if (l && line[0] == '#') {
+            parse_shard_header(out, line, l);
             continue;
+        }
         if (l && line[l - 1] == '\r')
             l--;
         if (!l)
@@ -677,4 +747,146 @@ int ma_manifest_record(ma_audit *a, int64_t run_id, const char *root, const char
         ma_manifest_paths_free(full, n);
     free(d);
     return rc;
+}
+
+/* ---- merging shard manifests ---- */
+
+void ma_manifest_shard_header(char *buf, size_t len, unsigned index, unsigned count)
+{
+    snprintf(buf, len, "millaudit manifest shard %u/%u", index, count);
+}
+
+typedef struct merge_item {
+    const char *path;
+    const uint8_t *sha256;
+    size_t source;
+} merge_item;
+
+static int cmp_item(const void *a, const void *b)
+{
+    const merge_item *x = a, *y = b;
+    int c = strcmp(x->path, y->path);
+    if (c)
+        return c;
+    return x->source < y->source ? -1 : x->source > y->source;
+}
+
+void ma_manifest_merged_free(ma_manifest_merged *m)
+{
+    if (m->paths)
+        ma_manifest_paths_free(m->paths, m->n);
+    free(m->digests);
+    free(m->missing);
+    memset(m, 0, sizeof *m);
+}
+
+int ma_manifest_merge(ma_manifest_merged *out, const ma_manifest *const *in, const char *const *names, size_t n_in,
+                      int allow_partial, ma_error *err)
+{
+    memset(out, 0, sizeof *out);
+    if (!n_in)
+        return ma_error_set(err, MA_EINVAL, "manifest merge: no manifest given");
+    /* a lost line would drop a file from the merge without a word */
+    for (size_t k = 0; k < n_in; k++)
+        if (in[k]->n_malformed)
+            return ma_error_set(err, MA_EFORMAT, "%s: line %zu is not a manifest line: nothing merged", names[k],
+                                in[k]->first_malformed);
+    size_t first = n_in;
+    for (size_t k = 0; k < n_in; k++) {
+        if (!in[k]->shard_count)
+            continue;
+        if (first == n_in) {
+            first = k;
+            out->shard_count = in[k]->shard_count;
+        } else if (in[k]->shard_count != out->shard_count) {
+            return ma_error_set(err, MA_EFORMAT,
+                                "manifests of different partitions: %s is shard %u/%u, %s is shard %u/%u", names[first],
+                                in[first]->shard_index, in[first]->shard_count, names[k], in[k]->shard_index,
+                                in[k]->shard_count);
+        }
+        for (size_t j = 0; j < k; j++)
+            if (in[j]->shard_count && in[j]->shard_index == in[k]->shard_index)
+                return ma_error_set(err, MA_EFORMAT, "shard %u/%u given twice: %s and %s", in[k]->shard_index,
+                                    in[k]->shard_count, names[j], names[k]);
+    }
+    if (out->shard_count) {
+        if (!(out->missing = calloc(out->shard_count, sizeof *out->missing)))
+            return ma_error_set(err, MA_ENOMEM, "manifest merge: out of memory");
+        for (unsigned s = 0; s < out->shard_count; s++) {
+            int have = 0;
+            for (size_t k = 0; k < n_in && !have; k++)
+                have = in[k]->shard_count && in[k]->shard_index == s;
+            if (!have)
+                out->missing[out->n_missing++] = s;
+        }
+    }
+    size_t total = 0;
+    for (size_t k = 0; k < n_in; k++)
+        total += in[k]->n;
+    merge_item *items = calloc(total ? total : 1, sizeof *items);
+    if (!items) {
+        ma_manifest_merged_free(out);
+        return ma_error_set(err, MA_ENOMEM, "manifest merge: out of memory");
+    }
+    size_t t = 0;
+    for (size_t k = 0; k < n_in; k++)
+        for (size_t i = 0; i < in[k]->n; i++)
+            items[t++] = (merge_item){in[k]->lines[i].path, in[k]->lines[i].sha256, k};
+    qsort(items, total, sizeof *items, cmp_item);
+    size_t unique = 0;
+    for (size_t i = 0; i < total; i++) {
+        if (i && !strcmp(items[i].path, items[i - 1].path)) {
+            /* the group's first line is the reference: every other must agree with it */
+            size_t g = i - 1;
+            while (g && !strcmp(items[g - 1].path, items[i].path))
+                g--;
+            if (memcmp(items[g].sha256, items[i].sha256, MA_SHA256_LEN)) {
+                char ha[MA_SHA256_HEX_LEN + 1], hb[MA_SHA256_HEX_LEN + 1], shown[1100];
+                ma_sha256_hex(ha, items[g].sha256);
+                ma_sha256_hex(hb, items[i].sha256);
+                ma_escape_name(items[i].path, shown, sizeof shown);
+                int rc = ma_error_set(err, MA_EFORMAT, "%s: different digests: %s says %s, %s says %s",
+                                      shown, names[items[g].source], ha, names[items[i].source], hb);
+                free(items);
+                ma_manifest_merged_free(out);
+                return rc;
+            }
+            continue;
+        }
+        unique++;
+    }
+    /* a conflict is worth more than a missing shard: it is checked first */
+    if (out->n_missing && !allow_partial) {
+        free(items);
+        char list[256] = "";
+        size_t used = 0;
+        for (size_t i = 0; i < out->n_missing && used < sizeof list - 16; i++)
+            used += (size_t)snprintf(list + used, sizeof list - used, "%s%u", i ? ", " : "", out->missing[i]);
+        unsigned count = out->shard_count;
+        size_t nm = out->n_missing;
+        ma_manifest_merged_free(out);
+        return ma_error_set(err, MA_EFORMAT,
+                            "%zu of %u shards missing (shard%s %s of %u): nothing merged; --allow-partial merges "
+                            "the shards given",
+                            nm, count, nm == 1 ? "" : "s", list, count);
+    }
+    out->paths = calloc(unique ? unique : 1, sizeof *out->paths);
+    out->digests = calloc(unique ? unique : 1, sizeof *out->digests);
+    int rc = out->paths && out->digests ? MA_OK : MA_ENOMEM;
+    for (size_t i = 0; rc == MA_OK && i < total; i++) {
+        if (i && !strcmp(items[i].path, items[i - 1].path))
+            continue;
+        if (!(out->paths[out->n] = strdup(items[i].path))) {
+            rc = MA_ENOMEM;
+            break;
+        }
+        memcpy(out->digests[out->n].digest, items[i].sha256, MA_SHA256_LEN);
+        out->n++;
+    }
+    free(items);
+    if (rc) {
+        ma_manifest_merged_free(out);
+        return ma_error_set(err, MA_ENOMEM, "manifest merge: out of memory");
+    }
+    return MA_OK;
 }

@@ -37,6 +37,11 @@ void ma_manifest_paths_free(char **paths, size_t n);
  * "<name>.tmpXXXXXX" with six letters or digits (mkstemp, as report --out uses). */
 int ma_manifest_is_temp_name(const char *base);
 
+/* Non-zero when a file name (no directory) is a shard manifest's default name
+ * "MANIFEST.shard-<I>-of-<N>.sha256" (0 <= I < N, decimal), which no listing of the top directory
+ * includes; sets *index and *count when not NULL. */
+int ma_manifest_is_shard_name(const char *base, unsigned *index, unsigned *count);
+
 /* Removes the stale temporary files of a manifest written to out_path: the regular files
  * "<out_path>.tmp.<pid>" of processes that no longer exist (kill(pid, 0) fails with ESRCH), left by
  * a killed `manifest create`. Files of live processes, and every other temporary file, are left
@@ -60,6 +65,13 @@ int ma_manifest_write(const char *out_path, const char *const *paths, const ma_f
 int ma_manifest_write_stream(FILE *f, const char *name, const char *const *paths, const ma_file_digest *digests,
                              size_t n, ma_error *err);
 
+/* The same, with a first line "# <header>" (a comment `sha256sum -c` skips): a shard manifest's
+ * "millaudit manifest shard I/N of DIR" (manifest create --shard, docs/distributed.md). */
+int ma_manifest_write_header(const char *out_path, const char *header, const char *const *paths,
+                             const ma_file_digest *digests, size_t n, ma_error *err);
+int ma_manifest_write_stream_header(FILE *f, const char *name, const char *header, const char *const *paths,
+                                    const ma_file_digest *digests, size_t n, ma_error *err);
+
 /* The largest manifest read: 1 GiB holds about ten million lines. */
 #define MA_MANIFEST_MAX_BYTES (1024L * 1024L * 1024L)
 
@@ -77,6 +89,9 @@ typedef struct ma_manifest {
     size_t n_malformed;        /* improperly formatted lines */
     size_t first_malformed;    /* line number of the first of them, 0 if none */
     size_t *malformed;         /* the line numbers of all of them, in order (for --warn) */
+    /* a shard manifest's comment "# millaudit manifest shard I/N" (manifest create --shard): */
+    int shard_line;            /* 1 when the manifest has one (the first counts) */
+    unsigned shard_index, shard_count; /* count 0: not a shard manifest */
 } ma_manifest;
 
 /* Parses manifest text as `sha256sum -c` does (coreutils 9.1): lines end in LF, one CR before it
@@ -119,5 +134,31 @@ int ma_manifest_record_digests(ma_audit *a, int64_t run_id, const char *root, co
  * MA_EMISSING, MA_EIO with path and offset) or recorded; files recorded before stay recorded. */
 int ma_manifest_record(ma_audit *a, int64_t run_id, const char *root, const char *const *rel, size_t n,
                        const ma_sha256_options *opt, ma_error *err);
+
+/* ---- merging shard manifests (manifest merge, docs/distributed.md) ---- */
+
+/* The header text of shard index of count, "millaudit manifest shard I/N", for
+ * ma_manifest_write_header (which writes it after "# "). */
+void ma_manifest_shard_header(char *buf, size_t len, unsigned index, unsigned count);
+
+typedef struct ma_manifest_merged {
+    char **paths;              /* normalised relative paths, sorted bytewise as ma_manifest_list does */
+    ma_file_digest *digests;   /* digest only (no size, no chunks): what a manifest line states */
+    size_t n;
+    unsigned shard_count;      /* N of the shard manifests given, 0 when none was one */
+    unsigned *missing;         /* shard indexes of that N no manifest given was */
+    size_t n_missing;
+} ma_manifest_merged;
+
+/* Merges parsed manifests in[0..n_in) (names[k]: in[k]'s name for messages) into one: every path
+ * any lists, once. Refused with MA_EFORMAT, one line, *out empty: a malformed line in any input
+ * (merging would drop it), a path listed with two different digests (naming the path and both
+ * manifests; also within one manifest), shard manifests of different N, one shard index given
+ * twice, and, unless allow_partial, shard indexes of the N that no input is (listed in the
+ * message). Manifests without a shard header are merged as they are. MA_EINVAL for n_in 0,
+ * MA_ENOMEM. */
+int ma_manifest_merge(ma_manifest_merged *out, const ma_manifest *const *in, const char *const *names, size_t n_in,
+                      int allow_partial, ma_error *err);
+void ma_manifest_merged_free(ma_manifest_merged *m);
 
 #endif

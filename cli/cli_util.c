@@ -131,3 +131,19 @@ json_t *ma_cli_json_text(const char *s)
     free(buf);
     return j ? j : json_string("");
 }
+
+int ma_cli_parse_shard(const char *text, unsigned *index, unsigned *count)
+{
+    const char *slash = strchr(text, '/');
+    if (!slash || slash == text || !slash[1] || slash - text > 6 || strlen(slash + 1) > 6)
+        return -1;
+    for (const char *c = text; *c; c++)
+        if (c != slash && (*c < '0' || *c > '9'))
+            return -1;
+    long i = strtol(text, NULL, 10), n = strtol(slash + 1, NULL, 10);
+    if (n < 1 || n > 100000 || i >= n)
+        return -1;
+    *index = (unsigned)i;
+    *count = (unsigned)n;
+    return 0;
+}

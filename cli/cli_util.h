@@ -33,4 +33,9 @@ int ma_cli_shell_quote(char *buf, size_t len, const char *word);
 void ma_cli_run_identity(char *host, size_t host_len, char *cmdline, size_t cmdline_len, int argc,
                          char *const *argv);
 
+/* --shard I/N of verify, diff and manifest create: decimal I and N, 0 <= I < N <= 100000, and
+ * nothing else ("3/2", "0/0", "x", "1/", "-1/2", " 1/2" are refused). Returns 0 with *index and
+ * *count set, or -1 leaving them alone. */
+int ma_cli_parse_shard(const char *text, unsigned *index, unsigned *count);
+
 #endif

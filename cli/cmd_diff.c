@@ -26,7 +26,7 @@ static void usage(FILE *out)
 {
     fprintf(out,
             "usage: millaudit diff A B [--sector S ...] [--limit N] [--json] [--audit FILE.sqlite]\n"
-            "                      [--threads N] [--quiet] [--full] [--junit FILE]\n"
+            "                      [--threads N] [--quiet] [--full] [--junit FILE] [--shard I/N]\n"
             "\n"
             "Compares two databases position by position. A and B are directories or single\n"
             "sector files, open .mdb or Malom .sec / .sec2 (with <variant>.secval beside it, or a\n"
@@ -44,6 +44,8 @@ static void usage(FILE *out)
             "  --full         compare positions even when the digests agree\n"
             "  --junit FILE   also write a JUnit XML report: one test case per sector, failing\n"
             "                 where values differ or a sector is on one side only\n"
+            "  --shard I/N    only shard I of N (0 <= I < N) of the sector pairs, partitioned by\n"
+            "                 cost as verify A --shard I/N (docs/distributed.md)\n"
             "\n"
             "exit: 0 values agree (encoding differences allowed), 1 values differ or a sector is\n"
             "on one side only, 2 usage, 3 input unusable (a file named on stderr), 4 audit store\n"
@@ -204,7 +206,8 @@ typedef struct totals {
 } totals;
 
 static void print_json(const char *path_a, const char *path_b, const ma_database *a,
-                       const ma_database *b, const ma_diff_options *opt, const ma_diff_sector *ss,
+                       const ma_database *b, const ma_diff_options *opt, unsigned shard_index,
+                       unsigned shard_count, const ma_diff_sector *ss,
                        size_t n, const totals *t, const char *const *errors, size_t n_errors,
                        int exit_code)
 {
@@ -217,6 +220,12 @@ static void print_json(const char *path_a, const char *path_b, const ma_database
     json_object_set_new(o, "threads", json_integer(opt->threads));
     json_object_set_new(o, "limit", count(opt->limit));
     json_object_set_new(o, "full", json_boolean(opt->full));
+    if (shard_count) {
+        json_t *sh = json_object();
+        json_object_set_new(sh, "index", json_integer(shard_index));
+        json_object_set_new(sh, "count", json_integer(shard_count));
+        json_object_set_new(o, "shard", sh);
+    }
     json_object_set_new(doc, "options", o);
     json_t *secs = json_array();
     for (size_t i = 0; i < n; i++)
@@ -297,11 +306,13 @@ int ma_cmd_diff(int argc, char **argv, const ma_cli_invocation *typed)
         {"json", no_argument, NULL, 'j'},         {"audit", required_argument, NULL, 'a'},
         {"threads", required_argument, NULL, 't'}, {"quiet", no_argument, NULL, 'q'},
         {"full", no_argument, NULL, 'f'},         {"help", no_argument, NULL, 'h'},
-        {"junit", required_argument, NULL, 'J'},  {NULL, 0, NULL, 0},
+        {"junit", required_argument, NULL, 'J'},  {"shard", required_argument, NULL, 'S'},
+        {NULL, 0, NULL, 0},
     };
     ma_sector_pick picks[MAX_SECTOR_ARGS];
     size_t n_picks = 0;
     int json = 0, quiet = 0, c;
+    unsigned shard_index = 0, shard_count = 0;
     const char *audit_path = NULL, *junit_path = NULL;
     ma_diff_options opt = {0, 5, 0};
     unsigned long v;
@@ -331,6 +342,12 @@ int ma_cmd_diff(int argc, char **argv, const ma_cli_invocation *typed)
         case 'J': junit_path = optarg; break;
         case 'q': quiet = 1; break;
         case 'f': opt.full = 1; break;
+        case 'S':
+            if (ma_cli_parse_shard(optarg, &shard_index, &shard_count)) {
+                fprintf(stderr, "millaudit diff: --shard %s: expected I/N with 0 <= I < N, e.g. 0/4\n", optarg);
+                return MA_EXIT_USAGE;
+            }
+            break;
         case 'h': usage(stdout); return MA_EXIT_OK;
         default:
             fprintf(stderr, "millaudit diff: unknown option '%s' (try --help)\n", argv[optind - 1]);
@@ -358,6 +375,9 @@ int ma_cmd_diff(int argc, char **argv, const ma_cli_invocation *typed)
         rc = ma_database_open(&b, path_b, NULL, &err);
     if (rc == MA_OK)
         rc = ma_diff_plan(&ss, &n, a, b, picks, n_picks, &err);
+    size_t n_planned = n;
+    if (rc == MA_OK && shard_count)
+        rc = ma_diff_plan_shard(ss, &n, shard_index, shard_count, &err);
     if (rc) {
         exit_code = rc == MA_ENOMEM ? MA_EXIT_INTERNAL : MA_EXIT_BAD_INPUT;
         fatal = 1;
@@ -384,6 +404,8 @@ int ma_cmd_diff(int argc, char **argv, const ma_cli_invocation *typed)
             goto report;
         }
     }
+    if (shard_count && !json)
+        printf("shard %u/%u: %zu of %zu sector pairs\n", shard_index, shard_count, n, n_planned);
     for (size_t i = 0; i < n; i++) {
         ma_diff_sector *s = &ss[i];
         if ((rc = ma_diff_sector_compare(s, a, b, &opt, &err)) != MA_OK) {
@@ -440,7 +462,7 @@ report:
     for (size_t i = 0; i < n_errors; i++)
         fprintf(stderr, "millaudit diff: %s\n", errors[i]);
     if (json)
-        print_json(path_a, path_b, a, b, &opt, ss, n, &t, errors, n_errors, exit_code);
+        print_json(path_a, path_b, a, b, &opt, shard_index, shard_count, ss, n, &t, errors, n_errors, exit_code);
     else if (!json && !fatal)
         printf("total: %zu sectors (%" PRIu64 " identical), %" PRIu64 " positions, outcome %" PRIu64
                ", depth %" PRIu64 ", draw-class %" PRIu64 ", encoding %" PRIu64

@@ -32,6 +32,7 @@
 #include "ma_version.h"
 #include "reports/audit.h"
 #include "reports/audit_manifest.h"
+#include "verifier/shard.h"
 
 #define MAX_PINNED_RANGES 8 /* byte ranges printed per FAILED file */
 
@@ -39,22 +40,31 @@ static void usage(FILE *out)
 {
     fprintf(out,
             "usage: millaudit manifest create DIR [--out FILE|-] [--audit FILE.sqlite] [--chunk-size BYTES]\n"
-            "                                 [--threads N] [--quiet]\n"
+            "                                 [--threads N] [--quiet] [--shard I/N]\n"
             "       millaudit manifest check MANIFEST|- [--dir DIR] [--audit FILE.sqlite] [--ignore-missing]\n"
             "                                 [--ignore-extra] [--strict] [--status|-w|--warn|--quiet]\n"
             "                                 [--threads N]\n"
+            "       millaudit manifest merge OUT|- SHARD_MANIFEST... [--allow-partial]\n"
             "\n"
             "create: write DIR/MANIFEST.sha256 (or FILE; - for standard output), lines '<sha256>  <path>'\n"
             "        that sha256sum -c accepts; with --audit also record digests, chunk digests and\n"
             "        provenance in the SQLite store. Temporary files (*.tmp.<pid>) are never listed.\n"
+            "        --shard I/N: only shard I of N (0 <= I < N) of the sector files, partitioned as\n"
+            "        verify DIR --shard I/N; other files go to shard 0. Default output\n"
+            "        DIR/MANIFEST.shard-I-of-N.sha256, first line '# millaudit manifest shard I/N'.\n"
             "check:  verify every listed file (paths relative to DIR, default the manifest's directory,\n"
             "        or . for - = standard input); --audit pins a FAILED file to its changed byte ranges.\n"
             "        As sha256sum -c: --status prints nothing (exit status only), -w/--warn warns about\n"
             "        each improperly formatted line, --quiet prints failures only, --strict fails on\n"
             "        improperly formatted lines, --ignore-missing skips missing files. --ignore-extra:\n"
-            "        no 'not in manifest' for unlisted files of DIR.\n"
+            "        no 'not in manifest' for unlisted files of DIR (of the manifest's shard, for a\n"
+            "        shard manifest: files of other shards are not extra).\n"
             "        Exit 0 all OK, 1 FAILED/MISSING/not in manifest, 3 malformed manifest (--strict),\n"
-            "        refused path or unusable store.\n");
+            "        refused path or unusable store.\n"
+            "merge:  one manifest of shard manifests of one DIR (OUT; - for standard output), sorted\n"
+            "        as create writes it. Refused (exit 3, nothing written): a file with two different\n"
+            "        digests, a malformed line, shards of different N, a shard given twice, a missing\n"
+            "        shard (unless --allow-partial). docs/distributed.md.\n");
 }
 
 static void fail(const char *msg)
@@ -194,15 +204,42 @@ static void start_progress(struct byte_progress *bp, ma_sha256_options *sha, int
 
 /* ---- create ---- */
 
+/* --shard I/N: keeps in rel (n paths, compacted) the files of shard index (verifier/shard.h: the
+ * partition of verify DIR --shard I/N; files that are no sector's go to shard 0). */
+static int keep_shard(const char *dir, char **rel, size_t *n, unsigned index, unsigned count, ma_error *err)
+{
+    ma_database *db = NULL;
+    unsigned *shard_of = calloc(*n ? *n : 1, sizeof *shard_of);
+    if (!shard_of)
+        return ma_error_set(err, MA_ENOMEM, "out of memory");
+    int rc = ma_database_open(&db, dir, NULL, err);
+    if (rc == MA_OK)
+        rc = ma_shard_of_files(db, count, (const char *const *)rel, *n, shard_of, err);
+    if (rc == MA_OK) {
+        size_t k = 0;
+        for (size_t i = 0; i < *n; i++) {
+            if (shard_of[i] == index)
+                rel[k++] = rel[i];
+            else
+                free(rel[i]);
+        }
+        *n = k;
+    }
+    ma_database_close(db);
+    free(shard_of);
+    return rc;
+}
+
 static int cmd_create(int argc, char **argv, const ma_cli_invocation *typed)
 {
     static const struct option opts[] = {
         {"out", required_argument, NULL, 'o'},   {"audit", required_argument, NULL, 'a'},
         {"chunk-size", required_argument, NULL, 'c'}, {"threads", required_argument, NULL, 't'},
         {"quiet", no_argument, NULL, 'q'},       {"help", no_argument, NULL, 'h'},
-        {NULL, 0, NULL, 0},
+        {"shard", required_argument, NULL, 'S'}, {NULL, 0, NULL, 0},
     };
     const char *out = NULL, *audit_path = NULL;
+    unsigned shard_index = 0, shard_count = 0;
     ma_sha256_options sha = {0};
     int quiet = 0, c;
     optind = 1;
@@ -224,6 +261,13 @@ static int cmd_create(int argc, char **argv, const ma_cli_invocation *typed)
             }
             break;
         case 'q': quiet = 1; break;
+        case 'S':
+            if (ma_cli_parse_shard(optarg, &shard_index, &shard_count)) {
+                fprintf(stderr, "millaudit manifest create: --shard %s: expected I/N with 0 <= I < N, e.g. 0/4\n",
+                        optarg);
+                return MA_EXIT_USAGE;
+            }
+            break;
         case 'h': usage(stdout); return MA_EXIT_OK;
         default: usage(stderr); return MA_EXIT_USAGE;
         }
@@ -245,7 +289,11 @@ static int cmd_create(int argc, char **argv, const ma_cli_invocation *typed)
     if (!sha.chunk_size)
         sha.chunk_size = MA_SHA256_DEFAULT_CHUNK;
 
-    char *default_out = out ? NULL : join_path(dir, "MANIFEST.sha256");
+    char shard_name[64], header[64] = "";
+    snprintf(shard_name, sizeof shard_name, "MANIFEST.shard-%u-of-%u.sha256", shard_index, shard_count);
+    if (shard_count)
+        ma_manifest_shard_header(header, sizeof header, shard_index, shard_count);
+    char *default_out = out ? NULL : join_path(dir, shard_count ? shard_name : "MANIFEST.sha256");
     if (!out)
         out = default_out;
     ma_error err;
@@ -288,6 +336,10 @@ static int cmd_create(int argc, char **argv, const ma_cli_invocation *typed)
     rc = ma_manifest_list(&rel, &n, dir, (const char *const *)ex, N_EXCLUDES, &err);
     if (rc != MA_OK) {
         status = MA_EXIT_BAD_INPUT;
+        goto done;
+    }
+    if (shard_count && (rc = keep_shard(dir, rel, &n, shard_index, shard_count, &err)) != MA_OK) {
+        status = ma_exit_code_for(rc);
         goto done;
     }
     full = calloc(n ? n : 1, sizeof *full);
@@ -340,8 +392,9 @@ static int cmd_create(int argc, char **argv, const ma_cli_invocation *typed)
         status = rc == MA_ENOMEM || rc == MA_EINTERNAL ? MA_EXIT_INTERNAL : MA_EXIT_BAD_INPUT;
         goto done;
     }
-    rc = to_stdout ? ma_manifest_write_stream(stdout, "standard output", (const char *const *)rel, dig, n, &err)
-                   : ma_manifest_write(out, (const char *const *)rel, dig, n, &err);
+    rc = to_stdout ? ma_manifest_write_stream_header(stdout, "standard output", header[0] ? header : NULL,
+                                                     (const char *const *)rel, dig, n, &err)
+                   : ma_manifest_write_header(out, header[0] ? header : NULL, (const char *const *)rel, dig, n, &err);
     if (rc != MA_OK) {
         status = ma_exit_code_for(rc);
         goto done;
@@ -627,6 +680,9 @@ static int cmd_check(int argc, char **argv)
         rc = collect_excludes(ex, dir, manifest_path, audit_path, &err);
         if (rc == MA_OK)
             rc = ma_manifest_list(&listed, &n_listed, dir, (const char *const *)ex, N_EXCLUDES, &err);
+        /* a shard manifest lists its shard: the other shards' files are not extra */
+        if (rc == MA_OK && m.shard_count)
+            rc = keep_shard(dir, listed, &n_listed, m.shard_index, m.shard_count, &err);
         if (rc != MA_OK) {
             fail(err.msg);
             status = MA_EXIT_BAD_INPUT;
@@ -705,6 +761,77 @@ done:
     return status;
 }
 
+/* ---- merge ---- */
+
+static int cmd_merge(int argc, char **argv)
+{
+    static const struct option opts[] = {
+        {"allow-partial", no_argument, NULL, 'p'}, {"help", no_argument, NULL, 'h'}, {NULL, 0, NULL, 0},
+    };
+    int allow_partial = 0, c;
+    optind = 1;
+    opterr = 0;
+    while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
+        switch (c) {
+        case 'p': allow_partial = 1; break;
+        case 'h': usage(stdout); return MA_EXIT_OK;
+        default:
+            fprintf(stderr, "millaudit manifest merge: unknown option '%s' (try --help)\n", argv[optind - 1]);
+            return MA_EXIT_USAGE;
+        }
+    }
+    if (argc - optind < 2) {
+        fprintf(stderr, "millaudit manifest merge: need OUT and at least one shard manifest (try --help)\n");
+        return MA_EXIT_USAGE;
+    }
+    const char *out = argv[optind];
+    const char *const *names = (const char *const *)argv + optind + 1;
+    size_t n_in = (size_t)(argc - optind - 1);
+    ma_manifest *ms = calloc(n_in, sizeof *ms);
+    const ma_manifest **in = calloc(n_in, sizeof *in);
+    ma_manifest_merged mm;
+    memset(&mm, 0, sizeof mm);
+    ma_error err;
+    ma_error_clear(&err);
+    int status = MA_EXIT_OK, rc = ms && in ? MA_OK : ma_error_set(&err, MA_ENOMEM, "out of memory");
+    for (size_t k = 0; rc == MA_OK && k < n_in; k++) {
+        if (strcmp(out, "-") && !strcmp(out, names[k])) {
+            rc = ma_error_set(&err, MA_EFORMAT, "%s: the output is one of the shard manifests; write another file",
+                              out);
+            break;
+        }
+        rc = ma_manifest_read(&ms[k], names[k], &err);
+        in[k] = &ms[k];
+    }
+    if (rc == MA_OK)
+        rc = ma_manifest_merge(&mm, in, names, n_in, allow_partial, &err);
+    int writing = rc == MA_OK;
+    if (rc == MA_OK)
+        rc = !strcmp(out, "-") ? ma_manifest_write_stream(stdout, "standard output", (const char *const *)mm.paths,
+                                                          mm.digests, mm.n, &err)
+                               : ma_manifest_write(out, (const char *const *)mm.paths, mm.digests, mm.n, &err);
+    if (rc != MA_OK) {
+        /* the inputs unusable: 3; the output not writable: 4 */
+        status = rc == MA_EIO && !writing ? MA_EXIT_BAD_INPUT : ma_exit_code_for(rc);
+        fail(err.msg);
+    } else {
+        FILE *info = strcmp(out, "-") ? stdout : stderr;
+        fprintf(info, "%s: %zu files from %zu manifests", strcmp(out, "-") ? out : "standard output", mm.n, n_in);
+        if (mm.shard_count)
+            fprintf(info, " (%zu of %u shards)", (size_t)mm.shard_count - mm.n_missing, mm.shard_count);
+        fputc('\n', info);
+        for (size_t i = 0; i < mm.n_missing; i++)
+            fprintf(stderr, "millaudit manifest: shard %u/%u missing (--allow-partial): its files are not listed\n",
+                    mm.missing[i], mm.shard_count);
+    }
+    ma_manifest_merged_free(&mm);
+    for (size_t k = 0; ms && k < n_in; k++)
+        ma_manifest_free(&ms[k]);
+    free(ms);
+    free(in);
+    return status;
+}
+
 int ma_cmd_manifest(int argc, char **argv, const ma_cli_invocation *typed)
 {
     if (argc < 2) {
@@ -719,6 +846,8 @@ int ma_cmd_manifest(int argc, char **argv, const ma_cli_invocation *typed)
         return cmd_create(argc - 1, argv + 1, typed);
     if (!strcmp(argv[1], "check"))
         return cmd_check(argc - 1, argv + 1);
-    fprintf(stderr, "millaudit manifest: unknown action '%s' (create or check)\n", argv[1]);
+    if (!strcmp(argv[1], "merge"))
+        return cmd_merge(argc - 1, argv + 1);
+    fprintf(stderr, "millaudit manifest: unknown action '%s' (create, check or merge)\n", argv[1]);
     return MA_EXIT_USAGE;
 }

@@ -496,22 +496,6 @@ static int parse_count(const char *opt, const char *text, long lo, long hi, long
     return 0;
 }
 
-static int parse_shard(const char *text, unsigned *index, unsigned *count)
-{
-    char *slash = strchr(text, '/'), *end;
-    if (!slash)
-        return -1;
-    long i = strtol(text, &end, 10);
-    if (end != slash || slash == text)
-        return -1;
-    long n = strtol(slash + 1, &end, 10);
-    if (*end || end == slash + 1 || n < 1 || n > 100000 || i < 0 || i >= n)
-        return -1;
-    *index = (unsigned)i;
-    *count = (unsigned)n;
-    return 0;
-}
-
 static int all_digits(const char *s)
 {
     if (!*s)
@@ -622,7 +606,7 @@ int ma_cmd_verify(int argc, char **argv)
             o.mode = MA_VRUN_INCREMENTAL;
             break;
         case 'S':
-            if (parse_shard(optarg, &o.shard_index, &o.shard_count)) {
+            if (ma_cli_parse_shard(optarg, &o.shard_index, &o.shard_count)) {
                 fprintf(stderr, "millaudit verify: --shard %s: expected I/N with 0 <= I < N, e.g. 0/4\n",
                         optarg);
                 code = MA_EXIT_USAGE;

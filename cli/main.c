@@ -20,7 +20,7 @@ static const struct command commands[] = {
     {"dump", ma_cmd_dump, "print every entry of a sector file as '<board> <outcome> <depth>'"},
     {"verify", ma_cmd_verify, "re-derive every outcome and depth; record discrepancies"},
     {"index-check", ma_cmd_index_check, "prove the index scheme on a sector exhaustively"},
-    {"manifest", NULL, "create or check SHA-256 manifests of database files"}, /* typed_commands */
+    {"manifest", NULL, "create, check or merge SHA-256 manifests of database files"}, /* typed_commands */
     {"report", ma_cmd_report, "render an audit run as text, Markdown, JSON or HTML"},
     {"runs", ma_cmd_runs, "export, import and compare audit runs across teams"},
     {"probe", ma_cmd_probe, "print a position's stored value and the value of every move"},

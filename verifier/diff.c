@@ -14,6 +14,7 @@
 #include "common/fileio.h"
 #include "common/progress.h"
 #include "formats/malom_file.h"
+#include "verifier/shard.h"
 
 #define MAX_THREADS 64
 
@@ -177,6 +178,35 @@ void ma_diff_plan_free(ma_diff_sector *s, size_t n)
     for (size_t i = 0; s && i < n; i++)
         ma_diff_result_free(&s[i].r);
     free(s);
+}
+
+int ma_diff_plan_shard(ma_diff_sector *s, size_t *n, unsigned index, unsigned n_shards, ma_error *err)
+{
+    if (n_shards < 1 || index >= n_shards)
+        return ma_error_set(err, MA_EINVAL, "diff: shard %u of %u does not exist", index, n_shards);
+    ma_shard_item *items = calloc(*n ? *n : 1, sizeof *items);
+    if (!items)
+        return ma_error_set(err, MA_ENOMEM, "diff: out of memory");
+    for (size_t i = 0; i < *n; i++) {
+        /* A's file costs the pair, as verify A --shard costs A's sectors */
+        const ma_db_sector *d = s[i].a ? s[i].a : s[i].b;
+        ma_format f = s[i].a ? s[i].format_a : s[i].format_b;
+        items[i] = (ma_shard_item){s[i].variant, s[i].sector, s[i].name,
+                                   ma_shard_entries(f, s[i].sector, d ? d->path : NULL), 0, 0};
+    }
+    int rc = ma_shard_partition(items, *n, n_shards, err);
+    if (rc == MA_OK) {
+        size_t k = 0;
+        for (size_t i = 0; i < *n; i++)
+            if (items[i].shard == index) {
+                if (k != i)
+                    s[k] = s[i];
+                k++;
+            }
+        *n = k;
+    }
+    free(items);
+    return rc;
 }
 
 /* ---- the threaded scan ---- */

@@ -111,6 +111,13 @@ int ma_diff_plan(ma_diff_sector **out, size_t *n, const ma_database *a, const ma
                  ma_sector_pick *picks, size_t n_picks, ma_error *err);
 void ma_diff_plan_free(ma_diff_sector *s, size_t n);
 
+/* `diff A B --shard I/N` (docs/distributed.md): keeps, in order, only the pairs of shard index of
+ * n_shards and sets *n to their count. The partition is verifier/shard.h's over the planned pairs:
+ * each pair named by its sector and costed by A's file (B's for a sector only B holds), so when A and
+ * B hold the same sectors it is the partition of `verify A --shard I/N`. Call it on a fresh plan
+ * (pairs still pending). Errors: MA_EINVAL (n_shards 0 or index >= n_shards), MA_ENOMEM. */
+int ma_diff_plan_shard(ma_diff_sector *s, size_t *n, unsigned index, unsigned n_shards, ma_error *err);
+
 /* Compares one pending pair: digest shortcut, then positions; sets s->status and s->r. A file
  * that cannot be hashed or opened is not an error of the call: s becomes `unusable` with its
  * message (and the database lists the file among its unusable ones). Sources are released

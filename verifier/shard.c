@@ -145,3 +145,23 @@ int ma_shard_plan_database(ma_database *db, unsigned n_shards, ma_shard_plan *ou
     out->imbalance = bound > 0 ? out->largest_shard_cost / bound : 1.0;
     return MA_OK;
 }
+
+int ma_shard_of_files(ma_database *db, unsigned n_shards, const char *const *rel, size_t n, unsigned *shard_of,
+                      ma_error *err)
+{
+    ma_shard_plan p;
+    int rc = ma_shard_plan_database(db, n_shards, &p, err);
+    if (rc)
+        return rc;
+    /* plan sectors are in the database's order, so index i of the plan is sector i of db */
+    for (size_t i = 0; i < n; i++) {
+        shard_of[i] = 0;
+        for (size_t k = 0; k < p.n_sectors; k++)
+            if (!strcmp(ma_database_sector(db, k)->file, rel[i])) {
+                shard_of[i] = p.sectors[k].shard;
+                break;
+            }
+    }
+    ma_shard_plan_free(&p);
+    return MA_OK;
+}

@@ -81,4 +81,13 @@ typedef struct ma_shard_plan {
 int ma_shard_plan_database(ma_database *db, unsigned n_shards, ma_shard_plan *out, ma_error *err);
 void ma_shard_plan_free(ma_shard_plan *p);
 
+/* The shard of every file of a database directory, for `manifest create DIR --shard I/N`
+ * (docs/distributed.md): rel[i] (a path relative to db's root, as checksums/manifest.h lists it)
+ * that is a sector file of db (its file name, in the root) gets that sector's shard in
+ * ma_shard_plan_database(db, n_shards): the shard `verify DIR --shard I/N` checks it in. Every
+ * other path (the .secval beside Malom files, unusable files, anything in a subdirectory) gets shard
+ * 0. Errors: MA_EINVAL (n_shards 0), MA_ENOMEM. */
+int ma_shard_of_files(ma_database *db, unsigned n_shards, const char *const *rel, size_t n, unsigned *shard_of,
+                      ma_error *err);
+
 #endif

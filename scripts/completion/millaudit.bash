@@ -17,11 +17,11 @@ _millaudit_options() {
         dump) echo "--with-entry --help" ;;
         verify) echo "--sector --audit --resume --incremental --shard --plan --max-rows --threads --quiet --json --junit --full-board-draw --allow-bounds --help" ;;
         index-check) echo "--variant --sector --help" ;;
-        manifest) echo "--out --audit --chunk-size --threads --quiet --dir --ignore-missing --ignore-extra --strict --status --warn --help" ;;
+        manifest) echo "--out --audit --chunk-size --threads --quiet --shard --dir --ignore-missing --ignore-extra --strict --status --warn --allow-partial --help" ;;
         report) echo "--audit --run --format --out --help" ;;
         runs) echo "--audit --run --out --json --junit --kind --last --root --since --allow-partial --allow-bounds --help" ;;
         probe) echo "--variant --json --stdin --help" ;;
-        diff) echo "--sector --limit --json --audit --threads --quiet --full --junit --help" ;;
+        diff) echo "--sector --limit --json --audit --threads --quiet --full --junit --shard --help" ;;
         opening) echo "--variant --stones --tt-mb --only-sectors --audit --no-compare --max-rows --json --quiet --help" ;;
         grade) echo "--player --positions --games --seed --sector --variant --stones --max-plies --engine-timeout" \
                     "--audit --html --json --quiet --run --help" ;;
@@ -99,8 +99,8 @@ _millaudit() {
     fi
     case "$cmd" in
         manifest)
-            if ((COMP_CWORD == 2)); then COMPREPLY=($(compgen -W "create check" -- "$cur")); return 0; fi
-            if [[ $sub == check ]]; then COMPREPLY=($(compgen -f -- "$cur")); else COMPREPLY=($(compgen -d -- "$cur")); fi ;;
+            if ((COMP_CWORD == 2)); then COMPREPLY=($(compgen -W "create check merge" -- "$cur")); return 0; fi
+            if [[ $sub == check || $sub == merge ]]; then COMPREPLY=($(compgen -f -- "$cur")); else COMPREPLY=($(compgen -d -- "$cur")); fi ;;
         runs)
             if ((COMP_CWORD == 2)); then COMPREPLY=($(compgen -W "export import compare list regressions merge" -- "$cur")); return 0; fi
             [[ $sub == import ]] && COMPREPLY=($(compgen -f -X '!*.json' -- "$cur") $(compgen -d -- "$cur")) ;;

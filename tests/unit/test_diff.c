@@ -19,6 +19,7 @@
 #include "tests/unit/support.h"
 
 #include "verifier/diff.h"
+#include "verifier/shard.h"
 
 #define SEC33_ENTRIES 210140 /* hash_count(3, 3) */
 
@@ -365,6 +366,66 @@ static void test_record(void **state)
     sqlite3_close(db);
 }
 
+
+/* diff --shard: the pairs of every shard together are the plan, each once, in plan order; with the
+ * same sectors on both sides shard k is verify A --shard k/N (verifier/shard.h's plan of A). */
+static void test_plan_shard_is_verify_partition(void **state)
+{
+    ctx *c = *state;
+    const char *names[] = {"std_3_3_0_0.mdb", "std_3_4_0_0.mdb", "std_4_3_0_0.mdb", "std_4_4_0_0.mdb",
+                           "std_2_3_1_1.mdb", "std_3_3_1_1.mdb"};
+    const size_t sizes[] = {128 + 2 * 500, 128 + 2 * 900, 128 + 2 * 880, 128 + 2 * 3000, 128 + 2 * 40,
+                            128 + 2 * 700};
+    char da[600], db_[600];
+    make_dir(c, "a", NULL, 0, da, sizeof da);
+    make_dir(c, "b", NULL, 0, db_, sizeof db_);
+    unsigned char *zero = calloc(1, 8192);
+    assert_non_null(zero);
+    for (size_t i = 0; i < 6; i++) {
+        char p[700];
+        snprintf(p, sizeof p, "%s/%s", da, names[i]);
+        ma_test_spit(p, zero, sizes[i]);
+        snprintf(p, sizeof p, "%s/%s", db_, names[i]);
+        ma_test_spit(p, zero, 128 + 2 * (i + 1)); /* B's sizes do not matter */
+    }
+    free(zero);
+    ma_database *a = open_db(da), *b = open_db(db_);
+    ma_shard_plan plan;
+    ma_error err;
+    assert_int_equal(ma_shard_plan_database(a, 3, &plan, &err), MA_OK);
+    int seen[6] = {0};
+    for (unsigned k = 0; k < 3; k++) {
+        ma_diff_sector *ss;
+        size_t n;
+        assert_int_equal(ma_diff_plan(&ss, &n, a, b, NULL, 0, &err), MA_OK);
+        assert_int_equal(n, 6);
+        assert_int_equal(ma_diff_plan_shard(ss, &n, k, 3, &err), MA_OK);
+        for (size_t i = 0; i < n; i++) {
+            size_t j = 0;
+            while (j < plan.n_sectors && strcmp(plan.sectors[j].name, ss[i].name))
+                j++;
+            assert_true(j < plan.n_sectors);
+            assert_int_equal(plan.sectors[j].shard, k);
+            seen[j]++;
+        }
+        ma_diff_plan_free(ss, n);
+    }
+    for (size_t j = 0; j < 6; j++)
+        assert_int_equal(seen[j], 1);
+    /* the largest sector (std_4_4_0_0: 3000 entries) is alone in its shard */
+    ma_diff_sector *ss;
+    size_t n;
+    assert_int_equal(ma_diff_plan(&ss, &n, a, b, NULL, 0, &err), MA_OK);
+    assert_int_equal(ma_diff_plan_shard(ss, &n, 3, 3, &err), MA_EINVAL);
+    assert_int_equal(ma_diff_plan_shard(ss, &n, 0, 3, &err), MA_OK);
+    assert_int_equal(n, 1);
+    assert_string_equal(ss[0].name, "std_4_4_0_0");
+    ma_diff_plan_free(ss, n);
+    ma_shard_plan_free(&plan);
+    ma_database_close(a);
+    ma_database_close(b);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -376,6 +437,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_across_formats, setup, teardown),
         cmocka_unit_test_setup_teardown(test_unusable_pair_and_other_sector, setup, teardown),
         cmocka_unit_test_setup_teardown(test_record, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_plan_shard_is_verify_partition, setup, teardown),
     };
     return ma_test_run_group(tests, NULL, NULL);
 }

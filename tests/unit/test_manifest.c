@@ -362,6 +362,135 @@ static void test_stale_temps_of_dead_processes_are_removed(void **state)
     ma_manifest_paths_free(paths, n);
 }
 
+
+/* ---- merging shard manifests ---- */
+
+static const char *const H0 = "0000000000000000000000000000000000000000000000000000000000000000";
+static const char *const H1 = "1111111111111111111111111111111111111111111111111111111111111111";
+
+static void parse_text(ma_manifest *m, const char *text)
+{
+    ma_error err;
+    assert_int_equal(ma_manifest_parse(m, text, strlen(text), "m", &err), MA_OK);
+}
+
+static void test_shard_header_and_names(void **state)
+{
+    (void)state;
+    ma_manifest m;
+    char text[512];
+    snprintf(text, sizeof text, "# millaudit manifest shard 2/5\n%s  b\n", H0);
+    parse_text(&m, text);
+    assert_int_equal(m.shard_count, 5);
+    assert_int_equal(m.shard_index, 2);
+    assert_int_equal(m.n, 1);
+    ma_manifest_free(&m);
+    /* another comment, or an impossible shard, is no header */
+    snprintf(text, sizeof text, "# millaudit manifest shard 5/5\n# hello\n%s  b\n", H0);
+    parse_text(&m, text);
+    assert_int_equal(m.shard_count, 0);
+    ma_manifest_free(&m);
+    unsigned i = 9, n = 9;
+    assert_true(ma_manifest_is_shard_name("MANIFEST.shard-3-of-16.sha256", &i, &n));
+    assert_int_equal(i, 3);
+    assert_int_equal(n, 16);
+    assert_false(ma_manifest_is_shard_name("MANIFEST.shard-16-of-16.sha256", NULL, NULL));
+    assert_false(ma_manifest_is_shard_name("MANIFEST.shard-x-of-16.sha256", NULL, NULL));
+    assert_false(ma_manifest_is_shard_name("MANIFEST.sha256", NULL, NULL));
+    char buf[64];
+    ma_manifest_shard_header(buf, sizeof buf, 1, 4);
+    assert_string_equal(buf, "millaudit manifest shard 1/4");
+}
+
+static void test_merge_unions_sorted_and_refuses(void **state)
+{
+    (void)state;
+    ma_manifest a, b, c;
+    char ta[512], tb[512], tc[512];
+    snprintf(ta, sizeof ta, "# millaudit manifest shard 0/2\n%s  z.mdb\n%s  a.mdb\n", H0, H1);
+    snprintf(tb, sizeof tb, "# millaudit manifest shard 1/2\n%s  m.mdb\n%s  ./a.mdb\n", H0, H1);
+    parse_text(&a, ta);
+    parse_text(&b, tb);
+    const ma_manifest *in[3] = {&a, &b, NULL};
+    const char *names[3] = {"A", "B", "C"};
+    ma_manifest_merged mm;
+    ma_error err;
+    assert_int_equal(ma_manifest_merge(&mm, in, names, 2, 0, &err), MA_OK);
+    assert_int_equal(mm.n, 3); /* a.mdb once: both say H1 */
+    assert_string_equal(mm.paths[0], "a.mdb");
+    assert_string_equal(mm.paths[1], "m.mdb");
+    assert_string_equal(mm.paths[2], "z.mdb");
+    assert_int_equal(mm.digests[0].digest[0], 0x11);
+    assert_int_equal(mm.shard_count, 2);
+    assert_int_equal(mm.n_missing, 0);
+    ma_manifest_merged_free(&mm);
+
+    /* a missing shard: refused, unless allow_partial */
+    assert_int_equal(ma_manifest_merge(&mm, in, names, 1, 0, &err), MA_EFORMAT);
+    assert_non_null(strstr(err.msg, "1 of 2 shards missing"));
+    assert_int_equal(mm.n, 0);
+    assert_int_equal(ma_manifest_merge(&mm, in, names, 1, 1, &err), MA_OK);
+    assert_int_equal(mm.n_missing, 1);
+    assert_int_equal(mm.missing[0], 1);
+    assert_int_equal(mm.n, 2);
+    ma_manifest_merged_free(&mm);
+
+    /* one file, two digests: refused naming the file and both manifests */
+    snprintf(tc, sizeof tc, "%s  a.mdb\n", H0);
+    parse_text(&c, tc);
+    in[2] = &c;
+    assert_int_equal(ma_manifest_merge(&mm, in, names, 3, 0, &err), MA_EFORMAT);
+    assert_non_null(strstr(err.msg, "a.mdb: different digests"));
+    assert_non_null(strstr(err.msg, "C says"));
+    assert_null(strchr(err.msg, '\n'));
+    /* a conflict is reported before a missing shard */
+    const ma_manifest *ac[2] = {&a, &c};
+    const char *acn[2] = {"A", "C"};
+    assert_int_equal(ma_manifest_merge(&mm, ac, acn, 2, 0, &err), MA_EFORMAT);
+    assert_non_null(strstr(err.msg, "a.mdb: different digests"));
+    ma_manifest_free(&c);
+
+    /* the same shard twice; shards of different N */
+    in[1] = &a;
+    assert_int_equal(ma_manifest_merge(&mm, in, names, 2, 0, &err), MA_EFORMAT);
+    assert_non_null(strstr(err.msg, "given twice"));
+    snprintf(tc, sizeof tc, "# millaudit manifest shard 1/3\n%s  q\n", H0);
+    parse_text(&c, tc);
+    in[1] = &c;
+    assert_int_equal(ma_manifest_merge(&mm, in, names, 2, 0, &err), MA_EFORMAT);
+    assert_non_null(strstr(err.msg, "different partitions"));
+    ma_manifest_free(&c);
+
+    /* a malformed line would be lost: refused */
+    snprintf(tc, sizeof tc, "%s  q\nnot a line\n", H0);
+    parse_text(&c, tc);
+    in[1] = &c;
+    assert_int_equal(ma_manifest_merge(&mm, in, names, 2, 1, &err), MA_EFORMAT);
+    assert_non_null(strstr(err.msg, "line 2"));
+    ma_manifest_free(&c);
+    ma_manifest_free(&a);
+    ma_manifest_free(&b);
+}
+
+static void test_listing_leaves_out_shard_manifests(void **state)
+{
+    (void)state;
+    put("x.mdb", "x", 1);
+    put("MANIFEST.shard-0-of-2.sha256", "y", 1);
+    char sub[128];
+    snprintf(sub, sizeof sub, "%s/sub", dir);
+    assert_int_equal(mkdir(sub, 0755), 0);
+    put("sub/MANIFEST.shard-0-of-2.sha256", "z", 1);
+    char **paths;
+    size_t n;
+    ma_error err;
+    assert_int_equal(ma_manifest_list(&paths, &n, dir, NULL, 0, &err), MA_OK);
+    assert_int_equal(n, 2); /* only the top directory's shard manifests are manifests */
+    assert_string_equal(paths[0], "sub/MANIFEST.shard-0-of-2.sha256");
+    assert_string_equal(paths[1], "x.mdb");
+    ma_manifest_paths_free(paths, n);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -373,6 +502,9 @@ int main(void)
         cmocka_unit_test(test_parse_reads_what_sha256sum_reads),
         cmocka_unit_test(test_normalise_and_temp_names),
         cmocka_unit_test_setup_teardown(test_stale_temps_of_dead_processes_are_removed, setup, teardown),
+        cmocka_unit_test(test_shard_header_and_names),
+        cmocka_unit_test(test_merge_unions_sorted_and_refuses),
+        cmocka_unit_test_setup_teardown(test_listing_leaves_out_shard_manifests, setup, teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -11,6 +11,8 @@
 
 #include "verifier/shard.h"
 
+#include "tests/unit/support.h"
+
 enum { N = 40 };
 
 static void make(ma_shard_item *items, char names[][40], int reverse)
@@ -62,11 +64,45 @@ static void test_partition_balances_and_weights_flying_sectors(void **state)
     assert_int_equal(ma_shard_partition(a, N, 0, &err), MA_EINVAL);
 }
 
+
+/* manifest create --shard: a sector file gets its sector's shard of the plan, every other file 0. */
+static void test_files_follow_their_sectors(void **state)
+{
+    (void)state;
+    char dir[] = "/tmp/test_shard.XXXXXX";
+    assert_non_null(mkdtemp(dir));
+    const char *names[] = {"std_3_3_0_0.mdb", "std_4_4_0_0.mdb", "std_4_3_0_0.mdb", "README"};
+    const size_t sizes[] = {128 + 2 * 100, 128 + 2 * 5000, 128 + 2 * 90, 10};
+    unsigned char *zero = calloc(1, 16384);
+    assert_non_null(zero);
+    for (int i = 0; i < 4; i++) {
+        char p[256];
+        snprintf(p, sizeof p, "%s/%s", dir, names[i]);
+        ma_test_spit(p, zero, sizes[i]);
+    }
+    free(zero);
+    ma_database *db;
+    ma_error err;
+    assert_int_equal(ma_database_open(&db, dir, NULL, &err), MA_OK);
+    const char *rel[] = {"README", "std_3_3_0_0.mdb", "std_4_3_0_0.mdb", "std_4_4_0_0.mdb", "sub/std_4_4_0_0.mdb"};
+    unsigned of[5];
+    assert_int_equal(ma_shard_of_files(db, 2, rel, 5, of, &err), MA_OK);
+    assert_int_equal(of[3], 0); /* the largest sector first, to shard 0 */
+    assert_int_equal(of[1], 1);
+    assert_int_equal(of[2], 1);
+    assert_int_equal(of[0], 0); /* not a sector file */
+    assert_int_equal(of[4], 0); /* not in the root: not the sector's file */
+    assert_int_equal(ma_shard_of_files(db, 0, rel, 5, of, &err), MA_EINVAL);
+    ma_database_close(db);
+    ma_test_tmpdir_remove(dir);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_partition_is_independent_of_input_order),
         cmocka_unit_test(test_partition_balances_and_weights_flying_sectors),
+        cmocka_unit_test(test_files_follow_their_sectors),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
