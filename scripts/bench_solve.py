@@ -170,7 +170,7 @@ def verify_once(binary, directory, threads):
     proc, wall, cpu, rss = timed(cmd)
     try:
         doc = json.loads(proc.stdout)
-        total = doc.get("total", {})
+        total = doc.get("totals") or doc.get("total") or {}
     except ValueError:
         doc, total = None, {}
     return {"wall": wall, "cpu": cpu, "rss_kb": rss, "exit": proc.returncode,
