@@ -24,6 +24,7 @@
 #include "cli/audit_store.h"
 #include "cli/cli_util.h"
 #include "cli/commands.h"
+#include "cli/signals.h"
 #include "common/ma_error.h"
 #include "common/progress.h"
 #include "formats/source.h"
@@ -35,13 +36,6 @@
 #include "verifier/player.h"
 
 #define BATCH 256
-
-static volatile sig_atomic_t stop_signal;
-
-static void on_signal(int sig)
-{
-    stop_signal = sig;
-}
 
 static void usage(FILE *o)
 {
@@ -450,12 +444,7 @@ int ma_cmd_grade(int argc, char **argv)
         }
     }
 
-    struct sigaction sa, old_int, old_term;
-    memset(&sa, 0, sizeof sa);
-    sa.sa_handler = on_signal;
-    sigemptyset(&sa.sa_mask);
-    sigaction(SIGINT, &sa, &old_int);
-    sigaction(SIGTERM, &sa, &old_term);
+    const volatile sig_atomic_t *stop_signal = ma_cli_stop_on_signals();
     ma_progress progress;
     char label[96];
     snprintf(label, sizeof label, "grade %.80s", ma_player_name(player));
@@ -471,13 +460,11 @@ int ma_cmd_grade(int argc, char **argv)
         .stones = stones,
         .max_plies = max_plies,
         .progress = &progress,
-        .cancel = &stop_signal,
+        .cancel = stop_signal,
         .on_move = on_move,
         .ctx = rec,
     };
     int rc = ma_grade_run(db, player, &opt, res, &err);
-    sigaction(SIGINT, &old_int, NULL);
-    sigaction(SIGTERM, &old_term, NULL);
     ma_error ferr;
     ma_error_clear(&ferr);
     int frc = flush(rec, &ferr);
@@ -489,7 +476,7 @@ int ma_cmd_grade(int argc, char **argv)
             fprintf(stderr, "millaudit grade: %s\n", err.msg);
         snprintf(message, sizeof message, "%s", err.msg);
         if (rc == MA_ECANCELED) {
-            exit_code = stop_signal == SIGTERM ? 143 : 130;
+            exit_code = *stop_signal == SIGTERM ? 143 : 130;
             status = "interrupted";
         } else {
             exit_code = ma_exit_code_for(rc);

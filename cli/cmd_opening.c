@@ -23,6 +23,7 @@
 #include "cli/audit_store.h"
 #include "cli/cli_util.h"
 #include "cli/commands.h"
+#include "cli/signals.h"
 #include "common/ma_error.h"
 #include "common/progress.h"
 #include "formats/source.h"
@@ -32,13 +33,6 @@
 #include "verifier/opening.h"
 
 #define JSON_SCHEMA_VERSION 1
-
-static volatile sig_atomic_t stop_signal;
-
-static void on_signal(int sig)
-{
-    stop_signal = sig;
-}
 
 static void usage(FILE *o)
 {
@@ -485,12 +479,7 @@ int ma_cmd_opening(int argc, char **argv)
         }
     }
 
-    struct sigaction sa, old_int, old_term;
-    memset(&sa, 0, sizeof sa);
-    sa.sa_handler = on_signal;
-    sigemptyset(&sa.sa_mask);
-    sigaction(SIGINT, &sa, &old_int);
-    sigaction(SIGTERM, &sa, &old_term);
+    const volatile sig_atomic_t *stop_signal = ma_cli_stop_on_signals();
     ma_progress progress;
     char label[64];
     snprintf(label, sizeof label, "opening %s_0_0_%d_%d", ma_variant_name(v), stones, stones);
@@ -502,18 +491,16 @@ int ma_cmd_opening(int argc, char **argv)
         .tt_bytes = (size_t)tt_mb << 20,
         .max_rows = (size_t)max_rows,
         .progress = &progress,
-        .cancel = &stop_signal,
+        .cancel = stop_signal,
     };
     ma_opening_oracle oracle;
     ma_opening_db_oracle(odb, compare, &oracle);
     int rc = ma_opening_prove(&opt, &oracle, &res, &err);
-    sigaction(SIGINT, &old_int, NULL);
-    sigaction(SIGTERM, &old_term, NULL);
     ma_opening_db_missing(odb, missing, sizeof missing);
 
     if (rc) {
         fprintf(stderr, "millaudit opening: %s\n", err.msg);
-        exit_code = rc == MA_ECANCELED ? (stop_signal == SIGTERM ? 143 : 130)
+        exit_code = rc == MA_ECANCELED ? (*stop_signal == SIGTERM ? 143 : 130)
                                        : ma_exit_code_for(rc);
         if (exit_code == MA_EXIT_USAGE || exit_code == MA_EXIT_OK)
             exit_code = MA_EXIT_BAD_INPUT;
