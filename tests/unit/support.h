@@ -84,6 +84,17 @@ static inline void ma_test_fixture_dir(char *buf, size_t len)
             MA_TEST_SKIP_OR_FAIL("Malom fixtures absent (MA_SOURCE_DIR/../shared/fixtures/malom)"); \
     } while (0)
 
+/* Solves the whole std game with `stones` stones into out with the real binary ($MA_BUILD_DIR, set
+ * by ctest), as the suite's fixtures are made; 0 on success. */
+static inline int ma_test_solve_std_game(const char *out, int stones)
+{
+    const char *bin = getenv("MA_BUILD_DIR");
+    char cmd[1200];
+    snprintf(cmd, sizeof cmd, "'%s/millaudit' solve --variant std --stones %d --out '%s' --quiet >/dev/null",
+             bin ? bin : ".", stones, out);
+    return system(cmd) == 0 ? 0 : -1;
+}
+
 /* Removes a flat scratch directory made with mkdtemp and everything in it. */
 static inline void ma_test_tmpdir_remove(const char *dir)
 {

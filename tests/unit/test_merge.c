@@ -12,6 +12,8 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <cmocka.h>
+
+#include "support.h"
 #include <dirent.h>
 #include <sqlite3.h>
 #include <stdio.h>
@@ -83,11 +85,8 @@ static int group_setup(void **state)
         return -1;
     snprintf(fx->db, sizeof fx->db, "%s/db", fx->dir);
     snprintf(fx->other, sizeof fx->other, "%s/other", fx->dir);
-    const char *bin = getenv("MA_BUILD_DIR");
     char cmd[1200];
-    snprintf(cmd, sizeof cmd, "'%s/millaudit' solve --variant std --stones 3 --out '%s' --quiet >/dev/null",
-             bin ? bin : ".", fx->db);
-    if (system(cmd) != 0 || plant_faults(fx->db) < 6)
+    if (ma_test_solve_std_game(fx->db, 3) != 0 || plant_faults(fx->db) < 6)
         return -1;
     snprintf(cmd, sizeof cmd, "cp -r '%s' '%s'", fx->db, fx->other);
     if (system(cmd) != 0)

@@ -34,11 +34,7 @@ static int group_setup(void **state)
     if (!mkdtemp(fx->dir))
         return -1;
     snprintf(fx->db, sizeof fx->db, "%s/db", fx->dir);
-    const char *bin = getenv("MA_BUILD_DIR");
-    char cmd[1024];
-    snprintf(cmd, sizeof cmd, "'%s/millaudit' solve --variant std --stones 3 --out '%s' --quiet >/dev/null",
-             bin ? bin : ".", fx->db);
-    if (system(cmd) != 0)
+    if (ma_test_solve_std_game(fx->db, 3) != 0)
         return -1;
     *state = fx;
     return 0;

@@ -8,6 +8,8 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <cmocka.h>
+
+#include "support.h"
 #include <sqlite3.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -33,11 +35,7 @@ static int group_setup(void **state)
         return -1;
     snprintf(fx->db, sizeof fx->db, "%s/db", fx->dir);
     snprintf(fx->store, sizeof fx->store, "%s/audit.sqlite", fx->dir);
-    const char *bin = getenv("MA_BUILD_DIR");
-    char cmd[1024];
-    snprintf(cmd, sizeof cmd, "'%s/millaudit' solve --variant std --stones 3 --out '%s' --quiet >/dev/null",
-             bin ? bin : ".", fx->db);
-    if (system(cmd) != 0)
+    if (ma_test_solve_std_game(fx->db, 3) != 0)
         return -1;
     *state = fx;
     return 0;
