@@ -405,18 +405,10 @@ static void init_reps(struct worker *wk, int m, uint32_t f0, uint32_t f1)
         uint32_t c = s.b ? (1u << s.b) - 1 : 0;
         for (uint64_t g = 0; g < per_rep && wk->rc == MA_OK; g++) {
             uint64_t e = (uint64_t)f * per_rep + g;
-            uint32_t b = 0;
-            for (uint32_t cc = c; cc; cc &= cc - 1)
-                b |= pts[__builtin_ctz(cc)];
-            if (s.b) {
-                uint32_t lo = c & -c, r = c + lo;
-                c = (((r ^ c) >> 2) / lo) | r;
-            }
-            int canonical = 1;
-            for (uint16_t fix = stab & (uint16_t)~1u; fix && canonical; fix &= (uint16_t)(fix - 1))
-                if (ma_svindex_apply(ix, __builtin_ctz(fix), b) < b)
-                    canonical = 0;
-            if (!canonical) {
+            uint32_t b = ma_svindex_spread(pts, c);
+            if (s.b)
+                c = ma_svindex_colex_next(c);
+            if (!ma_svindex_stab_canonical(ix, stab, b)) {
                 t->vals[e] = 0;
                 continue;
             }

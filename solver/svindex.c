@@ -117,8 +117,7 @@ int ma_svindex_prepare(ma_svindex *ix, int w, ma_error *err)
         }
         if (w == 0)
             break;
-        uint32_t c = m & -m, r = m + c;
-        m = (((r ^ m) >> 2) / c) | r;
+        m = ma_svindex_colex_next(m);
     }
     uint32_t *reps2 = realloc(reps, (count ? count : 1) * sizeof *reps);
     uint16_t *stab2 = realloc(stab, (count ? count : 1) * sizeof *stab);

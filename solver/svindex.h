@@ -57,6 +57,33 @@ static inline uint32_t ma_svindex_colex24(const ma_svindex *ix, uint32_t m)
 }
 
 /* rep_count(W) * C(24 - W, B). */
+/* Walking a sector in entry order: the B-subsets of a representative's free points in colex
+ * order are the increasing compressed masks c (bit i selects the i-th free point, pts[i]). */
+static inline uint32_t ma_svindex_spread(const uint32_t pts[24], uint32_t c)
+{
+    uint32_t b = 0;
+    for (; c; c &= c - 1)
+        b |= pts[__builtin_ctz(c)];
+    return b;
+}
+
+/* The next mask with as many bits in colex order (Gosper's hack); c != 0. */
+static inline uint32_t ma_svindex_colex_next(uint32_t c)
+{
+    uint32_t lo = c & -c, r = c + lo;
+    return (((r ^ c) >> 2) / lo) | r;
+}
+
+/* Canonical iff no op of the representative's stabiliser (bit 0, the identity, is ignored) lowers
+ * the opponent mask b (docs/format.md §4.2). */
+static inline int ma_svindex_stab_canonical(const ma_svindex *ix, uint16_t stab, uint32_t b)
+{
+    for (uint16_t fix = stab & (uint16_t)~1u; fix; fix &= (uint16_t)(fix - 1))
+        if (ma_svindex_apply(ix, __builtin_ctz(fix), b) < b)
+            return 0;
+    return 1;
+}
+
 uint64_t ma_svindex_entry_count(const ma_svindex *ix, int w, int b);
 /* Canonical form of (w, b); popcount(w) must be prepared. */
 void ma_svindex_canon(const ma_svindex *ix, uint32_t w, uint32_t b, uint32_t *wc, uint32_t *bc);

@@ -391,13 +391,9 @@ static int write_sector(struct ctx *c, ma_sv_sector s, const uint16_t *open, con
         /* B-subsets of the free points in colex order = increasing compressed mask = index order */
         for (uint64_t g = 0; g < per_rep && rc == MA_OK; g++) {
             uint64_t h = (uint64_t)f * per_rep + g;
-            uint32_t b = 0;
-            for (uint32_t cc = cm; cc; cc &= cc - 1)
-                b |= pts[__builtin_ctz(cc)];
-            if (s.b) {
-                uint32_t lo = cm & -cm, r = cm + lo;
-                cm = (((r ^ cm) >> 2) / lo) | r;
-            }
+            uint32_t b = ma_svindex_spread(pts, cm);
+            if (s.b)
+                cm = ma_svindex_colex_next(cm);
             int op = ma_svmidx_marker(mix, s.w, f, b);
             if (op >= 0) {
                 rep->markers++;

@@ -222,19 +222,11 @@ static void init_member(struct ctx *c, int m, ma_progress *pr, uint64_t *done)
         uint32_t cm = s.b ? (1u << s.b) - 1 : 0;
         for (uint64_t g = 0; g < per_rep && c->rc == MA_OK; g++) {
             uint64_t e = (uint64_t)f * per_rep + g;
-            uint32_t b = 0;
-            for (uint32_t cc = cm; cc; cc &= cc - 1)
-                b |= pts[__builtin_ctz(cc)];
-            if (s.b) {
-                uint32_t lo = cm & -cm, r = cm + lo;
-                cm = (((r ^ cm) >> 2) / lo) | r;
-            }
-            int canonical = 1;
-            for (uint16_t fix = stab & (uint16_t)~1u; fix && canonical; fix &= (uint16_t)(fix - 1))
-                if (ma_svindex_apply(ix, __builtin_ctz(fix), b) < b)
-                    canonical = 0;
+            uint32_t b = ma_svindex_spread(pts, cm);
+            if (s.b)
+                cm = ma_svindex_colex_next(cm);
             uint16_t v = mb->open[e];
-            if (!canonical)
+            if (!ma_svindex_stab_canonical(ix, stab, b))
                 continue;
             if (OUTCOME(v) == V_WIN || OUTCOME(v) == V_LOSS) {
                 int k1 = (OUTCOME(v) == V_WIN ? job->vw : job->vl) - mb->value;
