@@ -601,6 +601,60 @@ static void fill_q(ma_malom_rank_slot *s)
         s->q[p] = n;
         n = (uint8_t)(n + !(s->rep >> p & 1u));
     }
+    s->tables = 0;
+    s->uses = 0;
+}
+
+/* The byte tables of a one-op slot: the image of a set of points is the union of the images of
+ * its points, and the compress map keeps unions, so each entry is its lower bits' entry plus one
+ * point. */
+static void fill_tables(ma_malom_rank_slot *s)
+{
+    uint32_t cbit[MA_POINTS];
+    for (int p = 0; p < MA_POINTS; p++) {
+        uint32_t img = apply_mask(s->ops[0], 1u << p);
+        cbit[p] = img & s->rep ? 0u : 1u << s->q[__builtin_ctz(img)];
+    }
+    for (int j = 0; j < 3; j++) {
+        s->cbyte[j][0] = 0;
+        for (uint32_t x = 1; x < 256; x++)
+            s->cbyte[j][x] = s->cbyte[j][x & (x - 1)] | cbit[8 * j + __builtin_ctz(x)];
+    }
+    s->tables = 1;
+}
+
+/* The least image of o under the slot's ops (§4.2); builds the tables when they start to pay. */
+static inline uint32_t least_image(ma_malom_rank_slot *s, uint32_t o)
+{
+    uint32_t best = apply_mask(s->ops[0], o);
+    for (int k = 1; k < s->nops; k++) {
+        uint32_t pb = apply_mask(s->ops[k], o);
+        best = pb < best ? pb : best;
+    }
+    if (s->nops == 1 && ++s->uses == MA_MALOM_RANK_TABLES_AFTER)
+        fill_tables(s);
+    return best;
+}
+
+/* The slot of mover mask m, filled on a miss. */
+static inline ma_malom_rank_slot *slot_of(const ma_malom_index *ix, ma_malom_rank_cache *cache,
+                                          uint32_t m)
+{
+    uint32_t set = (m * 0x9E3779B1u) >> (32 - 4);
+    ma_malom_rank_slot *ways = &cache->slot[set * MA_MALOM_RANK_WAYS];
+    for (int k = 0; k < MA_MALOM_RANK_WAYS; k++)
+        if (ways[k].mover == m && ways[k].nops)
+            return &ways[k];
+    ma_malom_rank_slot *s = &ways[cache->victim[set]++ % MA_MALOM_RANK_WAYS];
+    fill_slot(ix, s, m);
+    fill_q(s);
+    return s;
+}
+
+/* The compressed opponent image of o through a one-op slot. */
+static inline uint32_t slot_compress(const ma_malom_rank_slot *s, uint32_t o)
+{
+    return s->cbyte[0][o & 0xFFu] | s->cbyte[1][(o >> 8) & 0xFFu] | s->cbyte[2][o >> 16];
 }
 
 #ifdef HAVE_PEXT_PATH
@@ -639,18 +693,21 @@ __attribute__((target("bmi2"))) static void rank_many_pext(const ma_malom_index 
                                                             const ma_board *malom_boards, int n,
                                                             uint64_t *out)
 {
+    ma_malom_rank_slot *s = NULL;
+    uint32_t last_m = 0;
     for (int i = 0; i < n; i++) {
         uint32_t m = malom_boards[i].mover, o = malom_boards[i].opp;
-        ma_malom_rank_slot *s = &cache->slot[(m * 0x9E3779B1u) >> 26];
-        if (s->mover != m || s->nops == 0)
-            fill_slot(ix, s, m);
-        uint32_t best = apply_mask(s->ops[0], o);
-        for (int k = 1; k < s->nops; k++) {
-            uint32_t pb = apply_mask(s->ops[k], o);
-            best = pb < best ? pb : best;
+        if (m != last_m || !s) {
+            s = slot_of(ix, cache, m);
+            last_m = m;
         }
-        out[i] = (uint64_t)s->f_rank * binom_table[MA_POINTS - s->w][__builtin_popcount(o)] +
-                 colex_of(ix, _pext_u32(best, ~s->rep & MA_FULL_MASK));
+        uint64_t base = (uint64_t)s->f_rank * binom_table[MA_POINTS - s->w][__builtin_popcount(o)];
+        if (s->tables) {
+            out[i] = base + colex_of(ix, slot_compress(s, o));
+            continue;
+        }
+        uint32_t best = least_image(s, o);
+        out[i] = base + colex_of(ix, _pext_u32(best, ~s->rep & MA_FULL_MASK));
     }
 }
 #endif
@@ -664,38 +721,20 @@ void ma_malom_index_rank_many(const ma_malom_index *ix, ma_malom_rank_cache *cac
         return;
     }
 #endif
+    ma_malom_rank_slot *s = NULL;
+    uint32_t last_m = 0;
     for (int i = 0; i < n; i++) {
         uint32_t m = malom_boards[i].mover, o = malom_boards[i].opp;
-        ma_malom_rank_slot *s = &cache->slot[(m * 0x9E3779B1u) >> 26];
-        if (s->mover != m || s->nops == 0) {
-            fill_slot(ix, s, m);
-            fill_q(s);
-            if (s->nops == 1) {
-                for (int p = 0; p < MA_POINTS; p++) {
-                    uint32_t img = apply_mask(s->ops[0], 1u << p);
-                    s->cbit[p] = img & s->rep ? 0u : 1u << s->q[__builtin_ctz(img)];
-                }
-                s->ref_opp = 0;
-                s->ref_c = 0;
-            }
+        if (m != last_m || !s) {
+            s = slot_of(ix, cache, m);
+            last_m = m;
         }
         uint64_t base = (uint64_t)s->f_rank * binom_table[MA_POINTS - s->w][__builtin_popcount(o)];
-        if (s->nops == 1) {
-            uint32_t c = s->ref_c;
-            for (uint32_t d = o ^ s->ref_opp; d; d &= d - 1)
-                c ^= s->cbit[__builtin_ctz(d)];
-            s->ref_opp = o;
-            s->ref_c = c;
-            out[i] = base + colex_of(ix, c);
+        if (s->tables) {
+            out[i] = base + colex_of(ix, slot_compress(s, o));
             continue;
         }
-        /* several ops onto the representative: the least opponent image among them */
-        uint32_t best = apply_mask(s->ops[0], o);
-        for (int k = 1; k < s->nops; k++) {
-            uint32_t pb = apply_mask(s->ops[k], o);
-            best = pb < best ? pb : best;
-        }
-        uint32_t c = 0;
+        uint32_t best = least_image(s, o), c = 0;
         for (; best; best &= best - 1)
             c |= 1u << s->q[__builtin_ctz(best)];
         out[i] = base + colex_of(ix, c);

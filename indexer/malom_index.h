@@ -124,9 +124,15 @@ void ma_malom_index_unrank_malom(const ma_malom_index *ix, int w, int b, uint64_
  * Optional; requires prepare(w); single-threaded like prepare. */
 int ma_malom_index_prepare_movers(ma_malom_index *ix, int w, ma_error *err);
 
-/* A per-thread cache of mover parts keyed by the mover mask (direct-mapped): the successors of one
- * position share a few mover masks. Zero-initialise before first use; never share between threads. */
-#define MA_MALOM_RANK_CACHE 64
+/* A per-thread cache of mover parts keyed by the mover mask, 16 sets of 4 slots: the successors
+ * of one position have a few mover masks (its opponent mask, and that mask less each stone a
+ * removal can take), which must not evict each other as they did in a direct-mapped cache.
+ * Zero-initialise before first use; never share between threads. About 3 KiB per slot: allocate
+ * the cache, do not put it on a stack. */
+#define MA_MALOM_RANK_SETS 16
+#define MA_MALOM_RANK_WAYS 4
+#define MA_MALOM_RANK_CACHE (MA_MALOM_RANK_SETS * MA_MALOM_RANK_WAYS)
+#define MA_MALOM_RANK_TABLES_AFTER 16
 typedef struct ma_malom_rank_slot {
     uint32_t mover;  /* Malom-numbered mover mask this slot holds */
     uint32_t rep;    /* its representative */
@@ -135,14 +141,18 @@ typedef struct ma_malom_rank_slot {
     uint8_t nops;    /* 0: the slot is empty */
     uint8_t ops[MA_MALOM_SYM_OPS];
     uint8_t q[MA_POINTS]; /* q[p]: the number of points below p not in rep (§4.4 compress) */
-    /* One op only (nops = 1): the compressed image (§4.4) is linear in the opponent's points,
-     * cbit[p] being that of the single point p, so a board is ranked from the slot's previous
-     * board by flipping the bits of the points where the two differ (usually 2 to 4). */
-    uint32_t cbit[MA_POINTS];
-    uint32_t ref_opp, ref_c;  /* the previous opponent mask and its compressed image */
+    /* One op only (nops = 1): the compressed image (§4.4) is linear in the opponent's points, so
+     * it is kept as three tables, one per byte of the opponent mask: cbyte[j][x] is the image of
+     * the points 8j + (bits of x). Three loads and two ORs, no permutation or bit extract. The
+     * tables cost 768 entries, so they are built at the slot's MA_MALOM_RANK_TABLES_AFTER-th
+     * board (the mover masks of removals are mostly used once or twice). */
+    uint8_t tables;  /* cbyte is built */
+    uint16_t uses;
+    uint32_t cbyte[3][256];
 } ma_malom_rank_slot;
 typedef struct ma_malom_rank_cache {
     ma_malom_rank_slot slot[MA_MALOM_RANK_CACHE];
+    uint8_t victim[MA_MALOM_RANK_SETS]; /* the way a miss in the set fills next (round robin) */
 } ma_malom_rank_cache;
 
 /* The compress step of §4.4 uses the CPU's bit-extract instruction (BMI2 pext) when it is a fast

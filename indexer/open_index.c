@@ -536,14 +536,59 @@ static void fill_rank_slot(const ma_open_index *ix, ma_open_rank_slot *s, uint32
         s->q[p] = n;
         n = (uint8_t)(n + !(mi.rep >> p & 1u));
     }
-    if (s->n_ops == 1) {
-        for (int p = 0; p < MA_POINTS; p++) {
-            uint32_t img = perm_fast(ix, s->ops[0], 1u << p);
-            s->cbit[p] = img & mi.rep ? 0u : 1u << s->q[__builtin_ctz(img)];
-        }
-        s->ref_opp = 0;
-        s->ref_c = 0;
+    s->tables = 0;
+    s->uses = 0;
+}
+
+/* The byte tables of a one-op slot: the image of a set of points is the union of the images of
+ * its points, and the compress map keeps unions, so each entry is its lower bits' entry plus one
+ * point. */
+static void fill_tables(const ma_open_index *ix, ma_open_rank_slot *s)
+{
+    uint32_t cbit[MA_POINTS];
+    for (int p = 0; p < MA_POINTS; p++) {
+        uint32_t img = perm_fast(ix, s->ops[0], 1u << p);
+        cbit[p] = img & s->rep ? 0u : 1u << s->q[__builtin_ctz(img)];
     }
+    for (int j = 0; j < 3; j++) {
+        s->cbyte[j][0] = 0;
+        for (uint32_t x = 1; x < 256; x++)
+            s->cbyte[j][x] = s->cbyte[j][x & (x - 1)] | cbit[8 * j + __builtin_ctz(x)];
+    }
+    s->tables = 1;
+}
+
+/* The least image of o under the slot's ops; builds the tables when they start to pay. */
+static inline uint32_t least_image(const ma_open_index *ix, ma_open_rank_slot *s, uint32_t o)
+{
+    uint32_t best = perm_fast(ix, s->ops[0], o);
+    for (int k = 1; k < s->n_ops; k++) {
+        uint32_t pb = perm_fast(ix, s->ops[k], o);
+        best = pb < best ? pb : best;
+    }
+    if (s->n_ops == 1 && ++s->uses == MA_OPEN_RANK_TABLES_AFTER)
+        fill_tables(ix, s);
+    return best;
+}
+
+/* The slot of mover mask m, filled on a miss. */
+static inline ma_open_rank_slot *slot_of(const ma_open_index *ix, ma_open_rank_cache *cache,
+                                         uint32_t m)
+{
+    uint32_t set = (m * 0x9E3779B1u) >> (32 - 4);
+    ma_open_rank_slot *ways = &cache->slot[set * MA_OPEN_RANK_WAYS];
+    for (int k = 0; k < MA_OPEN_RANK_WAYS; k++)
+        if (ways[k].mover == m && ways[k].n_ops)
+            return &ways[k];
+    ma_open_rank_slot *s = &ways[cache->victim[set]++ % MA_OPEN_RANK_WAYS];
+    fill_rank_slot(ix, s, m);
+    return s;
+}
+
+/* The compressed opponent image of o through a one-op slot. */
+static inline uint32_t slot_compress(const ma_open_rank_slot *s, uint32_t o)
+{
+    return s->cbyte[0][o & 0xFFu] | s->cbyte[1][(o >> 8) & 0xFFu] | s->cbyte[2][o >> 16];
 }
 
 #if defined(__x86_64__) && defined(__GNUC__)
@@ -561,18 +606,21 @@ __attribute__((target("bmi2"))) static void rank_many_pext(const ma_open_index *
                                                             const ma_board *boards, int n,
                                                             uint64_t *out)
 {
+    ma_open_rank_slot *s = NULL;
+    uint32_t last_m = 0;
     for (int i = 0; i < n; i++) {
         uint32_t m = boards[i].mover & MA_FULL_MASK, o = boards[i].opp & MA_FULL_MASK;
-        ma_open_rank_slot *s = &cache->slot[(m * 0x9E3779B1u) >> 26];
-        if (s->mover != m || s->n_ops == 0)
-            fill_rank_slot(ix, s, m);
-        uint32_t best = perm_fast(ix, s->ops[0], o);
-        for (int k = 1; k < s->n_ops; k++) {
-            uint32_t pb = perm_fast(ix, s->ops[k], o);
-            best = pb < best ? pb : best;
+        if (m != last_m || !s) {
+            s = slot_of(ix, cache, m);
+            last_m = m;
         }
-        out[i] = s->rep_rank * ix->binom[MA_POINTS - s->w][__builtin_popcount(o)] +
-                 colex_of(ix, _pext_u32(best, ~s->rep & MA_FULL_MASK));
+        uint64_t base = s->rep_rank * ix->binom[MA_POINTS - s->w][__builtin_popcount(o)];
+        if (s->tables) {
+            out[i] = base + colex_of(ix, slot_compress(s, o));
+            continue;
+        }
+        uint32_t best = least_image(ix, s, o);
+        out[i] = base + colex_of(ix, _pext_u32(best, ~s->rep & MA_FULL_MASK));
     }
 }
 #else
@@ -588,28 +636,20 @@ void ma_open_index_rank_many(const ma_open_index *ix, ma_open_rank_cache *cache,
         return;
     }
 #endif
+    ma_open_rank_slot *s = NULL;
+    uint32_t last_m = 0;
     for (int i = 0; i < n; i++) {
         uint32_t m = boards[i].mover & MA_FULL_MASK, o = boards[i].opp & MA_FULL_MASK;
-        ma_open_rank_slot *s = &cache->slot[(m * 0x9E3779B1u) >> 26];
-        if (s->mover != m || s->n_ops == 0)
-            fill_rank_slot(ix, s, m);
+        if (m != last_m || !s) {
+            s = slot_of(ix, cache, m);
+            last_m = m;
+        }
         uint64_t base = s->rep_rank * ix->binom[MA_POINTS - s->w][popcount24(o)];
-        uint32_t c;
-        if (s->n_ops == 1) {
-            c = s->ref_c;
-            for (uint32_t d = o ^ s->ref_opp; d; d &= d - 1)
-                c ^= s->cbit[__builtin_ctz(d)];
-            s->ref_opp = o;
-            s->ref_c = c;
+        uint32_t c = 0;
+        if (s->tables) {
+            c = slot_compress(s, o);
         } else {
-            /* several ops onto the representative: the least opponent image among them */
-            uint32_t best = perm_fast(ix, s->ops[0], o);
-            for (int k = 1; k < s->n_ops; k++) {
-                uint32_t pb = perm_fast(ix, s->ops[k], o);
-                best = pb < best ? pb : best;
-            }
-            c = 0;
-            for (; best; best &= best - 1)
+            for (uint32_t best = least_image(ix, s, o); best; best &= best - 1)
                 c |= 1u << s->q[__builtin_ctz(best)];
         }
         out[i] = base + colex_of(ix, c);

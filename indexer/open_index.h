@@ -96,12 +96,18 @@ ma_board ma_open_canonical(ma_board board, int *op_out);
 int ma_open_orbit_size(ma_board board);
 
 /* ---- Batched ranking for hot loops ----------------------------------------------------------
- * A per-thread cache of mover parts keyed by the mover mask (direct-mapped; successors of the
- * positions walked together share a few mover masks). With one op onto the representative the
- * compressed opponent image (§4.3) is linear in the opponent's points, so a board is ranked from
- * the slot's previous board by flipping the points where the two differ. Zero-initialise before
- * first use; never share between threads. */
-#define MA_OPEN_RANK_CACHE 64
+ * A per-thread cache of mover parts keyed by the mover mask, 16 sets of 4 slots: the successors
+ * of one position have a few mover masks (its opponent mask, and that mask less each stone a
+ * removal can take), which must not evict each other as they did in a direct-mapped cache. With
+ * one op onto the representative the compressed opponent image (§4.3) is linear in the
+ * opponent's points, so the slot keeps it as three tables, one per byte of the opponent mask:
+ * three loads and two ORs rank the opponent part, with no permutation or bit extract per board.
+ * Zero-initialise before first use; never share between threads. About 3 KiB per slot: allocate
+ * the cache, do not put it on a stack. */
+#define MA_OPEN_RANK_SETS 16
+#define MA_OPEN_RANK_WAYS 4
+#define MA_OPEN_RANK_CACHE (MA_OPEN_RANK_SETS * MA_OPEN_RANK_WAYS)
+#define MA_OPEN_RANK_TABLES_AFTER 16
 typedef struct ma_open_rank_slot {
     uint32_t mover;        /* mover mask this slot holds */
     uint32_t rep;          /* its representative */
@@ -110,11 +116,16 @@ typedef struct ma_open_rank_slot {
     uint8_t n_ops;         /* 0: empty */
     uint8_t ops[MA_SYM_OPS];
     uint8_t q[MA_POINTS];  /* q[p]: points below p not in rep */
-    uint32_t cbit[MA_POINTS];
-    uint32_t ref_opp, ref_c;
+    /* n_ops = 1: cbyte[j][x] = the compressed image of the opponent points 8j + (bits of x),
+     * built at the slot's MA_OPEN_RANK_TABLES_AFTER-th board (768 entries do not pay for the
+     * mover masks of removals, mostly used once or twice) */
+    uint8_t tables;        /* cbyte is built */
+    uint16_t uses;
+    uint32_t cbyte[3][256];
 } ma_open_rank_slot;
 typedef struct ma_open_rank_cache {
     ma_open_rank_slot slot[MA_OPEN_RANK_CACHE];
+    uint8_t victim[MA_OPEN_RANK_SETS]; /* the way a miss in the set fills next (round robin) */
 } ma_open_rank_cache;
 
 /* rank_many uses the CPU's bit extract (BMI2 pext) when it is a fast one, detected at create;

@@ -346,8 +346,20 @@ static void test_rank_many_matches_rank(void **state)
                         batch[n] = (ma_board){m2, random_points(&x, b, m2)};
                     }
                     check_rank_many(ix, cache, batch, n);
+                    /* the same mover with new opponents: from its
+                     * MA_MALOM_RANK_TABLES_AFTER-th board on, the slot ranks through its byte
+                     * tables */
+                    for (int again = 0; again < 3; again++) {
+                        for (n = 0; n < 8; n++)
+                            batch[n] = (ma_board){mover, random_points(&x, b, mover)};
+                        check_rank_many(ix, cache, batch, n);
+                    }
                 }
         assert_true(symmetric_seen > 100);
+        int tabled = 0;
+        for (int k = 0; k < MA_MALOM_RANK_CACHE; k++)
+            tabled += cache->slot[k].tables;
+        assert_true(tabled > 0);
         for (uint64_t h = 0; h < ma_malom_hash_count(3, 3); h += 16) {
             ma_board batch[16];
             int n = 0;

@@ -427,10 +427,27 @@ static void test_rank_many_equals_rank(void **state)
                                 batch[i].opp |= bit;
                         }
                     }
-                    ma_open_index_rank_many(ix, cache, batch, 24, got);
-                    for (int i = 0; i < 24; i++)
-                        assert_int_equal(got[i], ma_open_index_rank(ix, batch[i], NULL));
+                    for (int again = 0; again < 3; again++) {
+                        ma_open_index_rank_many(ix, cache, batch, 24, got);
+                        for (int i = 0; i < 24; i++)
+                            assert_int_equal(got[i], ma_open_index_rank(ix, batch[i], NULL));
+                        /* the same mover with new opponents: from its
+                         * MA_OPEN_RANK_TABLES_AFTER-th board on, the slot ranks through its
+                         * byte tables */
+                        for (int i = 0; i < 12; i++) {
+                            batch[i].opp = 0;
+                            while (__builtin_popcount(batch[i].opp) < b) {
+                                uint32_t bit = 1u << (rnd() % 24);
+                                if (!(batch[i].mover & bit))
+                                    batch[i].opp |= bit;
+                            }
+                        }
+                    }
                 }
+        int tabled = 0;
+        for (int k = 0; k < MA_OPEN_RANK_CACHE; k++)
+            tabled += cache->slot[k].tables;
+        assert_true(tabled > 0);
         free(cache);
     }
     ma_open_index_use_bit_extract(ix, 1);
