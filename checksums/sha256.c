@@ -7,7 +7,8 @@
  * same time, so with two threads one thread can feed the stream while the other hashes chunks and
  * both share the reads: a large file costs about one hash pass plus half a read, where a single
  * stream (openssl dgst, sha256sum) pays a hash pass plus a whole read. A file of one chunk is
- * hashed once: its whole-file digest is its chunk digest. A free worker takes, in this order, a
+ * hashed once, by the worker that reads it, piece by piece while the piece is in cache: its
+ * whole-file digest is its chunk digest. A free worker takes, in this order, a
  * stream feed that is ready (the next chunk in order is read and nobody feeds the file), a chunk
  * digest of a read buffer, or the next unread chunk in list order. Buffers are bounded (threads +
  * 2); every held buffer has been read or is being read, and the next chunk a stream needs is
@@ -263,6 +264,43 @@ static int hash_chunk(pool *p, size_t f, size_t k, const uint8_t *buf, ma_error 
     return MA_OK;
 }
 
+/* A one-chunk file is read and hashed in one pass, in pieces that stay in the L2 cache (as a
+ * single stream does): filling the whole buffer first and hashing it afterwards would write 16 MiB
+ * to memory and read it back, which on two threads made a directory of sector files hash 1.74x
+ * as fast as openssl instead of nearly 2x. Without the lock; fs->ctx is free (no stream). */
+#define SINGLE_PIECE ((size_t)256 << 10)
+static int read_hash_single(pool *p, size_t f, uint8_t *buf, ma_error *e)
+{
+    const file_state *fs = &p->files[f];
+    uint64_t len = chunk_len(p, f, 0), got = 0;
+    if (EVP_DigestInit_ex(fs->ctx, p->md, NULL) != 1)
+        return ma_error_set(e, MA_EINTERNAL, "%s: SHA-256 initialisation failed", fs->path);
+    while (got < len) {
+        size_t want = len - got < SINGLE_PIECE ? (size_t)(len - got) : SINGLE_PIECE;
+        ssize_t r = pread(fs->fd, buf, want, (off_t)got);
+        if (r < 0) {
+            if (errno == EINTR)
+                continue;
+            return ma_error_set(e, MA_EIO, "%s: offset %llu: read error: %s", fs->path,
+                                (unsigned long long)got, strerror(errno));
+        }
+        if (r == 0)
+            return ma_error_set(e, MA_EIO, "%s: offset %llu: file shrank while being read (size was %llu)",
+                                fs->path, (unsigned long long)got, (unsigned long long)p->out[f].size);
+        if (EVP_DigestUpdate(fs->ctx, buf, (size_t)r) != 1)
+            return ma_error_set(e, MA_EINTERNAL, "%s: offset %llu: SHA-256 update failed", fs->path,
+                                (unsigned long long)got);
+        got += (uint64_t)r;
+    }
+    uint8_t *dst = p->whole_only ? p->out[f].digest : p->out[f].chunks[0];
+    unsigned dlen = 0;
+    if (EVP_DigestFinal_ex(fs->ctx, dst, &dlen) != 1)
+        return ma_error_set(e, MA_EINTERNAL, "%s: SHA-256 finalisation failed", fs->path);
+    if (!p->whole_only)
+        memcpy(p->out[f].digest, dst, MA_SHA256_LEN);
+    return MA_OK;
+}
+
 /* With the lock held: chunk k of file f has had a task finish; release its buffer once every
  * task is done, and finish the file after its last chunk. */
 static void chunk_progress(pool *p, size_t f, size_t k)
@@ -401,14 +439,24 @@ static void *worker(void *arg)
                 skip = 1;
             }
         }
+        int single = fs->single;
         pthread_mutex_unlock(&p->mu);
         if (!skip)
-            rc = read_chunk(p, f, k, buf, &e);
+            rc = single ? read_hash_single(p, f, buf, &e) : read_chunk(p, f, k, buf, &e);
         pthread_mutex_lock(&p->mu);
         if (rc != MA_OK)
             file_fail(p, f, rc, &e);
         fs->buf[k] = buf;
         fs->st[k] |= CH_READ;
+        if (single && !skip && !fs->failed) {
+            fs->st[k] |= CH_HASHED | CH_FED;
+            p->bytes_done += chunk_len(p, f, k);
+            if (p->on_progress)
+                p->on_progress(p->progress_ctx, p->bytes_done);
+            chunk_progress(p, f, k);
+            pthread_cond_broadcast(&p->buffer_freed);
+            continue;
+        }
         /* tasks this chunk does not need count as done */
         if (p->whole_only && !fs->single)
             fs->st[k] |= CH_HASHED;
