@@ -225,12 +225,10 @@ static void release_buffer(pool *p, uint8_t *buf)
     }
 }
 
-/* Reads and hashes one chunk without the lock. Returns MA_OK or fills e. */
-static int read_chunk(pool *p, size_t f, size_t k, uint8_t *buf, ma_error *e)
+/* Reads bytes [off, off + len) of file f into buf, without the lock. Returns MA_OK or fills e. */
+static int read_range(pool *p, size_t f, uint64_t off, uint64_t len, uint8_t *buf, ma_error *e)
 {
     const file_state *fs = &p->files[f];
-    uint64_t len = chunk_len(p, f, k);
-    uint64_t off = (uint64_t)k * p->chunk_size;
     uint64_t got = 0;
     while (got < len) {
         ssize_t r = pread(fs->fd, buf + got, (size_t)(len - got), (off_t)(off + got));
@@ -247,6 +245,12 @@ static int read_chunk(pool *p, size_t f, size_t k, uint8_t *buf, ma_error *e)
         got += (uint64_t)r;
     }
     return MA_OK;
+}
+
+/* Reads chunk k of file f into buf, without the lock. Returns MA_OK or fills e. */
+static int read_chunk(pool *p, size_t f, size_t k, uint8_t *buf, ma_error *e)
+{
+    return read_range(p, f, (uint64_t)k * p->chunk_size, chunk_len(p, f, k), buf, e);
 }
 
 /* The chunk digest of chunk k (for a one-chunk file also the whole-file digest), without the lock. */
@@ -275,22 +279,14 @@ static int read_hash_single(pool *p, size_t f, uint8_t *buf, ma_error *e)
     uint64_t len = chunk_len(p, f, 0), got = 0;
     if (EVP_DigestInit_ex(fs->ctx, p->md, NULL) != 1)
         return ma_error_set(e, MA_EINTERNAL, "%s: SHA-256 initialisation failed", fs->path);
-    while (got < len) {
-        size_t want = len - got < SINGLE_PIECE ? (size_t)(len - got) : SINGLE_PIECE;
-        ssize_t r = pread(fs->fd, buf, want, (off_t)got);
-        if (r < 0) {
-            if (errno == EINTR)
-                continue;
-            return ma_error_set(e, MA_EIO, "%s: offset %llu: read error: %s", fs->path,
-                                (unsigned long long)got, strerror(errno));
-        }
-        if (r == 0)
-            return ma_error_set(e, MA_EIO, "%s: offset %llu: file shrank while being read (size was %llu)",
-                                fs->path, (unsigned long long)got, (unsigned long long)p->out[f].size);
-        if (EVP_DigestUpdate(fs->ctx, buf, (size_t)r) != 1)
+    for (; got < len; got += SINGLE_PIECE) {
+        size_t piece = len - got < SINGLE_PIECE ? (size_t)(len - got) : SINGLE_PIECE;
+        int rc = read_range(p, f, got, piece, buf, e);
+        if (rc != MA_OK)
+            return rc;
+        if (EVP_DigestUpdate(fs->ctx, buf, piece) != 1)
             return ma_error_set(e, MA_EINTERNAL, "%s: offset %llu: SHA-256 update failed", fs->path,
                                 (unsigned long long)got);
-        got += (uint64_t)r;
     }
     uint8_t *dst = p->whole_only ? p->out[f].digest : p->out[f].chunks[0];
     unsigned dlen = 0;

@@ -7,8 +7,9 @@
  * feed of one buffer run at the same time on different workers, so with two threads one feeds the
  * stream while the other hashes chunks and both share the reads: a large file costs about one hash
  * pass plus half a read on two cores, a single-stream tool one pass plus a whole read. A file of
- * one chunk is hashed once (its whole-file digest is its chunk digest), so a directory of many
- * sector files spreads over the threads with no second pass. Several files are in flight at once:
+ * one chunk is hashed once (its whole-file digest is its chunk digest), by the worker that reads
+ * it, in pieces hashed while they are in cache, so a directory of many sector files spreads over
+ * the threads with no second pass and no round trip through memory. Several files are in flight at once:
  * workers claim unread chunks in list order.
  *
  * Memory is bounded: at most threads + 2 chunk buffers exist at any time (each chunk_size bytes),

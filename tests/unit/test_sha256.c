@@ -253,6 +253,48 @@ static void record_progress(void *ctx, uint64_t done)
     s->calls++;
 }
 
+/* One-chunk files larger than the 256 KiB pieces they are read and hashed in (the default chunk
+ * of 16 MiB), at the piece boundaries: whole-file and chunk digest right, progress complete. */
+static void test_one_chunk_file_in_several_pieces(void **state)
+{
+    (void)state;
+    static const size_t sizes[] = {(256u << 10) - 1, 256u << 10, (256u << 10) + 1,
+                                   (3u << 18) + 12345};
+    enum { N = sizeof sizes / sizeof sizes[0] };
+    char names[N][128];
+    const char *paths[N];
+    uint8_t *data[N];
+    uint64_t total = 0;
+    for (size_t i = 0; i < N; i++) {
+        snprintf(names[i], sizeof names[i], "%s/pieces_%zu", tmpdir, i);
+        paths[i] = names[i];
+        data[i] = make_file(names[i], sizes[i]);
+        total += sizes[i];
+    }
+    for (int round = 0; round < 4; round++) {
+        ma_file_digest d[N];
+        ma_error e;
+        struct progress_seen seen = {0, 0, 0};
+        ma_sha256_options o = {.threads = round % 2 ? 2 : 1, .whole_only = round >= 2,
+                               .on_progress = record_progress, .progress_ctx = &seen};
+        assert_int_equal(ma_sha256_files(d, NULL, NULL, paths, N, &o, &e), MA_OK);
+        for (size_t i = 0; i < N; i++) {
+            char want[65], got[65];
+            hex_of(want, data[i], sizes[i]);
+            ma_sha256_hex(got, d[i].digest);
+            assert_string_equal(got, want);
+            assert_int_equal(d[i].n_chunks, 1);
+            if (!o.whole_only)
+                check_digest(&d[i], data[i], sizes[i], MA_SHA256_DEFAULT_CHUNK);
+            ma_file_digest_free(&d[i]);
+        }
+        assert_int_equal(seen.last, total);
+        assert_false(seen.went_back);
+    }
+    for (size_t i = 0; i < N; i++)
+        free(data[i]);
+}
+
 static void test_progress_reports_every_byte_once(void **state)
 {
     (void)state;
@@ -299,6 +341,7 @@ int main(void)
         cmocka_unit_test(test_chunk_digests_at_the_boundaries),
         cmocka_unit_test(test_many_files_one_vs_n_threads_and_per_file_errors),
         cmocka_unit_test(test_one_chunk_files_under_threads),
+        cmocka_unit_test(test_one_chunk_file_in_several_pieces),
         cmocka_unit_test(test_progress_reports_every_byte_once),
         cmocka_unit_test(test_default_chunk_and_too_large_chunk),
     };
