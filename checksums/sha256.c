@@ -253,19 +253,24 @@ static int read_chunk(pool *p, size_t f, size_t k, uint8_t *buf, ma_error *e)
     return read_range(p, f, (uint64_t)k * p->chunk_size, chunk_len(p, f, k), buf, e);
 }
 
-/* The chunk digest of chunk k (for a one-chunk file also the whole-file digest), without the lock. */
+/* The chunk digest of chunk k of a file of several chunks (one-chunk files are hashed as they are
+ * read, read_hash_single), without the lock. */
 static int hash_chunk(pool *p, size_t f, size_t k, const uint8_t *buf, ma_error *e)
 {
     const file_state *fs = &p->files[f];
-    uint64_t len = chunk_len(p, f, k);
-    uint8_t *dst = p->whole_only ? p->out[f].digest : p->out[f].chunks[k];
     unsigned dlen = 0;
-    if (EVP_Digest(buf, (size_t)len, dst, &dlen, p->md, NULL) != 1)
+    if (EVP_Digest(buf, (size_t)chunk_len(p, f, k), p->out[f].chunks[k], &dlen, p->md, NULL) != 1)
         return ma_error_set(e, MA_EINTERNAL, "%s: offset %llu: SHA-256 failed", fs->path,
                             (unsigned long long)((uint64_t)k * p->chunk_size));
-    if (fs->single && !p->whole_only)
-        memcpy(p->out[f].digest, dst, MA_SHA256_LEN);
     return MA_OK;
+}
+
+/* With the lock held: n more bytes are in whole-file digests. */
+static void count_done(pool *p, uint64_t n)
+{
+    p->bytes_done += n;
+    if (p->on_progress)
+        p->on_progress(p->progress_ctx, p->bytes_done);
 }
 
 /* A one-chunk file is read and hashed in one pass, in pieces that stay in the L2 cache (as a
@@ -362,9 +367,7 @@ static void *worker(void *arg)
                                  (unsigned long long)((uint64_t)s * p->chunk_size));
                     file_fail(p, f, MA_EINTERNAL, &e);
                 }
-                p->bytes_done += chunk_len(p, f, s);
-                if (p->on_progress)
-                    p->on_progress(p->progress_ctx, p->bytes_done);
+                count_done(p, chunk_len(p, f, s));
                 fs->next_seq++;
                 fs->st[s] |= CH_FED;
                 chunk_progress(p, f, s);
@@ -386,11 +389,6 @@ static void *worker(void *arg)
             if (rc != MA_OK)
                 file_fail(p, f, rc, &e);
             fs->st[k] |= CH_HASHED;
-            if (fs->single) {
-                p->bytes_done += chunk_len(p, f, k);
-                if (p->on_progress)
-                    p->on_progress(p->progress_ctx, p->bytes_done);
-            }
             chunk_progress(p, f, k);
             pthread_cond_broadcast(&p->buffer_freed);
             continue;
@@ -444,25 +442,15 @@ static void *worker(void *arg)
             file_fail(p, f, rc, &e);
         fs->buf[k] = buf;
         fs->st[k] |= CH_READ;
-        if (single && !skip && !fs->failed) {
+        if (single) {
+            /* read and hashed in one task, or nothing to hash */
             fs->st[k] |= CH_HASHED | CH_FED;
-            p->bytes_done += chunk_len(p, f, k);
-            if (p->on_progress)
-                p->on_progress(p->progress_ctx, p->bytes_done);
+            if (!skip && !fs->failed)
+                count_done(p, chunk_len(p, f, k));
             chunk_progress(p, f, k);
-            pthread_cond_broadcast(&p->buffer_freed);
-            continue;
-        }
-        /* tasks this chunk does not need count as done */
-        if (p->whole_only && !fs->single)
+        } else if (p->whole_only || skip || fs->failed) {
+            /* no chunk digest wanted, or nothing to hash; the stream still passes over it */
             fs->st[k] |= CH_HASHED;
-        if (fs->single)
-            fs->st[k] |= CH_FED;
-        if (skip || fs->failed) {
-            /* nothing to hash; the stream still passes over it in order */
-            fs->st[k] |= CH_HASHED;
-            if (fs->single)
-                chunk_progress(p, f, k);
         }
         pthread_cond_broadcast(&p->buffer_freed);
     }

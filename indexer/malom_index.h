@@ -21,6 +21,7 @@
 #include <stdint.h>
 
 #include "common/ma_error.h"
+#include "indexer/mask_map.h"
 #include "indexer/position.h"
 
 #define MA_MALOM_SYM_OPS 16
@@ -141,14 +142,14 @@ typedef struct ma_malom_rank_slot {
     uint8_t nops;    /* 0: the slot is empty */
     uint8_t ops[MA_MALOM_SYM_OPS];
     uint8_t q[MA_POINTS]; /* q[p]: the number of points below p not in rep (§4.4 compress) */
-    /* One op only (nops = 1): the compressed image (§4.4) is linear in the opponent's points, so
-     * it is kept as three tables, one per byte of the opponent mask: cbyte[j][x] is the image of
-     * the points 8j + (bits of x). Three loads and two ORs, no permutation or bit extract. The
-     * tables cost 768 entries, so they are built at the slot's MA_MALOM_RANK_TABLES_AFTER-th
-     * board (the mover masks of removals are mostly used once or twice). */
-    uint8_t tables;  /* cbyte is built */
+    /* One op only (nops = 1): the op and the compress step (§4.4) both distribute over union, so
+     * the compressed image of an opponent mask is a mask map: three loads and two ORs, no
+     * permutation or bit extract. It costs 768 entries, so it is built at the slot's
+     * MA_MALOM_RANK_TABLES_AFTER-th board (the mover masks of removals are mostly used once or
+     * twice). */
+    uint8_t tables;  /* compress is built */
     uint16_t uses;
-    uint32_t cbyte[3][256];
+    ma_mask_map compress;
 } ma_malom_rank_slot;
 typedef struct ma_malom_rank_cache {
     ma_malom_rank_slot slot[MA_MALOM_RANK_CACHE];

@@ -35,11 +35,11 @@ static const uint8_t sym_perm[MA_SYM_OPS][MA_POINTS] = {
 };
 
 struct ma_open_index {
-    /* byte_perm[k][i][x]: π_k (k < 8) of the byte x placed at byte i of a mask. Derived from
-     * sym_perm so that one op costs three loads instead of a 24-step bit loop; ops 8..15 are ops
-     * 0..7 followed by the ring exchange (§4.1), done with shifts, which halves the table (24 KiB)
-     * so it stays in L1 beside the representative arrays. */
-    uint32_t byte_perm[8][3][256];
+    /* perm[k]: π_k (k < 8) as a mask map, derived from sym_perm so that one op costs three loads
+     * instead of a 24-step bit loop; ops 8..15 are ops 0..7 followed by the ring exchange (§4.1),
+     * done with shifts, which halves the tables (24 KiB) so they stay in L1 beside the
+     * representative arrays. */
+    ma_mask_map perm[8];
     uint64_t binom[MA_POINTS + 1][MA_POINTS + 1];
     uint32_t *reps[MAX_W + 1];      /* sorted representatives, NULL until prepared; padded with
                                        UINT32_MAX to a whole number of groups, 64-byte aligned */
@@ -52,7 +52,7 @@ struct ma_open_index {
     /* colex_byte[k][j][x]: colex contribution of byte x at bits 8k..8k+7 of a subset with j
      * members below bit 8k (sum of C(8k + q, j + t) over the t-th set bit q of x). */
     uint32_t colex_byte[3][MAX_W + 1][256];
-    int use_pext; /* the CPU has a fast BMI2 bit extract (see rank_many_pext) */
+    int use_pext; /* the CPU has a fast BMI2 bit extract (see compress_slow) */
 };
 
 static inline uint32_t perm_slow(int op, uint32_t m)
@@ -74,8 +74,7 @@ static inline uint32_t ring_swap(uint32_t x)
 
 static inline uint32_t perm_d4(const ma_open_index *ix, int op, uint32_t m)
 {
-    return ix->byte_perm[op][0][m & 0xFF] | ix->byte_perm[op][1][(m >> 8) & 0xFF] |
-           ix->byte_perm[op][2][(m >> 16) & 0xFF];
+    return ma_mask_map_apply(&ix->perm[op], m);
 }
 
 static inline uint32_t perm_fast(const ma_open_index *ix, int op, uint32_t m)
@@ -102,10 +101,12 @@ int ma_open_index_create(ma_open_index **out, ma_error *err)
     ma_open_index *ix = calloc(1, sizeof *ix);
     if (!ix)
         return ma_error_set(err, MA_ENOMEM, "open index: out of memory");
-    for (int k = 0; k < 8; k++)
-        for (int i = 0; i < 3; i++)
-            for (uint32_t x = 0; x < 256; x++)
-                ix->byte_perm[k][i][x] = perm_slow(k, x << (8 * i));
+    for (int k = 0; k < 8; k++) {
+        uint32_t image[MA_POINTS];
+        for (int p = 0; p < MA_POINTS; p++)
+            image[p] = perm_slow(k, 1u << p);
+        ma_mask_map_build(&ix->perm[k], image);
+    }
     for (int n = 0; n <= MA_POINTS; n++)
         for (int k = 0; k <= MA_POINTS; k++)
             ix->binom[n][k] = ma_open_binomial(n, k);
@@ -540,21 +541,15 @@ static void fill_rank_slot(const ma_open_index *ix, ma_open_rank_slot *s, uint32
     s->uses = 0;
 }
 
-/* The byte tables of a one-op slot: the image of a set of points is the union of the images of
- * its points, and the compress map keeps unions, so each entry is its lower bits' entry plus one
- * point. */
+/* The compress map of a one-op slot: the op and the compress step both distribute over union. */
 static void fill_tables(const ma_open_index *ix, ma_open_rank_slot *s)
 {
-    uint32_t cbit[MA_POINTS];
+    uint32_t image[MA_POINTS];
     for (int p = 0; p < MA_POINTS; p++) {
         uint32_t img = perm_fast(ix, s->ops[0], 1u << p);
-        cbit[p] = img & s->rep ? 0u : 1u << s->q[__builtin_ctz(img)];
+        image[p] = img & s->rep ? 0u : 1u << s->q[__builtin_ctz(img)];
     }
-    for (int j = 0; j < 3; j++) {
-        s->cbyte[j][0] = 0;
-        for (uint32_t x = 1; x < 256; x++)
-            s->cbyte[j][x] = s->cbyte[j][x & (x - 1)] | cbit[8 * j + __builtin_ctz(x)];
-    }
+    ma_mask_map_build(&s->compress, image);
     s->tables = 1;
 }
 
@@ -585,12 +580,6 @@ static inline ma_open_rank_slot *slot_of(const ma_open_index *ix, ma_open_rank_c
     return s;
 }
 
-/* The compressed opponent image of o through a one-op slot. */
-static inline uint32_t slot_compress(const ma_open_rank_slot *s, uint32_t o)
-{
-    return s->cbyte[0][o & 0xFFu] | s->cbyte[1][(o >> 8) & 0xFFu] | s->cbyte[2][o >> 16];
-}
-
 #if defined(__x86_64__) && defined(__GNUC__)
 #include <immintrin.h>
 /* BMI2's bit extract is fast on Intel since Haswell and AMD since Zen 3 (microcoded before). */
@@ -601,41 +590,32 @@ static int fast_pext(void)
            !(__builtin_cpu_is("amd") && (__builtin_cpu_is("znver1") || __builtin_cpu_is("znver2")));
 }
 
-__attribute__((target("bmi2"))) static void rank_many_pext(const ma_open_index *ix,
-                                                            ma_open_rank_cache *cache,
-                                                            const ma_board *boards, int n,
-                                                            uint64_t *out)
+__attribute__((target("bmi2"))) static uint32_t compress_pext(uint32_t img, uint32_t rep)
 {
-    ma_open_rank_slot *s = NULL;
-    uint32_t last_m = 0;
-    for (int i = 0; i < n; i++) {
-        uint32_t m = boards[i].mover & MA_FULL_MASK, o = boards[i].opp & MA_FULL_MASK;
-        if (m != last_m || !s) {
-            s = slot_of(ix, cache, m);
-            last_m = m;
-        }
-        uint64_t base = s->rep_rank * ix->binom[MA_POINTS - s->w][__builtin_popcount(o)];
-        if (s->tables) {
-            out[i] = base + colex_of(ix, slot_compress(s, o));
-            continue;
-        }
-        uint32_t best = least_image(ix, s, o);
-        out[i] = base + colex_of(ix, _pext_u32(best, ~s->rep & MA_FULL_MASK));
-    }
+    return _pext_u32(img, ~rep & MA_FULL_MASK);
 }
 #else
 static int fast_pext(void) { return 0; }
 #endif
 
+/* The compressed opponent image img (§4.3) for a slot without its compress map. */
+static inline uint32_t compress_slow(const ma_open_index *ix, const ma_open_rank_slot *s,
+                                     uint32_t img)
+{
+#if defined(__x86_64__) && defined(__GNUC__)
+    if (ix->use_pext)
+        return compress_pext(img, s->rep);
+#endif
+    (void)ix;
+    uint32_t c = 0;
+    for (; img; img &= img - 1)
+        c |= 1u << s->q[__builtin_ctz(img)];
+    return c;
+}
+
 void ma_open_index_rank_many(const ma_open_index *ix, ma_open_rank_cache *cache,
                              const ma_board *boards, int n, uint64_t *out)
 {
-#if defined(__x86_64__) && defined(__GNUC__)
-    if (ix->use_pext) {
-        rank_many_pext(ix, cache, boards, n, out);
-        return;
-    }
-#endif
     ma_open_rank_slot *s = NULL;
     uint32_t last_m = 0;
     for (int i = 0; i < n; i++) {
@@ -644,15 +624,9 @@ void ma_open_index_rank_many(const ma_open_index *ix, ma_open_rank_cache *cache,
             s = slot_of(ix, cache, m);
             last_m = m;
         }
-        uint64_t base = s->rep_rank * ix->binom[MA_POINTS - s->w][popcount24(o)];
-        uint32_t c = 0;
-        if (s->tables) {
-            c = slot_compress(s, o);
-        } else {
-            for (uint32_t best = least_image(ix, s, o); best; best &= best - 1)
-                c |= 1u << s->q[__builtin_ctz(best)];
-        }
-        out[i] = base + colex_of(ix, c);
+        uint32_t c = s->tables ? ma_mask_map_apply(&s->compress, o)
+                               : compress_slow(ix, s, least_image(ix, s, o));
+        out[i] = s->rep_rank * ix->binom[MA_POINTS - s->w][__builtin_popcount(o)] + colex_of(ix, c);
     }
 }
 

@@ -14,6 +14,7 @@
 #include <stdint.h>
 
 #include "common/ma_error.h"
+#include "indexer/mask_map.h"
 #include "indexer/position.h"
 
 #define MA_SYM_OPS 16
@@ -116,12 +117,12 @@ typedef struct ma_open_rank_slot {
     uint8_t n_ops;         /* 0: empty */
     uint8_t ops[MA_SYM_OPS];
     uint8_t q[MA_POINTS];  /* q[p]: points below p not in rep */
-    /* n_ops = 1: cbyte[j][x] = the compressed image of the opponent points 8j + (bits of x),
-     * built at the slot's MA_OPEN_RANK_TABLES_AFTER-th board (768 entries do not pay for the
-     * mover masks of removals, mostly used once or twice) */
-    uint8_t tables;        /* cbyte is built */
+    /* n_ops = 1: the compressed image of the opponent mask, built at the slot's
+     * MA_OPEN_RANK_TABLES_AFTER-th board (768 entries do not pay for the mover masks of removals,
+     * mostly used once or twice) */
+    uint8_t tables;        /* compress is built */
     uint16_t uses;
-    uint32_t cbyte[3][256];
+    ma_mask_map compress;
 } ma_open_rank_slot;
 typedef struct ma_open_rank_cache {
     ma_open_rank_slot slot[MA_OPEN_RANK_CACHE];

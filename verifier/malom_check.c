@@ -520,13 +520,13 @@ static int rank_tables(struct fast *f, int32_t v_parent)
             return MA_OK;
         size = f->ch[k].view.entry_size;
     }
-    const uint32_t n_raw = size == 1 ? 1u << 8 : 1u << 16;
     if (size < 1 || size > 2)
         return MA_OK;
+    const uint32_t n_raw = size == 1 ? 1u << 8 : 1u << 16;
+    /* First pass: each child's rank table holds RANK_* or 0 (a value, its score in all[]). */
     int64_t *all = malloc((size_t)MA_TURN_KINDS * n_raw * sizeof *all);
-    int8_t *status = malloc((size_t)MA_TURN_KINDS * n_raw);
     f->scores = malloc((size_t)MA_TURN_KINDS * n_raw * sizeof *f->scores);
-    int rc = all && status && f->scores ? MA_OK : MA_ENOMEM;
+    int rc = all && f->scores ? MA_OK : MA_ENOMEM;
     size_t n = 0;
     for (int k = 0; k < MA_TURN_KINDS && !rc; k++) {
         struct fchild *c = &f->ch[k];
@@ -542,16 +542,15 @@ static int rank_tables(struct fast *f, int32_t v_parent)
             ma_malom_view one = c->view;
             one.entries = bytes;
             ma_malom_entry e;
-            int8_t *st = &status[k * n_raw + raw];
+            c->rank[raw] = 0;
             if (!ma_malom_view_entry(&one, 0, &e)) {
-                *st = RANK_SLOW;
+                c->rank[raw] = RANK_SLOW;
             } else if (e.kind == MA_MALOM_SYM) {
-                *st = RANK_BROKEN;
+                c->rank[raw] = RANK_BROKEN;
             } else {
                 ma_malom_value cv = {e.key1, e.key2};
                 all[k * n_raw + raw] = value_score(ma_malom_turn_value(cv, c->v, v_parent));
                 f->scores[n++] = all[k * n_raw + raw];
-                *st = 0;
             }
         }
     }
@@ -564,16 +563,14 @@ static int rank_tables(struct fast *f, int32_t v_parent)
         f->n_scores = u;
         for (int k = 0; k < MA_TURN_KINDS; k++) {
             struct fchild *c = &f->ch[k];
-            for (uint32_t raw = 0; c->file && raw < n_raw; raw++) {
-                int8_t st = status[k * n_raw + raw];
-                c->rank[raw] = st ? st : score_rank(f, all[k * n_raw + raw]);
-            }
+            for (uint32_t raw = 0; c->file && raw < n_raw; raw++)
+                if (c->rank[raw] == 0)
+                    c->rank[raw] = score_rank(f, all[k * n_raw + raw]);
         }
         f->no_turn_rank = score_rank(f, f->no_turn_score);
         f->ranked = size;
     }
     free(all);
-    free(status);
     return rc;
 }
 
@@ -849,6 +846,30 @@ static inline int turn_of(const struct shared *sh, const struct fchild *c, uint6
     return TS_OK;
 }
 
+/* The key of the turn value of successor idx in child c: greater key, greater §5.8 value; its
+ * rank (score_rank) when the sector is ranked, one table load for all but slow-path entries, else
+ * its score. 0 with *key set, or 1 when the child's canonical entry is a marker. */
+static inline int successor_key(const struct shared *sh, const struct fast *f,
+                                const struct fchild *c, uint64_t idx, int64_t *key)
+{
+    if (f->ranked) {
+        const uint8_t *e = c->view.entries + (uint64_t)f->ranked * idx;
+        int32_t r = c->rank[f->ranked == 1 ? e[0] : (uint32_t)e[0] | (uint32_t)e[1] << 8];
+        if (r >= 0) {
+            *key = r;
+            return 0;
+        }
+        if (r == RANK_BROKEN)
+            return 1;
+    }
+    ma_malom_value m;
+    int64_t sc;
+    if (turn_of(sh, c, idx, &m, &sc) != TS_OK)
+        return 1;
+    *key = f->ranked ? score_rank(f, sc) : sc;
+    return 0;
+}
+
 static int fast_finish(struct worker *w, struct fpending *p)
 {
     const struct shared *sh = w->sh;
@@ -900,63 +921,28 @@ static int fast_finish(struct worker *w, struct fpending *p)
     }
     const ma_vturns *t = &p->turns;
     ma_malom_value best = f->no_turn;
-    if (f->ranked) {
-        int32_t best_rank = f->no_turn_rank;
-        int best_i = -1;
-        for (int i = 0; i < t->n; i++) {
-            int k = t->kind[i];
-            const struct fchild *c = &f->ch[k];
-            if (!c->file) {
-                d.full = 0;
-                d.missing = 1;
-                d.missing_kind[k] = 1;
-                continue;
-            }
-            const uint8_t *e = c->view.entries + (uint64_t)f->ranked * p->succ[i];
-            int32_t r = c->rank[f->ranked == 1 ? e[0] : (uint32_t)e[0] | (uint32_t)e[1] << 8];
-            if (r < 0) {
-                ma_malom_value m;
-                int64_t sc;
-                if (r == RANK_BROKEN || turn_of(sh, c, p->succ[i], &m, &sc) != TS_OK) {
-                    d.full = 0;
-                    d.broken = 1;
-                    continue;
-                }
-                r = score_rank(f, sc);
-            }
-            if (r > best_rank) {
-                best_rank = r;
-                best_i = i;
-            }
-        }
-        if (best_i >= 0) {
-            int64_t sc;
-            (void)turn_of(sh, &f->ch[t->kind[best_i]], p->succ[best_i], &best, &sc);
-        }
-        d.best = best;
-        return conclude(w, &it, &p->st, &d);
-    }
-    int64_t best_score = f->no_turn_score;
+    int64_t best_key = f->ranked ? f->no_turn_rank : f->no_turn_score;
+    int best_i = -1;
     for (int i = 0; i < t->n; i++) {
         int k = t->kind[i];
         const struct fchild *c = &f->ch[k];
+        int64_t key;
         if (!c->file) {
             d.full = 0;
             d.missing = 1;
             d.missing_kind[k] = 1;
-            continue;
-        }
-        ma_malom_value m;
-        int64_t sc;
-        if (turn_of(sh, c, p->succ[i], &m, &sc) != TS_OK) {
+        } else if (successor_key(sh, f, c, p->succ[i], &key)) {
             d.full = 0;
             d.broken = 1;
-            continue;
+        } else if (key > best_key) {
+            best_key = key;
+            best_i = i;
         }
-        if (sc > best_score) {
-            best_score = sc;
-            best = m;
-        }
+    }
+    /* Only the best successor is decoded into its turn value. */
+    if (best_i >= 0) {
+        int64_t sc;
+        (void)turn_of(sh, &f->ch[t->kind[best_i]], p->succ[best_i], &best, &sc);
     }
     d.best = best;
     /* Fast path for the common case: fully derived and equal to a well-formed stored value. */
