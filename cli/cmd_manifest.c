@@ -453,38 +453,29 @@ static void pin_chunks(char *line, size_t size, const ma_file_digest *d, const m
     }
     uint64_t c = d->chunk_size;
     uint64_t end_all = d->size > rec->size ? d->size : rec->size;
-    size_t n = d->n_chunks > rec->n_chunks ? d->n_chunks : rec->n_chunks;
-    int ranges = 0, more = 0;
+    ma_chunk_range r[MAX_PINNED_RANGES];
+    size_t found = ma_chunk_ranges_differing((const uint8_t(*)[MA_SHA256_LEN])d->chunks, d->n_chunks,
+                                             (const uint8_t(*)[MA_SHA256_LEN])rec->chunks, rec->n_chunks,
+                                             r, MAX_PINNED_RANGES);
+    size_t shown = found < MAX_PINNED_RANGES ? found : MAX_PINNED_RANGES;
+    size_t more = found - shown;
     const char *sep = " at";
-    for (size_t k = 0; k < n;) {
-        int differs = k >= d->n_chunks || k >= rec->n_chunks || memcmp(d->chunks[k], rec->chunks[k], 32) != 0;
-        if (!differs) {
-            k++;
-            continue;
-        }
-        size_t first = k;
-        while (k < n && (k >= d->n_chunks || k >= rec->n_chunks || memcmp(d->chunks[k], rec->chunks[k], 32) != 0))
-            k++;
-        if (ranges == MAX_PINNED_RANGES) {
-            more++;
-            continue;
-        }
-        uint64_t lo = (uint64_t)first * c, hi = (uint64_t)k * c;
+    for (size_t i = 0; i < shown; i++) {
+        uint64_t lo = (uint64_t)r[i].first * c, hi = (uint64_t)r[i].end * c;
         if (hi > end_all)
             hi = end_all;
         len = strlen(line);
-        if (k - first == 1)
+        if (r[i].end - r[i].first == 1)
             snprintf(line + len, size - len, "%s bytes %llu-%llu (chunk %zu)", sep, (unsigned long long)lo,
-                     (unsigned long long)(hi - 1), first);
+                     (unsigned long long)(hi - 1), r[i].first);
         else
             snprintf(line + len, size - len, "%s bytes %llu-%llu (chunks %zu-%zu)", sep, (unsigned long long)lo,
-                     (unsigned long long)(hi - 1), first, k - 1);
+                     (unsigned long long)(hi - 1), r[i].first, r[i].end - 1);
         sep = ",";
-        ranges++;
     }
     len = strlen(line);
     if (more)
-        snprintf(line + len, size - len, ", and %d more ranges", more);
+        snprintf(line + len, size - len, ", and %zu more ranges", more);
     len = strlen(line);
     if (d->size != rec->size)
         snprintf(line + len, size - len, " (size %llu, recorded %llu)", (unsigned long long)d->size,

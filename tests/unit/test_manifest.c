@@ -491,9 +491,45 @@ static void test_listing_leaves_out_shard_manifests(void **state)
     ma_manifest_paths_free(paths, n);
 }
 
+/* Runs of differing chunks: equal lists give none; changed chunks give their runs in order; a
+ * list longer than the other differs in its extra chunks; only max runs are stored but all are
+ * counted. */
+static void test_chunk_ranges_differing(void **state)
+{
+    (void)state;
+    uint8_t a[10][MA_SHA256_LEN], b[12][MA_SHA256_LEN];
+    for (int k = 0; k < 12; k++) {
+        memset(b[k], k + 1, MA_SHA256_LEN);
+        if (k < 10)
+            memset(a[k], k + 1, MA_SHA256_LEN);
+    }
+    ma_chunk_range r[3];
+    assert_int_equal(ma_chunk_ranges_differing((const uint8_t(*)[MA_SHA256_LEN])a, 10,
+                                               (const uint8_t(*)[MA_SHA256_LEN])b, 10, r, 3), 0);
+    b[0][31] ^= 1;
+    b[3][0] ^= 1;
+    b[4][5] ^= 1;
+    b[8][9] ^= 1;
+    size_t n = ma_chunk_ranges_differing((const uint8_t(*)[MA_SHA256_LEN])a, 10,
+                                         (const uint8_t(*)[MA_SHA256_LEN])b, 12, r, 3);
+    assert_int_equal(n, 4); /* {0}, {3, 4}, {8}, {10, 11}: the last not stored */
+    assert_int_equal(r[0].first, 0);
+    assert_int_equal(r[0].end, 1);
+    assert_int_equal(r[1].first, 3);
+    assert_int_equal(r[1].end, 5);
+    assert_int_equal(r[2].first, 8);
+    assert_int_equal(r[2].end, 9);
+    ma_chunk_range all[8];
+    assert_int_equal(ma_chunk_ranges_differing((const uint8_t(*)[MA_SHA256_LEN])a, 10,
+                                               (const uint8_t(*)[MA_SHA256_LEN])b, 12, all, 8), 4);
+    assert_int_equal(all[3].first, 10);
+    assert_int_equal(all[3].end, 12);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_chunk_ranges_differing),
         cmocka_unit_test(test_path_check_refuses_absolute_and_climbing),
         cmocka_unit_test_setup_teardown(test_list_write_read_round_trip_with_escaped_names, setup, teardown),
         cmocka_unit_test_setup_teardown(test_read_counts_malformed_lines_and_refuses_bad_paths, setup, teardown),
