@@ -80,17 +80,6 @@ def millaudit():
 
 
 @pytest.fixture(scope="session")
-def millaudit_planted(millaudit):
-    """The producer with planted rules bugs (`solve --plant-bug NAME`, docs/solver.md): the test-only
-    millaudit-planted (MILLAUDIT_PLANTED_BIN, exported by scripts/test, or beside MILLAUDIT_BIN);
-    until that binary exists, the production binary, which still has the option."""
-    if os.environ.get("MILLAUDIT_PLANTED_BIN"):
-        return Millaudit(_binary("MILLAUDIT_PLANTED_BIN", "build/millaudit-planted"))
-    beside = millaudit.path.parent / "millaudit-planted"
-    return Millaudit(beside) if beside.exists() else millaudit
-
-
-@pytest.fixture(scope="session")
 def millaudit_asan():
     """The AddressSanitizer/UBSan build, for bad-input tests: a crash or OOB read fails the test."""
     return Millaudit(_binary("MILLAUDIT_ASAN_BIN", "build-asan/millaudit"))
