@@ -167,10 +167,10 @@ def test_games_against_the_perfect_player(millaudit, std3, tmp_path):
 ])
 def test_engine_breaking_the_protocol(millaudit, std3, engine, tmp_path, behaviour, after, message):
     audit = tmp_path / "a.sqlite"
-    t0 = time.monotonic()
+    # The message proves which path ended the game (a timeout names its 0.5 s); a hang would be
+    # stopped by the harness, not judged by a wall-clock threshold here.
     proc = millaudit.run("grade", std3, "--player", engine(behaviour, after), "--positions", 30,
                          "--engine-timeout", 0.5, "--audit", audit, "--quiet", check=3)
-    assert time.monotonic() - t0 < 30
     lines = proc.stderr.strip().split("\n")
     assert len(lines) == 1, proc.stderr
     assert message in lines[0] and "engine.py" in lines[0]
