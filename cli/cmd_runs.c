@@ -113,54 +113,6 @@ static int cmd_export(const char *audit_path, int64_t id, const char *out_path)
     return exit_code;
 }
 
-/* Reads the document at path ("-" = standard input; a pipe or FIFO is read as a stream and one
- * without a writer reads as empty, never blocks). */
-static int read_document(const char *path, char **out, size_t *len, ma_error *err)
-{
-    int fd;
-    int rc = ma_file_open_stream(path, &fd, err);
-    if (rc)
-        return rc;
-    char shown[512];
-    ma_escape_name(path, shown, sizeof shown);
-    char *buf = NULL;
-    size_t n = 0, cap = 0;
-    for (;;) {
-        if (n == cap) {
-            if (cap >= (size_t)MAX_DOCUMENT) {
-                rc = ma_error_set(err, MA_EFORMAT, "%s: offset %zu: larger than 1 GiB, not a run export", shown, n);
-                break;
-            }
-            cap = cap ? 2 * cap : 65536;
-            char *p = realloc(buf, cap);
-            if (!p) {
-                rc = ma_error_set(err, MA_ENOMEM, "%s: out of memory", shown);
-                break;
-            }
-            buf = p;
-        }
-        ssize_t got = read(fd, buf + n, cap - n);
-        if (got < 0 && errno == EINTR)
-            continue;
-        if (got < 0) {
-            rc = ma_error_set(err, MA_EIO, "%s: offset %zu: read failed: %s", shown, n, strerror(errno));
-            break;
-        }
-        if (got == 0)
-            break;
-        n += (size_t)got;
-    }
-    if (fd != STDIN_FILENO)
-        close(fd);
-    if (rc) {
-        free(buf);
-        return rc;
-    }
-    *out = buf;
-    *len = n;
-    return MA_OK;
-}
-
 static int cmd_import(const char *audit_path, const char *doc_path)
 {
     ma_error err;
@@ -173,7 +125,7 @@ static int cmd_import(const char *audit_path, const char *doc_path)
     int64_t new_id = 0;
     int exit_code = MA_EXIT_OK;
     /* Everything is validated before the store is opened, so a bad document leaves it untouched. */
-    int rc = read_document(doc_path, &text, &len, &err);
+    int rc = ma_cli_read_document(doc_path, MAX_DOCUMENT, "not a run export", &text, &len, &err);
     if (!rc)
         rc = ma_run_from_json(&r, text ? text : "", len, doc_path, &err);
     if (rc) {
