@@ -88,7 +88,6 @@ static int cmd_create(int argc, char **argv)
         usage(stderr);
         return MA_EXIT_USAGE;
     }
-    opt.tool_name = "millaudit";
     opt.tool_version = MA_VERSION;
     opt.git_revision = MA_GIT_REVISION;
     opt.store_name = audit_path;

@@ -38,7 +38,8 @@ void ma_attest_statement_free(ma_attest_statement *st)
         free(st->sector_rows[i].derived_sha256);
     }
     free(st->sector_rows);
-    char **strings[] = {&st->tool_name, &st->tool_version, &st->git_revision, &st->identity, &st->attested_at,
+    char **strings[] = {&st->tool_name, &st->tool_version, &st->git_revision, &st->attester_version,
+                        &st->attester_git_revision, &st->identity, &st->attested_at,
                         &st->variant, &st->rules_fingerprint, &st->rules_description, &st->database_root,
                         &st->format, &st->index_scheme, &st->kind, &st->mode, &st->status, &st->verdict,
                         &st->verdict_text, &st->host, &st->command_line, &st->options, &st->started_at,
@@ -101,6 +102,9 @@ int ma_attest_statement_load(ma_audit *a, int64_t id, ma_attest_statement *out, 
         goto done;
     int oom = 0;
     out->run_id = r->id;
+    out->tool_name = dup_or_null("millaudit", &oom);
+    out->tool_version = dup_or_null(r->tool_version, &oom);
+    out->git_revision = dup_or_null(r->git_revision, &oom);
     out->kind = dup_or_null(r->kind, &oom);
     out->mode = dup_or_null(rep.mode, &oom);
     out->status = dup_or_null(r->status, &oom);
@@ -217,6 +221,13 @@ int ma_attest_statement_to_json(const ma_attest_statement *st, char **out, size_
             set(v, "name", str_or_null(st->tool_name), &bad);
             set(v, "version", str_or_null(st->tool_version), &bad);
             set(v, "git_revision", str_or_null(st->git_revision), &bad);
+        }
+        json_t *at = json_object();
+        set(p, "attester", at, &bad);
+        if (at) {
+            set(at, "name", json_string("millaudit"), &bad);
+            set(at, "version", str_or_null(st->attester_version), &bad);
+            set(at, "git_revision", str_or_null(st->attester_git_revision), &bad);
         }
         set(p, "signer", sg, &bad);
         if (sg)
@@ -529,6 +540,9 @@ int ma_attest_statement_parse(const char *text, size_t len, const char *name, ma
     out->tool_name = string_member(&ps, v, "name", "predicate.verifier.name", 0);
     out->tool_version = string_member(&ps, v, "version", "predicate.verifier.version", 0);
     out->git_revision = string_member(&ps, v, "git_revision", "predicate.verifier.git_revision", 0);
+    json_t *at = ps.rc ? NULL : object_member(&ps, p, "attester", "predicate.attester");
+    out->attester_version = string_member(&ps, at, "version", "predicate.attester.version", 1);
+    out->attester_git_revision = string_member(&ps, at, "git_revision", "predicate.attester.git_revision", 1);
     json_t *sg = ps.rc ? NULL : object_member(&ps, p, "signer", "predicate.signer");
     out->identity = string_member(&ps, sg, "identity", "predicate.signer.identity", 1);
     out->attested_at = string_member(&ps, p, "attested_at", "predicate.attested_at", 0);

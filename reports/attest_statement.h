@@ -53,8 +53,10 @@ typedef struct ma_attest_sector {
 typedef struct ma_attest_statement {
     ma_attest_subject *subjects; /* sorted by name */
     size_t n_subjects;
-    /* predicate.verifier */
+    /* predicate.verifier: the build that ran the check (the run's own record) */
     char *tool_name, *tool_version, *git_revision;
+    /* predicate.attester: the build that made the statement (may differ from the verifier) */
+    char *attester_version, *attester_git_revision;
     /* predicate.signer and time of signing */
     char *identity, *attested_at;
     /* predicate.rules */

@@ -124,9 +124,8 @@ int ma_attest_create(ma_audit *a, const ma_ed25519_key *key, const ma_attest_cre
     char mdig[65];
     if ((rc = manifest_digest(&st, mdig, err)))
         goto done;
-    if ((rc = set_string(&st.tool_name, opt->tool_name ? opt->tool_name : "millaudit", err)) ||
-        (rc = set_string(&st.tool_version, opt->tool_version ? opt->tool_version : "unknown", err)) ||
-        (rc = set_string(&st.git_revision, opt->git_revision ? opt->git_revision : "unknown", err)) ||
+    if ((rc = set_string(&st.attester_version, opt->tool_version ? opt->tool_version : "unknown", err)) ||
+        (rc = set_string(&st.attester_git_revision, opt->git_revision ? opt->git_revision : "unknown", err)) ||
         (rc = set_string(&st.identity, opt->identity, err)) ||
         (rc = set_string(&st.attested_at, opt->attested_at ? opt->attested_at : when, err)) ||
         (rc = set_string(&st.rules_fingerprint, have_rules ? fp : NULL, err)) ||
