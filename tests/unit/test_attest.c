@@ -17,6 +17,7 @@
 #include <openssl/bio.h>
 #include <openssl/evp.h>
 #include <openssl/pem.h>
+#include <sqlite3.h>
 
 #include "checksums/sha256.h"
 #include "reports/attest_statement.h"
@@ -357,6 +358,56 @@ static void test_import_keeps_the_signer(void **state)
     ma_attest_created_free(&c);
 }
 
+static void sql(const char *path, const char *text)
+{
+    sqlite3 *db = NULL;
+    assert_int_equal(sqlite3_open(path, &db), SQLITE_OK);
+    char *msg = NULL;
+    if (sqlite3_exec(db, text, NULL, NULL, &msg) != SQLITE_OK)
+        fail_msg("%s", msg);
+    sqlite3_close(db);
+}
+
+/* A store whose run read a file with another digest than its manifest records contradicts
+ * itself: nothing is attested from it. */
+static void test_inputs_that_contradict_the_manifest_are_refused(void **state)
+{
+    fixture *f = *state;
+    int64_t id = add_run(f, 0);
+    char text[600];
+    snprintf(text, sizeof text,
+             "INSERT INTO sector_inputs (run_id, sector, path, sha256) VALUES (%lld, 'std_2_3_1_0', 'std_2_3_1_0.mdb', '%s');"
+             "INSERT INTO sector_inputs (run_id, sector, path, sha256) VALUES (%lld, 'std_2_3_1_0', 'std_3_3_0_0.mdb', '');",
+             (long long)id, "ffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff", (long long)id);
+    sql(f->store, text);
+    ma_attest_created c;
+    ma_attest_create_options o = {0};
+    o.run_id = id;
+    ma_error err;
+    assert_int_equal(ma_attest_create(f->a, f->sk, &o, &c, &err), MA_EFORMAT);
+    assert_non_null(strstr(err.msg, "its manifest says"));
+    ma_attest_created_free(&c);
+    /* the same digest as the manifest (and an absent input, "") is consistent */
+    char hex[65];
+    int64_t size;
+    char p[200];
+    snprintf(p, sizeof p, "%s/std_2_3_1_0.mdb", f->db);
+    file_digest(p, hex, &size);
+    snprintf(text, sizeof text, "UPDATE sector_inputs SET sha256 = '%s' WHERE run_id = %lld AND path = 'std_2_3_1_0.mdb';",
+             hex, (long long)id);
+    sql(f->store, text);
+    assert_int_equal(ma_attest_create(f->a, f->sk, &o, &c, &err), MA_OK);
+    ma_attest_created_free(&c);
+    /* an input the manifest does not list */
+    snprintf(text, sizeof text,
+             "INSERT INTO sector_inputs (run_id, sector, path, sha256) VALUES (%lld, 'std_3_3_0_0', 'elsewhere.mdb', '%s');",
+             (long long)id, hex);
+    sql(f->store, text);
+    assert_int_equal(ma_attest_create(f->a, f->sk, &o, &c, &err), MA_EFORMAT);
+    assert_non_null(strstr(err.msg, "which its manifest does not list"));
+    ma_attest_created_free(&c);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -365,6 +416,7 @@ int main(void)
         cmocka_unit_test(test_unverified_runs),
         cmocka_unit_test(test_statement_fixed_point_and_refusals),
         cmocka_unit_test(test_import_keeps_the_signer),
+        cmocka_unit_test(test_inputs_that_contradict_the_manifest_are_refused),
     };
     return ma_test_run_group(tests, setup, teardown);
 }
