@@ -116,6 +116,16 @@ static int cmd_export(const char *audit_path, int64_t id, const char *out_path)
     return exit_code;
 }
 
+/* Whether a document that is no run export is a DSSE envelope (an attestation without --pub). */
+static int is_envelope(const char *text, size_t len)
+{
+    ma_dsse_envelope e;
+    ma_error ignored;
+    int yes = text && ma_dsse_parse(text, len, "", &e, &ignored) == MA_OK;
+    ma_dsse_envelope_free(&e);
+    return yes;
+}
+
 static int cmd_import(const char *audit_path, const char *doc_path)
 {
     ma_error err;
@@ -131,6 +141,10 @@ static int cmd_import(const char *audit_path, const char *doc_path)
     int rc = ma_cli_read_document(doc_path, MAX_DOCUMENT, "not a run export", &text, &len, &err);
     if (!rc)
         rc = ma_run_from_json(&r, text ? text : "", len, doc_path, &err);
+    if (rc == MA_EFORMAT && is_envelope(text, len)) {
+        ma_error_set(&err, MA_EFORMAT, "%s: a signed attestation, not a run export: give --pub PUB.pem to check "
+                     "its signature and import it", doc_path);
+    }
     if (rc) {
         exit_code = bad_input_code(rc);
     } else if ((rc = ma_audit_open(&a, audit_path, &err)) != MA_OK) {

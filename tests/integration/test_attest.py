@@ -345,6 +345,9 @@ def test_import_records_the_signers_run(millaudit, world, tmp_path):
     proc = millaudit.run("runs", "import", "--audit", other, world["att"], "--pub", world["other"], check=1)
     assert "bad signature" in proc.stderr and not other.exists()
     millaudit.run("runs", "list", "--audit", store, "--pub", world["pk"], check=2)
+    # an attestation given without --pub is not a run export; the message says what to do
+    proc = millaudit.run("runs", "import", "--audit", other, world["att"], check=3)
+    assert "give --pub" in proc.stderr and not other.exists()
 
 
 def test_rules_fingerprints_differ_by_variant_and_are_stable(millaudit, millaudit_asan, world, tmp_path):
