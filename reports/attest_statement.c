@@ -458,8 +458,6 @@ static void parse_subjects(parser *ps, json_t *arr, ma_attest_statement *st)
     qsort(st->subjects, st->n_subjects, sizeof *st->subjects, cmp_subject);
     for (size_t i = 1; i < st->n_subjects; i++)
         if (!strcmp(st->subjects[i - 1].name, st->subjects[i].name)) {
-            char m[64];
-            snprintf(m, sizeof m, "subject");
             ps->rc = ma_error_set(ps->err, MA_EFORMAT, "%s: subject: %s listed twice", ps->name, st->subjects[i].name);
             return;
         }
