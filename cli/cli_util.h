@@ -21,6 +21,7 @@
 #include <stdio.h>
 
 #include "common/invocation.h" /* ma_cli_invocation: the command line as typed */
+#include "common/ma_error.h"
 
 /* A jansson string of s for the one JSON writer: s as is when it is valid UTF-8, else with every
  * byte that is not part of a valid sequence written as the text \xNN, so file names of any bytes
@@ -37,5 +38,11 @@ void ma_cli_run_identity(char *host, size_t host_len, char *cmdline, size_t cmdl
  * nothing else ("3/2", "0/0", "x", "1/", "-1/2", " 1/2" are refused). Returns 0 with *index and
  * *count set, or -1 leaving them alone. */
 int ma_cli_parse_shard(const char *text, unsigned *index, unsigned *count);
+
+/* Reads a document the user names into *out (malloc'd, NUL-terminated, *len bytes without the
+ * NUL): "-" is standard input, a pipe or FIFO is read as a stream (one without a writer reads as
+ * empty, never blocks: common/fileio.h). More than max bytes is MA_EFORMAT "<path>: offset N:
+ * larger than max bytes, <what>"; other errors as ma_file_open_stream, MA_EIO for a failed read. */
+int ma_cli_read_document(const char *path, size_t max, const char *what, char **out, size_t *len, ma_error *err);
 
 #endif

@@ -1,6 +1,6 @@
 /*
  * millaudit runs export --audit FILE [--run N] [--out FILE]
- * millaudit runs import --audit FILE RUN.json
+ * millaudit runs import --audit FILE RUN.json | ATTESTATION --pub PUB.pem
  * millaudit runs compare [--audit FILE] A B [--json] (A, B: run ids in --audit, or STORE:ID)
  * millaudit runs list --audit FILE [--kind K] [--root DIR] [--last N] [--json]
  * millaudit runs regressions --audit FILE [--run N] [--since RUN] [--root DIR] [--json] [--junit F]
@@ -33,6 +33,7 @@
 #include "reports/junit.h"
 #include "reports/render.h"
 #include "reports/runs.h"
+#include "verifier/attest.h"
 #include "verifier/merge.h"
 
 #define MAX_DOCUMENT (1024L * 1024L * 1024L) /* a run export beyond 1 GiB is not one we wrote */
@@ -41,7 +42,7 @@ static void usage(FILE *out)
 {
     fprintf(out,
             "usage: millaudit runs export --audit FILE.sqlite [--run N] [--out FILE]\n"
-            "       millaudit runs import --audit FILE.sqlite RUN.json\n"
+            "       millaudit runs import --audit FILE.sqlite RUN.json | ATTESTATION --pub PUB.pem\n"
             "       millaudit runs compare [--audit FILE.sqlite] A B [--json]\n"
             "       millaudit runs list --audit FILE.sqlite [--kind K] [--root DIR] [--last N] [--json]\n"
             "       millaudit runs regressions --audit FILE.sqlite [--run N] [--since RUN] [--root DIR]\n"
@@ -49,7 +50,9 @@ static void usage(FILE *out)
             "       millaudit runs merge OUT.sqlite SHARD.sqlite... [--allow-partial] [--allow-bounds]\n"
             "export: one run as a JSON document (facts, sectors, class counts, discrepancies, manifest\n"
             "        files and chunks, derived digests); default the latest run, stdout.\n"
-            "import: validate RUN.json strictly and add it to FILE as a new run, keeping its facts.\n"
+            "import: validate RUN.json strictly and add it to FILE as a new run, keeping its facts;\n"
+            "        with --pub, an attestation (attest create) whose signature PUB.pem checks, recorded\n"
+            "        as the signer's run (exit 1 and nothing written for a bad signature).\n"
             "compare: A and B are run ids in --audit or STORE:ID; per sector: same bytes? same\n"
             "        derived values? present on both sides?\n"
             "list: every run (oldest first) with its status, mode, database root and totals;\n"
@@ -113,52 +116,14 @@ static int cmd_export(const char *audit_path, int64_t id, const char *out_path)
     return exit_code;
 }
 
-/* Reads the document at path ("-" = standard input; a pipe or FIFO is read as a stream and one
- * without a writer reads as empty, never blocks). */
-static int read_document(const char *path, char **out, size_t *len, ma_error *err)
+/* Whether a document that is no run export is a DSSE envelope (an attestation without --pub). */
+static int is_envelope(const char *text, size_t len)
 {
-    int fd;
-    int rc = ma_file_open_stream(path, &fd, err);
-    if (rc)
-        return rc;
-    char shown[512];
-    ma_escape_name(path, shown, sizeof shown);
-    char *buf = NULL;
-    size_t n = 0, cap = 0;
-    for (;;) {
-        if (n == cap) {
-            if (cap >= (size_t)MAX_DOCUMENT) {
-                rc = ma_error_set(err, MA_EFORMAT, "%s: offset %zu: larger than 1 GiB, not a run export", shown, n);
-                break;
-            }
-            cap = cap ? 2 * cap : 65536;
-            char *p = realloc(buf, cap);
-            if (!p) {
-                rc = ma_error_set(err, MA_ENOMEM, "%s: out of memory", shown);
-                break;
-            }
-            buf = p;
-        }
-        ssize_t got = read(fd, buf + n, cap - n);
-        if (got < 0 && errno == EINTR)
-            continue;
-        if (got < 0) {
-            rc = ma_error_set(err, MA_EIO, "%s: offset %zu: read failed: %s", shown, n, strerror(errno));
-            break;
-        }
-        if (got == 0)
-            break;
-        n += (size_t)got;
-    }
-    if (fd != STDIN_FILENO)
-        close(fd);
-    if (rc) {
-        free(buf);
-        return rc;
-    }
-    *out = buf;
-    *len = n;
-    return MA_OK;
+    ma_dsse_envelope e;
+    ma_error ignored;
+    int yes = text && ma_dsse_parse(text, len, "", &e, &ignored) == MA_OK;
+    ma_dsse_envelope_free(&e);
+    return yes;
 }
 
 static int cmd_import(const char *audit_path, const char *doc_path)
@@ -173,9 +138,13 @@ static int cmd_import(const char *audit_path, const char *doc_path)
     int64_t new_id = 0;
     int exit_code = MA_EXIT_OK;
     /* Everything is validated before the store is opened, so a bad document leaves it untouched. */
-    int rc = read_document(doc_path, &text, &len, &err);
+    int rc = ma_cli_read_document(doc_path, MAX_DOCUMENT, "not a run export", &text, &len, &err);
     if (!rc)
         rc = ma_run_from_json(&r, text ? text : "", len, doc_path, &err);
+    if (rc == MA_EFORMAT && is_envelope(text, len)) {
+        ma_error_set(&err, MA_EFORMAT, "%s: a signed attestation, not a run export: give --pub PUB.pem to check "
+                     "its signature and import it", doc_path);
+    }
     if (rc) {
         exit_code = bad_input_code(rc);
     } else if ((rc = ma_audit_open(&a, audit_path, &err)) != MA_OK) {
@@ -190,6 +159,55 @@ static int cmd_import(const char *audit_path, const char *doc_path)
         fprintf(stderr, "millaudit runs import: %s\n", err.msg);
     ma_audit_close(a);
     ma_run_free(&r);
+    free(text);
+    return exit_code;
+}
+
+/* An attestation (docs/attestations.md): its signature is checked with the public key before the
+ * store is opened, and the run it states is recorded as the signer's (run_attestations). A bad
+ * signature is exit 1 and writes nothing; an unusable envelope exit 3. */
+static int cmd_import_attestation(const char *audit_path, const char *doc_path, const char *pub_path)
+{
+    ma_error err;
+    ma_error_clear(&err);
+    char *text = NULL;
+    size_t len = 0;
+    ma_ed25519_key *key = NULL;
+    ma_attest_check k;
+    memset(&k, 0, sizeof k);
+    ma_run r;
+    memset(&r, 0, sizeof r);
+    ma_audit *a = NULL;
+    int64_t new_id = 0;
+    int exit_code = MA_EXIT_OK;
+    int rc = ma_ed25519_load_public(pub_path, &key, &err);
+    if (!rc)
+        rc = ma_cli_read_document(doc_path, MA_DSSE_MAX_ENVELOPE, "not an attestation", &text, &len, &err);
+    if (!rc)
+        rc = ma_attest_check_envelope(text, len, doc_path, key, NULL, 0, &k, &err);
+    if (rc) {
+        exit_code = bad_input_code(rc);
+    } else if (!k.signature_valid) {
+        ma_error_set(&err, MA_EINVAL, "%s: bad signature: no signature verifies with key %s; nothing imported",
+                     doc_path, k.keyid);
+        exit_code = MA_EXIT_MISMATCH;
+    } else if ((rc = ma_attest_to_run(&k, &r, &err)) != MA_OK) {
+        exit_code = bad_input_code(rc);
+    } else if ((rc = ma_audit_open(&a, audit_path, &err)) != MA_OK) {
+        exit_code = rc == MA_EIO ? MA_EXIT_IO : bad_input_code(rc);
+    } else if ((rc = ma_run_import(a, &r, doc_path, &new_id, &err)) != MA_OK) {
+        exit_code = rc == MA_EIO ? MA_EXIT_IO : bad_input_code(rc);
+    } else {
+        printf("imported attested run %lld of %s (signed by %s, key %s; verdict %s) as run %lld into %s\n",
+               (long long)r.id, doc_path, k.st.identity ? k.st.identity : "(no identity given)", k.keyid,
+               k.st.verdict, (long long)new_id, audit_path);
+    }
+    if (exit_code)
+        fprintf(stderr, "millaudit runs import: %s\n", err.msg);
+    ma_audit_close(a);
+    ma_run_free(&r);
+    ma_attest_check_free(&k);
+    ma_ed25519_key_free(key);
     free(text);
     return exit_code;
 }
@@ -650,6 +668,7 @@ int ma_cmd_runs(int argc, char **argv)
                                          {"root", required_argument, NULL, 'R'}, {"last", required_argument, NULL, 'l'},
                                          {"since", required_argument, NULL, 's'},
                                          {"junit", required_argument, NULL, 'J'},
+                                         {"pub", required_argument, NULL, 'p'},
                                          {NULL, 0, NULL, 0}};
     if (argc < 2) {
         usage(stderr);
@@ -670,7 +689,7 @@ int ma_cmd_runs(int argc, char **argv)
     const char *audit_path = NULL, *out_path = NULL;
     int64_t run_id = 0, since = 0;
     int have_run = 0, json = 0, history_opts = 0;
-    const char *kind = NULL, *root = NULL, *junit_path = NULL;
+    const char *kind = NULL, *root = NULL, *junit_path = NULL, *pub_path = NULL;
     long last = 0;
     optind = 1;
     opterr = 0;
@@ -692,6 +711,7 @@ int ma_cmd_runs(int argc, char **argv)
         case 'k': kind = optarg, history_opts |= 1; break;
         case 'R': root = optarg, history_opts |= 2; break;
         case 'J': junit_path = optarg, history_opts |= 4; break;
+        case 'p': pub_path = optarg; break;
         case 'l': {
             char *end;
             errno = 0;
@@ -717,6 +737,11 @@ int ma_cmd_runs(int argc, char **argv)
         }
     }
     int rest = argc - optind;
+    if (pub_path && strcmp(sub, "import")) {
+        fprintf(stderr, "millaudit runs %s: --pub belongs to import (of an attestation)\n", sub);
+        usage(stderr);
+        return MA_EXIT_USAGE;
+    }
     if (!strcmp(sub, "list")) {
         if (rest || !audit_path || have_run || out_path || (history_opts & ~(1 | 2 | 8))) {
             usage(stderr);
@@ -752,7 +777,8 @@ int ma_cmd_runs(int argc, char **argv)
             usage(stderr);
             return MA_EXIT_USAGE;
         }
-        return cmd_import(audit_path, argv[optind]);
+        return pub_path ? cmd_import_attestation(audit_path, argv[optind], pub_path)
+                        : cmd_import(audit_path, argv[optind]);
     }
     if (rest != 2 || have_run || out_path) {
         usage(stderr);

@@ -23,5 +23,6 @@ int ma_cmd_probe(int argc, char **argv);       /* cli/cmd_probe.c: one position 
 int ma_cmd_diff(int argc, char **argv, const struct ma_cli_invocation *typed);
 int ma_cmd_opening(int argc, char **argv);     /* cli/cmd_opening.c: Gasser's opening proof */
 int ma_cmd_grade(int argc, char **argv);       /* cli/cmd_grade.c: grade a player against a database */
+int ma_cmd_attest(int argc, char **argv);      /* cli/cmd_attest.c: signed verification attestations */
 
 #endif

@@ -27,6 +27,7 @@ static const struct command commands[] = {
     {"diff", NULL, "compare two databases position by position, across formats"}, /* typed_commands */
     {"opening", ma_cmd_opening, "prove the start value by alpha-beta from the movement sectors"},
     {"grade", ma_cmd_grade, "grade a player's moves (alpha-beta, engine) against a database"},
+    {"attest", ma_cmd_attest, "sign a verified run as an in-toto attestation; check one offline"},
 };
 
 /* Commands that record their command line in an audit store take it as typed: getopt_long permutes

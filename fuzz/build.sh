@@ -8,7 +8,8 @@
 #                                                 OUT_DIR/crash-*)
 #
 # Harnesses: sec2, sec, secval (Malom readers), open (open-format reader), manifest (manifest
-# parser), run_import (runs import). Crashers worth keeping are minimised and copied into
+# parser), run_import (runs import), attest (attestation envelopes and statements; its seeds come
+# from fuzz/make_corpus_attest.py). Crashers worth keeping are minimised and copied into
 # fuzz/corpus/<name>/ by hand; every corpus is replayed without clang by
 # tests/integration/test_fuzz_corpus.py.
 set -eu
@@ -27,13 +28,18 @@ malom="$common $root/indexer/malom_index.c $root/formats/malom_file.c $root/form
 open="$common $root/indexer/open_index.c $root/indexer/position.c $root/formats/open_file.c $root/formats/value.c"
 store="$common $root/reports/audit.c $root/reports/audit_manifest.c $root/reports/runs.c"
 manifest="$store $root/checksums/manifest.c $root/checksums/sha256.c"
-all="sec2 sec secval open manifest run_import"
+# the statement parser lives beside the report loader it builds statements with
+attest="$store $root/reports/attest_statement.c $root/reports/report.c
+        $root/reports/json_text.c $root/reports/audit_run.c $root/reports/audit_game.c $root/reports/audit_merge.c
+        $root/checksums/dsse.c $root/checksums/sha256.c"
+all="sec2 sec secval open manifest run_import attest"
 for name in $all; do
     case $name in
     sec2|sec|secval) srcs=$malom; libs="" ;;
     open) srcs=$open; libs="-lm" ;;
     manifest) srcs=$manifest; libs="-lsqlite3 -ljansson -lcrypto -lpthread -lm" ;;
     run_import) srcs=$store; libs="-lsqlite3 -ljansson -lm" ;;
+    attest) srcs=$attest; libs="-lsqlite3 -ljansson -lcrypto -lpthread -lm" ;;
     esac
     # shellcheck disable=SC2086
     $CC $flags -o "$out/fuzz_$name" "$here/fuzz_$name.c" $srcs $libs
@@ -48,7 +54,7 @@ if [ "${2:-}" = run ]; then
     for name in $names; do
         mkdir -p "$out/new/$name"
         max=4096
-        case $name in secval) max=65536 ;; sec2) max=32768 ;; open) max=8192 ;; run_import) max=16384 ;; esac
+        case $name in secval) max=65536 ;; sec2) max=32768 ;; open) max=8192 ;; run_import|attest) max=16384 ;; esac
         (cd "$out" && "./fuzz_$name" -max_total_time="$secs" -max_len="$max" -print_final_stats=1 \
             "$out/new/$name" "$here/corpus/$name") 2>&1 | tail -n 25
     done

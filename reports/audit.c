@@ -184,6 +184,14 @@ static const char *const migrations[] = {
     ma_audit_game_migration_v5,
     /* v6: sharded runs and their merge (reports/audit_merge.c). */
     ma_audit_merge_migration_v6,
+    /* v7: runs imported from signed attestations (reports/runs.c, docs/attestations.md): who signed
+     * the run's results. A new table only, so any v6 store migrates. */
+    "CREATE TABLE IF NOT EXISTS run_attestations ("
+    "  run_id INTEGER PRIMARY KEY REFERENCES runs(id) ON DELETE CASCADE,"
+    "  keyid TEXT NOT NULL,"
+    "  identity TEXT,"
+    "  envelope_sha256 TEXT NOT NULL"
+    ");",
 };
 #define MA_AUDIT_SCHEMA_VERSION ((int)(sizeof migrations / sizeof migrations[0]))
 

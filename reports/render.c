@@ -359,6 +359,15 @@ static void text_facts(ma_out *o, const ma_report *r, int md)
         ma_out_str(o, x->imported_at);
         ma_out_printf(o, md ? ") |\n" : ")\n");
     }
+    if (x->attested) {
+        /* the results are the signer's, not this store's: say whose */
+        ma_out_printf(o, md ? "| attested by | " : "  %-18s ", "attested by");
+        ma_out_str(o, x->attest_identity ? x->attest_identity : "(no identity given)");
+        ma_out_printf(o, ", key ");
+        ma_out_str(o, x->attest_keyid);
+        ma_out_printf(o, md ? " (signed attestation, signature checked on import) |\n"
+                            : " (signed attestation, signature checked on import)\n");
+    }
 }
 
 static void text_verdict(ma_out *o, const ma_report *r, int md)

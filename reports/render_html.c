@@ -300,6 +300,13 @@ static void html_facts(ma_out *o, const ma_report *r)
         ma_out_str(o, x->imported_at);
         ma_out_printf(o, ")</td></tr>\n");
     }
+    if (x->attested) {
+        ma_out_printf(o, "<tr><th>attested by</th><td>");
+        ma_out_str(o, x->attest_identity ? x->attest_identity : "(no identity given)");
+        ma_out_printf(o, ", key <code>");
+        ma_out_str(o, x->attest_keyid);
+        ma_out_printf(o, "</code> (signed attestation, signature checked on import)</td></tr>\n");
+    }
     ma_out_printf(o, "</table>\n");
 }
 

@@ -131,6 +131,12 @@ static json_t *run_facts(jb *b, const ma_report *r)
         put(b, im, "source_run_id", json_integer(x->import_source_run_id));
         put(b, im, "export_version", json_integer(x->import_export_version));
         put(b, im, "imported_at", ma_json_store_text(x->imported_at));
+        if (x->attested) {
+            json_t *at = put(b, im, "attested_by", json_object());
+            put(b, at, "keyid", ma_json_store_text(x->attest_keyid));
+            put(b, at, "identity", x->attest_identity ? ma_json_store_text(x->attest_identity) : json_null());
+            put(b, at, "envelope_sha256", ma_json_store_text(x->attest_envelope_sha256));
+        }
     } else {
         put(b, o, "imported_from", json_null());
     }

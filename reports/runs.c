@@ -322,6 +322,22 @@ int ma_run_load(ma_audit *a, int64_t id, ma_run *r, ma_error *err)
     if (oom)
         return ma_error_set(err, MA_ENOMEM, "%s: out of memory", path);
 
+    /* imported from a signed attestation (schema v7) */
+    rc = prep(a, &st, "SELECT keyid, identity, envelope_sha256 FROM run_attestations WHERE run_id = ?", err);
+    if (rc)
+        return rc;
+    sqlite3_bind_int64(st, 1, id);
+    if (sqlite3_step(st) == SQLITE_ROW) {
+        r->attested = 1;
+        r->attest_keyid = dup_col(st, 0, &oom);
+        r->attest_identity = dup_col(st, 1, &oom);
+        r->attest_envelope_sha256 = dup_col(st, 2, &oom);
+    }
+    if ((rc = finish_read(a, st, err)) != MA_OK)
+        return rc;
+    if (oom)
+        return ma_error_set(err, MA_ENOMEM, "%s: out of memory", path);
+
     /* a merged run's shards (schema v6, docs/distributed.md) */
     rc = prep(a, &st, "SELECT shard_index, shard_count, source_run_id, sectors, planned_sectors, source, host,"
                       " command_line, started_at, ended_at, status, git_revision FROM run_shards WHERE run_id = ?"
@@ -364,7 +380,8 @@ void ma_run_free(ma_run *r)
         return;
     char *facts[] = {r->kind, r->tool_version, r->git_revision, r->host, r->command_line, r->database_root,
                      r->variant, r->format, r->started_at, r->ended_at, r->status, r->manifest_path,
-                     r->import_source, r->imported_at};
+                     r->import_source, r->imported_at, r->attest_keyid, r->attest_identity,
+                     r->attest_envelope_sha256};
     for (size_t i = 0; i < sizeof facts / sizeof facts[0]; i++)
         free(facts[i]);
     for (size_t i = 0; i < r->n_sectors; i++) {
@@ -944,6 +961,10 @@ int ma_run_import(ma_audit *a, const ma_run *r, const char *source, int64_t *new
         rc = exec_bound(a, "INSERT INTO run_imports (run_id, source, source_run_id, export_version, imported_at)"
                            " VALUES (?,?,?,?, strftime('%Y-%m-%dT%H:%M:%fZ','now'))",
                         "record import origin", err, "itii", id, source, r->id, (int64_t)MA_RUN_EXPORT_VERSION);
+    if (!rc && r->attested)
+        rc = exec_bound(a, "INSERT INTO run_attestations (run_id, keyid, identity, envelope_sha256) VALUES (?,?,?,?)",
+                        "record attestation", err, "ittt", id, r->attest_keyid, r->attest_identity,
+                        r->attest_envelope_sha256);
     for (size_t i = 0; !rc && i < r->n_sectors; i++) {
         const ma_run_sector *x = &r->sectors[i];
         rc = exec_bound(a, "INSERT INTO sector_results (run_id, sector, file, entries, checked, verified,"

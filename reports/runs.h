@@ -96,6 +96,11 @@ typedef struct ma_run {
     int64_t import_source_run_id, import_export_version;
     ma_run_shard *shards;       /* a merged run's shards, by index (none for other runs) */
     size_t n_shards;
+    /* imported from a signed attestation (table run_attestations, schema v7, docs/attestations.md):
+     * the signer's key, the identity it claims, the SHA-256 of the envelope file. Not part of the
+     * export document: an attestation is re-exported by signing again. */
+    int attested;
+    char *attest_keyid, *attest_identity, *attest_envelope_sha256;
 } ma_run;
 
 /* The id of the newest run. MA_EMISSING when the store has no run. */
@@ -111,7 +116,8 @@ int ma_run_to_json(const ma_run *r, char **out, ma_error *err);
  * unknown keys, wrong types, bad digests, negative counts, a foreign "format" or another "version"
  * are MA_EFORMAT with a one-line message naming name and the offending key. */
 int ma_run_from_json(ma_run *out, const char *text, size_t len, const char *name, ma_error *err);
-/* Writes r into a as a new run (new id in *new_id) in one transaction; source names the document. */
+/* Writes r into a as a new run (new id in *new_id) in one transaction; source names the document.
+ * With r->attested, the run_attestations row is written in the same transaction. */
 int ma_run_import(ma_audit *a, const ma_run *r, const char *source, int64_t *new_id, ma_error *err);
 
 /* ---- compare ---- */

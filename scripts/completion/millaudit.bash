@@ -8,7 +8,7 @@
 # of solve, FILE's directory of index-check): <variant>_W_B_WF_BF from *.mdb, *.sec2 and *.sec.
 # tests/integration/test_install.py checks that every option of every --help is offered here.
 
-_millaudit_commands="solve stats dump verify index-check manifest report runs probe diff opening grade"
+_millaudit_commands="solve stats dump verify index-check manifest report runs probe diff opening grade attest"
 
 _millaudit_options() {
     case "$1" in
@@ -19,12 +19,13 @@ _millaudit_options() {
         index-check) echo "--variant --sector --help" ;;
         manifest) echo "--out --audit --chunk-size --threads --quiet --shard --dir --ignore-missing --ignore-extra --strict --status --warn --allow-partial --help" ;;
         report) echo "--audit --run --format --out --help" ;;
-        runs) echo "--audit --run --out --json --junit --kind --last --root --since --allow-partial --allow-bounds --help" ;;
+        runs) echo "--audit --run --out --json --junit --kind --last --root --since --allow-partial --allow-bounds --pub --help" ;;
         probe) echo "--variant --json --stdin --help" ;;
         diff) echo "--sector --limit --json --audit --threads --quiet --full --junit --shard --help" ;;
         opening) echo "--variant --stones --tt-mb --only-sectors --audit --no-compare --max-rows --json --quiet --help" ;;
         grade) echo "--player --positions --games --seed --sector --variant --stones --max-plies --engine-timeout" \
                     "--audit --html --json --quiet --run --help" ;;
+        attest) echo "--audit --run --key --out --identity --allow-unverified --pub --db --threads --json --help" ;;
     esac
 }
 
@@ -90,6 +91,9 @@ _millaudit() {
         --audit) COMPREPLY=($(compgen -f -X '!*.sqlite' -- "$cur") $(compgen -d -- "$cur")); return 0 ;;
         --player) COMPREPLY=($(compgen -W "random ab:material:3 ab:mills+mobility:4 cmd:" -- "$cur")); return 0 ;;
         --html) COMPREPLY=($(compgen -f -- "$cur")); return 0 ;;
+        --key | --pub) COMPREPLY=($(compgen -f -- "$cur")); return 0 ;;
+        --db) COMPREPLY=($(compgen -d -- "$cur")); return 0 ;;
+        --identity) return 0 ;;
         --run | --max-rows | --threads | --limit | --chunk-size | --plant-bug | --shard | --tt-mb | --only-sectors | \
             --positions | --games | --seed | --max-plies | --engine-timeout) return 0 ;;
     esac
@@ -104,6 +108,9 @@ _millaudit() {
         runs)
             if ((COMP_CWORD == 2)); then COMPREPLY=($(compgen -W "export import compare list regressions merge" -- "$cur")); return 0; fi
             [[ $sub == import ]] && COMPREPLY=($(compgen -f -X '!*.json' -- "$cur") $(compgen -d -- "$cur")) ;;
+        attest)
+            if ((COMP_CWORD == 2)); then COMPREPLY=($(compgen -W "create verify" -- "$cur")); return 0; fi
+            [[ $sub == verify ]] && COMPREPLY=($(compgen -f -- "$cur")) ;;
         dump | index-check) COMPREPLY=($(compgen -f -- "$cur")) ;;
         verify | stats | probe | diff | opening | grade) COMPREPLY=($(compgen -d -- "$cur")) ;;
     esac

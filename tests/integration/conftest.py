@@ -40,15 +40,15 @@ def validate_json(name, document):
 
 # Commands whose every --json output the suite validates as it runs them, by schema name
 # (docs/json/<name>.schema.json); a subcommand's schema is "<command>-<subcommand>".
-_VALIDATED = {"verify", "diff", "probe", "stats", "runs-list", "runs-compare", "runs-regressions"}
+_VALIDATED = {"verify", "diff", "probe", "stats", "runs-list", "runs-compare", "runs-regressions", "attest-verify"}
 
 
 def schema_name(words):
     """The schema name of a command line: "verify", or "runs-list" for `runs list ...`."""
     if not words:
         return ""
-    if words[0] == "runs" and len(words) > 1:
-        return f"runs-{words[1]}"
+    if words[0] in ("runs", "attest") and len(words) > 1:
+        return f"{words[0]}-{words[1]}"
     return words[0]
 
 

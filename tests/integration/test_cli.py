@@ -15,7 +15,7 @@ def test_version_names_version_and_revision(millaudit):
 # from --help) so a command that disappears from the binary fails here;
 # test_readme_documents_every_command ties the list to the README table.
 COMMANDS = ("solve", "stats", "dump", "verify", "index-check", "manifest", "report", "runs",
-            "probe", "diff", "opening", "grade")
+            "probe", "diff", "opening", "grade", "attest")
 
 
 def readme_commands():

@@ -4,8 +4,8 @@ fuzz/replay.c drives a libFuzzer harness (fuzz/fuzz_<reader>.c) from a plain mai
 is compiled with the system C compiler against the code of the normal ASan/UBSan build (the static
 libraries beside MILLAUDIT_ASAN_BIN) and fed every file of fuzz/corpus/<reader>/: a crash, an
 out-of-bounds read, undefined behaviour, a leak or a broken invariant in the harness fails the test.
-Readers: the Malom .sec2/.sec/.secval readers, the open-format reader, the manifest parser and the
-run import (docs/robustness.md).
+Readers: the Malom .sec2/.sec/.secval readers, the open-format reader, the manifest parser, the
+run import and the attestation envelope parser (docs/robustness.md).
 """
 import os
 import pathlib
@@ -16,12 +16,13 @@ import pytest
 
 from conftest import FIXTURES, ROOT
 
-READERS = ("sec2", "sec", "secval", "open", "manifest", "run_import")
+READERS = ("sec2", "sec", "secval", "open", "manifest", "run_import", "attest")
 # static libraries of the ASan build each harness needs (dependents first) and system libraries
 LIBS = {
     "sec2": ["formats", "indexer", "common"], "sec": ["formats", "indexer", "common"],
     "secval": ["formats", "indexer", "common"], "open": ["formats", "indexer", "checksums", "common"],
     "manifest": ["checksums", "reports", "formats", "indexer", "checksums", "common"], "run_import": ["reports", "common"],
+    "attest": ["reports", "checksums", "reports", "formats", "indexer", "common"],
 }
 SYSLIBS = ["-lsqlite3", "-ljansson", "-lcrypto", "-lpthread", "-lm"]
 CORPUS = ROOT / "fuzz" / "corpus"

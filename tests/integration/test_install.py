@@ -17,7 +17,7 @@ import pytest
 from conftest import ROOT
 
 COMMANDS = ["solve", "stats", "dump", "verify", "index-check", "manifest", "report", "runs", "probe", "diff", "opening",
-            "grade"]
+            "grade", "attest"]
 COMPLETION = ROOT / "scripts" / "completion" / "millaudit.bash"
 
 

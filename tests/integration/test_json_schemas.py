@@ -19,7 +19,7 @@ from conftest import ROOT
 from schemas import SCHEMAS, rejects, schema, validate, validator
 
 COMMANDS = ["solve", "stats", "dump", "verify", "index-check", "manifest", "report", "runs", "probe", "diff", "opening",
-            "grade"]
+            "grade", "attest"]
 
 
 def test_every_schema_is_valid_versioned_and_documented():
@@ -64,6 +64,9 @@ def test_no_command_prints_json_without_a_schema(millaudit):
         if cmd == "runs":  # one schema per subcommand that prints JSON (export's is runs-export)
             for sub in ("export", "list", "compare", "regressions"):
                 assert (SCHEMAS / f"runs-{sub}.schema.json").exists(), f"runs {sub} has no schema"
+            continue
+        if cmd == "attest":  # only verify prints JSON
+            assert (SCHEMAS / "attest-verify.schema.json").exists(), "attest verify has no schema"
             continue
         assert (SCHEMAS / f"{cmd}.schema.json").exists(), f"{cmd} --json has no docs/json/{cmd}.schema.json"
 
