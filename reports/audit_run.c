@@ -427,6 +427,17 @@ static int process_alive(int64_t pid)
     return kill((pid_t)pid, 0) == 0 || errno == EPERM;
 }
 
+/* "all" -> "every sector"; "sectors:a,b" -> "the sectors " "a,b" (ma_run_meta.selection). */
+static const char *selection_words(const char *sel)
+{
+    return strncmp(sel, "sectors:", 8) ? "every sector" : "the sectors ";
+}
+
+static const char *selection_names(const char *sel)
+{
+    return strncmp(sel, "sectors:", 8) ? "" : sel + 8;
+}
+
 int ma_audit_resume_pick(ma_audit *a, const ma_resume_want *w, int64_t *run_id, ma_error *err)
 {
     int64_t id = w->run_id;
@@ -481,11 +492,10 @@ int ma_audit_resume_pick(ma_audit *a, const ma_resume_want *w, int64_t *run_id, 
         /* a resume continues the same plan: another selection would leave the rest of the old
          * run's sectors unclaimable and mix two plans in one verdict */
         rc = ma_error_set(err, MA_EINVAL,
-                          "--resume: run %lld checked %s%s, this command selects %s%s; repeat the run's "
-                          "selection (its sectors, or none for all)",
-                          n, strcmp(selection, "all") ? "" : "every sector", strcmp(selection, "all") ? selection : "",
-                          strcmp(w->selection, "all") ? "" : "every sector",
-                          strcmp(w->selection, "all") ? w->selection : "");
+                          "--resume: run %lld checked %s%.400s, this command selects %s%.400s; repeat the run's "
+                          "selection (its --sector names, or none for every sector)",
+                          n, selection_words(selection), selection_names(selection), selection_words(w->selection),
+                          selection_names(w->selection));
     else if (!ended) {
         int same_host = host && w->host && !strcmp(host, w->host);
         if (same_host && pid > 0 && process_alive(pid))
