@@ -361,11 +361,23 @@ static int cmd_list(const char *audit_path, const ma_runs_filter *f, int json)
                "mode", "sectors", "carried", "verified", "discrepancies", "database root");
         for (size_t i = 0; i < n; i++) {
             const ma_run_row *r = &rows[i];
-            printf("%5lld %-8s %-24s %-24s %-13s %-11s %7lld %7lld %13lld %13lld  %s%s\n", (long long)r->id,
+            /* an interrupted run says what it did, also after a resume continued it ('resumed':
+             * how builds before audit schema v7 recorded such a run) */
+            int interrupted = r->status && (!strcmp(r->status, "interrupted") || !strcmp(r->status, "resumed"));
+            char what[128] = "";
+            if (interrupted && r->planned_sectors >= 0)
+                snprintf(what, sizeof what, " (interrupted: %lld of %lld sectors checked%s", (long long)r->sectors,
+                         (long long)(r->planned_sectors > r->sectors ? r->planned_sectors : r->sectors),
+                         r->continued_by ? "; continued by run " : ")");
+            else if (interrupted && r->continued_by)
+                snprintf(what, sizeof what, " (interrupted; continued by run ");
+            if (r->continued_by && what[0])
+                snprintf(what + strlen(what), sizeof what - strlen(what), "%lld)", (long long)r->continued_by);
+            printf("%5lld %-8s %-24s %-24s %-13s %-11s %7lld %7lld %13lld %13lld  %s%s%s\n", (long long)r->id,
                    or_dash(r->kind), or_dash(r->started_at), r->ended_at ? r->ended_at : "never",
-                   r->ended_at ? or_dash(r->status) : "unfinished", or_dash(r->mode), (long long)r->sectors,
-                   (long long)r->sectors_carried, (long long)r->verified, (long long)r->discrepancies,
-                   or_dash(r->database_root), r->imported ? " (imported)" : "");
+                   r->ended_at ? (interrupted ? "interrupted" : or_dash(r->status)) : "unfinished", or_dash(r->mode),
+                   (long long)r->sectors, (long long)r->sectors_carried, (long long)r->verified,
+                   (long long)r->discrepancies, or_dash(r->database_root), r->imported ? " (imported)" : "", what);
         }
         printf("%zu runs\n", n);
     }

@@ -4,6 +4,7 @@
  * programs. Exit codes: README; 130/143 when SIGINT/SIGTERM stopped the run.
  */
 #include <getopt.h>
+#include <signal.h>
 #include <jansson.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -39,7 +40,8 @@ static void usage(FILE *out)
             "  --audit FILE       record the run in FILE: each sector is committed when it finishes\n"
             "  --resume[=RUN]     continue the last unfinished run of DIR in the store (or RUN):\n"
             "                     sectors whose file and successor files are unchanged are carried\n"
-            "                     over, the others checked (needs --audit)\n"
+            "                     over, the others checked (needs --audit and the same --sector\n"
+            "                     selection; a run still in progress is not resumed)\n"
             "  --incremental      carry over every sector whose file and successor files hash as\n"
             "                     they did for its newest recorded result (needs --audit)\n"
             "  --max-rows N       discrepancy rows kept per sector, roots first (default 1000;\n"
@@ -104,10 +106,12 @@ static void print_verdict(const ma_vrun *run)
         printf("\n");
         break;
     case MA_VRUN_INTERRUPTED:
-        printf("verdict: interrupted: %llu of %llu sectors finished and kept; continue with "
-               "--resume\n",
-               (unsigned long long)(t->sectors_checked + t->sectors_carried),
-               (unsigned long long)t->sectors);
+        /* what this run did, whatever a later --resume does: it is never a proof */
+        printf("verdict: interrupted: %llu of %llu sectors checked (%llu of %llu entries verified); "
+               "NOT verified; continue with --resume\n",
+               (unsigned long long)(t->sectors - t->sectors_not_checked),
+               (unsigned long long)t->sectors, (unsigned long long)t->verified,
+               (unsigned long long)t->entries);
         break;
     default:
         printf("verdict: incomplete: %llu sectors unusable, %llu entries not verified (successor "
@@ -135,6 +139,13 @@ static void print_text(const ma_vrun *run, int quiet)
                    "-", "-", "-", "-", "-", "-", "-", "unusable");
             continue;
         }
+        if (s->status == MA_SECTOR_NOT_CHECKED) {
+            /* never reached: nothing was verified, nothing found; its planned entries */
+            printf("%-22s %12llu %12s %12s %9s %7s %7s %9s %8s %8s %8s  %s\n", s->name,
+                   (unsigned long long)s->entries, "-", "-", "-", "-", "-", "-", "-", "-", "-",
+                   "not checked");
+            continue;
+        }
         printf("%-22s %12llu %12llu %12llu %9llu %7llu %7llu %9llu %8llu %8llu %8.2f  %s", s->name,
                (unsigned long long)s->entries, (unsigned long long)s->checked,
                (unsigned long long)s->verified,
@@ -159,6 +170,9 @@ static void print_text(const ma_vrun *run, int quiet)
         }
     }
     const ma_vrun_totals *t = ma_vrun_totals_of(run);
+    if (t->sectors_not_checked)
+        printf("not checked: %llu of %llu sectors (the run stopped before them)\n",
+               (unsigned long long)t->sectors_not_checked, (unsigned long long)t->sectors);
     printf("total: %llu sectors (%llu checked, %llu carried over, %llu unusable), %llu entries, "
            "%llu checked, %llu verified, %llu only within bounds, %llu discrepancies (%llu root, %llu propagated), "
            "%llu missing-child, %llu unverifiable, %.2f s\n",
@@ -352,12 +366,13 @@ static void print_json(const ma_vrun *run, const char *root, const char *const *
     const ma_vrun_totals *t = ma_vrun_totals_of(run);
     json_t *tot = json_object();
     static const char *const names[] = {"sectors", "sectors_checked", "sectors_carried_over",
-                                        "sectors_unusable", "entries", "checked", "canonical",
+                                        "sectors_unusable", "sectors_not_checked", "entries",
+                                        "checked", "canonical",
                                         "markers", "verified", "within_bounds", "bound_wins",
                                         "missing_child", "unverifiable", "discrepancies", "roots",
                                         "propagated"};
     const uint64_t v[] = {t->sectors, t->sectors_checked, t->sectors_carried, t->sectors_unusable,
-                          t->entries, t->checked, t->canonical, t->markers, t->verified,
+                          t->sectors_not_checked, t->entries, t->checked, t->canonical, t->markers, t->verified,
                           t->within_bounds, t->bound_wins, t->missing_child, t->unverifiable,
                           t->discrepancies, t->roots, t->propagated};
     set_counts(tot, names, v, sizeof v / sizeof *v);
@@ -666,6 +681,12 @@ int ma_cmd_verify(int argc, char **argv)
     o.tool_version = MA_VERSION;
     o.git_revision = MA_GIT_REVISION;
     o.cancel = ma_cli_stop_on_signals();
+#ifdef MA_TEST_HOOKS
+    /* the test build only (millaudit-planted): stop after K committed sectors as if SIGINT came */
+    const char *stop_after = getenv("MILLAUDIT_TEST_STOP_AFTER_SECTORS");
+    if (stop_after && *stop_after)
+        o.stop_after_sectors = (size_t)strtoull(stop_after, NULL, 10);
+#endif
     ma_progress progress;
     ma_progress_start(&progress, stderr, quiet || json, "verify", 0);
     o.progress = &progress;
@@ -686,7 +707,7 @@ int ma_cmd_verify(int argc, char **argv)
     }
     int exit_code;
     if (rc == MA_ECANCELED)
-        exit_code = 128 + (int)*o.cancel;
+        exit_code = 128 + (*o.cancel ? (int)*o.cancel : SIGINT); /* no signal: the test hook */
     else if (rc)
         exit_code = ma_exit_code_for(rc);
     else

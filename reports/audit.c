@@ -184,8 +184,29 @@ static const char *const migrations[] = {
     ma_audit_game_migration_v5,
     /* v6: sharded runs and their merge (reports/audit_merge.c). */
     ma_audit_merge_migration_v6,
-    /* v7: runs imported from signed attestations (reports/runs.c, docs/attestations.md): who signed
-     * the run's results. A new table only, so any v6 store migrates. */
+    /* v7: a verdict belongs to a run (reports/audit_run.h, docs/runs.md "Interruption and resume"):
+     * an interrupted run keeps its status and names the run that continued it (continued_by)
+     * instead of becoming 'resumed'; who is running a run (pid on host) and when it last committed
+     * (heartbeat_at), so a live run is never claimed; the sector selection a resume must repeat;
+     * the plan (every selected sector and its entries), so the sectors an interrupted run never
+     * reached read as "not checked" and its totals count the whole plan. Runs marked 'resumed' by
+     * older builds become what they were: interrupted, continued by the newest run resuming them. */
+    "ALTER TABLE runs ADD COLUMN continued_by INTEGER;"
+    "ALTER TABLE runs ADD COLUMN pid INTEGER;"
+    "ALTER TABLE runs ADD COLUMN heartbeat_at TEXT;"
+    "ALTER TABLE runs ADD COLUMN selection TEXT;"
+    "ALTER TABLE runs ADD COLUMN planned_entries INTEGER;"
+    "CREATE TABLE IF NOT EXISTS run_plan ("
+    "  run_id INTEGER NOT NULL REFERENCES runs(id) ON DELETE CASCADE,"
+    "  sector TEXT NOT NULL,"
+    "  file TEXT,"
+    "  entries INTEGER NOT NULL,"
+    "  PRIMARY KEY (run_id, sector)"
+    ");"
+    "UPDATE runs SET continued_by = (SELECT max(n.id) FROM runs n WHERE n.resumed_from = runs.id),"
+    " status = 'interrupted' WHERE status = 'resumed';",
+    /* v8: runs imported from signed attestations (reports/runs.c, docs/attestations.md): who signed
+     * the run's results. A new table only, so any v7 store migrates. */
     "CREATE TABLE IF NOT EXISTS run_attestations ("
     "  run_id INTEGER PRIMARY KEY REFERENCES runs(id) ON DELETE CASCADE,"
     "  keyid TEXT NOT NULL,"

@@ -75,9 +75,19 @@ static int read_failure(ma_audit *a, int s, const char *what, ma_error *err)
 int ma_audit_shard_run_find(ma_audit *a, int64_t *run_id, ma_error *err)
 {
     sqlite3_stmt *st;
+    /* a run continued by a resume: 'resumed' in stores before v7, continued_by from v7 on (a shard
+     * store is read as it is, never migrated) */
+    sqlite3_stmt *col = NULL;
+    int v7 = sqlite3_prepare_v2(ma_audit_db(a), "SELECT 1 FROM pragma_table_info('runs') WHERE name = 'continued_by'",
+                                -1, &col, NULL) == SQLITE_OK &&
+             sqlite3_step(col) == SQLITE_ROW;
+    sqlite3_finalize(col);
     int rc = prep(a, &st,
-                  "SELECT id FROM runs WHERE kind = 'verify' AND shard_count IS NOT NULL"
-                  " AND (status IS NULL OR status <> 'resumed') ORDER BY id DESC LIMIT 1",
+                  v7 ? "SELECT id FROM runs WHERE kind = 'verify' AND shard_count IS NOT NULL"
+                       " AND (status IS NULL OR status <> 'resumed') AND continued_by IS NULL"
+                       " ORDER BY id DESC LIMIT 1"
+                     : "SELECT id FROM runs WHERE kind = 'verify' AND shard_count IS NOT NULL"
+                       " AND (status IS NULL OR status <> 'resumed') ORDER BY id DESC LIMIT 1",
                   "find the shard run", err);
     if (rc)
         return rc;

@@ -1,9 +1,12 @@
 /* reports/audit_run: the run engine's records in an audit store (schema v4). */
 #include "reports/audit_run.h"
 
+#include <errno.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/types.h>
 
 #include "reports/audit_internal.h"
 
@@ -24,7 +27,9 @@ int ma_audit_run_meta_set(ma_audit *a, int64_t run_id, const ma_run_meta *m, ma_
     sqlite3_stmt *st;
     if ((rc = prep(a, &st,
                    "UPDATE runs SET mode = ?, resumed_from = ?, options = ?, shard_index = ?,"
-                   " shard_count = ?, planned_sectors = ?, unusable_files = ? WHERE id = ?",
+                   " shard_count = ?, planned_sectors = ?, unusable_files = ?, selection = ?,"
+                   " planned_entries = ?, pid = ?,"
+                   " heartbeat_at = strftime('%Y-%m-%dT%H:%M:%fZ','now') WHERE id = ?",
                    "record run mode", err)))
         return rc;
     ma_audit_bind_text(st, 1, m->mode);
@@ -39,11 +44,67 @@ int ma_audit_run_meta_set(ma_audit *a, int64_t run_id, const ma_run_meta *m, ma_
         sqlite3_bind_int64(st, 6, m->planned_sectors);
     if (m->unusable_files >= 0)
         sqlite3_bind_int64(st, 7, m->unusable_files);
-    sqlite3_bind_int64(st, 8, run_id);
+    ma_audit_bind_text(st, 8, m->selection);
+    if (m->planned_entries >= 0)
+        sqlite3_bind_int64(st, 9, m->planned_entries);
+    if (m->pid > 0)
+        sqlite3_bind_int64(st, 10, m->pid);
+    sqlite3_bind_int64(st, 11, run_id);
     rc = ma_audit_step_done(a, st, "record run mode", err);
     if (rc == MA_OK && sqlite3_changes(ma_audit_db(a)) != 1)
         rc = ma_error_set(err, MA_EINVAL, "%s: run %lld does not exist", ma_audit_path(a),
                           (long long)run_id);
+    sqlite3_finalize(st);
+    return rc;
+}
+
+int ma_audit_run_plan_record(ma_audit *a, int64_t run_id, const ma_planned_sector *s, size_t n,
+                             ma_error *err)
+{
+    int rc = ma_audit_writable(a, err);
+    if (rc)
+        return rc;
+    sqlite3_stmt *st;
+    if ((rc = prep(a, &st, "INSERT INTO run_plan (run_id, sector, file, entries) VALUES (?,?,?,?)",
+                   "record run plan", err)))
+        return rc;
+    for (size_t i = 0; rc == MA_OK && i < n; i++) {
+        sqlite3_bind_int64(st, 1, run_id);
+        ma_audit_bind_text(st, 2, s[i].sector);
+        ma_audit_bind_text(st, 3, s[i].file);
+        rc = ma_audit_bind_u64(a, st, 4, s[i].entries, "planned entries", err);
+        if (rc == MA_OK)
+            rc = ma_audit_step_done(a, st, "record run plan", err);
+    }
+    sqlite3_finalize(st);
+    return rc;
+}
+
+int ma_audit_write_tx(ma_audit *a, int (*fn)(ma_audit *a, void *ctx, ma_error *err), void *ctx,
+                      ma_error *err)
+{
+    int rc = ma_audit_writable(a, err);
+    if (rc || (rc = ma_audit_tx_begin(a, err)))
+        return rc;
+    rc = fn(a, ctx, err);
+    if (rc == MA_OK)
+        rc = ma_audit_tx_commit(a, err);
+    else
+        ma_audit_tx_rollback(a);
+    return rc;
+}
+
+int ma_audit_run_heartbeat(ma_audit *a, int64_t run_id, ma_error *err)
+{
+    int rc = ma_audit_writable(a, err);
+    if (rc)
+        return rc;
+    sqlite3_stmt *st;
+    if ((rc = prep(a, &st, "UPDATE runs SET heartbeat_at = strftime('%Y-%m-%dT%H:%M:%fZ','now') WHERE id = ?",
+                   "record heartbeat", err)))
+        return rc;
+    sqlite3_bind_int64(st, 1, run_id);
+    rc = ma_audit_step_done(a, st, "record heartbeat", err);
     sqlite3_finalize(st);
     return rc;
 }
@@ -276,6 +337,9 @@ static int sectors_write(ma_audit *a, int64_t run_id, const ma_sector_commit *s,
         rc = ma_audit_tx_begin(a, err);
     for (size_t i = 0; rc == MA_OK && i < n; i++)
         rc = commit_one(a, &st, run_id, &s[i], err);
+    /* a run that commits is alive: the heartbeat moves with its sectors (v7) */
+    if (own_tx && rc == MA_OK)
+        rc = ma_audit_run_heartbeat(a, run_id, err);
     if (own_tx) {
         if (rc == MA_OK)
             rc = ma_audit_tx_commit(a, err);
@@ -312,6 +376,7 @@ int ma_audit_unfinished_run(ma_audit *a, const char *database_root, int64_t excl
     sqlite3_stmt *st;
     int rc = prep(a, &st,
                   "SELECT id FROM runs WHERE kind = 'verify' AND database_root = ? AND id <> ?"
+                  " AND continued_by IS NULL"
                   " AND (ended_at IS NULL OR status = 'interrupted') ORDER BY id DESC LIMIT 1",
                   "find unfinished run", err);
     if (rc)
@@ -331,20 +396,121 @@ int ma_audit_unfinished_run(ma_audit *a, const char *database_root, int64_t excl
     return rc;
 }
 
-int ma_audit_run_mark_resumed(ma_audit *a, int64_t run_id, ma_error *err)
+int ma_audit_run_mark_continued(ma_audit *a, int64_t run_id, int64_t new_run, ma_error *err)
 {
     int rc = ma_audit_writable(a, err);
     if (rc)
         return rc;
     sqlite3_stmt *st;
+    /* conditional: of two claims only the first changes the row */
     if ((rc = prep(a, &st,
-                   "UPDATE runs SET status = 'resumed',"
-                   " ended_at = COALESCE(ended_at, strftime('%Y-%m-%dT%H:%M:%fZ','now')) WHERE id = ?",
-                   "mark run resumed", err)))
+                   "UPDATE runs SET continued_by = ?, status = COALESCE(status, 'interrupted'),"
+                   " ended_at = COALESCE(ended_at, strftime('%Y-%m-%dT%H:%M:%fZ','now'))"
+                   " WHERE id = ? AND continued_by IS NULL",
+                   "claim run", err)))
         return rc;
-    sqlite3_bind_int64(st, 1, run_id);
-    rc = ma_audit_step_done(a, st, "mark run resumed", err);
+    sqlite3_bind_int64(st, 1, new_run);
+    sqlite3_bind_int64(st, 2, run_id);
+    rc = ma_audit_step_done(a, st, "claim run", err);
+    if (rc == MA_OK && sqlite3_changes(ma_audit_db(a)) != 1)
+        rc = ma_error_set(err, MA_EEXIST, "%s: run %lld was already continued by another run", ma_audit_path(a),
+                          (long long)run_id);
     sqlite3_finalize(st);
+    return rc;
+}
+
+/* A process of this host that still exists (EPERM: it exists, owned by someone else). */
+static int process_alive(int64_t pid)
+{
+    if (pid <= 0 || pid != (int64_t)(pid_t)pid)
+        return 0;
+    return kill((pid_t)pid, 0) == 0 || errno == EPERM;
+}
+
+/* "all" -> "every sector"; "sectors:a,b" -> "the sectors " "a,b" (ma_run_meta.selection). */
+static const char *selection_words(const char *sel)
+{
+    return strncmp(sel, "sectors:", 8) ? "every sector" : "the sectors ";
+}
+
+static const char *selection_names(const char *sel)
+{
+    return strncmp(sel, "sectors:", 8) ? "" : sel + 8;
+}
+
+int ma_audit_resume_pick(ma_audit *a, const ma_resume_want *w, int64_t *run_id, ma_error *err)
+{
+    int64_t id = w->run_id;
+    int rc = id ? MA_OK : ma_audit_unfinished_run(a, w->database_root, 0, &id, err);
+    if (rc)
+        return rc;
+    sqlite3_stmt *st;
+    if ((rc = prep(a, &st,
+                   "SELECT kind, database_root, tool_version, options, status, ended_at, continued_by, pid,"
+                   " host, (julianday('now') - julianday(heartbeat_at)) * 86400.0, selection"
+                   " FROM runs WHERE id = ?",
+                   "read run", err)))
+        return rc;
+    sqlite3_bind_int64(st, 1, id);
+    int s = sqlite3_step(st);
+    if (s != SQLITE_ROW) {
+        rc = s == SQLITE_DONE ? ma_error_set(err, MA_EMISSING, "%s: no run %lld", ma_audit_path(a), (long long)id)
+                              : ma_audit_sqlite_error(a, MA_EIO, "read run", err);
+        sqlite3_finalize(st);
+        return rc;
+    }
+#define TXT(i) ((const char *)sqlite3_column_text(st, (i)))
+    const char *kind = TXT(0), *root = TXT(1), *tool = TXT(2), *options = TXT(3), *status = TXT(4);
+    const char *host = TXT(8), *selection = TXT(10);
+#undef TXT
+    int ended = sqlite3_column_type(st, 5) != SQLITE_NULL;
+    int64_t continued_by = sqlite3_column_int64(st, 6), pid = sqlite3_column_int64(st, 7);
+    int has_beat = sqlite3_column_type(st, 9) != SQLITE_NULL;
+    double age = sqlite3_column_double(st, 9);
+    const char *path = ma_audit_path(a);
+    long long n = (long long)id;
+    if (!kind || strcmp(kind, "verify"))
+        rc = ma_error_set(err, MA_EFORMAT, "%s: run %lld is a %s run, not a verify run", path, n, kind ? kind : "?");
+    else if (!root || strcmp(root, w->database_root))
+        rc = ma_error_set(err, MA_EFORMAT, "%s: run %lld verified %s, not %s", path, n, root ? root : "?",
+                          w->database_root);
+    else if (!tool || strcmp(tool, w->tool_version))
+        rc = ma_error_set(err, MA_EFORMAT,
+                          "%s: run %lld was made by millaudit %s, this is %s: results of another checker are "
+                          "not carried over",
+                          path, n, tool ? tool : "?", w->tool_version);
+    else if (!options || strcmp(options, w->options))
+        rc = ma_error_set(err, MA_EFORMAT, "%s: run %lld used other options (%s, now %s)", path, n,
+                          options ? options : "none", w->options);
+    else if (continued_by)
+        rc = ma_error_set(err, MA_EEXIST, "%s: run %lld was already continued by run %lld; nothing to resume", path,
+                          n, (long long)continued_by);
+    else if (ended && (!status || strcmp(status, "interrupted")))
+        rc = ma_error_set(err, MA_EFORMAT, "%s: run %lld finished (%s); nothing to resume", path, n,
+                          status ? status : "?");
+    else if (selection && w->selection && strcmp(selection, w->selection))
+        /* a resume continues the same plan: another selection would leave the rest of the old
+         * run's sectors unclaimable and mix two plans in one verdict */
+        rc = ma_error_set(err, MA_EINVAL,
+                          "--resume: run %lld checked %s%.400s, this command selects %s%.400s; repeat the run's "
+                          "selection (its --sector names, or none for every sector)",
+                          n, selection_words(selection), selection_names(selection), selection_words(w->selection),
+                          selection_names(w->selection));
+    else if (!ended) {
+        int same_host = host && w->host && !strcmp(host, w->host);
+        if (same_host && pid > 0 && process_alive(pid))
+            rc = ma_error_set(err, MA_EEXIST, "%s: run %lld is still in progress (process %lld on %s); nothing to resume",
+                              path, n, (long long)pid, host);
+        else if (!(same_host && pid > 0) && has_beat && age < (double)w->stale_seconds)
+            rc = ma_error_set(err, MA_EEXIST,
+                              "%s: run %lld is still in progress (on %s, last heartbeat %.0f s ago; a run is "
+                              "taken for dead after %lld s without one); nothing to resume",
+                              path, n, host ? host : "an unknown host", age < 0 ? 0.0 : age,
+                              (long long)w->stale_seconds);
+    }
+    sqlite3_finalize(st);
+    if (rc == MA_OK)
+        *run_id = id;
     return rc;
 }
 

@@ -27,10 +27,28 @@ typedef struct ma_run_meta {
     int64_t planned_sectors;   /* sectors the run selected; -1: not recorded */
     int64_t unusable_files;    /* files discovery could not use, for a run of the whole database
                                 * (or a shard of it); -1: not recorded (a run of named sectors) */
+    /* v7 (docs/runs.md "Interruption and resume"): */
+    const char *selection;     /* "all", or "sectors:" and the sorted names --sector selected; a
+                                * resume must repeat it. NULL: not recorded */
+    int64_t planned_entries;   /* entries of every selected sector; -1: not recorded */
+    int64_t pid;               /* the process running the run (on info.host); 0: not recorded */
 } ma_run_meta;
 
-/* Sets the v4 (and v6) facts of a run begun with ma_audit_run_begin. */
+/* Sets the v4 (v6, v7) facts of a run begun with ma_audit_run_begin; the v7 heartbeat starts now. */
 int ma_audit_run_meta_set(ma_audit *a, int64_t run_id, const ma_run_meta *m, ma_error *err);
+
+/* One sector of a run's plan (v7 run_plan): what the run set out to check, recorded when it
+ * begins, so sectors it never reached are "not checked" in every report of it. */
+typedef struct ma_planned_sector {
+    const char *sector;        /* "std_3_3_0_0" */
+    const char *file;          /* its path, NULL when the database has no file for it */
+    uint64_t entries;          /* entries the file holds (from its size / the sector's hash count) */
+} ma_planned_sector;
+
+/* Records the plan of run_id (n sectors). Not a transaction of its own: the run engine records it
+ * inside the transaction that begins the run. */
+int ma_audit_run_plan_record(ma_audit *a, int64_t run_id, const ma_planned_sector *s, size_t n,
+                             ma_error *err);
 
 /* One discrepancy row with the v4 columns. */
 typedef struct ma_disc_row {
@@ -84,14 +102,50 @@ int ma_audit_sectors_write(ma_audit *a, int64_t run_id, const ma_sector_commit *
 
 /* ---- resume and incremental ---- */
 
-/* The newest verify run of database_root that never ended (ended_at NULL) or ended "interrupted",
- * excluding exclude_run. MA_EMISSING (message says so) when there is none. */
+/* The newest verify run of database_root that never ended (ended_at NULL) or ended "interrupted"
+ * and was not continued by another run, excluding exclude_run. MA_EMISSING (message says so) when there is none. */
 int ma_audit_unfinished_run(ma_audit *a, const char *database_root, int64_t exclude_run,
                             int64_t *run_id, ma_error *err);
 
-/* Marks run_id as continued by a resume: status "resumed" and an end time if it had none, so a
- * later --resume does not pick it again. */
-int ma_audit_run_mark_resumed(ma_audit *a, int64_t run_id, ma_error *err);
+/* ---- claiming a run to resume (v7) ----
+ *
+ * A resume claims the run it continues in one write transaction (BEGIN IMMEDIATE, held by the
+ * caller): ma_audit_resume_pick finds and vets the run, ma_audit_run_begin records the new run,
+ * ma_audit_run_mark_continued claims the old one. Two resumes at once are serialised by the write
+ * lock; the second finds the run claimed. The claimed run keeps its own verdict ("interrupted")
+ * and names the run that continued it. */
+
+/* What the resuming run is, to vet the run it would continue. */
+typedef struct ma_resume_want {
+    int64_t run_id;            /* 0: the newest unfinished, unclaimed verify run of database_root */
+    const char *database_root, *tool_version, *options;
+    const char *selection;     /* as ma_run_meta.selection */
+    const char *host;          /* this process's host: a recorded pid is only checked there */
+    int64_t stale_seconds;     /* a never-ended run whose heartbeat is younger than this is still in
+                                * progress (the only sign of life of a run on another host) */
+} ma_resume_want;
+
+/* Picks the run to continue and checks that it may be: a verify run of the same root, tool
+ * version and options (else MA_EFORMAT), of the same sector selection (else MA_EINVAL: the
+ * command line must repeat it), not finished (MA_EFORMAT), not already continued (MA_EEXIST,
+ * naming the run that did), and not in progress (MA_EEXIST): a run that never ended is in progress
+ * while its process (pid recorded on this host) is alive, or, on another host or without a pid,
+ * while its heartbeat is fresher than stale_seconds. MA_EMISSING when there is nothing to resume.
+ * Messages are one line naming the store and the run. */
+int ma_audit_resume_pick(ma_audit *a, const ma_resume_want *w, int64_t *run_id, ma_error *err);
+
+/* Claims run_id for new_run: continued_by = new_run, status 'interrupted' and an end time when it
+ * had none. MA_EEXIST when another run claimed it first (the claim is a conditional update, so it
+ * is atomic even without the caller's transaction). */
+int ma_audit_run_mark_continued(ma_audit *a, int64_t run_id, int64_t new_run, ma_error *err);
+
+/* Runs fn(a, ctx, err) inside one write transaction (BEGIN IMMEDIATE: the write lock is taken
+ * first, waiting out the busy timeout): committed when fn returns MA_OK, rolled back otherwise. */
+int ma_audit_write_tx(ma_audit *a, int (*fn)(ma_audit *a, void *ctx, ma_error *err), void *ctx,
+                      ma_error *err);
+
+/* Refreshes the heartbeat of run_id (also done by every ma_audit_sectors_commit). */
+int ma_audit_run_heartbeat(ma_audit *a, int64_t run_id, ma_error *err);
 
 /* Facts of a run that decide whether its results may be carried over. Strings are malloc'd. */
 typedef struct ma_run_identity {

@@ -45,6 +45,19 @@ static int finish(ma_audit *a, sqlite3_stmt *st, int s, const char *what, ma_err
 
 /* ---------------------------------------------------------------- list */
 
+static int column_exists(ma_audit *a, const char *table, const char *column)
+{
+    sqlite3_stmt *st;
+    if (sqlite3_prepare_v2(ma_audit_db(a), "SELECT 1 FROM pragma_table_info(?1) WHERE name = ?2", -1, &st, NULL) !=
+        SQLITE_OK)
+        return 0;
+    sqlite3_bind_text(st, 1, table, -1, SQLITE_STATIC);
+    sqlite3_bind_text(st, 2, column, -1, SQLITE_STATIC);
+    int yes = sqlite3_step(st) == SQLITE_ROW;
+    sqlite3_finalize(st);
+    return yes;
+}
+
 void ma_runs_list_free(ma_run_row *rows, size_t n)
 {
     for (size_t i = 0; rows && i < n; i++) {
@@ -59,16 +72,20 @@ int ma_runs_list(ma_audit *a, const ma_runs_filter *f, ma_run_row **out, size_t 
 {
     *out = NULL;
     *n = 0;
-    static const char sql[] =
+    /* v6/v7 columns only where the store has them: readers never migrate a store */
+    int v6 = column_exists(a, "runs", "planned_sectors"), v7 = column_exists(a, "runs", "continued_by");
+    char sql[1400];
+    snprintf(sql, sizeof sql,
         "SELECT r.id, r.kind, r.started_at, r.ended_at, r.status, r.mode, r.database_root, r.tool_version,"
         " r.resumed_from, EXISTS (SELECT 1 FROM run_imports i WHERE i.run_id = r.id),"
         " count(s.sector), coalesce(sum(s.carried_from IS NOT NULL), 0),"
         " coalesce(sum(s.status = 'discrepancies'), 0), coalesce(sum(s.status = 'unusable'), 0),"
         " coalesce(sum(s.entries), 0), coalesce(sum(s.checked), 0), coalesce(sum(s.verified), 0),"
-        " coalesce(sum(s.within_bounds), 0), coalesce(sum(s.discrepancies), 0)"
+        " coalesce(sum(s.within_bounds), 0), coalesce(sum(s.discrepancies), 0), %s, %s"
         " FROM runs r LEFT JOIN sector_results s ON s.run_id = r.id"
         " WHERE (?1 IS NULL OR r.kind = ?1) AND (?2 IS NULL OR r.database_root = ?2)"
-        " GROUP BY r.id ORDER BY r.id DESC LIMIT ?3";
+        " GROUP BY r.id ORDER BY r.id DESC LIMIT ?3",
+        v6 ? "r.planned_sectors" : "NULL", v7 ? "r.continued_by" : "NULL");
     sqlite3_stmt *st = NULL;
     int rc = prep(a, &st, sql, "list runs", err);
     if (rc)
@@ -106,6 +123,8 @@ int ma_runs_list(ma_audit *a, const ma_runs_filter *f, ma_run_row **out, size_t 
                              &r->entries, &r->checked, &r->verified, &r->within_bounds, &r->discrepancies};
         for (int k = 0; k < 9; k++)
             *counts[k] = sqlite3_column_int64(st, 10 + k);
+        r->planned_sectors = sqlite3_column_type(st, 19) == SQLITE_NULL ? -1 : sqlite3_column_int64(st, 19);
+        r->continued_by = sqlite3_column_int64(st, 20);
     }
     if (oom) {
         sqlite3_finalize(st);
@@ -253,6 +272,8 @@ int ma_runs_list_json(const ma_run_row *rows, size_t n, const char *store, char 
         put(&b, o, "database_root", ma_json_store_text(r->database_root));
         put(&b, o, "tool_version", ma_json_store_text(r->tool_version));
         put(&b, o, "resumed_from", r->resumed_from ? json_integer(r->resumed_from) : json_null());
+        put(&b, o, "continued_by", r->continued_by ? json_integer(r->continued_by) : json_null());
+        put(&b, o, "planned_sectors", r->planned_sectors >= 0 ? json_integer(r->planned_sectors) : json_null());
         put(&b, o, "imported", json_boolean(r->imported));
         json_t *t = json_object();
         put(&b, t, "sectors", json_integer(r->sectors));

@@ -58,6 +58,8 @@ typedef struct ma_run_row {
     int64_t id;
     char *kind, *started_at, *ended_at, *status, *mode, *database_root, *tool_version;
     int64_t resumed_from;       /* 0: none */
+    int64_t continued_by;       /* v7: the run that resumed this one; 0: none */
+    int64_t planned_sectors;    /* v6: sectors the run set out to check; -1: not recorded */
     int imported;               /* a run_imports row exists */
     int64_t sectors, sectors_carried, sectors_failing, sectors_unusable; /* failing: status discrepancies */
     int64_t entries, checked, verified, within_bounds, discrepancies;

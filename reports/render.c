@@ -302,6 +302,10 @@ static void sector_state_words(ma_out *o, const ma_report *r, size_t i)
             ma_out_printf(o, "%s", ma_state_words((ma_verdict_state)r->sx[i].state));
         return;
     }
+    if (x->status && !strcmp(x->status, "not-checked")) {
+        ma_out_printf(o, "not checked"); /* an interrupted run never reached it */
+        return;
+    }
     ma_out_printf(o, "%s", ma_state_words((ma_verdict_state)r->sx[i].state));
 }
 
@@ -352,6 +356,10 @@ static void text_facts(ma_out *o, const ma_report *r, int md)
         ma_out_printf(o, "| resumed from | run %lld |\n", (long long)r->resumed_from);
     else if (r->resumed_from)
         ma_out_printf(o, "  %-18s run %lld\n", "resumed from", (long long)r->resumed_from);
+    if (r->continued_by && md)
+        ma_out_printf(o, "| continued by | run %lld |\n", (long long)r->continued_by);
+    else if (r->continued_by)
+        ma_out_printf(o, "  %-18s run %lld\n", "continued by", (long long)r->continued_by);
     if (x->imported) {
         ma_out_printf(o, md ? "| imported from | " : "  %-18s ", "imported from");
         ma_out_str(o, x->import_source);

@@ -179,6 +179,8 @@ static void html_sectors(ma_out *o, const ma_report *r)
                         : !strncmp(s->message, "only-in-B", 9) ? "only in B"
                         : !strncmp(s->message, "identical", 9) ? "identical"
                                                                : NULL;
+            if (s->status && !strcmp(s->status, "not-checked"))
+                words = "not checked"; /* an interrupted run never reached it */
             state_badge(o, (ma_verdict_state)sx->state, words);
             if (sx->carried_from)
                 ma_out_printf(o, " <span class=\"carried\">carried over from run %lld</span>",
@@ -293,6 +295,8 @@ static void html_facts(ma_out *o, const ma_report *r)
     }
     if (r->resumed_from)
         ma_out_printf(o, "<tr><th>resumed from</th><td>run %lld</td></tr>\n", (long long)r->resumed_from);
+    if (r->continued_by)
+        ma_out_printf(o, "<tr><th>continued by</th><td>run %lld</td></tr>\n", (long long)r->continued_by);
     if (x->imported) {
         ma_out_printf(o, "<tr><th>imported from</th><td>");
         ma_out_str(o, x->import_source);

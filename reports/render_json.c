@@ -66,6 +66,7 @@ static json_t *totals(jb *b, const ma_report *r)
     const ma_verdict_counts *t = &r->totals;
     json_t *o = json_object();
     put(b, o, "sectors", json_integer(t->sectors));
+    put(b, o, "sectors_not_checked", json_integer(t->sectors_not_checked));
     put(b, o, "entries", json_integer(t->entries));
     put(b, o, "checked", json_integer(t->checked));
     put(b, o, "verified", json_integer(t->verified));
@@ -112,6 +113,7 @@ static json_t *run_facts(jb *b, const ma_report *r)
     put(b, o, "kind", ma_json_store_text(x->kind));
     put(b, o, "mode", ma_json_store_text(r->mode));
     put(b, o, "resumed_from", r->resumed_from ? json_integer(r->resumed_from) : json_null());
+    put(b, o, "continued_by", r->continued_by ? json_integer(r->continued_by) : json_null());
     json_t *opts = r->options ? json_loads(r->options, 0, NULL) : NULL;
     put(b, o, "options", opts ? opts : r->options ? ma_json_store_text(r->options) : json_null());
     put(b, o, "database_root", ma_json_store_text(x->database_root));

@@ -111,8 +111,21 @@ void ma_verdict_decide(const ma_verdict_counts *c, ma_verdict *v)
         decide_diff(c, v);
         return;
     }
-    v->interrupted = !c->ended || status_is(c->status, "interrupted", NULL);
+    /* 'resumed': what builds before v7 made of an interrupted run once a resume continued it */
+    v->interrupted = !c->ended || status_is(c->status, "interrupted", "resumed") || c->sectors_not_checked > 0;
     int verify = !c->kind || !strcmp(c->kind, "verify");
+    /* "K of N sectors checked": N is the plan when the run recorded it */
+    int64_t planned = c->planned_sectors > c->sectors ? c->planned_sectors : c->sectors;
+    int64_t reached = c->sectors - (c->sectors_not_checked > 0 ? c->sectors_not_checked : 0);
+    int plan_known = c->planned_sectors > 0 || c->sectors_not_checked > 0;
+    char progress[160], continued[64] = "";
+    if (c->continued_by > 0)
+        snprintf(continued, sizeof continued, "; continued by run %lld", (long long)c->continued_by);
+    if (plan_known)
+        snprintf(progress, sizeof progress, "interrupted: %lld of %lld sector%s checked", (long long)reached,
+                 (long long)planned, planned == 1 ? "" : "s");
+    else
+        snprintf(progress, sizeof progress, "interrupted: the run never finished, so sectors may be missing from it");
     if (!verify && c->discrepancies <= 0) {
         v->incomplete = status_is(c->status, "unusable", "incomplete");
         v->state = v->interrupted ? MA_VERDICT_INTERRUPTED : v->incomplete ? MA_VERDICT_INCOMPLETE : MA_VERDICT_RECORDED;
@@ -147,11 +160,17 @@ void ma_verdict_decide(const ma_verdict_counts *c, ma_verdict *v)
         if (c->body_mismatches > 0)
             detail(v, "%lld file%s whose body does not match the digest in its header", (long long)c->body_mismatches,
                    c->body_mismatches == 1 ? "" : "s");
+    } else if (v->interrupted && c->sectors == 1 && c->sectors_not_checked == 1) {
+        v->state = MA_VERDICT_INTERRUPTED; /* one sector of an interrupted run's plan */
+        snprintf(v->headline, sizeof v->headline, "not checked: the run stopped before this sector");
+    } else if (v->interrupted && plan_known) {
+        v->state = MA_VERDICT_INTERRUPTED;
+        snprintf(v->headline, sizeof v->headline, "%s, no discrepancy among them; NOT verified%s", progress, continued);
     } else if (v->interrupted) {
         v->state = MA_VERDICT_INTERRUPTED;
         snprintf(v->headline, sizeof v->headline,
-                 "interrupted: the run never finished; %lld sector%s recorded, no discrepancy among them",
-                 (long long)c->sectors, c->sectors == 1 ? "" : "s");
+                 "interrupted: the run never finished; %lld sector%s recorded, no discrepancy among them%s",
+                 (long long)c->sectors, c->sectors == 1 ? "" : "s", continued);
     } else if (v->incomplete) {
         v->state = MA_VERDICT_INCOMPLETE;
         if (c->sectors_unusable <= 0 && c->inputs_absent > 0)
@@ -177,7 +196,7 @@ void ma_verdict_decide(const ma_verdict_counts *c, ma_verdict *v)
     }
     /* the conditions that did not lead */
     if (v->state != MA_VERDICT_INTERRUPTED && v->interrupted)
-        detail(v, "interrupted: the run never finished, so sectors may be missing from it");
+        detail(v, "%s%s", progress, continued);
     if (v->state != MA_VERDICT_INCOMPLETE && v->incomplete)
         detail(v, "incomplete: %lld sector%s could not be checked", (long long)c->sectors_unusable,
                c->sectors_unusable == 1 ? "" : "s");
@@ -407,11 +426,13 @@ static int load_history(ma_audit *a, ma_report *r, ma_error *err)
              "SELECT * FROM (SELECT r.id, r.started_at, r.ended_at, r.status, %s, count(s.sector),"
              " coalesce(sum(s.entries), 0), coalesce(sum(s.verified), 0), coalesce(sum(s.within_bounds), 0),"
              " coalesce(sum(s.discrepancies), 0), coalesce(sum(s.seconds), 0), %s,"
-             " coalesce(sum(s.status IN ('unusable', 'skipped', 'missing')), 0)"
+             " coalesce(sum(s.status IN ('unusable', 'skipped', 'missing')), 0), %s, %s"
              " FROM runs r LEFT JOIN sector_results s ON s.run_id = r.id"
              " WHERE r.kind = ?1 AND r.database_root IS ?2 AND r.id <= ?3"
              " GROUP BY r.id ORDER BY r.id DESC LIMIT %d) ORDER BY 1",
-             r->v4 ? "r.mode" : "NULL", r->v4 ? "coalesce(sum(s.carried_from IS NOT NULL), 0)" : "0", HISTORY_RUNS);
+             r->v4 ? "r.mode" : "NULL", r->v4 ? "coalesce(sum(s.carried_from IS NOT NULL), 0)" : "0",
+             has_column(ma_audit_db(a), "runs", "planned_sectors") ? "r.planned_sectors" : "NULL",
+             has_column(ma_audit_db(a), "runs", "continued_by") ? "coalesce(r.continued_by, 0)" : "0", HISTORY_RUNS);
     int rc = prep(a, &st, sql, err);
     if (rc)
         return rc;
@@ -459,6 +480,8 @@ static int load_history(ma_audit *a, ma_report *r, ma_error *err)
         c.value_differences = h->entries - h->verified;
         c.unverifiable = c.roots = c.propagated = -1;
         c.sectors_unusable = sqlite3_column_int64(st, 12);
+        c.planned_sectors = sqlite3_column_type(st, 13) == SQLITE_NULL ? -1 : sqlite3_column_int64(st, 13);
+        c.continued_by = sqlite3_column_int64(st, 14);
         ma_verdict v;
         ma_verdict_decide(&c, &v);
         h->state = v.state;
@@ -516,6 +539,7 @@ static void sector_state(const ma_report *r, size_t i)
     c.roots = sx->roots;
     c.propagated = sx->propagated;
     c.sectors_unusable = status_is(x->status, "unusable", "skipped") || status_is(x->status, "missing", NULL);
+    c.sectors_not_checked = status_is(x->status, "not-checked", NULL);
     c.body_mismatches = sx->body_digest && !strcmp(sx->body_digest, "mismatch");
     if (r->run.kind && !strcmp(r->run.kind, "diff")) {
         c.value_differences = x->entries - x->verified;
@@ -605,6 +629,8 @@ static void totals(ma_report *r)
     t->kind = r->run.kind;
     t->status = r->run.status;
     t->ended = r->run.ended_at != NULL;
+    t->planned_sectors = r->planned_sectors;
+    t->continued_by = r->continued_by;
     int64_t roots = 0, prop = 0, unver = 0, canon = 0, markers = 0, missing = 0, bw = 0, w = 0, d = 0, l = 0;
     int roots_known = r->run.n_sectors > 0, unver_known = roots_known, canon_known = roots_known;
     int markers_known = roots_known, missing_known = roots_known, bw_known = roots_known, hist = 0;
@@ -613,6 +639,7 @@ static void totals(ma_report *r)
         const ma_run_sector *x = &r->run.sectors[i];
         ma_report_sector *sx = &r->sx[i];
         t->sectors++;
+        t->sectors_not_checked += status_is(x->status, "not-checked", NULL);
         t->entries += x->entries;
         t->checked += x->checked;
         t->verified += x->verified;
@@ -668,6 +695,68 @@ static void totals(ma_report *r)
         absent_inputs(r);
 }
 
+static int cmp_run_sector(const void *x, const void *y)
+{
+    return strcmp(((const ma_run_sector *)x)->sector, ((const ma_run_sector *)y)->sector);
+}
+
+/* v7: what the run planned and who continued it. The planned sectors the run never recorded are
+ * added to run.sectors with status "not-checked" (entries as planned, nothing verified), so every
+ * table and total of the report covers the whole plan. Stores without the columns: not recorded. */
+static int load_plan(ma_audit *a, ma_report *r, ma_error *err)
+{
+    sqlite3 *db = ma_audit_db(a);
+    sqlite3_stmt *st = NULL;
+    int rc, s, oom = 0;
+    r->planned_sectors = -1;
+    int v6 = has_column(db, "runs", "planned_sectors"), v7 = has_column(db, "runs", "continued_by");
+    if (v6) {
+        rc = prep(a, &st, v7 ? "SELECT planned_sectors, continued_by FROM runs WHERE id = ?"
+                             : "SELECT planned_sectors, NULL FROM runs WHERE id = ?", err);
+        if (rc)
+            return rc;
+        sqlite3_bind_int64(st, 1, r->run.id);
+        if (sqlite3_step(st) == SQLITE_ROW) {
+            r->planned_sectors = col_count(st, 0);
+            r->continued_by = col_count(st, 1) > 0 ? sqlite3_column_int64(st, 1) : 0;
+        }
+        sqlite3_finalize(st);
+    }
+    if (!v7 || !has_column(db, "run_plan", "sector"))
+        return MA_OK;
+    rc = prep(a, &st, "SELECT sector, file, entries FROM run_plan p WHERE run_id = ?1 AND NOT EXISTS"
+                      " (SELECT 1 FROM sector_results s WHERE s.run_id = ?1 AND s.sector = p.sector) ORDER BY sector",
+              err);
+    if (rc)
+        return rc;
+    sqlite3_bind_int64(st, 1, r->run.id);
+    size_t added = 0;
+    while ((s = sqlite3_step(st)) == SQLITE_ROW && !oom) {
+        ma_run_sector *p = realloc(r->run.sectors, (r->run.n_sectors + 1) * sizeof *p);
+        if (!p) {
+            oom = 1;
+            break;
+        }
+        r->run.sectors = p;
+        ma_run_sector *x = &p[r->run.n_sectors++];
+        memset(x, 0, sizeof *x);
+        x->sector = col_text(st, 0, &oom);
+        x->file = col_text(st, 1, &oom);
+        x->status = strdup("not-checked");
+        oom |= !x->status || !x->sector;
+        x->entries = sqlite3_column_int64(st, 2);
+        added++;
+    }
+    sqlite3_finalize(st);
+    if (oom)
+        return ma_error_set(err, MA_ENOMEM, "%s: out of memory", ma_audit_path(a));
+    if (s != SQLITE_DONE && s != SQLITE_ROW)
+        return ma_audit_sqlite_error(a, MA_EIO, "read run plan", err);
+    if (added)
+        qsort(r->run.sectors, r->run.n_sectors, sizeof *r->run.sectors, cmp_run_sector);
+    return MA_OK;
+}
+
 /* Allocates and fills what follows from the run alone: in-hand counts, histogram sums, values
  * parsed from the recorded text, "not recorded" for every v4 fact. */
 static int init_derived(ma_report *r, ma_error *err)
@@ -682,6 +771,8 @@ static int init_derived(ma_report *r, ma_error *err)
         x->canonical = x->markers = x->roots = x->propagated = x->missing_child = x->unverifiable = -1;
         x->bound_wins = x->wins = x->draws = x->losses = -1;
         const ma_run_sector *s = &r->run.sectors[i];
+        if (status_is(s->status, "not-checked", NULL)) /* never reached: nothing found in it */
+            x->roots = x->propagated = x->missing_child = x->unverifiable = x->bound_wins = 0;
         ma_report_in_hand(s->sector, &x->mover_in_hand, &x->opponent_in_hand);
         if (s->n_bins)
             x->wins = x->draws = x->losses = 0;
@@ -729,6 +820,8 @@ int ma_report_load(ma_audit *a, int64_t id, ma_report *r, ma_error *err)
     int rc = id ? MA_OK : ma_runs_latest(a, &id, err);
     if (!rc)
         rc = ma_run_load(a, id, &r->run, err);
+    if (!rc)
+        rc = load_plan(a, r, err);
     if (!rc)
         rc = init_derived(r, err);
     if (!rc)

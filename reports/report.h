@@ -16,6 +16,11 @@
  * When several apply the most severe leads (discrepancies, interrupted, incomplete, within bounds,
  * verified) and the others follow as details.
  *
+ * A verdict belongs to its run and says what that run did: an interrupted run stays
+ * "interrupted: K of N sectors checked" after a resume continued it ("continued by run M"); the
+ * sectors of its plan (v7 run_plan) it never reached are listed with status "not-checked" (their
+ * entries counted, none verified), so its totals count the whole plan.
+ *
  * The loader reads in one read transaction, so a run being written by another process is seen as
  * one snapshot.
  */
@@ -62,6 +67,11 @@ typedef struct ma_verdict_counts {
     int64_t body_mismatches;    /* open files whose body does not hash to their header's digest */
     int64_t inputs_absent;      /* distinct successor files the sector messages name as absent */
     const char *absent_names;   /* the first three of them, ", "-separated; NULL if none */
+    /* v7 (docs/runs.md): a verdict belongs to its run. */
+    int64_t sectors_not_checked; /* planned sectors the run never reached (in `sectors`, entries
+                                  * in `entries`, none verified) */
+    int64_t planned_sectors;    /* sectors the run set out to check; <= 0: not recorded */
+    int64_t continued_by;       /* the run that resumed this one; 0: none */
 } ma_verdict_counts;
 
 #define MA_VERDICT_MAX_DETAILS 8
@@ -120,6 +130,8 @@ typedef struct ma_report {
     int v4;                      /* the store has the schema v4 columns */
     char *mode;                  /* "full", "resume", "incremental"; NULL before v4 */
     int64_t resumed_from;        /* 0: none */
+    int64_t continued_by;        /* v7: the run that resumed this one; 0: none */
+    int64_t planned_sectors;     /* v6: sectors the run selected; -1: not recorded */
     char *options;               /* JSON text of the result-affecting options, NULL if none */
     char *side_b;                /* diff: B's path (options "b", else from an "identical" message) */
     ma_report_sector *sx;        /* run.n_sectors of them */

@@ -322,7 +322,7 @@ int ma_run_load(ma_audit *a, int64_t id, ma_run *r, ma_error *err)
     if (oom)
         return ma_error_set(err, MA_ENOMEM, "%s: out of memory", path);
 
-    /* imported from a signed attestation (schema v7) */
+    /* imported from a signed attestation (schema v8) */
     rc = prep(a, &st, "SELECT keyid, identity, envelope_sha256 FROM run_attestations WHERE run_id = ?", err);
     if (rc)
         return rc;

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "checksums/manifest.h"
 #include "checksums/sha256.h"
@@ -36,13 +37,13 @@ static int disc_class_parse(const char *name)
 const char *ma_sector_status_name(int status)
 {
     static const char *const names[] = {"ok", "within-bounds", "discrepancies", "incomplete",
-                                        "unusable"};
-    return status >= 0 && status <= MA_SECTOR_UNUSABLE ? names[status] : "unusable";
+                                        "unusable", "not-checked"};
+    return status >= 0 && status <= MA_SECTOR_NOT_CHECKED ? names[status] : "unusable";
 }
 
 static int sector_status_parse(const char *s)
 {
-    for (int k = 0; s && k <= MA_SECTOR_UNUSABLE; k++)
+    for (int k = 0; s && k <= MA_SECTOR_NOT_CHECKED; k++)
         if (!strcmp(s, ma_sector_status_name(k)))
             return k;
     return MA_SECTOR_UNUSABLE;
@@ -71,6 +72,7 @@ typedef struct node {
     size_t n_stored_rows;         /* rows to record: pub.n_rows, or more for a shard run whose
                                    * classification a merge may change (docs/distributed.md) */
     char sha256[65];              /* when hashed; "" if absent */
+    uint64_t planned_entries;     /* selected nodes: entries of the file, as planned */
     int t_index, t_low, t_on;     /* Tarjan */
 } node;
 
@@ -97,6 +99,8 @@ struct ma_vrun {
     int started;
     double t0, seconds;
     char options[192];
+    char *selection;              /* "all" or "sectors:" and the selected names (docs/runs.md) */
+    uint64_t planned_entries;
     int t_counter;
     int *t_stack;
     size_t t_sp;
@@ -178,6 +182,7 @@ void ma_vrun_free(ma_vrun *r)
     free(r->order);
     free(r->unit_of_pos);
     free(r->t_stack);
+    free(r->selection);
     for (size_t i = 0; i < r->n_errors; i++)
         free(r->errors[i]);
     free(r->errors);
@@ -330,6 +335,11 @@ static int cmp_stones(const void *a, const void *b)
 
 static uint64_t entries_estimate(const node *nd, ma_format f);
 
+static int cmp_names(const void *a, const void *b)
+{
+    return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
 static int plan(ma_vrun *r, ma_error *err)
 {
     r->phase = "plan";
@@ -413,6 +423,34 @@ static int plan(ma_vrun *r, ma_error *err)
     r->unit_of_pos = malloc((ns ? ns : 1) * sizeof *r->unit_of_pos);
     if (!r->unit_of_pos)
         return ma_error_set(err, MA_ENOMEM, "verify: out of memory");
+    /* what the run sets out to check: its entries (the total an interrupted run is measured
+     * against) and the selection a --resume must repeat, named by sector, not by spelling */
+    size_t sel_len = sizeof "sectors:";
+    for (size_t i = 0; i < ns; i++) {
+        node *n = &r->nodes[sel[i]];
+        n->planned_entries = entries_estimate(n, ma_database_format(r->db));
+        r->planned_entries += n->planned_entries;
+        sel_len += strlen(n->pub.name) + 1;
+    }
+    if (!(r->selection = malloc(sel_len)))
+        return ma_error_set(err, MA_ENOMEM, "verify: out of memory");
+    if (!r->opt.n_sectors) {
+        snprintf(r->selection, sel_len, "all");
+    } else {
+        const char **names = malloc((ns ? ns : 1) * sizeof *names);
+        if (!names)
+            return ma_error_set(err, MA_ENOMEM, "verify: out of memory");
+        for (size_t i = 0; i < ns; i++)
+            names[i] = r->nodes[sel[i]].pub.name;
+        qsort(names, ns, sizeof *names, cmp_names);
+        strcpy(r->selection, "sectors:");
+        for (size_t i = 0; i < ns; i++) {
+            if (i)
+                strcat(r->selection, ",");
+            strcat(r->selection, names[i]);
+        }
+        free(names);
+    }
     for (size_t i = 0; i < ns; i++) {
         node *n = &r->nodes[sel[i]];
         r->unit_of_pos[i] = n->unit;
@@ -1015,6 +1053,11 @@ static void totals(ma_vrun *r)
             t->sectors_unusable++;
             continue;
         }
+        if (p->status == MA_SECTOR_NOT_CHECKED) {
+            t->sectors_not_checked++;
+            t->entries += p->entries; /* the plan's entries: none verified */
+            continue;
+        }
         if (p->carried)
             t->sectors_carried++;
         else if (r->nodes[r->order[i]].done)
@@ -1060,12 +1103,13 @@ static int decide_verdict(const ma_vrun *r, int canceled)
     return bounds ? MA_VRUN_WITHIN_BOUNDS : MA_VRUN_VERIFIED;
 }
 
-/* Opens the store and records the start of the run (with what the plan knows). */
-static int begin_record(ma_vrun *r, ma_error *err)
+/* Records the run's start, its facts and its plan, and for --resume claims the run it continues:
+ * one write transaction (BEGIN IMMEDIATE), so of two resumes of one run exactly one claims it and
+ * a refused resume leaves no trace in the store. */
+static int begin_tx(ma_audit *a, void *ctx, ma_error *err)
 {
-    int rc = ma_audit_open(&r->audit, r->opt.audit_path, err);
-    if (rc)
-        return rc;
+    ma_vrun *r = ctx;
+    (void)a;
     unsigned variants = r->db ? ma_database_variants(r->db) : 0;
     const char *variant = NULL;
     if (__builtin_popcount(variants) == 1)
@@ -1073,60 +1117,54 @@ static int begin_record(ma_vrun *r, ma_error *err)
             if (variants >> v & 1)
                 variant = ma_variant_name((ma_variant)v);
     ma_format f = r->db ? ma_database_format(r->db) : 0;
+    int rc = MA_OK;
+    if (r->opt.mode == MA_VRUN_RESUME) {
+        ma_resume_want w = {r->opt.resume_run, r->root, r->opt.tool_version, r->options,
+                            r->selection ? r->selection : "all", r->opt.host,
+                            MA_VRUN_HEARTBEAT_STALE_SECONDS};
+        if ((rc = ma_audit_resume_pick(r->audit, &w, &r->resumed_from, err)))
+            return rc;
+    }
     ma_run_info info = {"verify", r->opt.tool_version, r->opt.git_revision, r->opt.host,
                         r->opt.command_line, r->root, variant, f ? ma_format_name(f) : NULL};
     if ((rc = ma_audit_run_begin(r->audit, &info, &r->run_id, err)))
         return rc;
-    r->started = 1;
     static const char *const modes[] = {"full", "resume", "incremental"};
     ma_run_meta meta = {modes[r->opt.mode], r->resumed_from, r->options,
                         r->opt.shard_count > 1 ? r->opt.shard_index : 0,
                         r->opt.shard_count > 1 ? r->opt.shard_count : 0, (int64_t)r->n_order,
-                        r->db && !r->opt.n_sectors ? (int64_t)ma_database_unusable_count(r->db) : -1};
+                        r->db && !r->opt.n_sectors ? (int64_t)ma_database_unusable_count(r->db) : -1,
+                        r->selection, r->db ? (int64_t)r->planned_entries : -1, (int64_t)getpid()};
     rc = ma_audit_run_meta_set(r->audit, r->run_id, &meta, err);
+    if (rc == MA_OK && r->n_order) {
+        ma_planned_sector *ps = calloc(r->n_order, sizeof *ps);
+        if (!ps)
+            return ma_error_set(err, MA_ENOMEM, "verify: out of memory");
+        for (size_t i = 0; i < r->n_order; i++) {
+            const node *nd = &r->nodes[r->order[i]];
+            ps[i] = (ma_planned_sector){nd->pub.name, nd->dbs ? nd->pub.path : NULL, nd->planned_entries};
+        }
+        rc = ma_audit_run_plan_record(r->audit, r->run_id, ps, r->n_order, err);
+        free(ps);
+    }
     if (rc == MA_OK && r->resumed_from)
-        rc = ma_audit_run_mark_resumed(r->audit, r->resumed_from, err);
+        rc = ma_audit_run_mark_continued(r->audit, r->resumed_from, r->run_id, err);
     return rc;
 }
 
-/* --resume: the run to continue must be a verify run of this root by this tool with these
- * options, or carrying its results over would mix checkers. */
-static int find_resumed(ma_vrun *r, ma_error *err)
+/* Opens the store and records the start of the run (with what the plan knows). */
+static int begin_record(ma_vrun *r, ma_error *err)
 {
-    ma_audit *a;
-    int rc = ma_audit_open(&a, r->opt.audit_path, err);
+    int rc = ma_audit_open(&r->audit, r->opt.audit_path, err);
     if (rc)
         return rc;
-    int64_t id = r->opt.resume_run;
-    if (!id)
-        rc = ma_audit_unfinished_run(a, r->root, 0, &id, err);
-    ma_run_identity who;
-    memset(&who, 0, sizeof who);
-    if (rc == MA_OK && (rc = ma_audit_run_identity(a, id, &who, err)) == MA_OK) {
-        if (!who.kind || strcmp(who.kind, "verify"))
-            rc = ma_error_set(err, MA_EFORMAT, "%s: run %lld is a %s run, not a verify run",
-                              r->opt.audit_path, (long long)id, who.kind ? who.kind : "?");
-        else if (!who.database_root || strcmp(who.database_root, r->root))
-            rc = ma_error_set(err, MA_EFORMAT, "%s: run %lld verified %s, not %s", r->opt.audit_path,
-                              (long long)id, who.database_root ? who.database_root : "?", r->root);
-        else if (!who.tool_version || strcmp(who.tool_version, r->opt.tool_version))
-            rc = ma_error_set(err, MA_EFORMAT,
-                              "%s: run %lld was made by millaudit %s, this is %s: results of another "
-                              "checker are not carried over",
-                              r->opt.audit_path, (long long)id, who.tool_version ? who.tool_version : "?",
-                              r->opt.tool_version);
-        else if (!who.options || strcmp(who.options, r->options))
-            rc = ma_error_set(err, MA_EFORMAT, "%s: run %lld used other options (%s, now %s)",
-                              r->opt.audit_path, (long long)id, who.options ? who.options : "none",
-                              r->options);
-        else if (who.ended_at && (!who.status || strcmp(who.status, "interrupted")))
-            rc = ma_error_set(err, MA_EFORMAT, "%s: run %lld finished (%s); nothing to resume",
-                              r->opt.audit_path, (long long)id, who.status ? who.status : "?");
+    rc = ma_audit_write_tx(r->audit, begin_tx, r, err);
+    if (rc) {
+        r->run_id = 0;
+        r->resumed_from = 0;
+    } else {
+        r->started = 1;
     }
-    ma_run_identity_free(&who);
-    ma_audit_close(a);
-    if (rc == MA_OK)
-        r->resumed_from = id;
     return rc;
 }
 
@@ -1159,8 +1197,6 @@ int ma_vrun_execute(ma_vrun *r, ma_error *err)
                             shown)
                          : shown);
     }
-    if (rc == MA_OK && r->opt.mode == MA_VRUN_RESUME)
-        rc = find_resumed(r, err);
     if (rc == MA_EINVAL || (rc && r->opt.mode == MA_VRUN_RESUME)) {
         r->seconds = ma_now() - r->t0;
         return rc;
@@ -1199,6 +1235,13 @@ int ma_vrun_execute(ma_vrun *r, ma_error *err)
         while (last < r->n_order && r->unit_of_pos[last] == r->unit_of_pos[first])
             last++;
         rc = run_unit(r, first, last, err);
+        if (rc == MA_OK && r->opt.stop_after_sectors) {
+            size_t committed = 0;
+            for (size_t i = 0; i < last; i++)
+                committed += r->nodes[r->order[i]].done && !r->nodes[r->order[i]].pub.carried;
+            if (committed >= r->opt.stop_after_sectors)
+                rc = MA_ECANCELED; /* tests only: as if a signal arrived after this unit */
+        }
         /* unmap what no later unit reads, so memory stays bounded by a sector and its children */
         int unit = r->unit_of_pos[first];
         for (size_t i = 0; i < r->n_nodes; i++)
@@ -1207,6 +1250,14 @@ int ma_vrun_execute(ma_vrun *r, ma_error *err)
         first = last;
     }
 finish:
+    /* the sectors the run never reached are not checked: never "ok", their entries unverified */
+    for (size_t i = 0; r->selection && i < r->n_order; i++) {
+        node *nd = &r->nodes[r->order[i]];
+        if (!nd->done && nd->pub.status != MA_SECTOR_UNUSABLE) {
+            nd->pub.status = MA_SECTOR_NOT_CHECKED;
+            nd->pub.entries = nd->planned_entries;
+        }
+    }
     totals(r);
     r->verdict = decide_verdict(r, rc == MA_ECANCELED);
     r->phase = rc && rc != MA_ECANCELED ? r->phase : "done";

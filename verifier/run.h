@@ -24,7 +24,9 @@
  *
  * Cancellation: opt->cancel (set by a signal handler) stops the run at the next chunk; in-flight
  * sectors are abandoned, the run is recorded as "interrupted" and ma_vrun_execute returns
- * MA_ECANCELED. A later `--resume` continues it.
+ * MA_ECANCELED. Its verdict stays "interrupted: K of N sectors checked" for good: the sectors it
+ * never reached are "not checked" and its totals count the whole plan. A later `--resume` is a new
+ * run that claims it (one write transaction: the claimed run names the run that continued it).
  *
  * The engine prints nothing; progress goes to opt->progress (one reporter for the whole run) and
  * everything else is in the result, which cli/ renders as text or JSON.
@@ -64,10 +66,12 @@ typedef enum ma_sector_status {
     MA_SECTOR_DISCREPANCIES = 2,
     MA_SECTOR_INCOMPLETE = 3,    /* checked, but some entries could not be verified (missing or
                                   * broken successor) */
-    MA_SECTOR_UNUSABLE = 4       /* the sector's file could not be used */
+    MA_SECTOR_UNUSABLE = 4,      /* the sector's file could not be used */
+    MA_SECTOR_NOT_CHECKED = 5    /* selected, but the run stopped before it (interrupted): its
+                                  * entries count in the plan's total, none as verified */
 } ma_sector_status;
 
-/* "ok", "within-bounds", "discrepancies", "incomplete", "unusable". */
+/* "ok", "within-bounds", "discrepancies", "incomplete", "unusable", "not-checked". */
 const char *ma_sector_status_name(int status);
 
 /* One discrepancy row as it is reported (the first max_rows of a sector, roots first). */
@@ -137,6 +141,8 @@ typedef struct ma_vrun_sector {
 
 typedef struct ma_vrun_totals {
     uint64_t sectors, sectors_checked, sectors_carried, sectors_unusable;
+    uint64_t sectors_not_checked; /* selected but never reached (an interrupted run); their
+                                   * planned entries are in `entries` */
     uint64_t entries, checked, canonical, markers, verified, within_bounds, bound_wins;
     uint64_t missing_child, unverifiable, discrepancies, roots, propagated;
     uint64_t by_class[MA_DISC_CLASSES];
@@ -181,7 +187,17 @@ typedef struct ma_vrun_options {
     const char *git_revision;
     ma_progress *progress;        /* NULL: none */
     const volatile sig_atomic_t *cancel;
+    /* Tests only: stop as if cancel were set once this many sectors were checked and committed in
+     * this run (0: never). Only the test build of the CLI sets it (MILLAUDIT_TEST_STOP_AFTER_SECTORS
+     * in millaudit-planted), so tests interrupt a run at an exact point instead of racing a signal
+     * against the run's speed. */
+    size_t stop_after_sectors;
 } ma_vrun_options;
+
+/* A run that never ended and whose heartbeat (refreshed at every commit) is younger than this
+ * is taken to be in progress by a --resume from another host (docs/runs.md). On the run's own
+ * host its recorded process id decides. */
+#define MA_VRUN_HEARTBEAT_STALE_SECONDS 3600
 
 typedef struct ma_vrun ma_vrun;
 

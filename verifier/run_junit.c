@@ -94,12 +94,12 @@ static int sector_case(ma_junit_suite *suite, const ma_vrun *r, const ma_vrun_se
     if (s->carried)
         snprintf(out, sizeof out, "result carried over from run %lld (inputs unchanged)", (long long)s->from_run);
     const char *o = out[0] ? out : NULL;
-    int interrupted = ma_vrun_verdict_of(r) == MA_VRUN_INTERRUPTED;
-    /* a sector the run never reached keeps status ok with nothing checked (every sector has entries) */
-    int reached = s->carried || s->checked > 0 || s->status != MA_SECTOR_OK;
     char *text = NULL;
     int rc;
     switch (s->status) {
+    case MA_SECTOR_NOT_CHECKED: /* the run stopped before it (verifier/run.h) */
+        return ma_junit_case_add(suite, classname, s->name, -1, MA_JUNIT_SKIPPED, NULL,
+                                 "not checked: the run was interrupted before this sector", NULL, NULL, err);
     case MA_SECTOR_DISCREPANCIES:
         if (failure_text(s, msg, sizeof msg, &text))
             return ma_error_set(err, MA_ENOMEM, "junit: out of memory");
@@ -123,9 +123,6 @@ static int sector_case(ma_junit_suite *suite, const ma_vrun *r, const ma_vrun_se
         }
         return ma_junit_case_add(suite, classname, s->name, s->seconds, MA_JUNIT_SKIPPED, NULL, msg, NULL, o, err);
     default:
-        if (interrupted && !reached)
-            return ma_junit_case_add(suite, classname, s->name, -1, MA_JUNIT_SKIPPED, NULL,
-                                     "not checked: the run was interrupted before this sector", NULL, NULL, err);
         return ma_junit_case_add(suite, classname, s->name, s->seconds, MA_JUNIT_PASS, NULL, NULL, NULL, o, err);
     }
 }

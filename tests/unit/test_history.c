@@ -17,6 +17,7 @@
 #include <libxml/xpath.h>
 
 #include "reports/audit.h"
+#include "reports/audit_run.h"
 #include "reports/history.h"
 #include "reports/runs.h"
 
@@ -488,6 +489,48 @@ static void test_list_totals_and_filters(void **state)
     ma_audit_close(a);
 }
 
+/* Issue 21, item 4: the history lists an interrupted run with its plan and the run that continued
+ * it; its status stays "interrupted" (never "resumed", never a verified run). */
+static void test_list_keeps_an_interrupted_run_interrupted(void **state)
+{
+    fixture *f = *state;
+    ma_audit *a;
+    ma_error err;
+    assert_int_equal(ma_audit_open(&a, f->path, &err), MA_OK);
+    int64_t r1 = add_run(a, "verify", "/db", "interrupted", 0);
+    ma_run_meta m = {"full", 0, "{}", 0, 0, 68, 0, "all", 1000, 0};
+    assert_int_equal(ma_audit_run_meta_set(a, r1, &m, &err), MA_OK);
+    int64_t r2 = add_run(a, "verify", "/db", "ok", 0);
+    assert_int_equal(ma_audit_run_mark_continued(a, r1, r2, &err), MA_OK);
+    ma_run_row *rows = NULL;
+    size_t n = 0;
+    assert_int_equal(ma_runs_list(a, NULL, &rows, &n, &err), MA_OK);
+    assert_int_equal(n, 2);
+    assert_string_equal(rows[0].status, "interrupted");
+    assert_int_equal(rows[0].continued_by, r2);
+    assert_int_equal(rows[0].planned_sectors, 68);
+    assert_int_equal(rows[0].sectors, 1);
+    assert_int_equal(rows[1].continued_by, 0);
+    char *text = NULL;
+    assert_int_equal(ma_runs_list_json(rows, n, f->path, &text, &err), MA_OK);
+    json_t *doc = json_loads(text, 0, NULL);
+    json_t *first = json_array_get(json_object_get(doc, "runs"), 0);
+    assert_int_equal(json_integer_value(json_object_get(first, "continued_by")), r2);
+    assert_int_equal(json_integer_value(json_object_get(first, "planned_sectors")), 68);
+    assert_string_equal(json_string_value(json_object_get(first, "status")), "interrupted");
+    assert_true(json_is_null(json_object_get(json_array_get(json_object_get(doc, "runs"), 1), "continued_by")));
+    json_decref(doc);
+    free(text);
+    ma_runs_list_free(rows, n);
+    /* the night after is compared with the finished run, never with the interrupted one */
+    int64_t r3 = add_run(a, "verify", "/db", "ok", 0), prev = -1;
+    assert_int_equal(ma_runs_previous(a, r3, &prev, &err), MA_OK);
+    assert_int_equal(prev, r2);
+    assert_int_equal(ma_runs_previous(a, r2, &prev, &err), MA_OK);
+    assert_int_equal(prev, 0);
+    ma_audit_close(a);
+}
+
 static void test_compare_json(void **state)
 {
     (void)state;
@@ -532,6 +575,7 @@ int main(void)
         cmocka_unit_test(test_regressions_json_and_junit),
         cmocka_unit_test_setup_teardown(test_previous_run, setup, teardown),
         cmocka_unit_test_setup_teardown(test_list_totals_and_filters, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_list_keeps_an_interrupted_run_interrupted, setup, teardown),
         cmocka_unit_test(test_compare_json),
     };
     int rc = cmocka_run_group_tests(tests, NULL, NULL);

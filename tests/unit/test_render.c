@@ -17,6 +17,8 @@
 
 #include "reports/render.h"
 #include "reports/render_internal.h"
+#include "reports/audit.h"
+#include "reports/audit_run.h"
 #include "reports/report.h"
 
 static void test_board_text_of_a_known_position(void **state)
@@ -544,6 +546,99 @@ static void test_format_names(void **state)
     assert_int_equal(ma_render_format_parse("pdf", &f, &err), MA_EINVAL);
 }
 
+/* Issue 21, item 4: an interrupted run says "interrupted: K of N sectors checked" for good, also
+ * after a resume continued it, and a store written before v7 ('resumed') reads the same way. */
+static void test_interrupted_verdict_is_k_of_n(void **state)
+{
+    (void)state;
+    ma_verdict v;
+    ma_verdict_counts c;
+    memset(&c, 0, sizeof c);
+    c.kind = "verify", c.status = "interrupted", c.ended = 1, c.sectors = 68, c.sectors_not_checked = 26;
+    c.planned_sectors = 68, c.entries = 91000000, c.checked = c.verified = 38237011, c.roots = c.propagated = 0;
+    c.continued_by = 2;
+    ma_verdict_decide(&c, &v);
+    assert_int_equal(v.state, MA_VERDICT_INTERRUPTED);
+    assert_false(v.good);
+    assert_string_equal(v.headline,
+                        "interrupted: 42 of 68 sectors checked, no discrepancy among them; NOT verified; continued by run 2");
+    assert_string_equal(v.details[0], "38,237,011 of 91,000,000 entries fully verified");
+    /* a status that says otherwise does not make it a proof: the unreached sectors do */
+    c.status = "ok";
+    ma_verdict_decide(&c, &v);
+    assert_int_equal(v.state, MA_VERDICT_INTERRUPTED);
+    /* what builds before v7 recorded: 'resumed', no plan rows, the plan's size only */
+    c.status = "resumed", c.sectors = 42, c.sectors_not_checked = 0, c.continued_by = 0;
+    ma_verdict_decide(&c, &v);
+    assert_int_equal(v.state, MA_VERDICT_INTERRUPTED);
+    assert_non_null(strstr(v.headline, "interrupted: 42 of 68 sectors checked"));
+    /* discrepancies lead; the interruption follows with its figures */
+    c.discrepancies = 3, c.roots = 1, c.propagated = 2, c.continued_by = 5;
+    ma_verdict_decide(&c, &v);
+    assert_int_equal(v.state, MA_VERDICT_DISCREPANCIES);
+    assert_string_equal(v.details[0], "interrupted: 42 of 68 sectors checked; continued by run 5");
+    /* one sector of the plan the run never reached */
+    memset(&c, 0, sizeof c);
+    c.kind = "verify", c.status = "not-checked", c.ended = 1, c.sectors = 1, c.sectors_not_checked = 1, c.entries = 9;
+    ma_verdict_decide(&c, &v);
+    assert_int_equal(v.state, MA_VERDICT_INTERRUPTED);
+    assert_false(v.good);
+}
+
+/* The report of an interrupted run read from a store: the planned sectors it never reached are
+ * listed "not checked" (entries counted, nothing verified) in text and JSON. */
+static void test_report_of_an_interrupted_run_lists_unreached_sectors(void **state)
+{
+    (void)state;
+    char dir[] = "/tmp/ma_test_render_XXXXXX";
+    assert_non_null(mkdtemp(dir));
+    char path[128];
+    snprintf(path, sizeof path, "%s/a.sqlite", dir);
+    ma_audit *a;
+    ma_error err;
+    assert_int_equal(ma_audit_open(&a, path, &err), MA_OK);
+    ma_run_info info = {"verify", "1.0", "abc", "here", "millaudit verify /db", "/db", "std", "open"};
+    int64_t id, next;
+    assert_int_equal(ma_audit_run_begin(a, &info, &id, &err), MA_OK);
+    ma_run_meta m = {"full", 0, "{}", 0, 0, 2, 0, "all", 1000, 0};
+    assert_int_equal(ma_audit_run_meta_set(a, id, &m, &err), MA_OK);
+    ma_planned_sector plan[] = {{"std_3_3_0_0", "/db/std_3_3_0_0.mdb", 600}, {"std_2_3_1_0", "/db/std_2_3_1_0.mdb", 400}};
+    assert_int_equal(ma_audit_run_plan_record(a, id, plan, 2, &err), MA_OK);
+    ma_sector_result s = {"std_2_3_1_0", "/db/std_2_3_1_0.mdb", 400, 400, 400, 0, 0, NULL, 0, 0.5, "ok", NULL};
+    assert_int_equal(ma_audit_sector_record(a, id, &s, &err), MA_OK);
+    assert_int_equal(ma_audit_run_end(a, id, "interrupted", &err), MA_OK);
+    assert_int_equal(ma_audit_run_begin(a, &info, &next, &err), MA_OK);
+    assert_int_equal(ma_audit_run_mark_continued(a, id, next, &err), MA_OK);
+    ma_report rep;
+    assert_int_equal(ma_report_load(a, id, &rep, &err), MA_OK);
+    assert_int_equal(rep.run.n_sectors, 2);
+    assert_string_equal(rep.run.sectors[1].sector, "std_3_3_0_0"); /* sorted with the recorded ones */
+    assert_string_equal(rep.run.sectors[1].status, "not-checked");
+    assert_int_equal(rep.totals.entries, 1000);
+    assert_int_equal(rep.totals.verified, 400);
+    assert_int_equal(rep.continued_by, next);
+    assert_int_equal(rep.verdict.state, MA_VERDICT_INTERRUPTED);
+    assert_non_null(strstr(rep.verdict.headline, "interrupted: 1 of 2 sectors checked"));
+    char *out = render(&rep, MA_RENDER_TEXT);
+    assert_non_null(strstr(out, "not checked"));
+    assert_non_null(strstr(out, "continued by"));
+    assert_null(strstr(out, "fully verified:"));
+    free(out);
+    out = render(&rep, MA_RENDER_JSON);
+    json_t *doc = json_loads(out, 0, NULL);
+    assert_non_null(doc);
+    assert_int_equal(json_integer_value(json_object_get(json_object_get(doc, "totals"), "sectors_not_checked")), 1);
+    assert_int_equal(json_integer_value(json_object_get(json_object_get(doc, "run"), "continued_by")), next);
+    assert_string_equal(json_string_value(json_object_get(json_object_get(doc, "verdict"), "state")), "interrupted");
+    json_decref(doc);
+    free(out);
+    ma_report_free(&rep);
+    ma_audit_close(a);
+    char cmd[160];
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
+    assert_int_equal(system(cmd), 0);
+}
+
 static void test_atomic_write(void **state)
 {
     (void)state;
@@ -574,6 +669,8 @@ int main(void)
         cmocka_unit_test(test_board_text_refuses_non_boards),
         cmocka_unit_test(test_html_escapes_hostile_strings),
         cmocka_unit_test(test_text_and_markdown),
+        cmocka_unit_test(test_interrupted_verdict_is_k_of_n),
+        cmocka_unit_test(test_report_of_an_interrupted_run_lists_unreached_sectors),
         cmocka_unit_test(test_json_is_valid_and_holds_data),
         cmocka_unit_test(test_histogram_is_sorted_by_depth_on_a_log_scale),
         cmocka_unit_test(test_bounds_only_is_never_good_or_ok),

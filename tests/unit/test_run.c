@@ -14,6 +14,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "verifier/rules.h"
@@ -107,6 +108,30 @@ static void sql(const char *path, const char *q)
     if (sqlite3_exec(db, q, NULL, NULL, &msg) != SQLITE_OK)
         fail_msg("%s: %s", q, msg ? msg : "?");
     sqlite3_close(db);
+}
+
+static int64_t sql_int(const char *path, const char *q)
+{
+    sqlite3 *db;
+    sqlite3_stmt *st;
+    assert_int_equal(sqlite3_open(path, &db), SQLITE_OK);
+    assert_int_equal(sqlite3_prepare_v2(db, q, -1, &st, NULL), SQLITE_OK);
+    int64_t v = sqlite3_step(st) == SQLITE_ROW ? sqlite3_column_int64(st, 0) : -1;
+    sqlite3_finalize(st);
+    sqlite3_close(db);
+    return v;
+}
+
+/* The id of a process that existed and is gone (a child reaped). */
+static pid_t dead_pid(void)
+{
+    pid_t p = fork();
+    assert_true(p >= 0);
+    if (p == 0)
+        _exit(0);
+    int st;
+    assert_int_equal(waitpid(p, &st, 0), p);
+    return p;
 }
 
 static void test_whole_run_checks_children_first(void **state)
@@ -223,10 +248,10 @@ static void test_resume_checks_only_sectors_without_a_result(void **state)
     /* what a kill -9 after the first sectors leaves: no end, results of some units only */
     char q[400];
     snprintf(q, sizeof q,
-             "PRAGMA foreign_keys=ON; UPDATE runs SET ended_at = NULL, status = NULL WHERE id = %lld;"
+             "PRAGMA foreign_keys=ON; UPDATE runs SET ended_at = NULL, status = NULL, pid = %lld WHERE id = %lld;"
              "DELETE FROM sector_results WHERE run_id = %lld AND sector IN ('std_0_0_3_3', "
              "'std_0_1_3_2', 'std_1_1_2_2');",
-             (long long)id, (long long)id);
+             (long long)dead_pid(), (long long)id, (long long)id); /* the killed process is gone */
     sql(fx->store, q);
     o = options(fx, fx->store, MA_VRUN_RESUME);
     ma_vrun *r = run_ok(&o);
@@ -242,7 +267,7 @@ static void test_resume_checks_only_sectors_without_a_result(void **state)
     assert_string_equal(c->digest, digest); /* the derived digest travels with the result */
     assert_false(find(r, "std_0_0_3_3")->carried);
     ma_vrun_free(r);
-    /* the interrupted run is marked resumed and the new one finished: nothing is left to resume */
+    /* the interrupted run was claimed and the new one finished: nothing is left to resume */
     ma_error err;
     o = options(fx, fx->store, MA_VRUN_RESUME);
     assert_int_equal(ma_vrun_create(&r, &o, &err), MA_OK);
@@ -274,6 +299,142 @@ static void test_resume_refuses_another_tool_version(void **state)
     assert_int_equal(ma_vrun_execute(r, &err), MA_EFORMAT);
     assert_non_null(strstr(err.msg, "used other options"));
     ma_vrun_free(r);
+}
+
+
+/* Issue 21, item 4: a run stopped after K sectors says so for good. Its unreached sectors are
+ * "not checked" (never "ok"), its totals count the whole plan, and a resume leaves its verdict
+ * alone while naming the run that continued it. */
+static void test_stopped_run_is_interrupted_k_of_n_and_stays_so(void **state)
+{
+    fixture *fx = *state;
+    ma_vrun_options o = options(fx, fx->store, MA_VRUN_FULL);
+    ma_vrun *full = run_ok(&o);
+    const ma_vrun_totals whole = *ma_vrun_totals_of(full);
+    ma_vrun_free(full);
+    fresh_store(state);
+    o = options(fx, fx->store, MA_VRUN_FULL);
+    o.stop_after_sectors = 3;
+    ma_vrun *r = NULL;
+    ma_error err;
+    assert_int_equal(ma_vrun_create(&r, &o, &err), MA_OK);
+    assert_int_equal(ma_vrun_execute(r, &err), MA_ECANCELED);
+    assert_int_equal(ma_vrun_verdict_of(r), MA_VRUN_INTERRUPTED);
+    assert_int_equal(ma_vrun_exit_code(r), 3); /* the CLI makes it 130: never 0 */
+    const ma_vrun_totals *t = ma_vrun_totals_of(r);
+    uint64_t reached = t->sectors - t->sectors_not_checked;
+    assert_true(reached >= 3 && reached < 7);
+    assert_int_equal(t->sectors, 7);
+    assert_int_equal(t->entries, whole.entries); /* the whole plan */
+    assert_true(t->verified < whole.verified);
+    size_t not_checked = 0;
+    for (size_t i = 0; i < ma_vrun_sector_count(r); i++) {
+        const ma_vrun_sector *s = ma_vrun_sector_at(r, i);
+        if (s->status != MA_SECTOR_NOT_CHECKED)
+            continue;
+        not_checked++;
+        assert_string_equal(ma_sector_status_name(s->status), "not-checked");
+        assert_true(s->entries > 0);
+        assert_int_equal(s->verified, 0);
+        assert_int_equal(s->checked, 0);
+    }
+    assert_int_equal(not_checked, t->sectors_not_checked);
+    int64_t id = ma_vrun_id(r);
+    ma_vrun_free(r);
+    char q[200];
+    snprintf(q, sizeof q, "SELECT count(*) FROM sector_results WHERE run_id = %lld", (long long)id);
+    assert_int_equal(sql_int(fx->store, q), (int64_t)reached);
+    snprintf(q, sizeof q, "SELECT count(*) FROM run_plan WHERE run_id = %lld", (long long)id);
+    assert_int_equal(sql_int(fx->store, q), 7);
+    snprintf(q, sizeof q, "SELECT planned_entries FROM runs WHERE id = %lld", (long long)id);
+    assert_int_equal(sql_int(fx->store, q), (int64_t)whole.entries);
+
+    o = options(fx, fx->store, MA_VRUN_RESUME);
+    r = run_ok(&o);
+    assert_int_equal(ma_vrun_verdict_of(r), MA_VRUN_VERIFIED);
+    assert_int_equal(ma_vrun_totals_of(r)->sectors_carried, reached);
+    int64_t next = ma_vrun_id(r);
+    ma_vrun_free(r);
+    /* the stopped run keeps its own verdict and names its continuation */
+    snprintf(q, sizeof q, "SELECT status = 'interrupted' AND continued_by = %lld FROM runs WHERE id = %lld",
+             (long long)next, (long long)id);
+    assert_int_equal(sql_int(fx->store, q), 1);
+}
+
+/* Issue 21, item 5: a resume repeats the selection of the run it continues, or is refused as a
+ * usage error before anything is recorded; the refused attempt does not claim the run. */
+static void test_resume_with_another_selection_is_refused(void **state)
+{
+    fixture *fx = *state;
+    ma_vrun_options o = options(fx, fx->store, MA_VRUN_FULL);
+    o.stop_after_sectors = 1;
+    ma_vrun *r = NULL;
+    ma_error err;
+    assert_int_equal(ma_vrun_create(&r, &o, &err), MA_OK);
+    assert_int_equal(ma_vrun_execute(r, &err), MA_ECANCELED);
+    int64_t id = ma_vrun_id(r);
+    ma_vrun_free(r);
+    const char *one[] = {"3_3_0_0"};
+    o = options(fx, fx->store, MA_VRUN_RESUME);
+    o.sectors = one;
+    o.n_sectors = 1;
+    assert_int_equal(ma_vrun_create(&r, &o, &err), MA_OK);
+    assert_int_equal(ma_vrun_execute(r, &err), MA_EINVAL);
+    assert_non_null(strstr(err.msg, "repeat the run's selection"));
+    ma_vrun_free(r);
+    assert_int_equal(sql_int(fx->store, "SELECT count(*) FROM runs"), 1);
+    assert_int_equal(sql_int(fx->store, "SELECT count(continued_by) FROM runs"), 0);
+    /* a run of named sectors is resumed by the same names, in any order or spelling */
+    fresh_store(state);
+    const char *two[] = {"std_2_3_1_0", "3_3_0_0"}, *two_again[] = {"3_3_0_0", "2_3_1_0"};
+    o = options(fx, fx->store, MA_VRUN_FULL);
+    o.sectors = two;
+    o.n_sectors = 2;
+    o.stop_after_sectors = 1;
+    assert_int_equal(ma_vrun_create(&r, &o, &err), MA_OK);
+    assert_int_equal(ma_vrun_execute(r, &err), MA_ECANCELED);
+    id = ma_vrun_id(r);
+    ma_vrun_free(r);
+    o = options(fx, fx->store, MA_VRUN_RESUME);
+    assert_int_equal(ma_vrun_create(&r, &o, &err), MA_OK); /* every sector: refused */
+    assert_int_equal(ma_vrun_execute(r, &err), MA_EINVAL);
+    ma_vrun_free(r);
+    o.sectors = two_again;
+    o.n_sectors = 2;
+    r = run_ok(&o);
+    assert_int_equal(ma_vrun_resumed_from(r), id);
+    ma_vrun_free(r);
+}
+
+/* Issue 21, item 5: a run still in progress (its process alive on this host) is not claimed. */
+static void test_resume_refuses_a_run_in_progress(void **state)
+{
+    fixture *fx = *state;
+    ma_vrun_options o = options(fx, fx->store, MA_VRUN_FULL);
+    o.stop_after_sectors = 1;
+    ma_vrun *r = NULL;
+    ma_error err;
+    assert_int_equal(ma_vrun_create(&r, &o, &err), MA_OK);
+    assert_int_equal(ma_vrun_execute(r, &err), MA_ECANCELED);
+    ma_vrun_free(r);
+    /* as the run looks while it works: no end, this (live) process recorded on this host */
+    char q[200];
+    snprintf(q, sizeof q, "UPDATE runs SET ended_at = NULL, status = NULL, pid = %lld", (long long)getpid());
+    sql(fx->store, q);
+    o = options(fx, fx->store, MA_VRUN_RESUME);
+    assert_int_equal(ma_vrun_create(&r, &o, &err), MA_OK);
+    assert_int_equal(ma_vrun_execute(r, &err), MA_EEXIST);
+    assert_non_null(strstr(err.msg, "still in progress"));
+    ma_vrun_free(r);
+    assert_int_equal(sql_int(fx->store, "SELECT count(*) FROM runs"), 1);
+    /* once its process is gone it is claimed */
+    snprintf(q, sizeof q, "UPDATE runs SET pid = %lld", (long long)dead_pid());
+    sql(fx->store, q);
+    r = run_ok(&o);
+    assert_int_equal(ma_vrun_resumed_from(r), 1);
+    ma_vrun_free(r);
+    assert_int_equal(sql_int(fx->store, "SELECT status = 'interrupted' AND ended_at IS NOT NULL AND continued_by = 2"
+                                        " FROM runs WHERE id = 1"), 1);
 }
 
 /* Flips the depth of the first win in depth >= 3 of a sector file; returns its entry. */
@@ -350,6 +511,9 @@ int main(void)
         cmocka_unit_test_setup(test_cancel_records_an_interrupted_run, fresh_store),
         cmocka_unit_test_setup(test_resume_checks_only_sectors_without_a_result, fresh_store),
         cmocka_unit_test_setup(test_resume_refuses_another_tool_version, fresh_store),
+        cmocka_unit_test_setup(test_stopped_run_is_interrupted_k_of_n_and_stays_so, fresh_store),
+        cmocka_unit_test_setup(test_resume_with_another_selection_is_refused, fresh_store),
+        cmocka_unit_test_setup(test_resume_refuses_a_run_in_progress, fresh_store),
         cmocka_unit_test_setup(test_incremental_rechecks_a_changed_child_and_its_parents, fresh_store),
     };
     return cmocka_run_group_tests(tests, group_setup, group_teardown);

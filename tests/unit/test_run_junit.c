@@ -242,6 +242,20 @@ static void test_carried_over_and_interrupted(void **state)
     assert_string_equal(case_of(&j, "std_3_3_0_0")->message, "not checked: the run was interrupted before this sector");
     ma_junit_free(&j);
     ma_vrun_free(r);
+    /* stopped in the middle: what it checked passes, what it never reached is skipped, never passed */
+    o = options(db, NULL);
+    o.stop_after_sectors = 2;
+    r = run_report(&o, MA_ECANCELED, &j);
+    t = ma_junit_totals_of(&j);
+    uint64_t not_checked = ma_vrun_totals_of(r)->sectors_not_checked;
+    assert_true(not_checked > 0 && not_checked <= 5);
+    assert_int_equal(t.skipped, not_checked);
+    size_t passed = 0;
+    for (size_t i = 0; i < j.suites[0]->n_cases; i++)
+        passed += j.suites[0]->cases[i].outcome == MA_JUNIT_PASS;
+    assert_int_equal(passed, 7 - not_checked);
+    ma_junit_free(&j);
+    ma_vrun_free(r);
 }
 
 static void test_stopped_run(void **state)
