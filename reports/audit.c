@@ -20,6 +20,7 @@
 
 #include "reports/audit_game.h"
 #include "reports/audit_internal.h"
+#include "reports/audit_inventory.h"
 #include "reports/audit_merge.h"
 
 /* 'MAau': marks a SQLite file as a millaudit audit store. */
@@ -184,6 +185,8 @@ static const char *const migrations[] = {
     ma_audit_game_migration_v5,
     /* v6: sharded runs and their merge (reports/audit_merge.c). */
     ma_audit_merge_migration_v6,
+    /* v7: the coverage proof of a run, its inventory and plan (reports/audit_inventory.c). */
+    ma_audit_inventory_migration_v7,
 };
 #define MA_AUDIT_SCHEMA_VERSION ((int)(sizeof migrations / sizeof migrations[0]))
 
