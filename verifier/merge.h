@@ -66,6 +66,8 @@ typedef struct ma_merge_result {
     size_t n_missing;
     size_t n_interrupted;
     int partial;                  /* missing or interrupted shards */
+    size_t planned;               /* sectors of the plan the shards share (the inventory's) */
+    size_t uncovered;             /* of those, sectors no shard recorded */
     ma_vrun_totals totals;
     int verdict;                  /* ma_vrun_verdict */
     uint64_t reclassified;        /* discrepancies a shard called roots that are propagated */

@@ -1159,6 +1159,13 @@ static void totals(ma_vrun *r)
     }
 }
 
+/* A shard run whose part of a non-empty plan is no sector: a valid shard of 0 sectors, verified
+ * (its merge with the others covers the plan; issue 21 item 7). */
+static int empty_shard(const ma_vrun *r)
+{
+    return r->opt.shard_count > 1 && r->db && r->n_domain > 0 && r->n_order == 0;
+}
+
 static int decide_verdict(const ma_vrun *r, int canceled)
 {
     if (canceled)
@@ -1166,7 +1173,7 @@ static int decide_verdict(const ma_vrun *r, int canceled)
     const ma_vrun_totals *t = &r->totals;
     if (t->discrepancies || t->body_digest_mismatches)
         return MA_VRUN_DISCREPANCIES;
-    int incomplete = t->sectors == 0, bounds = 0;
+    int incomplete = t->sectors == 0 && !empty_shard(r), bounds = 0;
     for (size_t i = 0; i < r->n_order; i++) {
         const node *nd = &r->nodes[r->order[i]];
         /* a sector never reached (the run stopped early) is a hole as much as an unusable one */
@@ -1272,7 +1279,7 @@ int ma_vrun_execute(ma_vrun *r, ma_error *err)
         r->seconds = ma_now() - r->t0;
         return rc;
     }
-    if (rc == MA_OK && r->n_order == 0) {
+    if (rc == MA_OK && r->n_order == 0 && !empty_shard(r)) {
         char shown[1100];
         ma_escape_name(r->opt.root, shown, sizeof shown);
         add_error(r, r->whole || !r->opt.n_sectors
@@ -1351,6 +1358,7 @@ const char *ma_vrun_root(const ma_vrun *r) { return r->root; }
 ma_format ma_vrun_format(const ma_vrun *r) { return r->db ? ma_database_format(r->db) : 0; }
 unsigned ma_vrun_variants(const ma_vrun *r) { return r->db ? ma_database_variants(r->db) : 0; }
 int64_t ma_vrun_id(const ma_vrun *r) { return r->run_id; }
+size_t ma_vrun_planned_sectors(const ma_vrun *r) { return r->n_domain; }
 int64_t ma_vrun_resumed_from(const ma_vrun *r) { return r->resumed_from; }
 const ma_vrun_options *ma_vrun_options_of(const ma_vrun *r) { return &r->opt; }
 size_t ma_vrun_sector_count(const ma_vrun *r) { return r->n_order; }

@@ -208,6 +208,9 @@ unsigned ma_vrun_variants(const ma_vrun *r);
 int64_t ma_vrun_id(const ma_vrun *r);            /* 0 when not recorded */
 int64_t ma_vrun_resumed_from(const ma_vrun *r);  /* 0 unless a resume */
 const ma_vrun_options *ma_vrun_options_of(const ma_vrun *r);
+/* The sectors the plan partitioned (the whole database or the --sector picks); a shard run checks
+ * those of its shard, possibly none (an empty shard, verified). */
+size_t ma_vrun_planned_sectors(const ma_vrun *r);
 size_t ma_vrun_sector_count(const ma_vrun *r);
 const ma_vrun_sector *ma_vrun_sector_at(const ma_vrun *r, size_t i); /* children-first order */
 const ma_vrun_totals *ma_vrun_totals_of(const ma_vrun *r);
