@@ -489,6 +489,11 @@ static int inventory_files(ma_vrun *r, size_t *need_sha, size_t *n_need, ma_erro
         ma_inventory_file f;
         memset(&f, 0, sizeof f);
         snprintf(f.name, sizeof f.name, "%.255s", base_name(u->path));
+        int listed = 0; /* a sector file discovery found unusable (a dangling link) is listed once */
+        for (size_t k = 0; k < r->inv.n_files && !listed; k++)
+            listed = !strcmp(r->inv.files[k].name, f.name);
+        if (listed)
+            continue;
         struct stat st;
         if (stat(u->path, &st) == 0)
             f.size = (uint64_t)st.st_size;
