@@ -605,6 +605,9 @@ static int check_row(const merge_ctx *c, const shard_in *s, const msec *m, const
     long long run = (long long)s->info.run_id;
     const char *name = m->name;
     const ma_inventory_file *f = ma_inventory_file_of(&c->sh[0].inv, name);
+    if (!f && b->status && !strcmp(b->status, ma_sector_status_name(MA_SECTOR_UNUSABLE)) && b->entries == 0 &&
+        !c->sh[0].inv.whole)
+        return MA_OK; /* a --sector pick without a file: recorded unusable, it makes the run incomplete */
     if (!f)
         return FIELD_ERR("file", "%s, no file of the inventory holds this sector", sp, run, name,
                          b->file ? b->file : "?");
