@@ -665,6 +665,11 @@ static int check_row(const merge_ctx *c, const shard_in *s, const msec *m, const
                          ma_sector_status_name(expected));
     if (status == MA_SECTOR_UNUSABLE)
         return MA_OK; /* nothing was read of it: nothing to back */
+    /* the entries are those of the file the plan counted (its size, or Malom's hash count) */
+    const ma_plan_sector *p = ma_inventory_planned(&c->sh[0].inv, name);
+    if (p && (uint64_t)b->entries != p->entries)
+        return FIELD_ERR("entries", "%lld, but the plan counts %llu for its file %s", sp, run, name,
+                         (long long)b->entries, (unsigned long long)p->entries, f->name);
     const ma_run_file *mf = manifest_file(&s->run, f->name);
     if (!mf || !mf->sha256)
         return FIELD_ERR("file", "%s is not in the shard's manifest: nothing records the bytes it was checked on",

@@ -438,6 +438,9 @@ static void test_coverage_refusals(void **state)
          " sector_class_counts)",
          "discrepancies", "classes"},
         {"UPDATE sector_results SET checked = checked - 1 WHERE sector = 'std_3_3_0_0'", "std_3_3_0_0", "checked"},
+        {"UPDATE sector_results SET entries = entries - 5, checked = checked - 5, verified = verified - 5 WHERE"
+         " sector = 'std_3_3_0_0'",
+         "std_3_3_0_0", "entries: 210135, but the plan counts 210140"},
         {"INSERT INTO sector_results (run_id, sector, file, entries, checked, verified, within_bounds, discrepancies,"
          " status, seconds) VALUES (1, 'std_9_9_0_0', 'x/std_9_9_0_0.mdb', 5, 5, 5, 0, 0, 'ok', 0)",
          "std_9_9_0_0", "not in the plan"},
