@@ -70,6 +70,12 @@ static int prep(ma_audit *a, sqlite3_stmt **st, const char *sql, const char *wha
     return MA_OK;
 }
 
+static int read_failure(ma_audit *a, int s, const char *what, ma_error *err)
+{
+    s &= 0xff;
+    return ma_audit_sqlite_error(a, s == SQLITE_CORRUPT || s == SQLITE_NOTADB ? MA_EFORMAT : MA_EIO, what, err);
+}
+
 int ma_audit_inventory_write(ma_audit *a, int64_t run_id, const ma_inventory *inv, int in_tx, ma_error *err)
 {
     int rc = ma_audit_writable(a, err);
@@ -129,11 +135,6 @@ int ma_audit_inventory_write(ma_audit *a, int64_t run_id, const ma_inventory *in
     return rc;
 }
 
-static int read_failure(ma_audit *a, int s, const char *what, ma_error *err)
-{
-    s &= 0xff;
-    return ma_audit_sqlite_error(a, s == SQLITE_CORRUPT || s == SQLITE_NOTADB ? MA_EFORMAT : MA_EIO, what, err);
-}
 
 static void copy_col(char *dst, size_t len, sqlite3_stmt *st, int i)
 {
@@ -146,12 +147,24 @@ int ma_audit_inventory_read(ma_audit *a, int64_t run_id, ma_inventory *inv, int 
     memset(inv, 0, sizeof *inv);
     *recorded = 0;
     sqlite3_stmt *st;
-    int rc = prep(a, &st, "SELECT inventory_digest, plan_digest, plan_shards, plan_whole FROM runs WHERE id = ?",
+    /* a store of schema < 7 opened read-only (readers never migrate) has no such column: nothing
+     * recorded, not an error */
+    int rc = prep(a, &st, "SELECT count(*) FROM pragma_table_info('runs') WHERE name = 'inventory_digest'",
                   "read the inventory", err);
     if (rc)
         return rc;
+    int s = sqlite3_step(st), has = s == SQLITE_ROW && sqlite3_column_int(st, 0) > 0;
+    if (s != SQLITE_ROW)
+        rc = read_failure(a, s, "read the inventory", err);
+    sqlite3_finalize(st);
+    if (rc || !has)
+        return rc;
+    rc = prep(a, &st, "SELECT inventory_digest, plan_digest, plan_shards, plan_whole FROM runs WHERE id = ?",
+              "read the inventory", err);
+    if (rc)
+        return rc;
     sqlite3_bind_int64(st, 1, run_id);
-    int s = sqlite3_step(st);
+    s = sqlite3_step(st);
     if (s == SQLITE_ROW && sqlite3_column_type(st, 0) != SQLITE_NULL) {
         *recorded = 1;
         copy_col(inv->inventory_digest, sizeof inv->inventory_digest, st, 0);

@@ -130,7 +130,13 @@ def test_item3_a_shard_store_whose_rows_do_not_add_up_is_refused(millaudit, clea
     # a store made before the inventory existed proves nothing about coverage
     t = tampered(s0, tmp_path / "t8.sqlite", "UPDATE runs SET inventory_digest = NULL")
     refused(millaudit.run("runs", "merge", tmp_path / "o8.sqlite", t, s1), "recorded no inventory")
-    for i in range(1, 9):
+    # a store of schema 6, read as it is (readers never migrate), likewise
+    t = tampered(s0, tmp_path / "t9.sqlite", *[f"ALTER TABLE runs DROP COLUMN {c}" for c in
+                                               ("inventory_digest", "plan_digest", "plan_shards", "plan_whole")],
+                 "DROP TABLE run_inventory", "DROP TABLE run_plan", "PRAGMA user_version = 6")
+    refused(millaudit.run("runs", "merge", tmp_path / "o9.sqlite", t, s1), "recorded no inventory")
+    assert sql(t, "PRAGMA user_version") == [(6,)]
+    for i in range(1, 10):
         assert not (tmp_path / f"o{i}.sqlite").exists()
 
 
