@@ -8,7 +8,10 @@
  *             the units children first;
  *   hash      when the run is recorded: SHA-256 of every file the run will read, recorded as the
  *             run's manifest; each sector's inputs are its own file, its successor sectors' files
- *             (or their absence) and, for .sec2, the <variant>.secval;
+ *             (or their absence) and, for .sec2, the <variant>.secval; and the coverage proof
+ *             (verifier/inventory.h): the inventory of every file of the database (header body
+ *             digest, or SHA-256 in the same batch for files without one) and the plan (every
+ *             partitioned sector with its shard), with their digests;
  *   carry     --resume / --incremental: a sector whose inputs hash exactly as they did for a
  *             committed result of an earlier run (same database root, tool version and
  *             result-affecting options) is carried over from that run instead of checked;
