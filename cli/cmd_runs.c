@@ -63,9 +63,11 @@ static void usage(FILE *out)
             "        --junit FILE: one test case per sector, failing where it regressed.\n"
             "merge: the runs of the N shards of one verify (shard I/N; one per store, or STORE:RUN) as\n"
             "        one run in OUT, reading like a single run: roots and propagated decided again\n"
-            "        across shards; missing or interrupted shards make it incomplete unless\n"
-            "        --allow-partial\n"
-            "        (docs/distributed.md). Exit as verify: 0, 1, 3; refused shards 3, OUT unwritable 4.\n"
+            "        across shards; missing or interrupted shards make it incomplete (--allow-partial\n"
+            "        reports the discrepancies of the sectors present, but a merge missing sectors of the\n"
+            "        plan is never verified). Shards planned from different inventories of the database,\n"
+            "        or whose rows do not add up, are refused (docs/distributed.md).\n"
+            "        Exit as verify: 0, 1, 3; refused shards 3, OUT unwritable 4.\n"
             "exit: 0 done / equal / nothing regressed, 1 runs differ / regressed, 2 usage,\n"
             "      3 input unusable or not comparable, 4 output not writable\n");
 }

@@ -88,8 +88,13 @@ static void print_verdict(const ma_vrun *run)
     const ma_vrun_totals *t = ma_vrun_totals_of(run);
     switch (ma_vrun_verdict_of(run)) {
     case MA_VRUN_VERIFIED:
-        printf("verdict: verified: all %llu entries of %llu sectors re-derived and matching\n",
-               (unsigned long long)t->entries, (unsigned long long)t->sectors);
+        if (t->sectors == 0 && ma_vrun_options_of(run)->shard_count > 1)
+            printf("verdict: verified: an empty shard: none of the %zu planned sectors falls in shard %u/%u\n",
+                   ma_vrun_planned_sectors(run), ma_vrun_options_of(run)->shard_index,
+                   ma_vrun_options_of(run)->shard_count);
+        else
+            printf("verdict: verified: all %llu entries of %llu sectors re-derived and matching\n",
+                   (unsigned long long)t->entries, (unsigned long long)t->sectors);
         break;
     case MA_VRUN_WITHIN_BOUNDS:
         printf("verdict: verified within bounds only: %llu entries unproven (successor sectors "

@@ -20,6 +20,7 @@
 
 #include "reports/audit_game.h"
 #include "reports/audit_internal.h"
+#include "reports/audit_inventory.h"
 #include "reports/audit_merge.h"
 
 /* 'MAau': marks a SQLite file as a millaudit audit store. */
@@ -213,6 +214,8 @@ static const char *const migrations[] = {
     "  identity TEXT,"
     "  envelope_sha256 TEXT NOT NULL"
     ");",
+    /* v9: the coverage proof of a run, its inventory and plan (reports/audit_inventory.c). */
+    ma_audit_inventory_migration_v9,
 };
 #define MA_AUDIT_SCHEMA_VERSION ((int)(sizeof migrations / sizeof migrations[0]))
 

@@ -12,9 +12,11 @@
 #include "indexer/malom_index.h"
 #include "indexer/open_index.h"
 #include "reports/audit.h"
+#include "reports/audit_inventory.h"
 #include "reports/audit_merge.h"
 #include "reports/audit_run.h"
 #include "reports/runs.h"
+#include "verifier/inventory.h"
 #include "verifier/rules.h"
 #include "verifier/run_sector.h"
 
@@ -29,6 +31,7 @@ typedef struct shard_in {
     char **names;              /* its sectors, sorted */
     size_t n_names;
     int interrupted;
+    ma_inventory inv;          /* the inventory and plan it was planned from */
 } shard_in;
 
 /* One sector of the merged run. */
@@ -56,6 +59,7 @@ typedef struct merge_ctx {
     ma_open_index *oix;
     ma_malom_index *mix;
     unsigned prepared;         /* bit w: indexes prepared for w mover stones */
+    size_t uncovered;          /* planned sectors no shard recorded (missing or interrupted shards) */
 } merge_ctx;
 
 static int add_note(ma_merge_result *r, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
@@ -183,6 +187,24 @@ static int open_shards(merge_ctx *c, ma_error *err)
             s->interrupted = 1;
         if ((rc = ma_run_load(s->a, run, &s->run, err)))
             return rc;
+        /* the coverage proof: what the shard was planned from, checked against its own digests and
+         * against the partition of its plan before anything it says is believed */
+        int recorded = 0;
+        if ((rc = ma_audit_inventory_read(s->a, run, &s->inv, &recorded, err)))
+            return rc;
+        if (!recorded)
+            return ma_error_set(err, MA_EFORMAT,
+                                "%s: run %lld recorded no inventory of the database (made by a millaudit before "
+                                "schema 9): nothing proves which sectors it covers; verify the shard again",
+                                s->path, (long long)run);
+        char what[1100];
+        snprintf(what, sizeof what, "%.1000s: run %lld", s->path, (long long)run);
+        if ((rc = ma_inventory_verify(&s->inv, what, err)))
+            return rc;
+        if ((int64_t)s->inv.shard_count != s->info.shard_count)
+            return ma_error_set(err, MA_EFORMAT, "%s: plan_shards: the plan has %u shards, the run says shard %lld/%lld",
+                                what, s->inv.shard_count, (long long)s->info.shard_index,
+                                (long long)s->info.shard_count);
     }
     return MA_OK;
 }
@@ -247,6 +269,38 @@ static int cmp_file_ref(const void *x, const void *y)
     return c ? c : (a->shard > b->shard) - (a->shard < b->shard);
 }
 
+/* Every shard planned from one inventory and one partition of it (docs/distributed.md). */
+static int check_inventories(merge_ctx *c, ma_error *err)
+{
+    const shard_in *f = &c->sh[0];
+    for (size_t i = 1; i < c->n_sh; i++) {
+        const shard_in *s = &c->sh[i];
+        char diff[1200];
+        if (strcmp(f->inv.inventory_digest, s->inv.inventory_digest)) {
+            if (!ma_inventory_diff(&f->inv, f->path, &s->inv, s->path, diff, sizeof diff))
+                snprintf(diff, sizeof diff, "their inventory digests differ");
+            return ma_error_set(err, MA_EFORMAT,
+                                "shards planned from different inventories of the database: %s; the partition "
+                                "depends on the files present, so their sectors do not cover one database: "
+                                "verify every shard of the same files again",
+                                diff);
+        }
+        if (strcmp(f->inv.plan_digest, s->inv.plan_digest) || f->inv.whole != s->inv.whole ||
+            f->inv.n_plan != s->inv.n_plan) {
+            const char *sector = "?";
+            for (size_t k = 0; k < f->inv.n_plan && k < s->inv.n_plan; k++)
+                if (strcmp(f->inv.plan[k].sector, s->inv.plan[k].sector) ||
+                    f->inv.plan[k].shard != s->inv.plan[k].shard || f->inv.plan[k].entries != s->inv.plan[k].entries) {
+                    sector = f->inv.plan[k].sector;
+                    break;
+                }
+            return ma_error_set(err, MA_EFORMAT, "shards of different plans: %s and %s (first difference: sector %s)",
+                                f->path, s->path, sector);
+        }
+    }
+    return MA_OK;
+}
+
 /* Two shards that read one file must have read the same bytes. */
 static int check_manifests(merge_ctx *c, ma_error *err)
 {
@@ -303,6 +357,47 @@ static int collect_sectors(merge_ctx *c, ma_error *err)
                                 (long long)a->info.shard_count, b->path, (long long)b->info.shard_index,
                                 (long long)b->info.shard_count);
         }
+    /* every recorded sector is one the plan gives to the shard that recorded it */
+    const ma_inventory *inv = &c->sh[0].inv;
+    for (size_t i = 0; i < c->n_secs; i++) {
+        const shard_in *s = &c->sh[c->secs[i].shard];
+        const ma_plan_sector *p = ma_inventory_planned(inv, c->secs[i].name);
+        if (!p)
+            return ma_error_set(err, MA_EFORMAT,
+                                "sector %s: %s run %lld recorded a result for it, but it is not in the plan (no file "
+                                "of the inventory holds it)",
+                                c->secs[i].name, s->path, (long long)s->info.run_id);
+        if ((int64_t)p->shard != s->info.shard_index)
+            return ma_error_set(err, MA_EFORMAT,
+                                "sector %s: %s run %lld (shard %lld/%lld) recorded a result for it, but the plan "
+                                "gives it to shard %u/%u",
+                                c->secs[i].name, s->path, (long long)s->info.run_id, (long long)s->info.shard_index,
+                                (long long)s->info.shard_count, p->shard, inv->shard_count);
+    }
+    /* every planned sector is recorded, or its shard is missing or interrupted (a partial merge) */
+    for (size_t k = 0; k < inv->n_plan; k++) {
+        const ma_plan_sector *p = &inv->plan[k];
+        size_t lo = 0, hi = c->n_secs;
+        while (lo < hi) {
+            size_t mid = lo + (hi - lo) / 2;
+            if (strcmp(c->secs[mid].name, p->sector) < 0)
+                lo = mid + 1;
+            else
+                hi = mid;
+        }
+        if (lo < c->n_secs && !strcmp(c->secs[lo].name, p->sector))
+            continue;
+        c->uncovered++;
+        for (size_t i = 0; i < c->n_sh; i++) {
+            const shard_in *s = &c->sh[i];
+            if (s->info.shard_index == (int64_t)p->shard && !s->interrupted)
+                return ma_error_set(err, MA_EFORMAT,
+                                    "sector %s: %s run %lld (shard %lld/%lld) ended %s without a result for it, "
+                                    "though its plan gives it that sector",
+                                    p->sector, s->path, (long long)s->info.run_id, (long long)s->info.shard_index,
+                                    (long long)s->info.shard_count, s->info.status ? s->info.status : "?");
+        }
+    }
     for (size_t i = 0; i < c->n_secs; i++) {
         msec *m = &c->secs[i];
         const shard_in *s = &c->sh[m->shard];
@@ -480,6 +575,147 @@ static void add_totals(ma_vrun_totals *t, const ma_sector_readback *b, uint64_t 
     }
 }
 
+static const char *base_of(const char *path)
+{
+    const char *slash = path ? strrchr(path, '/') : NULL;
+    return slash ? slash + 1 : path ? path : "";
+}
+
+static const ma_run_file *manifest_file(const ma_run *run, const char *name)
+{
+    for (size_t i = 0; i < run->n_files; i++)
+        if (run->files[i].path && !strcmp(run->files[i].path, name))
+            return &run->files[i];
+    return NULL;
+}
+
+#define FIELD_ERR(field, ...)                                                                                   \
+    ma_error_set(err, MA_EFORMAT, "%s run %lld: sector %s: " field ": " __VA_ARGS__)
+
+/* The counts a shard recorded for sector m, cross-checked before they are believed
+ * (docs/distributed.md "What the merge checks"): every entry is verified, within bounds, a
+ * discrepancy or not verified (unverifiable, or a successor missing), and nothing else; the
+ * classes, the roots and propagated and the discrepancy set count the same discrepancies; the
+ * status is the one these counts give; the row is backed by the file of the inventory that holds
+ * the sector and, unless the file was unusable, by the same file in the shard's manifest. */
+static int check_row(const merge_ctx *c, const shard_in *s, const msec *m, const ma_sector_readback *b,
+                     char **in_path, char **in_sha, size_t n_in, ma_error *err)
+{
+    const char *sp = s->path;
+    long long run = (long long)s->info.run_id;
+    const char *name = m->name;
+    const ma_inventory_file *f = ma_inventory_file_of(&c->sh[0].inv, name);
+    if (!f && b->status && !strcmp(b->status, ma_sector_status_name(MA_SECTOR_UNUSABLE)) && b->entries == 0 &&
+        !c->sh[0].inv.whole)
+        return MA_OK; /* a --sector pick without a file: recorded unusable, it makes the run incomplete */
+    if (!f)
+        return FIELD_ERR("file", "%s, no file of the inventory holds this sector", sp, run, name,
+                         b->file ? b->file : "?");
+    if (strcmp(base_of(b->file), f->name))
+        return FIELD_ERR("file", "the result is of %s, the inventory's file of the sector is %s", sp, run, name,
+                         base_of(b->file), f->name);
+    int64_t counts[] = {b->entries, b->checked, b->verified, b->within_bounds, b->discrepancies, b->roots,
+                        b->propagated, b->missing_child, b->unverifiable};
+    static const char *const count_names[] = {"entries", "checked", "verified", "within_bounds", "discrepancies",
+                                              "roots", "propagated", "missing_child", "unverifiable"};
+    for (size_t i = 0; i < sizeof counts / sizeof *counts; i++)
+        if (counts[i] < 0)
+            return FIELD_ERR("%s", "%lld is negative", sp, run, name, count_names[i], (long long)counts[i]);
+    int status = sector_status(b->status);
+    if (!b->status || strcmp(b->status, ma_sector_status_name(status)))
+        return FIELD_ERR("status", "'%s' is no sector status", sp, run, name, b->status ? b->status : "NULL");
+    /* not verified: open format, an unverifiable entry or one with a missing successor; Malom,
+     * whose missing and broken successors are reasons an entry is only within bounds (or a
+     * discrepancy), none beyond those */
+    int open = c->format == MA_FORMAT_OPEN;
+    int64_t not_verified = open ? b->missing_child + b->unverifiable : 0;
+    int64_t sum = b->verified + b->within_bounds + b->discrepancies + not_verified;
+    if (sum != b->entries)
+        return FIELD_ERR("verified",
+                         "entries %lld != verified %lld + within_bounds %lld + discrepancies %lld + not verified "
+                         "%lld",
+                         sp, run, name, (long long)b->entries, (long long)b->verified, (long long)b->within_bounds,
+                         (long long)b->discrepancies, (long long)not_verified);
+    if (open && b->within_bounds)
+        return FIELD_ERR("within_bounds", "%lld in an open-format sector, which has no bounds", sp, run, name,
+                         (long long)b->within_bounds);
+    if (b->checked != b->entries)
+        return FIELD_ERR("checked", "%lld of %lld entries", sp, run, name, (long long)b->checked,
+                         (long long)b->entries);
+    int64_t by_class = 0;
+    for (size_t i = 0; i < b->n_classes; i++)
+        by_class += b->class_count[i];
+    if (by_class != b->discrepancies)
+        return FIELD_ERR("discrepancies", "%lld, but its classes count %lld", sp, run, name,
+                         (long long)b->discrepancies, (long long)by_class);
+    if (b->roots + b->propagated != b->discrepancies)
+        return FIELD_ERR("roots", "%lld roots + %lld propagated != %lld discrepancies", sp, run, name,
+                         (long long)b->roots, (long long)b->propagated, (long long)b->discrepancies);
+    if ((int64_t)m->n_set != b->discrepancies)
+        return FIELD_ERR("discrepancies", "%lld, but the discrepancy set holds %zu entries", sp, run, name,
+                         (long long)b->discrepancies, m->n_set);
+    int mismatch = b->body_digest && !strcmp(b->body_digest, "mismatch");
+    int expected = status == MA_SECTOR_UNUSABLE && b->entries == 0 ? MA_SECTOR_UNUSABLE
+                   : b->discrepancies || mismatch                 ? MA_SECTOR_DISCREPANCIES
+                   : b->within_bounds                             ? MA_SECTOR_WITHIN_BOUNDS
+                   : (open && not_verified) || (!open && b->unverifiable) ? MA_SECTOR_INCOMPLETE
+                                                                  : MA_SECTOR_OK;
+    if (status != expected)
+        return FIELD_ERR("status", "'%s', but its counts make it '%s'", sp, run, name, b->status,
+                         ma_sector_status_name(expected));
+    if (status == MA_SECTOR_UNUSABLE)
+        return MA_OK; /* nothing was read of it: nothing to back */
+    /* the entries are those of the file the plan counted (its size, or Malom's hash count) */
+    const ma_plan_sector *p = ma_inventory_planned(&c->sh[0].inv, name);
+    if (p && (uint64_t)b->entries != p->entries)
+        return FIELD_ERR("entries", "%lld, but the plan counts %llu for its file %s", sp, run, name,
+                         (long long)b->entries, (unsigned long long)p->entries, f->name);
+    const ma_run_file *mf = manifest_file(&s->run, f->name);
+    if (!mf || !mf->sha256)
+        return FIELD_ERR("file", "%s is not in the shard's manifest: nothing records the bytes it was checked on",
+                         sp, run, name, f->name);
+    if (mf->size != (int64_t)f->size)
+        return FIELD_ERR("file", "%s has %lld bytes in the shard's manifest, %llu in the inventory", sp, run, name,
+                         f->name, (long long)mf->size, (unsigned long long)f->size);
+    if (!strncmp(f->digest, "sha256:", 7) && strcmp(f->digest + 7, mf->sha256))
+        return FIELD_ERR("file", "%s: the manifest's sha256 %.16s... is not the inventory's %.16s...", sp, run, name,
+                         f->name, mf->sha256, f->digest + 7);
+    int input = 0;
+    for (size_t i = 0; i < n_in; i++)
+        if (in_path[i] && !strcmp(in_path[i], f->name)) {
+            input = 1;
+            if (!in_sha[i] || strcmp(in_sha[i], mf->sha256))
+                return FIELD_ERR("inputs", "%s: the result's input sha256 is not the manifest's", sp, run, name,
+                                 f->name);
+        }
+    if (!input)
+        return FIELD_ERR("inputs", "the result does not list its own file %s among its inputs", sp, run, name,
+                         f->name);
+    return MA_OK;
+}
+
+/* Every sector's counts checked (check_row) before the output is opened, so a refused merge writes
+ * nothing. */
+static int check_rows(const merge_ctx *c, ma_error *err)
+{
+    int rc = MA_OK;
+    for (size_t i = 0; rc == MA_OK && i < c->n_secs; i++) {
+        const msec *m = &c->secs[i];
+        const shard_in *s = &c->sh[m->shard];
+        ma_sector_readback b;
+        char **in_path = NULL, **in_sha = NULL;
+        size_t n_in = 0;
+        if ((rc = ma_audit_sector_read(s->a, s->info.run_id, m->name, 0, &b, err)))
+            return rc;
+        rc = ma_audit_sector_inputs(s->a, s->info.run_id, m->name, &in_path, &in_sha, &n_in, err);
+        if (rc == MA_OK)
+            rc = check_row(c, s, m, &b, in_path, in_sha, n_in, err);
+        ma_audit_inputs_free(in_path, in_sha, n_in);
+        ma_sector_readback_free(&b);
+    }
+    return rc;
+}
+
 /* Reads sector m from its shard, reclassifies it, picks its rows and writes it into run id of out. */
 static int merge_sector(merge_ctx *c, const msec *m, ma_audit *out, int64_t id, int *any_incomplete, int *any_bounds,
                         ma_error *err)
@@ -638,6 +874,7 @@ static void ctx_free(merge_ctx *c)
         ma_audit_close(s->a);
         ma_shard_run_free(&s->info);
         ma_run_free(&s->run);
+        ma_inventory_free(&s->inv);
         for (size_t k = 0; k < s->n_names; k++)
             free(s->names[k]);
         free(s->names);
@@ -686,10 +923,16 @@ int ma_merge_runs(const ma_merge_options *opt, ma_merge_result *res, ma_error *e
         rc = check_compatible(&c, err);
     if (rc == MA_OK) {
         qsort(c.sh, c.n_sh, sizeof *c.sh, cmp_shard_in);
-        rc = check_manifests(&c, err);
+        rc = check_inventories(&c, err);
     }
     if (rc == MA_OK)
+        rc = check_manifests(&c, err);
+    if (rc == MA_OK)
         rc = collect_sectors(&c, err);
+    if (rc == MA_OK)
+        c.format = format_of(c.sh[0].info.format);
+    if (rc == MA_OK)
+        rc = check_rows(&c, err);
     if (rc) {
         ctx_free(&c);
         return rc;
@@ -753,6 +996,11 @@ int ma_merge_runs(const ma_merge_options *opt, ma_merge_result *res, ma_error *e
         }
     }
     res->partial = res->n_missing || res->n_interrupted;
+    res->planned = c.sh[0].inv.n_plan;
+    res->uncovered = c.uncovered;
+    if (rc == MA_OK && c.uncovered)
+        add_note(res, "%zu of %zu sectors of the plan have no result (their shards are missing or interrupted)",
+                 c.uncovered, c.sh[0].inv.n_plan);
     if (rc == MA_OK && res->partial && !opt->allow_partial)
         add_note(res, "the merged run is marked incomplete (%zu of %u shards missing, %zu interrupted); "
                       "--allow-partial judges the sectors present",
@@ -766,20 +1014,37 @@ int ma_merge_runs(const ma_merge_options *opt, ma_merge_result *res, ma_error *e
         res->output_failed = rc == MA_EIO;
     if (rc == MA_OK && (rc = ma_audit_merged_run_begin(out, &mr, &id, err)) != MA_OK)
         res->output_failed = 1;
+    /* the merged run carries the proof it was checked against: the shards' one inventory and plan */
+    if (rc == MA_OK && (rc = ma_audit_inventory_write(out, id, &c.sh[0].inv, 1, err)) != MA_OK) {
+        res->output_failed = 1;
+        ma_audit_merged_run_abort(out);
+        id = 0;
+    }
     int incomplete = 0, bounds = 0;
     for (size_t i = 0; rc == MA_OK && i < c.n_secs; i++)
         rc = merge_sector(&c, &c.secs[i], out, id, &incomplete, &bounds, err);
     if (rc == MA_OK) {
         const ma_vrun_totals *t = &res->totals;
         int whole = unusable >= 0;
+        /* the totals are recomputed from the rows; cross-checked once more as a whole */
+        uint64_t not_verified = c.format == MA_FORMAT_OPEN ? t->missing_child + t->unverifiable : 0;
+        if (t->verified + t->within_bounds + t->discrepancies + not_verified != t->entries)
+            rc = ma_error_set(err, MA_EINTERNAL, "merge: totals: entries %llu != verified + within bounds + "
+                              "discrepancies + not verified", (unsigned long long)t->entries);
+        /* "verified" only when every sector of the plan has its result (never for a partial merge,
+         * even with --allow-partial, which only lets the sectors present show their discrepancies) */
         if (res->partial && !opt->allow_partial)
             res->verdict = MA_VRUN_INCOMPLETE;
         else if (t->discrepancies || t->body_digest_mismatches)
             res->verdict = MA_VRUN_DISCREPANCIES;
-        else if (incomplete || t->sectors == 0 || (whole && unusable > 0))
+        else if (incomplete || c.uncovered || res->partial || c.sh[0].inv.n_plan == 0 ||
+                 t->sectors != c.sh[0].inv.n_plan || (whole && unusable > 0))
             res->verdict = MA_VRUN_INCOMPLETE;
         else
             res->verdict = bounds ? MA_VRUN_WITHIN_BOUNDS : MA_VRUN_VERIFIED;
+    }
+    if (rc == MA_OK) {
+        int whole = unusable >= 0;
         if (whole && unusable > 0)
             add_note(res, "%lld files of the database could not be used (the shards' runs list them)",
                      (long long)unusable);

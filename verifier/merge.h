@@ -24,6 +24,17 @@
  * options or shard counts, one shard index twice, a sector recorded by two shards, manifests that
  * disagree on a file both read. Reported and, unless allow_partial, making the merged run
  * incomplete (exit 3): missing shards, interrupted shard runs.
+ *
+ * The coverage proof ("verified" = every sector of the database's inventory checked, on the bytes
+ * whose digests are recorded; docs/distributed.md "What the merge checks"): also refused are a
+ * shard without an inventory (verifier/inventory.h), an inventory or plan whose rows do not hash
+ * to its digests or whose partition is not ma_shard_partition's, shards planned from different
+ * inventories or plans (naming the first file or sector that differs), a recorded sector outside
+ * the plan or in another shard's part, a finished shard without a result for a sector of its part,
+ * and a sector row that does not add up (entries = verified + within bounds + discrepancies + not
+ * verified; checked, classes, roots + propagated and the set agree; the status is the counts'; the
+ * entries are the plan's) or is not backed by its file in the inventory and the shard's manifest.
+ * A merge that leaves planned sectors without a result is never verified, allow_partial or not.
  */
 #ifndef MA_VERIFIER_MERGE_H
 #define MA_VERIFIER_MERGE_H
@@ -66,6 +77,8 @@ typedef struct ma_merge_result {
     size_t n_missing;
     size_t n_interrupted;
     int partial;                  /* missing or interrupted shards */
+    size_t planned;               /* sectors of the plan the shards share (the inventory's) */
+    size_t uncovered;             /* of those, sectors no shard recorded */
     ma_vrun_totals totals;
     int verdict;                  /* ma_vrun_verdict */
     uint64_t reclassified;        /* discrepancies a shard called roots that are propagated */

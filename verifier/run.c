@@ -11,10 +11,13 @@
 #include "checksums/manifest.h"
 #include "checksums/sha256.h"
 #include "common/fileio.h"
+#include "formats/open_file.h"
+#include "reports/audit_inventory.h"
 #include "reports/audit.h"
 #include "reports/audit_run.h"
 #include "verifier/rules.h"
 #include "verifier/run_sector.h"
+#include "verifier/inventory.h"
 #include "verifier/shard.h"
 
 static const char *const class_names[MA_DISC_CLASSES] = {
@@ -104,6 +107,8 @@ struct ma_vrun {
     int t_counter;
     int *t_stack;
     size_t t_sp;
+    ma_inventory inv;             /* what the run was planned from (recorded runs, docs/runs.md) */
+    size_t n_domain;              /* sectors the plan partitioned (the whole database or the picks) */
 };
 
 static void add_error(ma_vrun *r, const char *msg)
@@ -173,6 +178,7 @@ void ma_vrun_free(ma_vrun *r)
 {
     if (!r)
         return;
+    ma_inventory_free(&r->inv);
     for (size_t i = 0; i < r->n_nodes; i++) {
         free_sector_pub(&r->nodes[i].pub);
         free(r->nodes[i].set);
@@ -358,23 +364,36 @@ static int plan(ma_vrun *r, ma_error *err)
     }
     if (rc)
         return rc;
+    /* the plan's domain, as the coverage proof records it: every sector with its entry count and
+     * shard (0 without sharding) */
+    r->n_domain = r->n_nodes;
+    r->inv.shard_count = r->opt.shard_count > 1 ? r->opt.shard_count : 1;
+    r->inv.whole = !r->opt.n_sectors;
+    ma_shard_item *items = calloc(r->n_nodes ? r->n_nodes : 1, sizeof *items);
+    if (!items)
+        return ma_error_set(err, MA_ENOMEM, "verify: out of memory");
+    for (size_t i = 0; i < r->n_nodes; i++) {
+        const node *nd = &r->nodes[i];
+        items[i] = (ma_shard_item){nd->pub.variant, nd->pub.sector, nd->pub.name,
+                                   entries_estimate(nd, ma_database_format(r->db)), 0, 0};
+    }
     if (r->opt.shard_count > 1) {
         /* every process computes the same shards from the sector names and entry counts alone */
-        ma_shard_item *items = calloc(r->n_nodes ? r->n_nodes : 1, sizeof *items);
-        if (!items)
-            return ma_error_set(err, MA_ENOMEM, "verify: out of memory");
-        for (size_t i = 0; i < r->n_nodes; i++) {
-            const node *nd = &r->nodes[i];
-            items[i] = (ma_shard_item){nd->pub.variant, nd->pub.sector, nd->pub.name,
-                                       entries_estimate(nd, ma_database_format(r->db)), 0, 0};
-        }
         rc = ma_shard_partition(items, r->n_nodes, r->opt.shard_count, err);
         for (size_t i = 0; rc == MA_OK && i < r->n_nodes; i++)
             r->nodes[i].selected = items[i].shard == r->opt.shard_index;
-        free(items);
-        if (rc)
-            return rc;
     }
+    for (size_t i = 0; rc == MA_OK && i < r->n_nodes; i++) {
+        ma_plan_sector p;
+        memset(&p, 0, sizeof p);
+        snprintf(p.sector, sizeof p.sector, "%s", items[i].name);
+        p.entries = items[i].entries;
+        p.shard = items[i].shard;
+        rc = ma_inventory_add_plan(&r->inv, &p, err);
+    }
+    free(items);
+    if (rc)
+        return rc;
     /* successors of every selected sector (they may add nodes that are only read) */
     size_t n_sel = r->n_nodes;
     for (size_t i = 0; i < n_sel; i++) {
@@ -465,14 +484,81 @@ static int plan(ma_vrun *r, ma_error *err)
 
 /* ---- hash: the run's manifest and each sector's inputs ---- */
 
+static const char *base_name(const char *path)
+{
+    const char *slash = strrchr(path, '/');
+    return slash ? slash + 1 : path;
+}
+
+/* The inventory's files (docs/runs.md "The coverage proof"): every sector file with its size and
+ * the body digest its header records, every file discovery could not use. A sector file whose
+ * header records no body digest (every Malom file) needs the SHA-256 of the whole file: its index
+ * in r->inv.files goes into need_sha (the caller hashes it in the same batch as the files the run
+ * reads, so no file is hashed twice). */
+static int inventory_files(ma_vrun *r, size_t *need_sha, size_t *n_need, ma_error *err)
+{
+    *n_need = 0;
+    int rc = MA_OK;
+    for (size_t i = 0; rc == MA_OK && i < ma_database_count(r->db); i++) {
+        const ma_db_sector *s = ma_database_sector(r->db, i);
+        ma_inventory_file f;
+        memset(&f, 0, sizeof f);
+        snprintf(f.name, sizeof f.name, "%.255s", s->file[0] ? s->file : base_name(s->path));
+        snprintf(f.sector, sizeof f.sector, "%s", s->name);
+        struct stat st;
+        uint8_t h[MA_OPEN_HEADER_SIZE];
+        int got = 0;
+        if (stat(s->path, &st) == 0) {
+            f.size = (uint64_t)st.st_size;
+            FILE *fp = fopen(s->path, "rb");
+            if (fp) {
+                got = fread(h, 1, sizeof h, fp) == sizeof h;
+                fclose(fp);
+            }
+        }
+        if (!(got && ma_inventory_header_digest(h, sizeof h, f.digest))) {
+            snprintf(f.digest, sizeof f.digest, "sha256:!"); /* replaced by the hash below */
+            need_sha[(*n_need)++] = r->inv.n_files;
+        }
+        rc = ma_inventory_add_file(&r->inv, &f, err);
+    }
+    for (size_t i = 0; rc == MA_OK && i < ma_database_unusable_count(r->db); i++) {
+        const ma_db_unusable *u = ma_database_unusable(r->db, i);
+        ma_inventory_file f;
+        memset(&f, 0, sizeof f);
+        snprintf(f.name, sizeof f.name, "%.255s", base_name(u->path));
+        int listed = 0; /* a sector file discovery found unusable (a dangling link) is listed once */
+        for (size_t k = 0; k < r->inv.n_files && !listed; k++)
+            listed = !strcmp(r->inv.files[k].name, f.name);
+        if (listed)
+            continue;
+        struct stat st;
+        if (stat(u->path, &st) == 0)
+            f.size = (uint64_t)st.st_size;
+        snprintf(f.digest, sizeof f.digest, "unusable");
+        rc = ma_inventory_add_file(&r->inv, &f, err);
+    }
+    return rc;
+}
+
 static int hash_inputs(ma_vrun *r, ma_error *err)
 {
     r->phase = "hash";
-    const char **paths = calloc(r->n_nodes + 4, sizeof *paths);
-    int *which = calloc(r->n_nodes + 4, sizeof *which);
+    size_t n_db = ma_database_count(r->db), n_need = 0;
+    size_t *need_sha = calloc(n_db + 1, sizeof *need_sha);
+    if (!need_sha)
+        return ma_error_set(err, MA_ENOMEM, "verify: out of memory");
+    int irc = inventory_files(r, need_sha, &n_need, err);
+    if (irc) {
+        free(need_sha);
+        return irc;
+    }
+    const char **paths = calloc(r->n_nodes + n_need + 4, sizeof *paths);
+    int *which = calloc(r->n_nodes + n_need + 4, sizeof *which);
     if (!paths || !which) {
         free(paths);
         free(which);
+        free(need_sha);
         return ma_error_set(err, MA_ENOMEM, "verify: out of memory");
     }
     size_t n = 0;
@@ -481,6 +567,21 @@ static int hash_inputs(ma_vrun *r, ma_error *err)
             which[n] = (int)i;
             paths[n++] = r->nodes[i].dbs->path;
         }
+    /* inventory files the run does not read but must hash: which = -10 - k, k into need_sha */
+    for (size_t k = 0; k < n_need; k++) {
+        const ma_inventory_file *f = &r->inv.files[need_sha[k]];
+        const ma_db_sector *s = NULL;
+        for (size_t i = 0; i < n_db && !s; i++)
+            if (!strcmp(ma_database_sector(r->db, i)->name, f->sector))
+                s = ma_database_sector(r->db, i);
+        int read = 0;
+        for (size_t i = 0; i < n && !read; i++)
+            read = s && !strcmp(paths[i], s->path);
+        if (s && !read) {
+            which[n] = -10 - (int)k;
+            paths[n++] = s->path;
+        }
+    }
     char secval_path[4][4400];
     for (int v = 1; v <= 3; v++) {
         r->secval_sha[v][0] = 0;
@@ -512,10 +613,29 @@ static int hash_inputs(ma_vrun *r, ma_error *err)
             ma_sha256_hex(hex, d[i].digest);
         else
             add_error(r, errs[i].msg); /* the check will find the file unusable too */
+        if (which[i] <= -10) {
+            /* only for the inventory: hashed, never read by this run, so not in its manifest */
+            snprintf(r->inv.files[need_sha[-10 - which[i]]].digest, sizeof r->inv.files[0].digest, "sha256:%s", hex);
+            continue;
+        }
         if (which[i] >= 0)
             snprintf(r->nodes[which[i]].sha256, sizeof r->nodes[which[i]].sha256, "%s", hex);
         else
             snprintf(r->secval_sha[-which[i]], sizeof r->secval_sha[0], "%s", hex);
+        for (size_t k = 0; k < n_need; k++) /* a file read and in need of its SHA-256: the same one */
+            if (!strcmp(r->inv.files[need_sha[k]].name, base_name(paths[i])))
+                snprintf(r->inv.files[need_sha[k]].digest, sizeof r->inv.files[0].digest, "sha256:%s", hex);
+        if (which[i] < 0) { /* a .secval: every sector of its variant is read with it */
+            ma_inventory_file f;
+            memset(&f, 0, sizeof f);
+            snprintf(f.name, sizeof f.name, "%.255s", base_name(paths[i]));
+            struct stat st;
+            if (stat(paths[i], &st) == 0)
+                f.size = (uint64_t)st.st_size;
+            snprintf(f.digest, sizeof f.digest, "sha256:%s", hex);
+            if (ma_inventory_add_file(&r->inv, &f, err))
+                rc = MA_ENOMEM;
+        }
         if (rcs[i] == MA_OK && r->audit) {
             const char *slash = strrchr(paths[i], '/');
             ma_error e;
@@ -531,8 +651,15 @@ static int hash_inputs(ma_vrun *r, ma_error *err)
     free(errs);
     free(paths);
     free(which);
+    free(need_sha);
     if (rc)
         return rc;
+    ma_inventory_seal(&r->inv);
+    if (r->audit) {
+        ma_error e;
+        if (ma_audit_inventory_write(r->audit, r->run_id, &r->inv, 0, &e))
+            record_failure(r, &e);
+    }
     /* each selected sector's inputs: its file, its successors' files (or their absence), and for
      * .sec2 the sector values; sorted by name so equal inputs compare equal */
     for (size_t i = 0; i < r->n_order; i++) {
@@ -1080,6 +1207,13 @@ static void totals(ma_vrun *r)
     }
 }
 
+/* A shard run whose part of a non-empty plan is no sector: a valid shard of 0 sectors, verified
+ * (its merge with the others covers the plan; issue 21 item 7). */
+static int empty_shard(const ma_vrun *r)
+{
+    return r->opt.shard_count > 1 && r->db && r->n_domain > 0 && r->n_order == 0;
+}
+
 static int decide_verdict(const ma_vrun *r, int canceled)
 {
     if (canceled)
@@ -1087,7 +1221,7 @@ static int decide_verdict(const ma_vrun *r, int canceled)
     const ma_vrun_totals *t = &r->totals;
     if (t->discrepancies || t->body_digest_mismatches)
         return MA_VRUN_DISCREPANCIES;
-    int incomplete = t->sectors == 0, bounds = 0;
+    int incomplete = t->sectors == 0 && !empty_shard(r), bounds = 0;
     for (size_t i = 0; i < r->n_order; i++) {
         const node *nd = &r->nodes[r->order[i]];
         /* a sector never reached (the run stopped early) is a hole as much as an unusable one */
@@ -1188,7 +1322,7 @@ int ma_vrun_execute(ma_vrun *r, ma_error *err)
         r->seconds = ma_now() - r->t0;
         return rc;
     }
-    if (rc == MA_OK && r->n_order == 0) {
+    if (rc == MA_OK && r->n_order == 0 && !empty_shard(r)) {
         char shown[1100];
         ma_escape_name(r->opt.root, shown, sizeof shown);
         add_error(r, r->whole || !r->opt.n_sectors
@@ -1280,6 +1414,7 @@ const char *ma_vrun_root(const ma_vrun *r) { return r->root; }
 ma_format ma_vrun_format(const ma_vrun *r) { return r->db ? ma_database_format(r->db) : 0; }
 unsigned ma_vrun_variants(const ma_vrun *r) { return r->db ? ma_database_variants(r->db) : 0; }
 int64_t ma_vrun_id(const ma_vrun *r) { return r->run_id; }
+size_t ma_vrun_planned_sectors(const ma_vrun *r) { return r->n_domain; }
 int64_t ma_vrun_resumed_from(const ma_vrun *r) { return r->resumed_from; }
 const ma_vrun_options *ma_vrun_options_of(const ma_vrun *r) { return &r->opt; }
 size_t ma_vrun_sector_count(const ma_vrun *r) { return r->n_order; }

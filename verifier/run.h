@@ -8,7 +8,10 @@
  *             the units children first;
  *   hash      when the run is recorded: SHA-256 of every file the run will read, recorded as the
  *             run's manifest; each sector's inputs are its own file, its successor sectors' files
- *             (or their absence) and, for .sec2, the <variant>.secval;
+ *             (or their absence) and, for .sec2, the <variant>.secval; and the coverage proof
+ *             (verifier/inventory.h): the inventory of every file of the database (header body
+ *             digest, or SHA-256 in the same batch for files without one) and the plan (every
+ *             partitioned sector with its shard), with their digests;
  *   carry     --resume / --incremental: a sector whose inputs hash exactly as they did for a
  *             committed result of an earlier run (same database root, tool version and
  *             result-affecting options) is carried over from that run instead of checked;
@@ -224,6 +227,9 @@ unsigned ma_vrun_variants(const ma_vrun *r);
 int64_t ma_vrun_id(const ma_vrun *r);            /* 0 when not recorded */
 int64_t ma_vrun_resumed_from(const ma_vrun *r);  /* 0 unless a resume */
 const ma_vrun_options *ma_vrun_options_of(const ma_vrun *r);
+/* The sectors the plan partitioned (the whole database or the --sector picks); a shard run checks
+ * those of its shard, possibly none (an empty shard, verified). */
+size_t ma_vrun_planned_sectors(const ma_vrun *r);
 size_t ma_vrun_sector_count(const ma_vrun *r);
 const ma_vrun_sector *ma_vrun_sector_at(const ma_vrun *r, size_t i); /* children-first order */
 const ma_vrun_totals *ma_vrun_totals_of(const ma_vrun *r);

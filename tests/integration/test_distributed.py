@@ -191,10 +191,12 @@ def test_missing_and_interrupted_shards(millaudit, shard_stores, tmp_path):
     proc = merge(millaudit, out, *shard_stores[:-1], check=3)
     assert f"shard {N - 1}/{N}: MISSING" in proc.stdout and "marked incomplete" in proc.stderr
     assert sql(out, "SELECT status FROM runs") == [("incomplete",)]
-    # --allow-partial judges the sectors present (their discrepancies: exit 1)
+    # --allow-partial judges the sectors present (their discrepancies: exit 1); without any it is
+    # incomplete, never verified: sectors of the plan have no result (issue 21)
     proc = merge(millaudit, out, *shard_stores[:-1], extra=["--allow-partial"])
-    assert proc.returncode in (0, 1) and "MISSING" in proc.stdout
-    expected = "discrepancies" if proc.returncode == 1 else "ok"
+    assert proc.returncode in (1, 3) and "MISSING" in proc.stdout
+    assert "verdict: verified" not in proc.stdout
+    expected = "discrepancies" if proc.returncode == 1 else "incomplete"
     assert sql(out, "SELECT status FROM runs ORDER BY id DESC LIMIT 1") == [(expected,)]
     # an interrupted shard run (SIGTERM, time limit) likewise
     stores = [tmp_path / s.name for s in shard_stores]

@@ -263,8 +263,11 @@ static void test_migration_turns_resumed_into_interrupted(void **state)
                  "ALTER TABLE runs DROP COLUMN continued_by; ALTER TABLE runs DROP COLUMN pid;"
                  "ALTER TABLE runs DROP COLUMN heartbeat_at; ALTER TABLE runs DROP COLUMN selection;"
                  "ALTER TABLE runs DROP COLUMN planned_entries; DROP TABLE run_plan;"
-                 /* what the migrations after v7 add, so the store is a true v6 one */
+                 /* what the migrations after v7 (v8 attestations, v9 inventory) add, so the store is a true v6 one */
                  "DROP TABLE run_attestations;"
+                 "ALTER TABLE runs DROP COLUMN inventory_digest; ALTER TABLE runs DROP COLUMN plan_digest;"
+                 "ALTER TABLE runs DROP COLUMN plan_shards; ALTER TABLE runs DROP COLUMN plan_whole;"
+                 "DROP TABLE run_inventory; DROP TABLE run_partition;"
                  "PRAGMA user_version = 6;");
     assert_int_equal(ma_audit_open(&a, f->path, &err), MA_OK);
     ma_audit_close(a);

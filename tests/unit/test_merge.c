@@ -383,12 +383,140 @@ static void test_refusals(void **state)
     ma_merge_result_free(&m);
 }
 
+/* A copy of src with statements applied. */
+static void tamper(const fixture *fx, const char *src, char *dst, size_t len, const char *name, const char *sql)
+{
+    store_path(fx, dst, len, name);
+    char cmd[1200];
+    snprintf(cmd, sizeof cmd, "cp '%s' '%s'", src, dst);
+    assert_int_equal(system(cmd), 0);
+    sqlite3 *db;
+    assert_int_equal(sqlite3_open(dst, &db), SQLITE_OK);
+    char *msg = NULL;
+    if (sqlite3_exec(db, sql, NULL, NULL, &msg) != SQLITE_OK)
+        fail_msg("%s: %s", sql, msg ? msg : "?");
+    sqlite3_close(db);
+}
+
+/* The coverage proof (issue 21 items 1 and 3): shards planned over different files, and shard
+ * stores whose rows do not add up, are refused naming the file, sector and field; nothing is
+ * written. */
+static void test_coverage_refusals(void **state)
+{
+    fixture *fx = *state;
+    char s0[400], s1[400], h0[400], out[400], t[400];
+    store_path(fx, s0, sizeof s0, "c0.sqlite");
+    store_path(fx, s1, sizeof s1, "c1.sqlite");
+    store_path(fx, h0, sizeof h0, "h0.sqlite");
+    store_path(fx, out, sizeof out, "cout.sqlite");
+    run(fx->db, s0, 0, 2, 100);
+    run(fx->db, s1, 1, 2, 100);
+    /* shard 0 planned while a file was away */
+    char file[400], away[400];
+    snprintf(file, sizeof file, "%s/std_1_1_2_2.mdb", fx->db);
+    snprintf(away, sizeof away, "%s/away.mdb", fx->dir);
+    assert_int_equal(rename(file, away), 0);
+    run(fx->db, h0, 0, 2, 100);
+    assert_int_equal(rename(away, file), 0);
+    ma_merge_result m;
+    ma_error err;
+    const char *hidden[] = {h0, s1};
+    assert_int_equal(merge(out, hidden, 2, 0, &m, &err), MA_EFORMAT);
+    assert_non_null(strstr(err.msg, "different inventories"));
+    assert_non_null(strstr(err.msg, "std_1_1_2_2.mdb"));
+    ma_merge_result_free(&m);
+    /* rows that do not add up: {statement, words the refusal names} */
+    static const char *const cases[][4] = {
+        {"UPDATE sector_results SET verified = verified - 3 WHERE sector = 'std_3_3_0_0'", "std_3_3_0_0",
+         "verified"},
+        {"UPDATE sector_results SET status = 'ok' WHERE sector = 'std_0_0_3_3'", "std_0_0_3_3",
+         "status: 'ok', but its counts make it 'discrepancies'", "shard 1"},
+        {"UPDATE sector_results SET roots = roots + 1 WHERE sector = (SELECT sector FROM sector_results WHERE"
+         " discrepancies > 0 LIMIT 1)",
+         "roots", "propagated"},
+        {"UPDATE sector_class_counts SET count = count + 1 WHERE rowid = (SELECT min(rowid) FROM"
+         " sector_class_counts)",
+         "discrepancies", "classes"},
+        {"UPDATE sector_results SET checked = checked - 1 WHERE sector = 'std_3_3_0_0'", "std_3_3_0_0", "checked"},
+        {"UPDATE sector_results SET entries = entries - 5, checked = checked - 5, verified = verified - 5 WHERE"
+         " sector = 'std_3_3_0_0'",
+         "std_3_3_0_0", "entries: 210135, but the plan counts 210140"},
+        {"INSERT INTO sector_results (run_id, sector, file, entries, checked, verified, within_bounds, discrepancies,"
+         " status, seconds) VALUES (1, 'std_9_9_0_0', 'x/std_9_9_0_0.mdb', 5, 5, 5, 0, 0, 'ok', 0)",
+         "std_9_9_0_0", "not in the plan"},
+        {"DELETE FROM manifest_files WHERE path = 'std_3_3_0_0.mdb'", "std_3_3_0_0", "manifest"},
+        {"UPDATE sector_inputs SET sha256 = 'ff' WHERE sector = 'std_3_3_0_0' AND path = 'std_3_3_0_0.mdb'",
+         "std_3_3_0_0", "inputs"},
+        {"UPDATE run_inventory SET size = size + 2 WHERE path = 'std_3_3_0_0.mdb'", "inventory_digest", "changed"},
+        {"UPDATE runs SET plan_digest = NULL, inventory_digest = NULL", "recorded no inventory", "verify the shard"},
+    };
+    /* std_3_3_0_0 is in shard 0 of 2 (the largest sector goes first to shard 0), the other six,
+     * some of them without a fault, in shard 1 */
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+        int second = cases[i][3] != NULL;
+        tamper(fx, second ? s1 : s0, t, sizeof t, "tampered.sqlite", cases[i][0]);
+        const char *both[] = {second ? s0 : t, second ? t : s1};
+        int rc = merge(out, both, 2, 0, &m, &err);
+        if (rc != MA_EFORMAT)
+            fail_msg("case %zu (%s) not refused: rc %d verdict %d", i, cases[i][0], rc, m.verdict);
+        for (int k = 1; k < 3; k++)
+            if (!strstr(err.msg, cases[i][k]))
+                fail_msg("case %zu: '%s' not in: %s", i, cases[i][k], err.msg);
+        ma_merge_result_free(&m);
+        assert_int_equal(access(out, F_OK), -1);
+    }
+    /* the untouched shards merge */
+    const char *both[] = {s0, s1};
+    assert_int_equal(merge(out, both, 2, 0, &m, &err), MA_OK);
+    assert_int_equal(m.planned, 7);
+    assert_int_equal(m.uncovered, 0);
+    ma_merge_result_free(&m);
+}
+
+/* Empty shards (issue 21 item 7) are verified shards of 0 sectors and merge like any other; a
+ * merge of only some shards is never verified, --allow-partial or not. */
+static void test_empty_shards_merge_like_any_other(void **state)
+{
+    fixture *fx = *state;
+    char stores[10][400], out[400];
+    const char *shards[10];
+    store_path(fx, out, sizeof out, "eout.sqlite");
+    for (unsigned i = 0; i < 10; i++) {
+        char name[32];
+        snprintf(name, sizeof name, "e%u.sqlite", i);
+        store_path(fx, stores[i], sizeof stores[i], name);
+        int verdict = run(fx->db, stores[i], i, 10, 100);
+        if (i >= 7)
+            assert_int_equal(verdict, MA_VRUN_VERIFIED);
+        shards[i] = stores[i];
+    }
+    ma_merge_result m;
+    ma_error err;
+    assert_int_equal(merge(out, shards, 10, 0, &m, &err), MA_OK);
+    assert_int_equal(m.totals.sectors, 7);
+    assert_int_equal(m.uncovered, 0);
+    assert_false(m.partial);
+    assert_int_equal(m.verdict, MA_VRUN_DISCREPANCIES);
+    ma_merge_result_free(&m);
+    /* only the empty shards: nothing wrong found, nothing of the plan covered */
+    for (int allow = 0; allow <= 1; allow++) {
+        assert_int_equal(merge(out, shards + 7, 3, allow, &m, &err), MA_OK);
+        assert_true(m.partial);
+        assert_int_equal(m.uncovered, 7);
+        assert_int_equal(m.verdict, MA_VRUN_INCOMPLETE);
+        assert_int_equal(m.exit_code, MA_EXIT_BAD_INPUT);
+        ma_merge_result_free(&m);
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_merged_runs_equal_a_single_run),
         cmocka_unit_test(test_capped_rows_are_the_single_runs_or_said_to_differ),
         cmocka_unit_test(test_refusals),
+        cmocka_unit_test(test_coverage_refusals),
+        cmocka_unit_test(test_empty_shards_merge_like_any_other),
     };
     return cmocka_run_group_tests(tests, group_setup, group_teardown);
 }

@@ -17,6 +17,9 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "reports/audit.h"
+#include "reports/audit_inventory.h"
+#include "verifier/inventory.h"
 #include "verifier/rules.h"
 #include "verifier/run.h"
 
@@ -502,6 +505,76 @@ static void test_incremental_rechecks_a_changed_child_and_its_parents(void **sta
     assert_int_equal(system(cmd), 0);
 }
 
+
+/* The coverage proof (docs/runs.md): a recorded run records every sector file of the database with
+ * its header's body digest, and a plan of every sector with its shard, whose digests hold and whose
+ * partition is ma_shard_partition's; shards of one database record one inventory and one plan. */
+static void test_a_recorded_run_records_its_inventory_and_plan(void **state)
+{
+    fixture *fx = *state;
+    char stores[3][400];
+    ma_inventory inv[3];
+    for (unsigned i = 0; i < 3; i++) {
+        snprintf(stores[i], sizeof stores[i], "%s/inv%u.sqlite", fx->dir, i);
+        unlink(stores[i]);
+        ma_vrun_options o = options(fx, stores[i], MA_VRUN_FULL);
+        if (i) {
+            o.shard_index = i - 1;
+            o.shard_count = 2;
+        }
+        ma_vrun *r = run_ok(&o);
+        assert_int_equal(ma_vrun_planned_sectors(r), 7);
+        int64_t id = ma_vrun_id(r);
+        ma_vrun_free(r);
+        ma_audit *a;
+        ma_error err;
+        int recorded = 0;
+        assert_int_equal(ma_audit_open_readonly(&a, stores[i], &err), MA_OK);
+        assert_int_equal(ma_audit_inventory_read(a, id, &inv[i], &recorded, &err), MA_OK);
+        ma_audit_close(a);
+        assert_true(recorded);
+        assert_int_equal(inv[i].n_files, 7);
+        assert_int_equal(inv[i].n_plan, 7);
+        assert_true(inv[i].whole);
+        assert_int_equal(inv[i].shard_count, i ? 2 : 1);
+        for (size_t k = 0; k < inv[i].n_files; k++) {
+            assert_non_null(strstr(inv[i].files[k].name, inv[i].files[k].sector));
+            assert_int_equal(strncmp(inv[i].files[k].digest, "body:", 5), 0);
+            assert_true(inv[i].files[k].size > 128);
+        }
+        if (ma_inventory_verify(&inv[i], stores[i], &err))
+            fail_msg("%s", err.msg);
+    }
+    /* one inventory for all three runs; one plan for the two shards, another for the whole run */
+    assert_string_equal(inv[0].inventory_digest, inv[1].inventory_digest);
+    assert_string_equal(inv[1].inventory_digest, inv[2].inventory_digest);
+    assert_string_equal(inv[1].plan_digest, inv[2].plan_digest);
+    assert_string_not_equal(inv[0].plan_digest, inv[1].plan_digest);
+    unsigned in_shard[2] = {0, 0};
+    for (size_t k = 0; k < inv[1].n_plan; k++)
+        in_shard[inv[1].plan[k].shard]++;
+    assert_true(in_shard[0] > 0 && in_shard[1] > 0 && in_shard[0] + in_shard[1] == 7);
+    for (int i = 0; i < 3; i++)
+        ma_inventory_free(&inv[i]);
+}
+
+/* 7 sectors in 10 shards: shards 7..9 select nothing and are verified shards of 0 sectors (issue
+ * 21 item 7), with the whole plan recorded. */
+static void test_an_empty_shard_is_verified(void **state)
+{
+    fixture *fx = *state;
+    ma_vrun_options o = options(fx, fx->store, MA_VRUN_FULL);
+    o.shard_index = 9;
+    o.shard_count = 10;
+    ma_vrun *r = run_ok(&o);
+    assert_int_equal(ma_vrun_sector_count(r), 0);
+    assert_int_equal(ma_vrun_planned_sectors(r), 7);
+    assert_int_equal(ma_vrun_verdict_of(r), MA_VRUN_VERIFIED);
+    assert_int_equal(ma_vrun_exit_code(r), MA_EXIT_OK);
+    assert_int_equal(ma_vrun_error_count(r), 0);
+    ma_vrun_free(r);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -515,6 +588,8 @@ int main(void)
         cmocka_unit_test_setup(test_resume_with_another_selection_is_refused, fresh_store),
         cmocka_unit_test_setup(test_resume_refuses_a_run_in_progress, fresh_store),
         cmocka_unit_test_setup(test_incremental_rechecks_a_changed_child_and_its_parents, fresh_store),
+        cmocka_unit_test(test_a_recorded_run_records_its_inventory_and_plan),
+        cmocka_unit_test_setup(test_an_empty_shard_is_verified, fresh_store),
     };
     return cmocka_run_group_tests(tests, group_setup, group_teardown);
 }
