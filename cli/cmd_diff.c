@@ -27,6 +27,7 @@ static void usage(FILE *out)
     fprintf(out,
             "usage: millaudit diff A B [--sector S ...] [--limit N] [--json] [--audit FILE.sqlite]\n"
             "                      [--threads N] [--quiet] [--full] [--junit FILE] [--shard I/N]\n"
+            "                      [--no-digest-check]\n"
             "\n"
             "Compares two databases position by position. A and B are directories or single\n"
             "sector files, open .mdb or Malom .sec / .sec2 (with <variant>.secval beside it, or a\n"
@@ -46,6 +47,8 @@ static void usage(FILE *out)
             "                 where values differ or a sector is on one side only\n"
             "  --shard I/N    only shard I of N (0 <= I < N) of the sector pairs, partitioned by\n"
             "                 cost as verify A --shard I/N (docs/distributed.md)\n"
+            "  --no-digest-check  read open-format files whose body fails the SHA-256 in their\n"
+            "                 header (refused by default: exit 3 naming offset 80)\n"
             "\n"
             "exit: 0 values agree (encoding differences allowed), 1 values differ or a sector is\n"
             "on one side only, 2 usage, 3 input unusable (a file named on stderr), 4 audit store\n"
@@ -307,6 +310,7 @@ int ma_cmd_diff(int argc, char **argv, const ma_cli_invocation *typed)
         {"threads", required_argument, NULL, 't'}, {"quiet", no_argument, NULL, 'q'},
         {"full", no_argument, NULL, 'f'},         {"help", no_argument, NULL, 'h'},
         {"junit", required_argument, NULL, 'J'},  {"shard", required_argument, NULL, 'S'},
+        {"no-digest-check", no_argument, NULL, 'D'},
         {NULL, 0, NULL, 0},
     };
     ma_sector_pick picks[MAX_SECTOR_ARGS];
@@ -315,6 +319,7 @@ int ma_cmd_diff(int argc, char **argv, const ma_cli_invocation *typed)
     unsigned shard_index = 0, shard_count = 0;
     const char *audit_path = NULL, *junit_path = NULL;
     ma_diff_options opt = {0, 5, 0};
+    ma_database_options dbo = {0};
     unsigned long v;
     ma_error err;
     opterr = 0;
@@ -342,6 +347,7 @@ int ma_cmd_diff(int argc, char **argv, const ma_cli_invocation *typed)
         case 'J': junit_path = optarg; break;
         case 'q': quiet = 1; break;
         case 'f': opt.full = 1; break;
+        case 'D': dbo.no_digest_check = 1; break;
         case 'S':
             if (ma_cli_parse_shard(optarg, &shard_index, &shard_count)) {
                 fprintf(stderr, "millaudit diff: --shard %s: expected I/N with 0 <= I < N, e.g. 0/4\n", optarg);
@@ -370,9 +376,9 @@ int ma_cmd_diff(int argc, char **argv, const ma_cli_invocation *typed)
     const char **errors = NULL;
     size_t n_errors = 0;
 
-    int rc = ma_database_open(&a, path_a, NULL, &err);
+    int rc = ma_database_open(&a, path_a, &dbo, &err);
     if (rc == MA_OK)
-        rc = ma_database_open(&b, path_b, NULL, &err);
+        rc = ma_database_open(&b, path_b, &dbo, &err);
     if (rc == MA_OK)
         rc = ma_diff_plan(&ss, &n, a, b, picks, n_picks, &err);
     size_t n_planned = n;

@@ -43,7 +43,7 @@ static void usage(FILE *o)
             "usage: millaudit grade DIR --player SPEC [--positions N | --games N] [--seed S]\n"
             "                       [--sector S ...] [--variant V] [--stones K] [--max-plies N]\n"
             "                       [--engine-timeout SEC] [--audit FILE.sqlite] [--html FILE]\n"
-            "                       [--json] [--quiet]\n"
+            "                       [--json] [--quiet] [--no-digest-check]\n"
             "       millaudit grade --audit FILE.sqlite --run N [--html FILE] [--json]\n"
             "\n"
             "Grades every move of a player against the perfect database DIR: optimal, depth-lost\n"
@@ -65,6 +65,8 @@ static void usage(FILE *o)
             "  --html FILE       write a self-contained HTML report with charts\n"
             "  --json            one JSON document on stdout (docs/json/grade.schema.json)\n"
             "  --run N           with --audit: the report of stored grade run N, from its moves\n"
+            "  --no-digest-check  read open-format files whose body fails the SHA-256 in their\n"
+            "                    header (refused by default: exit 3 naming offset 80)\n"
             "Exit: 0 graded; 2 usage; 3 input unusable or the engine broke the protocol (moves\n"
             "graded before are kept); 4 audit store or HTML not writable; 5 internal; 130/143\n"
             "interrupted.\n");
@@ -240,7 +242,9 @@ int ma_cmd_grade(int argc, char **argv)
         {"engine-timeout", required_argument, NULL, 't'}, {"audit", required_argument, NULL, 'a'},
         {"html", required_argument, NULL, 'H'},     {"json", no_argument, NULL, 'j'},
         {"quiet", no_argument, NULL, 'q'},          {"help", no_argument, NULL, 'h'},
-        {"run", required_argument, NULL, 'R'},      {NULL, 0, NULL, 0}};
+        {"run", required_argument, NULL, 'R'},      {"no-digest-check", no_argument, NULL, 'D'},
+        {NULL, 0, NULL, 0}};
+    ma_database_options dbo = {0};
     int64_t stored_run = 0;
     const char *player_spec = NULL, *variant_text = NULL, *audit_path = NULL, *html_path = NULL;
     uint64_t positions = 0, games = 0, seed = 1, tmp = 0;
@@ -324,6 +328,7 @@ int ma_cmd_grade(int argc, char **argv)
         case 'a': audit_path = optarg; break;
         case 'H': html_path = optarg; break;
         case 'j': json = 1; break;
+        case 'D': dbo.no_digest_check = 1; break;
         case 'q': quiet = 1; break;
         case 'R':
             if (ma_cli_parse_run_id(optarg, &stored_run)) {
@@ -390,7 +395,7 @@ int ma_cmd_grade(int argc, char **argv)
         free(res);
         return MA_EXIT_INTERNAL;
     }
-    if (ma_database_open(&db, dir, NULL, &err)) {
+    if (ma_database_open(&db, dir, &dbo, &err)) {
         fprintf(stderr, "millaudit grade: %s\n", err.msg);
         exit_code = MA_EXIT_BAD_INPUT;
         goto done;

@@ -39,7 +39,7 @@ static void usage(FILE *o)
     fprintf(o,
             "usage: millaudit opening DIR --variant std|mora --stones K [--tt-mb N]\n"
             "                         [--only-sectors W_B_0_0,...] [--audit FILE.sqlite]\n"
-            "                         [--no-compare] [--max-rows N] [--json] [--quiet]\n"
+            "                         [--no-compare] [--max-rows N] [--json] [--quiet] [--no-digest-check]\n"
             "\n"
             "Proves the value of the K-stone game (start sector 0_0_K_K) by alpha-beta over the\n"
             "placement phase whose leaves are the movement sectors W_B_0_0 of DIR (open or Malom\n"
@@ -53,6 +53,8 @@ static void usage(FILE *o)
             "  --audit FILE       record the run (kind \"opening\") and its discrepancies\n"
             "  --max-rows N       discrepancy rows kept (counts stay exact; default 1000)\n"
             "  --json             one JSON document (docs/json/opening.schema.json)\n"
+            "  --no-digest-check  read open-format files whose body fails the SHA-256 in their header\n"
+            "                     (refused by default: exit 3 naming offset 80)\n"
             "Exit: 0 value proven, no discrepancy; 1 discrepancies; 2 usage; 3 value not proven or\n"
             "input unusable; 4 audit store not writable; 5 internal; 130/143 interrupted.\n");
 }
@@ -341,7 +343,8 @@ int ma_cmd_opening(int argc, char **argv)
         {"audit", required_argument, NULL, 'a'},    {"no-compare", no_argument, NULL, 'n'},
         {"max-rows", required_argument, NULL, 'r'}, {"json", no_argument, NULL, 'j'},
         {"quiet", no_argument, NULL, 'q'},          {"help", no_argument, NULL, 'h'},
-        {NULL, 0, NULL, 0}};
+        {"no-digest-check", no_argument, NULL, 'D'}, {NULL, 0, NULL, 0}};
+    ma_database_options dbo = {0};
     const char *variant_text = NULL, *only_text = NULL, *audit_path = NULL;
     int stones = 0, json = 0, quiet = 0, compare = 1, c;
     long tt_mb = 64, max_rows = 1000;
@@ -370,6 +373,7 @@ int ma_cmd_opening(int argc, char **argv)
         case 'o': only_text = optarg; break;
         case 'a': audit_path = optarg; break;
         case 'n': compare = 0; break;
+        case 'D': dbo.no_digest_check = 1; break;
         case 'r':
             max_rows = strtol(optarg, &end, 10);
             if (*end || end == optarg || max_rows < 0 || max_rows > 10000000) {
@@ -428,7 +432,7 @@ int ma_cmd_opening(int argc, char **argv)
     char stored_start[128] = "", missing[2048] = "";
     int have_stored_start = 0, searched = 0;
 
-    if (ma_database_open(&db, dir, NULL, &err)) {
+    if (ma_database_open(&db, dir, &dbo, &err)) {
         fprintf(stderr, "millaudit opening: %s\n", err.msg);
         return ma_exit_code_for(err.code) == MA_EXIT_USAGE ? MA_EXIT_BAD_INPUT : ma_exit_code_for(err.code);
     }

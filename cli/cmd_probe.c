@@ -20,13 +20,15 @@
 
 static void usage(FILE *o)
 {
-    fprintf(o, "usage: millaudit probe DIR POSITION [--variant std|lask|mora] [--json]\n"
+    fprintf(o, "usage: millaudit probe DIR POSITION [--variant std|lask|mora] [--json] [--no-digest-check]\n"
                "       millaudit probe DIR --stdin [--variant std|lask|mora]\n"
                "  POSITION  BOARD [wf=N] [bf=N]; BOARD = mover/opponent points, e.g.\n"
                "            \"a1,d1/c3,e4 wf=7 bf=7\" (the side to move first; '-' for none)\n"
                "Prints the stored value of the position and every legal turn with its value,\n"
                "best first. DIR may hold Malom files (*.sec2, *.sec) or open-format *.mdb.\n"
                "--stdin: one POSITION per line, one '<board> <outcome> <depth>' line each.\n"
+               "--no-digest-check: read open-format files whose body fails the SHA-256 in their\n"
+               "header (refused by default: exit 3 naming offset 80).\n"
                "exit: 0 printed, 1 the position's entry holds no value, 2 usage, 3 the sector\n"
                "file absent or unusable (or a successor's file unusable)\n");
 }
@@ -192,6 +194,7 @@ int ma_cmd_probe(int argc, char **argv)
     int json = 0, have_variant = 0, batch = 0;
     ma_variant variant = MA_VARIANT_STD;
     ma_error err;
+    ma_database_options dbo = {0};
     /* Options by hand, not getopt: a board such as "-/b4" (no mover stone) starts with '-'. */
     char **pos_args = calloc((size_t)argc + 1, sizeof *pos_args);
     int npos = 0;
@@ -212,6 +215,8 @@ int ma_cmd_probe(int argc, char **argv)
             have_variant = 1;
         } else if (!strcmp(a, "--json")) {
             json = 1;
+        } else if (!strcmp(a, "--no-digest-check")) {
+            dbo.no_digest_check = 1;
         } else if (!strcmp(a, "--stdin")) {
             batch = 1;
         } else if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
@@ -239,7 +244,7 @@ int ma_cmd_probe(int argc, char **argv)
         return MA_EXIT_USAGE;
     }
     ma_database *db;
-    int rc = ma_database_open(&db, pos_args[0], NULL, &err);
+    int rc = ma_database_open(&db, pos_args[0], &dbo, &err);
     free(pos_args);
     if (rc)
         return fail(rc, &err);

@@ -14,6 +14,7 @@
 #include "cli/cli_util.h"
 #include "cli/commands.h"
 #include "cli/signals.h"
+#include "cli/test_hook.h"
 #include "common/ma_error.h"
 #include "common/progress.h"
 #include "ma_version.h"
@@ -686,12 +687,10 @@ int ma_cmd_verify(int argc, char **argv)
     o.tool_version = MA_VERSION;
     o.git_revision = MA_GIT_REVISION;
     o.cancel = ma_cli_stop_on_signals();
-#ifdef MA_TEST_HOOKS
-    /* the test build only (millaudit-planted): stop after K committed sectors as if SIGINT came */
-    const char *stop_after = getenv("MILLAUDIT_TEST_STOP_AFTER_SECTORS");
-    if (stop_after && *stop_after)
-        o.stop_after_sectors = (size_t)strtoull(stop_after, NULL, 10);
-#endif
+    /* the test build's hooks (cli/test_hook.h); a weak reference, NULL in millaudit */
+    ma_cli_test_hook hook;
+    if (ma_cli_test_hook_install)
+        ma_cli_test_hook_install(&hook, &o);
     ma_progress progress;
     ma_progress_start(&progress, stderr, quiet || json, "verify", 0);
     o.progress = &progress;

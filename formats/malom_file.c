@@ -454,6 +454,11 @@ ma_malom_format ma_malom_file_format(const ma_malom_file *f) { return f->format;
 ma_variant ma_malom_file_variant(const ma_malom_file *f) { return f->variant; }
 ma_sector ma_malom_file_sector(const ma_malom_file *f) { return f->sector; }
 uint64_t ma_malom_file_entry_count(const ma_malom_file *f) { return f->count; }
+const uint8_t *ma_malom_file_bytes(const ma_malom_file *f, size_t *size)
+{
+    *size = f->size;
+    return f->map;
+}
 ma_malom_frame ma_malom_file_frame(const ma_malom_file *f) { return f->frame; }
 uint32_t ma_malom_file_overflow_count(const ma_malom_file *f) { return f->overflow_count; }
 int ma_malom_file_stone_diff(const ma_malom_file *f) { return f->stone_diff; }

@@ -11,6 +11,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "checksums/sha256.h"
 #include "common/fileio.h"
 
 /* What the database knows about one sector's file beyond its name. */
@@ -37,6 +38,7 @@ struct ma_database {
     char root[4352];
     char dir[4352];
     ma_format format;
+    int no_digest_check;        /* ma_database_options.no_digest_check */
     unsigned variants;
     ma_db_sector *sectors;
     cached *cache;              /* parallel to sectors */
@@ -468,6 +470,7 @@ int ma_database_open(ma_database **out, const char *path, const ma_database_opti
     for (size_t i = 0; i < n_names; i++)
         if (names[i].usable && names[i].format)
             votes[names[i].format]++;
+    db->no_digest_check = opt && opt->no_digest_check;
     ma_format fmt = opt && opt->format ? opt->format : 0;
     if (!fmt)
         for (int f = MA_FORMAT_OPEN; f <= MA_FORMAT_SEC; f++)
@@ -681,6 +684,19 @@ static int open_source(ma_database *db, const ma_db_sector *s, ma_source **out, 
         rc = ma_open_file_map(&src->of, s->path, db->oix, 1, err);
         if (rc == MA_OK)
             src->entries = src->of.header.entry_count;
+        /* §5.1: a reader reports a body that is not what its producer wrote; the digest is of the
+         * mapped bytes the reader then uses, so what was checked is what is read (an in-place
+         * rewrite after this point is verify's to catch, verifier/run.h) */
+        if (rc == MA_OK && !db->no_digest_check && ma_open_file_body_digest_ok(&src->of) == 0) {
+            char shown[1100];
+            ma_escape_name(s->path, shown, sizeof shown);
+            rc = ma_error_set(err, MA_EFORMAT,
+                              "%.900s: sector %s: offset 80: body digest mismatch: the entries are "
+                              "not the bytes whose SHA-256 the header records (--no-digest-check "
+                              "reads them anyway)",
+                              shown, s->name);
+            ma_open_file_close(&src->of);
+        }
     } else if (rc == MA_OK) {
         rc = db->format == MA_FORMAT_SEC
                  ? ma_malom_file_open_sec(&src->mf, s->path, s->variant, s->sector, err)
@@ -768,6 +784,24 @@ ma_sector ma_source_sector(const ma_source *src) { return src->sector; }
 const char *ma_source_name(const ma_source *src) { return src->where->name; }
 const char *ma_source_path(const ma_source *src) { return src->where->path; }
 uint64_t ma_source_entries(const ma_source *src) { return src->entries; }
+
+const uint8_t *ma_source_bytes(const ma_source *src, size_t *size)
+{
+    if (src->format == MA_FORMAT_OPEN) {
+        *size = src->of.map_size;
+        return src->of.map;
+    }
+    return ma_malom_file_bytes(src->mf, size);
+}
+
+void ma_source_bytes_digest(const ma_source *src, char hex[65])
+{
+    size_t n;
+    const uint8_t *p = ma_source_bytes(src, &n);
+    uint8_t d[MA_SHA256_LEN];
+    ma_sha256_buffer(d, n ? p : (const uint8_t *)"", n);
+    ma_sha256_hex(hex, d);
+}
 
 const ma_open_file *ma_source_open_file(const ma_source *src)
 {

@@ -25,7 +25,12 @@
  * `.analyze`) are ignored.
  *
  * Opening a sector (ma_database_source) maps and validates its file completely (format readers'
- * contracts) and prepares the indexes it needs. The database caches one handle per sector, and
+ * contracts) and prepares the indexes it needs. An open-format file whose header records a body
+ * digest (docs/format.md §5.1) is hashed when it is opened, and a body that does not match is
+ * refused like any other malformed file (MA_EFORMAT, "offset 80: body digest mismatch"), so no
+ * reader uses entries that are not what their producer wrote; ma_database_options.no_digest_check
+ * turns this off for someone inspecting a damaged file (and for verify, which reports a mismatch
+ * as a finding of its own, verifier/run_sector.h). The database caches one handle per sector, and
  * also the failure of one that could not be opened, so a file is validated and reported once
  * however many parents read it; ma_database_release unmaps a sector nobody needs any more.
  *
@@ -86,6 +91,8 @@ typedef struct ma_source ma_source;
 typedef struct ma_database_options {
     ma_format format;     /* 0: take the directory's majority format; else only this format is
                            * the database and files of others are unusable */
+    int no_digest_check;  /* non-zero: open-format bodies are not checked against the digest in
+                           * their header when opened (--no-digest-check) */
 } ma_database_options;
 
 /* Discovers the database at path (a directory or one sector file). opt may be NULL.
@@ -183,6 +190,14 @@ uint64_t ma_source_entry_of(const ma_source *src, ma_board b);
 /* The stored entry as a reader would name it: "win 13 (0xC00D)", "loss 4", "draw A=3 (val 1,-2)",
  * "marker op 5", "bad 0xC00C". */
 void ma_source_describe(const ma_source *src, const ma_stored *v, char *buf, size_t len);
+
+/* The whole file as the source reads it (header and body; *size bytes): the mapping every entry
+ * is read from. SHA-256 of these bytes is the digest of what was read, whatever happened to the
+ * file on disk since it was opened (verifier/run.h: the bytes hashed are the bytes checked). */
+const uint8_t *ma_source_bytes(const ma_source *src, size_t *size);
+/* SHA-256 of ma_source_bytes, as lowercase hex. Reads the whole mapping: a file rewritten in place
+ * since it was opened shows its new bytes here (a renamed-over file keeps its old inode mapped). */
+void ma_source_bytes_digest(const ma_source *src, char hex[65]);
 
 /* The format readers' handles, for the checkers (NULL for the other format). */
 const ma_open_file *ma_source_open_file(const ma_source *src);

@@ -17,11 +17,17 @@ usage: inject_fault.py FILE (--entry N | --board BOARD)
                    the depth is wrong
   --word W         write the raw 16-bit word W (e.g. 0xC002, a bad encoding)
   --swap-with N    exchange the words of the entry and of entry N
+  --reseal         afterwards write the SHA-256 of the new body into the header (bytes 80..111, when
+                   it records one), as a producer that computed wrong values would: the file then
+                   passes its body digest and only the values are wrong. Without it the old digest
+                   stays and every reader refuses the file (docs/format.md §5.1) unless told
+                   --no-digest-check; verify reports the mismatch as a finding of its own.
 
 Prints one line per change: file, entry, byte offset, old word -> new word. Dependency-free.
 Exit: 0 changed, 2 usage or impossible edit, 3 file unusable.
 """
 import argparse
+import hashlib
 import os
 import pathlib
 import shutil
@@ -133,7 +139,8 @@ def millaudit_binary():
 def entry_of_board(path, board_text):
     mover, opp = parse_board(board_text)
     want = format_board(*canonical(mover, opp))
-    proc = subprocess.run([millaudit_binary(), "dump", "--with-entry", str(path)],
+    # a file an earlier edit left failing its body digest is still to be looked into
+    proc = subprocess.run([millaudit_binary(), "dump", "--with-entry", "--no-digest-check", str(path)],
                           capture_output=True, text=True)
     if proc.returncode != 0:
         raise Unusable(f"millaudit dump --with-entry {path} failed: {proc.stderr.strip()}")
@@ -171,6 +178,7 @@ def main(argv=None):
     what.add_argument("--word")
     what.add_argument("--swap-with", type=int)
     ap.add_argument("--depth", type=int)
+    ap.add_argument("--reseal", action="store_true")
     args = ap.parse_args(argv)
     if args.depth is not None and args.outcome is None:
         ap.error("--depth goes with --outcome")
@@ -239,6 +247,14 @@ def main(argv=None):
                 if new == old:
                     raise Impossible(f"{path}: entry {entry} already holds {describe(old)}")
                 put(entry, new)
+            if args.reseal:
+                f.seek(80)
+                if f.read(32) != bytes(32):  # all zero: the producer recorded no digest
+                    f.seek(HEADER)
+                    digest = hashlib.sha256(f.read()).digest()
+                    f.seek(80)
+                    f.write(digest)
+                    print(f"{path}: offset 80: body digest resealed to {digest.hex()}")
     except Impossible as e:
         print(f"inject_fault: {e}", file=sys.stderr)
         return 2

@@ -76,6 +76,11 @@ typedef struct node {
                                    * classification a merge may change (docs/distributed.md) */
     char sha256[65];              /* when hashed; "" if absent */
     uint64_t planned_entries;     /* selected nodes: entries of the file, as planned */
+    char mapped_sha[65];          /* runs without a store: the digest of the mapping when it was
+                                   * first read ("" while not mapped) */
+    int seen_unit;                /* the last unit whose snapshot check hashed this node, -1 none */
+    int changed;                  /* that check found its mapping differs from the digest expected */
+    char changed_msg[1024];
     int t_index, t_low, t_on;     /* Tarjan */
 } node;
 
@@ -240,6 +245,7 @@ static int add_node(ma_vrun *r, ma_variant v, ma_sector s, int *idx, ma_error *e
         n->succ[k] = -1;
     n->unit = -1;
     n->last_use = -1;
+    n->seen_unit = -1;
     n->pub.body_digest = -1;
     *idx = (int)r->n_nodes++;
     return MA_OK;
@@ -1015,7 +1021,92 @@ static const ma_source *node_source(ma_vrun *r, int i, int *present)
         add_error(r, e.msg);
         return NULL;
     }
+    /* without a store there is no hash phase: the digest of the mapping before anything reads it
+     * is what the snapshot check compares with */
+    if (!r->audit && !nd->mapped_sha[0])
+        ma_source_bytes_digest(src, nd->mapped_sha);
     return src;
+}
+
+/* The digest a node's mapping must still have after a check read it: the hash phase's (recorded
+ * as the sector inputs), or without a store the one taken when it was mapped. */
+static const char *expected_digest(const ma_vrun *r, const node *nd)
+{
+    return r->audit ? nd->sha256 : nd->mapped_sha;
+}
+
+/* Hashes node m's mapping once per unit and compares it with what is expected (see above). */
+static void snapshot_node(ma_vrun *r, int m, int unit)
+{
+    node *nd = &r->nodes[m];
+    if (nd->seen_unit == unit)
+        return;
+    nd->seen_unit = unit;
+    nd->changed = 0;
+    const ma_source *src;
+    if (!nd->dbs || ma_database_source(r->db, nd->pub.variant, nd->pub.sector, &src, NULL))
+        return; /* absent or unusable: nothing was read from it */
+    char now[65];
+    ma_source_bytes_digest(src, now);
+    const char *want = expected_digest(r, nd);
+    if (!strcmp(now, want))
+        return;
+    nd->changed = 1;
+    char shown[1100];
+    ma_escape_name(nd->pub.path, shown, sizeof shown);
+    snprintf(nd->changed_msg, sizeof nd->changed_msg,
+             "%.700s: sector %s: offset 0: changed while being checked (SHA-256 %.12s... when hashed, "
+             "%.12s... as read): replaced or rewritten during the run; not verified, run again",
+             shown, nd->pub.name, want[0] ? want : "(none)", now);
+    add_error(r, nd->changed_msg);
+}
+
+/* The bytes hashed are the bytes checked: after the check of a unit, every file its sectors read
+ * (their own and their successors') is hashed again from the mapping the check read. A sector one
+ * of whose inputs differs from its expected digest is withdrawn: "unusable", its counts and
+ * discrepancy set dropped, so it is never "verified" and never carried over (docs/runs.md).
+ * Returns the number of sectors withdrawn. */
+static size_t snapshot_check(ma_vrun *r, size_t first, size_t n, int *checked, ma_rs_result *res)
+{
+    int unit = r->unit_of_pos[first];
+    size_t withdrawn = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (!checked[i])
+            continue;
+        int idx = r->order[first + i];
+        node *nd = &r->nodes[idx];
+        const char *why = NULL;
+        snapshot_node(r, idx, unit);
+        if (nd->changed)
+            why = nd->changed_msg;
+        for (int k = 0; k < MA_TURN_KINDS; k++) {
+            int c = nd->succ[k];
+            if (c < 0 || c == idx)
+                continue;
+            snapshot_node(r, c, unit);
+            if (!why && r->nodes[c].changed)
+                why = r->nodes[c].changed_msg;
+        }
+        if (!why)
+            continue;
+        ma_vrun_sector *p = &nd->pub;
+        p->status = MA_SECTOR_UNUSABLE;
+        p->entries = p->checked = p->canonical = p->markers = p->verified = 0;
+        p->within_bounds = p->bound_wins = p->missing_child = p->unverifiable = 0;
+        p->discrepancies = p->roots = p->propagated = 0;
+        memset(p->by_class, 0, sizeof p->by_class);
+        p->body_digest = -1;
+        snprintf(p->message, sizeof p->message, "%s", why);
+        free(nd->set);
+        nd->set = NULL;
+        nd->n_set = 0;
+        nd->done = 0;
+        checked[i] = 0;
+        ma_rs_result_free(&res[i]);
+        memset(&res[i], 0, sizeof res[i]);
+        withdrawn++;
+    }
+    return withdrawn;
 }
 
 static int check_node(ma_vrun *r, int i, ma_rs_result *res, ma_rs_input *in, ma_error *err)
@@ -1105,7 +1196,11 @@ static int run_unit(ma_vrun *r, size_t first, size_t last, ma_error *err)
                  (nd->pub.status == MA_SECTOR_WITHIN_BOUNDS && !r->opt.allow_bounds)))
                 add_error(r, nd->pub.message);
         }
+        if (rc == MA_OK && r->opt.on_step)
+            r->opt.on_step(r->opt.step_ctx, "checked", r->nodes[idx].pub.name);
     }
+    if (rc == MA_OK)
+        snapshot_check(r, first, n, checked, res);
     r->phase = "classify";
     for (size_t i = 0; rc == MA_OK && i < n; i++) {
         if (!checked[i])
@@ -1312,7 +1407,11 @@ int ma_vrun_execute(ma_vrun *r, ma_error *err)
     r->t0 = ma_now();
     if (!realpath(r->opt.root, r->root))
         snprintf(r->root, sizeof r->root, "%s", r->opt.root);
-    int rc = ma_database_open(&r->db, r->opt.root, NULL, err);
+    /* verify reports a body that fails its header's digest as a finding of the sector
+     * (verifier/run_sector.h), not as an unusable file */
+    ma_database_options dbo = {0};
+    dbo.no_digest_check = 1;
+    int rc = ma_database_open(&r->db, r->opt.root, &dbo, err);
     if (rc == MA_OK) {
         for (size_t i = 0; i < ma_database_unusable_count(r->db); i++)
             add_error(r, ma_database_unusable(r->db, i)->message);
@@ -1355,6 +1454,8 @@ int ma_vrun_execute(ma_vrun *r, ma_error *err)
     }
     if (r->audit && (rc = hash_inputs(r, err)))
         goto finish;
+    if (r->opt.on_step)
+        r->opt.on_step(r->opt.step_ctx, "hashed", NULL);
     if (r->audit && r->opt.mode != MA_VRUN_FULL && (rc = carry(r, err)))
         goto finish;
     if (r->opt.progress) {

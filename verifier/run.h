@@ -16,7 +16,14 @@
  *             committed result of an earlier run (same database root, tool version and
  *             result-affecting options) is carried over from that run instead of checked;
  *   check     every remaining sector is re-derived from its successors (verifier/check.h for the
- *             open format, verifier/malom_check.h for Malom's), unit by unit;
+ *             open format, verifier/malom_check.h for Malom's), unit by unit; then every file the
+ *             unit read (the sectors' own and their successors') is hashed again from the very
+ *             mapping the check read (ma_source_bytes) and must equal the digest the hash phase
+ *             recorded (without a store: the digest taken when the file was mapped). A file that
+ *             differs was replaced before it was mapped or rewritten in place during the check:
+ *             every sector that read it is "unusable" with "changed while being checked" (never
+ *             carried over, exit 3). So the digests recorded as a sector's inputs are the digests
+ *             of the bytes its check used (docs/runs.md, "The bytes hashed are the bytes checked");
  *   classify  each discrepancy is a root or propagated (one of its successors is itself a
  *             discrepancy; values fixed by the rules alone, bad encodings and symmetry
  *             inconsistencies are always roots), using the successor sectors' full discrepancy sets
@@ -195,6 +202,11 @@ typedef struct ma_vrun_options {
      * in millaudit-planted), so tests interrupt a run at an exact point instead of racing a signal
      * against the run's speed. */
     size_t stop_after_sectors;
+    /* Called at two fixed points: step "hashed" once after the hash phase (sector NULL), and
+     * "checked" after each sector's check, before its inputs are hashed again. Only the test build
+     * sets it (cli/test_hook.c), so a test can change a file at a defined moment. NULL: none. */
+    void (*on_step)(void *ctx, const char *step, const char *sector);
+    void *step_ctx;
 } ma_vrun_options;
 
 /* A run that never ended and whose heartbeat (refreshed at every commit) is younger than this

@@ -1,4 +1,5 @@
 """millaudit diff: two databases compared position by position, across open and Malom formats."""
+import hashlib
 import json
 import os
 import shutil
@@ -109,9 +110,9 @@ def test_changed_depth_and_outcome_found_at_the_position(millaudit, produced, tm
     copy.mkdir()
     for f in produced.glob("*.mdb"):
         shutil.copy(f, copy / f.name)
-    subprocess.run([sys.executable, INJECT, copy / "std_3_3_0_0.mdb", "--entry", "1000",
+    subprocess.run([sys.executable, INJECT, "--reseal", copy / "std_3_3_0_0.mdb", "--entry", "1000",
                     "--depth-delta", "+1"], check=True, capture_output=True)
-    subprocess.run([sys.executable, INJECT, copy / "std_3_4_0_0.mdb", "--entry", "1",
+    subprocess.run([sys.executable, INJECT, "--reseal", copy / "std_3_4_0_0.mdb", "--entry", "1",
                     "--outcome", "loss", "--depth", "2"], check=True, capture_output=True)
     doc = diff_json(millaudit, produced, copy, "--limit", "10", check=1)
     by = {s["sector"]: s for s in doc["sectors"]}
@@ -143,6 +144,7 @@ def test_non_canonical_filler_is_encoding_only(millaudit, produced, tmp_path):
     entry = next(e for e in range(100000) if e not in listed)
     data = bytearray(target.read_bytes())
     data[128 + 2 * entry + 1] = 0x80  # 0x8000: a draw word where only filler belongs
+    data[80:112] = hashlib.sha256(bytes(data[128:])).digest()  # as its producer would record it
     target.write_bytes(bytes(data))
     doc = diff_json(millaudit, produced / "std_3_3_0_0.mdb", target, check=0)
     s = doc["sectors"][0]
@@ -221,7 +223,7 @@ def test_run_recorded_in_audit_store(millaudit, produced, tmp_path):
     copy = tmp_path / "copy"
     copy.mkdir()
     shutil.copy(produced / "std_3_3_0_0.mdb", copy)
-    subprocess.run([sys.executable, INJECT, copy / "std_3_3_0_0.mdb", "--entry", "1000",
+    subprocess.run([sys.executable, INJECT, "--reseal", copy / "std_3_3_0_0.mdb", "--entry", "1000",
                     "--depth-delta", "+1"], check=True, capture_output=True)
     store = tmp_path / "audit.sqlite"
     # options before the operands: the store records the command line as typed, pasteable
@@ -366,7 +368,7 @@ def test_broken_file_beside_a_difference_exits_1(millaudit, produced, tmp_path):
     """A value difference found outweighs a file that could not be compared (as verify: 1 over
     3); the broken file is still named."""
     b = copy_db(produced, tmp_path / "b")
-    subprocess.run([sys.executable, INJECT, b / "std_3_3_0_0.mdb", "--entry", "1000",
+    subprocess.run([sys.executable, INJECT, "--reseal", b / "std_3_3_0_0.mdb", "--entry", "1000",
                     "--depth-delta", "+1"], check=True, capture_output=True)
     data = (b / "std_3_4_0_0.mdb").read_bytes()
     (b / "std_3_4_0_0.mdb").write_bytes(data[:-1])

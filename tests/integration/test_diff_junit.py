@@ -24,7 +24,7 @@ def dbs(millaudit, tmp_path_factory):
     millaudit.run("solve", "--variant", "std", "--stones", 3, "--out", good, "--quiet", check=0)
     bad = base / "bad"
     shutil.copytree(good, bad)
-    proc = subprocess.run([sys.executable, str(INJECT), str(bad / "std_1_1_2_2.mdb"), "--entry", "0", "--outcome",
+    proc = subprocess.run([sys.executable, str(INJECT), "--reseal", str(bad / "std_1_1_2_2.mdb"), "--entry", "0", "--outcome",
                            "loss", "--depth", "2"], capture_output=True, text=True,
                           env={**os.environ, "MILLAUDIT_BIN": str(millaudit.path)})
     assert proc.returncode == 0, proc.stderr

@@ -4,6 +4,7 @@ The producer solves whole games; the proof reads a copy holding only their movem
 (W_B_0_0) and must find the producer's stored start value; with the placement sectors present,
 every position it resolves is compared and a planted wrong value is an "opening" discrepancy;
 with a movement sector removed it says whether the value is still proven (Gasser's bounds)."""
+import hashlib
 import json
 import os
 import re
@@ -134,7 +135,7 @@ def test_planted_wrong_value_is_an_opening_discrepancy(millaudit, games, tmp_pat
     # principal variation); make its stored loss two plies longer
     env = dict(os.environ, MILLAUDIT_BIN=str(millaudit.path))
     subprocess.run([sys.executable, ROOT / "scripts" / "inject_fault.py", bad / "std_0_1_3_2.mdb",
-                    "--board=-/d2", "--depth-delta=+1"], check=True, env=env, capture_output=True)
+                    "--board=-/d2", "--depth-delta=+1", "--reseal"], check=True, env=env, capture_output=True)
     audit = tmp_path / "a.sqlite"
     doc, proc = opening_json(millaudit, bad, 3, "--audit", audit, check=1)
     assert doc["status"] == "proven" and doc["value"] == {"outcome": "win", "depth": 23}
@@ -191,6 +192,7 @@ def test_leaf_entries_without_a_value_are_unknown_leaves(millaudit_asan, games, 
     for i in range(128, len(data), 2):  # every value word becomes "win 2": a bad encoding
         if data[i] or data[i + 1]:
             data[i:i + 2] = b"\x02\xc0"
+    data[80:112] = hashlib.sha256(bytes(data[128:])).digest()  # so written by its producer
     path.write_bytes(bytes(data))
     proc = millaudit_asan.run("opening", only, "--variant", "std", "--stones", 3, "--json", check=3)
     doc = json.loads(proc.stdout)

@@ -2,6 +2,7 @@
 forms, best turn agreeing with the stored value, open-format directories, and the
 position-by-position cross-check of the producer against Malom's std-strong files."""
 import csv
+import hashlib
 import json
 import os
 import re
@@ -191,6 +192,7 @@ def test_entry_without_value_exits_1(millaudit, solved, tmp_path):
     entry = probe(millaudit, d, "a4,a7,a1/b4,b6,b2")["entry"]
     data = bytearray((d / "std_3_3_0_0.mdb").read_bytes())
     data[128 + 2 * entry: 130 + 2 * entry] = (0xC000).to_bytes(2, "little")  # win in 0: no value
+    data[80:112] = hashlib.sha256(bytes(data[128:])).digest()  # written so by its producer
     (d / "std_3_3_0_0.mdb").write_bytes(bytes(data))
     doc = probe(millaudit, d, "a4,a7,a1/b4,b6,b2", check=1)
     assert doc["stored"]["known"] is False and doc["stored"]["outcome"] is None

@@ -32,7 +32,7 @@ def plan(millaudit, game4):
 
 
 def inject(millaudit, path, entry=100):
-    subprocess.run(["python3", str(INJECT), str(path), "--entry", str(entry), "--depth-delta", "+1"], check=True,
+    subprocess.run(["python3", str(INJECT), "--reseal", str(path), "--entry", str(entry), "--depth-delta", "+1"], check=True,
                    capture_output=True, env={"MILLAUDIT_BIN": str(millaudit.path), "PATH": "/usr/bin:/bin"})
 
 

@@ -1,5 +1,6 @@
 """millaudit stats and dump on hand-made files (scripts/mkopen.py, values counted by hand below),
 on malformed files through the ASan build, and on a directory solved by the reference producer."""
+import hashlib
 import json
 import math
 import os
@@ -308,6 +309,7 @@ def test_edited_solved_entry_is_reported(millaudit, solved_dir, tmp_path):
     entry = int([l for l in out.splitlines() if not l.startswith("#")][-1].split()[0])
     data = bytearray((work / src.name).read_bytes())
     data[128 + 2 * entry: 130 + 2 * entry] = (0xC000).to_bytes(2, "little")  # win in 0: invalid
+    data[80:112] = hashlib.sha256(bytes(data[128:])).digest()  # written so by its producer
     (work / src.name).write_bytes(bytes(data))
     proc = millaudit.run("stats", work, "--json", check=1)
     assert json.loads(proc.stdout)["sectors"][0]["bad_encodings"] == 1

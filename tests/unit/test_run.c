@@ -575,6 +575,66 @@ static void test_an_empty_shard_is_verified(void **state)
     ma_vrun_free(r);
 }
 
+/* on_step context: after the check of `after`, corrupt `victim` in place (same inode, same size). */
+typedef struct rewrite_step {
+    const char *after;
+    char victim[400];
+    int fired;
+} rewrite_step;
+
+static void rewrite_on_step(void *ctx, const char *step, const char *sector)
+{
+    rewrite_step *w = ctx;
+    if (w->fired || strcmp(step, "checked") || !sector || strcmp(sector, w->after))
+        return;
+    w->fired = 1;
+    corrupt_one_win(w->victim);
+}
+
+/* The bytes hashed are the bytes checked: a successor file rewritten in place after its parent's
+ * check read it withdraws the parent (never verified, never carried over), with and without a
+ * store; the next incremental run checks what is on disk. */
+static void test_successor_rewritten_during_the_check_is_withdrawn(void **state)
+{
+    fixture *fx = *state;
+    char path[400], backup[400], cmd[900];
+    snprintf(path, sizeof path, "%s/std_3_3_0_0.mdb", fx->db);
+    snprintf(backup, sizeof backup, "%s/std_3_3_0_0.keep", fx->dir);
+    snprintf(cmd, sizeof cmd, "cp '%s' '%s'", path, backup);
+    assert_int_equal(system(cmd), 0);
+    for (int with_store = 1; with_store >= 0; with_store--) {
+        snprintf(cmd, sizeof cmd, "cp '%s' '%s'", backup, path);
+        assert_int_equal(system(cmd), 0);
+        rewrite_step w = {"std_2_3_1_0", "", 0};
+        snprintf(w.victim, sizeof w.victim, "%s", path);
+        ma_vrun_options o = options(fx, with_store ? fx->store : NULL, MA_VRUN_FULL);
+        o.on_step = rewrite_on_step;
+        o.step_ctx = &w;
+        ma_vrun *r = run_ok(&o);
+        assert_true(w.fired);
+        const ma_vrun_sector *parent = find(r, "std_2_3_1_0");
+        assert_int_equal(parent->status, MA_SECTOR_UNUSABLE);
+        assert_int_equal(parent->verified, 0);
+        assert_non_null(strstr(parent->message, "std_3_3_0_0.mdb: sector std_3_3_0_0: offset 0: "
+                                                "changed while being checked"));
+        /* the child's own check ended before the change: its result stands */
+        assert_int_equal(find(r, "std_3_3_0_0")->status, MA_SECTOR_OK);
+        assert_int_equal(ma_vrun_verdict_of(r), MA_VRUN_INCOMPLETE);
+        assert_int_equal(ma_vrun_exit_code(r), 3);
+        ma_vrun_free(r);
+    }
+    /* next night: the changed child and its parent are checked, not carried; the fault is found */
+    ma_vrun_options o = options(fx, fx->store, MA_VRUN_INCREMENTAL);
+    ma_vrun *r = run_ok(&o);
+    assert_int_equal(find(r, "std_3_3_0_0")->carried, 0);
+    assert_int_equal(find(r, "std_2_3_1_0")->carried, 0);
+    assert_int_equal(find(r, "std_3_3_0_0")->discrepancies, 1);
+    assert_int_equal(ma_vrun_verdict_of(r), MA_VRUN_DISCREPANCIES);
+    ma_vrun_free(r);
+    snprintf(cmd, sizeof cmd, "cp '%s' '%s'", backup, path);
+    assert_int_equal(system(cmd), 0);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -590,6 +650,7 @@ int main(void)
         cmocka_unit_test_setup(test_incremental_rechecks_a_changed_child_and_its_parents, fresh_store),
         cmocka_unit_test(test_a_recorded_run_records_its_inventory_and_plan),
         cmocka_unit_test_setup(test_an_empty_shard_is_verified, fresh_store),
+        cmocka_unit_test_setup(test_successor_rewritten_during_the_check_is_withdrawn, fresh_store),
     };
     return cmocka_run_group_tests(tests, group_setup, group_teardown);
 }

@@ -12,6 +12,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "checksums/sha256.h"
 #include "formats/source.h"
 #include "support.h"
 
@@ -420,6 +421,99 @@ static void test_malom_sources_read_like_open_ones(void **state)
     ma_database_close(db);
 }
 
+static void set_body_digest(uint8_t *buf)
+{
+    ma_sha256_buffer(buf + 80, buf + 128, GOOD_SIZE - 128);
+}
+
+/* §5.1: a body that fails its header's digest is refused when opened (offset 80), once, unless
+ * the database is opened with no_digest_check; a matching or absent digest opens. */
+static void test_body_digest_checked_when_opened(void **state)
+{
+    fixture *fx = *state;
+    uint8_t buf[GOOD_SIZE];
+    good_file(buf);
+    set_body_digest(buf);
+    put(fx, "std_0_1_3_2.mdb", buf, sizeof buf);
+    ma_database *db;
+    ma_error err;
+    const ma_source *src;
+    ma_sector s = {0, 1, 3, 2};
+    assert_int_equal(ma_database_open(&db, fx->dir, NULL, &err), MA_OK);
+    assert_int_equal(ma_database_source(db, MA_VARIANT_STD, s, &src, &err), MA_OK);
+    ma_database_close(db);
+
+    buf[128] ^= 2; /* win 1 -> win 3: well-formed, but not what the digest says */
+    put(fx, "std_0_1_3_2.mdb", buf, sizeof buf);
+    assert_int_equal(ma_database_open(&db, fx->dir, NULL, &err), MA_OK);
+    assert_int_equal(ma_database_source(db, MA_VARIANT_STD, s, &src, &err), MA_EFORMAT);
+    assert_non_null(strstr(err.msg, "std_0_1_3_2.mdb: sector std_0_1_3_2: offset 80: body digest mismatch"));
+    assert_null(strchr(err.msg, '\n'));
+    assert_non_null(find_bad(db, "std_0_1_3_2.mdb", "offset 80"));
+    ma_database_close(db);
+
+    ma_database_options opt = {0};
+    opt.no_digest_check = 1;
+    assert_int_equal(ma_database_open(&db, fx->dir, &opt, &err), MA_OK);
+    assert_int_equal(ma_database_source(db, MA_VARIANT_STD, s, &src, &err), MA_OK);
+    ma_stored v;
+    ma_source_read(src, 0, &v);
+    assert_int_equal(v.value.depth, 3); /* the damaged bytes, as asked */
+    ma_database_close(db);
+
+    memset(buf + 80, 0, 32); /* no digest recorded: nothing to check */
+    put(fx, "std_0_1_3_2.mdb", buf, sizeof buf);
+    assert_int_equal(ma_database_open(&db, fx->dir, NULL, &err), MA_OK);
+    assert_int_equal(ma_database_source(db, MA_VARIANT_STD, s, &src, &err), MA_OK);
+    ma_database_close(db);
+}
+
+/* ma_source_bytes_digest hashes the mapping the entries are read from: a file rewritten in place
+ * shows its new bytes there (what verify's re-hash after a check relies on), a file renamed over
+ * keeps the old inode mapped and so the old digest (the bytes that are read). */
+static void test_bytes_digest_follows_the_mapping(void **state)
+{
+    fixture *fx = *state;
+    uint8_t a[GOOD_SIZE], b[GOOD_SIZE], d[32];
+    char hex_a[65], hex_b[65], got[65], path[512], tmp[512];
+    good_file(a);
+    good_file(b);
+    b[128] ^= 2;
+    ma_sha256_buffer(d, a, sizeof a);
+    ma_sha256_hex(hex_a, d);
+    ma_sha256_buffer(d, b, sizeof b);
+    ma_sha256_hex(hex_b, d);
+    put(fx, "std_0_1_3_2.mdb", a, sizeof a);
+    snprintf(path, sizeof path, "%s/std_0_1_3_2.mdb", fx->dir);
+    snprintf(tmp, sizeof tmp, "%s/tmp.new", fx->dir);
+    ma_sector s = {0, 1, 3, 2};
+    for (int rename_over = 0; rename_over <= 1; rename_over++) {
+        put(fx, "std_0_1_3_2.mdb", a, sizeof a);
+        ma_database *db;
+        ma_error err;
+        const ma_source *src;
+        assert_int_equal(ma_database_open(&db, fx->dir, NULL, &err), MA_OK);
+        assert_int_equal(ma_database_source(db, MA_VARIANT_STD, s, &src, &err), MA_OK);
+        size_t n;
+        assert_non_null(ma_source_bytes(src, &n));
+        assert_int_equal(n, GOOD_SIZE);
+        ma_source_bytes_digest(src, got);
+        assert_string_equal(got, hex_a);
+        if (rename_over) {
+            ma_test_spit(tmp, b, sizeof b);
+            assert_int_equal(rename(tmp, path), 0);
+        } else {
+            FILE *f = fopen(path, "r+b"); /* same inode, same size */
+            assert_non_null(f);
+            assert_int_equal(fwrite(b, 1, sizeof b, f), sizeof b);
+            fclose(f);
+        }
+        ma_source_bytes_digest(src, got);
+        assert_string_equal(got, rename_over ? hex_a : hex_b);
+        ma_database_close(db);
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -428,6 +522,8 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_missing_and_broken_sectors_fail_once, setup, teardown),
         cmocka_unit_test_setup_teardown(test_single_file_and_bad_paths, setup, teardown),
         cmocka_unit_test_setup_teardown(test_control_characters_stay_escaped, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_body_digest_checked_when_opened, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_bytes_digest_follows_the_mapping, setup, teardown),
         cmocka_unit_test(test_sector_arguments),
         cmocka_unit_test(test_malom_sources_read_like_open_ones),
     };

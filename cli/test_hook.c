@@ -1,0 +1,44 @@
+/* The test build's rendezvous for verify (cli/test_hook.h). */
+#include "cli/test_hook.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+static void rendezvous(void *ctx, const char *step, const char *sector)
+{
+    ma_cli_test_hook *h = ctx;
+    char here[128];
+    snprintf(here, sizeof here, "%s%s%s", step, sector ? ":" : "", sector ? sector : "");
+    if (h->fired || strcmp(h->step, here))
+        return;
+    h->fired = 1;
+    char paused[4200], resume[4200];
+    snprintf(paused, sizeof paused, "%s/paused", h->dir);
+    snprintf(resume, sizeof resume, "%s/resume", h->dir);
+    FILE *f = fopen(paused, "w");
+    if (f)
+        fclose(f);
+    /* the test changes files, then creates resume; poll, a test build needs nothing finer */
+    struct timespec pause = {0, 10 * 1000 * 1000};
+    while (access(resume, F_OK) != 0)
+        nanosleep(&pause, NULL);
+    unlink(resume);
+}
+
+void ma_cli_test_hook_install(ma_cli_test_hook *h, ma_vrun_options *o)
+{
+    memset(h, 0, sizeof *h);
+    const char *stop_after = getenv("MILLAUDIT_TEST_STOP_AFTER_SECTORS");
+    if (stop_after && *stop_after)
+        o->stop_after_sectors = (size_t)strtoull(stop_after, NULL, 10);
+    const char *step = getenv("MILLAUDIT_TEST_STEP"), *dir = getenv("MILLAUDIT_TEST_STEP_DIR");
+    if (!step || !dir || !*step || !*dir)
+        return;
+    snprintf(h->step, sizeof h->step, "%s", step);
+    snprintf(h->dir, sizeof h->dir, "%s", dir);
+    o->on_step = rendezvous;
+    o->step_ctx = h;
+}
