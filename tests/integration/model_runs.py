@@ -232,6 +232,7 @@ class Sequence:
         self.liveness = []
         self.ops = []
         self.notes = []
+        self.errors = []
 
     # -- the bytes on disk ------------------------------------------------------------------
 
@@ -394,6 +395,7 @@ class Sequence:
         self.write_file(sector, versions[version % len(versions)], how, keep_mtime)
 
     def op_verify(self, mode, audit, threads):
+        audit = audit or mode == "incremental"  # --incremental needs a store (else a usage error)
         before = self.now()
         proc = subprocess.run(self.verify_args(mode, self.main if audit else None, threads),
                               capture_output=True, text=True, timeout=300)
@@ -406,6 +408,7 @@ class Sequence:
 
     def op_verify_during(self, mode, audit, threads, delay_ms, change):
         """A run while a file is replaced under it (change: a replace or fault op)."""
+        audit = audit or mode == "incremental"
         before = self.now()
         proc = subprocess.Popen(self.verify_args(mode, self.main if audit else None, threads),
                                 stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
@@ -501,7 +504,7 @@ class Sequence:
             rowid, sector, _ = [r for r in rows if r[2] > 0][0]
             con.execute("UPDATE sector_results SET verified = verified - 1 WHERE rowid = ?", (rowid,))
             what = f"lowered verified of {sector}"
-        elif kind == "add" and rows:
+        elif kind == "add" and rows and NOWHERE not in [r[1] for r in rows]:
             cols = [r[1] for r in con.execute("PRAGMA table_info(sector_results)")]
             sel = ", ".join("?" if c == "sector" else c for c in cols)
             con.execute(f"INSERT INTO sector_results ({', '.join(cols)}) SELECT {sel} FROM sector_results "
@@ -623,8 +626,14 @@ class Sequence:
         return self.OPS[op[0]](self, *op[1:])
 
     def execute(self, op):
+        """Runs one operation; an error of the harness itself is kept as a violation, so the
+        sequence is still printed with its seed."""
         self.ops.append((op, None))
-        outcome = self.apply(op)
+        try:
+            outcome = self.apply(op)
+        except Exception as e:  # noqa: BLE001 -- reported with the sequence, never swallowed
+            self.errors.append(f"op {len(self.ops) - 1} {op!r} raised {type(e).__name__}: {e}")
+            outcome = "harness error"
         self.ops[-1] = (op, outcome)
 
     # -- the verdict of a sequence ------------------------------------------------------------
@@ -632,7 +641,7 @@ class Sequence:
     def violations(self):
         final = self.oracle(self.now())  # the issue's oracle: the bytes on disk after the sequence
         self.notes.append(f"final state: {final.text}")
-        out = []
+        out = list(self.errors)
         for claim in self.claims:
             out += check_claim(claim, self.oracle, self.names)
         for source, rc, verdict in self.liveness:
@@ -699,7 +708,7 @@ def random_op(seq, rng, campaign_no):
         c = seq.campaign
         if c is None or len(c["done"]) == c["n"] or rng.random() < 0.1:
             campaign_no += 1
-            n = rng.randint(1, 9)
+            n = rng.randint(2, 9)  # 1/1 is not a shard run (merge refuses it: "no shard run")
             return ("shard", campaign_no, n, rng.randrange(n)), campaign_no
         todo = [i for i in range(c["n"]) if i not in c["done"]]
         return ("shard", c["no"], c["n"], rng.choice(todo)), campaign_no
