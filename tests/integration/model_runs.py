@@ -323,8 +323,8 @@ class Sequence:
         named = None
         if doc is not None:
             named = frozenset(s["sector"] for s in doc.get("sectors", []))
-            if scope_from_doc:
-                scope = named
+            if scope_from_doc:  # a partial run vouches for the sectors it lists as ok
+                scope = frozenset(s["sector"] for s in doc.get("sectors", []) if s.get("status") == "ok")
         if store_label is not None and doc is not None and doc.get("run_id") is not None:
             self.runs[(store_label, doc["run_id"])] = RunInfo(requirements, scope, rc in (130, 143))
         if rc == 0 and (doc is None or doc.get("verdict") == "verified"):
@@ -680,9 +680,14 @@ def random_op(seq, rng, campaign_no):
                 rng.choice(["stale", "sealed", "sealed", "none"]), how, keep)
 
     def change_op():
-        if rng.random() < 0.5:
+        r = rng.random()
+        if r < 0.4:
             return fault_op()
-        return ("replace", sector, rng.randrange(8), how, keep)
+        if r < 0.8:
+            return ("replace", sector, rng.randrange(8), how, keep)
+        if hidden and r < 0.9:
+            return ("restore", rng.choice(hidden))
+        return ("hide", sector)
 
     if kind == "fault":
         return fault_op(), campaign_no
