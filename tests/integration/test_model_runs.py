@@ -14,15 +14,12 @@ a replay line. scripts/model-test is the long run (5,000 sequences).
 The known-defect sequences below are the issue's items 1-7 as explicit operations: each must pass
 once the issue is fixed."""
 import os
-import pathlib
-import subprocess
 import time
 
 import pytest
 
 import model_runs
 
-ROOT = pathlib.Path(__file__).resolve().parents[2]
 MIN_SEQUENCES = 100
 
 
