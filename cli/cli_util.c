@@ -1,5 +1,7 @@
 #include "cli/cli_util.h"
 
+#include "common/output.h"
+
 #include <jansson.h>
 #include <stdlib.h>
 #include <string.h>
@@ -146,4 +148,18 @@ int ma_cli_parse_shard(const char *text, unsigned *index, unsigned *count)
     *index = (unsigned)i;
     *count = (unsigned)n;
     return 0;
+}
+
+int ma_cli_check_output(const char *cmd, const char *out_path, const char *role, int kind,
+                        const struct ma_output_input *inputs, size_t n)
+{
+    if (!out_path)
+        return 0;
+    ma_error err;
+    ma_error_clear(&err);
+    int rc = ma_output_check(out_path, role, kind, inputs, n, &err);
+    if (!rc)
+        return 0;
+    fprintf(stderr, "millaudit %s: %s\n", cmd, err.msg);
+    return rc == MA_EINVAL ? MA_EXIT_USAGE : ma_exit_code_for(rc);
 }

@@ -38,4 +38,11 @@ void ma_cli_run_identity(char *host, size_t host_len, char *cmdline, size_t cmdl
  * *count set, or -1 leaving them alone. */
 int ma_cli_parse_shard(const char *text, unsigned *index, unsigned *count);
 
+/* The output check of common/output.h (ma_output_check) done before any work, its refusal printed as
+ * "millaudit CMD: message". Returns 0 when out_path may be written (or is NULL), else the exit code:
+ * 2 when it names an input of the command, 4 when it cannot be written. */
+struct ma_output_input;
+int ma_cli_check_output(const char *cmd, const char *out_path, const char *role, int kind,
+                        const struct ma_output_input *inputs, size_t n);
+
 #endif
