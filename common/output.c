@@ -137,11 +137,57 @@ static int check_against(const char *out_path, const char *role, const char *out
     return MA_OK;
 }
 
-int ma_output_check(const char *out_path, const char *role, int kind, const ma_output_input *inputs, size_t n,
-                    ma_error *err)
+/* Whether out_path can be written as an output of kind (see the header): MA_OK or MA_EIO. */
+static int writable(const char *out_path, const char *role, int kind, int exists, int stat_errno,
+                    const struct stat *st, ma_error *err)
 {
     char o[PATH_MAX];
     ma_escape_name(out_path, o, sizeof o);
+    const struct stat ost = *st;
+    char what[96] = "cannot write";
+    if (role && *role)
+        snprintf(what, sizeof what, "cannot write the %s output", role);
+    if (!exists) {
+        if (stat_errno != ENOENT && stat_errno != ENOTDIR)
+            return ma_error_set(err, MA_EIO, "%s: %s: %s", o, what, strerror(stat_errno));
+        char dir[PATH_MAX];
+        dir_of(out_path, dir, sizeof dir);
+        struct stat dst;
+        if (stat(dir, &dst) != 0)
+            return ma_error_set(err, MA_EIO, "%s: %s: its directory does not exist", o, what);
+        if (!S_ISDIR(dst.st_mode))
+            return ma_error_set(err, MA_EIO, "%s: %s: %s is not a directory", o, what,
+                                ma_escape_name(dir, (char[PATH_MAX]){0}, PATH_MAX));
+        if (access(dir, W_OK | X_OK) != 0)
+            return ma_error_set(err, MA_EIO, "%s: %s: its directory is not writable (%s)", o,
+                                what, strerror(errno));
+        return MA_OK;
+    }
+    if (S_ISDIR(ost.st_mode))
+        return ma_error_set(err, MA_EIO, "%s: %s: it is a directory", o, what);
+    if (S_ISREG(ost.st_mode)) {
+        /* Root may write anything and rename over anything; a file without write permission bits
+         * is still someone's wish that it stays, so it is refused for everyone. */
+        if (!(ost.st_mode & 0222) || access(out_path, W_OK) != 0)
+            return ma_error_set(err, MA_EIO, "%s: %s: the file is read-only", o, what);
+        char dir[PATH_MAX];
+        dir_of(out_path, dir, sizeof dir);
+        if (access(dir, W_OK | X_OK) != 0)
+            return ma_error_set(err, MA_EIO,
+                                "%s: %s: its directory is not writable, so the file "
+                                "cannot be replaced atomically (%s)",
+                                o, what, strerror(errno));
+        return MA_OK;
+    }
+    if (kind == MA_OUTPUT_DOCUMENT && (S_ISCHR(ost.st_mode) || S_ISFIFO(ost.st_mode)))
+        return MA_OK;
+    return ma_error_set(err, MA_EIO, "%s: %s: it is a %s", o, what,
+                        ma_file_type_name(ost.st_mode));
+}
+
+int ma_output_check(const char *out_path, const char *role, int kind, const ma_output_input *inputs, size_t n,
+                    ma_error *err)
+{
     if (!out_path || !*out_path)
         return ma_error_set(err, MA_EINVAL, "the %s output is an empty path", role);
     if (ma_output_is_stdout(out_path)) {
@@ -152,6 +198,7 @@ int ma_output_check(const char *out_path, const char *role, int kind, const ma_o
     }
     struct stat ost;
     int exists = stat(out_path, &ost) == 0;
+    int stat_errno = exists ? 0 : errno; /* before the calls below change errno */
     char out_name[PATH_MAX];
     int named = resolve_name(out_path, out_name, sizeof out_name);
     for (size_t i = 0; i < n; i++) {
@@ -161,43 +208,9 @@ int ma_output_check(const char *out_path, const char *role, int kind, const ma_o
         if (rc)
             return rc;
     }
-    if (!exists) {
-        struct stat lst;
-        if (errno != ENOENT && lstat(out_path, &lst) != 0)
-            return ma_error_set(err, MA_EIO, "%s: cannot write the %s output: %s", o, role, strerror(errno));
-        char dir[PATH_MAX];
-        dir_of(out_path, dir, sizeof dir);
-        struct stat dst;
-        if (stat(dir, &dst) != 0)
-            return ma_error_set(err, MA_EIO, "%s: cannot write the %s output: its directory does not exist", o, role);
-        if (!S_ISDIR(dst.st_mode))
-            return ma_error_set(err, MA_EIO, "%s: cannot write the %s output: %s is not a directory", o, role,
-                                ma_escape_name(dir, (char[PATH_MAX]){0}, PATH_MAX));
-        if (access(dir, W_OK | X_OK) != 0)
-            return ma_error_set(err, MA_EIO, "%s: cannot write the %s output: its directory is not writable (%s)", o,
-                                role, strerror(errno));
-        return MA_OK;
-    }
-    if (S_ISDIR(ost.st_mode))
-        return ma_error_set(err, MA_EIO, "%s: cannot write the %s output: it is a directory", o, role);
-    if (S_ISREG(ost.st_mode)) {
-        /* Root may write anything and rename over anything; a file without write permission bits
-         * is still someone's wish that it stays, so it is refused for everyone. */
-        if (!(ost.st_mode & 0222) || access(out_path, W_OK) != 0)
-            return ma_error_set(err, MA_EIO, "%s: cannot write the %s output: the file is read-only", o, role);
-        char dir[PATH_MAX];
-        dir_of(out_path, dir, sizeof dir);
-        if (access(dir, W_OK | X_OK) != 0)
-            return ma_error_set(err, MA_EIO,
-                                "%s: cannot write the %s output: its directory is not writable, so the file "
-                                "cannot be replaced atomically (%s)",
-                                o, role, strerror(errno));
-        return MA_OK;
-    }
-    if (kind == MA_OUTPUT_DOCUMENT && (S_ISCHR(ost.st_mode) || S_ISFIFO(ost.st_mode)))
-        return MA_OK;
-    return ma_error_set(err, MA_EIO, "%s: cannot write the %s output: it is a %s", o, role,
-                        ma_file_type_name(ost.st_mode));
+    if (kind == MA_OUTPUT_STORE)
+        return writable(out_path, role, kind, exists, stat_errno, &ost, err);
+    return MA_OK;
 }
 
 static int write_all(int fd, const char *data, size_t len, const char *name, ma_error *err)
@@ -288,11 +301,11 @@ int ma_output_write(const char *out_path, const void *data, size_t len, ma_error
         return write_all(STDOUT_FILENO, data, len, "standard output", err);
     }
     struct stat st;
-    if (stat(out_path, &st) == 0) {
-        if (S_ISCHR(st.st_mode) || S_ISFIFO(st.st_mode))
-            return write_through(out_path, name, data, len, err);
-        if (!S_ISREG(st.st_mode))
-            return ma_error_set(err, MA_EIO, "%s: cannot write: it is a %s", name, ma_file_type_name(st.st_mode));
-    }
+    int exists = stat(out_path, &st) == 0;
+    int rc = writable(out_path, "", MA_OUTPUT_DOCUMENT, exists, exists ? 0 : errno, &st, err);
+    if (rc)
+        return rc;
+    if (exists && (S_ISCHR(st.st_mode) || S_ISFIFO(st.st_mode)))
+        return write_through(out_path, name, data, len, err);
     return write_atomic(out_path, name, data, len, err);
 }

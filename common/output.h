@@ -10,14 +10,20 @@
  *    when it names the store's side files (<store>-wal, -shm, -journal: they may appear only while
  *    the command runs, so they are compared by name in the resolved directory, not by inode), or
  *    when it is the same file by device and inode (a hard link, a symbolic link, another spelling of
- *    the path). It is refused with MA_EIO (exit 4) when it cannot be written at all: a directory, a
- *    missing or non-directory parent, a block device, a socket, a FIFO nobody reads, a read-only
- *    regular file (its protection is honoured even for root, who could rename over it).
+ *    the path). A store output (runs merge OUT) is also refused with MA_EIO (exit 4) when it cannot
+ *    be written (below). A document output that cannot be written is found when it is written, so
+ *    the work still reports on stdout as before (exit 4 then).
+ *
+ *    Cannot be written (MA_EIO): a directory, a missing or non-directory parent, a block device, a
+ *    socket, a read-only regular file (its protection is honoured even for root, who could rename
+ *    over it), a regular file in a directory that is not writable; for a store also a character
+ *    device or FIFO.
  *
  * 2. ma_output_write writes the document:
  *    - "-" (where allowed) is standard output;
  *    - an existing character device or FIFO is written through (opened O_WRONLY, never created,
  *      never renamed over): --junit /dev/null and /dev/stdout work and the device node stays;
+ *    - a FIFO nobody reads is an error, not a hang (opened O_NONBLOCK);
  *    - anything else is a regular file written beside the target (<path>.tmp.<pid>), fsync'ed and
  *      renamed into place, then the directory fsync'ed: the target is the old file or the new one.
  *
