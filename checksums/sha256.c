@@ -46,6 +46,7 @@ typedef struct file_state {
     size_t n_chunks;     /* chunks in the file */
     size_t next_seq;     /* next chunk the whole-file stream needs */
     size_t n_done;       /* chunks whose every task is done */
+    size_t hash_lo;      /* chunks before it have their hash claimed: where the hash scan starts */
     int feeding;         /* a worker is feeding the stream right now */
     unsigned char *st;   /* per chunk: CH_* bits */
     uint8_t **buf;       /* per chunk: its buffer while held (NULL if skipped or released) */
@@ -331,7 +332,13 @@ static int find_task(pool *p, size_t *tf, size_t *tk)
             *tk = fs->next_seq;
             return 1;
         }
-        for (size_t k = 0; !hash && k < fs->n_chunks; k++)
+        /* Linear in chunks overall: hash_lo only moves forward past chunks whose hash is claimed,
+         * and the scan stops at the claim cursor; between the two lie only chunks holding a
+         * buffer (read or being read), so one scan costs at most the buffers in flight. */
+        while (fs->hash_lo < fs->n_chunks && (fs->st[fs->hash_lo] & (CH_HASHING | CH_HASHED)))
+            fs->hash_lo++;
+        size_t end = f == p->cur_file ? p->cur_chunk : fs->n_chunks;
+        for (size_t k = fs->hash_lo; !hash && k < end && k < fs->n_chunks; k++)
             if ((fs->st[k] & (CH_READ | CH_HASHING | CH_HASHED)) == CH_READ) {
                 *tf = f;
                 *tk = k;
