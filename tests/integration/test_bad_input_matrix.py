@@ -323,6 +323,8 @@ def readonly_rows():
     for cmd in WRITERS + READERS:
         writer = cmd in WRITERS
         code, fragment = (IO, "not writable") if writer else (OK, None)
+        if cmd == "runs-regressions":
+            code, fragment = BAD_INPUT, "no verify run"  # read, and it holds a manifest run only
         yield pytest.param(cmd, code, fragment, id=f"read-only-dir-{cmd}")
 
 
