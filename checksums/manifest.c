@@ -364,11 +364,18 @@ int ma_manifest_path_check(const char *rel, ma_error *err)
         return ma_error_set(err, MA_EFORMAT, "empty path");
     if (rel[0] == '/')
         return ma_error_set(err, MA_EFORMAT, "path '%s' is absolute", rel);
+    /* ".." is refused only where it leaves the directory ("../a", "sub/../../a"), as sha256sum -c
+     * reads "sub/../a.mdb" as a.mdb; the depth is counted by name, never by following links. */
+    long depth = 0;
     for (const char *p = rel; *p;) {
         const char *end = strchr(p, '/');
         size_t len = end ? (size_t)(end - p) : strlen(p);
-        if (len == 2 && p[0] == '.' && p[1] == '.')
-            return ma_error_set(err, MA_EFORMAT, "path '%s' climbs out of the directory", rel);
+        if (len == 2 && p[0] == '.' && p[1] == '.') {
+            if (--depth < 0)
+                return ma_error_set(err, MA_EFORMAT, "path '%s' climbs out of the directory", rel);
+        } else if (len && !(len == 1 && p[0] == '.')) {
+            depth++;
+        }
         p += len;
         while (*p == '/')
             p++;
@@ -386,7 +393,13 @@ char *ma_manifest_path_normalise(const char *rel)
     for (const char *p = rel; *p;) {
         const char *end = strchr(p, '/');
         size_t n = end ? (size_t)(end - p) : strlen(p);
-        if (n && !(n == 1 && p[0] == '.')) {
+        if (n == 2 && p[0] == '.' && p[1] == '.') {
+            /* back to the end of the previous component (ma_manifest_path_check: never above) */
+            while (o && out[o - 1] != '/')
+                o--;
+            if (o)
+                o--;
+        } else if (n && !(n == 1 && p[0] == '.')) {
             if (o)
                 out[o++] = '/';
             memcpy(out + o, p, n);

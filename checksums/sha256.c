@@ -61,6 +61,7 @@ typedef struct pool {
     int whole_only;             /* no chunk digests wanted */
     void (*on_progress)(void *ctx, uint64_t bytes_done);
     void *progress_ctx;
+    const volatile sig_atomic_t *cancel; /* the caller's stop flag, or NULL */
     uint64_t bytes_done;        /* fed into whole-file streams so far */
     file_state *files;
     size_t n_files;
@@ -179,7 +180,8 @@ static void file_open(pool *p, size_t f)
     fs->opened = 1;
     d->chunk_size = p->chunk_size;
     struct stat st;
-    int code = ma_file_open_regular(fs->path, &fs->fd, &st, &e);
+    int code = p->cancel && *p->cancel ? ma_error_set(&e, MA_ECANCELED, "%s: interrupted", fs->path)
+                                       : ma_file_open_regular(fs->path, &fs->fd, &st, &e);
     if (code) {
         file_fail(p, f, code, &e);
         file_finish(p, f);
@@ -426,6 +428,11 @@ static void *worker(void *arg)
         f = p->cur_file;
         k = p->cur_chunk++;
         file_state *fs = &p->files[f];
+        if (!fs->failed && p->cancel && *p->cancel) {
+            /* stopped: the rest of this file is claimed as skipped chunks, later files fail at open */
+            ma_error_set(&e, MA_ECANCELED, "%s: interrupted", fs->path);
+            file_fail(p, f, MA_ECANCELED, &e);
+        }
         uint8_t *buf = NULL;
         int skip = fs->failed;
         int rc = MA_OK;
@@ -493,6 +500,7 @@ int ma_sha256_files(ma_file_digest *out, int *rcs, ma_error *errs, const char *c
     p.whole_only = opt && opt->whole_only;
     p.on_progress = opt ? opt->on_progress : NULL;
     p.progress_ctx = opt ? opt->progress_ctx : NULL;
+    p.cancel = opt ? opt->cancel : NULL;
     p.n_files = n;
     p.out = out;
     p.rcs = rcs ? rcs : calloc(n, sizeof *rcs);

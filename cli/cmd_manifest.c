@@ -14,6 +14,7 @@
  * path, input or store unusable; 4 output not writable. docs/manifest.md has the details.
  */
 #include <errno.h>
+#include <limits.h>
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -25,6 +26,7 @@
 #include "checksums/sha256.h"
 #include "cli/cli_util.h"
 #include "cli/commands.h"
+#include "cli/signals.h"
 #include "common/fileio.h"
 #include "common/output.h"
 #include "common/ma_error.h"
@@ -413,10 +415,13 @@ static int cmd_create(int argc, char **argv, const ma_cli_invocation *typed)
             if (pv.format[0] && !format[0])
                 memcpy(format, pv.format, sizeof format);
         }
-        char host[256], cmdline[8192];
+        char host[256], cmdline[8192], root[PATH_MAX];
         ma_cli_run_identity(host, sizeof host, cmdline, sizeof cmdline, typed->argc, typed->argv);
+        /* the absolute root, as verify records it, so runs list --root finds manifest runs too */
+        if (!realpath(dir, root))
+            snprintf(root, sizeof root, "%s", dir);
         const ma_run_info info = {.kind = "manifest", .tool_version = MA_VERSION, .git_revision = MA_GIT_REVISION,
-                                  .host = host, .command_line = cmdline, .database_root = dir,
+                                  .host = host, .command_line = cmdline, .database_root = root,
                                   .variant = variant[0] && !mixed_variant ? variant : NULL,
                                   .format = format[0] && !mixed_format ? format : NULL};
         rc = ma_audit_run_begin(audit, &info, &run_id, &err);
@@ -426,9 +431,18 @@ static int cmd_create(int argc, char **argv, const ma_cli_invocation *typed)
         }
         in_run = 1;
     }
+    /* a first Ctrl-C or SIGTERM stops the hashing cleanly (also when SIGINT came in ignored) */
+    const volatile sig_atomic_t *stop = ma_cli_stop_on_signals();
+    sha.cancel = stop;
     struct byte_progress bp;
     start_progress(&bp, &sha, quiet, "manifest create", full, n);
     rc = ma_sha256_files(dig, NULL, NULL, (const char *const *)full, n, &sha, &err);
+    if (*stop) {
+        /* SIGINT/SIGTERM: no manifest is written, the run is recorded as interrupted */
+        status = 128 + (int)*stop;
+        ma_error_set(&err, MA_ECANCELED, "interrupted by signal %d: no manifest written", (int)*stop);
+        goto done;
+    }
     if (rc != MA_OK) {
         /* A file that cannot be read is unusable input; nothing is written. */
         status = rc == MA_ENOMEM || rc == MA_EINTERNAL ? MA_EXIT_INTERNAL : MA_EXIT_BAD_INPUT;
@@ -464,7 +478,8 @@ done:
         fail(err.msg);
     if (audit && in_run) {
         ma_error e2;
-        if (ma_audit_run_end(audit, run_id, status == MA_EXIT_OK ? "ok" : "unusable", &e2) != MA_OK) {
+        const char *how = status == MA_EXIT_OK ? "ok" : status > 128 ? "interrupted" : "unusable";
+        if (ma_audit_run_end(audit, run_id, how, &e2) != MA_OK) {
             fail(e2.msg);
             if (status == MA_EXIT_OK)
                 status = MA_EXIT_IO;

@@ -26,6 +26,7 @@
 #include "cli/audit_store.h"
 #include "cli/cli_util.h"
 #include "cli/commands.h"
+#include "cli/signals.h"
 #include "common/fileio.h"
 #include "common/ma_error.h"
 #include "common/output.h"
@@ -648,12 +649,17 @@ static int cmd_merge(int argc, char **argv)
     free(inputs);
     if (refused)
         return refused;
+    /* a first Ctrl-C or SIGTERM rolls the merged run back (also when SIGINT came in ignored) */
+    o.cancel = ma_cli_stop_on_signals();
     ma_merge_result m;
     ma_error err;
     ma_error_clear(&err);
     int rc = ma_merge_runs(&o, &m, &err);
     int exit_code;
-    if (rc) {
+    if (rc == MA_ECANCELED) {
+        fprintf(stderr, "millaudit runs merge: %s\n", err.msg);
+        exit_code = 128 + (int)*o.cancel;
+    } else if (rc) {
         fprintf(stderr, "millaudit runs merge: %s\n", err.msg);
         exit_code = m.output_failed ? MA_EXIT_IO : bad_input_code(rc);
     } else {
