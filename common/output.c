@@ -196,7 +196,7 @@ int ma_output_check(const char *out_path, const char *role, int kind, const ma_o
                                 role);
         return MA_OK;
     }
-    struct stat ost;
+    struct stat ost = {0};
     int exists = stat(out_path, &ost) == 0;
     int stat_errno = exists ? 0 : errno; /* before the calls below change errno */
     char out_name[PATH_MAX];
@@ -300,7 +300,7 @@ int ma_output_write(const char *out_path, const void *data, size_t len, ma_error
         fflush(stdout);
         return write_all(STDOUT_FILENO, data, len, "standard output", err);
     }
-    struct stat st;
+    struct stat st = {0};
     int exists = stat(out_path, &st) == 0;
     int rc = writable(out_path, "", MA_OUTPUT_DOCUMENT, exists, exists ? 0 : errno, &st, err);
     if (rc)
