@@ -15,8 +15,8 @@
 
 #include "common/fileio.h"
 
-/* How deep a database directory is searched for files an output must not replace. */
-#define MAX_DIR_DEPTH 8
+/* How many directory levels below a database directory are searched for files an output must not replace. */
+#define MAX_DIR_NESTING 8
 
 int ma_output_is_stdout(const char *out_path)
 {
@@ -71,8 +71,8 @@ static int refuse_input(const char *out_path, const char *role, const char *what
                         o, role, what, i);
 }
 
-/* Searches directory dir (depth levels deep) for a file with out's device and inode. */
-static int dir_holds(const char *dir, const struct stat *out, int depth, char *found, size_t len)
+/* Searches directory dir (nesting levels below it) for a file with out's device and inode. */
+static int dir_holds(const char *dir, const struct stat *out, int nesting, char *found, size_t len)
 {
     DIR *d = opendir(dir);
     if (!d)
@@ -93,8 +93,8 @@ static int dir_holds(const char *dir, const struct stat *out, int depth, char *f
         if (st.st_dev == out->st_dev && st.st_ino == out->st_ino) {
             snprintf(found, len, "%s", p);
             hit = 1;
-        } else if (S_ISDIR(st.st_mode) && depth > 0 && e->d_type != DT_LNK) {
-            hit = dir_holds(p, out, depth - 1, found, len);
+        } else if (S_ISDIR(st.st_mode) && nesting > 0 && e->d_type != DT_LNK) {
+            hit = dir_holds(p, out, nesting - 1, found, len);
         }
     }
     closedir(d);
@@ -128,7 +128,7 @@ static int check_against(const char *out_path, const char *role, const char *out
     struct stat ist;
     if (out_exists && S_ISREG(ost->st_mode) && stat(in->path, &ist) == 0 && S_ISDIR(ist.st_mode)) {
         char found[PATH_MAX];
-        if (dir_holds(in->path, ost, MAX_DIR_DEPTH, found, sizeof found)) {
+        if (dir_holds(in->path, ost, MAX_DIR_NESTING, found, sizeof found)) {
             char w[PATH_MAX + 64];
             snprintf(w, sizeof w, "a file of %s", what);
             return refuse_input(out_path, role, w, found, err);
@@ -168,7 +168,7 @@ static int writable(const char *out_path, const char *role, int kind, int exists
     if (S_ISREG(ost.st_mode)) {
         /* Root may write anything and rename over anything; a file without write permission bits
          * is still someone's wish that it stays, so it is refused for everyone. */
-        if (!(ost.st_mode & 0222) || access(out_path, W_OK) != 0)
+        if (!(ost.st_mode & (S_IWUSR | S_IWGRP | S_IWOTH)) || access(out_path, W_OK) != 0)
             return ma_error_set(err, MA_EIO, "%s: %s: the file is read-only", o, what);
         char dir[PATH_MAX];
         dir_of(out_path, dir, sizeof dir);
