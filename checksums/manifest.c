@@ -2,6 +2,7 @@
 #include "checksums/manifest.h"
 
 #include "common/fileio.h"
+#include "common/output.h"
 
 #include <dirent.h>
 #include <signal.h>
@@ -340,55 +341,19 @@ int ma_manifest_write(const char *out_path, const char *const *paths, const ma_f
 int ma_manifest_write_header(const char *out_path, const char *header, const char *const *paths,
                              const ma_file_digest *digests, size_t n, ma_error *err)
 {
-    size_t len = strlen(out_path) + 32;
-    char *tmp = malloc(len);
-    if (!tmp)
+    /* Built in memory, then written by common/output: a regular file atomically (<out>.tmp.<pid>,
+     * fsync, rename, directory fsync), a device or FIFO written through; errors name out_path. */
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&buf, &len);
+    if (!f)
         return ma_error_set(err, MA_ENOMEM, "%s: out of memory", out_path);
-    snprintf(tmp, len, "%s.tmp.%ld", out_path, (long)getpid());
-    int fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
-    if (fd < 0) {
-        int rc = ma_error_set(err, MA_EIO, "%s: cannot create: %s", tmp, strerror(errno));
-        free(tmp);
-        return rc;
-    }
-    FILE *f = fdopen(fd, "w");
-    int ok = f != NULL && write_lines(f, header, paths, digests, n);
-    int saved = 0;
-    if (ok && (fflush(f) != 0 || fsync(fd) != 0))
+    int ok = write_lines(f, header, paths, digests, n);
+    if (fclose(f) != 0)
         ok = 0;
-    if (!ok)
-        saved = errno;
-    if (f ? fclose(f) != 0 : close(fd) != 0) {
-        if (ok)
-            saved = errno;
-        ok = 0;
-    }
-    if (ok && rename(tmp, out_path) != 0) {
-        int rc = ma_error_set(err, MA_EIO, "%s: cannot rename %s into place: %s", out_path, tmp, strerror(errno));
-        unlink(tmp);
-        free(tmp);
-        return rc;
-    }
-    if (!ok) {
-        int rc = ma_error_set(err, MA_EIO, "%s: cannot write: %s", tmp, strerror(saved));
-        unlink(tmp);
-        free(tmp);
-        return rc;
-    }
-    free(tmp);
-    /* Make the rename itself durable. */
-    char *dir = strdup(out_path);
-    if (dir) {
-        char *slash = strrchr(dir, '/');
-        const char *d = slash ? (slash == dir ? "/" : (*slash = '\0', dir)) : ".";
-        int dfd = open(d, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-        if (dfd >= 0) {
-            fsync(dfd);
-            close(dfd);
-        }
-        free(dir);
-    }
-    return MA_OK;
+    int rc = ok && buf ? ma_output_write(out_path, buf, len, err) : ma_error_set(err, MA_ENOMEM, "%s: out of memory", out_path);
+    free(buf);
+    return rc;
 }
 
 /* ---- reading ---- */
@@ -399,11 +364,18 @@ int ma_manifest_path_check(const char *rel, ma_error *err)
         return ma_error_set(err, MA_EFORMAT, "empty path");
     if (rel[0] == '/')
         return ma_error_set(err, MA_EFORMAT, "path '%s' is absolute", rel);
+    /* ".." is refused only where it leaves the directory ("../a", "sub/../../a"), as sha256sum -c
+     * reads "sub/../a.mdb" as a.mdb; the depth is counted by name, never by following links. */
+    long depth = 0;
     for (const char *p = rel; *p;) {
         const char *end = strchr(p, '/');
         size_t len = end ? (size_t)(end - p) : strlen(p);
-        if (len == 2 && p[0] == '.' && p[1] == '.')
-            return ma_error_set(err, MA_EFORMAT, "path '%s' climbs out of the directory", rel);
+        if (len == 2 && p[0] == '.' && p[1] == '.') {
+            if (--depth < 0)
+                return ma_error_set(err, MA_EFORMAT, "path '%s' climbs out of the directory", rel);
+        } else if (len && !(len == 1 && p[0] == '.')) {
+            depth++;
+        }
         p += len;
         while (*p == '/')
             p++;
@@ -421,7 +393,13 @@ char *ma_manifest_path_normalise(const char *rel)
     for (const char *p = rel; *p;) {
         const char *end = strchr(p, '/');
         size_t n = end ? (size_t)(end - p) : strlen(p);
-        if (n && !(n == 1 && p[0] == '.')) {
+        if (n == 2 && p[0] == '.' && p[1] == '.') {
+            /* back to the end of the previous component (ma_manifest_path_check: never above) */
+            while (o && out[o - 1] != '/')
+                o--;
+            if (o)
+                o--;
+        } else if (n && !(n == 1 && p[0] == '.')) {
             if (o)
                 out[o++] = '/';
             memcpy(out + o, p, n);

@@ -109,12 +109,14 @@ int ma_manifest_parse(ma_manifest *out, const char *text, size_t len, const char
 int ma_manifest_read(ma_manifest *out, const char *manifest_path, ma_error *err);
 void ma_manifest_free(ma_manifest *m);
 
-/* MA_OK if rel is a safe relative path (non-empty, not absolute, no ".." component), else
- * MA_EFORMAT with a message naming rel. */
+/* MA_OK if rel is a safe relative path (non-empty, not absolute, never above the directory: a ".."
+ * only after a component it undoes, "sub/../a" yes, "../a" and "sub/../../a" no), else MA_EFORMAT
+ * with a message naming rel. */
 int ma_manifest_path_check(const char *rel, ma_error *err);
 /* The canonical spelling of a safe relative path, malloc'd (NULL without memory): "." components
- * and repeated or trailing slashes removed, so "./x", "a//b" and "a/./b/" name what the listing
- * calls "x", "a/b" and "a/b". A path of nothing but "." and slashes becomes ".". */
+ * and repeated or trailing slashes removed and "x/.." components dropped by name, so "./x", "a//b",
+ * "a/./b/" and "c/../a/b" name what the listing calls "x", "a/b", "a/b" and "a/b". A path of
+ * nothing but "." and slashes (or that comes back to the top) becomes ".". */
 char *ma_manifest_path_normalise(const char *rel);
 
 /* ---- recording into an audit store ---- */

@@ -46,6 +46,7 @@ typedef struct file_state {
     size_t n_chunks;     /* chunks in the file */
     size_t next_seq;     /* next chunk the whole-file stream needs */
     size_t n_done;       /* chunks whose every task is done */
+    size_t hash_lo;      /* chunks before it have their hash claimed: where the hash scan starts */
     int feeding;         /* a worker is feeding the stream right now */
     unsigned char *st;   /* per chunk: CH_* bits */
     uint8_t **buf;       /* per chunk: its buffer while held (NULL if skipped or released) */
@@ -60,6 +61,7 @@ typedef struct pool {
     int whole_only;             /* no chunk digests wanted */
     void (*on_progress)(void *ctx, uint64_t bytes_done);
     void *progress_ctx;
+    const volatile sig_atomic_t *cancel; /* the caller's stop flag, or NULL */
     uint64_t bytes_done;        /* fed into whole-file streams so far */
     file_state *files;
     size_t n_files;
@@ -178,7 +180,8 @@ static void file_open(pool *p, size_t f)
     fs->opened = 1;
     d->chunk_size = p->chunk_size;
     struct stat st;
-    int code = ma_file_open_regular(fs->path, &fs->fd, &st, &e);
+    int code = p->cancel && *p->cancel ? ma_error_set(&e, MA_ECANCELED, "%s: interrupted", fs->path)
+                                       : ma_file_open_regular(fs->path, &fs->fd, &st, &e);
     if (code) {
         file_fail(p, f, code, &e);
         file_finish(p, f);
@@ -331,7 +334,13 @@ static int find_task(pool *p, size_t *tf, size_t *tk)
             *tk = fs->next_seq;
             return 1;
         }
-        for (size_t k = 0; !hash && k < fs->n_chunks; k++)
+        /* Linear in chunks overall: hash_lo only moves forward past chunks whose hash is claimed,
+         * and the scan stops at the claim cursor; between the two lie only chunks holding a
+         * buffer (read or being read), so one scan costs at most the buffers in flight. */
+        while (fs->hash_lo < fs->n_chunks && (fs->st[fs->hash_lo] & (CH_HASHING | CH_HASHED)))
+            fs->hash_lo++;
+        size_t end = f == p->cur_file ? p->cur_chunk : fs->n_chunks;
+        for (size_t k = fs->hash_lo; !hash && k < end && k < fs->n_chunks; k++)
             if ((fs->st[k] & (CH_READ | CH_HASHING | CH_HASHED)) == CH_READ) {
                 *tf = f;
                 *tk = k;
@@ -419,6 +428,11 @@ static void *worker(void *arg)
         f = p->cur_file;
         k = p->cur_chunk++;
         file_state *fs = &p->files[f];
+        if (!fs->failed && p->cancel && *p->cancel) {
+            /* stopped: the rest of this file is claimed as skipped chunks, later files fail at open */
+            ma_error_set(&e, MA_ECANCELED, "%s: interrupted", fs->path);
+            file_fail(p, f, MA_ECANCELED, &e);
+        }
         uint8_t *buf = NULL;
         int skip = fs->failed;
         int rc = MA_OK;
@@ -486,6 +500,7 @@ int ma_sha256_files(ma_file_digest *out, int *rcs, ma_error *errs, const char *c
     p.whole_only = opt && opt->whole_only;
     p.on_progress = opt ? opt->on_progress : NULL;
     p.progress_ctx = opt ? opt->progress_ctx : NULL;
+    p.cancel = opt ? opt->cancel : NULL;
     p.n_files = n;
     p.out = out;
     p.rcs = rcs ? rcs : calloc(n, sizeof *rcs);

@@ -22,6 +22,7 @@
 #define MA_SHA256_H
 
 #include <stddef.h>
+#include <signal.h>
 #include <stdint.h>
 
 #include "common/ma_error.h"
@@ -39,6 +40,9 @@ typedef struct ma_sha256_options {
      * serialised (made under the pool's lock), so the callback must be quick and not re-enter. */
     void (*on_progress)(void *ctx, uint64_t bytes_done);
     void *progress_ctx;
+    /* Optional: when *cancel becomes non-zero (a signal handler's flag), no further chunk is read:
+     * files not finished fail with MA_ECANCELED ("interrupted"), the call returns soon. */
+    const volatile sig_atomic_t *cancel;
 } ma_sha256_options;
 
 /* The digests of one file. Owned by the caller; release with ma_file_digest_free. */

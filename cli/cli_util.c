@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include "common/fileio.h"
+#include "common/output.h"
 
 int ma_cli_shell_quote(char *buf, size_t len, const char *word)
 {
@@ -203,4 +204,18 @@ int ma_cli_read_document(const char *path, size_t max, const char *what, char **
     *out = buf;
     *len = n;
     return MA_OK;
+}
+
+int ma_cli_check_output(const char *cmd, const char *out_path, const char *role, int kind,
+                        const struct ma_output_input *inputs, size_t n)
+{
+    if (!out_path)
+        return 0;
+    ma_error err;
+    ma_error_clear(&err);
+    int rc = ma_output_check(out_path, role, kind, inputs, n, &err);
+    if (!rc)
+        return 0;
+    fprintf(stderr, "millaudit %s: %s\n", cmd, err.msg);
+    return rc == MA_EINVAL ? MA_EXIT_USAGE : ma_exit_code_for(rc);
 }

@@ -45,4 +45,11 @@ int ma_cli_parse_shard(const char *text, unsigned *index, unsigned *count);
  * larger than max bytes, <what>"; other errors as ma_file_open_stream, MA_EIO for a failed read. */
 int ma_cli_read_document(const char *path, size_t max, const char *what, char **out, size_t *len, ma_error *err);
 
+/* The output check of common/output.h (ma_output_check) done before any work, its refusal printed as
+ * "millaudit CMD: message". Returns 0 when out_path may be written (or is NULL), else the exit code:
+ * 2 when it names an input of the command, 4 when it cannot be written. */
+struct ma_output_input;
+int ma_cli_check_output(const char *cmd, const char *out_path, const char *role, int kind,
+                        const struct ma_output_input *inputs, size_t n);
+
 #endif

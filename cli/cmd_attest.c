@@ -17,6 +17,7 @@
 
 #include "cli/audit_store.h"
 #include "cli/cli_util.h"
+#include "common/output.h"
 #include "cli/commands.h"
 #include "common/ma_error.h"
 #include "ma_version.h"
@@ -42,13 +43,6 @@ static void usage(FILE *out)
             "exit: 0 written / signature good and files match, 1 run not verified / bad signature /\n"
             "      a file changed, missing or not attested, 2 usage, 3 store, key or envelope\n"
             "      unusable, 4 output not writable\n");
-}
-
-/* The one place attest writes a file: atomically (temporary file beside it, then rename), so FILE
- * is the old one or the whole new one. */
-static int write_output(const char *path, const char *data, size_t len, ma_error *err)
-{
-    return ma_render_write_atomic(path, data, len, err);
 }
 
 static int cmd_create(int argc, char **argv)
@@ -88,6 +82,12 @@ static int cmd_create(int argc, char **argv)
         usage(stderr);
         return MA_EXIT_USAGE;
     }
+    /* the envelope must never land on the store or the key it is made from */
+    const ma_output_input inputs[] = {{audit_path, "the audit store", MA_INPUT_STORE},
+                                      {key_path, "the signing key", MA_INPUT_FILE}};
+    int refused = ma_cli_check_output("attest create", out_path, "--out", MA_OUTPUT_DOCUMENT, inputs, 2);
+    if (refused)
+        return refused;
     opt.tool_version = MA_VERSION;
     opt.git_revision = MA_GIT_REVISION;
     opt.store_name = audit_path;
@@ -107,7 +107,7 @@ static int cmd_create(int argc, char **argv)
         exit_code = made.unverified ? MA_EXIT_MISMATCH
                     : rc == MA_ENOMEM || rc == MA_EINTERNAL ? MA_EXIT_INTERNAL
                                                              : MA_EXIT_BAD_INPUT;
-    } else if (write_output(out_path, made.envelope, made.len, &err)) {
+    } else if (ma_output_write(out_path, made.envelope, made.len, &err)) {
         exit_code = MA_EXIT_IO;
     } else {
         printf("attested run %lld (verdict %s): %zu files, rules %s, signed by key %s into %s\n",

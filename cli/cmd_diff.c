@@ -13,6 +13,7 @@
 #include "cli/cli_util.h"
 #include "cli/commands.h"
 #include "common/fileio.h"
+#include "common/output.h"
 #include "common/ma_error.h"
 #include "ma_version.h"
 #include "reports/audit.h"
@@ -365,6 +366,15 @@ int ma_cmd_diff(int argc, char **argv, const ma_cli_invocation *typed)
         return MA_EXIT_USAGE;
     }
     const char *path_a = argv[optind], *path_b = argv[optind + 1];
+    {
+        /* the JUnit file must not replace a database, the store or its side files */
+        const ma_output_input inputs[] = {{path_a, "database A", MA_INPUT_FILE},
+                                          {path_b, "database B", MA_INPUT_FILE},
+                                          {audit_path, "the audit store", MA_INPUT_STORE}};
+        int refused = ma_cli_check_output("diff", junit_path, "--junit", MA_OUTPUT_DOCUMENT, inputs, 3);
+        if (refused)
+            return refused;
+    }
     ma_database *a = NULL, *b = NULL;
     ma_diff_sector *ss = NULL;
     size_t n = 0;

@@ -26,6 +26,7 @@
 #include "cli/commands.h"
 #include "cli/signals.h"
 #include "common/ma_error.h"
+#include "common/output.h"
 #include "common/progress.h"
 #include "formats/source.h"
 #include "ma_version.h"
@@ -128,30 +129,23 @@ static int on_move(void *ctx, const ma_grade_move *m, ma_error *err)
     return MA_OK;
 }
 
-/* Writes the HTML report next to its final name, then renames it: never a half-written report. */
+/* Renders the HTML report in memory, then writes it through common/output.h: a regular file is
+ * replaced atomically (never a half-written report), a device or FIFO written through. */
 static int write_html(const char *path, const ma_grade_report_info *info, const ma_grade_tally *t,
                       ma_error *err)
 {
-    char tmp[PATH_MAX + 32];
-    snprintf(tmp, sizeof tmp, "%s.tmp.%ld", path, (long)getpid());
-    FILE *f = fopen(tmp, "w");
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&buf, &len);
     if (!f)
-        return ma_error_set(err, MA_EIO, "%s: cannot write: %s", path, strerror(errno));
+        return ma_error_set(err, MA_ENOMEM, "%s: out of memory", path);
     int bad = ma_grade_report_html(f, info, t);
-    int saved = errno;
-    if (fclose(f) != 0 && !bad) {
+    if (fclose(f) != 0)
         bad = 1;
-        saved = errno;
-    }
-    if (!bad && rename(tmp, path) != 0) {
-        bad = 1;
-        saved = errno;
-    }
-    if (bad) {
-        unlink(tmp);
-        return ma_error_set(err, MA_EIO, "%s: cannot write: %s", path, strerror(saved));
-    }
-    return MA_OK;
+    int rc = bad || !buf ? ma_error_set(err, MA_ENOMEM, "%s: out of memory", path)
+                         : ma_output_write(path, buf, len, err);
+    free(buf);
+    return rc;
 }
 
 /* --run N: the report of a grade run already in the store, recomputed from its moves. */
@@ -348,6 +342,10 @@ int ma_cmd_grade(int argc, char **argv)
                             "DIR or --player\n");
             return MA_EXIT_USAGE;
         }
+        const ma_output_input inputs[] = {{audit_path, "the audit store", MA_INPUT_STORE}};
+        int refused = ma_cli_check_output("grade", html_path, "--html", MA_OUTPUT_DOCUMENT, inputs, 1);
+        if (refused)
+            return refused;
         return render_stored(audit_path, stored_run, json, html_path);
     }
     if (optind + 1 != argc) {
@@ -369,6 +367,14 @@ int ma_cmd_grade(int argc, char **argv)
     if (!games && !positions)
         positions = 1000;
     const char *dir = argv[optind];
+    {
+        /* the HTML file must not replace the database, the store or its side files */
+        const ma_output_input inputs[] = {{dir, "the database", MA_INPUT_FILE},
+                                          {audit_path, "the audit store", MA_INPUT_STORE}};
+        int refused = ma_cli_check_output("grade", html_path, "--html", MA_OUTPUT_DOCUMENT, inputs, 2);
+        if (refused)
+            return refused;
+    }
     ma_variant v = 0;
     if (variant_text && ma_variant_parse(variant_text, &v, &err)) {
         fprintf(stderr, "millaudit grade: %s\n", err.msg);
@@ -430,7 +436,9 @@ int ma_cmd_grade(int argc, char **argv)
     if (audit_path) {
         if (ma_audit_open(&rec->audit, audit_path, &err)) {
             fprintf(stderr, "millaudit grade: %s\n", err.msg);
-            exit_code = MA_EXIT_IO;
+            /* a store that is not SQLite, foreign, newer or corrupt is unusable input (3); a store
+             * that cannot be created or written is an output failure (4) */
+            exit_code = ma_exit_code_for(err.code);
             goto done;
         }
         char host[256], cmdline[8192], root[PATH_MAX];

@@ -14,6 +14,7 @@
  * path, input or store unusable; 4 output not writable. docs/manifest.md has the details.
  */
 #include <errno.h>
+#include <limits.h>
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -25,7 +26,9 @@
 #include "checksums/sha256.h"
 #include "cli/cli_util.h"
 #include "cli/commands.h"
+#include "cli/signals.h"
 #include "common/fileio.h"
+#include "common/output.h"
 #include "common/ma_error.h"
 #include "common/progress.h"
 #include "formats/provenance.h"
@@ -230,6 +233,36 @@ static int keep_shard(const char *dir, char **rel, size_t *n, unsigned index, un
     return rc;
 }
 
+/* True when path is an existing regular file that reads like a manifest (empty, a comment, or a
+ * digest line: 64 hex digits, optionally after a backslash, then a space): an earlier manifest
+ * being replaced, as opposed to a database file named as the output. */
+static int looks_like_manifest(const char *path)
+{
+    if (!strcmp(path, "-"))
+        return 0;
+    int fd = -1;
+    ma_error err;
+    struct stat st;
+    if (ma_file_open_regular(path, &fd, &st, &err) != MA_OK)
+        return 0;
+    char head[68];
+    ssize_t n = read(fd, head, sizeof head);
+    close(fd);
+    if (n == 0)
+        return 1;
+    if (n < 1)
+        return 0;
+    if (head[0] == '#')
+        return 1;
+    size_t off = head[0] == '\\';
+    if ((size_t)n < off + 65)
+        return 0;
+    for (size_t i = off; i < off + 64; i++)
+        if (!strchr("0123456789abcdefABCDEF", head[i]))
+            return 0;
+    return head[off + 64] == ' ';
+}
+
 static int cmd_create(int argc, char **argv, const ma_cli_invocation *typed)
 {
     static const struct option opts[] = {
@@ -296,6 +329,17 @@ static int cmd_create(int argc, char **argv, const ma_cli_invocation *typed)
     char *default_out = out ? NULL : join_path(dir, shard_count ? shard_name : "MANIFEST.sha256");
     if (!out)
         out = default_out;
+    {
+        /* The manifest must not replace a file of DIR or the store; an earlier manifest at OUT is
+         * what is being replaced, not an input (manifest create skips it when listing). */
+        const ma_output_input inputs[] = {{looks_like_manifest(out) ? NULL : dir, "the database", MA_INPUT_FILE},
+                                          {audit_path, "the audit store", MA_INPUT_STORE}};
+        int refused = ma_cli_check_output("manifest create", out, "--out", MA_OUTPUT_DOCUMENT, inputs, 2);
+        if (refused) {
+            free(default_out);
+            return refused;
+        }
+    }
     ma_error err;
     ma_error_clear(&err);
     char *ex[N_EXCLUDES] = {0};
@@ -371,10 +415,13 @@ static int cmd_create(int argc, char **argv, const ma_cli_invocation *typed)
             if (pv.format[0] && !format[0])
                 memcpy(format, pv.format, sizeof format);
         }
-        char host[256], cmdline[8192];
+        char host[256], cmdline[8192], root[PATH_MAX];
         ma_cli_run_identity(host, sizeof host, cmdline, sizeof cmdline, typed->argc, typed->argv);
+        /* the absolute root, as verify records it, so runs list --root finds manifest runs too */
+        if (!realpath(dir, root))
+            snprintf(root, sizeof root, "%s", dir);
         const ma_run_info info = {.kind = "manifest", .tool_version = MA_VERSION, .git_revision = MA_GIT_REVISION,
-                                  .host = host, .command_line = cmdline, .database_root = dir,
+                                  .host = host, .command_line = cmdline, .database_root = root,
                                   .variant = variant[0] && !mixed_variant ? variant : NULL,
                                   .format = format[0] && !mixed_format ? format : NULL};
         rc = ma_audit_run_begin(audit, &info, &run_id, &err);
@@ -384,9 +431,18 @@ static int cmd_create(int argc, char **argv, const ma_cli_invocation *typed)
         }
         in_run = 1;
     }
+    /* a first Ctrl-C or SIGTERM stops the hashing cleanly (also when SIGINT came in ignored) */
+    const volatile sig_atomic_t *stop = ma_cli_stop_on_signals();
+    sha.cancel = stop;
     struct byte_progress bp;
     start_progress(&bp, &sha, quiet, "manifest create", full, n);
     rc = ma_sha256_files(dig, NULL, NULL, (const char *const *)full, n, &sha, &err);
+    if (*stop) {
+        /* SIGINT/SIGTERM: no manifest is written, the run is recorded as interrupted */
+        status = 128 + (int)*stop;
+        ma_error_set(&err, MA_ECANCELED, "interrupted by signal %d: no manifest written", (int)*stop);
+        goto done;
+    }
     if (rc != MA_OK) {
         /* A file that cannot be read is unusable input; nothing is written. */
         status = rc == MA_ENOMEM || rc == MA_EINTERNAL ? MA_EXIT_INTERNAL : MA_EXIT_BAD_INPUT;
@@ -422,7 +478,8 @@ done:
         fail(err.msg);
     if (audit && in_run) {
         ma_error e2;
-        if (ma_audit_run_end(audit, run_id, status == MA_EXIT_OK ? "ok" : "unusable", &e2) != MA_OK) {
+        const char *how = status == MA_EXIT_OK ? "ok" : status > 128 ? "interrupted" : "unusable";
+        if (ma_audit_run_end(audit, run_id, how, &e2) != MA_OK) {
             fail(e2.msg);
             if (status == MA_EXIT_OK)
                 status = MA_EXIT_IO;
@@ -778,6 +835,18 @@ static int cmd_merge(int argc, char **argv)
     const char *out = argv[optind];
     const char *const *names = (const char *const *)argv + optind + 1;
     size_t n_in = (size_t)(argc - optind - 1);
+    {
+        /* OUT must be none of the shard manifests, by name or by inode */
+        ma_output_input *inputs = calloc(n_in, sizeof *inputs);
+        if (!inputs)
+            return MA_EXIT_INTERNAL;
+        for (size_t k = 0; k < n_in; k++)
+            inputs[k] = (ma_output_input){names[k], "a shard manifest", MA_INPUT_FILE};
+        int refused = ma_cli_check_output("manifest merge", out, "OUT", MA_OUTPUT_DOCUMENT, inputs, n_in);
+        free(inputs);
+        if (refused)
+            return refused;
+    }
     ma_manifest *ms = calloc(n_in, sizeof *ms);
     const ma_manifest **in = calloc(n_in, sizeof *in);
     ma_manifest_merged mm;
@@ -786,11 +855,6 @@ static int cmd_merge(int argc, char **argv)
     ma_error_clear(&err);
     int status = MA_EXIT_OK, rc = ms && in ? MA_OK : ma_error_set(&err, MA_ENOMEM, "out of memory");
     for (size_t k = 0; rc == MA_OK && k < n_in; k++) {
-        if (strcmp(out, "-") && !strcmp(out, names[k])) {
-            rc = ma_error_set(&err, MA_EFORMAT, "%s: the output is one of the shard manifests; write another file",
-                              out);
-            break;
-        }
         rc = ma_manifest_read(&ms[k], names[k], &err);
         in[k] = &ms[k];
     }

@@ -449,7 +449,9 @@ int ma_cmd_opening(int argc, char **argv)
     if (audit_path) {
         if (ma_audit_open(&audit, audit_path, &err)) {
             fprintf(stderr, "millaudit opening: %s\n", err.msg);
-            exit_code = MA_EXIT_IO;
+            /* a store that is not SQLite, foreign, newer or corrupt is unusable input (3); a store
+             * that cannot be created or written is an output failure (4) */
+            exit_code = ma_exit_code_for(err.code);
             goto done;
         }
         char host[256], cmdline[8192], root[PATH_MAX];

@@ -16,8 +16,10 @@
 #include <unistd.h>
 
 #include "cli/audit_store.h"
+#include "cli/cli_util.h"
 #include "cli/commands.h"
 #include "common/ma_error.h"
+#include "common/output.h"
 #include "reports/audit.h"
 #include "reports/render.h"
 #include "reports/report.h"
@@ -76,6 +78,10 @@ int ma_cmd_report(int argc, char **argv)
         fprintf(stderr, "millaudit report: --format: %s\n", err.msg);
         return MA_EXIT_USAGE;
     }
+    const ma_output_input inputs[] = {{audit_path, "the audit store", MA_INPUT_STORE}};
+    int refused = ma_cli_check_output("report", out_path, "--out", MA_OUTPUT_DOCUMENT, inputs, 1);
+    if (refused)
+        return refused;
     ma_audit *a = NULL;
     ma_report report;
     memset(&report, 0, sizeof report);

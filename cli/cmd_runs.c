@@ -26,8 +26,10 @@
 #include "cli/audit_store.h"
 #include "cli/cli_util.h"
 #include "cli/commands.h"
+#include "cli/signals.h"
 #include "common/fileio.h"
 #include "common/ma_error.h"
+#include "common/output.h"
 #include "reports/audit.h"
 #include "reports/history.h"
 #include "reports/junit.h"
@@ -654,12 +656,42 @@ static int cmd_merge(int argc, char **argv)
     o.n_shards = (size_t)(argc - optind - 1);
     o.host = host;
     o.command_line = cmdline;
+    /* OUT must be none of the shard stores (STORE or STORE:RUN) nor their side files */
+    size_t ns = o.n_shards;
+    ma_output_input *inputs = calloc(ns ? ns : 1, sizeof *inputs);
+    char **names = calloc(ns ? ns : 1, sizeof *names);
+    int refused = !inputs || !names ? MA_EXIT_INTERNAL : 0;
+    for (size_t i = 0; !refused && i < ns; i++) {
+        names[i] = strdup(o.shards[i]);
+        if (!names[i]) {
+            refused = MA_EXIT_INTERNAL;
+            break;
+        }
+        char *colon = strrchr(names[i], ':');
+        struct stat st;
+        if (colon && colon[1] && strspn(colon + 1, "0123456789") == strlen(colon + 1) && stat(names[i], &st) != 0)
+            *colon = 0;
+        inputs[i] = (ma_output_input){names[i], "a shard store", MA_INPUT_STORE};
+    }
+    if (!refused)
+        refused = ma_cli_check_output("runs merge", o.out_path, "OUT", MA_OUTPUT_STORE, inputs, ns);
+    for (size_t i = 0; names && i < ns; i++)
+        free(names[i]);
+    free(names);
+    free(inputs);
+    if (refused)
+        return refused;
+    /* a first Ctrl-C or SIGTERM rolls the merged run back (also when SIGINT came in ignored) */
+    o.cancel = ma_cli_stop_on_signals();
     ma_merge_result m;
     ma_error err;
     ma_error_clear(&err);
     int rc = ma_merge_runs(&o, &m, &err);
     int exit_code;
-    if (rc) {
+    if (rc == MA_ECANCELED) {
+        fprintf(stderr, "millaudit runs merge: %s\n", err.msg);
+        exit_code = 128 + (int)*o.cancel;
+    } else if (rc) {
         fprintf(stderr, "millaudit runs merge: %s\n", err.msg);
         exit_code = m.output_failed ? MA_EXIT_IO : bad_input_code(rc);
     } else {
@@ -770,6 +802,10 @@ int ma_cmd_runs(int argc, char **argv)
             usage(stderr);
             return MA_EXIT_USAGE;
         }
+        const ma_output_input inputs[] = {{audit_path, "the audit store", MA_INPUT_STORE}};
+        int refused = ma_cli_check_output("runs regressions", junit_path, "--junit", MA_OUTPUT_DOCUMENT, inputs, 1);
+        if (refused)
+            return refused;
         char buf[PATH_MAX];
         return cmd_regressions(audit_path, run_id, since, root_key(root, buf), json, junit_path);
     }
@@ -784,6 +820,10 @@ int ma_cmd_runs(int argc, char **argv)
             usage(stderr);
             return MA_EXIT_USAGE;
         }
+        const ma_output_input inputs[] = {{audit_path, "the audit store", MA_INPUT_STORE}};
+        int refused = ma_cli_check_output("runs export", out_path, "--out", MA_OUTPUT_DOCUMENT, inputs, 1);
+        if (refused)
+            return refused;
         return cmd_export(audit_path, run_id, out_path);
     }
     if (!strcmp(sub, "import")) {

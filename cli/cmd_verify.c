@@ -16,6 +16,7 @@
 #include "cli/signals.h"
 #include "cli/test_hook.h"
 #include "common/ma_error.h"
+#include "common/output.h"
 #include "common/progress.h"
 #include "ma_version.h"
 #include "verifier/run.h"
@@ -672,6 +673,20 @@ int ma_cmd_verify(int argc, char **argv)
     }
     if (plan) {
         code = print_plan(args[optind], (unsigned)plan, json);
+        free(sectors);
+        free(args);
+        return code;
+    }
+    if (junit_path && json && ma_output_is_stdout(junit_path)) {
+        fprintf(stderr, "millaudit verify: --junit - and --json would both write standard output\n");
+        code = MA_EXIT_USAGE;
+    } else {
+        /* the JUnit file must not replace the database, the store or its side files */
+        const ma_output_input inputs[] = {{args[optind], "the database", MA_INPUT_FILE},
+                                          {o.audit_path, "the audit store", MA_INPUT_STORE}};
+        code = ma_cli_check_output("verify", junit_path, "--junit", MA_OUTPUT_DOCUMENT, inputs, 2);
+    }
+    if (code != MA_EXIT_OK) {
         free(sectors);
         free(args);
         return code;

@@ -9,34 +9,7 @@
 
 char *ma_escape_name(const char *text, char *buf, size_t len)
 {
-    size_t o = 0;
-    if (!len)
-        return buf;
-    for (const unsigned char *p = (const unsigned char *)(text ? text : ""); *p; p++) {
-        char tmp[8];
-        const char *piece = tmp;
-        if (*p == '\n')
-            piece = "\\n";
-        else if (*p == '\r')
-            piece = "\\r";
-        else if (*p == '\t')
-            piece = "\\t";
-        else if (*p == '\\')
-            piece = "\\\\";
-        else if (*p < 0x20 || *p == 0x7F)
-            snprintf(tmp, sizeof tmp, "\\x%02x", *p);
-        else {
-            tmp[0] = (char)*p;
-            tmp[1] = 0;
-        }
-        size_t n = strlen(piece);
-        if (o + n >= len)
-            break;
-        memcpy(buf + o, piece, n);
-        o += n;
-    }
-    buf[o] = 0;
-    return buf;
+    return ma_escape_text(text, buf, len, 1);
 }
 
 const char *ma_file_type_name(mode_t mode)

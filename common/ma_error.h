@@ -43,6 +43,12 @@ typedef struct ma_error {
 int ma_error_set(ma_error *err, int code, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 
+/* The one escaping function of every message: copies text into buf (size len), control characters
+ * and DEL as \n, \r, \t, \xNN, and backslash as \\ when escape_backslash (a name shown alone, so
+ * the escape is unambiguous); without it, text already escaped passes unchanged (ma_error_set
+ * runs every message through it so). Always NUL-terminates; cuts at len - 1 bytes. Returns buf. */
+char *ma_escape_text(const char *text, char *buf, size_t len, int escape_backslash);
+
 /* Resets err to "no error". */
 void ma_error_clear(ma_error *err);
 

@@ -10,6 +10,7 @@
 #include "reports/audit.h"
 
 #include <errno.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -501,7 +502,15 @@ static int migrate(ma_audit *a, int64_t from, ma_error *err)
         char pragmas[128];
         snprintf(pragmas, sizeof pragmas, "PRAGMA application_id=%d; PRAGMA user_version=%d;",
                  MA_AUDIT_APPLICATION_ID, v);
-        if (rc == MA_OK && run_migration(a, migrations[v - 1]) != SQLITE_OK)
+        int mrc = rc == MA_OK ? run_migration(a, migrations[v - 1]) : SQLITE_OK;
+        /* SQLITE_ERROR: the migration's SQL does not fit the tables (a user_version edited
+         * below the tables' schema, a table of that name already there): the store is not what
+         * its version says, unusable input; anything else (full disk, I/O) an output failure. */
+        if (mrc == SQLITE_ERROR)
+            rc = ma_error_set(err, MA_EFORMAT,
+                              "%s: audit store tables do not match its schema version %d (migration to "
+                              "version %d: %s); refused", a->path, v - 1, v, sqlite3_errmsg(a->db));
+        else if (mrc != SQLITE_OK)
             rc = ma_error_set(err, MA_EIO, "%s: migration to schema version %d: %s", a->path, v,
                               sqlite3_errmsg(a->db));
         if (rc == MA_OK)
@@ -524,6 +533,58 @@ static int prepare(ma_audit *a, sqlite3_stmt **st, const char *sql, ma_error *er
     return MA_OK;
 }
 
+/* Opens path read-only as immutable (file: URI, every byte but unreserved ones and '/'
+ * percent-encoded, ?immutable=1): SQLite then takes no lock and creates no side file. Right only
+ * when no write-ahead log or journal holds data the file lacks. */
+static int open_immutable(const char *path, sqlite3 **out)
+{
+    size_t n = strlen(path);
+    char *uri = malloc(3 * n + 32);
+    if (!uri)
+        return MA_ENOMEM;
+    char *o = uri + sprintf(uri, "file:");
+    for (const unsigned char *p = (const unsigned char *)path; *p; p++) {
+        if ((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') || (*p >= '0' && *p <= '9') || strchr("/-._~", *p))
+            *o++ = (char)*p;
+        else
+            o += sprintf(o, "%%%02X", *p);
+    }
+    strcpy(o, "?immutable=1");
+    sqlite3 *db = NULL;
+    int rc = sqlite3_open_v2(uri, &db, SQLITE_OPEN_READONLY | SQLITE_OPEN_URI | SQLITE_OPEN_NOMUTEX, NULL);
+    free(uri);
+    if (rc != SQLITE_OK) {
+        sqlite3_close(db);
+        return MA_EIO;
+    }
+    *out = db;
+    return MA_OK;
+}
+
+/* Whether <path><suffix> exists and is not empty (an empty -wal holds nothing). */
+static int side_file_holds_data(const char *path, const char *suffix)
+{
+    char name[PATH_MAX + 16];
+    snprintf(name, sizeof name, "%s%s", path, suffix);
+    struct stat st;
+    return stat(name, &st) == 0 && st.st_size > 0;
+}
+
+/* Whether a side file exists at all: then a writer may be at work (a WAL writer keeps -wal and
+ * -shm while it has the store open) and the store is read through SQLite's locks. */
+static int side_files_exist(const char *path)
+{
+    static const char *const side[] = {"-wal", "-shm", "-journal"};
+    for (int i = 0; i < 3; i++) {
+        char name[PATH_MAX + 16];
+        snprintf(name, sizeof name, "%s%s", path, side[i]);
+        struct stat st;
+        if (lstat(name, &st) == 0)
+            return 1;
+    }
+    return 0;
+}
+
 /* A reader of a WAL store needs SQLite's -shm side file; on a full disk (or where it cannot be
  * set up) the first read fails with an I/O error although the store is healthy. When no write-ahead
  * log holds data (no -wal file, or an empty one), the store file alone is the whole database and
@@ -531,39 +592,15 @@ static int prepare(ma_audit *a, sqlite3_stmt **st, const char *sql, ma_error *er
  * reading the file alone would miss committed rows. */
 static int reopen_immutable(ma_audit *a)
 {
-    size_t n = strlen(a->path);
-    char *wal = malloc(n + 5);
-    char *uri = malloc(3 * n + 32);
-    int rc = MA_EIO;
-    struct stat st;
-    if (wal && uri) {
-        snprintf(wal, n + 5, "%s-wal", a->path);
-        if (stat(wal, &st) != 0 ? errno == ENOENT : st.st_size == 0) {
-            /* file: URI of the path: every byte but unreserved ones and '/' percent-encoded. */
-            char *o = uri + sprintf(uri, "file:");
-            for (const unsigned char *p = (const unsigned char *)a->path; *p; p++) {
-                if ((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') || (*p >= '0' && *p <= '9') ||
-                    strchr("/-._~", *p))
-                    *o++ = (char)*p;
-                else
-                    o += sprintf(o, "%%%02X", *p);
-            }
-            strcpy(o, "?immutable=1");
-            sqlite3 *db = NULL;
-            if (sqlite3_open_v2(uri, &db, SQLITE_OPEN_READONLY | SQLITE_OPEN_URI | SQLITE_OPEN_NOMUTEX, NULL) ==
-                SQLITE_OK) {
-                sqlite3_close(a->db);
-                a->db = db;
-                sqlite3_extended_result_codes(a->db, 0);
-                rc = MA_OK;
-            } else {
-                sqlite3_close(db);
-            }
-        }
-    }
-    free(wal);
-    free(uri);
-    return rc;
+    if (side_file_holds_data(a->path, "-wal"))
+        return MA_EIO;
+    sqlite3 *db = NULL;
+    if (open_immutable(a->path, &db) != MA_OK)
+        return MA_EIO;
+    sqlite3_close(a->db);
+    a->db = db;
+    sqlite3_extended_result_codes(a->db, 0);
+    return MA_OK;
 }
 
 static int open_common(ma_audit **out, const char *path, int readonly, ma_error *err)
@@ -582,7 +619,12 @@ static int open_common(ma_audit **out, const char *path, int readonly, ma_error 
     }
     a->readonly = readonly;
     int flags = readonly ? SQLITE_OPEN_READONLY : SQLITE_OPEN_READWRITE | (exists ? 0 : SQLITE_OPEN_CREATE);
-    if (sqlite3_open_v2(path, &a->db, flags | SQLITE_OPEN_NOMUTEX, NULL) != SQLITE_OK) {
+    /* A reader of a store with no side file opens it immutable: a read-only open of a WAL store
+     * would create -wal and -shm beside it (and leave them), also beside a store it then refuses.
+     * No side file means no writer has it open and no log holds rows the file lacks. */
+    if (readonly && !side_files_exist(path) && open_immutable(path, &a->db) == MA_OK) {
+        /* opened */
+    } else if (sqlite3_open_v2(path, &a->db, flags | SQLITE_OPEN_NOMUTEX, NULL) != SQLITE_OK) {
         int os = a->db ? sqlite3_system_errno(a->db) : 0;
         rc = ma_error_set(err, MA_EIO, "%s: cannot open: %s%s%s%s", path,
                           a->db ? sqlite3_errmsg(a->db) : "out of memory", os ? " (" : "", os ? strerror(os) : "",
@@ -609,10 +651,13 @@ static int open_common(ma_audit **out, const char *path, int readonly, ma_error 
         rc = exec(a, "PRAGMA foreign_keys=ON", "enable foreign keys", err);
     if (rc == MA_OK && !readonly) {
         /* Only now, with the file known to be ours and intact, or empty, may anything be written. */
+        /* Migrations first, each one transaction that rolls back whole: a store whose tables do
+         * not fit its version is refused byte for byte unchanged; only then the switch to WAL,
+         * which rewrites the header. */
         int64_t dummy;
-        rc = query_int(a, "PRAGMA journal_mode=WAL", &dummy, err);
+        rc = migrate(a, version, err);
         if (rc == MA_OK)
-            rc = migrate(a, version, err);
+            rc = query_int(a, "PRAGMA journal_mode=WAL", &dummy, err);
         if (rc == MA_OK)
             rc = prepare(a, &a->run_begin,
                          "INSERT INTO runs (kind, tool_version, git_revision, host, command_line,"

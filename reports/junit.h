@@ -22,8 +22,10 @@
  * by '?' first, so the document is always well-formed.
  *
  * Memory: every string passed in is copied; free with ma_junit_free. Errors: MA_ENOMEM, MA_EINVAL
- * (a NULL name), MA_EIO (the file could not be written: ma_junit_write writes a temporary file
- * beside the target and renames it, so the target is either the old file or the complete new one).
+ * (a NULL name), MA_EIO (the file could not be written). ma_junit_write writes through
+ * common/output.h: a regular file via a temporary file beside the target renamed over it (the
+ * target is either the old file or the complete new one), an existing device or FIFO written
+ * through, "-" to standard output.
  */
 #ifndef MA_JUNIT_H
 #define MA_JUNIT_H

@@ -11,6 +11,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "common/output.h"
 #include "reports/render_internal.h"
 
 /* The board as drawn: '*' marks the 24 points (replaced by '+', 'X' or 'O'). Row 0 is rank 7. */
@@ -858,40 +859,6 @@ int ma_render_report(char **outp, size_t *len, const ma_report *r, ma_render_for
 
 int ma_render_write_atomic(const char *path, const char *data, size_t len, ma_error *err)
 {
-    size_t pl = strlen(path);
-    char *tmp = malloc(pl + 16);
-    if (!tmp)
-        return ma_error_set(err, MA_ENOMEM, "%s: out of memory", path);
-    snprintf(tmp, pl + 16, "%s.tmpXXXXXX", path);
-    int fd = mkstemp(tmp);
-    if (fd < 0) {
-        int e = errno;
-        free(tmp);
-        return ma_error_set(err, MA_EIO, "%s: cannot create a temporary file beside it: %s", path, strerror(e));
-    }
-    size_t done = 0;
-    int rc = MA_OK;
-    /* mkstemp makes the file 0600; a report is meant to be read by others */
-    if (fchmod(fd, 0644) != 0)
-        rc = ma_error_set(err, MA_EIO, "%s: cannot set permissions: %s", path, strerror(errno));
-    while (rc == MA_OK && done < len) {
-        ssize_t w = write(fd, data + done, len - done);
-        if (w < 0 && errno == EINTR)
-            continue;
-        if (w <= 0) {
-            rc = ma_error_set(err, MA_EIO, "%s: offset %zu: write failed: %s", path, done, strerror(errno));
-            break;
-        }
-        done += (size_t)w;
-    }
-    if (rc == MA_OK && fsync(fd) != 0)
-        rc = ma_error_set(err, MA_EIO, "%s: fsync failed: %s", path, strerror(errno));
-    if (close(fd) != 0 && rc == MA_OK)
-        rc = ma_error_set(err, MA_EIO, "%s: close failed: %s", path, strerror(errno));
-    if (rc == MA_OK && rename(tmp, path) != 0)
-        rc = ma_error_set(err, MA_EIO, "%s: cannot rename the temporary file into place: %s", path, strerror(errno));
-    if (rc != MA_OK)
-        unlink(tmp);
-    free(tmp);
-    return rc;
+    /* common/output: "-", devices and FIFOs written through; regular files atomically */
+    return ma_output_write(path, data, len, err);
 }

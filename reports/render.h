@@ -47,8 +47,9 @@ int ma_render_board_text(char *buf, size_t size, const char *board, ma_error *er
 /* Escapes s for HTML text and attribute values (& < > " ') into a malloc'd string; NULL -> "". */
 char *ma_render_html_escape(const char *s);
 
-/* Writes data to path atomically (temporary file in the same directory, fsync, rename). Errors:
- * MA_EIO naming the path. */
+/* Writes data to path through common/output.h (ma_output_write): "-" is standard output, an
+ * existing device or FIFO is written through, a regular file is replaced atomically (temporary file
+ * in the same directory, fsync, rename). Errors: MA_EIO naming the path. */
 int ma_render_write_atomic(const char *path, const char *data, size_t len, ma_error *err);
 
 #endif

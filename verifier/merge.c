@@ -1021,8 +1021,14 @@ int ma_merge_runs(const ma_merge_options *opt, ma_merge_result *res, ma_error *e
         id = 0;
     }
     int incomplete = 0, bounds = 0;
-    for (size_t i = 0; rc == MA_OK && i < c.n_secs; i++)
+    for (size_t i = 0; rc == MA_OK && i < c.n_secs; i++) {
+        if (opt->cancel && *opt->cancel) {
+            rc = ma_error_set(err, MA_ECANCELED, "%s: interrupted by signal %d: the merged run is rolled back",
+                              opt->out_path, (int)*opt->cancel);
+            break;
+        }
         rc = merge_sector(&c, &c.secs[i], out, id, &incomplete, &bounds, err);
+    }
     if (rc == MA_OK) {
         const ma_vrun_totals *t = &res->totals;
         int whole = unusable >= 0;

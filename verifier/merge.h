@@ -39,6 +39,7 @@
 #ifndef MA_VERIFIER_MERGE_H
 #define MA_VERIFIER_MERGE_H
 
+#include <signal.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -50,6 +51,8 @@ typedef struct ma_merge_options {
     const char *const *shards;    /* shard stores: "STORE" (its newest shard run) or "STORE:RUN" */
     size_t n_shards;
     int allow_partial;            /* missing or interrupted shards do not make the run incomplete */
+    const volatile sig_atomic_t *cancel; /* optional stop flag (SIGINT/SIGTERM): checked between sectors;
+                                          * when set the merged run is rolled back, MA_ECANCELED */
     int allow_bounds;             /* within-bounds does not make the exit status 3 */
     const char *host;             /* of the merge (recorded) */
     const char *command_line;

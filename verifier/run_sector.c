@@ -261,6 +261,13 @@ int ma_rs_check(ma_rs_result *res, const ma_rs_input *in, ma_error *err)
                                                       : check_malom(res, in, &rules, err);
     if (rc)
         ma_rs_result_free(res);
+    else if (res->out->message[0]) {
+        /* the sector's message holds paths (its own, its successors'): through the one escaping
+         * function of every message, like ma_error_set's */
+        char raw[sizeof res->out->message];
+        memcpy(raw, res->out->message, sizeof raw);
+        ma_escape_text(raw, res->out->message, sizeof res->out->message, 0);
+    }
     return rc;
 }
 

@@ -18,6 +18,7 @@ rows carried until then are gone).
 import os
 import pathlib
 import shutil
+import sqlite3
 import socket
 import subprocess
 
@@ -25,7 +26,7 @@ import pytest
 
 from conftest import FIXTURES
 from robust_util import (BAD_INPUT, IO, MISMATCH, OK, corrupt_interior_page, digest, foreign_store, make_store,
-                         newer_store, run_as_nobody, shared_tmpdir)
+                         newer_store, run_as_nobody, shared_tmpdir, side_files)
 
 TIMEOUT = 60
 
@@ -225,12 +226,14 @@ def test_sec2_header_field(millaudit_asan, malom_fixtures, tmp_path, field, offs
 
 # ---- store states --------------------------------------------------------------------------------
 
-STATES = ("corrupt-page", "foreign-sqlite", "newer-schema", "empty", "missing")
+STATES = ("corrupt-page", "foreign-sqlite", "newer-schema", "edited-version", "not-sqlite", "empty", "missing")
 STATE_FRAGMENT = {"corrupt-page": "corrupt audit store", "foreign-sqlite": "not a millaudit audit store",
-                  "newer-schema": "newer than this build knows", "empty": "empty file, not an audit store",
+                  "newer-schema": "newer than this build knows",
+                  "edited-version": "tables do not match its schema version",
+                  "not-sqlite": "not a SQLite database", "empty": "empty file, not an audit store",
                   "missing": "does not exist"}
-WRITERS = ("manifest-create", "runs-import", "verify", "diff")
-READERS = ("report", "runs-export", "manifest-check")
+WRITERS = ("manifest-create", "runs-import", "verify", "diff", "opening", "grade")
+READERS = ("report", "runs-export", "manifest-check", "runs-list", "runs-regressions", "runs-compare")
 
 
 def make_state(millaudit, tmp, state):
@@ -241,6 +244,15 @@ def make_state(millaudit, tmp, state):
         return foreign_store(p)
     if state == "newer-schema":
         return newer_store(millaudit, tmp, "state.sqlite")
+    if state == "edited-version":  # user_version lowered by hand below the tables' schema
+        store = make_store(millaudit, tmp, "state.sqlite")
+        con = sqlite3.connect(store)
+        con.execute("PRAGMA user_version = 1")
+        con.execute("PRAGMA journal_mode = DELETE")
+        con.close()
+        return store
+    if state == "not-sqlite":
+        p.write_text("a text file, not a store\n")
     if state == "empty":
         p.write_bytes(b"")
     return p
@@ -251,12 +263,14 @@ def store_rows():
         for cmd in WRITERS + READERS:
             if cmd in WRITERS and state in ("empty", "missing"):
                 code, fragment = OK, None           # a writer makes a new store there
-            elif cmd in ("report", "runs-export") and state == "corrupt-page":
+            elif cmd in ("report", "runs-export", "runs-compare") and state == "corrupt-page":
                 # a reader meets the damage where it reads (the run's chunk rows), never returns a
                 # silently incomplete run
                 code, fragment = BAD_INPUT, "not a usable SQLite database"
-            elif cmd == "manifest-check" and state == "corrupt-page":
-                code, fragment = OK, None  # the file checked has no rows on the damaged page
+            elif cmd == "runs-regressions" and state == "corrupt-page":
+                code, fragment = BAD_INPUT, "no verify run"  # the store holds a manifest run only
+            elif cmd in ("manifest-check", "runs-list") and state == "corrupt-page":
+                code, fragment = OK, None  # what it reads has no rows on the damaged page
             else:
                 code, fragment = BAD_INPUT, STATE_FRAGMENT[state]
             yield pytest.param(state, cmd, code, fragment, id=f"{state}-{cmd}")
@@ -269,7 +283,13 @@ def store_args(cmd, store, game, files, doc):
             "diff": ["diff", game, game, "--audit", store],
             "report": ["report", "--audit", store],
             "runs-export": ["runs", "export", "--audit", store],
-            "manifest-check": ["manifest", "check", files / "m.sha256", "--audit", store]}[cmd]
+            "manifest-check": ["manifest", "check", files / "m.sha256", "--audit", store],
+            "opening": ["opening", game, "--variant", "std", "--stones", 3, "--audit", store],
+            "grade": ["grade", game, "--player", "random", "--positions", 5, "--seed", 1, "--quiet",
+                      "--audit", store],
+            "runs-list": ["runs", "list", "--audit", store],
+            "runs-regressions": ["runs", "regressions", "--audit", store],
+            "runs-compare": ["runs", "compare", "--audit", store, 1, 1]}[cmd]
 
 
 @pytest.fixture
@@ -294,12 +314,17 @@ def test_store_state(millaudit_asan, millaudit, tmp_path, game, store_inputs, st
     if code != OK:
         # refused: byte-identical, and nothing created where nothing was
         assert (digest(store) if store.exists() else None) == before
+    if code != OK or cmd in READERS:
+        # a refusal, and any reader, leaves no -wal/-shm/-journal beside the store
+        assert not side_files(store), (args, side_files(store))
 
 
 def readonly_rows():
     for cmd in WRITERS + READERS:
         writer = cmd in WRITERS
         code, fragment = (IO, "not writable") if writer else (OK, None)
+        if cmd == "runs-regressions":
+            code, fragment = BAD_INPUT, "no verify run"  # read, and it holds a manifest run only
         yield pytest.param(cmd, code, fragment, id=f"read-only-dir-{cmd}")
 
 

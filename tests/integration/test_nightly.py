@@ -5,6 +5,7 @@ their class counts; the reference diff finds the wrong values), the clean produc
 exit 0, the regression reported fixed). Then the pipeline's own failure modes: a failing solver
 (exit 6, the previous database kept), a directory it did not create, a busy store, usage."""
 import fcntl
+import hashlib
 import json
 import os
 import shutil
@@ -254,3 +255,50 @@ def test_script_is_clean_shell():
     assert shellcheck, "shellcheck missing: scripts/install-deps --test installs it"
     proc = subprocess.run([shellcheck, str(NIGHTLY)], capture_output=True, text=True)
     assert proc.returncode == 0, proc.stdout
+
+
+def db_digests(db):
+    return {p.name: hashlib.sha256(p.read_bytes()).hexdigest() for p in sorted(db.iterdir())}
+
+
+def test_misbehaving_solver_exit_0_keeps_the_database_every_night(millaudit, tmp_path):
+    """Night 1 solves; night 2's solver removes $OUT, night 3's leaves a file there, night 4's an
+    empty directory, all with exit 0: each is exit 6 and night 1's database stays byte for byte,
+    with no DB.old or DB.new beside it; night 5 solves again and carries every sector over."""
+    store = tmp_path / "h.sqlite"
+    db = tmp_path / "db"
+    run = lambda n, cmd: nightly(millaudit, "--solver-cmd", cmd, "--store", store, "--db", db,
+                                 "--out", tmp_path / f"n{n}")
+    proc = run(1, solve_cmd(millaudit.path, 3))
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    first = db_digests(db)
+    assert first
+    bad = {2: ('rm -rf "$OUT"', "removed"),
+           3: ('rm -rf "$OUT" && echo not-a-database > "$OUT"', "file"),
+           4: ("true", "no sector file")}
+    for n, (cmd, why) in bad.items():
+        proc = run(n, cmd)
+        assert proc.returncode == 6, (n, proc.returncode, proc.stdout, proc.stderr)
+        assert why in proc.stdout and "exit 6" in (tmp_path / f"n{n}" / "summary.txt").read_text()
+        assert db.is_dir() and db_digests(db) == first, n
+        assert not (tmp_path / "db.old").exists() and not (tmp_path / "db.new").exists()
+    doc = json.loads(millaudit.run("runs", "list", "--audit", store, "--json", check=0).stdout)
+    assert len(doc["runs"]) == 1  # nothing verified on the bad nights
+    proc = run(5, solve_cmd(millaudit.path, 3))
+    assert proc.returncode == 0, proc.stdout
+    assert "(0 checked, 7 carried over, 0 unusable)" in proc.stdout
+
+
+def test_a_swap_cut_short_is_restored(millaudit, tmp_path):
+    """A night killed between the swap's two renames left only DB.old: the next night puts it back
+    first, so its files are never removed (the old script ran rm -rf DB.old)."""
+    store = tmp_path / "h.sqlite"
+    db = tmp_path / "db"
+    proc = nightly(millaudit, "--solver-cmd", solve_cmd(millaudit.path, 3), "--store", store, "--db", db,
+                   "--out", tmp_path / "n1")
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    first = db_digests(db)
+    db.rename(tmp_path / "db.old")
+    proc = nightly(millaudit, "--solver-cmd", 'rm -rf "$OUT"', "--store", store, "--db", db, "--out", tmp_path / "n2")
+    assert proc.returncode == 6
+    assert db_digests(db) == first and not (tmp_path / "db.old").exists()

@@ -23,9 +23,11 @@ static void test_error_message_is_one_line(void **state)
 {
     (void)state;
     ma_error e;
-    ma_error_set(&e, MA_EIO, "a\nb\rc");
+    ma_error_set(&e, MA_EIO, "a\nb\rc\x1b[31m\\x");
     assert_null(strchr(e.msg, '\n'));
     assert_null(strchr(e.msg, '\r'));
+    /* escaped, not blanked, and a backslash of text escaped before stays one backslash */
+    assert_string_equal(e.msg, "a\\nb\\rc\\x1b[31m\\x");
 }
 
 static void test_exit_codes_are_distinct_for_mismatch_and_bad_input(void **state)

@@ -152,6 +152,39 @@ static void test_chunk_digests_at_the_boundaries(void **state)
     }
 }
 
+/* One-byte and odd-sized chunks over several files at once: every chunk digest right whatever order
+ * the workers read, hash and feed them in (the hash scan starts at each file's lowest unclaimed
+ * chunk and stops at the claim cursor, issue 22). */
+static void test_tiny_chunks_over_several_files(void **state)
+{
+    (void)state;
+    enum { N = 3 };
+    const size_t sizes[N] = {5000, 1, 3001};
+    const uint64_t chunks[] = {1, 7, 4096};
+    char names[N][128];
+    const char *paths[N];
+    uint8_t *data[N];
+    for (size_t i = 0; i < N; i++) {
+        snprintf(names[i], sizeof names[i], "%s/tiny_%zu", tmpdir, i);
+        paths[i] = names[i];
+        data[i] = make_file(names[i], sizes[i]);
+    }
+    for (size_t c = 0; c < sizeof chunks / sizeof chunks[0]; c++) {
+        for (unsigned threads = 1; threads <= 4; threads += 3) {
+            ma_sha256_options opt = {.chunk_size = chunks[c], .threads = threads};
+            ma_file_digest d[N];
+            ma_error e;
+            assert_int_equal(ma_sha256_files(d, NULL, NULL, paths, N, &opt, &e), MA_OK);
+            for (size_t i = 0; i < N; i++) {
+                check_digest(&d[i], data[i], sizes[i], chunks[c]);
+                ma_file_digest_free(&d[i]);
+            }
+        }
+    }
+    for (size_t i = 0; i < N; i++)
+        free(data[i]);
+}
+
 static void test_many_files_one_vs_n_threads_and_per_file_errors(void **state)
 {
     (void)state;
@@ -339,6 +372,7 @@ int main(void)
         cmocka_unit_test(test_nist_vectors),
         cmocka_unit_test(test_parse_hex_round_trip_and_rejects_non_hex),
         cmocka_unit_test(test_chunk_digests_at_the_boundaries),
+        cmocka_unit_test(test_tiny_chunks_over_several_files),
         cmocka_unit_test(test_many_files_one_vs_n_threads_and_per_file_errors),
         cmocka_unit_test(test_one_chunk_files_under_threads),
         cmocka_unit_test(test_one_chunk_file_in_several_pieces),
