@@ -121,9 +121,45 @@ static void print_verdict(const ma_vrun *run)
     }
 }
 
+/* The one line of a sector printed when it is finished (order of completion), flushed, with
+ * thousands separators like the reports; the children-first table follows at the end. */
+struct live_ctx {
+    ma_progress *progress;
+};
+
+static void print_live_sector(void *ctx, const ma_vrun_sector *s)
+{
+    struct live_ctx *lc = ctx;
+    char a[32], b[32], c[32], d[32];
+    ma_progress_hold(lc->progress);
+    if (s->status == MA_SECTOR_UNUSABLE) {
+        printf("%s: unusable\n", s->name);
+    } else {
+        printf("%s: %s, %s entries, %s verified", s->name, status_text(s),
+               ma_progress_group(a, sizeof a, s->entries), ma_progress_group(b, sizeof b, s->verified));
+        if (s->discrepancies)
+            printf(", %s discrepanc%s (%s root%s, %s propagated)",
+                   ma_progress_group(c, sizeof c, s->discrepancies), s->discrepancies == 1 ? "y" : "ies",
+                   ma_progress_group(d, sizeof d, s->roots),
+                   s->roots == 1 ? "" : "s", ma_progress_group(a, sizeof a, s->propagated));
+        if (s->within_bounds)
+            printf(", %s only within bounds", ma_progress_group(c, sizeof c, s->within_bounds));
+        if (s->missing_child + s->unverifiable)
+            printf(", %s not verified", ma_progress_group(c, sizeof c, s->missing_child + s->unverifiable));
+        if (s->carried)
+            printf(", carried over from run %lld\n", (long long)s->from_run);
+        else
+            printf(", %.2f s\n", s->seconds);
+    }
+    fflush(stdout);
+    ma_progress_release(lc->progress);
+}
+
 static void print_text(const ma_vrun *run, int quiet)
 {
     size_t n = ma_vrun_sector_count(run);
+    if (!quiet && n)
+        printf("\nsectors, children first:\n");
     if (!quiet && n)
         printf("%-22s %12s %12s %12s %9s %7s %7s %9s %8s %8s %8s  %s\n", "sector", "entries", "checked",
                "verified", "discrep", "roots", "propag", "bounds", "missing", "unverif", "seconds",
@@ -669,6 +705,11 @@ int ma_cmd_verify(int argc, char **argv)
     ma_progress progress;
     ma_progress_start(&progress, stderr, quiet || json, "verify", 0);
     o.progress = &progress;
+    struct live_ctx live = {&progress};
+    if (!quiet && !json) {
+        o.on_sector = print_live_sector;
+        o.on_sector_ctx = &live;
+    }
 
     ma_vrun *run = NULL;
     ma_error err;

@@ -995,6 +995,8 @@ static int run_unit(ma_vrun *r, size_t first, size_t last, ma_error *err)
         if (commit_unit(r, members, n_checked, &e))
             record_failure(r, &e);
     }
+    for (size_t i = 0; rc == MA_OK && r->opt.on_sector && i < n; i++)
+        r->opt.on_sector(r->opt.on_sector_ctx, &r->nodes[r->order[first + i]].pub);
     free(res);
     free(in);
     free(members);
