@@ -14,6 +14,7 @@
 #include "cli/commands.h"
 #include "common/fileio.h"
 #include "common/ma_error.h"
+#include "common/options.h"
 #include "ma_version.h"
 #include "reports/audit.h"
 #include "verifier/diff.h"
@@ -317,14 +318,12 @@ int ma_cmd_diff(int argc, char **argv, const ma_cli_invocation *typed)
     ma_diff_options opt = {0, 5, 0};
     unsigned long v;
     ma_error err;
-    opterr = 0;
     optind = 1;
-    while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
+    while ((c = ma_opt_next("diff", argc, argv, "h", opts)) != -1) {
         switch (c) {
         case 's':
             if (ma_sector_picks_parse(optarg, picks, MAX_SECTOR_ARGS, &n_picks, &err)) {
-                fprintf(stderr, "millaudit diff: --sector %s\n", err.msg);
-                return MA_EXIT_USAGE;
+                return ma_opt_error("diff", "--sector %s", err.msg);
             }
             break;
         case 'l':
@@ -344,19 +343,16 @@ int ma_cmd_diff(int argc, char **argv, const ma_cli_invocation *typed)
         case 'f': opt.full = 1; break;
         case 'S':
             if (ma_cli_parse_shard(optarg, &shard_index, &shard_count)) {
-                fprintf(stderr, "millaudit diff: --shard %s: expected I/N with 0 <= I < N, e.g. 0/4\n", optarg);
-                return MA_EXIT_USAGE;
+                return ma_opt_error("diff", "--shard %s: expected I/N with 0 <= I < N, e.g. 0/4", optarg);
             }
             break;
         case 'h': usage(stdout); return MA_EXIT_OK;
         default:
-            fprintf(stderr, "millaudit diff: unknown option '%s' (try --help)\n", argv[optind - 1]);
-            return MA_EXIT_USAGE;
+            return MA_EXIT_USAGE; /* ma_opt_next said what is wrong */
         }
     }
     if (argc - optind != 2) {
-        fprintf(stderr, "millaudit diff: need exactly two databases A and B (try --help)\n");
-        return MA_EXIT_USAGE;
+        return ma_opt_error("diff", "need exactly two databases A and B");
     }
     const char *path_a = argv[optind], *path_b = argv[optind + 1];
     ma_database *a = NULL, *b = NULL;

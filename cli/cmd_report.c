@@ -18,6 +18,7 @@
 #include "cli/audit_store.h"
 #include "cli/commands.h"
 #include "common/ma_error.h"
+#include "common/options.h"
 #include "reports/audit.h"
 #include "reports/render.h"
 #include "reports/report.h"
@@ -45,36 +46,30 @@ int ma_cmd_report(int argc, char **argv)
     const char *audit_path = NULL, *out_path = NULL, *format = "text";
     int64_t run_id = 0;
     optind = 1;
-    opterr = 0;
     int c;
-    while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
+    while ((c = ma_opt_next("report", argc, argv, "h", opts)) != -1) {
         switch (c) {
         case 'a': audit_path = optarg; break;
         case 'o': out_path = optarg; break;
         case 'f': format = optarg; break;
         case 'r':
             if (ma_cli_parse_run_id(optarg, &run_id)) {
-                fprintf(stderr, "millaudit report: --run %s: not a run id (a positive integer)\n", optarg);
-                return MA_EXIT_USAGE;
+                return ma_opt_error("report", "--run %s: not a run id (a positive integer)", optarg);
             }
             break;
         case 'h': usage(stdout); return MA_EXIT_OK;
-        default:
-            fprintf(stderr, "millaudit report: unknown or incomplete option '%s'\n", argv[optind - 1]);
-            usage(stderr);
-            return MA_EXIT_USAGE;
+        default: return MA_EXIT_USAGE; /* ma_opt_next said what is wrong */
         }
     }
     ma_error err;
     ma_error_clear(&err);
     ma_render_format fmt;
-    if (optind != argc || !audit_path) {
-        usage(stderr);
-        return MA_EXIT_USAGE;
-    }
+    if (optind != argc)
+        return ma_opt_error("report", "unexpected argument '%s'", argv[optind]);
+    if (!audit_path)
+        return ma_opt_error("report", "no --audit FILE given");
     if (ma_render_format_parse(format, &fmt, &err)) {
-        fprintf(stderr, "millaudit report: --format: %s\n", err.msg);
-        return MA_EXIT_USAGE;
+        return ma_opt_error("report", "--format: %s", err.msg);
     }
     ma_audit *a = NULL;
     ma_report report;

@@ -14,6 +14,7 @@
 #include "cli/commands.h"
 #include "cli/signals.h"
 #include "common/ma_error.h"
+#include "common/options.h"
 #include "common/progress.h"
 #include "ma_version.h"
 #include "verifier/run.h"
@@ -110,6 +111,10 @@ static void print_verdict(const ma_vrun *run)
                (unsigned long long)t->sectors);
         break;
     default:
+        if (!t->sectors) {
+            printf("verdict: incomplete: nothing was checked: no usable sector file\n");
+            break;
+        }
         printf("verdict: incomplete: %llu sectors unusable, %llu entries not verified (successor "
                "absent or broken)%s\n",
                (unsigned long long)t->sectors_unusable,
@@ -520,18 +525,6 @@ static int print_plan(const char *root, unsigned n, int json)
 
 /* ---- options ---- */
 
-static int parse_count(const char *opt, const char *text, long lo, long hi, long *out)
-{
-    char *end;
-    long v = strtol(text, &end, 10);
-    if (!*text || *end || v < lo || v > hi) {
-        fprintf(stderr, "millaudit verify: %s %s: not a number in %ld..%ld\n", opt, text, lo, hi);
-        return -1;
-    }
-    *out = v;
-    return 0;
-}
-
 static int all_digits(const char *s)
 {
     if (!*s)
@@ -599,18 +592,17 @@ int ma_cmd_verify(int argc, char **argv)
     const char *junit_path = NULL;
     o.full_board_draw = 1;
     optind = 1;
-    opterr = 0;
     int c;
-    while ((c = getopt_long(nargs, args, "h", opts, NULL)) != -1) {
+    while ((c = ma_opt_next("verify", nargs, args, "h", opts)) != -1) {
         switch (c) {
         case 's': sectors[n_sectors++] = optarg; break;
         case 'a': o.audit_path = optarg; break;
         case 'm':
-            if (parse_count("--max-rows", optarg, 0, 1000000000L, &max_rows))
+            if (ma_opt_long("verify", "--max-rows", optarg, 0, 1000000000L, &max_rows))
                 code = MA_EXIT_USAGE;
             break;
         case 't':
-            if (parse_count("--threads", optarg, 1, 256, &threads))
+            if (ma_opt_long("verify", "--threads", optarg, 1, 256, &threads))
                 code = MA_EXIT_USAGE;
             break;
         case 'q': quiet = 1; break;
@@ -621,35 +613,30 @@ int ma_cmd_verify(int argc, char **argv)
             if (!strcmp(optarg, "yes") || !strcmp(optarg, "no")) {
                 o.full_board_draw = !strcmp(optarg, "yes");
             } else {
-                fprintf(stderr, "millaudit verify: --full-board-draw %s: expected yes or no\n", optarg);
-                code = MA_EXIT_USAGE;
+                code = ma_opt_error("verify", "--full-board-draw %s: expected yes or no", optarg);
             }
             break;
         case 'r':
             if (o.mode == MA_VRUN_INCREMENTAL) {
-                fprintf(stderr, "millaudit verify: --resume and --incremental exclude each other\n");
-                code = MA_EXIT_USAGE;
+                code = ma_opt_error("verify", "--resume and --incremental exclude each other");
             }
             o.mode = MA_VRUN_RESUME;
-            if (optarg && parse_count("--resume", optarg, 1, 0x7FFFFFFFL, &resume_run))
+            if (optarg && ma_opt_long("verify", "--resume", optarg, 1, 0x7FFFFFFFL, &resume_run))
                 code = MA_EXIT_USAGE;
             break;
         case 'i':
             if (o.mode == MA_VRUN_RESUME) {
-                fprintf(stderr, "millaudit verify: --resume and --incremental exclude each other\n");
-                code = MA_EXIT_USAGE;
+                code = ma_opt_error("verify", "--resume and --incremental exclude each other");
             }
             o.mode = MA_VRUN_INCREMENTAL;
             break;
         case 'S':
             if (ma_cli_parse_shard(optarg, &o.shard_index, &o.shard_count)) {
-                fprintf(stderr, "millaudit verify: --shard %s: expected I/N with 0 <= I < N, e.g. 0/4\n",
-                        optarg);
-                code = MA_EXIT_USAGE;
+                code = ma_opt_error("verify", "--shard %s: expected I/N with 0 <= I < N, e.g. 0/4", optarg);
             }
             break;
         case 'P':
-            if (parse_count("--plan", optarg, 1, 100000, &plan))
+            if (ma_opt_long("verify", "--plan", optarg, 1, 100000, &plan))
                 code = MA_EXIT_USAGE;
             break;
         case 'h':
@@ -657,30 +644,24 @@ int ma_cmd_verify(int argc, char **argv)
             free(sectors);
             free(args);
             return MA_EXIT_OK;
-        default:
-            fprintf(stderr, "millaudit verify: unknown or incomplete option '%s'\n", args[optind - 1]);
-            code = MA_EXIT_USAGE;
+        default: code = MA_EXIT_USAGE; /* ma_opt_next said what is wrong */
         }
+        if (code != MA_EXIT_OK)
+            break; /* one error, one line */
     }
-    if (code == MA_EXIT_OK && optind != nargs - 1) {
-        fprintf(stderr, "millaudit verify: %s\n", optind >= nargs ? "no database directory given"
-                                                                   : "one database directory expected");
-        code = MA_EXIT_USAGE;
-    }
+    if (code == MA_EXIT_OK && optind != nargs - 1)
+        code = ma_opt_error("verify", "%s", optind >= nargs ? "no database directory given"
+                                                            : "one database directory expected");
     if (code == MA_EXIT_OK && o.mode != MA_VRUN_FULL && !o.audit_path) {
-        fprintf(stderr, "millaudit verify: --%s needs --audit FILE (the store holds the results to "
-                        "carry over)\n",
-                o.mode == MA_VRUN_RESUME ? "resume" : "incremental");
-        code = MA_EXIT_USAGE;
+        code = ma_opt_error("verify", "--%s needs --audit FILE (the store holds the results to carry over)",
+                            o.mode == MA_VRUN_RESUME ? "resume" : "incremental");
     }
     if (code == MA_EXIT_OK && plan &&
         (o.shard_count || o.audit_path || o.mode != MA_VRUN_FULL || n_sectors)) {
-        fprintf(stderr, "millaudit verify: --plan partitions the whole database and checks nothing: it takes "
-                        "no --shard, --sector, --audit, --resume or --incremental\n");
-        code = MA_EXIT_USAGE;
+        code = ma_opt_error("verify", "--plan partitions the whole database and checks nothing: it takes "
+                                      "no --shard, --sector, --audit, --resume or --incremental");
     }
     if (code != MA_EXIT_OK) {
-        usage(stderr);
         free(sectors);
         free(args);
         return code;
@@ -737,7 +718,8 @@ int ma_cmd_verify(int argc, char **argv)
     size_t ne = 0;
     for (size_t i = 0; errors && i < n_err; i++)
         errors[ne++] = ma_vrun_error(run, i);
-    if (rc && rc != MA_ECANCELED && errors)
+    /* the run's error is usually the last one it listed (an unusable root): say it once */
+    if (rc && rc != MA_ECANCELED && errors && (!ne || strcmp(errors[ne - 1], err.msg)))
         errors[ne++] = err.msg;
     ma_error junit_err;
     ma_error_clear(&junit_err);

@@ -716,7 +716,7 @@ int ma_database_source(ma_database *db, ma_variant v, ma_sector s, const ma_sour
         snprintf(path, sizeof path, "%s/%s_%s%s", db->dir, ma_variant_name(v), sec,
                  ma_format_suffix(db->format ? db->format : MA_FORMAT_OPEN));
         ma_escape_name(path, shown, sizeof shown);
-        return ma_error_set(err, MA_EMISSING, "%s: sector %s_%s: offset 0: sector file absent",
+        return ma_error_set(err, MA_EMISSING, "%s: sector %s_%s: sector file absent",
                             shown, ma_variant_name(v), sec);
     }
     cached *c = &db->cache[i];
