@@ -561,11 +561,12 @@ static void print_merge(const ma_merge_result *m, const char *out_path)
                "verified\n", (unsigned long long)t->within_bounds);
         break;
     case MA_VRUN_DISCREPANCIES:
-        printf("verdict: discrepancies found: %llu (%llu roots, %llu propagated)", (unsigned long long)t->discrepancies,
-               (unsigned long long)t->roots, (unsigned long long)t->propagated);
+        printf("verdict: discrepancies found: %llu (%llu root%s, %llu propagated)", (unsigned long long)t->discrepancies,
+               (unsigned long long)t->roots, t->roots == 1 ? "" : "s", (unsigned long long)t->propagated);
         if (t->body_digest_mismatches)
-            printf("; %llu sector files whose body is not what their producer wrote",
-                   (unsigned long long)t->body_digest_mismatches);
+            printf("; %llu sector file%s whose body is not what %s producer wrote",
+                   (unsigned long long)t->body_digest_mismatches, t->body_digest_mismatches == 1 ? "" : "s",
+                   t->body_digest_mismatches == 1 ? "its" : "their");
         printf("\n");
         break;
     default:

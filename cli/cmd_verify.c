@@ -96,12 +96,13 @@ static void print_verdict(const ma_vrun *run)
                (unsigned long long)t->within_bounds);
         break;
     case MA_VRUN_DISCREPANCIES:
-        printf("verdict: discrepancies found: %llu (%llu roots, %llu propagated)",
-               (unsigned long long)t->discrepancies, (unsigned long long)t->roots,
+        printf("verdict: discrepancies found: %llu (%llu root%s, %llu propagated)",
+               (unsigned long long)t->discrepancies, (unsigned long long)t->roots, t->roots == 1 ? "" : "s",
                (unsigned long long)t->propagated);
         if (t->body_digest_mismatches)
-            printf("; %llu sector files whose body is not what their producer wrote",
-                   (unsigned long long)t->body_digest_mismatches);
+            printf("; %llu sector file%s whose body is not what %s producer wrote",
+                   (unsigned long long)t->body_digest_mismatches, t->body_digest_mismatches == 1 ? "" : "s",
+                   t->body_digest_mismatches == 1 ? "its" : "their");
         printf("\n");
         break;
     case MA_VRUN_INTERRUPTED:
