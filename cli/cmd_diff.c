@@ -96,11 +96,12 @@ static void print_text_sector(FILE *out, const ma_diff_sector *s, int quiet)
         return;
     fprintf(out,
             "%s: %s: A %s vs B %s: %" PRIu64 " positions, outcome %" PRIu64 ", depth %" PRIu64
-            ", draw-class %s%" PRIu64 ", encoding %" PRIu64 " (%.2f s)\n",
+            ", draw-class %s%" PRIu64 ", encoding %" PRIu64 "%s (%.2f s)\n",
             s->name, ma_diff_status_name(s->status), ma_format_name(s->format_a),
             ma_format_name(s->format_b), r->positions, r->counts[MA_DIFF_OUTCOME],
             r->counts[MA_DIFF_DEPTH], r->draw_class_compared ? "" : "n/a ",
-            r->counts[MA_DIFF_DRAW_CLASS], r->counts[MA_DIFF_ENCODING], r->seconds);
+            r->counts[MA_DIFF_DRAW_CLASS], r->counts[MA_DIFF_ENCODING],
+            r->outside_entries_only ? " (header bytes only: every entry alike)" : "", r->seconds);
     for (size_t i = 0; i < r->n_examples; i++) {
         const ma_diff_example *x = &r->examples[i];
         char board[96];
@@ -459,12 +460,20 @@ report:
         fprintf(stderr, "millaudit diff: %s\n", errors[i]);
     if (json)
         print_json(path_a, path_b, a, b, &opt, shard_index, shard_count, ss, n, &t, errors, n_errors, exit_code);
-    else if (!json && !fatal)
+    else if (!json && !fatal) {
+        /* sectors whose only difference is in header bytes: say so, an encoding count alone alarms */
+        uint64_t outside = 0;
+        char header_only[96] = "";
+        for (size_t i = 0; i < n; i++)
+            outside += ss[i].r.outside_entries_only;
+        if (outside)
+            snprintf(header_only, sizeof header_only, " (%" PRIu64 " sector%s differ%s only in header bytes)",
+                     outside, outside == 1 ? "" : "s", outside == 1 ? "s" : "");
         printf("total: %zu sectors (%" PRIu64 " identical), %" PRIu64 " positions, outcome %" PRIu64
-               ", depth %" PRIu64 ", draw-class %" PRIu64 ", encoding %" PRIu64
+               ", depth %" PRIu64 ", draw-class %" PRIu64 ", encoding %" PRIu64 "%s"
                ", only-in-A %" PRIu64 ", only-in-B %" PRIu64 ", unusable %" PRIu64 ": %s\n",
                n, t.by_status[MA_DIFF_IDENTICAL], t.positions, t.counts[MA_DIFF_OUTCOME],
-               t.counts[MA_DIFF_DEPTH], t.counts[MA_DIFF_DRAW_CLASS], t.counts[MA_DIFF_ENCODING],
+               t.counts[MA_DIFF_DEPTH], t.counts[MA_DIFF_DRAW_CLASS], t.counts[MA_DIFF_ENCODING], header_only,
                t.by_status[MA_DIFF_ONLY_A], t.by_status[MA_DIFF_ONLY_B],
                t.by_status[MA_DIFF_UNUSABLE],
                t.by_status[MA_DIFF_DIFFERS] || t.by_status[MA_DIFF_ONLY_A] ||
@@ -472,6 +481,7 @@ report:
                    ? "values differ"
                : t.by_status[MA_DIFF_UNUSABLE] || n_errors ? "incomplete (unusable files)"
                                                            : "values agree");
+    }
     if (fflush(stdout) != 0 && exit_code < MA_EXIT_IO)
         exit_code = MA_EXIT_IO;
     free(errors);

@@ -5,7 +5,8 @@
  * first, run facts, per-sector results with totals, discrepancies with their boards, charts,
  * history, and in an appendix the manifest of the bytes checked.
  * Output on stdout, or written atomically to --out. Exit: 0 rendered, 2 usage, 3 store missing,
- * unusable or without that run, 4 output not writable, 5 internal.
+ * unusable or without that run, 4 output not writable, 5 internal; with --check, once rendered,
+ * the run's verdict as verify would exit (ma_verdict_exit_code).
  */
 #include <errno.h>
 #include <getopt.h>
@@ -27,6 +28,7 @@ static void usage(FILE *out)
 {
     fprintf(out,
             "usage: millaudit report --audit FILE.sqlite [--run N] [--format text|md|json|html] [--out FILE]\n"
+            "                        [--check]\n"
             "Renders one run of the audit store, verdict first: fully verified, verified within\n"
             "bounds only, discrepancies found, incomplete or interrupted (diff runs: values agree or\n"
             "differ); then sectors with totals, discrepancies with their boards, charts, history and\n"
@@ -35,16 +37,22 @@ static void usage(FILE *out)
             "  --format F   text (terminal), md (GitHub Markdown), json (docs/json/report.schema.json),\n"
             "               html (one self-contained page with SVG charts)\n"
             "  --out FILE   write FILE atomically instead of stdout (HTML is one self-contained file)\n"
-            "exit: 0 rendered, 2 usage, 3 store or run unusable, 4 output not writable\n");
+            "  --check      exit by the run's verdict, as verify and diff do: 0 verified (values\n"
+            "               agree), 1 discrepancies (values differ), 3 within bounds only,\n"
+            "               incomplete or interrupted\n"
+            "exit: 0 rendered, 2 usage, 3 store or run unusable, 4 output not writable; with --check\n"
+            "      the verdict's status once rendered\n");
 }
 
 int ma_cmd_report(int argc, char **argv)
 {
     static const struct option opts[] = {{"audit", required_argument, NULL, 'a'}, {"run", required_argument, NULL, 'r'},
                                          {"format", required_argument, NULL, 'f'}, {"out", required_argument, NULL, 'o'},
-                                         {"help", no_argument, NULL, 'h'}, {NULL, 0, NULL, 0}};
+                                         {"help", no_argument, NULL, 'h'}, {"check", no_argument, NULL, 'c'},
+                                         {NULL, 0, NULL, 0}};
     const char *audit_path = NULL, *out_path = NULL, *format = "text";
     int64_t run_id = 0;
+    int check = 0;
     optind = 1;
     int c;
     while ((c = ma_opt_next("report", argc, argv, "h", opts)) != -1) {
@@ -52,6 +60,7 @@ int ma_cmd_report(int argc, char **argv)
         case 'a': audit_path = optarg; break;
         case 'o': out_path = optarg; break;
         case 'f': format = optarg; break;
+        case 'c': check = 1; break;
         case 'r':
             if (ma_cli_parse_run_id(optarg, &run_id)) {
                 return ma_opt_error("report", "--run %s: not a run id (a positive integer)", optarg);
@@ -93,6 +102,8 @@ int ma_cmd_report(int argc, char **argv)
     }
     if (exit_code)
         fprintf(stderr, "millaudit report: %s\n", err.msg);
+    else if (check) /* for scripts: the rendered run's verdict as the exit status */
+        exit_code = ma_verdict_exit_code(report.verdict.state);
     free(text);
     ma_report_free(&report);
     ma_audit_close(a);

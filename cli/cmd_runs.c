@@ -427,7 +427,7 @@ static void print_regressions(const ma_regressions *g, const char *basis)
         printf("no regressions\n");
     }
     if (g->n_improvements) {
-        printf("improved: %zu sectors", g->n_improvements);
+        printf("improved: %zu sector%s", g->n_improvements, g->n_improvements == 1 ? "" : "s");
         const char *sep = ": ";
         for (size_t i = 0; i < g->n_rows; i++)
             if (g->rows[i].improvement) {
