@@ -82,44 +82,47 @@ static void print_row(const ma_vrun_sector *s, const ma_vrun_row *w)
     printf("\n");
 }
 
+/* A count with thousands separators, as the reports print it; each use gets its own buffer. */
+#define G(n) ma_progress_group((char[32]){0}, 32, (uint64_t)(n))
+
 static void print_verdict(const ma_vrun *run)
 {
     const ma_vrun_totals *t = ma_vrun_totals_of(run);
     switch (ma_vrun_verdict_of(run)) {
     case MA_VRUN_VERIFIED:
-        printf("verdict: verified: all %llu entries of %llu sectors re-derived and matching\n",
-               (unsigned long long)t->entries, (unsigned long long)t->sectors);
+        printf("verdict: verified: all %s entries of %s sectors re-derived and matching\n",
+               G(t->entries), G(t->sectors));
         break;
     case MA_VRUN_WITHIN_BOUNDS:
-        printf("verdict: verified within bounds only: %llu entries unproven (successor sectors "
+        printf("verdict: verified within bounds only: %s entries unproven (successor sectors "
                "absent), no contradiction; NOT fully verified\n",
-               (unsigned long long)t->within_bounds);
+               G(t->within_bounds));
         break;
     case MA_VRUN_DISCREPANCIES:
-        printf("verdict: discrepancies found: %llu (%llu root%s, %llu propagated)",
-               (unsigned long long)t->discrepancies, (unsigned long long)t->roots, t->roots == 1 ? "" : "s",
-               (unsigned long long)t->propagated);
+        printf("verdict: discrepancies found: %s (%s root%s, %s propagated)",
+               G(t->discrepancies), G(t->roots), t->roots == 1 ? "" : "s",
+               G(t->propagated));
         if (t->body_digest_mismatches)
-            printf("; %llu sector file%s whose body is not what %s producer wrote",
-                   (unsigned long long)t->body_digest_mismatches, t->body_digest_mismatches == 1 ? "" : "s",
+            printf("; %s sector file%s whose body is not what %s producer wrote",
+                   G(t->body_digest_mismatches), t->body_digest_mismatches == 1 ? "" : "s",
                    t->body_digest_mismatches == 1 ? "its" : "their");
         printf("\n");
         break;
     case MA_VRUN_INTERRUPTED:
-        printf("verdict: interrupted: %llu of %llu sectors finished and kept; continue with "
+        printf("verdict: interrupted: %s of %s sectors finished and kept; continue with "
                "--resume\n",
-               (unsigned long long)(t->sectors_checked + t->sectors_carried),
-               (unsigned long long)t->sectors);
+               G(t->sectors_checked + t->sectors_carried),
+               G(t->sectors));
         break;
     default:
         if (!t->sectors) {
             printf("verdict: incomplete: nothing was checked: no usable sector file\n");
             break;
         }
-        printf("verdict: incomplete: %llu sectors unusable, %llu entries not verified (successor "
+        printf("verdict: incomplete: %s sectors unusable, %s entries not verified (successor "
                "absent or broken)%s\n",
-               (unsigned long long)t->sectors_unusable,
-               (unsigned long long)(t->missing_child + t->unverifiable),
+               G(t->sectors_unusable),
+               G(t->missing_child + t->unverifiable),
                t->within_bounds ? "; Malom excerpts: --allow-bounds accepts entries checked within "
                                   "bounds"
                                 : "");
@@ -201,16 +204,16 @@ static void print_text(const ma_vrun *run, int quiet)
         }
     }
     const ma_vrun_totals *t = ma_vrun_totals_of(run);
-    printf("total: %llu sectors (%llu checked, %llu carried over, %llu unusable), %llu entries, "
-           "%llu checked, %llu verified, %llu only within bounds, %llu discrepancies (%llu root, %llu propagated), "
-           "%llu missing-child, %llu unverifiable, %.2f s\n",
-           (unsigned long long)t->sectors, (unsigned long long)t->sectors_checked,
-           (unsigned long long)t->sectors_carried, (unsigned long long)t->sectors_unusable,
-           (unsigned long long)t->entries, (unsigned long long)t->checked,
-           (unsigned long long)t->verified, (unsigned long long)t->within_bounds,
-           (unsigned long long)t->discrepancies,
-           (unsigned long long)t->roots, (unsigned long long)t->propagated,
-           (unsigned long long)t->missing_child, (unsigned long long)t->unverifiable,
+    printf("total: %s sectors (%s checked, %s carried over, %s unusable), %s entries, "
+           "%s checked, %s verified, %s only within bounds, %s discrepancies (%s root, %s propagated), "
+           "%s missing-child, %s unverifiable, %.2f s\n",
+           G(t->sectors), G(t->sectors_checked),
+           G(t->sectors_carried), G(t->sectors_unusable),
+           G(t->entries), G(t->checked),
+           G(t->verified), G(t->within_bounds),
+           G(t->discrepancies),
+           G(t->roots), G(t->propagated),
+           G(t->missing_child), G(t->unverifiable),
            ma_vrun_seconds(run));
     if (t->discrepancies) {
         printf("total classes:");

@@ -64,7 +64,11 @@ static void usage(FILE *out)
     fprintf(out, "usage: millaudit <command> [options]\n       millaudit -V | --version\n\ncommands:\n");
     for (size_t i = 0; i < N_COMMANDS; i++)
         fprintf(out, "  %-12s %s\n", commands[i].name, commands[i].summary);
-    fprintf(out, "\n'millaudit <command> --help' describes a command; 'man millaudit' all of them.\n");
+    fprintf(out, "\n'millaudit <command> --help' or 'millaudit help <command>' describes a command; 'man millaudit'\n"
+                 "all of them. Around the binary (installed beside it; each takes --help):\n"
+                 "    millaudit-nightly   the nightly pipeline of a solver team (docs/nightly.md)\n"
+                 "    millaudit-slurm     a sharded verify as a Slurm array job and its merge (docs/distributed.md)\n"
+                 "    millaudit-parallel  a sharded verify with GNU parallel on local cores or ssh hosts\n");
 }
 
 /* The commands a mistyped word most likely meant (common/options.h, as for options), printed as the

@@ -77,7 +77,7 @@ def test_std_strong_fully_verified(millaudit, malom_fixtures):
 
 def test_std_strong_text_says_all_verified(millaudit, malom_fixtures):
     p = millaudit.run("verify", malom_fixtures / "std-strong", "--quiet", check=0)
-    assert "verdict: verified: all 2018750 entries of 3 sectors" in p.stdout
+    assert "verdict: verified: all 2,018,750 entries of 3 sectors" in p.stdout
     assert "0 discrepancies" in p.stdout
 
 
