@@ -68,16 +68,15 @@ static int parse_only(const char *text, ma_variant v, ma_sector *out, size_t max
         int named = 0;
         ma_error e;
         if (*n >= max) {
-            fprintf(stderr, "millaudit opening: --only-sectors: more than %zu sectors\n", max);
+            ma_opt_error("opening", "--only-sectors: more than %zu sectors", max);
             return -1;
         }
         if (ma_sector_arg_parse(tok, &tv, &named, &out[*n], &e)) {
-            fprintf(stderr, "millaudit opening: --only-sectors: %s\n", e.msg);
+            ma_opt_error("opening", "--only-sectors: %s", e.msg);
             return -1;
         }
         if (named && tv != v) {
-            fprintf(stderr, "millaudit opening: --only-sectors %s: not a %s sector\n", tok,
-                    ma_variant_name(v));
+            ma_opt_error("opening", "--only-sectors %s: not a %s sector", tok, ma_variant_name(v));
             return -1;
         }
         (*n)++;
@@ -427,8 +426,10 @@ int ma_cmd_opening(int argc, char **argv)
         goto done;
     }
     if (ma_opening_db_create(&odb, db, v, only, n_only, &err)) {
-        fprintf(stderr, "millaudit opening: %s\n", err.msg);
-        exit_code = err.code == MA_EINVAL ? MA_EXIT_USAGE : MA_EXIT_INTERNAL;
+        if (err.code == MA_EINVAL) /* an --only-sectors the database refutes: a usage error */
+            exit_code = ma_opt_error("opening", "%s", err.msg);
+        else
+            fprintf(stderr, "millaudit opening: %s\n", err.msg), exit_code = MA_EXIT_INTERNAL;
         goto done;
     }
     if (audit_path) {

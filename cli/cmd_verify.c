@@ -704,7 +704,10 @@ int ma_cmd_verify(int argc, char **argv)
         rc = ma_vrun_execute(run, &err);
     ma_progress_finish(&progress, atomic_load(&progress.done));
     if (rc == MA_EINVAL || (rc && !run)) {
-        fprintf(stderr, "millaudit verify: %s\n", err.msg);
+        if (rc == MA_EINVAL) /* an option value the run refused (a --sector, --resume): a usage error */
+            ma_opt_error("verify", "%s", err.msg);
+        else
+            fprintf(stderr, "millaudit verify: %s\n", err.msg);
         ma_vrun_free(run);
         free(sectors);
         free(args);

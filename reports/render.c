@@ -430,7 +430,9 @@ static void text_sectors(ma_out *o, const ma_report *r, int md)
         ma_out_printf(o, "  %-20s %12s %12s %12s %10s %8s %6s %6s %8s %9s  %s\n", "sector", "entries", "checked",
                       "verified", "in-bounds", "discrep", "roots", "propag", "seconds", "entries/s", "state");
     }
-    for (size_t i = 0; i <= x->n_sectors; i++) {
+    size_t *order = ma_render_sector_order(o, r); /* the faulty sectors first */
+    for (size_t k = 0; order && k <= x->n_sectors; k++) {
+        size_t i = k == x->n_sectors ? k : order[k];
         int total = i == x->n_sectors;
         const ma_run_sector *s = total ? NULL : &x->sectors[i];
         const ma_report_sector *sx = total ? NULL : &r->sx[i];
@@ -498,6 +500,7 @@ static void text_sectors(ma_out *o, const ma_report *r, int md)
             ma_out_printf(o, "\n");
         }
     }
+    free(order);
     if (md) {
         int any = 0;
         for (size_t i = 0; i < x->n_sectors; i++)
@@ -539,6 +542,37 @@ const char *ma_render_variants(const ma_report *r, char *buf, size_t n)
     if (!buf[0])
         snprintf(buf, n, "-");
     return buf;
+}
+
+int ma_render_sector_rank(const ma_report *r, size_t i)
+{
+    if (r->sx[i].roots > 0)
+        return 0;
+    switch ((ma_verdict_state)r->sx[i].state) {
+    case MA_VERDICT_DISCREPANCIES:
+    case MA_VERDICT_DIFFER: return 1;
+    case MA_VERDICT_VERIFIED:
+    case MA_VERDICT_AGREE:
+    case MA_VERDICT_RECORDED: return 3;
+    default: return 2;
+    }
+}
+
+size_t *ma_render_sector_order(ma_out *o, const ma_report *r)
+{
+    size_t n = r->run.n_sectors, k = 0;
+    if (!n)
+        return NULL;
+    size_t *order = malloc(n * sizeof *order);
+    if (!order) {
+        o->oom = 1;
+        return NULL;
+    }
+    for (int rank = 0; rank <= 3; rank++)
+        for (size_t i = 0; i < n; i++)
+            if (ma_render_sector_rank(r, i) == rank)
+                order[k++] = i;
+    return order;
 }
 
 size_t *ma_render_disc_order(ma_out *o, const ma_report *r)

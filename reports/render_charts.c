@@ -115,13 +115,10 @@ static size_t pick(const ma_report *r, const int64_t *key, size_t *idx)
     return out;
 }
 
-/* Rank of a sector in the per-sector chart: roots, then other discrepancies, then the rest. */
+/* Rank of a sector in the per-sector chart: as in the sector table (render_internal.h). */
 static int fault_rank(const ma_report *r, size_t i)
 {
-    const ma_run_sector *s = &r->run.sectors[i];
-    if (r->sx[i].roots > 0)
-        return 0;
-    return s->discrepancies > 0 || s->entries - s->verified - s->within_bounds > 0 ? 1 : 2;
+    return ma_render_sector_rank(r, i);
 }
 
 struct proof_order {
@@ -206,7 +203,7 @@ void ma_chart_proof(ma_out *o, const ma_report *r)
                           ma_fmt_count(c, sizeof c, s->entries));
     }
     char note[200];
-    int faults = m && fault_rank(r, idx[0]) < 2;
+    int faults = m && fault_rank(r, idx[0]) < 2; /* roots or other discrepancies */
     snprintf(note, sizeof note, "%s", faults ? "Sectors with discrepancies first, marked red at the left. " : "");
     if (m < n)
         snprintf(note + strlen(note), sizeof note - strlen(note),

@@ -129,7 +129,9 @@ static void html_sectors(ma_out *o, const ma_report *r)
                          "<th class=\"n\">roots</th><th class=\"n\">propagated</th><th class=\"n\">seconds</th>"
                          "<th class=\"n\">entries/s</th><th>state</th></tr></thead>\n<tbody>\n");
     int cols = diff ? 9 : 10;
-    for (size_t i = 0; i <= x->n_sectors; i++) {
+    size_t *order = ma_render_sector_order(o, r); /* the faulty sectors first */
+    for (size_t k = 0; order && k <= x->n_sectors; k++) {
+        size_t i = k == x->n_sectors ? k : order[k];
         int total = i == x->n_sectors;
         if (total)
             ma_out_printf(o, "</tbody>\n<tfoot>");
@@ -200,6 +202,7 @@ static void html_sectors(ma_out *o, const ma_report *r)
             ma_out_printf(o, "</td></tr>\n");
         }
     }
+    free(order);
     ma_out_printf(o, "</tfoot></table>\n");
 }
 

@@ -96,3 +96,44 @@ def test_an_invalid_sector_names_the_command_once(millaudit, tmp_path):
     proc = millaudit.run("verify", tmp_path / "db", "--sector", "9_9_9_9", check=2)
     assert proc.stderr.startswith("millaudit verify: --sector 9_9_9_9: "), proc.stderr
     assert "verify: verify:" not in proc.stderr
+
+
+@pytest.fixture
+def paths(tmp_path, millaudit):
+    """A missing path, a regular file, a manifest and an empty directory, each given to verify."""
+    db = tmp_path / "db"
+    millaudit.run("solve", "--variant", "std", "--stones", "3", "--out", db, "--quiet", check=0)
+    millaudit.run("manifest", "create", db, "--out", tmp_path / "MANIFEST.sha256", "--quiet", check=0)
+    (tmp_path / "notes.txt").write_text("x\n")
+    (tmp_path / "empty").mkdir()
+    return tmp_path
+
+
+@pytest.mark.parametrize("name", ["missing", "notes.txt", "MANIFEST.sha256", "db/std_3_3_0_0.mdb/x"])
+def test_an_unusable_database_is_said_once(millaudit, paths, name):
+    """Issue 23 item 4: the error of an unusable root was printed twice."""
+    proc = millaudit.run("verify", paths / name)
+    assert proc.returncode in (3, 4), proc  # unusable input; ENOTDIR is reported as an I/O error
+    lines = proc.stderr.splitlines()
+    assert len(lines) == 1 and lines[0].startswith(f"millaudit verify: {paths / name}: "), proc.stderr
+
+
+def test_an_empty_directory_says_nothing_was_checked(millaudit, paths):
+    proc = millaudit.run("verify", paths / "empty", check=3)
+    assert proc.stdout.splitlines()[-1] == "verdict: incomplete: nothing was checked: no usable sector file"
+    assert len(proc.stderr.splitlines()) == 1
+
+
+def test_diff_says_when_sectors_differ_only_in_header_bytes(millaudit, paths):
+    """Issue 23 item 6: 'encoding 26' alone alarms where only header bytes differ."""
+    import shutil
+    other = shutil.copytree(paths / "db", paths / "other")
+    f = other / "std_3_3_0_0.mdb"
+    data = bytearray(f.read_bytes())
+    data[32:64] = b"another-producer".ljust(32, b"\0")  # the producer name (docs/format.md 5.1)
+    f.write_bytes(bytes(data))
+    proc = millaudit.run("diff", paths / "db", other, check=0)
+    line = next(l for l in proc.stdout.splitlines() if l.startswith("std_3_3_0_0: "))
+    assert line.endswith(")") and "encoding 1 (header bytes only: every entry alike)" in line, line
+    total = proc.stdout.splitlines()[-1]
+    assert "encoding 1 (1 sector differs only in header bytes)" in total and total.endswith(": values agree"), total
