@@ -17,9 +17,9 @@
  *
  * ma_opt_error prints "millaudit CMD: <message>" and the hint line for any other mistake on the
  * command line (a malformed value, a missing argument, options that exclude each other) and
- * returns MA_EXIT_USAGE. ma_opt_long reads a decimal integer in lo..hi for option opt, refusing
- * anything else ("", "1x", " 1", "+1" when lo > 0 is fine) with ma_opt_error; returns 0 with *out
- * set or MA_EXIT_USAGE.
+ * returns MA_EXIT_USAGE. ma_opt_long reads a decimal integer in lo..hi for option opt, digits only
+ * (a leading '-' only when lo < 0), refusing anything else ("", "1x", " 1", "+1", out of range)
+ * with ma_opt_error; returns 0 with *out set, or MA_EXIT_USAGE leaving *out alone.
  *
  * ma_opt_edit_distance is the optimal string alignment distance (Levenshtein plus adjacent
  * transpositions), capped at 32; ma_opt_suggest writes the names of names[0..n) nearest to word,
