@@ -241,6 +241,53 @@ static void test_the_fault_comes_first_and_is_visible(void **state)
     done(&rep);
 }
 
+/* A run over several variants draws one depth histogram per variant and names the variants
+ * instead of "-"; the W/D/L chart says which sectors it leaves out (issue 23). */
+static void test_variants_are_never_pooled(void **state)
+{
+    (void)state;
+    ma_run r;
+    ma_run_sector s[3];
+    ma_run_discrepancy d;
+    ma_run_class c;
+    hostile_run(&r, &s[0], &d, &c);
+    r.n_disc = 0;
+    r.variant = "-";
+    r.database_root = "db";
+    r.command_line = "millaudit verify db";
+    s[0].message = NULL;
+    s[0].discrepancies = 0;
+    s[0].verified = s[0].entries;
+    s[0].n_classes = 0;
+    s[0].status = "ok";
+    s[1] = s[0], s[2] = s[0];
+    s[0].sector = "lask_3_3_0_0", s[1].sector = "std_3_3_0_0", s[2].sector = "std_3_4_0_0";
+    s[2].within_bounds = 10, s[2].verified -= 10, s[2].status = "within-bounds";
+    static ma_run_bin lask_bins[] = {{"win", 7, 100}, {"loss", 6, 50}};
+    static ma_run_bin std_bins[] = {{"win", 3, 1000}, {"draw", 0, 10}};
+    s[0].bins = lask_bins, s[0].n_bins = 2;
+    s[1].bins = std_bins, s[1].n_bins = 2;
+    r.sectors = s;
+    r.n_sectors = 3;
+    ma_report rep;
+    derive(&rep, &r);
+    rep.sx[0].wins = 100, rep.sx[0].draws = 0, rep.sx[0].losses = 50;
+    rep.sx[1].wins = 1000, rep.sx[1].draws = 10, rep.sx[1].losses = 0;
+    rep.sx[2].wins = -1; /* within bounds: no histogram */
+    char *out = render(&rep, MA_RENDER_HTML);
+    assert_non_null(strstr(out, "Outcomes by depth (plies) of lask,"));
+    assert_non_null(strstr(out, "Outcomes by depth (plies) of std,"));
+    const char *wdl = strstr(out, "data-chart=\"wdl\"");
+    assert_non_null(wdl);
+    assert_non_null(strstr(wdl, "1 of 3 sectors not shown: no outcome histogram recorded"));
+    assert_non_null(strstr(out, "lask, std"));
+    free(out);
+    out = render(&rep, MA_RENDER_TEXT);
+    assert_non_null(strstr(out, "lask, std"));
+    free(out);
+    done(&rep);
+}
+
 static void test_text_and_markdown(void **state)
 {
     (void)state;
@@ -649,6 +696,7 @@ int main(void)
         cmocka_unit_test(test_html_escapes_hostile_strings),
         cmocka_unit_test(test_text_and_markdown),
         cmocka_unit_test(test_the_fault_comes_first_and_is_visible),
+        cmocka_unit_test(test_variants_are_never_pooled),
         cmocka_unit_test(test_json_is_valid_and_holds_data),
         cmocka_unit_test(test_histogram_is_sorted_by_depth_on_a_log_scale),
         cmocka_unit_test(test_bounds_only_is_never_good_or_ok),
