@@ -15,6 +15,7 @@
 #include "common/fileio.h"
 #include "common/ma_error.h"
 #include "common/options.h"
+#include "common/progress.h"
 #include "ma_version.h"
 #include "reports/audit.h"
 #include "verifier/diff.h"
@@ -469,11 +470,15 @@ report:
         if (outside)
             snprintf(header_only, sizeof header_only, " (%" PRIu64 " sector%s differ%s only in header bytes)",
                      outside, outside == 1 ? "" : "s", outside == 1 ? "s" : "");
-        printf("total: %zu sectors (%" PRIu64 " identical), %" PRIu64 " positions, outcome %" PRIu64
-               ", depth %" PRIu64 ", draw-class %" PRIu64 ", encoding %" PRIu64 "%s"
+        /* counts with thousands separators, as the reports and verify print them */
+        char g[5][32];
+        printf("total: %zu sectors (%" PRIu64 " identical), %s positions, outcome %s"
+               ", depth %s, draw-class %s, encoding %s%s"
                ", only-in-A %" PRIu64 ", only-in-B %" PRIu64 ", unusable %" PRIu64 ": %s\n",
-               n, t.by_status[MA_DIFF_IDENTICAL], t.positions, t.counts[MA_DIFF_OUTCOME],
-               t.counts[MA_DIFF_DEPTH], t.counts[MA_DIFF_DRAW_CLASS], t.counts[MA_DIFF_ENCODING], header_only,
+               n, t.by_status[MA_DIFF_IDENTICAL], ma_progress_group(g[0], 32, t.positions),
+               ma_progress_group(g[1], 32, t.counts[MA_DIFF_OUTCOME]), ma_progress_group(g[2], 32, t.counts[MA_DIFF_DEPTH]),
+               ma_progress_group(g[3], 32, t.counts[MA_DIFF_DRAW_CLASS]),
+               ma_progress_group(g[4], 32, t.counts[MA_DIFF_ENCODING]), header_only,
                t.by_status[MA_DIFF_ONLY_A], t.by_status[MA_DIFF_ONLY_B],
                t.by_status[MA_DIFF_UNUSABLE],
                t.by_status[MA_DIFF_DIFFERS] || t.by_status[MA_DIFF_ONLY_A] ||
