@@ -90,8 +90,8 @@ static void print_verdict(const ma_vrun *run)
     const ma_vrun_totals *t = ma_vrun_totals_of(run);
     switch (ma_vrun_verdict_of(run)) {
     case MA_VRUN_VERIFIED:
-        printf("verdict: verified: all %s entries of %s sectors re-derived and matching\n",
-               G(t->entries), G(t->sectors));
+        printf("verdict: verified: all %s entries of %s sector%s re-derived and matching\n",
+               G(t->entries), G(t->sectors), t->sectors == 1 ? "" : "s");
         break;
     case MA_VRUN_WITHIN_BOUNDS:
         printf("verdict: verified within bounds only: %s entries unproven (successor sectors "
@@ -204,10 +204,10 @@ static void print_text(const ma_vrun *run, int quiet)
         }
     }
     const ma_vrun_totals *t = ma_vrun_totals_of(run);
-    printf("total: %s sectors (%s checked, %s carried over, %s unusable), %s entries, "
+    printf("total: %s sector%s (%s checked, %s carried over, %s unusable), %s entries, "
            "%s checked, %s verified, %s only within bounds, %s discrepancies (%s root, %s propagated), "
            "%s missing-child, %s unverifiable, %.2f s\n",
-           G(t->sectors), G(t->sectors_checked),
+           G(t->sectors), t->sectors == 1 ? "" : "s", G(t->sectors_checked),
            G(t->sectors_carried), G(t->sectors_unusable),
            G(t->entries), G(t->checked),
            G(t->verified), G(t->within_bounds),
