@@ -649,7 +649,7 @@ static int misuse(const char *sub)
     snprintf(cmd, sizeof cmd, "runs %s", sub);
     for (size_t i = 0; i < sizeof synopsis / sizeof *synopsis; i++)
         if (!strcmp(sub, synopsis[i][0]))
-            return ma_opt_error(cmd, "expected: millaudit runs %s %s", sub, synopsis[i][1]);
+            return ma_opt_error(cmd, "usage: millaudit runs %s %s", sub, synopsis[i][1]);
     return ma_opt_error(cmd, "wrong arguments");
 }
 
