@@ -103,7 +103,8 @@ def test_night2_planted_bug(millaudit, nights):
             s = want[c["name"]]
             counts = " ".join(f"{k}={v}" for k, v in s["classes"].items() if v)
             assert c["message"].endswith(counts)
-            assert f"{s['discrepancies']} discrepancies" in c["message"]
+            d = s["discrepancies"]
+            assert f"{d} discrepanc{'y' if d == 1 else 'ies'} (" in c["message"]
             first = s["rows"][0]
             assert f"entry {first['entry']} (offset {first['offset']})" in c["text"]
             assert f"board {first['board']}" in c["text"] and "a b c d e f g" in c["text"]
