@@ -347,10 +347,13 @@ static int list_names(ma_database *db, const char *single, found **out, size_t *
             free(f);
             char path[1400];
             ma_escape_name(db->root, path, sizeof path);
+            /* a manifest given where a database goes: say which command reads it */
+            size_t len = strlen(db->root);
+            int manifest = len >= 7 && !strcmp(db->root + len - 7, ".sha256");
             return ma_error_set(err, MA_EFORMAT,
                                 "%s: not a sector file (<variant>_W_B_WF_BF.mdb, .sec2 or .sec) and "
-                                "not a directory",
-                                path);
+                                "not a directory%s",
+                                path, manifest ? "; a manifest is checked with 'millaudit manifest check'" : "");
         }
         *out = f;
         *n = 1;

@@ -116,6 +116,8 @@ def test_an_unusable_database_is_said_once(millaudit, paths, name):
     assert proc.returncode in (3, 4), proc  # unusable input; ENOTDIR is reported as an I/O error
     lines = proc.stderr.splitlines()
     assert len(lines) == 1 and lines[0].startswith(f"millaudit verify: {paths / name}: "), proc.stderr
+    if name.endswith(".sha256"):
+        assert lines[0].endswith("; a manifest is checked with 'millaudit manifest check'")
 
 
 def test_an_empty_directory_says_nothing_was_checked(millaudit, paths):
