@@ -256,19 +256,6 @@ static void print_json(const char *path_a, const char *path_b, const ma_database
 
 /* ---- the command ---- */
 
-static int parse_number(const char *opt, const char *text, unsigned long lo, unsigned long hi,
-                        unsigned long *out)
-{
-    char *end;
-    unsigned long v = strtoul(text, &end, 10);
-    if (*text < '0' || *text > '9' || *end || v < lo || v > hi) {
-        fprintf(stderr, "millaudit diff: %s '%s': expected %lu..%lu\n", opt, text, lo, hi);
-        return -1;
-    }
-    *out = v;
-    return 0;
-}
-
 /* The JUnit report (verifier/diff_junit.h); pairs still pending were not compared. */
 static int write_junit(const char *path, const char *a, const char *b, const ma_diff_sector *ss,
                        size_t n, const char *stopped_by, ma_error *err)
@@ -318,7 +305,7 @@ int ma_cmd_diff(int argc, char **argv, const ma_cli_invocation *typed)
     unsigned shard_index = 0, shard_count = 0;
     const char *audit_path = NULL, *junit_path = NULL;
     ma_diff_options opt = {0, 5, 0};
-    unsigned long v;
+    long v;
     ma_error err;
     optind = 1;
     while ((c = ma_opt_next("diff", argc, argv, "h", opts)) != -1) {
@@ -329,12 +316,12 @@ int ma_cmd_diff(int argc, char **argv, const ma_cli_invocation *typed)
             }
             break;
         case 'l':
-            if (parse_number("--limit", optarg, 0, 100000, &v))
+            if (ma_opt_long("diff", "--limit", optarg, 0, 100000, &v))
                 return MA_EXIT_USAGE;
-            opt.limit = v;
+            opt.limit = (size_t)v;
             break;
         case 't':
-            if (parse_number("--threads", optarg, 1, 64, &v))
+            if (ma_opt_long("diff", "--threads", optarg, 1, 64, &v))
                 return MA_EXIT_USAGE;
             opt.threads = (unsigned)v;
             break;

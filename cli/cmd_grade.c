@@ -218,16 +218,13 @@ static int render_stored(const char *audit_path, int64_t run_id, int json, const
     return exit_code;
 }
 
+/* A count 1..max through the one option-number parser (common/options.h). */
 static int parse_count(const char *opt, const char *text, uint64_t max, uint64_t *out)
 {
-    char *end;
-    errno = 0;
-    unsigned long long v = strtoull(text, &end, 10);
-    if (errno || *end || end == text || text[0] == '-' || v < 1 || v > max) {
-        fprintf(stderr, "millaudit grade: %s '%s': expected 1..%" PRIu64 "\n", opt, text, max);
+    long v;
+    if (ma_opt_long("grade", opt, text, 1, (long)max, &v))
         return -1;
-    }
-    *out = v;
+    *out = (uint64_t)v;
     return 0;
 }
 

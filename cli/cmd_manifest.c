@@ -94,16 +94,6 @@ static int parse_size(const char *s, uint64_t *out)
     return 0;
 }
 
-static int parse_threads(const char *s, unsigned *out)
-{
-    char *end = NULL;
-    long v = strtol(s, &end, 10);
-    if (end == s || *end || v < 1 || v > 256)
-        return -1;
-    *out = (unsigned)v;
-    return 0;
-}
-
 /* Prints a path as sha256sum does: names with backslash, LF or CR get a leading '\' and escapes. */
 static void print_name(FILE *out, const char *s)
 {
@@ -243,6 +233,7 @@ static int cmd_create(int argc, char **argv, const ma_cli_invocation *typed)
     unsigned shard_index = 0, shard_count = 0;
     ma_sha256_options sha = {0};
     int quiet = 0, c;
+    long threads;
     optind = 1;
     while ((c = ma_opt_next("manifest create", argc, argv, "o:a:c:t:qh", opts)) != -1) {
         switch (c) {
@@ -255,9 +246,9 @@ static int cmd_create(int argc, char **argv, const ma_cli_invocation *typed)
             }
             break;
         case 't':
-            if (parse_threads(optarg, &sha.threads) != 0) {
-                return ma_opt_error("manifest create", "--threads '%s': want 1 to 256", optarg);
-            }
+            if (ma_opt_long("manifest create", "--threads", optarg, 1, 256, &threads))
+                return MA_EXIT_USAGE;
+            sha.threads = (unsigned)threads;
             break;
         case 'q': quiet = 1; break;
         case 'S':
@@ -500,6 +491,7 @@ static int cmd_check(int argc, char **argv)
     };
     const char *dir = NULL, *audit_path = NULL;
     int ignore_missing = 0, ignore_extra = 0, strict = 0, c;
+    long threads;
     enum verbosity verb = V_NORMAL;
     ma_sha256_options sha = {0};
     optind = 1;
@@ -514,9 +506,9 @@ static int cmd_check(int argc, char **argv)
         case 'w': verb = V_WARN; break;
         case 'q': verb = V_QUIET; break;
         case 't':
-            if (parse_threads(optarg, &sha.threads) != 0) {
-                return ma_opt_error("manifest check", "--threads '%s': want 1 to 256", optarg);
-            }
+            if (ma_opt_long("manifest check", "--threads", optarg, 1, 256, &threads))
+                return MA_EXIT_USAGE;
+            sha.threads = (unsigned)threads;
             break;
         case 'h': usage(stdout); return MA_EXIT_OK;
         default: return MA_EXIT_USAGE; /* ma_opt_next said what is wrong */

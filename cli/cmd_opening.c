@@ -345,33 +345,29 @@ int ma_cmd_opening(int argc, char **argv)
     const char *variant_text = NULL, *only_text = NULL, *audit_path = NULL;
     int stones = 0, json = 0, quiet = 0, compare = 1, c;
     long tt_mb = 64, max_rows = 1000;
-    char *end;
     ma_error err;
     ma_error_clear(&err);
     optind = 1;
     while ((c = ma_opt_next("opening", argc, argv, "h", longopts)) != -1) {
         switch (c) {
         case 'v': variant_text = optarg; break;
-        case 'k':
-            stones = (int)strtol(optarg, &end, 10);
-            if (*end || end == optarg || stones < 3 || stones > 12) {
-                return ma_opt_error("opening", "--stones '%s': expected 3..12", optarg);
-            }
+        case 'k': {
+            long k;
+            if (ma_opt_long("opening", "--stones", optarg, 3, 12, &k))
+                return MA_EXIT_USAGE;
+            stones = (int)k;
             break;
+        }
         case 't':
-            tt_mb = strtol(optarg, &end, 10);
-            if (*end || end == optarg || tt_mb < 1 || tt_mb > 65536) {
-                return ma_opt_error("opening", "--tt-mb '%s': expected 1..65536", optarg);
-            }
+            if (ma_opt_long("opening", "--tt-mb", optarg, 1, 65536, &tt_mb))
+                return MA_EXIT_USAGE;
             break;
         case 'o': only_text = optarg; break;
         case 'a': audit_path = optarg; break;
         case 'n': compare = 0; break;
         case 'r':
-            max_rows = strtol(optarg, &end, 10);
-            if (*end || end == optarg || max_rows < 0 || max_rows > 10000000) {
-                return ma_opt_error("opening", "--max-rows '%s': expected 0..10000000", optarg);
-            }
+            if (ma_opt_long("opening", "--max-rows", optarg, 0, 10000000, &max_rows))
+                return MA_EXIT_USAGE;
             break;
         case 'j': json = 1; break;
         case 'q': quiet = 1; break;

@@ -282,12 +282,9 @@ int ma_cmd_stats(int argc, char **argv)
             }
             break;
         case 't': {
-            char *end;
-            long v = strtol(optarg, &end, 10);
-            if (!*optarg || *end || v < 1 || v > MA_STATS_MAX_THREADS) {
-                return ma_opt_error("stats", "--threads '%s': expected 1..%d", optarg,
-                        MA_STATS_MAX_THREADS);
-            }
+            long v;
+            if (ma_opt_long("stats", "--threads", optarg, 1, MA_STATS_MAX_THREADS, &v))
+                return MA_EXIT_USAGE;
             threads = (int)v;
             break;
         }

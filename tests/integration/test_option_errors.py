@@ -139,3 +139,21 @@ def test_diff_says_when_sectors_differ_only_in_header_bytes(millaudit, paths):
     assert line.endswith(")") and "encoding 1 (header bytes only: every entry alike)" in line, line
     total = proc.stdout.splitlines()[-1]
     assert "encoding 1 (1 sector differs only in header bytes)" in total and total.endswith(": values agree"), total
+
+
+@pytest.mark.parametrize("words,option,value,bounds", [
+    (("solve",), "--threads", "0", "1..256"),
+    (("stats", "DIR"), "--threads", "x", "1..64"),
+    (("verify", "DIR"), "--max-rows", "-1", "0..1000000000"),
+    (("manifest", "create", "DIR"), "--threads", "1x", "1..256"),
+    (("manifest", "check", "M"), "--threads", " 2", "1..256"),
+    (("diff", "A", "B"), "--threads", "65", "1..64"),
+    (("opening", "DIR"), "--stones", "2", "3..12"),
+    (("grade", "DIR"), "--games", "0", "1..10000000"),
+])
+def test_one_number_parser_for_every_command(millaudit, words, option, value, bounds):
+    """Every command reads a number option alike and says so alike (common/options.h ma_opt_long)."""
+    cmd = " ".join(w for w in words if w.islower() or "-" in w)
+    proc = millaudit.run(*words, option, value, check=2)
+    assert proc.stderr.splitlines() == [f"millaudit {cmd}: {option} {value}: not a number in {bounds}",
+                                        f"try 'millaudit {cmd} --help'"], proc.stderr
