@@ -144,8 +144,9 @@ static void print_live_sector(void *ctx, const ma_vrun_sector *s)
     if (s->status == MA_SECTOR_UNUSABLE) {
         printf("%s: unusable\n", s->name);
     } else {
-        printf("%s: %s, %s entries, %s verified", s->name, status_text(s),
-               ma_progress_group(a, sizeof a, s->entries), ma_progress_group(b, sizeof b, s->verified));
+        printf("%s: %s, %s entr%s, %s verified", s->name, status_text(s),
+               ma_progress_group(a, sizeof a, s->entries), s->entries == 1 ? "y" : "ies",
+               ma_progress_group(b, sizeof b, s->verified));
         if (s->discrepancies)
             printf(", %s discrepanc%s (%s root%s, %s propagated)",
                    ma_progress_group(c, sizeof c, s->discrepancies), s->discrepancies == 1 ? "y" : "ies",
