@@ -17,6 +17,7 @@
 
 #include "cli/audit_store.h"
 #include "cli/cli_util.h"
+#include "common/options.h"
 #include "common/output.h"
 #include "cli/commands.h"
 #include "common/ma_error.h"
@@ -55,9 +56,8 @@ static int cmd_create(int argc, char **argv)
     const char *audit_path = NULL, *key_path = NULL, *out_path = NULL;
     ma_attest_create_options opt = {0};
     optind = 1;
-    opterr = 0;
     int c;
-    while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
+    while ((c = ma_opt_next("attest create", argc, argv, "h", opts)) != -1) {
         switch (c) {
         case 'a': audit_path = optarg; break;
         case 'k': key_path = optarg; break;
@@ -65,23 +65,15 @@ static int cmd_create(int argc, char **argv)
         case 'i': opt.identity = optarg; break;
         case 'u': opt.allow_unverified = 1; break;
         case 'r':
-            if (ma_cli_parse_run_id(optarg, &opt.run_id)) {
-                fprintf(stderr, "millaudit attest create: --run %s: not a run id (a positive integer)\n", optarg);
-                return MA_EXIT_USAGE;
-            }
+            if (ma_cli_parse_run_id(optarg, &opt.run_id))
+                return ma_opt_error("attest create", "--run %s: not a run id (a positive integer)", optarg);
             break;
         case 'h': usage(stdout); return MA_EXIT_OK;
-        default:
-            fprintf(stderr, "millaudit attest create: unknown or incomplete option '%s'\n", argv[optind - 1]);
-            usage(stderr);
-            return MA_EXIT_USAGE;
+        default: return MA_EXIT_USAGE; /* ma_opt_next said what is wrong */
         }
     }
-    if (optind != argc || !audit_path || !key_path || !out_path) {
-        fprintf(stderr, "millaudit attest create: --audit, --key and --out are required\n");
-        usage(stderr);
-        return MA_EXIT_USAGE;
-    }
+    if (optind != argc || !audit_path || !key_path || !out_path)
+        return ma_opt_error("attest create", "--audit, --key and --out are required");
     /* the envelope must never land on the store or the key it is made from */
     const ma_output_input inputs[] = {{audit_path, "the audit store", MA_INPUT_STORE},
                                       {key_path, "the signing key", MA_INPUT_FILE}};
@@ -267,35 +259,25 @@ static int cmd_verify(int argc, char **argv)
     int json = 0;
     unsigned threads = 0;
     optind = 1;
-    opterr = 0;
     int c;
-    while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
+    while ((c = ma_opt_next("attest verify", argc, argv, "h", opts)) != -1) {
         switch (c) {
         case 'p': pub_path = optarg; break;
         case 'd': db_dir = optarg; break;
         case 'j': json = 1; break;
         case 't': {
-            char *end = NULL;
-            long n = strtol(optarg, &end, 10);
-            if (!*optarg || *end || n < 1 || n > 1024) {
-                fprintf(stderr, "millaudit attest verify: --threads %s: not a number of threads (1-1024)\n", optarg);
+            long n;
+            if (ma_opt_long("attest verify", "--threads", optarg, 1, 1024, &n))
                 return MA_EXIT_USAGE;
-            }
             threads = (unsigned)n;
             break;
         }
         case 'h': usage(stdout); return MA_EXIT_OK;
-        default:
-            fprintf(stderr, "millaudit attest verify: unknown or incomplete option '%s'\n", argv[optind - 1]);
-            usage(stderr);
-            return MA_EXIT_USAGE;
+        default: return MA_EXIT_USAGE; /* ma_opt_next said what is wrong */
         }
     }
-    if (optind != argc - 1 || !pub_path) {
-        fprintf(stderr, "millaudit attest verify: one FILE and --pub are required\n");
-        usage(stderr);
-        return MA_EXIT_USAGE;
-    }
+    if (optind != argc - 1 || !pub_path)
+        return ma_opt_error("attest verify", "one FILE and --pub are required");
     const char *path = argv[optind];
     ma_error err;
     ma_error_clear(&err);
@@ -337,10 +319,8 @@ static int cmd_verify(int argc, char **argv)
 
 int ma_cmd_attest(int argc, char **argv)
 {
-    if (argc < 2) {
-        usage(stderr);
-        return MA_EXIT_USAGE;
-    }
+    if (argc < 2)
+        return ma_opt_error("attest", "no subcommand given (create, verify)");
     const char *sub = argv[1];
     if (!strcmp(sub, "--help") || !strcmp(sub, "-h")) {
         usage(stdout);
@@ -350,6 +330,5 @@ int ma_cmd_attest(int argc, char **argv)
         return cmd_create(argc - 1, argv + 1);
     if (!strcmp(sub, "verify"))
         return cmd_verify(argc - 1, argv + 1);
-    fprintf(stderr, "millaudit attest: unknown subcommand '%s' (create, verify)\n", sub);
-    return MA_EXIT_USAGE;
+    return ma_opt_error("attest", "unknown subcommand '%s' (create, verify)", sub);
 }

@@ -15,6 +15,8 @@
 #include "common/fileio.h"
 #include "common/output.h"
 #include "common/ma_error.h"
+#include "common/options.h"
+#include "common/progress.h"
 #include "ma_version.h"
 #include "reports/audit.h"
 #include "verifier/diff.h"
@@ -99,11 +101,12 @@ static void print_text_sector(FILE *out, const ma_diff_sector *s, int quiet)
         return;
     fprintf(out,
             "%s: %s: A %s vs B %s: %" PRIu64 " positions, outcome %" PRIu64 ", depth %" PRIu64
-            ", draw-class %s%" PRIu64 ", encoding %" PRIu64 " (%.2f s)\n",
+            ", draw-class %s%" PRIu64 ", encoding %" PRIu64 "%s (%.2f s)\n",
             s->name, ma_diff_status_name(s->status), ma_format_name(s->format_a),
             ma_format_name(s->format_b), r->positions, r->counts[MA_DIFF_OUTCOME],
             r->counts[MA_DIFF_DEPTH], r->draw_class_compared ? "" : "n/a ",
-            r->counts[MA_DIFF_DRAW_CLASS], r->counts[MA_DIFF_ENCODING], r->seconds);
+            r->counts[MA_DIFF_DRAW_CLASS], r->counts[MA_DIFF_ENCODING],
+            r->outside_entries_only ? " (header bytes only: every entry alike)" : "", r->seconds);
     for (size_t i = 0; i < r->n_examples; i++) {
         const ma_diff_example *x = &r->examples[i];
         char board[96];
@@ -257,19 +260,6 @@ static void print_json(const char *path_a, const char *path_b, const ma_database
 
 /* ---- the command ---- */
 
-static int parse_number(const char *opt, const char *text, unsigned long lo, unsigned long hi,
-                        unsigned long *out)
-{
-    char *end;
-    unsigned long v = strtoul(text, &end, 10);
-    if (*text < '0' || *text > '9' || *end || v < lo || v > hi) {
-        fprintf(stderr, "millaudit diff: %s '%s': expected %lu..%lu\n", opt, text, lo, hi);
-        return -1;
-    }
-    *out = v;
-    return 0;
-}
-
 /* The JUnit report (verifier/diff_junit.h); pairs still pending were not compared. */
 static int write_junit(const char *path, const char *a, const char *b, const ma_diff_sector *ss,
                        size_t n, const char *stopped_by, ma_error *err)
@@ -321,25 +311,23 @@ int ma_cmd_diff(int argc, char **argv, const ma_cli_invocation *typed)
     const char *audit_path = NULL, *junit_path = NULL;
     ma_diff_options opt = {0, 5, 0};
     ma_database_options dbo = {0};
-    unsigned long v;
+    long v;
     ma_error err;
-    opterr = 0;
     optind = 1;
-    while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
+    while ((c = ma_opt_next("diff", argc, argv, "h", opts)) != -1) {
         switch (c) {
         case 's':
             if (ma_sector_picks_parse(optarg, picks, MAX_SECTOR_ARGS, &n_picks, &err)) {
-                fprintf(stderr, "millaudit diff: --sector %s\n", err.msg);
-                return MA_EXIT_USAGE;
+                return ma_opt_error("diff", "--sector %s", err.msg);
             }
             break;
         case 'l':
-            if (parse_number("--limit", optarg, 0, 100000, &v))
+            if (ma_opt_long("diff", "--limit", optarg, 0, 100000, &v))
                 return MA_EXIT_USAGE;
-            opt.limit = v;
+            opt.limit = (size_t)v;
             break;
         case 't':
-            if (parse_number("--threads", optarg, 1, 64, &v))
+            if (ma_opt_long("diff", "--threads", optarg, 1, 64, &v))
                 return MA_EXIT_USAGE;
             opt.threads = (unsigned)v;
             break;
@@ -351,19 +339,16 @@ int ma_cmd_diff(int argc, char **argv, const ma_cli_invocation *typed)
         case 'D': dbo.no_digest_check = 1; break;
         case 'S':
             if (ma_cli_parse_shard(optarg, &shard_index, &shard_count)) {
-                fprintf(stderr, "millaudit diff: --shard %s: expected I/N with 0 <= I < N, e.g. 0/4\n", optarg);
-                return MA_EXIT_USAGE;
+                return ma_opt_error("diff", "--shard %s: expected I/N with 0 <= I < N, e.g. 0/4", optarg);
             }
             break;
         case 'h': usage(stdout); return MA_EXIT_OK;
         default:
-            fprintf(stderr, "millaudit diff: unknown option '%s' (try --help)\n", argv[optind - 1]);
-            return MA_EXIT_USAGE;
+            return MA_EXIT_USAGE; /* ma_opt_next said what is wrong */
         }
     }
     if (argc - optind != 2) {
-        fprintf(stderr, "millaudit diff: need exactly two databases A and B (try --help)\n");
-        return MA_EXIT_USAGE;
+        return ma_opt_error("diff", "need exactly two databases A and B");
     }
     const char *path_a = argv[optind], *path_b = argv[optind + 1];
     {
@@ -479,12 +464,24 @@ report:
         fprintf(stderr, "millaudit diff: %s\n", errors[i]);
     if (json)
         print_json(path_a, path_b, a, b, &opt, shard_index, shard_count, ss, n, &t, errors, n_errors, exit_code);
-    else if (!json && !fatal)
-        printf("total: %zu sectors (%" PRIu64 " identical), %" PRIu64 " positions, outcome %" PRIu64
-               ", depth %" PRIu64 ", draw-class %" PRIu64 ", encoding %" PRIu64
+    else if (!json && !fatal) {
+        /* sectors whose only difference is in header bytes: say so, an encoding count alone alarms */
+        uint64_t outside = 0;
+        char header_only[96] = "";
+        for (size_t i = 0; i < n; i++)
+            outside += ss[i].r.outside_entries_only;
+        if (outside)
+            snprintf(header_only, sizeof header_only, " (%" PRIu64 " sector%s differ%s only in header bytes)",
+                     outside, outside == 1 ? "" : "s", outside == 1 ? "s" : "");
+        /* counts with thousands separators, as the reports and verify print them */
+        char g[5][32];
+        printf("total: %zu sectors (%" PRIu64 " identical), %s positions, outcome %s"
+               ", depth %s, draw-class %s, encoding %s%s"
                ", only-in-A %" PRIu64 ", only-in-B %" PRIu64 ", unusable %" PRIu64 ": %s\n",
-               n, t.by_status[MA_DIFF_IDENTICAL], t.positions, t.counts[MA_DIFF_OUTCOME],
-               t.counts[MA_DIFF_DEPTH], t.counts[MA_DIFF_DRAW_CLASS], t.counts[MA_DIFF_ENCODING],
+               n, t.by_status[MA_DIFF_IDENTICAL], ma_progress_group(g[0], 32, t.positions),
+               ma_progress_group(g[1], 32, t.counts[MA_DIFF_OUTCOME]), ma_progress_group(g[2], 32, t.counts[MA_DIFF_DEPTH]),
+               ma_progress_group(g[3], 32, t.counts[MA_DIFF_DRAW_CLASS]),
+               ma_progress_group(g[4], 32, t.counts[MA_DIFF_ENCODING]), header_only,
                t.by_status[MA_DIFF_ONLY_A], t.by_status[MA_DIFF_ONLY_B],
                t.by_status[MA_DIFF_UNUSABLE],
                t.by_status[MA_DIFF_DIFFERS] || t.by_status[MA_DIFF_ONLY_A] ||
@@ -492,6 +489,7 @@ report:
                    ? "values differ"
                : t.by_status[MA_DIFF_UNUSABLE] || n_errors ? "incomplete (unusable files)"
                                                            : "values agree");
+    }
     if (fflush(stdout) != 0 && exit_code < MA_EXIT_IO)
         exit_code = MA_EXIT_IO;
     free(errors);

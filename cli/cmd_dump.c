@@ -13,6 +13,7 @@
 #include "cli/commands.h"
 #include "common/fileio.h"
 #include "common/ma_error.h"
+#include "common/options.h"
 #include "verifier/dump.h"
 
 #define MAX_REPORTED 20
@@ -83,21 +84,18 @@ int ma_cmd_dump(int argc, char **argv)
     };
     int with_entry = 0, c;
     ma_database_options dbo = {0};
-    opterr = 0;
     optind = 1;
-    while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
+    while ((c = ma_opt_next("dump", argc, argv, "h", opts)) != -1) {
         switch (c) {
         case 'e': with_entry = 1; break;
         case 'D': dbo.no_digest_check = 1; break;
         case 'h': usage(stdout); return MA_EXIT_OK;
         default:
-            fprintf(stderr, "millaudit dump: unknown option '%s' (try --help)\n", argv[optind - 1]);
-            return MA_EXIT_USAGE;
+            return MA_EXIT_USAGE; /* ma_opt_next said what is wrong */
         }
     }
     if (argc - optind != 1) {
-        fprintf(stderr, "millaudit dump: need exactly one FILE (try --help)\n");
-        return MA_EXIT_USAGE;
+        return ma_opt_error("dump", "need exactly one FILE");
     }
     const char *path = argv[optind];
     ma_error err;

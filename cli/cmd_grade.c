@@ -27,6 +27,7 @@
 #include "cli/signals.h"
 #include "common/ma_error.h"
 #include "common/output.h"
+#include "common/options.h"
 #include "common/progress.h"
 #include "formats/source.h"
 #include "ma_version.h"
@@ -213,16 +214,13 @@ static int render_stored(const char *audit_path, int64_t run_id, int json, const
     return exit_code;
 }
 
+/* A count 1..max through the one option-number parser (common/options.h). */
 static int parse_count(const char *opt, const char *text, uint64_t max, uint64_t *out)
 {
-    char *end;
-    errno = 0;
-    unsigned long long v = strtoull(text, &end, 10);
-    if (errno || *end || end == text || text[0] == '-' || v < 1 || v > max) {
-        fprintf(stderr, "millaudit grade: %s '%s': expected 1..%" PRIu64 "\n", opt, text, max);
+    long v;
+    if (ma_opt_long("grade", opt, text, 1, (long)max, &v))
         return -1;
-    }
-    *out = v;
+    *out = (uint64_t)v;
     return 0;
 }
 
@@ -251,8 +249,7 @@ int ma_cmd_grade(int argc, char **argv)
     ma_error err;
     ma_error_clear(&err);
     optind = 1;
-    opterr = 0;
-    while ((c = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
+    while ((c = ma_opt_next("grade", argc, argv, "h", longopts)) != -1) {
         switch (c) {
         case 'p': player_spec = optarg; break;
         case 'n':
@@ -267,8 +264,7 @@ int ma_cmd_grade(int argc, char **argv)
             errno = 0;
             unsigned long long v = strtoull(optarg, &end, 0);
             if (errno || *end || end == optarg || optarg[0] == '-') {
-                fprintf(stderr, "millaudit grade: --seed '%s': expected a number 0..2^64-1\n", optarg);
-                return MA_EXIT_USAGE;
+                return ma_opt_error("grade", "--seed '%s': expected a number 0..2^64-1", optarg);
             }
             seed = v;
             break;
@@ -280,17 +276,14 @@ int ma_cmd_grade(int argc, char **argv)
                 ma_variant v = 0;
                 int named = 0;
                 if (n_sectors == sizeof sectors / sizeof sectors[0]) {
-                    fprintf(stderr, "millaudit grade: --sector: more than %zu sectors\n", n_sectors);
-                    return MA_EXIT_USAGE;
+                    return ma_opt_error("grade", "--sector: more than %zu sectors", n_sectors);
                 }
                 if (ma_sector_arg_parse(tok, &v, &named, &sectors[n_sectors], &err)) {
-                    fprintf(stderr, "millaudit grade: %s\n", err.msg);
-                    return MA_EXIT_USAGE;
+                    return ma_opt_error("grade", "%s", err.msg);
                 }
                 if (named) {
                     if (sector_variant && sector_variant != v) {
-                        fprintf(stderr, "millaudit grade: --sector: sectors of two variants\n");
-                        return MA_EXIT_USAGE;
+                        return ma_opt_error("grade", "--sector: sectors of two variants");
                     }
                     sector_variant = v;
                 }
@@ -302,8 +295,7 @@ int ma_cmd_grade(int argc, char **argv)
         case 'k':
             stones = (int)strtol(optarg, &end, 10);
             if (*end || end == optarg || stones < 3 || stones > 12) {
-                fprintf(stderr, "millaudit grade: --stones '%s': expected 3..12\n", optarg);
-                return MA_EXIT_USAGE;
+                return ma_opt_error("grade", "--stones '%s': expected 3..12", optarg);
             }
             break;
         case 'm':
@@ -314,9 +306,8 @@ int ma_cmd_grade(int argc, char **argv)
         case 't':
             timeout = strtod(optarg, &end);
             if (*end || end == optarg || !(timeout >= 0.01 && timeout <= 3600)) {
-                fprintf(stderr, "millaudit grade: --engine-timeout '%s': expected 0.01..3600 seconds\n",
+                return ma_opt_error("grade", "--engine-timeout '%s': expected 0.01..3600 seconds",
                         optarg);
-                return MA_EXIT_USAGE;
             }
             break;
         case 'a': audit_path = optarg; break;
@@ -326,21 +317,17 @@ int ma_cmd_grade(int argc, char **argv)
         case 'q': quiet = 1; break;
         case 'R':
             if (ma_cli_parse_run_id(optarg, &stored_run)) {
-                fprintf(stderr, "millaudit grade: --run '%s': expected a run id >= 1\n", optarg);
-                return MA_EXIT_USAGE;
+                return ma_opt_error("grade", "--run '%s': expected a run id >= 1", optarg);
             }
             break;
         case 'h': usage(stdout); return MA_EXIT_OK;
         default:
-            fprintf(stderr, "millaudit grade: unknown option '%s' (try --help)\n", argv[optind - 1]);
-            return MA_EXIT_USAGE;
+            return MA_EXIT_USAGE; /* ma_opt_next said what is wrong */
         }
     }
     if (stored_run) {
         if (!audit_path || optind != argc || player_spec) {
-            fprintf(stderr, "millaudit grade: --run N renders a stored run: give --audit FILE and no "
-                            "DIR or --player\n");
-            return MA_EXIT_USAGE;
+            return ma_opt_error("grade", "--run N renders a stored run: give --audit FILE and no " "DIR or --player");
         }
         const ma_output_input inputs[] = {{audit_path, "the audit store", MA_INPUT_STORE}};
         int refused = ma_cli_check_output("grade", html_path, "--html", MA_OUTPUT_DOCUMENT, inputs, 1);
@@ -349,20 +336,16 @@ int ma_cmd_grade(int argc, char **argv)
         return render_stored(audit_path, stored_run, json, html_path);
     }
     if (optind + 1 != argc) {
-        fprintf(stderr, "millaudit grade: need exactly one database DIR (try --help)\n");
-        return MA_EXIT_USAGE;
+        return ma_opt_error("grade", "need exactly one database DIR");
     }
     if (!player_spec) {
-        fprintf(stderr, "millaudit grade: --player is required (try --help)\n");
-        return MA_EXIT_USAGE;
+        return ma_opt_error("grade", "--player is required");
     }
     if (positions && games) {
-        fprintf(stderr, "millaudit grade: --positions and --games exclude each other\n");
-        return MA_EXIT_USAGE;
+        return ma_opt_error("grade", "--positions and --games exclude each other");
     }
     if (games && n_sectors) {
-        fprintf(stderr, "millaudit grade: --sector applies to --positions, not to --games\n");
-        return MA_EXIT_USAGE;
+        return ma_opt_error("grade", "--sector applies to --positions, not to --games");
     }
     if (!games && !positions)
         positions = 1000;
@@ -377,13 +360,11 @@ int ma_cmd_grade(int argc, char **argv)
     }
     ma_variant v = 0;
     if (variant_text && ma_variant_parse(variant_text, &v, &err)) {
-        fprintf(stderr, "millaudit grade: %s\n", err.msg);
-        return MA_EXIT_USAGE;
+        return ma_opt_error("grade", "%s", err.msg);
     }
     if (v && sector_variant && v != sector_variant) {
-        fprintf(stderr, "millaudit grade: --sector names %s, --variant %s\n",
+        return ma_opt_error("grade", "--sector names %s, --variant %s",
                 ma_variant_name(sector_variant), ma_variant_name(v));
-        return MA_EXIT_USAGE;
     }
     if (!v)
         v = sector_variant;

@@ -13,6 +13,7 @@
 #include "cli/commands.h"
 #include "common/fileio.h"
 #include "common/ma_error.h"
+#include "common/options.h"
 #include "common/progress.h"
 #include "formats/open_file.h"
 #include "indexer/open_index.h"
@@ -107,34 +108,25 @@ int ma_cmd_index_check(int argc, char **argv)
     };
     const char *variant_arg = NULL, *sector_arg = NULL;
     int c;
-    opterr = 0;
     optind = 1;
-    while ((c = getopt_long(argc, argv, ":h", opts, NULL)) != -1) {
+    while ((c = ma_opt_next("index-check", argc, argv, "h", opts)) != -1) {
         switch (c) {
         case 'v': variant_arg = optarg; break;
         case 's': sector_arg = optarg; break;
         case 'h': usage(stdout); return MA_EXIT_OK;
-        case ':':
-            fprintf(stderr, "millaudit index-check: option '%s' needs a value\n", argv[optind - 1]);
-            return MA_EXIT_USAGE;
-        default:
-            fprintf(stderr, "millaudit index-check: unknown option '%s' (try --help)\n",
-                    argv[optind - 1]);
-            return MA_EXIT_USAGE;
+                default:
+            return MA_EXIT_USAGE; /* ma_opt_next said what is wrong */
         }
     }
     if (!variant_arg || !sector_arg || argc - optind > 1) {
-        fprintf(stderr, "millaudit index-check: need --variant and --sector and at most one FILE "
-                        "(try --help)\n");
-        return MA_EXIT_USAGE;
+        return ma_opt_error("index-check", "need --variant and --sector and at most one FILE");
     }
     const char *file = optind < argc ? argv[optind] : NULL;
     ma_error err;
     ma_variant v;
     ma_sector s;
     if (ma_variant_parse(variant_arg, &v, &err) || ma_sector_parse(sector_arg, &s, &err)) {
-        fprintf(stderr, "millaudit index-check: %s\n", err.msg);
-        return MA_EXIT_USAGE;
+        return ma_opt_error("index-check", "%s", err.msg);
     }
     if (!ma_sector_valid(v, s)) {
         fprintf(stderr, "millaudit index-check: sector %s is impossible for %s\n", sector_arg,

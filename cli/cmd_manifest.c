@@ -30,6 +30,7 @@
 #include "common/fileio.h"
 #include "common/output.h"
 #include "common/ma_error.h"
+#include "common/options.h"
 #include "common/progress.h"
 #include "formats/provenance.h"
 #include "ma_version.h"
@@ -93,16 +94,6 @@ static int parse_size(const char *s, uint64_t *out)
     if (*end || v == 0 || v > UINT64_MAX / mul)
         return -1;
     *out = v * mul;
-    return 0;
-}
-
-static int parse_threads(const char *s, unsigned *out)
-{
-    char *end = NULL;
-    long v = strtol(s, &end, 10);
-    if (end == s || *end || v < 1 || v > 256)
-        return -1;
-    *out = (unsigned)v;
     return 0;
 }
 
@@ -275,40 +266,37 @@ static int cmd_create(int argc, char **argv, const ma_cli_invocation *typed)
     unsigned shard_index = 0, shard_count = 0;
     ma_sha256_options sha = {0};
     int quiet = 0, c;
+    long threads;
     optind = 1;
-    while ((c = getopt_long(argc, argv, "o:a:c:t:qh", opts, NULL)) != -1) {
+    while ((c = ma_opt_next("manifest create", argc, argv, "o:a:c:t:qh", opts)) != -1) {
         switch (c) {
         case 'o': out = optarg; break;
         case 'a': audit_path = optarg; break;
         case 'c':
             if (parse_size(optarg, &sha.chunk_size) != 0 || sha.chunk_size > MA_SHA256_MAX_CHUNK) {
-                fprintf(stderr, "millaudit manifest create: --chunk-size '%s': want 1 to %u bytes (K/M/G allowed)\n",
+                return ma_opt_error("manifest create", "--chunk-size '%s': want 1 to %u bytes (K/M/G allowed)",
                         optarg, MA_SHA256_MAX_CHUNK);
-                return MA_EXIT_USAGE;
             }
             break;
         case 't':
-            if (parse_threads(optarg, &sha.threads) != 0) {
-                fprintf(stderr, "millaudit manifest create: --threads '%s': want 1 to 256\n", optarg);
+            if (ma_opt_long("manifest create", "--threads", optarg, 1, 256, &threads))
                 return MA_EXIT_USAGE;
-            }
+            sha.threads = (unsigned)threads;
             break;
         case 'q': quiet = 1; break;
         case 'S':
             if (ma_cli_parse_shard(optarg, &shard_index, &shard_count)) {
-                fprintf(stderr, "millaudit manifest create: --shard %s: expected I/N with 0 <= I < N, e.g. 0/4\n",
+                return ma_opt_error("manifest create", "--shard %s: expected I/N with 0 <= I < N, e.g. 0/4",
                         optarg);
-                return MA_EXIT_USAGE;
             }
             break;
         case 'h': usage(stdout); return MA_EXIT_OK;
-        default: usage(stderr); return MA_EXIT_USAGE;
+        default: return MA_EXIT_USAGE; /* ma_opt_next said what is wrong */
         }
     }
-    if (argc - optind != 1) {
-        usage(stderr);
-        return MA_EXIT_USAGE;
-    }
+    if (argc - optind != 1)
+        return ma_opt_error("manifest create", argc - optind ? "one database directory expected"
+                                                             : "no database directory given");
     const char *dir = argv[optind];
     struct stat st;
     if (stat(dir, &st) != 0) {
@@ -560,10 +548,11 @@ static int cmd_check(int argc, char **argv)
     };
     const char *dir = NULL, *audit_path = NULL;
     int ignore_missing = 0, ignore_extra = 0, strict = 0, c;
+    long threads;
     enum verbosity verb = V_NORMAL;
     ma_sha256_options sha = {0};
     optind = 1;
-    while ((c = getopt_long(argc, argv, "d:a:ist:wqh", opts, NULL)) != -1) {
+    while ((c = ma_opt_next("manifest check", argc, argv, "d:a:ist:wqh", opts)) != -1) {
         switch (c) {
         case 'd': dir = optarg; break;
         case 'a': audit_path = optarg; break;
@@ -574,19 +563,16 @@ static int cmd_check(int argc, char **argv)
         case 'w': verb = V_WARN; break;
         case 'q': verb = V_QUIET; break;
         case 't':
-            if (parse_threads(optarg, &sha.threads) != 0) {
-                fprintf(stderr, "millaudit manifest check: --threads '%s': want 1 to 256\n", optarg);
+            if (ma_opt_long("manifest check", "--threads", optarg, 1, 256, &threads))
                 return MA_EXIT_USAGE;
-            }
+            sha.threads = (unsigned)threads;
             break;
         case 'h': usage(stdout); return MA_EXIT_OK;
-        default: usage(stderr); return MA_EXIT_USAGE;
+        default: return MA_EXIT_USAGE; /* ma_opt_next said what is wrong */
         }
     }
-    if (argc - optind != 1) {
-        usage(stderr);
-        return MA_EXIT_USAGE;
-    }
+    if (argc - optind != 1)
+        return ma_opt_error("manifest check", argc - optind ? "one manifest expected" : "no manifest given");
     const int silent = verb == V_STATUS, quiet = verb == V_QUIET || verb == V_STATUS;
     const char *manifest_path = argv[optind];
     const int from_stdin = !strcmp(manifest_path, "-");
@@ -818,19 +804,16 @@ static int cmd_merge(int argc, char **argv)
     };
     int allow_partial = 0, c;
     optind = 1;
-    opterr = 0;
-    while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
+    while ((c = ma_opt_next("manifest merge", argc, argv, "h", opts)) != -1) {
         switch (c) {
         case 'p': allow_partial = 1; break;
         case 'h': usage(stdout); return MA_EXIT_OK;
         default:
-            fprintf(stderr, "millaudit manifest merge: unknown option '%s' (try --help)\n", argv[optind - 1]);
-            return MA_EXIT_USAGE;
+            return MA_EXIT_USAGE; /* ma_opt_next said what is wrong */
         }
     }
     if (argc - optind < 2) {
-        fprintf(stderr, "millaudit manifest merge: need OUT and at least one shard manifest (try --help)\n");
-        return MA_EXIT_USAGE;
+        return ma_opt_error("manifest merge", "need OUT and at least one shard manifest");
     }
     const char *out = argv[optind];
     const char *const *names = (const char *const *)argv + optind + 1;
@@ -889,10 +872,8 @@ static int cmd_merge(int argc, char **argv)
 
 int ma_cmd_manifest(int argc, char **argv, const ma_cli_invocation *typed)
 {
-    if (argc < 2) {
-        usage(stderr);
-        return MA_EXIT_USAGE;
-    }
+    if (argc < 2)
+        return ma_opt_error("manifest", "no action given (create, check or merge)");
     if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h")) {
         usage(stdout);
         return MA_EXIT_OK;
@@ -903,6 +884,5 @@ int ma_cmd_manifest(int argc, char **argv, const ma_cli_invocation *typed)
         return cmd_check(argc - 1, argv + 1);
     if (!strcmp(argv[1], "merge"))
         return cmd_merge(argc - 1, argv + 1);
-    fprintf(stderr, "millaudit manifest: unknown action '%s' (create, check or merge)\n", argv[1]);
-    return MA_EXIT_USAGE;
+    return ma_opt_error("manifest", "unknown action '%s' (create, check or merge)", argv[1]);
 }

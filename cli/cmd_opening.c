@@ -25,6 +25,7 @@
 #include "cli/commands.h"
 #include "cli/signals.h"
 #include "common/ma_error.h"
+#include "common/options.h"
 #include "common/progress.h"
 #include "formats/source.h"
 #include "ma_version.h"
@@ -69,16 +70,15 @@ static int parse_only(const char *text, ma_variant v, ma_sector *out, size_t max
         int named = 0;
         ma_error e;
         if (*n >= max) {
-            fprintf(stderr, "millaudit opening: --only-sectors: more than %zu sectors\n", max);
+            ma_opt_error("opening", "--only-sectors: more than %zu sectors", max);
             return -1;
         }
         if (ma_sector_arg_parse(tok, &tv, &named, &out[*n], &e)) {
-            fprintf(stderr, "millaudit opening: --only-sectors: %s\n", e.msg);
+            ma_opt_error("opening", "--only-sectors: %s", e.msg);
             return -1;
         }
         if (named && tv != v) {
-            fprintf(stderr, "millaudit opening: --only-sectors %s: not a %s sector\n", tok,
-                    ma_variant_name(v));
+            ma_opt_error("opening", "--only-sectors %s: not a %s sector", tok, ma_variant_name(v));
             return -1;
         }
         (*n)++;
@@ -348,77 +348,61 @@ int ma_cmd_opening(int argc, char **argv)
     const char *variant_text = NULL, *only_text = NULL, *audit_path = NULL;
     int stones = 0, json = 0, quiet = 0, compare = 1, c;
     long tt_mb = 64, max_rows = 1000;
-    char *end;
     ma_error err;
     ma_error_clear(&err);
     optind = 1;
-    opterr = 0;
-    while ((c = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
+    while ((c = ma_opt_next("opening", argc, argv, "h", longopts)) != -1) {
         switch (c) {
         case 'v': variant_text = optarg; break;
-        case 'k':
-            stones = (int)strtol(optarg, &end, 10);
-            if (*end || end == optarg || stones < 3 || stones > 12) {
-                fprintf(stderr, "millaudit opening: --stones '%s': expected 3..12\n", optarg);
+        case 'k': {
+            long k;
+            if (ma_opt_long("opening", "--stones", optarg, 3, 12, &k))
                 return MA_EXIT_USAGE;
-            }
+            stones = (int)k;
             break;
+        }
         case 't':
-            tt_mb = strtol(optarg, &end, 10);
-            if (*end || end == optarg || tt_mb < 1 || tt_mb > 65536) {
-                fprintf(stderr, "millaudit opening: --tt-mb '%s': expected 1..65536\n", optarg);
+            if (ma_opt_long("opening", "--tt-mb", optarg, 1, 65536, &tt_mb))
                 return MA_EXIT_USAGE;
-            }
             break;
         case 'o': only_text = optarg; break;
         case 'a': audit_path = optarg; break;
         case 'n': compare = 0; break;
         case 'D': dbo.no_digest_check = 1; break;
         case 'r':
-            max_rows = strtol(optarg, &end, 10);
-            if (*end || end == optarg || max_rows < 0 || max_rows > 10000000) {
-                fprintf(stderr, "millaudit opening: --max-rows '%s': expected 0..10000000\n", optarg);
+            if (ma_opt_long("opening", "--max-rows", optarg, 0, 10000000, &max_rows))
                 return MA_EXIT_USAGE;
-            }
             break;
         case 'j': json = 1; break;
         case 'q': quiet = 1; break;
         case 'h': usage(stdout); return MA_EXIT_OK;
         default:
-            fprintf(stderr, "millaudit opening: unknown option '%s' (try --help)\n", argv[optind - 1]);
-            return MA_EXIT_USAGE;
+            return MA_EXIT_USAGE; /* ma_opt_next said what is wrong */
         }
     }
     if (optind + 1 != argc) {
-        fprintf(stderr, "millaudit opening: need exactly one database DIR (try --help)\n");
-        return MA_EXIT_USAGE;
+        return ma_opt_error("opening", "need exactly one database DIR");
     }
     if (!variant_text || !stones) {
-        fprintf(stderr, "millaudit opening: --variant and --stones are required (try --help)\n");
-        return MA_EXIT_USAGE;
+        return ma_opt_error("opening", "--variant and --stones are required");
     }
     ma_variant v;
     if (ma_variant_parse(variant_text, &v, &err)) {
-        fprintf(stderr, "millaudit opening: %s\n", err.msg);
-        return MA_EXIT_USAGE;
+        return ma_opt_error("opening", "%s", err.msg);
     }
     if (v == MA_VARIANT_LASK) {
-        fprintf(stderr, "millaudit opening: --variant lask: Lasker Morris mixes placing and moving, "
-                        "so its placement phase is no finite tree; use std or mora\n");
-        return MA_EXIT_USAGE;
+        return ma_opt_error("opening", "--variant lask: Lasker Morris mixes placing and moving, " "so its placement phase is no finite tree; use std or mora");
     }
     if (stones > ma_variant_stones(v)) {
-        fprintf(stderr, "millaudit opening: --stones %d: %s has %d stones per side\n", stones,
+        return ma_opt_error("opening", "--stones %d: %s has %d stones per side", stones,
                 ma_variant_name(v), ma_variant_stones(v));
-        return MA_EXIT_USAGE;
     }
     ma_sector only[64];
     size_t n_only = 0;
     if (only_text && parse_only(only_text, v, only, 64, &n_only))
         return MA_EXIT_USAGE;
     if (only_text && !n_only) {
-        fprintf(stderr, "millaudit opening: --only-sectors: no sector given\n");
-        return MA_EXIT_USAGE;
+        return ma_opt_error("opening", "--only-sectors: no sector given");
     }
     const char *dir = argv[optind];
 
@@ -442,8 +426,10 @@ int ma_cmd_opening(int argc, char **argv)
         goto done;
     }
     if (ma_opening_db_create(&odb, db, v, only, n_only, &err)) {
-        fprintf(stderr, "millaudit opening: %s\n", err.msg);
-        exit_code = err.code == MA_EINVAL ? MA_EXIT_USAGE : MA_EXIT_INTERNAL;
+        if (err.code == MA_EINVAL) /* an --only-sectors the database refutes: a usage error */
+            exit_code = ma_opt_error("opening", "%s", err.msg);
+        else
+            fprintf(stderr, "millaudit opening: %s\n", err.msg), exit_code = MA_EXIT_INTERNAL;
         goto done;
     }
     if (audit_path) {

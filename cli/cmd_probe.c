@@ -13,6 +13,7 @@
 #include "cli/cli_util.h"
 #include "cli/commands.h"
 #include "common/ma_error.h"
+#include "common/options.h"
 #include "verifier/dump.h"
 #include "verifier/probe.h"
 
@@ -48,25 +49,25 @@ static int parse_position(char **args, int n, ma_board *b, int *wf, int *bf)
         if (!strncmp(tok, "wf=", 3) || !strncmp(tok, "bf=", 3)) {
             long v = strtol(tok + 3, &end, 10);
             if (*end || end == tok + 3 || v < 0 || v > 24) {
-                fprintf(stderr, "millaudit probe: %s: expected wf=N or bf=N, N in 0..24\n", tok);
+                ma_opt_error("probe", "%s: expected wf=N or bf=N, N in 0..24", tok);
                 return -1;
             }
             *(tok[0] == 'w' ? wf : bf) = (int)v;
             continue;
         }
         if (have_board) {
-            fprintf(stderr, "millaudit probe: %s: a second board (try --help)\n", tok);
+            ma_opt_error("probe", "%s: a second board", tok);
             return -1;
         }
         ma_error e;
         if (ma_board_parse(tok, b, &e)) {
-            fprintf(stderr, "millaudit probe: %s\n", e.msg);
+            ma_opt_error("probe", "%s", e.msg);
             return -1;
         }
         have_board = 1;
     }
     if (!have_board) {
-        fprintf(stderr, "millaudit probe: no board given (try --help)\n");
+        ma_opt_error("probe", "no board given");
         return -1;
     }
     return 0;
@@ -202,15 +203,18 @@ int ma_cmd_probe(int argc, char **argv)
         return MA_EXIT_INTERNAL;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i], *val = NULL;
+        if (!strcmp(a, "--variant") && i + 1 == argc) {
+            free(pos_args);
+            return ma_opt_error("probe", "option '--variant' needs a value");
+        }
         if (!strcmp(a, "--variant") && i + 1 < argc)
             val = argv[++i];
         else if (!strncmp(a, "--variant=", 10))
             val = a + 10;
         if (val) {
             if (ma_variant_parse(val, &variant, &err)) {
-                fprintf(stderr, "millaudit probe: %s\n", err.msg);
                 free(pos_args);
-                return MA_EXIT_USAGE;
+                return ma_opt_error("probe", "%s", err.msg);
             }
             have_variant = 1;
         } else if (!strcmp(a, "--json")) {
@@ -224,10 +228,13 @@ int ma_cmd_probe(int argc, char **argv)
             free(pos_args);
             return MA_EXIT_OK;
         } else if (a[0] == '-' && (a[1] == '-' || a[1] == 0 || a[1] != '/')) {
-            fprintf(stderr, "millaudit probe: unknown or incomplete option '%s'\n", a);
-            usage(stderr);
+            static const struct option known[] = {{"variant", required_argument, NULL, 'v'},
+                                                  {"json", no_argument, NULL, 'j'},
+                                                  {"stdin", no_argument, NULL, 'i'},
+                                                  {"help", no_argument, NULL, 'h'},
+                                                  {NULL, 0, NULL, 0}};
             free(pos_args);
-            return MA_EXIT_USAGE;
+            return ma_opt_unknown("probe", a, known);
         } else {
             pos_args[npos++] = argv[i];
         }
@@ -235,9 +242,9 @@ int ma_cmd_probe(int argc, char **argv)
     ma_board pos;
     int wf = 0, bf = 0;
     if (batch ? npos != 1 : npos < 2) {
-        usage(stderr);
         free(pos_args);
-        return MA_EXIT_USAGE;
+        return ma_opt_error("probe", batch ? "--stdin takes one database DIR"
+                                           : npos ? "no POSITION given" : "no database DIR and POSITION given");
     }
     if (!batch && parse_position(pos_args + 1, npos - 1, &pos, &wf, &bf)) {
         free(pos_args);

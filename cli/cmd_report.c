@@ -5,7 +5,8 @@
  * first, run facts, per-sector results with totals, discrepancies with their boards, charts,
  * history, and in an appendix the manifest of the bytes checked.
  * Output on stdout, or written atomically to --out. Exit: 0 rendered, 2 usage, 3 store missing,
- * unusable or without that run, 4 output not writable, 5 internal.
+ * unusable or without that run, 4 output not writable, 5 internal; with --check, once rendered,
+ * the run's verdict as verify would exit (ma_verdict_exit_code).
  */
 #include <errno.h>
 #include <getopt.h>
@@ -20,6 +21,7 @@
 #include "cli/commands.h"
 #include "common/ma_error.h"
 #include "common/output.h"
+#include "common/options.h"
 #include "reports/audit.h"
 #include "reports/render.h"
 #include "reports/report.h"
@@ -28,6 +30,7 @@ static void usage(FILE *out)
 {
     fprintf(out,
             "usage: millaudit report --audit FILE.sqlite [--run N] [--format text|md|json|html] [--out FILE]\n"
+            "                        [--check]\n"
             "Renders one run of the audit store, verdict first: fully verified, verified within\n"
             "bounds only, discrepancies found, incomplete or interrupted (diff runs: values agree or\n"
             "differ); then sectors with totals, discrepancies with their boards, charts, history and\n"
@@ -36,47 +39,48 @@ static void usage(FILE *out)
             "  --format F   text (terminal), md (GitHub Markdown), json (docs/json/report.schema.json),\n"
             "               html (one self-contained page with SVG charts)\n"
             "  --out FILE   write FILE atomically instead of stdout (HTML is one self-contained file)\n"
-            "exit: 0 rendered, 2 usage, 3 store or run unusable, 4 output not writable\n");
+            "  --check      exit by the run's verdict, as verify and diff do: 0 verified (values\n"
+            "               agree), 1 discrepancies (values differ), 3 within bounds only,\n"
+            "               incomplete or interrupted\n"
+            "exit: 0 rendered, 2 usage, 3 store or run unusable, 4 output not writable; with --check\n"
+            "      the verdict's status once rendered\n");
 }
 
 int ma_cmd_report(int argc, char **argv)
 {
     static const struct option opts[] = {{"audit", required_argument, NULL, 'a'}, {"run", required_argument, NULL, 'r'},
                                          {"format", required_argument, NULL, 'f'}, {"out", required_argument, NULL, 'o'},
-                                         {"help", no_argument, NULL, 'h'}, {NULL, 0, NULL, 0}};
+                                         {"help", no_argument, NULL, 'h'}, {"check", no_argument, NULL, 'c'},
+                                         {NULL, 0, NULL, 0}};
     const char *audit_path = NULL, *out_path = NULL, *format = "text";
     int64_t run_id = 0;
+    int check = 0;
     optind = 1;
-    opterr = 0;
     int c;
-    while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
+    while ((c = ma_opt_next("report", argc, argv, "h", opts)) != -1) {
         switch (c) {
         case 'a': audit_path = optarg; break;
         case 'o': out_path = optarg; break;
         case 'f': format = optarg; break;
+        case 'c': check = 1; break;
         case 'r':
             if (ma_cli_parse_run_id(optarg, &run_id)) {
-                fprintf(stderr, "millaudit report: --run %s: not a run id (a positive integer)\n", optarg);
-                return MA_EXIT_USAGE;
+                return ma_opt_error("report", "--run %s: not a run id (a positive integer)", optarg);
             }
             break;
         case 'h': usage(stdout); return MA_EXIT_OK;
-        default:
-            fprintf(stderr, "millaudit report: unknown or incomplete option '%s'\n", argv[optind - 1]);
-            usage(stderr);
-            return MA_EXIT_USAGE;
+        default: return MA_EXIT_USAGE; /* ma_opt_next said what is wrong */
         }
     }
     ma_error err;
     ma_error_clear(&err);
     ma_render_format fmt;
-    if (optind != argc || !audit_path) {
-        usage(stderr);
-        return MA_EXIT_USAGE;
-    }
+    if (optind != argc)
+        return ma_opt_error("report", "unexpected argument '%s'", argv[optind]);
+    if (!audit_path)
+        return ma_opt_error("report", "no --audit FILE given");
     if (ma_render_format_parse(format, &fmt, &err)) {
-        fprintf(stderr, "millaudit report: --format: %s\n", err.msg);
-        return MA_EXIT_USAGE;
+        return ma_opt_error("report", "--format: %s", err.msg);
     }
     const ma_output_input inputs[] = {{audit_path, "the audit store", MA_INPUT_STORE}};
     int refused = ma_cli_check_output("report", out_path, "--out", MA_OUTPUT_DOCUMENT, inputs, 1);
@@ -104,6 +108,8 @@ int ma_cmd_report(int argc, char **argv)
     }
     if (exit_code)
         fprintf(stderr, "millaudit report: %s\n", err.msg);
+    else if (check) /* for scripts: the rendered run's verdict as the exit status */
+        exit_code = ma_verdict_exit_code(report.verdict.state);
     free(text);
     ma_report_free(&report);
     ma_audit_close(a);

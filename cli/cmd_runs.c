@@ -30,6 +30,7 @@
 #include "common/fileio.h"
 #include "common/ma_error.h"
 #include "common/output.h"
+#include "common/options.h"
 #include "reports/audit.h"
 #include "reports/history.h"
 #include "reports/junit.h"
@@ -247,9 +248,8 @@ static int cmd_compare(const char *audit_path, const char *sa, const char *sb, i
     char paths[2][4096];
     for (int i = 0; i < 2; i++)
         if (parse_side(args[i], audit_path, paths[i], sizeof paths[i], &store[i], &id[i])) {
-            fprintf(stderr, "millaudit runs compare: '%s': not a run id%s or STORE:ID\n", args[i],
+            return ma_opt_error("runs compare", "'%s': not a run id%s or STORE:ID", args[i],
                     audit_path ? "" : " (no --audit given)");
-            return MA_EXIT_USAGE;
         }
     ma_error err;
     ma_error_clear(&err);
@@ -461,7 +461,7 @@ static void print_regressions(const ma_regressions *g, const char *basis)
         printf("no regressions\n");
     }
     if (g->n_improvements) {
-        printf("improved: %zu sectors", g->n_improvements);
+        printf("improved: %zu sector%s", g->n_improvements, g->n_improvements == 1 ? "" : "s");
         const char *sep = ": ";
         for (size_t i = 0; i < g->n_rows; i++)
             if (g->rows[i].improvement) {
@@ -595,11 +595,12 @@ static void print_merge(const ma_merge_result *m, const char *out_path)
                "verified\n", (unsigned long long)t->within_bounds);
         break;
     case MA_VRUN_DISCREPANCIES:
-        printf("verdict: discrepancies found: %llu (%llu roots, %llu propagated)", (unsigned long long)t->discrepancies,
-               (unsigned long long)t->roots, (unsigned long long)t->propagated);
+        printf("verdict: discrepancies found: %llu (%llu root%s, %llu propagated)", (unsigned long long)t->discrepancies,
+               (unsigned long long)t->roots, t->roots == 1 ? "" : "s", (unsigned long long)t->propagated);
         if (t->body_digest_mismatches)
-            printf("; %llu sector files whose body is not what their producer wrote",
-                   (unsigned long long)t->body_digest_mismatches);
+            printf("; %llu sector file%s whose body is not what %s producer wrote",
+                   (unsigned long long)t->body_digest_mismatches, t->body_digest_mismatches == 1 ? "" : "s",
+                   t->body_digest_mismatches == 1 ? "its" : "their");
         printf("\n");
         break;
     default:
@@ -632,25 +633,17 @@ static int cmd_merge(int argc, char **argv)
     ma_merge_options o;
     memset(&o, 0, sizeof o);
     optind = 1;
-    opterr = 0;
     int c;
-    while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
+    while ((c = ma_opt_next("runs merge", argc, argv, "h", opts)) != -1) {
         switch (c) {
         case 'p': o.allow_partial = 1; break;
         case 'b': o.allow_bounds = 1; break;
         case 'h': usage(stdout); return MA_EXIT_OK;
-        default:
-            fprintf(stderr, "millaudit runs merge: unknown or incomplete option '%s'\n", argv[optind - 1]);
-            usage(stderr);
-            return MA_EXIT_USAGE;
+        default: return MA_EXIT_USAGE; /* ma_opt_next said what is wrong */
         }
     }
-    if (argc - optind < 2) {
-        fprintf(stderr, "millaudit runs merge: %s\n", argc - optind < 1 ? "no output store given"
-                                                                       : "no shard store given");
-        usage(stderr);
-        return MA_EXIT_USAGE;
-    }
+    if (argc - optind < 2)
+        return ma_opt_error("runs merge", "%s", argc - optind < 1 ? "no output store given" : "no shard store given");
     o.out_path = argv[optind];
     o.shards = (const char *const *)(argv + optind + 1);
     o.n_shards = (size_t)(argc - optind - 1);
@@ -706,6 +699,24 @@ static int cmd_merge(int argc, char **argv)
     return exit_code;
 }
 
+/* The one line for arguments that do not fit the subcommand: its synopsis. */
+static int misuse(const char *sub)
+{
+    static const char *const synopsis[][2] = {
+        {"export", "--audit FILE [--run N] [--out FILE]"},
+        {"import", "--audit FILE RUN.json"},
+        {"compare", "[--audit FILE] A B [--json]"},
+        {"list", "--audit FILE [--kind K] [--root DIR] [--last N] [--json]"},
+        {"regressions", "--audit FILE [--run N] [--since RUN] [--root DIR] [--json] [--junit F]"},
+    };
+    char cmd[32];
+    snprintf(cmd, sizeof cmd, "runs %s", sub);
+    for (size_t i = 0; i < sizeof synopsis / sizeof *synopsis; i++)
+        if (!strcmp(sub, synopsis[i][0]))
+            return ma_opt_error(cmd, "usage: millaudit runs %s %s", sub, synopsis[i][1]);
+    return ma_opt_error(cmd, "wrong arguments");
+}
+
 int ma_cmd_runs(int argc, char **argv)
 {
     static const struct option opts[] = {{"audit", required_argument, NULL, 'a'}, {"run", required_argument, NULL, 'r'},
@@ -716,10 +727,8 @@ int ma_cmd_runs(int argc, char **argv)
                                          {"junit", required_argument, NULL, 'J'},
                                          {"pub", required_argument, NULL, 'p'},
                                          {NULL, 0, NULL, 0}};
-    if (argc < 2) {
-        usage(stderr);
-        return MA_EXIT_USAGE;
-    }
+    if (argc < 2)
+        return ma_opt_error("runs", "no subcommand given (export, import, compare, list, regressions, merge)");
     if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h")) {
         usage(stdout);
         return MA_EXIT_OK;
@@ -729,26 +738,25 @@ int ma_cmd_runs(int argc, char **argv)
         return cmd_merge(argc - 1, argv + 1);
     if (strcmp(sub, "export") && strcmp(sub, "import") && strcmp(sub, "compare") && strcmp(sub, "list") &&
         strcmp(sub, "regressions")) {
-        fprintf(stderr, "millaudit runs: unknown subcommand '%s' (export, import, compare, list, regressions, merge)\n", sub);
-        return MA_EXIT_USAGE;
+        return ma_opt_error("runs", "unknown subcommand '%s' (export, import, compare, list, regressions, merge)", sub);
     }
+    char cmd[32];
+    snprintf(cmd, sizeof cmd, "runs %s", sub);
     const char *audit_path = NULL, *out_path = NULL;
     int64_t run_id = 0, since = 0;
     int have_run = 0, json = 0, history_opts = 0;
     const char *kind = NULL, *root = NULL, *junit_path = NULL, *pub_path = NULL;
     long last = 0;
     optind = 1;
-    opterr = 0;
     int c;
     argc--, argv++;
-    while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
+    while ((c = ma_opt_next(cmd, argc, argv, "h", opts)) != -1) {
         switch (c) {
         case 'a': audit_path = optarg; break;
         case 'o': out_path = optarg; break;
         case 'r':
             if (ma_cli_parse_run_id(optarg, &run_id)) {
-                fprintf(stderr, "millaudit runs: --run %s: not a run id (a positive integer)\n", optarg);
-                return MA_EXIT_USAGE;
+                return ma_opt_error(cmd, "--run %s: not a run id (a positive integer)", optarg);
             }
             have_run = 1;
             break;
@@ -763,23 +771,18 @@ int ma_cmd_runs(int argc, char **argv)
             errno = 0;
             last = strtol(optarg, &end, 10);
             if (errno || !*optarg || *end || last < 1) {
-                fprintf(stderr, "millaudit runs: --last %s: not a count (a positive integer)\n", optarg);
-                return MA_EXIT_USAGE;
+                return ma_opt_error(cmd, "--last %s: not a count (a positive integer)", optarg);
             }
             history_opts |= 8;
             break;
         }
         case 's':
             if (ma_cli_parse_run_id(optarg, &since)) {
-                fprintf(stderr, "millaudit runs: --since %s: not a run id (a positive integer)\n", optarg);
-                return MA_EXIT_USAGE;
+                return ma_opt_error(cmd, "--since %s: not a run id (a positive integer)", optarg);
             }
             history_opts |= 16;
             break;
-        default:
-            fprintf(stderr, "millaudit runs: unknown or incomplete option '%s'\n", argv[optind - 1]);
-            usage(stderr);
-            return MA_EXIT_USAGE;
+        default: return MA_EXIT_USAGE; /* ma_opt_next said what is wrong */
         }
     }
     int rest = argc - optind;
@@ -789,19 +792,15 @@ int ma_cmd_runs(int argc, char **argv)
         return MA_EXIT_USAGE;
     }
     if (!strcmp(sub, "list")) {
-        if (rest || !audit_path || have_run || out_path || (history_opts & ~(1 | 2 | 8))) {
-            usage(stderr);
-            return MA_EXIT_USAGE;
-        }
+        if (rest || !audit_path || have_run || out_path || (history_opts & ~(1 | 2 | 8)))
+            return misuse(sub);
         char buf[PATH_MAX];
         ma_runs_filter f = {kind, root_key(root, buf), (size_t)last};
         return cmd_list(audit_path, &f, json);
     }
     if (!strcmp(sub, "regressions")) {
-        if (rest || !audit_path || out_path || (history_opts & ~(2 | 4 | 16))) {
-            usage(stderr);
-            return MA_EXIT_USAGE;
-        }
+        if (rest || !audit_path || out_path || (history_opts & ~(2 | 4 | 16)))
+            return misuse(sub);
         const ma_output_input inputs[] = {{audit_path, "the audit store", MA_INPUT_STORE}};
         int refused = ma_cli_check_output("runs regressions", junit_path, "--junit", MA_OUTPUT_DOCUMENT, inputs, 1);
         if (refused)
@@ -809,17 +808,12 @@ int ma_cmd_runs(int argc, char **argv)
         char buf[PATH_MAX];
         return cmd_regressions(audit_path, run_id, since, root_key(root, buf), json, junit_path);
     }
-    if (history_opts || (json && strcmp(sub, "compare"))) {
-        fprintf(stderr, "millaudit runs %s: --json, --kind, --root, --last, --since and --junit belong to list, "
-                        "regressions (and --json to compare)\n", sub);
-        usage(stderr);
-        return MA_EXIT_USAGE;
-    }
+    if (history_opts || (json && strcmp(sub, "compare")))
+        return ma_opt_error(cmd, "--json, --kind, --root, --last, --since and --junit belong to list, "
+                                 "regressions (and --json to compare)");
     if (!strcmp(sub, "export")) {
-        if (rest || !audit_path) {
-            usage(stderr);
-            return MA_EXIT_USAGE;
-        }
+        if (rest || !audit_path)
+            return misuse(sub);
         const ma_output_input inputs[] = {{audit_path, "the audit store", MA_INPUT_STORE}};
         int refused = ma_cli_check_output("runs export", out_path, "--out", MA_OUTPUT_DOCUMENT, inputs, 1);
         if (refused)
@@ -827,16 +821,12 @@ int ma_cmd_runs(int argc, char **argv)
         return cmd_export(audit_path, run_id, out_path);
     }
     if (!strcmp(sub, "import")) {
-        if (rest != 1 || !audit_path || have_run || out_path) {
-            usage(stderr);
-            return MA_EXIT_USAGE;
-        }
+        if (rest != 1 || !audit_path || have_run || out_path)
+            return misuse(sub);
         return pub_path ? cmd_import_attestation(audit_path, argv[optind], pub_path)
                         : cmd_import(audit_path, argv[optind]);
     }
-    if (rest != 2 || have_run || out_path) {
-        usage(stderr);
-        return MA_EXIT_USAGE;
-    }
+    if (rest != 2 || have_run || out_path)
+        return misuse(sub);
     return cmd_compare(audit_path, argv[optind], argv[optind + 1], json);
 }

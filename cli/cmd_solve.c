@@ -10,6 +10,7 @@
 
 #include "cli/commands.h"
 #include "common/ma_error.h"
+#include "common/options.h"
 #include "solver/solver.h"
 #include "solver/svmalom.h"
 #include "solver/svmalom_file.h"
@@ -155,81 +156,60 @@ int ma_cmd_solve(int argc, char **argv)
     int nsectors = 0, with_deps = 0, quiet = 0, opt, threads = 0;
     uint64_t memory_limit = 0;
     optind = 1;
-    opterr = 0;
-    while ((opt = getopt_long(argc, argv, "", longopts, NULL)) != -1) {
+    while ((opt = ma_opt_next("solve", argc, argv, "h", longopts)) != -1) {
         switch (opt) {
         case 'v': variant_name = optarg; break;
         case 'k': stones_text = optarg; break;
         case 's':
-            if (nsectors == MAX_SECTORS) {
-                fprintf(stderr, "millaudit solve: at most %d --sector options\n", MAX_SECTORS);
-                return MA_EXIT_USAGE;
-            }
+            if (nsectors == MAX_SECTORS)
+                return ma_opt_error("solve", "at most %d --sector options", MAX_SECTORS);
             sector_text[nsectors++] = optarg;
             break;
         case 'd': with_deps = 1; break;
         case 'o': out = optarg; break;
         case 'q': quiet = 1; break;
         case 't': {
-            char *end;
-            long n = strtol(optarg, &end, 10);
-            if (!isdigit((unsigned char)*optarg) || *end || n < 1 || n > MA_SOLVER_MAX_THREADS) {
-                fprintf(stderr, "millaudit solve: --threads %s: not a number in 1..%d\n", optarg,
-                        MA_SOLVER_MAX_THREADS);
+            long n;
+            if (ma_opt_long("solve", "--threads", optarg, 1, MA_SOLVER_MAX_THREADS, &n))
                 return MA_EXIT_USAGE;
-            }
             threads = (int)n;
             break;
         }
         case 'm':
             memory_limit = parse_bytes(optarg);
-            if (!memory_limit) {
-                fprintf(stderr, "millaudit solve: --memory-limit %s: expected a positive number of "
-                                "bytes, optionally with K, M, G or T\n", optarg);
-                return MA_EXIT_USAGE;
-            }
+            if (!memory_limit)
+                return ma_opt_error("solve", "--memory-limit %s: expected a positive number of "
+                                             "bytes, optionally with K, M, G or T", optarg);
             break;
         case 'b': bug_name = optarg; break;
         case 'f': format = optarg; break;
         case 'O': open_dir = optarg; break;
         case 'S': secval = optarg; break;
         case 'h': usage(stdout); return MA_EXIT_OK;
-        default:
-            fprintf(stderr, "millaudit solve: bad option '%s' (try --help)\n", argv[optind - 1]);
-            return MA_EXIT_USAGE;
+        default: return MA_EXIT_USAGE; /* ma_opt_next said what is wrong */
         }
     }
-    if (optind < argc) {
-        fprintf(stderr, "millaudit solve: unexpected argument '%s' (try --help)\n", argv[optind]);
-        return MA_EXIT_USAGE;
-    }
-    if (!variant_name || !out || (!stones_text == !nsectors) || (with_deps && !nsectors)) {
-        fprintf(stderr, "millaudit solve: need --variant, --out and exactly one of --stones or "
-                        "--sector (--with-deps only with --sector); try --help\n");
-        return MA_EXIT_USAGE;
-    }
+    if (optind < argc)
+        return ma_opt_error("solve", "unexpected argument '%s'", argv[optind]);
+    if (!variant_name || !out || (!stones_text == !nsectors) || (with_deps && !nsectors))
+        return ma_opt_error("solve", "need --variant, --out and exactly one of --stones or "
+                                     "--sector (--with-deps only with --sector)");
     int malom_kind = !strcmp(format, "malom-sec")    ? MA_SVM_SEC
                      : !strcmp(format, "malom-sec2") ? MA_SVM_SEC2
                      : !strcmp(format, "open")       ? 0
                                                      : -1;
-    if (malom_kind < 0 || (!malom_kind && open_dir) || (secval && malom_kind != MA_SVM_SEC2)) {
-        fprintf(stderr, "millaudit solve: --format is open, malom-sec or malom-sec2; --open-dir only "
-                        "with a malom format, --secval only with malom-sec2; try --help\n");
-        return MA_EXIT_USAGE;
-    }
+    if (malom_kind < 0 || (!malom_kind && open_dir) || (secval && malom_kind != MA_SVM_SEC2))
+        return ma_opt_error("solve", "--format is open, malom-sec or malom-sec2; --open-dir only "
+                                     "with a malom format, --secval only with malom-sec2");
     ma_solver_opts o = {0};
     o.variant = ma_svrules_variant_parse(variant_name);
-    if (!o.variant) {
-        fprintf(stderr, "millaudit solve: unknown variant '%s' (std, lask or mora)\n", variant_name);
-        return MA_EXIT_USAGE;
-    }
+    if (!o.variant)
+        return ma_opt_error("solve", "unknown variant '%s' (std, lask or mora)", variant_name);
     o.bug = MA_SVBUG_NONE;
     if (bug_name) {
         o.bug = ma_svrules_bug_parse(bug_name);
-        if (o.bug < 0) {
-            fprintf(stderr, "millaudit solve: unknown planted bug '%s'\n", bug_name);
-            return MA_EXIT_USAGE;
-        }
+        if (o.bug < 0)
+            return ma_opt_error("solve", "unknown planted bug '%s'", bug_name);
     }
     char open_default[4096];
     if (malom_kind && !open_dir) {
@@ -252,11 +232,9 @@ int ma_cmd_solve(int argc, char **argv)
         long k = strtol(stones_text, &end, 10);
         ma_svrules r;
         ma_svrules_init(&r, o.variant, MA_SVBUG_NONE, NULL);
-        if (!isdigit((unsigned char)*stones_text) || *end != '\0' || k < 3 || k > r.stones) {
-            fprintf(stderr, "millaudit solve: --stones must be 3..%d for %s, not '%s'\n", r.stones,
-                    variant_name, stones_text);
-            return MA_EXIT_USAGE;
-        }
+        if (!isdigit((unsigned char)*stones_text) || *end != '\0' || k < 3 || k > r.stones)
+            return ma_opt_error("solve", "--stones must be 3..%d for %s, not '%s'", r.stones,
+                                variant_name, stones_text);
         stones = (int)k;
         ma_sv_sector s = {0, 0, stones, stones};
         targets[ntargets++] = s;
@@ -264,17 +242,13 @@ int ma_cmd_solve(int argc, char **argv)
     } else {
         for (int i = 0; i < nsectors; i++) {
             int rc = ma_svsector_parse(&targets[ntargets++], sector_text[i], &err);
-            if (rc != MA_OK) {
-                fprintf(stderr, "millaudit solve: %s\n", err.msg);
-                return MA_EXIT_USAGE;
-            }
+            if (rc != MA_OK)
+                return ma_opt_error("solve", "%s", err.msg);
         }
     }
 #ifdef MA_PLANT_BUGS
-    if (malom_kind && o.bug != MA_SVBUG_NONE && malom_kind != MA_SVM_SEC) {
-        fprintf(stderr, "millaudit solve: --plant-bug writes malom-sec only\n");
-        return MA_EXIT_USAGE;
-    }
+    if (malom_kind && o.bug != MA_SVBUG_NONE && malom_kind != MA_SVM_SEC)
+        return ma_opt_error("solve", "--plant-bug writes malom-sec only");
 #endif
     /* SIGINT / SIGTERM stop the run between chunks of work: no half-written file stays behind. */
     struct sigaction sa, old_int, old_term;

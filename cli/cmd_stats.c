@@ -14,6 +14,7 @@
 #include "cli/commands.h"
 #include "common/fileio.h"
 #include "common/ma_error.h"
+#include "common/options.h"
 #include "common/progress.h"
 #include "verifier/stats.h"
 
@@ -275,41 +276,30 @@ int ma_cmd_stats(int argc, char **argv)
     long cpus = sysconf(_SC_NPROCESSORS_ONLN);
     int json = 0, c, threads = cpus < 1 ? 1 : cpus > MA_STATS_MAX_THREADS ? MA_STATS_MAX_THREADS : (int)cpus;
     ma_error err;
-    opterr = 0;
     optind = 1;
-    while ((c = getopt_long(argc, argv, ":h", opts, NULL)) != -1) {
+    while ((c = ma_opt_next("stats", argc, argv, "h", opts)) != -1) {
         switch (c) {
         case 'j': json = 1; break;
         case 'D': dbo.no_digest_check = 1; break;
         case 's':
             if (ma_sector_picks_parse(optarg, picks, MAX_PICKS, &n_picks, &err)) {
-                fprintf(stderr, "millaudit stats: --sector %s\n", err.msg);
-                return MA_EXIT_USAGE;
+                return ma_opt_error("stats", "--sector %s", err.msg);
             }
             break;
         case 't': {
-            char *end;
-            long v = strtol(optarg, &end, 10);
-            if (!*optarg || *end || v < 1 || v > MA_STATS_MAX_THREADS) {
-                fprintf(stderr, "millaudit stats: --threads '%s': expected 1..%d\n", optarg,
-                        MA_STATS_MAX_THREADS);
+            long v;
+            if (ma_opt_long("stats", "--threads", optarg, 1, MA_STATS_MAX_THREADS, &v))
                 return MA_EXIT_USAGE;
-            }
             threads = (int)v;
             break;
         }
         case 'h': usage(stdout); return MA_EXIT_OK;
-        case ':':
-            fprintf(stderr, "millaudit stats: option '%s' needs a value\n", argv[optind - 1]);
-            return MA_EXIT_USAGE;
-        default:
-            fprintf(stderr, "millaudit stats: unknown option '%s' (try --help)\n", argv[optind - 1]);
-            return MA_EXIT_USAGE;
+                default:
+            return MA_EXIT_USAGE; /* ma_opt_next said what is wrong */
         }
     }
     if (argc - optind != 1) {
-        fprintf(stderr, "millaudit stats: need exactly one DIR (try --help)\n");
-        return MA_EXIT_USAGE;
+        return ma_opt_error("stats", "need exactly one DIR");
     }
     const char *root = argv[optind];
     ma_database *db = NULL;

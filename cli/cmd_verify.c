@@ -17,6 +17,7 @@
 #include "cli/test_hook.h"
 #include "common/ma_error.h"
 #include "common/output.h"
+#include "common/options.h"
 #include "common/progress.h"
 #include "ma_version.h"
 #include "verifier/run.h"
@@ -85,46 +86,52 @@ static void print_row(const ma_vrun_sector *s, const ma_vrun_row *w)
     printf("\n");
 }
 
+/* A count with thousands separators, as the reports print it; each use gets its own buffer. */
+#define G(n) ma_progress_group((char[32]){0}, 32, (uint64_t)(n))
+
 static void print_verdict(const ma_vrun *run)
 {
     const ma_vrun_totals *t = ma_vrun_totals_of(run);
     switch (ma_vrun_verdict_of(run)) {
     case MA_VRUN_VERIFIED:
         if (t->sectors == 0 && ma_vrun_options_of(run)->shard_count > 1)
-            printf("verdict: verified: an empty shard: none of the %zu planned sectors falls in shard %u/%u\n",
-                   ma_vrun_planned_sectors(run), ma_vrun_options_of(run)->shard_index,
+            printf("verdict: verified: an empty shard: none of the %s planned sectors falls in shard %u/%u\n",
+                   G(ma_vrun_planned_sectors(run)), ma_vrun_options_of(run)->shard_index,
                    ma_vrun_options_of(run)->shard_count);
         else
-            printf("verdict: verified: all %llu entries of %llu sectors re-derived and matching\n",
-                   (unsigned long long)t->entries, (unsigned long long)t->sectors);
+            printf("verdict: verified: all %s entries of %s sector%s re-derived and matching\n",
+                   G(t->entries), G(t->sectors), t->sectors == 1 ? "" : "s");
         break;
     case MA_VRUN_WITHIN_BOUNDS:
-        printf("verdict: verified within bounds only: %llu entries unproven (successor sectors "
+        printf("verdict: verified within bounds only: %s entries unproven (successor sectors "
                "absent), no contradiction; NOT fully verified\n",
-               (unsigned long long)t->within_bounds);
+               G(t->within_bounds));
         break;
     case MA_VRUN_DISCREPANCIES:
-        printf("verdict: discrepancies found: %llu (%llu roots, %llu propagated)",
-               (unsigned long long)t->discrepancies, (unsigned long long)t->roots,
-               (unsigned long long)t->propagated);
+        printf("verdict: discrepancies found: %s (%s root%s, %s propagated)",
+               G(t->discrepancies), G(t->roots), t->roots == 1 ? "" : "s",
+               G(t->propagated));
         if (t->body_digest_mismatches)
-            printf("; %llu sector files whose body is not what their producer wrote",
-                   (unsigned long long)t->body_digest_mismatches);
+            printf("; %s sector file%s whose body is not what %s producer wrote",
+                   G(t->body_digest_mismatches), t->body_digest_mismatches == 1 ? "" : "s",
+                   t->body_digest_mismatches == 1 ? "its" : "their");
         printf("\n");
         break;
     case MA_VRUN_INTERRUPTED:
         /* what this run did, whatever a later --resume does: it is never a proof */
-        printf("verdict: interrupted: %llu of %llu sectors checked (%llu of %llu entries verified); "
+        printf("verdict: interrupted: %s of %s sectors checked (%s of %s entries verified); "
                "NOT verified; continue with --resume\n",
-               (unsigned long long)(t->sectors - t->sectors_not_checked),
-               (unsigned long long)t->sectors, (unsigned long long)t->verified,
-               (unsigned long long)t->entries);
+               G(t->sectors - t->sectors_not_checked), G(t->sectors), G(t->verified), G(t->entries));
         break;
     default:
-        printf("verdict: incomplete: %llu sectors unusable, %llu entries not verified (successor "
+        if (!t->sectors) {
+            printf("verdict: incomplete: nothing was checked: no usable sector file\n");
+            break;
+        }
+        printf("verdict: incomplete: %s sectors unusable, %s entries not verified (successor "
                "absent or broken)%s\n",
-               (unsigned long long)t->sectors_unusable,
-               (unsigned long long)(t->missing_child + t->unverifiable),
+               G(t->sectors_unusable),
+               G(t->missing_child + t->unverifiable),
                t->within_bounds ? "; Malom excerpts: --allow-bounds accepts entries checked within "
                                   "bounds"
                                 : "");
@@ -132,9 +139,46 @@ static void print_verdict(const ma_vrun *run)
     }
 }
 
+/* The one line of a sector printed when it is finished (order of completion), flushed, with
+ * thousands separators like the reports; the children-first table follows at the end. */
+struct live_ctx {
+    ma_progress *progress;
+};
+
+static void print_live_sector(void *ctx, const ma_vrun_sector *s)
+{
+    struct live_ctx *lc = ctx;
+    char a[32], b[32], c[32], d[32];
+    ma_progress_hold(lc->progress);
+    if (s->status == MA_SECTOR_UNUSABLE) {
+        printf("%s: unusable\n", s->name);
+    } else {
+        printf("%s: %s, %s entr%s, %s verified", s->name, status_text(s),
+               ma_progress_group(a, sizeof a, s->entries), s->entries == 1 ? "y" : "ies",
+               ma_progress_group(b, sizeof b, s->verified));
+        if (s->discrepancies)
+            printf(", %s discrepanc%s (%s root%s, %s propagated)",
+                   ma_progress_group(c, sizeof c, s->discrepancies), s->discrepancies == 1 ? "y" : "ies",
+                   ma_progress_group(d, sizeof d, s->roots),
+                   s->roots == 1 ? "" : "s", ma_progress_group(a, sizeof a, s->propagated));
+        if (s->within_bounds)
+            printf(", %s only within bounds", ma_progress_group(c, sizeof c, s->within_bounds));
+        if (s->missing_child + s->unverifiable)
+            printf(", %s not verified", ma_progress_group(c, sizeof c, s->missing_child + s->unverifiable));
+        if (s->carried)
+            printf(", carried over from run %lld\n", (long long)s->from_run);
+        else
+            printf(", %.2f s\n", s->seconds);
+    }
+    fflush(stdout);
+    ma_progress_release(lc->progress);
+}
+
 static void print_text(const ma_vrun *run, int quiet)
 {
     size_t n = ma_vrun_sector_count(run);
+    if (!quiet && n)
+        printf("\nsectors, children first:\n");
     if (!quiet && n)
         printf("%-22s %12s %12s %12s %9s %7s %7s %9s %8s %8s %8s  %s\n", "sector", "entries", "checked",
                "verified", "discrep", "roots", "propag", "bounds", "missing", "unverif", "seconds",
@@ -178,18 +222,18 @@ static void print_text(const ma_vrun *run, int quiet)
     }
     const ma_vrun_totals *t = ma_vrun_totals_of(run);
     if (t->sectors_not_checked)
-        printf("not checked: %llu of %llu sectors (the run stopped before them)\n",
-               (unsigned long long)t->sectors_not_checked, (unsigned long long)t->sectors);
-    printf("total: %llu sectors (%llu checked, %llu carried over, %llu unusable), %llu entries, "
-           "%llu checked, %llu verified, %llu only within bounds, %llu discrepancies (%llu root, %llu propagated), "
-           "%llu missing-child, %llu unverifiable, %.2f s\n",
-           (unsigned long long)t->sectors, (unsigned long long)t->sectors_checked,
-           (unsigned long long)t->sectors_carried, (unsigned long long)t->sectors_unusable,
-           (unsigned long long)t->entries, (unsigned long long)t->checked,
-           (unsigned long long)t->verified, (unsigned long long)t->within_bounds,
-           (unsigned long long)t->discrepancies,
-           (unsigned long long)t->roots, (unsigned long long)t->propagated,
-           (unsigned long long)t->missing_child, (unsigned long long)t->unverifiable,
+        printf("not checked: %s of %s sectors (the run stopped before them)\n",
+               G(t->sectors_not_checked), G(t->sectors));
+    printf("total: %s sector%s (%s checked, %s carried over, %s unusable), %s entries, "
+           "%s checked, %s verified, %s only within bounds, %s discrepancies (%s root, %s propagated), "
+           "%s missing-child, %s unverifiable, %.2f s\n",
+           G(t->sectors), t->sectors == 1 ? "" : "s", G(t->sectors_checked),
+           G(t->sectors_carried), G(t->sectors_unusable),
+           G(t->entries), G(t->checked),
+           G(t->verified), G(t->within_bounds),
+           G(t->discrepancies),
+           G(t->roots), G(t->propagated),
+           G(t->missing_child), G(t->unverifiable),
            ma_vrun_seconds(run));
     if (t->discrepancies) {
         printf("total classes:");
@@ -506,18 +550,6 @@ static int print_plan(const char *root, unsigned n, int json)
 
 /* ---- options ---- */
 
-static int parse_count(const char *opt, const char *text, long lo, long hi, long *out)
-{
-    char *end;
-    long v = strtol(text, &end, 10);
-    if (!*text || *end || v < lo || v > hi) {
-        fprintf(stderr, "millaudit verify: %s %s: not a number in %ld..%ld\n", opt, text, lo, hi);
-        return -1;
-    }
-    *out = v;
-    return 0;
-}
-
 static int all_digits(const char *s)
 {
     if (!*s)
@@ -585,18 +617,17 @@ int ma_cmd_verify(int argc, char **argv)
     const char *junit_path = NULL;
     o.full_board_draw = 1;
     optind = 1;
-    opterr = 0;
     int c;
-    while ((c = getopt_long(nargs, args, "h", opts, NULL)) != -1) {
+    while ((c = ma_opt_next("verify", nargs, args, "h", opts)) != -1) {
         switch (c) {
         case 's': sectors[n_sectors++] = optarg; break;
         case 'a': o.audit_path = optarg; break;
         case 'm':
-            if (parse_count("--max-rows", optarg, 0, 1000000000L, &max_rows))
+            if (ma_opt_long("verify", "--max-rows", optarg, 0, 1000000000L, &max_rows))
                 code = MA_EXIT_USAGE;
             break;
         case 't':
-            if (parse_count("--threads", optarg, 1, 256, &threads))
+            if (ma_opt_long("verify", "--threads", optarg, 1, 256, &threads))
                 code = MA_EXIT_USAGE;
             break;
         case 'q': quiet = 1; break;
@@ -607,35 +638,30 @@ int ma_cmd_verify(int argc, char **argv)
             if (!strcmp(optarg, "yes") || !strcmp(optarg, "no")) {
                 o.full_board_draw = !strcmp(optarg, "yes");
             } else {
-                fprintf(stderr, "millaudit verify: --full-board-draw %s: expected yes or no\n", optarg);
-                code = MA_EXIT_USAGE;
+                code = ma_opt_error("verify", "--full-board-draw %s: expected yes or no", optarg);
             }
             break;
         case 'r':
             if (o.mode == MA_VRUN_INCREMENTAL) {
-                fprintf(stderr, "millaudit verify: --resume and --incremental exclude each other\n");
-                code = MA_EXIT_USAGE;
+                code = ma_opt_error("verify", "--resume and --incremental exclude each other");
             }
             o.mode = MA_VRUN_RESUME;
-            if (optarg && parse_count("--resume", optarg, 1, 0x7FFFFFFFL, &resume_run))
+            if (optarg && ma_opt_long("verify", "--resume", optarg, 1, 0x7FFFFFFFL, &resume_run))
                 code = MA_EXIT_USAGE;
             break;
         case 'i':
             if (o.mode == MA_VRUN_RESUME) {
-                fprintf(stderr, "millaudit verify: --resume and --incremental exclude each other\n");
-                code = MA_EXIT_USAGE;
+                code = ma_opt_error("verify", "--resume and --incremental exclude each other");
             }
             o.mode = MA_VRUN_INCREMENTAL;
             break;
         case 'S':
             if (ma_cli_parse_shard(optarg, &o.shard_index, &o.shard_count)) {
-                fprintf(stderr, "millaudit verify: --shard %s: expected I/N with 0 <= I < N, e.g. 0/4\n",
-                        optarg);
-                code = MA_EXIT_USAGE;
+                code = ma_opt_error("verify", "--shard %s: expected I/N with 0 <= I < N, e.g. 0/4", optarg);
             }
             break;
         case 'P':
-            if (parse_count("--plan", optarg, 1, 100000, &plan))
+            if (ma_opt_long("verify", "--plan", optarg, 1, 100000, &plan))
                 code = MA_EXIT_USAGE;
             break;
         case 'h':
@@ -643,30 +669,24 @@ int ma_cmd_verify(int argc, char **argv)
             free(sectors);
             free(args);
             return MA_EXIT_OK;
-        default:
-            fprintf(stderr, "millaudit verify: unknown or incomplete option '%s'\n", args[optind - 1]);
-            code = MA_EXIT_USAGE;
+        default: code = MA_EXIT_USAGE; /* ma_opt_next said what is wrong */
         }
+        if (code != MA_EXIT_OK)
+            break; /* one error, one line */
     }
-    if (code == MA_EXIT_OK && optind != nargs - 1) {
-        fprintf(stderr, "millaudit verify: %s\n", optind >= nargs ? "no database directory given"
-                                                                   : "one database directory expected");
-        code = MA_EXIT_USAGE;
-    }
+    if (code == MA_EXIT_OK && optind != nargs - 1)
+        code = ma_opt_error("verify", "%s", optind >= nargs ? "no database directory given"
+                                                            : "one database directory expected");
     if (code == MA_EXIT_OK && o.mode != MA_VRUN_FULL && !o.audit_path) {
-        fprintf(stderr, "millaudit verify: --%s needs --audit FILE (the store holds the results to "
-                        "carry over)\n",
-                o.mode == MA_VRUN_RESUME ? "resume" : "incremental");
-        code = MA_EXIT_USAGE;
+        code = ma_opt_error("verify", "--%s needs --audit FILE (the store holds the results to carry over)",
+                            o.mode == MA_VRUN_RESUME ? "resume" : "incremental");
     }
     if (code == MA_EXIT_OK && plan &&
         (o.shard_count || o.audit_path || o.mode != MA_VRUN_FULL || n_sectors)) {
-        fprintf(stderr, "millaudit verify: --plan partitions the whole database and checks nothing: it takes "
-                        "no --shard, --sector, --audit, --resume or --incremental\n");
-        code = MA_EXIT_USAGE;
+        code = ma_opt_error("verify", "--plan partitions the whole database and checks nothing: it takes "
+                                      "no --shard, --sector, --audit, --resume or --incremental");
     }
     if (code != MA_EXIT_OK) {
-        usage(stderr);
         free(sectors);
         free(args);
         return code;
@@ -709,6 +729,11 @@ int ma_cmd_verify(int argc, char **argv)
     ma_progress progress;
     ma_progress_start(&progress, stderr, quiet || json, "verify", 0);
     o.progress = &progress;
+    struct live_ctx live = {&progress};
+    if (!quiet && !json) {
+        o.on_sector = print_live_sector;
+        o.on_sector_ctx = &live;
+    }
 
     ma_vrun *run = NULL;
     ma_error err;
@@ -718,7 +743,10 @@ int ma_cmd_verify(int argc, char **argv)
         rc = ma_vrun_execute(run, &err);
     ma_progress_finish(&progress, atomic_load(&progress.done));
     if (rc == MA_EINVAL || (rc && !run)) {
-        fprintf(stderr, "millaudit verify: %s\n", err.msg);
+        if (rc == MA_EINVAL) /* an option value the run refused (a --sector, --resume): a usage error */
+            ma_opt_error("verify", "%s", err.msg);
+        else
+            fprintf(stderr, "millaudit verify: %s\n", err.msg);
         ma_vrun_free(run);
         free(sectors);
         free(args);
@@ -736,7 +764,8 @@ int ma_cmd_verify(int argc, char **argv)
     size_t ne = 0;
     for (size_t i = 0; errors && i < n_err; i++)
         errors[ne++] = ma_vrun_error(run, i);
-    if (rc && rc != MA_ECANCELED && errors)
+    /* the run's error is usually the last one it listed (an unusable root): say it once */
+    if (rc && rc != MA_ECANCELED && errors && (!ne || strcmp(errors[ne - 1], err.msg)))
         errors[ne++] = err.msg;
     ma_error junit_err;
     ma_error_clear(&junit_err);

@@ -6,6 +6,7 @@
 #include "cli/commands.h"
 #include "common/invocation.h"
 #include "common/ma_error.h"
+#include "common/options.h"
 #include "ma_version.h"
 
 struct command {
@@ -64,65 +65,24 @@ static void usage(FILE *out)
     fprintf(out, "usage: millaudit <command> [options]\n       millaudit -V | --version\n\ncommands:\n");
     for (size_t i = 0; i < N_COMMANDS; i++)
         fprintf(out, "  %-12s %s\n", commands[i].name, commands[i].summary);
-    fprintf(out, "\n'millaudit <command> --help' describes a command; 'man millaudit' all of them.\n");
+    fprintf(out, "\n'millaudit <command> --help' or 'millaudit help <command>' describes a command; 'man millaudit'\n"
+                 "all of them. Around the binary (installed beside it; each takes --help):\n"
+                 "    millaudit-nightly   the nightly pipeline of a solver team (docs/nightly.md)\n"
+                 "    millaudit-slurm     a sharded verify as a Slurm array job and its merge (docs/distributed.md)\n"
+                 "    millaudit-parallel  a sharded verify with GNU parallel on local cores or ssh hosts\n");
 }
 
-/* Optimal string alignment distance (Levenshtein plus adjacent transpositions), capped: names are
- * short, and anything farther than the cap is no typo. */
-static int edit_distance(const char *a, const char *b)
-{
-    enum { CAP = 32 };
-    size_t n = strlen(a), m = strlen(b);
-    if (n >= CAP || m >= CAP)
-        return CAP;
-    int d[CAP + 1][CAP + 1];
-    for (size_t i = 0; i <= n; i++)
-        d[i][0] = (int)i;
-    for (size_t j = 0; j <= m; j++)
-        d[0][j] = (int)j;
-    for (size_t i = 1; i <= n; i++)
-        for (size_t j = 1; j <= m; j++) {
-            int cost = a[i - 1] != b[j - 1];
-            int v = d[i - 1][j] + 1;
-            if (d[i][j - 1] + 1 < v)
-                v = d[i][j - 1] + 1;
-            if (d[i - 1][j - 1] + cost < v)
-                v = d[i - 1][j - 1] + cost;
-            if (i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1] && d[i - 2][j - 2] + 1 < v)
-                v = d[i - 2][j - 2] + 1;
-            d[i][j] = v;
-        }
-    return d[n][m];
-}
-
-/* The commands a mistyped word most likely meant, as git does it: every command within the smallest
- * distance found, if that distance is small for the word's length; a prefix also counts. Printed as
- * the end of the one-line error: "; did you mean 'verify'?" (or "'stats' or 'solve'"). */
+/* The commands a mistyped word most likely meant (common/options.h, as for options), printed as the
+ * end of the one-line error: "; did you mean 'verify'?" (or "'stats' or 'solve'"). */
 static void suggest(const char *word)
 {
-    int best = 1 << 30;
-    int dist[N_COMMANDS];
-    size_t wl = strlen(word);
-    for (size_t i = 0; i < N_COMMANDS; i++) {
-        dist[i] = edit_distance(word, commands[i].name);
-        if (wl >= 2 && !strncmp(commands[i].name, word, wl))
-            dist[i] = 1; /* a prefix: "ver" for verify */
-        if (dist[i] < best)
-            best = dist[i];
-    }
-    int limit = wl <= 4 ? 1 : wl <= 7 ? 2 : 3;
-    if (best > limit)
-        return;
-    int n = 0, total = 0;
+    const char *names[N_COMMANDS];
     for (size_t i = 0; i < N_COMMANDS; i++)
-        total += dist[i] == best;
-    fputs("; did you mean ", stderr);
-    for (size_t i = 0; i < N_COMMANDS; i++)
-        if (dist[i] == best) {
-            n++;
-            fprintf(stderr, "%s'%s'", n == 1 ? "" : n == total ? " or " : ", ", commands[i].name);
-        }
-    fputs("?", stderr);
+        names[i] = commands[i].name;
+    char near[256];
+    ma_opt_suggest(near, sizeof near, word, names, N_COMMANDS, "");
+    if (near[0])
+        fprintf(stderr, "; did you mean %s?", near);
 }
 
 /* Prints s for a one-line message, control characters as '?' (a typo can hold an escape). */
@@ -136,6 +96,20 @@ int main(int argc, char **argv)
 {
     if (argc < 2) {
         usage(stderr);
+        return MA_EXIT_USAGE;
+    }
+    if (!strcmp(argv[1], "help") && argc == 3) {
+        /* `millaudit help verify` is `millaudit verify --help` */
+        for (size_t i = 0; i < N_COMMANDS; i++)
+            if (!strcmp(argv[2], commands[i].name)) {
+                char *help_argv[] = {argv[0], argv[2], "--help", NULL};
+                return commands[i].run ? commands[i].run(2, help_argv + 1) : run_typed(argv[2], 3, help_argv);
+            }
+        fputs("millaudit: unknown command '", stderr);
+        put_word(stderr, argv[2]);
+        fputs("'", stderr);
+        suggest(argv[2]);
+        fputs("\ntry 'millaudit --help'\n", stderr);
         return MA_EXIT_USAGE;
     }
     if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h") || !strcmp(argv[1], "help")) {
@@ -154,6 +128,6 @@ int main(int argc, char **argv)
     fputs("'", stderr);
     if (argv[1][0] != '-')
         suggest(argv[1]);
-    fputs(" (try 'millaudit --help')\n", stderr);
+    fputs("\ntry 'millaudit --help'\n", stderr);
     return MA_EXIT_USAGE;
 }

@@ -268,6 +268,25 @@ void ma_progress_clear(ma_progress *p)
     pthread_mutex_unlock(&p->paint_lock);
 }
 
+void ma_progress_hold(ma_progress *p)
+{
+    if (!p || p->mode == MA_PROGRESS_NONE)
+        return;
+    pthread_mutex_lock(&p->paint_lock);
+    if (p->mode == MA_PROGRESS_TTY && p->shown) {
+        fputs("\r\033[K", p->out);
+        fflush(p->out);
+        p->shown = 0;
+    }
+}
+
+void ma_progress_release(ma_progress *p)
+{
+    if (!p || p->mode == MA_PROGRESS_NONE)
+        return;
+    pthread_mutex_unlock(&p->paint_lock);
+}
+
 void ma_progress_finish(ma_progress *p, uint64_t done)
 {
     if (!p)

@@ -92,6 +92,14 @@ void ma_progress_update_cb(void *reporter, uint64_t done);
 /* TTY: erases the line now on screen (waits for a paint in progress), so the caller can print
  * something else; the next due paint shows the line again. Other modes: nothing. */
 void ma_progress_clear(ma_progress *p);
+/* Output of the caller between ma_progress_hold and ma_progress_release goes to a clean line of
+ * the terminal: hold erases the line now on screen (TTY) and keeps every thread from drawing it
+ * again until release, so a result printed on stdout of the same terminal is never glued to the
+ * display however the threads interleave. Other modes: hold and release only lock out the paint
+ * (a plain line stays whole). Not re-entrant; never call the reporter's other functions from the
+ * same thread in between except ma_progress_add / ma_progress_update (they skip the paint). */
+void ma_progress_hold(ma_progress *p);
+void ma_progress_release(ma_progress *p);
 /* Draws a closing line if anything was drawn, so the last figure on screen is the true total, and
  * releases the reporter's locks. done is the final absolute count. */
 void ma_progress_finish(ma_progress *p, uint64_t done);

@@ -349,10 +349,13 @@ static int list_names(ma_database *db, const char *single, found **out, size_t *
             free(f);
             char path[1400];
             ma_escape_name(db->root, path, sizeof path);
+            /* a manifest given where a database goes: say which command reads it */
+            size_t len = strlen(db->root);
+            int manifest = len >= 7 && !strcmp(db->root + len - 7, ".sha256");
             return ma_error_set(err, MA_EFORMAT,
                                 "%s: not a sector file (<variant>_W_B_WF_BF.mdb, .sec2 or .sec) and "
-                                "not a directory",
-                                path);
+                                "not a directory%s",
+                                path, manifest ? "; a manifest is checked with 'millaudit manifest check'" : "");
         }
         *out = f;
         *n = 1;
@@ -732,7 +735,7 @@ int ma_database_source(ma_database *db, ma_variant v, ma_sector s, const ma_sour
         snprintf(path, sizeof path, "%s/%s_%s%s", db->dir, ma_variant_name(v), sec,
                  ma_format_suffix(db->format ? db->format : MA_FORMAT_OPEN));
         ma_escape_name(path, shown, sizeof shown);
-        return ma_error_set(err, MA_EMISSING, "%s: sector %s_%s: offset 0: sector file absent",
+        return ma_error_set(err, MA_EMISSING, "%s: sector %s_%s: sector file absent",
                             shown, ma_variant_name(v), sec);
     }
     cached *c = &db->cache[i];

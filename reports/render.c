@@ -325,6 +325,7 @@ static void says(ma_out *o, const ma_report *r, size_t i)
 static void text_facts(ma_out *o, const ma_report *r, int md)
 {
     const ma_run *x = &r->run;
+    char variants[64];
     int diff = ma_report_is_diff(r);
     struct {
         const char *name, *value;
@@ -332,7 +333,7 @@ static void text_facts(ma_out *o, const ma_report *r, int md)
              {diff ? "B" : NULL, r->side_b ? r->side_b : "not recorded by the build that ran it"},
              {"kind", x->kind},
              {r->mode ? "mode" : NULL, r->mode},
-             {"variant", x->variant},
+             {"variant", ma_render_variants(r, variants, sizeof variants)},
              {"format", x->format},
              {"started", x->started_at},
              {"ended", x->ended_at ? x->ended_at : "never (interrupted or still running)"},
@@ -447,7 +448,9 @@ static void text_sectors(ma_out *o, const ma_report *r, int md)
         ma_out_printf(o, "  %-20s %12s %12s %12s %10s %8s %6s %6s %8s %9s  %s\n", "sector", "entries", "checked",
                       "verified", "in-bounds", "discrep", "roots", "propag", "seconds", "entries/s", "state");
     }
-    for (size_t i = 0; i <= x->n_sectors; i++) {
+    size_t *order = ma_render_sector_order(o, r); /* the faulty sectors first */
+    for (size_t k = 0; order && k <= x->n_sectors; k++) {
+        size_t i = k == x->n_sectors ? k : order[k];
         int total = i == x->n_sectors;
         const ma_run_sector *s = total ? NULL : &x->sectors[i];
         const ma_report_sector *sx = total ? NULL : &r->sx[i];
@@ -515,6 +518,7 @@ static void text_sectors(ma_out *o, const ma_report *r, int md)
             ma_out_printf(o, "\n");
         }
     }
+    free(order);
     if (md) {
         int any = 0;
         for (size_t i = 0; i < x->n_sectors; i++)
@@ -533,7 +537,82 @@ static void text_sectors(ma_out *o, const ma_report *r, int md)
     }
 }
 
-static void text_board(ma_out *o, const ma_report *r, size_t i, int md)
+const char *ma_render_variants(const ma_report *r, char *buf, size_t n)
+{
+    const char *v = r->run.variant;
+    if (v && *v && strcmp(v, "-")) {
+        snprintf(buf, n, "%s", v);
+        return buf;
+    }
+    size_t used = 0;
+    buf[0] = 0;
+    for (size_t i = 0; i < r->run.n_sectors; i++) {
+        const char *name = r->run.sectors[i].sector;
+        const char *us = name ? strchr(name, '_') : NULL;
+        if (!us || us == name)
+            continue;
+        int len = (int)(us - name), dup = 0;
+        for (const char *p = buf; *p && !dup; p += strcspn(p, ",") + (p[strcspn(p, ",")] ? 2 : 0))
+            dup = (int)strcspn(p, ",") == len && !strncmp(p, name, (size_t)len);
+        if (!dup && used + (size_t)len + 3 < n)
+            used += (size_t)snprintf(buf + used, n - used, "%s%.*s", used ? ", " : "", len, name);
+    }
+    if (!buf[0])
+        snprintf(buf, n, "-");
+    return buf;
+}
+
+int ma_render_sector_rank(const ma_report *r, size_t i)
+{
+    if (r->sx[i].roots > 0)
+        return 0;
+    switch ((ma_verdict_state)r->sx[i].state) {
+    case MA_VERDICT_DISCREPANCIES:
+    case MA_VERDICT_DIFFER: return 1;
+    case MA_VERDICT_VERIFIED:
+    case MA_VERDICT_AGREE:
+    case MA_VERDICT_RECORDED: return 3;
+    default: return 2;
+    }
+}
+
+size_t *ma_render_sector_order(ma_out *o, const ma_report *r)
+{
+    size_t n = r->run.n_sectors, k = 0;
+    if (!n)
+        return NULL;
+    size_t *order = malloc(n * sizeof *order);
+    if (!order) {
+        o->oom = 1;
+        return NULL;
+    }
+    for (int rank = 0; rank <= 3; rank++)
+        for (size_t i = 0; i < n; i++)
+            if (ma_render_sector_rank(r, i) == rank)
+                order[k++] = i;
+    return order;
+}
+
+size_t *ma_render_disc_order(ma_out *o, const ma_report *r)
+{
+    size_t n = r->run.n_disc, k = 0;
+    if (!n)
+        return NULL;
+    size_t *order = malloc(n * sizeof *order);
+    if (!order) {
+        o->oom = 1;
+        return NULL;
+    }
+    static const int groups[] = {1, -1, 0};
+    for (int g = 0; g < 3; g++)
+        for (size_t i = 0; i < n; i++)
+            if (r->dx[i].root == groups[g] || (g == 1 && r->dx[i].root != 0 && r->dx[i].root != 1))
+                order[k++] = i;
+    return order;
+}
+
+/* Row i of the discrepancies, shown as the shown-th (boards only for the first ones shown). */
+static void text_board(ma_out *o, const ma_report *r, size_t i, size_t shown, int md)
 {
     const ma_run_discrepancy *d = &r->run.disc[i];
     const ma_report_disc *dx = &r->dx[i];
@@ -558,8 +637,8 @@ static void text_board(ma_out *o, const ma_report *r, size_t i, int md)
     } else if (!ma_report_is_diff(r)) {
         ma_out_printf(o, md ? "- refuting move: not recorded by the build that ran it\n" : "    refuting move not recorded by the build that ran it\n");
     }
-    if (i >= MA_RENDER_MAX_BOARDS) {
-        if (i == MA_RENDER_MAX_BOARDS)
+    if (shown >= MA_RENDER_MAX_BOARDS) {
+        if (shown == MA_RENDER_MAX_BOARDS)
             ma_out_printf(o, md ? "\n(boards drawn for the first %d rows only)\n"
                                 : "    (boards drawn for the first %d rows only)\n", MA_RENDER_MAX_BOARDS);
         return;
@@ -587,7 +666,9 @@ static void text_discrepancies(ma_out *o, const ma_report *r, int md)
     int diff = ma_report_is_diff(r);
     ma_out_printf(o, md ? "\n## %s (%zu row%s recorded)\n\n" : "\n%s (%zu row%s recorded)\n",
                   diff ? "Differences" : "Discrepancies", x->n_disc, x->n_disc == 1 ? "" : "s");
-    for (size_t i = 0; i < x->n_disc; i++) {
+    size_t *order = ma_render_disc_order(o, r);
+    for (size_t k = 0; order && k < x->n_disc; k++) {
+        size_t i = order[k];
         const ma_run_discrepancy *d = &x->disc[i];
         const ma_report_disc *dx = &r->dx[i];
         ma_out_printf(o, md ? "### " : "  ");
@@ -602,8 +683,9 @@ static void text_discrepancies(ma_out *o, const ma_report *r, int md)
         ma_out_printf(o, md ? "\n\n- " : "\n    ");
         says(o, r, i);
         ma_out_printf(o, "\n");
-        text_board(o, r, i, md);
+        text_board(o, r, i, k, md);
     }
+    free(order);
     if (!x->n_disc)
         ma_out_printf(o, md ? "None.\n" : "  none\n");
 }

@@ -13,6 +13,7 @@
 #define BAR_W 330      /* bars span */
 #define ROW 20         /* row pitch */
 #define MAX_ROWS 30    /* sectors shown per chart */
+#define FAULT_MARK_W 6 /* the mark of a sector with discrepancies, left of its bar */
 
 #define C_VERIFIED "#2e7d32"
 #define C_BOUNDS "#f9a825"
@@ -114,6 +115,31 @@ static size_t pick(const ma_report *r, const int64_t *key, size_t *idx)
     return out;
 }
 
+/* Rank of a sector in the per-sector chart: as in the sector table (render_internal.h). */
+static int fault_rank(const ma_report *r, size_t i)
+{
+    return ma_render_sector_rank(r, i);
+}
+
+struct proof_order {
+    const ma_report *r;
+};
+
+/* Insertion sort by (fault rank, name order): at most MAX_ROWS rows, and stable. */
+static void proof_sort(size_t *idx, size_t m, const struct proof_order *po)
+{
+    for (size_t a = 1; a < m; a++) {
+        size_t v = idx[a], b = a;
+        int rv = fault_rank(po->r, v);
+        while (b > 0 && (fault_rank(po->r, idx[b - 1]) > rv ||
+                         (fault_rank(po->r, idx[b - 1]) == rv && idx[b - 1] > v))) {
+            idx[b] = idx[b - 1];
+            b--;
+        }
+        idx[b] = v;
+    }
+}
+
 void ma_chart_proof(ma_out *o, const ma_report *r)
 {
     size_t n = r->run.n_sectors;
@@ -133,6 +159,9 @@ void ma_chart_proof(ma_out *o, const ma_report *r)
     for (size_t i = 0; i < n; i++) /* the sectors with something to see first, then the largest */
         key[i] = r->run.sectors[i].entries + (r->run.sectors[i].entries - r->run.sectors[i].verified) * 1000;
     size_t m = pick(r, key, idx);
+    /* the problem first: sectors with roots, then other discrepant ones, then the rest by name */
+    struct proof_order po = {r};
+    proof_sort(idx, m, &po);
     fig_open(o, "proof", title, 30 + (int)m * ROW);
     static const char *const vc[] = {C_VERIFIED, C_BOUNDS, C_DISC, C_REST};
     static const char *const vn[] = {"verified", "within bounds only", "discrepancies", "not checked"};
@@ -159,15 +188,27 @@ void ma_chart_proof(ma_out *o, const ma_report *r)
         }
         row_label(o, y, s->sector);
         stacked(o, y, v, diff ? dc : vc, 4);
+        if (v[2] > 0) {
+            /* 13 bad entries of 7.5 M are a sliver however wide the bar: a fixed mark in the
+             * gutter between the name and the bar shows the sector has a fault at any scale */
+            ma_out_printf(o, "<rect class=\"fault\" x=\"%d\" y=\"%d\" width=\"%d\" height=\"14\" fill=\"%s\">"
+                             "<title>%s %s</title></rect>",
+                          BAR_X - FAULT_MARK_W - 2, y + 2, FAULT_MARK_W, C_DISC, ma_fmt_count(c, sizeof c, v[2]),
+                          diff ? "positions differ in value" : "discrepant entries");
+        }
         if (diff && v[3])
             ma_out_printf(o, "<text x=\"%d\" y=\"%d\">same SHA-256</text>", BAR_X + BAR_W + 6, y + 13);
         else
             ma_out_printf(o, "<text x=\"%d\" y=\"%d\">%s</text>", BAR_X + BAR_W + 6, y + 13,
                           ma_fmt_count(c, sizeof c, s->entries));
     }
-    char note[160];
-    snprintf(note, sizeof note, "%zu of %zu sectors shown (those with most unproven entries, then the largest).", m, n);
-    fig_close(o, m < n ? note : NULL);
+    char note[200];
+    int faults = m && fault_rank(r, idx[0]) < 2; /* roots or other discrepancies */
+    snprintf(note, sizeof note, "%s", faults ? "Sectors with discrepancies first, marked red at the left. " : "");
+    if (m < n)
+        snprintf(note + strlen(note), sizeof note - strlen(note),
+                 "%zu of %zu sectors shown (those with most unproven entries, then the largest).", m, n);
+    fig_close(o, note[0] ? note : NULL);
     free(key), free(idx);
 }
 
@@ -185,6 +226,10 @@ void ma_chart_wdl(ma_out *o, const ma_report *r)
     for (size_t i = 0; i < n; i++) {
         key[i] = r->sx[i].wins >= 0 ? r->sx[i].wins + r->sx[i].draws + r->sx[i].losses : -1;
         have += key[i] >= 0;
+    }
+    if (ma_report_is_diff(r)) { /* a diff records no outcome histogram: no empty panel */
+        free(key), free(idx);
+        return;
     }
     if (!have) {
         fig_empty(o, "wdl", title,
@@ -210,16 +255,65 @@ void ma_chart_wdl(ma_out *o, const ma_report *r)
                       t > 0 ? 100.0 * (double)v[0] / t : 0, t > 0 ? 100.0 * (double)v[1] / t : 0,
                       t > 0 ? 100.0 * (double)v[2] / t : 0);
     }
-    char note[160];
-    snprintf(note, sizeof note, "%zu of %zu sectors with a histogram shown (the largest).", m, have);
-    fig_close(o, m < have ? note : NULL);
+    char note[320];
+    note[0] = 0;
+    if (m < have)
+        snprintf(note, sizeof note, "%zu of %zu sectors with a histogram shown (the largest). ", m, have);
+    if (have < n) /* never drop sectors silently: within-bounds sectors have no exact values to count */
+        snprintf(note + strlen(note), sizeof note - strlen(note),
+                 "%zu of %zu sectors not shown: no outcome histogram recorded (only within bounds, "
+                 "incomplete or unusable).", n - have, n);
+    fig_close(o, note[0] ? note : NULL);
     free(key), free(idx);
 }
 
+/* Does sector name belong to variant (the name's prefix before '_'; NULL: every variant)? */
+static int of_variant(const char *sector, const char *variant)
+{
+    if (!variant)
+        return 1;
+    size_t n = strlen(variant);
+    return sector && !strncmp(sector, variant, n) && sector[n] == '_';
+}
+
+static void depths_chart(ma_out *o, const ma_report *r, const char *variant);
+
+/* One histogram per variant: depths of std, lask and mora games mean different things, so a run
+ * over several variants is never pooled into one chart. */
 void ma_chart_depths(ma_out *o, const ma_report *r)
 {
+    char seen[3][8];
+    int n = 0, many = 0;
+    for (size_t i = 0; i < r->run.n_sectors && !many; i++) {
+        const char *name = r->run.sectors[i].sector;
+        const char *us = name ? strchr(name, '_') : NULL;
+        if (!us || us - name >= 8 || !r->run.sectors[i].n_bins)
+            continue;
+        int k = 0;
+        while (k < n && (strlen(seen[k]) != (size_t)(us - name) || strncmp(seen[k], name, (size_t)(us - name))))
+            k++;
+        if (k == n) {
+            if (n == 3) {
+                many = 1; /* not one of the three variants: pool rather than guess */
+                break;
+            }
+            snprintf(seen[n++], sizeof seen[0], "%.*s", (int)(us - name), name);
+        }
+    }
+    if (n <= 1 || many) {
+        depths_chart(o, r, NULL);
+        return;
+    }
+    for (int k = 0; k < n; k++)
+        depths_chart(o, r, seen[k]);
+}
+
+static void depths_chart(ma_out *o, const ma_report *r, const char *variant)
+{
     enum { MAXD = 512 };
-    const char *title = "Outcomes by depth (plies), log scale: wins above the axis, losses below";
+    char title[160];
+    snprintf(title, sizeof title, "Outcomes by depth (plies)%s%s, log scale: wins above the axis, losses below",
+             variant ? " of " : "", variant ? variant : "");
     int64_t *wins = calloc(MAXD, sizeof *wins), *losses = calloc(MAXD, sizeof *losses), draws = 0, max = 0;
     if (!wins || !losses) {
         free(wins), free(losses), o->oom = 1;
@@ -227,7 +321,7 @@ void ma_chart_depths(ma_out *o, const ma_report *r)
     }
     int maxd = -1, any = 0;
     for (size_t i = 0; i < r->run.n_sectors; i++)
-        for (size_t k = 0; k < r->run.sectors[i].n_bins; k++) {
+        for (size_t k = 0; of_variant(r->run.sectors[i].sector, variant) && k < r->run.sectors[i].n_bins; k++) {
             const ma_run_bin *b = &r->run.sectors[i].bins[k];
             const char *oc = b->outcome ? b->outcome : "";
             any = 1;

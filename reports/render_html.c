@@ -85,9 +85,9 @@ static void html_verdict(ma_out *o, const ma_report *r)
         kpi(o, t->entries, "entries");
         kpi(o, t->verified, "fully verified");
         kpi(o, v->unproven, "unproven (within bounds)");
-        kpi(o, t->discrepancies, "discrepancies");
+        kpi(o, t->discrepancies, t->discrepancies == 1 ? "discrepancy" : "discrepancies");
         if (t->roots >= 0 && t->discrepancies > 0) {
-            kpi(o, t->roots, "roots");
+            kpi(o, t->roots, t->roots == 1 ? "root" : "roots");
             kpi(o, t->propagated, "propagated");
         }
     }
@@ -129,7 +129,9 @@ static void html_sectors(ma_out *o, const ma_report *r)
                          "<th class=\"n\">roots</th><th class=\"n\">propagated</th><th class=\"n\">seconds</th>"
                          "<th class=\"n\">entries/s</th><th>state</th></tr></thead>\n<tbody>\n");
     int cols = diff ? 9 : 10;
-    for (size_t i = 0; i <= x->n_sectors; i++) {
+    size_t *order = ma_render_sector_order(o, r); /* the faulty sectors first */
+    for (size_t k = 0; order && k <= x->n_sectors; k++) {
+        size_t i = k == x->n_sectors ? k : order[k];
         int total = i == x->n_sectors;
         if (total)
             ma_out_printf(o, "</tbody>\n<tfoot>");
@@ -202,6 +204,7 @@ static void html_sectors(ma_out *o, const ma_report *r)
             ma_out_printf(o, "</td></tr>\n");
         }
     }
+    free(order);
     ma_out_printf(o, "</tfoot></table>\n");
 }
 
@@ -218,7 +221,9 @@ static void html_discrepancies(ma_out *o, const ma_report *r)
     ma_out_printf(o, "<p class=\"note\">Boards: X (black) is the side to move, O (white) the opponent; files a&ndash;g, "
                      "ranks 1&ndash;7.%s</p>\n<div class=\"discs\">\n",
                   diff ? "" : " The arrow is the refuting move: the successor whose value proves the derived one.");
-    for (size_t i = 0; i < x->n_disc; i++) {
+    size_t *order = ma_render_disc_order(o, r);
+    for (size_t k = 0; order && k < x->n_disc; k++) {
+        size_t i = order[k];
         const ma_run_discrepancy *d = &x->disc[i];
         const ma_report_disc *dx = &r->dx[i];
         ma_out_printf(o, "<div class=\"disc\"><div class=\"t\">");
@@ -237,7 +242,7 @@ static void html_discrepancies(ma_out *o, const ma_report *r)
         ma_out_printf(o, "</b>, %s <b>", diff ? "B says" : "derived");
         ma_out_str(o, d->derived);
         ma_out_printf(o, "</b></div>\n");
-        if (i < MA_RENDER_MAX_BOARDS) {
+        if (k < MA_RENDER_MAX_BOARDS) {
             int mover = -1, opp = -1;
             ma_report_in_hand(d->sector, &mover, &opp);
             ma_svg_board(o, d->board, mover, opp, dx->move);
@@ -260,6 +265,7 @@ static void html_discrepancies(ma_out *o, const ma_report *r)
         }
         ma_out_printf(o, "</div>\n");
     }
+    free(order);
     ma_out_printf(o, "</div>\n");
     if (x->n_disc > MA_RENDER_MAX_BOARDS)
         ma_out_printf(o, "<p class=\"note\">Boards drawn for the first %d rows only.</p>\n", MA_RENDER_MAX_BOARDS);
@@ -268,6 +274,7 @@ static void html_discrepancies(ma_out *o, const ma_report *r)
 static void html_facts(ma_out *o, const ma_report *r)
 {
     const ma_run *x = &r->run;
+    char variants[64];
     int diff = ma_report_is_diff(r);
     ma_out_printf(o, "<h2 id=\"run\">Run</h2>\n<table class=\"facts\">\n");
     struct {
@@ -276,7 +283,7 @@ static void html_facts(ma_out *o, const ma_report *r)
              {diff ? "B" : NULL, r->side_b ? r->side_b : "not recorded by the build that ran it"},
              {"kind", x->kind},
              {r->mode ? "mode" : NULL, r->mode},
-             {"variant", x->variant},
+             {"variant", ma_render_variants(r, variants, sizeof variants)},
              {"format", x->format},
              {"started", x->started_at},
              {"ended", x->ended_at ? x->ended_at : "never (interrupted or still running)"},

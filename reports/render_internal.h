@@ -58,6 +58,24 @@ const char *ma_state_class(ma_verdict_state s);
 /* Diff runs speak of A and B, verify runs of stored and derived values. */
 int ma_report_is_diff(const ma_report *r);
 
+/* The order discrepancy rows are shown in: roots first (the faults to fix), then rows whose kind
+ * was not recorded, then propagated ones, each group in recorded order (sector, entry). Returns a
+ * malloc'd array of r->run.n_disc indexes into r->run.disc, or NULL (o->oom set) when out of memory
+ * or when there are none. */
+size_t *ma_render_disc_order(ma_out *o, const ma_report *r);
+
+/* The run's variant, or when it covers several (recorded as NULL or "-") their names from the
+ * sectors: "std, lask, mora". Into buf; returns it. */
+const char *ma_render_variants(const ma_report *r, char *buf, size_t n);
+
+/* Where a sector's row goes: 0 it holds root discrepancies, 1 other discrepancies (diff: values
+ * differ), 2 not proven whole (within bounds, incomplete, unusable, interrupted), 3 fine. */
+int ma_render_sector_rank(const ma_report *r, size_t i);
+/* The order sector rows are shown in: by rank, then as recorded (by name), so the faulty sectors
+ * come first. A malloc'd array of r->run.n_sectors indexes, or NULL (o->oom set) when out of
+ * memory or when there are none. */
+size_t *ma_render_sector_order(ma_out *o, const ma_report *r);
+
 void ma_render_html(ma_out *o, const ma_report *r);
 /* The shards a merged run was made of, in o's format (nothing for other runs). */
 void ma_render_shards(ma_out *o, const ma_report *r);

@@ -103,6 +103,18 @@ static void decide_diff(const ma_verdict_counts *c, ma_verdict *v)
     (void)b;
 }
 
+int ma_verdict_exit_code(ma_verdict_state s)
+{
+    switch (s) {
+    case MA_VERDICT_VERIFIED:
+    case MA_VERDICT_AGREE:
+    case MA_VERDICT_RECORDED: return MA_EXIT_OK;
+    case MA_VERDICT_DISCREPANCIES:
+    case MA_VERDICT_DIFFER: return MA_EXIT_MISMATCH;
+    default: return MA_EXIT_BAD_INPUT;
+    }
+}
+
 void ma_verdict_decide(const ma_verdict_counts *c, ma_verdict *v)
 {
     memset(v, 0, sizeof *v);

@@ -89,6 +89,12 @@ typedef struct ma_verdict {
 /* Decides the verdict from counts (pure; unit-tested). */
 void ma_verdict_decide(const ma_verdict_counts *c, ma_verdict *v);
 
+/* The exit status a verdict stands for, as verify's and diff's own (README table), for scripts
+ * that read a stored run (`report --check`): 0 verified, values agree or recorded; 1 discrepancies
+ * or values differ; 3 within bounds only, incomplete or interrupted (the run did not prove the
+ * database whole). */
+int ma_verdict_exit_code(ma_verdict_state s);
+
 /* v4 facts of one sector, parallel to ma_run.sectors. -1 / NULL: not recorded. */
 typedef struct ma_report_sector {
     int64_t carried_from;       /* 0: checked in this run; N: result carried over from run N */

@@ -304,8 +304,11 @@ static int dispatch(struct ctx *c, struct task *plan, int n, ma_solver_report_fn
     for (;;) {
         while (emitted < n && plan[emitted].state == TASK_DONE && plan[emitted].rc == MA_OK) {
             struct task *t = &plan[emitted++];
+            /* a result printed on the terminal must not be glued to the progress line */
+            ma_progress_hold(&c->progress);
             for (int j = 0; j < t->comp.n && fn; j++)
                 fn(fnctx, &t->rep[j]);
+            ma_progress_release(&c->progress);
         }
         if (emitted == n)
             break;

@@ -557,11 +557,11 @@ int ma_check_sector(ma_check_result *out, const ma_check_input *in, ma_error *er
 {
     memset(out, 0, sizeof *out);
     if (!in || !in->ix || !in->file || in->threads < 1)
-        return ma_error_set(err, MA_EINVAL, "verify: bad check input");
+        return ma_error_set(err, MA_EINVAL, "bad check input");
     double t0 = ma_now();
     struct job *j = calloc(1, sizeof *j);
     if (!j)
-        return ma_error_set(err, MA_ENOMEM, "verify: out of memory");
+        return ma_error_set(err, MA_ENOMEM, "out of memory");
     const ma_open_header *h = &in->file->header;
     int rc = ma_vrules_init(&j->rules, h->variant, h->sector, err);
     if (rc) {
@@ -600,7 +600,7 @@ int ma_check_sector(ma_check_result *out, const ma_check_input *in, ma_error *er
         free(ws);
         free(tids);
         free_job(j);
-        return ma_error_set(err, MA_ENOMEM, "verify: out of memory");
+        return ma_error_set(err, MA_ENOMEM, "out of memory");
     }
     int started = 0;
     for (int i = 1; i < n; i++) {
@@ -652,18 +652,18 @@ int ma_check_sector(ma_check_result *out, const ma_check_input *in, ma_error *er
     free_job(j);
     if (!rc && canceled) {
         ma_check_result_free(out);
-        return ma_error_set(err, MA_ECANCELED, "verify: check of the sector canceled");
+        return ma_error_set(err, MA_ECANCELED, "check of the sector canceled");
     }
     if (rc) {
         ma_check_result_free(out);
         if (rc == MA_ENOMEM)
-            return ma_error_set(err, rc, "verify: out of memory");
-        return ma_error_set(err, rc, "verify: internal error: turn bound exceeded, or an entry "
+            return ma_error_set(err, rc, "out of memory");
+        return ma_error_set(err, rc, "internal error: turn bound exceeded, or an entry "
                             "reached twice by the walk (checker index bug)");
     }
     if (out->checked != out->entries) {
         ma_check_result_free(out);
-        return ma_error_set(err, MA_EINTERNAL, "verify: internal error: not every entry examined");
+        return ma_error_set(err, MA_EINTERNAL, "internal error: not every entry examined");
     }
     if (out->n_items)
         qsort(out->items, out->n_items, sizeof *out->items, cmp_item);
@@ -697,7 +697,7 @@ int ma_check_classify(ma_check_result *r, const ma_open_index *ix, ma_variant v,
             succ[k] = ma_sector_equal(rules.succ[k], r->sector) ? r : child[k];
     ma_vturns *t = malloc(sizeof *t);
     if (!t)
-        return ma_error_set(err, MA_ENOMEM, "verify: out of memory");
+        return ma_error_set(err, MA_ENOMEM, "out of memory");
     r->roots = r->propagated = 0;
     for (size_t i = 0; i < r->n_items; i++) {
         ma_check_item *it = &r->items[i];
@@ -706,7 +706,7 @@ int ma_check_classify(ma_check_result *r, const ma_open_index *ix, ma_variant v,
             ma_board pos = ma_open_index_unrank(ix, r->sector.w, r->sector.b, it->entry);
             if (ma_vrules_generate(&rules, pos, t)) {
                 free(t);
-                return ma_error_set(err, MA_EINTERNAL, "verify: internal error: turn bound exceeded");
+                return ma_error_set(err, MA_EINTERNAL, "internal error: turn bound exceeded");
             }
             if (!t->immediate_wins) {
                 for (int s = 0; s < t->n && !propagated; s++) {

@@ -536,8 +536,10 @@ int ma_diff_sector_compare(ma_diff_sector *s, ma_database *a, ma_database *b,
     /* Same format, other digest, yet every entry alike: the bytes outside the entries (header
      * fields such as the producer, the overflow table layout) differ. */
     if (s->format_a == s->format_b && !digest_equal && ma_diff_value_differences(&s->r) == 0 &&
-        s->r.counts[MA_DIFF_ENCODING] == 0)
+        s->r.counts[MA_DIFF_ENCODING] == 0) {
         s->r.counts[MA_DIFF_ENCODING] = 1;
+        s->r.outside_entries_only = 1;
+    }
     s->status = ma_diff_value_differences(&s->r) ? MA_DIFF_DIFFERS : MA_DIFF_EQUAL;
     s->r.seconds = ma_now() - t0;
     return MA_OK;

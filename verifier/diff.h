@@ -79,6 +79,9 @@ typedef struct ma_diff_result {
     ma_diff_example *examples; /* n_examples of them: value classes first, each in A's entry order */
     size_t n_examples;
     double seconds;
+    int outside_entries_only; /* same format, every entry alike, only bytes outside the entries
+                               * (header fields such as the producer) differ: counted as one
+                               * encoding difference */
 } ma_diff_result;
 
 /* One pair of sectors (either side may be absent). */

@@ -140,19 +140,19 @@ int ma_vrun_create(ma_vrun **out, const ma_vrun_options *opt, ma_error *err)
 {
     *out = NULL;
     if (!opt || !opt->root)
-        return ma_error_set(err, MA_EINVAL, "verify: no database given");
+        return ma_error_set(err, MA_EINVAL, "no database given");
     if (opt->threads < 1)
-        return ma_error_set(err, MA_EINVAL, "verify: --threads must be at least 1");
+        return ma_error_set(err, MA_EINVAL, "--threads must be at least 1");
     if (opt->mode != MA_VRUN_FULL && !opt->audit_path)
-        return ma_error_set(err, MA_EINVAL, "verify: --%s needs --audit (the store holds what is "
+        return ma_error_set(err, MA_EINVAL, "--%s needs --audit (the store holds what is "
                                             "carried over)",
                             opt->mode == MA_VRUN_RESUME ? "resume" : "incremental");
     if (opt->shard_count > 1 && opt->shard_index >= opt->shard_count)
-        return ma_error_set(err, MA_EINVAL, "verify: shard %u of %u does not exist", opt->shard_index,
+        return ma_error_set(err, MA_EINVAL, "shard %u of %u does not exist", opt->shard_index,
                             opt->shard_count);
     ma_vrun *r = calloc(1, sizeof *r);
     if (!r)
-        return ma_error_set(err, MA_ENOMEM, "verify: out of memory");
+        return ma_error_set(err, MA_ENOMEM, "out of memory");
     r->opt = *opt;
     r->phase = "scan";
     r->verdict = MA_VRUN_INCOMPLETE;
@@ -224,7 +224,7 @@ static int add_node(ma_vrun *r, ma_variant v, ma_sector s, int *idx, ma_error *e
         size_t cap = r->cap_nodes ? 2 * r->cap_nodes : 64;
         node *p = realloc(r->nodes, cap * sizeof *p);
         if (!p)
-            return ma_error_set(err, MA_ENOMEM, "verify: out of memory");
+            return ma_error_set(err, MA_ENOMEM, "out of memory");
         r->nodes = p;
         r->cap_nodes = cap;
     }
@@ -264,12 +264,12 @@ static int select_named(ma_vrun *r, ma_error *err)
         ma_sector s;
         ma_error e;
         if (ma_sector_arg_parse(text, &v, &named, &s, &e))
-            return ma_error_set(err, MA_EINVAL, "verify: --sector %s", e.msg);
+            return ma_error_set(err, MA_EINVAL, "--sector %s", e.msg);
         if (!named) {
             int count = __builtin_popcount(variants);
             if (count > 1)
                 return ma_error_set(err, MA_EINVAL,
-                                    "verify: --sector %s: the database holds sectors of several "
+                                    "--sector %s: the database holds sectors of several "
                                     "variants; name one, e.g. std_%s",
                                     text, text);
             for (int k = 1; k <= 3; k++)
@@ -279,7 +279,7 @@ static int select_named(ma_vrun *r, ma_error *err)
         if (!ma_sector_valid(v, s)) {
             char sec[16];
             ma_sector_format(s, sec, sizeof sec);
-            return ma_error_set(err, MA_EINVAL, "verify: --sector %s: %s is not a valid %s sector",
+            return ma_error_set(err, MA_EINVAL, "--sector %s: %s is not a valid %s sector",
                                 text, sec, ma_variant_name(v));
         }
         int idx, rc = add_node(r, v, s, &idx, err);
@@ -377,7 +377,7 @@ static int plan(ma_vrun *r, ma_error *err)
     r->inv.whole = !r->opt.n_sectors;
     ma_shard_item *items = calloc(r->n_nodes ? r->n_nodes : 1, sizeof *items);
     if (!items)
-        return ma_error_set(err, MA_ENOMEM, "verify: out of memory");
+        return ma_error_set(err, MA_ENOMEM, "out of memory");
     for (size_t i = 0; i < r->n_nodes; i++) {
         const node *nd = &r->nodes[i];
         items[i] = (ma_shard_item){nd->pub.variant, nd->pub.sector, nd->pub.name,
@@ -422,12 +422,12 @@ static int plan(ma_vrun *r, ma_error *err)
     r->t_stack = malloc((r->n_nodes ? r->n_nodes : 1) * sizeof *r->t_stack);
     if (!sel || !r->t_stack) {
         free(sel);
-        return ma_error_set(err, MA_ENOMEM, "verify: out of memory");
+        return ma_error_set(err, MA_ENOMEM, "out of memory");
     }
     node **ptr = malloc((r->n_nodes ? r->n_nodes : 1) * sizeof *ptr);
     if (!ptr) {
         free(sel);
-        return ma_error_set(err, MA_ENOMEM, "verify: out of memory");
+        return ma_error_set(err, MA_ENOMEM, "out of memory");
     }
     size_t ns = 0;
     for (size_t i = 0; i < r->n_nodes; i++)
@@ -447,7 +447,7 @@ static int plan(ma_vrun *r, ma_error *err)
     r->n_units = (size_t)units;
     r->unit_of_pos = malloc((ns ? ns : 1) * sizeof *r->unit_of_pos);
     if (!r->unit_of_pos)
-        return ma_error_set(err, MA_ENOMEM, "verify: out of memory");
+        return ma_error_set(err, MA_ENOMEM, "out of memory");
     /* what the run sets out to check: its entries (the total an interrupted run is measured
      * against) and the selection a --resume must repeat, named by sector, not by spelling */
     size_t sel_len = sizeof "sectors:";
@@ -458,13 +458,13 @@ static int plan(ma_vrun *r, ma_error *err)
         sel_len += strlen(n->pub.name) + 1;
     }
     if (!(r->selection = malloc(sel_len)))
-        return ma_error_set(err, MA_ENOMEM, "verify: out of memory");
+        return ma_error_set(err, MA_ENOMEM, "out of memory");
     if (!r->opt.n_sectors) {
         snprintf(r->selection, sel_len, "all");
     } else {
         const char **names = malloc((ns ? ns : 1) * sizeof *names);
         if (!names)
-            return ma_error_set(err, MA_ENOMEM, "verify: out of memory");
+            return ma_error_set(err, MA_ENOMEM, "out of memory");
         for (size_t i = 0; i < ns; i++)
             names[i] = r->nodes[sel[i]].pub.name;
         qsort(names, ns, sizeof *names, cmp_names);
@@ -553,7 +553,7 @@ static int hash_inputs(ma_vrun *r, ma_error *err)
     size_t n_db = ma_database_count(r->db), n_need = 0;
     size_t *need_sha = calloc(n_db + 1, sizeof *need_sha);
     if (!need_sha)
-        return ma_error_set(err, MA_ENOMEM, "verify: out of memory");
+        return ma_error_set(err, MA_ENOMEM, "out of memory");
     int irc = inventory_files(r, need_sha, &n_need, err);
     if (irc) {
         free(need_sha);
@@ -565,7 +565,7 @@ static int hash_inputs(ma_vrun *r, ma_error *err)
         free(paths);
         free(which);
         free(need_sha);
-        return ma_error_set(err, MA_ENOMEM, "verify: out of memory");
+        return ma_error_set(err, MA_ENOMEM, "out of memory");
     }
     size_t n = 0;
     for (size_t i = 0; i < r->n_nodes; i++)
@@ -601,12 +601,12 @@ static int hash_inputs(ma_vrun *r, ma_error *err)
     ma_file_digest *d = calloc(n ? n : 1, sizeof *d);
     int *rcs = calloc(n ? n : 1, sizeof *rcs);
     ma_error *errs = calloc(n ? n : 1, sizeof *errs);
-    int rc = d && rcs && errs ? MA_OK : ma_error_set(err, MA_ENOMEM, "verify: out of memory");
+    int rc = d && rcs && errs ? MA_OK : ma_error_set(err, MA_ENOMEM, "out of memory");
     if (rc == MA_OK && n) {
         ma_sha256_options o = {0};
         o.threads = (unsigned)r->opt.threads;
         if (r->opt.progress)
-            ma_progress_set_label(r->opt.progress, "verify: hashing the files read");
+            ma_progress_set_label(r->opt.progress, "hashing the files read");
         int hrc = ma_sha256_files(d, rcs, errs, paths, n, &o, err);
         if (hrc == MA_ENOMEM || hrc == MA_EINTERNAL)
             rc = hrc;
@@ -672,7 +672,7 @@ static int hash_inputs(ma_vrun *r, ma_error *err)
         node *nd = &r->nodes[r->order[i]];
         ma_vrun_input *in = calloc(MA_TURN_KINDS + 2, sizeof *in);
         if (!in)
-            return ma_error_set(err, MA_ENOMEM, "verify: out of memory");
+            return ma_error_set(err, MA_ENOMEM, "out of memory");
         size_t k = 0;
         int members[MA_TURN_KINDS + 1];
         int nm = 0;
@@ -763,7 +763,7 @@ static int load_carried(ma_vrun *r, node *nd, int64_t from_run, int64_t checked_
     p->rows = calloc(b.n_rows ? b.n_rows : 1, sizeof *p->rows);
     if (!p->bins || !p->rows) {
         ma_sector_readback_free(&b);
-        return ma_error_set(err, MA_ENOMEM, "verify: out of memory");
+        return ma_error_set(err, MA_ENOMEM, "out of memory");
     }
     for (size_t i = 0; i < b.n_bins; i++)
         p->bins[i] = (ma_vrun_bin){outcome_parse(b.bin_outcome[i]), (uint32_t)b.bin_depth[i],
@@ -952,7 +952,7 @@ static int record_fixed(node *nd, const ma_rs_result *res, ma_error *err)
     if (!n)
         return MA_OK;
     if (!(nd->fixed = malloc(n * sizeof *nd->fixed)))
-        return ma_error_set(err, MA_ENOMEM, "verify: out of memory");
+        return ma_error_set(err, MA_ENOMEM, "out of memory");
     for (size_t i = 0; i < res->n_items; i++)
         if (ma_rs_class_fixed(res->items[i].cls))
             nd->fixed[nd->n_fixed++] = res->items[i].entry; /* items are sorted by entry */
@@ -969,7 +969,7 @@ static int commit_unit(ma_vrun *r, const int *members, size_t n, ma_error *err)
     ma_histogram_bin **bins = calloc(n, sizeof *bins);
     ma_input_digest **inputs = calloc(n, sizeof *inputs);
     int rc = c && cc && rows && text && bins && inputs ? MA_OK
-                                                       : ma_error_set(err, MA_ENOMEM, "verify: out of memory");
+                                                       : ma_error_set(err, MA_ENOMEM, "out of memory");
     for (size_t i = 0; rc == MA_OK && i < n; i++) {
         const node *nd = &r->nodes[members[i]];
         size_t n_rows = nd->n_stored_rows > nd->pub.n_rows ? nd->n_stored_rows : nd->pub.n_rows;
@@ -978,7 +978,7 @@ static int commit_unit(ma_vrun *r, const int *members, size_t n, ma_error *err)
         bins[i] = calloc(nd->pub.n_bins + 1, sizeof **bins);
         inputs[i] = calloc(nd->pub.n_inputs + 1, sizeof **inputs);
         if (!rows[i] || !text[i] || !bins[i] || !inputs[i]) {
-            rc = ma_error_set(err, MA_ENOMEM, "verify: out of memory");
+            rc = ma_error_set(err, MA_ENOMEM, "out of memory");
             break;
         }
         fill_commit(r, nd, &c[i], cc[i], rows[i], text[i], bins[i]);
@@ -1123,7 +1123,7 @@ static int check_node(ma_vrun *r, int i, ma_rs_result *res, ma_rs_input *in, ma_
             char shown[1100];
             ma_escape_name(nd->pub.path, shown, sizeof shown);
             snprintf(nd->pub.message, sizeof nd->pub.message,
-                     "%.900s: sector %s: offset 0: sector file absent", shown, nd->pub.name);
+                     "%.900s: sector %s: sector file absent", shown, nd->pub.name);
             add_error(r, nd->pub.message);
         } else {
             /* the reader's message, already among the errors */
@@ -1174,7 +1174,7 @@ static int run_unit(ma_vrun *r, size_t first, size_t last, ma_error *err)
         free(in);
         free(members);
         free(checked);
-        return ma_error_set(err, MA_ENOMEM, "verify: out of memory");
+        return ma_error_set(err, MA_ENOMEM, "out of memory");
     }
     int rc = MA_OK;
     size_t n_checked = 0;
@@ -1255,6 +1255,8 @@ static int run_unit(ma_vrun *r, size_t first, size_t last, ma_error *err)
         if (commit_unit(r, members, n_checked, &e))
             record_failure(r, &e);
     }
+    for (size_t i = 0; rc == MA_OK && r->opt.on_sector && i < n; i++)
+        r->opt.on_sector(r->opt.on_sector_ctx, &r->nodes[r->order[first + i]].pub);
     free(res);
     free(in);
     free(members);
@@ -1368,7 +1370,7 @@ static int begin_tx(ma_audit *a, void *ctx, ma_error *err)
     if (rc == MA_OK && r->n_order) {
         ma_planned_sector *ps = calloc(r->n_order, sizeof *ps);
         if (!ps)
-            return ma_error_set(err, MA_ENOMEM, "verify: out of memory");
+            return ma_error_set(err, MA_ENOMEM, "out of memory");
         for (size_t i = 0; i < r->n_order; i++) {
             const node *nd = &r->nodes[r->order[i]];
             ps[i] = (ma_planned_sector){nd->pub.name, nd->dbs ? nd->pub.path : NULL, nd->planned_entries};

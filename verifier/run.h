@@ -207,6 +207,13 @@ typedef struct ma_vrun_options {
      * sets it (cli/test_hook.c), so a test can change a file at a defined moment. NULL: none. */
     void (*on_step)(void *ctx, const char *step, const char *sector);
     void *step_ctx;
+    /* NULL, or told each sector's final result as soon as its unit is finished (and committed
+     * when the run is recorded): in the order of completion, from the thread that called
+     * ma_vrun_execute, carried-over and unusable sectors included; never for a sector an
+     * interruption abandoned. A CI log then shows results during an hour-long run, and a killed
+     * job leaves every finished sector's line behind. */
+    void (*on_sector)(void *ctx, const struct ma_vrun_sector *s);
+    void *on_sector_ctx;
 } ma_vrun_options;
 
 /* A run that never ended and whose heartbeat (refreshed at every commit) is younger than this

@@ -61,9 +61,10 @@ static int failure_text(const ma_vrun_sector *s, char *msg, size_t msg_size, cha
     char classes[512];
     class_counts(classes, sizeof classes, s->by_class);
     const char *body = s->body_digest == 0 ? "the body does not match the SHA-256 in its header; " : "";
-    snprintf(msg, msg_size, "%s%llu discrepancies (%llu roots, %llu propagated)%s%s", body,
-             (unsigned long long)s->discrepancies, (unsigned long long)s->roots,
-             (unsigned long long)s->propagated, classes[0] ? ": " : "", classes);
+    snprintf(msg, msg_size, "%s%llu discrepanc%s (%llu root%s, %llu propagated)%s%s", body,
+             (unsigned long long)s->discrepancies, s->discrepancies == 1 ? "y" : "ies",
+             (unsigned long long)s->roots, s->roots == 1 ? "" : "s", (unsigned long long)s->propagated,
+             classes[0] ? ": " : "", classes);
     size_t len = 0;
     FILE *f = open_memstream(text, &len);
     if (!f)
@@ -71,9 +72,10 @@ static int failure_text(const ma_vrun_sector *s, char *msg, size_t msg_size, cha
     if (s->body_digest == 0)
         fprintf(f, "%s: body digest mismatch (docs/format.md 5.1)%s%s\n", s->name, s->message[0] ? ": " : "",
                 s->message);
-    fprintf(f, "%s: %llu of %llu entries are discrepancies (%llu roots, %llu propagated)\n", s->name,
-            (unsigned long long)s->discrepancies, (unsigned long long)s->entries, (unsigned long long)s->roots,
-            (unsigned long long)s->propagated);
+    fprintf(f, "%s: %llu of %llu entries %s (%llu root%s, %llu propagated)\n", s->name,
+            (unsigned long long)s->discrepancies, (unsigned long long)s->entries,
+            s->discrepancies == 1 ? "is a discrepancy" : "are discrepancies", (unsigned long long)s->roots,
+            s->roots == 1 ? "" : "s", (unsigned long long)s->propagated);
     fprintf(f, "classes: %s\n", classes[0] ? classes : "none");
     size_t rows = s->n_rows < MA_VRUN_JUNIT_ROWS ? s->n_rows : MA_VRUN_JUNIT_ROWS;
     if (rows)

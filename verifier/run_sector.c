@@ -40,7 +40,7 @@ static int alloc_items(ma_rs_result *res, size_t n, ma_error *err)
     res->items = calloc(n, sizeof *res->items);
     res->entries = malloc(n * sizeof *res->entries);
     if (!res->items || !res->entries)
-        return ma_error_set(err, MA_ENOMEM, "verify: out of memory for %zu discrepancies", n);
+        return ma_error_set(err, MA_ENOMEM, "out of memory for %zu discrepancies", n);
     return MA_OK;
 }
 
@@ -64,7 +64,7 @@ static void missing_message(ma_vrun_sector *out, const ma_rs_input *in, const in
                  in->child_present[k] ? "unusable" : "absent");
     }
     snprintf(out->message, sizeof out->message,
-             "%.400s: sector %s: offset 0: successor sector file %.500s; %llu entries %s", out->path,
+             "%.400s: sector %s: successor sector file %.500s; %llu entries %s", out->path,
              out->name, names[0] ? names : "(broken successor entries)", (unsigned long long)count,
              what);
 }
@@ -151,7 +151,7 @@ static int check_open(ma_rs_result *res, const ma_rs_input *in, const ma_vrules 
             missing_message(out, in, c.missing_kind, rules, "not verified", c.missing_child);
         else if (c.unverifiable)
             snprintf(out->message, sizeof out->message,
-                     "%.600s: sector %s: offset 0: %llu entries not verified: a successor holds a bad "
+                     "%.600s: sector %s: %llu entries not verified: a successor holds a bad "
                      "encoding",
                      out->path, out->name, (unsigned long long)c.unverifiable);
     }
@@ -310,7 +310,7 @@ int ma_rs_classify_sets(ma_variant v, ma_sector s, const ma_rs_ranker *rk, const
         return rc;
     ma_vturns *t = malloc(sizeof *t);
     if (!t)
-        return ma_error_set(err, MA_ENOMEM, "verify: out of memory");
+        return ma_error_set(err, MA_ENOMEM, "out of memory");
     *roots = *propagated = 0;
     for (size_t i = 0; i < n; i++) {
         int prop = 0;
@@ -319,7 +319,7 @@ int ma_rs_classify_sets(ma_variant v, ma_sector s, const ma_rs_ranker *rk, const
         if (!fixed[i]) {
             if (ma_vrules_generate(&rules, rk_board(rk, s, entries[i]), t)) {
                 free(t);
-                return ma_error_set(err, MA_EINTERNAL, "verify: internal error: turn bound exceeded");
+                return ma_error_set(err, MA_EINTERNAL, "internal error: turn bound exceeded");
             }
             for (int k = 0; k < t->n && !prop && !t->immediate_wins; k++) {
                 const ma_entry_set *set = sets[t->kind[k]];
@@ -360,7 +360,7 @@ int ma_rs_classify(ma_rs_result *res, const ma_rs_input *in,
     if (!fixed || !root) {
         free(fixed);
         free(root);
-        return ma_error_set(err, MA_ENOMEM, "verify: out of memory");
+        return ma_error_set(err, MA_ENOMEM, "out of memory");
     }
     for (size_t i = 0; i < res->n_items; i++)
         fixed[i] = (uint8_t)ma_rs_class_fixed(res->items[i].cls);
@@ -477,7 +477,7 @@ int ma_rs_rows_split(ma_rs_result *res, const ma_rs_input *in, size_t max_rows, 
         return MA_OK;
     ma_rs_item *order = malloc(res->n_items * sizeof *order);
     if (!order)
-        return ma_error_set(err, MA_ENOMEM, "verify: out of memory");
+        return ma_error_set(err, MA_ENOMEM, "out of memory");
     memcpy(order, res->items, res->n_items * sizeof *order);
     qsort(order, res->n_items, sizeof *order, cmp_report_order);
     /* keep the first max_roots roots and the first max_propagated propagated, in report order */
@@ -494,7 +494,7 @@ int ma_rs_rows_split(ma_rs_result *res, const ma_rs_input *in, size_t max_rows, 
         free(t);
         free(out->rows);
         out->rows = NULL;
-        return ma_error_set(err, MA_ENOMEM, "verify: out of memory");
+        return ma_error_set(err, MA_ENOMEM, "out of memory");
     }
     ma_vrules rules;
     int rc = ma_vrules_init(&rules, ma_source_variant(in->src), ma_source_sector(in->src), err);
@@ -661,13 +661,13 @@ int ma_rs_digest(ma_rs_result *res, const ma_rs_input *in, ma_error *err)
     unsigned char *joined = calloc((size_t)threads, 1);
     uint64_t *wins = calloc(2 * DG_DEPTHS, sizeof *wins), *losses = wins ? wins + DG_DEPTHS : NULL;
     uint64_t draws = 0;
-    int rc = blocks && tid && joined && wins ? MA_OK : ma_error_set(err, MA_ENOMEM, "verify: out of memory");
+    int rc = blocks && tid && joined && wins ? MA_OK : ma_error_set(err, MA_ENOMEM, "out of memory");
     for (int t = 0; rc == MA_OK && t < threads; t++) {
         blocks[t].sh = &sh;
         blocks[t].rec = malloc(3 * (size_t)DG_BLOCK);
         blocks[t].wins = calloc(2 * DG_DEPTHS, sizeof *blocks[t].wins);
         if (!blocks[t].rec || !blocks[t].wins)
-            rc = ma_error_set(err, MA_ENOMEM, "verify: out of memory");
+            rc = ma_error_set(err, MA_ENOMEM, "out of memory");
         else
             blocks[t].losses = blocks[t].wins + DG_DEPTHS;
     }
@@ -698,7 +698,7 @@ int ma_rs_digest(ma_rs_result *res, const ma_rs_input *in, ma_error *err)
         for (int t = 0; rc == MA_OK && t < threads; t++) {
             dg_block *b = &blocks[t];
             if (b->failed) {
-                rc = ma_error_set(err, MA_ENOMEM, "verify: out of memory");
+                rc = ma_error_set(err, MA_ENOMEM, "out of memory");
                 break;
             }
             for (size_t i = 0; rc == MA_OK && i < b->n_rec; i++) {
@@ -729,7 +729,7 @@ int ma_rs_digest(ma_rs_result *res, const ma_rs_input *in, ma_error *err)
         nb += draws != 0;
         out->bins = calloc(nb ? nb : 1, sizeof *out->bins);
         if (!out->bins) {
-            rc = ma_error_set(err, MA_ENOMEM, "verify: out of memory");
+            rc = ma_error_set(err, MA_ENOMEM, "out of memory");
         } else {
             size_t k = 0;
             for (int d = 0; d < DG_DEPTHS; d++)

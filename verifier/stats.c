@@ -390,7 +390,7 @@ int ma_stats_database(ma_stats *out, ma_database *db, ma_sector_pick *picks, siz
         ma_escape_name(ma_database_root(db), root, sizeof root);
         ma_sector_format(lost->sector, sec, sizeof sec);
         ma_stats_free(out);
-        return ma_error_set(err, MA_EMISSING, "%s: sector %s: offset 0: no file for this sector", root,
+        return ma_error_set(err, MA_EMISSING, "%s: sector %s: no file for this sector", root,
                             lost->named_variant ? lost->text : sec);
     }
     qsort(out->sectors, out->n, sizeof *out->sectors, cmp_sector);

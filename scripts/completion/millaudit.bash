@@ -18,7 +18,7 @@ _millaudit_options() {
         verify) echo "--sector --audit --resume --incremental --shard --plan --max-rows --threads --quiet --json --junit --full-board-draw --allow-bounds --help" ;;
         index-check) echo "--variant --sector --help" ;;
         manifest) echo "--out --audit --chunk-size --threads --quiet --shard --dir --ignore-missing --ignore-extra --strict --status --warn --allow-partial --help" ;;
-        report) echo "--audit --run --format --out --help" ;;
+        report) echo "--audit --run --format --out --check --help" ;;
         runs) echo "--audit --run --out --json --junit --kind --last --root --since --allow-partial --allow-bounds --pub --help" ;;
         probe) echo "--variant --json --stdin --no-digest-check --help" ;;
         diff) echo "--sector --limit --json --audit --threads --quiet --full --junit --shard --no-digest-check --help" ;;

@@ -74,7 +74,38 @@ def test_install_puts_everything_in_its_place(millaudit, installed):
     # nothing else: no test programs, no static libraries, no headers
     files = sorted(str(p.relative_to(installed)) for p in installed.rglob("*") if p.is_file())
     assert all(f.startswith(("usr/bin/millaudit", "usr/share/man/", "usr/share/bash-completion/",
-                             "usr/share/doc/millaudit/")) for f in files), files
+                             "usr/share/doc/millaudit/", "usr/share/millaudit/")) for f in files), files
+
+
+def test_install_puts_the_ci_tools_on_path(installed, tmp_path):
+    """ci/ is needed on every host of docs/nightly.md and docs/distributed.md (issue 23): the nightly
+    pipeline and the Slurm and GNU parallel recipes are installed on PATH, the sbatch files and the
+    CI examples under share/millaudit/, and each tool answers --help with its usage and exit 0."""
+    bindir = installed / "usr" / "bin"
+    for tool, first in (("millaudit-nightly", "usage: ci/nightly"), ("millaudit-slurm", "millaudit-slurm"),
+                        ("millaudit-parallel", "millaudit-parallel")):
+        path = bindir / tool
+        assert path.exists() and os.access(path, os.X_OK), tool
+        proc = subprocess.run([str(path), "--help"], capture_output=True, text=True, timeout=60)
+        assert proc.returncode == 0 and first in proc.stdout and proc.stderr == "", (tool, proc)
+    share = installed / "usr" / "share" / "millaudit"
+    for f in ("slurm/millaudit-shard.sbatch", "slurm/millaudit-merge.sbatch", "examples/crontab",
+              "examples/millaudit-nightly.service"):
+        assert (share / f).exists(), f
+    # the installed recipe finds its sbatch files in share/millaudit/slurm (a dry run prints the commands)
+    (tmp_path / "db").mkdir()
+    proc = subprocess.run([str(bindir / "millaudit-slurm"), str(tmp_path / "db"), "--shards", "2", "--out",
+                           str(tmp_path / "out"), "--dry-run", "--mem", "1G", "--millaudit", str(bindir / "millaudit")],
+                          capture_output=True, text=True, timeout=60)
+    assert proc.returncode == 0, proc.stderr
+    assert "/usr/bin/../share/millaudit/slurm/millaudit-shard.sbatch" in proc.stdout, proc.stdout
+
+
+def test_help_and_manual_name_the_ci_tools(millaudit, manual):
+    text = millaudit.run("--help", check=0).stdout
+    for tool in ("millaudit-nightly", "millaudit-slurm", "millaudit-parallel"):
+        assert tool in text
+        assert tool in manual.replace("\u2010", "-"), tool  # man may print a hyphen as U+2010
 
 
 def test_manual_page_has_no_groff_warnings(build_dir):
@@ -201,7 +232,9 @@ def test_deb_control_and_contents(deb, millaudit):
         assert "install ok installed" in st, pkg
     listing = subprocess.run(["dpkg-deb", "-c", str(deb)], capture_output=True, text=True, check=True).stdout
     for path in ("./usr/bin/millaudit", "./usr/share/man/man1/millaudit.1.gz",
-                 "./usr/share/bash-completion/completions/millaudit"):
+                 "./usr/share/bash-completion/completions/millaudit", "./usr/bin/millaudit-nightly",
+                 "./usr/bin/millaudit-slurm", "./usr/bin/millaudit-parallel",
+                 "./usr/share/millaudit/slurm/millaudit-shard.sbatch"):
         assert re.search(rf" {re.escape(path)}$", listing, re.M), path
 
 

@@ -449,7 +449,8 @@ def test_html_is_self_contained_and_well_formed(millaudit, store, tmp_path, run)
     if run != 2:  # a manifest run has no sectors to chart
         assert "svg" in checker.tags
     for chart in CHARTS:
-        assert f'data-chart="{chart}"' in text
+        # a diff records no outcome histogram: no empty W/D/L panel (issue 23)
+        assert (f'data-chart="{chart}"' in text) == (run != 4 or chart != "wdl"), chart
     if run == 3:
         assert text.count('<svg class="board"') == rows(store, "SELECT count(*) FROM discrepancies WHERE run_id = 3")[0][0]
         for chart in ("proof", "wdl", "depths", "time", "map"):  # drawn, not the "not recorded" note
@@ -679,3 +680,20 @@ def test_usage_errors(millaudit_asan, store):
     assert millaudit_asan.run("report", "--audit", store, "--run", "x").returncode == 2
     assert millaudit_asan.run("report", "--audit", store, "extra").returncode == 2
     assert "usage: millaudit report" in millaudit_asan.run("report", "--help", check=0).stdout
+
+
+@pytest.mark.parametrize("run,status", [(1, 0), (2, 0), (3, 1), (4, 1)])
+def test_check_exits_by_the_verdict(millaudit, store, run, status):
+    """report --check (issue 23): a script reading a stored run gets verify's exit status for it,
+    and the report is still printed; without --check a rendered report exits 0."""
+    proc = millaudit.run("report", "--audit", store, "--run", run, "--check", check=status)
+    assert proc.stdout.startswith(f"millaudit report: run {run} ")
+    millaudit.run("report", "--audit", store, "--run", run, check=0)
+
+
+def test_check_of_an_incomplete_run_is_3(millaudit, tmp_path):
+    (tmp_path / "empty").mkdir()
+    store = tmp_path / "a.sqlite"
+    millaudit.run("verify", tmp_path / "empty", "--audit", store, "--quiet", check=3)
+    proc = millaudit.run("report", "--audit", store, "--check", check=3)
+    assert "incomplete" in proc.stdout.splitlines()[1]

@@ -93,7 +93,8 @@ def test_diff_shard_text_names_the_shard(millaudit, game4, game4_b, plan):
 def test_diff_bad_shard_is_a_usage_error(millaudit, game4, tmp_path, shard):
     proc = millaudit.run("diff", game4, game4, "--shard", shard, "--audit", tmp_path / "a.sqlite")
     assert proc.returncode == 2
-    assert proc.stderr.count("\n") == 1 and "--shard" in proc.stderr and proc.stdout == ""
+    assert proc.stderr.count("\n") == 2 and "--shard" in proc.stderr.splitlines()[0] and proc.stdout == ""
+    assert proc.stderr.splitlines()[1] == "try 'millaudit diff --help'"
     assert not (tmp_path / "a.sqlite").exists()
 
 
@@ -219,11 +220,14 @@ def test_check_of_a_shard_manifest_reports_extras_of_its_shard_only(millaudit, t
 @pytest.mark.parametrize("args", [["merge"], ["merge", "out.sha256"], ["merge", "--bogus", "o", "s"]])
 def test_manifest_merge_usage(millaudit, tmp_path, args):
     proc = millaudit.run("manifest", *args, cwd=tmp_path)
-    assert proc.returncode == 2 and proc.stderr.count("\n") == 1
+    # one line saying what is wrong, one hint line (common/options.h)
+    assert proc.returncode == 2 and proc.stderr.count("\n") == 2
+    assert proc.stderr.splitlines()[1] == "try 'millaudit manifest merge --help'"
 
 
 @pytest.mark.parametrize("shard", BAD_SHARDS)
 def test_manifest_create_bad_shard_is_a_usage_error(millaudit, tree, shard):
     proc = millaudit.run("manifest", "create", tree, "--shard", shard)
-    assert proc.returncode == 2 and proc.stderr.count("\n") == 1 and "--shard" in proc.stderr
+    assert proc.returncode == 2 and proc.stderr.count("\n") == 2 and "--shard" in proc.stderr.splitlines()[0]
+    assert proc.stderr.splitlines()[1] == "try 'millaudit manifest create --help'"
     assert not list(tree.glob("MANIFEST*"))

@@ -72,7 +72,9 @@ def test_failures_are_exactly_the_sectors_with_discrepancies(millaudit, faulty, 
         if counts:
             assert c["message"].endswith(counts), (c["message"], counts)
             assert f"classes: {counts}" in c["text"]
-        assert f"{s['discrepancies']} discrepancies ({s['roots']} roots, {s['propagated']} propagated)" in c["message"]
+        d, r = s["discrepancies"], s["roots"]
+        assert (f"{d} discrepanc{'y' if d == 1 else 'ies'} ({r} root{'' if r == 1 else 's'}, "
+                f"{s['propagated']} propagated)") in c["message"]
         # the first discrepancies with their entries, values and boards
         for row in s["rows"][:5]:
             assert f"entry {row['entry']} (offset {row['offset']}): {row['class']}" in c["text"]

@@ -140,6 +140,40 @@ static void test_tty_line_redraws_in_place_and_is_cut_to_the_width(void **state)
     fclose(f);
 }
 
+/* A result printed between hold and release starts on a clean line, and no add in between draws
+ * the display again (the garbled `...ETA solve std_5_3_0_0 (+twin)std_5_3_0_0: ...` of solve). */
+static void test_hold_keeps_results_off_the_progress_line(void **state)
+{
+    (void)state;
+    FILE *f = tmpfile();
+    ma_progress p;
+    ma_progress_start(&p, f, 0, "solve std_5_3_0_0 (+twin)", 1000);
+    ma_progress_set_mode(&p, MA_PROGRESS_TTY);
+    age(&p, 10);
+    ma_progress_update(&p, 100);
+    assert_int_equal(p.shown, 1);
+    ma_progress_hold(&p);
+    assert_int_equal(p.shown, 0);
+    age(&p, 10);
+    ma_progress_add(&p, 100); /* due, but held: no paint */
+    fputs("std_5_3_0_0: 2742270 entries\n", f);
+    ma_progress_release(&p);
+    char *s = slurp(f);
+    const char *result = strstr(s, "std_5_3_0_0: 2742270 entries\n");
+    assert_non_null(result);
+    assert_true(result - s >= 4);
+    assert_memory_equal(result - 4, "\r\033[K", 4); /* the line was erased just before */
+    assert_string_equal(result + strlen("std_5_3_0_0: 2742270 entries\n"), ""); /* no paint after */
+    free(s);
+    age(&p, 10);
+    ma_progress_add(&p, 1); /* after release the display comes back */
+    s = slurp(f);
+    assert_non_null(strstr(strstr(s, "entries\n"), "\r201/1,000"));
+    free(s);
+    ma_progress_finish(&p, 201);
+    fclose(f);
+}
+
 static void test_tty_unknown_total_and_bytes(void **state)
 {
     (void)state;
@@ -253,6 +287,7 @@ int main(void)
         cmocka_unit_test(test_environment_sets_mode_and_interval),
         cmocka_unit_test(test_tty_line_redraws_in_place_and_is_cut_to_the_width),
         cmocka_unit_test(test_tty_unknown_total_and_bytes),
+        cmocka_unit_test(test_hold_keeps_results_off_the_progress_line),
         cmocka_unit_test(test_labels_cannot_inject_control_characters),
         cmocka_unit_test(test_null_reporter_is_a_no_op),
         cmocka_unit_test(test_concurrent_adds_are_all_counted),

@@ -169,6 +169,127 @@ static void test_html_escapes_hostile_strings(void **state)
     free(e);
 }
 
+/* What a report exists to show comes first (issue 23): the root discrepancy before the
+ * propagated ones that sort before it by sector name; in the per-sector chart the faulty sector
+ * first, and its one bad entry of 7.5 million a red mark of fixed width at any scale. */
+static void test_the_fault_comes_first_and_is_visible(void **state)
+{
+    (void)state;
+    ma_run r;
+    ma_run_sector s[3];
+    ma_run_discrepancy d[3];
+    ma_run_class c;
+    hostile_run(&r, &s[0], &d[0], &c);
+    r.command_line = "millaudit verify db";
+    r.database_root = "db";
+    s[0].message = NULL;
+    /* sectors in name order: two clean ones, then the faulty one */
+    s[1] = s[0], s[2] = s[0];
+    s[0].sector = "std_2_2_1_1", s[1].sector = "std_2_3_1_0", s[2].sector = "std_3_3_0_0";
+    s[0].entries = s[0].checked = s[0].verified = 6930;
+    s[0].discrepancies = 1; /* propagated */
+    s[1].entries = s[1].checked = s[1].verified = 46200;
+    s[1].discrepancies = 1; /* propagated */
+    s[0].verified--, s[1].verified--;
+    s[2].entries = s[2].checked = 7500000;
+    s[2].verified = 7499999;
+    s[2].discrepancies = 1; /* the root */
+    r.sectors = s;
+    r.n_sectors = 3;
+    d[1] = d[0], d[2] = d[0];
+    d[0].sector = "std_2_2_1_1", d[0].entry = 5;
+    d[1].sector = "std_2_3_1_0", d[1].entry = 7;
+    d[2].sector = "std_3_3_0_0", d[2].entry = 42;
+    r.disc = d;
+    r.n_disc = 3;
+    ma_report rep;
+    derive(&rep, &r);
+    rep.dx[0].root = 0, rep.dx[1].root = 0, rep.dx[2].root = 1;
+    rep.sx[0].roots = 0, rep.sx[1].roots = 0, rep.sx[2].roots = 1;
+    for (int fmt = MA_RENDER_TEXT; fmt <= MA_RENDER_HTML; fmt++) {
+        if (fmt == MA_RENDER_JSON)
+            continue; /* data, in recorded order */
+        char *out = render(&rep, (ma_render_format)fmt);
+        const char *list = strstr(out, fmt == MA_RENDER_HTML ? "id=\"discrepancies\"" : "Discrepancies (3 rows");
+        assert_non_null(list);
+        int md = fmt == MA_RENDER_MD; /* Markdown escapes the underscores */
+        const char *root = strstr(list, md ? "std\\_3\\_3\\_0\\_0" : "std_3_3_0_0");
+        const char *prop = strstr(list, md ? "std\\_2\\_2\\_1\\_1" : "std_2_2_1_1");
+        const char *prop2 = strstr(list, md ? "std\\_2\\_3\\_1\\_0" : "std_2_3_1_0");
+        assert_non_null(root);
+        assert_non_null(prop);
+        assert_non_null(prop2);
+        assert_true(root < prop && root < prop2);
+        free(out);
+    }
+    char *out = render(&rep, MA_RENDER_HTML);
+    const char *chart = strstr(out, "data-chart=\"proof\"");
+    assert_non_null(chart);
+    const char *end = strstr(chart, "</figure>");
+    /* the faulty sector is the first row of the chart */
+    const char *first = strstr(chart, "text-anchor=\"end\">");
+    assert_non_null(first);
+    assert_true(!strncmp(first + strlen("text-anchor=\"end\">"), "std_3_3_0_0", 11));
+    /* every sector with a discrepancy has a fault mark at least 2 px wide, the others none */
+    int marks = 0;
+    for (const char *m = strstr(chart, "class=\"fault\""); m && m < end; m = strstr(m + 1, "class=\"fault\"")) {
+        const char *w = strstr(m, "width=\"");
+        assert_non_null(w);
+        assert_true(atof(w + 7) >= 2.0);
+        marks++;
+    }
+    assert_int_equal(marks, 3);
+    free(out);
+    done(&rep);
+}
+
+/* A run over several variants draws one depth histogram per variant and names the variants
+ * instead of "-"; the W/D/L chart says which sectors it leaves out (issue 23). */
+static void test_variants_are_never_pooled(void **state)
+{
+    (void)state;
+    ma_run r;
+    ma_run_sector s[3];
+    ma_run_discrepancy d;
+    ma_run_class c;
+    hostile_run(&r, &s[0], &d, &c);
+    r.n_disc = 0;
+    r.variant = "-";
+    r.database_root = "db";
+    r.command_line = "millaudit verify db";
+    s[0].message = NULL;
+    s[0].discrepancies = 0;
+    s[0].verified = s[0].entries;
+    s[0].n_classes = 0;
+    s[0].status = "ok";
+    s[1] = s[0], s[2] = s[0];
+    s[0].sector = "lask_3_3_0_0", s[1].sector = "std_3_3_0_0", s[2].sector = "std_3_4_0_0";
+    s[2].within_bounds = 10, s[2].verified -= 10, s[2].status = "within-bounds";
+    static ma_run_bin lask_bins[] = {{"win", 7, 100}, {"loss", 6, 50}};
+    static ma_run_bin std_bins[] = {{"win", 3, 1000}, {"draw", 0, 10}};
+    s[0].bins = lask_bins, s[0].n_bins = 2;
+    s[1].bins = std_bins, s[1].n_bins = 2;
+    r.sectors = s;
+    r.n_sectors = 3;
+    ma_report rep;
+    derive(&rep, &r);
+    rep.sx[0].wins = 100, rep.sx[0].draws = 0, rep.sx[0].losses = 50;
+    rep.sx[1].wins = 1000, rep.sx[1].draws = 10, rep.sx[1].losses = 0;
+    rep.sx[2].wins = -1; /* within bounds: no histogram */
+    char *out = render(&rep, MA_RENDER_HTML);
+    assert_non_null(strstr(out, "Outcomes by depth (plies) of lask,"));
+    assert_non_null(strstr(out, "Outcomes by depth (plies) of std,"));
+    const char *wdl = strstr(out, "data-chart=\"wdl\"");
+    assert_non_null(wdl);
+    assert_non_null(strstr(wdl, "1 of 3 sectors not shown: no outcome histogram recorded"));
+    assert_non_null(strstr(out, "lask, std"));
+    free(out);
+    out = render(&rep, MA_RENDER_TEXT);
+    assert_non_null(strstr(out, "lask, std"));
+    free(out);
+    done(&rep);
+}
+
 static void test_text_and_markdown(void **state)
 {
     (void)state;
@@ -671,6 +792,8 @@ int main(void)
         cmocka_unit_test(test_text_and_markdown),
         cmocka_unit_test(test_interrupted_verdict_is_k_of_n),
         cmocka_unit_test(test_report_of_an_interrupted_run_lists_unreached_sectors),
+        cmocka_unit_test(test_the_fault_comes_first_and_is_visible),
+        cmocka_unit_test(test_variants_are_never_pooled),
         cmocka_unit_test(test_json_is_valid_and_holds_data),
         cmocka_unit_test(test_histogram_is_sorted_by_depth_on_a_log_scale),
         cmocka_unit_test(test_bounds_only_is_never_good_or_ok),

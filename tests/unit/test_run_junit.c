@@ -159,7 +159,7 @@ static void test_broken_entry_fails_its_sector(void **state)
     assert_non_null(sec);
     assert_int_equal(strstr(c->message, "the body does not match the SHA-256 in its header") != NULL,
                      sec->body_digest == 0);
-    assert_non_null(strstr(c->message, "1 discrepancies (1 roots, 0 propagated): wrong-outcome=1"));
+    assert_non_null(strstr(c->message, "1 discrepancy (1 root, 0 propagated): wrong-outcome=1"));
     assert_non_null(strstr(c->text, "classes: wrong-outcome=1"));
     assert_non_null(strstr(c->text, "entry 0 (offset 128): wrong-outcome, root"));
     assert_non_null(strstr(c->text, "stored loss 2"));
