@@ -122,11 +122,15 @@ def test_report_on_a_full_disk_says_io_not_format(millaudit, tmp_path):
     where it cannot be, the message names the OS error, never 'not a usable SQLite database'."""
     mnt = tmp_path / "full"
     mnt.mkdir()
-    if os.geteuid() != 0 or subprocess.run(["mount", "-t", "tmpfs", "-o", "size=1m", "tmpfs", str(mnt)],
+    store = make_store(millaudit, tmp_path)
+    # room for two copies of the store and a write-ahead log, whatever the schema's size, and then
+    # filled up: the disk must be full only when the readers run
+    size_kib = 4 * store.stat().st_size // 1024 + 512
+    if os.geteuid() != 0 or subprocess.run(["mount", "-t", "tmpfs", "-o", f"size={size_kib}k", "tmpfs", str(mnt)],
                                            capture_output=True).returncode != 0:
         pytest.skip("cannot mount a small tmpfs here (needs root and mount rights) to fill a disk")
+    con = None
     try:
-        store = make_store(millaudit, tmp_path)
         shutil.copy(store, mnt / "s.sqlite")
         # A second copy with data in its write-ahead log: reading it needs SQLite's -shm file.
         con = sqlite3.connect(mnt / "w.sqlite")
@@ -150,7 +154,10 @@ def test_report_on_a_full_disk_says_io_not_format(millaudit, tmp_path):
         assert "not a usable SQLite database" not in proc.stderr
         assert "cannot read the store" in proc.stderr and "No space left on device" in proc.stderr, proc.stderr
     finally:
-        subprocess.run(["umount", str(mnt)], capture_output=True)
+        if con is not None:
+            con.close()
+        # lazily: a process still holding a file there must not leave the mount behind
+        subprocess.run(["umount", "-l", str(mnt)], capture_output=True)
 
 
 # ---- item 7 and issue 15 #6: manifests written by sha256sum, the habits of sha256sum -c --------
