@@ -735,6 +735,18 @@ int ma_audit_bind_u64(ma_audit *a, sqlite3_stmt *st, int i, uint64_t v, const ch
     return MA_OK;
 }
 
+int ma_sqlite_has_column(sqlite3 *db, const char *table, const char *column)
+{
+    sqlite3_stmt *st;
+    if (sqlite3_prepare_v2(db, "SELECT 1 FROM pragma_table_info(?1) WHERE name = ?2", -1, &st, NULL) != SQLITE_OK)
+        return 0;
+    sqlite3_bind_text(st, 1, table, -1, SQLITE_STATIC);
+    sqlite3_bind_text(st, 2, column, -1, SQLITE_STATIC);
+    int yes = sqlite3_step(st) == SQLITE_ROW;
+    sqlite3_finalize(st);
+    return yes;
+}
+
 /* Runs a bound statement to completion and resets it for reuse. */
 int ma_audit_step_done(ma_audit *a, sqlite3_stmt *st, const char *what, ma_error *err)
 {

@@ -34,4 +34,9 @@ int ma_audit_bind_u64(ma_audit *a, sqlite3_stmt *st, int i, uint64_t v, const ch
  * MA_EINVAL (the caller passed a duplicate or dangling row), anything else MA_EIO. */
 int ma_audit_step_done(ma_audit *a, sqlite3_stmt *st, const char *what, ma_error *err);
 
+/* True when table has column: how readers, which never migrate, tell which schema version's
+ * columns an older store has. A store that cannot answer counts as not having it (the next real
+ * query reports why). */
+int ma_sqlite_has_column(sqlite3 *db, const char *table, const char *column);
+
 #endif

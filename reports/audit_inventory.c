@@ -147,24 +147,16 @@ int ma_audit_inventory_read(ma_audit *a, int64_t run_id, ma_inventory *inv, int 
     memset(inv, 0, sizeof *inv);
     *recorded = 0;
     sqlite3_stmt *st;
-    /* a store of schema < 7 opened read-only (readers never migrate) has no such column: nothing
+    /* a store of schema < 9 opened read-only (readers never migrate) has no such column: nothing
      * recorded, not an error */
-    int rc = prep(a, &st, "SELECT count(*) FROM pragma_table_info('runs') WHERE name = 'inventory_digest'",
-                  "read the inventory", err);
-    if (rc)
-        return rc;
-    int s = sqlite3_step(st), has = s == SQLITE_ROW && sqlite3_column_int(st, 0) > 0;
-    if (s != SQLITE_ROW)
-        rc = read_failure(a, s, "read the inventory", err);
-    sqlite3_finalize(st);
-    if (rc || !has)
-        return rc;
-    rc = prep(a, &st, "SELECT inventory_digest, plan_digest, plan_shards, plan_whole FROM runs WHERE id = ?",
+    if (!ma_sqlite_has_column(ma_audit_db(a), "runs", "inventory_digest"))
+        return MA_OK;
+    int rc = prep(a, &st, "SELECT inventory_digest, plan_digest, plan_shards, plan_whole FROM runs WHERE id = ?",
               "read the inventory", err);
     if (rc)
         return rc;
     sqlite3_bind_int64(st, 1, run_id);
-    s = sqlite3_step(st);
+    int s = sqlite3_step(st);
     if (s == SQLITE_ROW && sqlite3_column_type(st, 0) != SQLITE_NULL) {
         *recorded = 1;
         copy_col(inv->inventory_digest, sizeof inv->inventory_digest, st, 0);

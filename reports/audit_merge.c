@@ -77,11 +77,7 @@ int ma_audit_shard_run_find(ma_audit *a, int64_t *run_id, ma_error *err)
     sqlite3_stmt *st;
     /* a run continued by a resume: 'resumed' in stores before v7, continued_by from v7 on (a shard
      * store is read as it is, never migrated) */
-    sqlite3_stmt *col = NULL;
-    int v7 = sqlite3_prepare_v2(ma_audit_db(a), "SELECT 1 FROM pragma_table_info('runs') WHERE name = 'continued_by'",
-                                -1, &col, NULL) == SQLITE_OK &&
-             sqlite3_step(col) == SQLITE_ROW;
-    sqlite3_finalize(col);
+    int v7 = ma_sqlite_has_column(ma_audit_db(a), "runs", "continued_by");
     int rc = prep(a, &st,
                   v7 ? "SELECT id FROM runs WHERE kind = 'verify' AND shard_count IS NOT NULL"
                        " AND (status IS NULL OR status <> 'resumed') AND continued_by IS NULL"

@@ -45,19 +45,6 @@ static int finish(ma_audit *a, sqlite3_stmt *st, int s, const char *what, ma_err
 
 /* ---------------------------------------------------------------- list */
 
-static int column_exists(ma_audit *a, const char *table, const char *column)
-{
-    sqlite3_stmt *st;
-    if (sqlite3_prepare_v2(ma_audit_db(a), "SELECT 1 FROM pragma_table_info(?1) WHERE name = ?2", -1, &st, NULL) !=
-        SQLITE_OK)
-        return 0;
-    sqlite3_bind_text(st, 1, table, -1, SQLITE_STATIC);
-    sqlite3_bind_text(st, 2, column, -1, SQLITE_STATIC);
-    int yes = sqlite3_step(st) == SQLITE_ROW;
-    sqlite3_finalize(st);
-    return yes;
-}
-
 void ma_runs_list_free(ma_run_row *rows, size_t n)
 {
     for (size_t i = 0; rows && i < n; i++) {
@@ -73,7 +60,8 @@ int ma_runs_list(ma_audit *a, const ma_runs_filter *f, ma_run_row **out, size_t 
     *out = NULL;
     *n = 0;
     /* v6/v7 columns only where the store has them: readers never migrate a store */
-    int v6 = column_exists(a, "runs", "planned_sectors"), v7 = column_exists(a, "runs", "continued_by");
+    int v6 = ma_sqlite_has_column(ma_audit_db(a), "runs", "planned_sectors");
+    int v7 = ma_sqlite_has_column(ma_audit_db(a), "runs", "continued_by");
     char sql[1400];
     snprintf(sql, sizeof sql,
         "SELECT r.id, r.kind, r.started_at, r.ended_at, r.status, r.mode, r.database_root, r.tool_version,"

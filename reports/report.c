@@ -290,18 +290,6 @@ void ma_report_in_hand(const char *sector, int *mover, int *opponent)
 
 /* ---------------------------------------------------------------- loading */
 
-static int has_column(sqlite3 *db, const char *table, const char *column)
-{
-    sqlite3_stmt *st;
-    if (sqlite3_prepare_v2(db, "SELECT 1 FROM pragma_table_info(?1) WHERE name = ?2", -1, &st, NULL) != SQLITE_OK)
-        return 0;
-    sqlite3_bind_text(st, 1, table, -1, SQLITE_STATIC);
-    sqlite3_bind_text(st, 2, column, -1, SQLITE_STATIC);
-    int yes = sqlite3_step(st) == SQLITE_ROW;
-    sqlite3_finalize(st);
-    return yes;
-}
-
 static char *col_text(sqlite3_stmt *st, int i, int *oom)
 {
     const unsigned char *t = sqlite3_column_text(st, i);
@@ -346,9 +334,9 @@ static int load_v4(ma_audit *a, ma_report *r, ma_error *err)
     sqlite3 *db = ma_audit_db(a);
     sqlite3_stmt *st = NULL;
     int oom = 0, rc, s;
-    r->v4 = has_column(db, "sector_results", "carried_from") && has_column(db, "discrepancies", "root") &&
-            has_column(db, "runs", "mode");
-    int body = has_column(db, "sector_results", "body_digest");
+    r->v4 = ma_sqlite_has_column(db, "sector_results", "carried_from") &&
+            ma_sqlite_has_column(db, "discrepancies", "root") && ma_sqlite_has_column(db, "runs", "mode");
+    int body = ma_sqlite_has_column(db, "sector_results", "body_digest");
     if (!r->v4)
         return MA_OK;
     rc = prep(a, &st, "SELECT mode, resumed_from, options FROM runs WHERE id = ?", err);
@@ -443,8 +431,9 @@ static int load_history(ma_audit *a, ma_report *r, ma_error *err)
              " WHERE r.kind = ?1 AND r.database_root IS ?2 AND r.id <= ?3"
              " GROUP BY r.id ORDER BY r.id DESC LIMIT %d) ORDER BY 1",
              r->v4 ? "r.mode" : "NULL", r->v4 ? "coalesce(sum(s.carried_from IS NOT NULL), 0)" : "0",
-             has_column(ma_audit_db(a), "runs", "planned_sectors") ? "r.planned_sectors" : "NULL",
-             has_column(ma_audit_db(a), "runs", "continued_by") ? "coalesce(r.continued_by, 0)" : "0", HISTORY_RUNS);
+             ma_sqlite_has_column(ma_audit_db(a), "runs", "planned_sectors") ? "r.planned_sectors" : "NULL",
+             ma_sqlite_has_column(ma_audit_db(a), "runs", "continued_by") ? "coalesce(r.continued_by, 0)" : "0",
+             HISTORY_RUNS);
     int rc = prep(a, &st, sql, err);
     if (rc)
         return rc;
@@ -721,7 +710,7 @@ static int load_plan(ma_audit *a, ma_report *r, ma_error *err)
     sqlite3_stmt *st = NULL;
     int rc, s, oom = 0;
     r->planned_sectors = -1;
-    int v6 = has_column(db, "runs", "planned_sectors"), v7 = has_column(db, "runs", "continued_by");
+    int v6 = ma_sqlite_has_column(db, "runs", "planned_sectors"), v7 = ma_sqlite_has_column(db, "runs", "continued_by");
     if (v6) {
         rc = prep(a, &st, v7 ? "SELECT planned_sectors, continued_by FROM runs WHERE id = ?"
                              : "SELECT planned_sectors, NULL FROM runs WHERE id = ?", err);
@@ -734,7 +723,7 @@ static int load_plan(ma_audit *a, ma_report *r, ma_error *err)
         }
         sqlite3_finalize(st);
     }
-    if (!v7 || !has_column(db, "run_plan", "sector"))
+    if (!v7 || !ma_sqlite_has_column(db, "run_plan", "sector"))
         return MA_OK;
     rc = prep(a, &st, "SELECT sector, file, entries FROM run_plan p WHERE run_id = ?1 AND NOT EXISTS"
                       " (SELECT 1 FROM sector_results s WHERE s.run_id = ?1 AND s.sector = p.sector) ORDER BY sector",
