@@ -10,6 +10,8 @@ import subprocess
 
 import pytest
 
+from conftest import skip_unless
+
 from robust_util import (BAD_INPUT, IO, MISMATCH, OK, corrupt_interior_page, digest, make_store,
                          shared_tmpdir, side_files, sql)
 
@@ -122,9 +124,9 @@ def test_report_on_a_full_disk_says_io_not_format(millaudit, tmp_path):
     where it cannot be, the message names the OS error, never 'not a usable SQLite database'."""
     mnt = tmp_path / "full"
     mnt.mkdir()
-    if os.geteuid() != 0 or subprocess.run(["mount", "-t", "tmpfs", "-o", "size=1m", "tmpfs", str(mnt)],
-                                           capture_output=True).returncode != 0:
-        pytest.skip("cannot mount a small tmpfs here (needs root and mount rights) to fill a disk")
+    skip_unless(os.geteuid() == 0 and subprocess.run(["mount", "-t", "tmpfs", "-o", "size=1m", "tmpfs", str(mnt)],
+                                                     capture_output=True).returncode == 0,
+                "cannot mount a small tmpfs here (needs root and mount rights) to fill a disk")
     try:
         store = make_store(millaudit, tmp_path)
         shutil.copy(store, mnt / "s.sqlite")
