@@ -468,6 +468,35 @@ static void test_coverage_refusals(void **state)
         ma_merge_result_free(&m);
         assert_int_equal(access(out, F_OK), -1);
     }
+    /* One sector, std_0_0_3_3 (1 entry, no fault; shard 1's by the plan), recorded where it does not
+     * belong: each refusal of the coverage proof in turn (issue 28: each is a mutant's killer). */
+    static const char *const add_0033 =
+        "INSERT INTO sector_results (run_id, sector, file, entries, checked, verified, within_bounds,"
+        " discrepancies, status, seconds) VALUES (1, 'std_0_0_3_3', 'std_0_0_3_3.mdb', 1, 1, 1, 0, 0, 'ok', 0)";
+    static const char *const drop_0033 =
+        "DELETE FROM sector_results WHERE sector = 'std_0_0_3_3'; UPDATE runs SET planned_sectors = planned_sectors - 1";
+    char t1[400];
+    tamper(fx, s0, t, sizeof t, "tampered.sqlite", add_0033);
+    tamper(fx, s1, t1, sizeof t1, "tampered1.sqlite", drop_0033);
+    /* recorded by both shards: refused as a sector counted twice */
+    const char *twice0033[] = {t, s1};
+    assert_int_equal(merge(out, twice0033, 2, 0, &m, &err), MA_EFORMAT);
+    if (!strstr(err.msg, "sector std_0_0_3_3 recorded by two shards"))
+        fail_msg("not refused as recorded twice: %s", err.msg);
+    ma_merge_result_free(&m);
+    /* recorded by shard 0 only: the plan gives it to shard 1 (the partition check) */
+    const char *moved[] = {t, t1};
+    assert_int_equal(merge(out, moved, 2, 0, &m, &err), MA_EFORMAT);
+    if (!strstr(err.msg, "sector std_0_0_3_3:") || !strstr(err.msg, "the plan gives it to shard 1/2"))
+        fail_msg("not refused by the partition check: %s", err.msg);
+    ma_merge_result_free(&m);
+    /* recorded by neither, shard 1 ended complete: refused, not a partial merge */
+    const char *lost[] = {s0, t1};
+    assert_int_equal(merge(out, lost, 2, 0, &m, &err), MA_EFORMAT);
+    if (!strstr(err.msg, "sector std_0_0_3_3:") || !strstr(err.msg, "without a result for it"))
+        fail_msg("not refused as a sector its shard lost: %s", err.msg);
+    ma_merge_result_free(&m);
+    assert_int_equal(access(out, F_OK), -1);
     /* the untouched shards merge */
     const char *both[] = {s0, s1};
     assert_int_equal(merge(out, both, 2, 0, &m, &err), MA_OK);
