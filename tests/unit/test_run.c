@@ -21,7 +21,10 @@
 #include "reports/audit_inventory.h"
 #include "verifier/inventory.h"
 #include "verifier/rules.h"
+#include "indexer/open_index.h"
+#include "indexer/position.h"
 #include "verifier/run.h"
+#include "verifier/run_sector.h"
 
 typedef struct fixture {
     char dir[256];   /* scratch */
@@ -648,6 +651,44 @@ static void test_successor_rewritten_during_the_check_is_withdrawn(void **state)
     assert_int_equal(system(cmd), 0);
 }
 
+/* Root or propagated (ma_rs_classify_sets): a discrepancy whose mover closes a mill that wins at
+ * once does not depend on its successors, so it is a root even when every successor is itself a
+ * discrepancy; the control, a position without such a mill, is propagated through the same set.
+ * std_3_3_0_0: both sides have 3 stones and fly; every non-mill turn leads back into the sector. */
+static void test_an_immediate_win_is_a_root_whatever_its_successors(void **state)
+{
+    (void)state;
+    ma_error err;
+    ma_open_index *ix = NULL;
+    assert_int_equal(ma_open_index_create(&ix, &err), MA_OK);
+    assert_int_equal(ma_open_index_prepare(ix, 3, &err), MA_OK);
+    ma_board win, ctrl;
+    /* a1,d1 and a flying b2 -> g1 close a1-d1-g1: the opponent is left 2 stones, a win at once */
+    assert_int_equal(ma_board_parse("a1,d1,b2/g7,f6,e5", &win, &err), MA_OK);
+    /* no two of a1, b2, c3 on one line: no mill in one turn */
+    assert_int_equal(ma_board_parse("a1,b2,c3/g7,f6,e5", &ctrl, &err), MA_OK);
+    uint64_t n = ma_open_index_entry_count(ix, 3, 3);
+    uint64_t *all = malloc(n * sizeof *all);
+    assert_non_null(all);
+    for (uint64_t e = 0; e < n; e++)
+        all[e] = e; /* every entry of the sector a discrepancy */
+    ma_entry_set set = {all, n};
+    const ma_entry_set *sets[MA_TURN_KINDS] = {&set, &set, &set, &set};
+    uint64_t entries[2] = {ma_open_index_rank(ix, win, NULL), ma_open_index_rank(ix, ctrl, NULL)};
+    uint8_t fixed[2] = {0, 0}, root[2] = {9, 9};
+    uint64_t roots = 0, propagated = 0;
+    ma_rs_ranker rk = {MA_FORMAT_OPEN, ix, NULL};
+    assert_int_equal(ma_rs_classify_sets(MA_VARIANT_STD, (ma_sector){3, 3, 0, 0}, &rk, entries, fixed, 2, sets, root,
+                                         &roots, &propagated, &err),
+                     MA_OK);
+    assert_int_equal(root[0], 1);
+    assert_int_equal(root[1], 0);
+    assert_int_equal(roots, 1);
+    assert_int_equal(propagated, 1);
+    free(all);
+    ma_open_index_free(ix);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -664,6 +705,7 @@ int main(void)
         cmocka_unit_test(test_a_recorded_run_records_its_inventory_and_plan),
         cmocka_unit_test_setup(test_an_empty_shard_is_verified, fresh_store),
         cmocka_unit_test_setup(test_successor_rewritten_during_the_check_is_withdrawn, fresh_store),
+        cmocka_unit_test(test_an_immediate_win_is_a_root_whatever_its_successors),
     };
     return cmocka_run_group_tests(tests, group_setup, group_teardown);
 }
