@@ -570,6 +570,35 @@ static void test_a_recorded_run_records_its_inventory_and_plan(void **state)
     for (size_t k = 0; k < inv[1].n_plan; k++)
         in_shard[inv[1].plan[k].shard]++;
     assert_true(in_shard[0] > 0 && in_shard[1] > 0 && in_shard[0] + in_shard[1] == 7);
+    /* a file discovery cannot use is in the inventory too, marked unusable: two shards planned
+     * with and without it must not look alike */
+    char junk[400], store[400];
+    snprintf(junk, sizeof junk, "%s/std_junk.mdb", fx->db);
+    snprintf(store, sizeof store, "%s/inv-junk.sqlite", fx->dir);
+    unlink(store);
+    FILE *f = fopen(junk, "w");
+    assert_non_null(f);
+    fputs("not a sector", f);
+    fclose(f);
+    ma_vrun_options o = options(fx, store, MA_VRUN_FULL);
+    ma_vrun *r = run_ok(&o);
+    int64_t id = ma_vrun_id(r);
+    ma_vrun_free(r);
+    assert_int_equal(unlink(junk), 0);
+    ma_audit *a;
+    ma_error err;
+    int recorded = 0;
+    ma_inventory with_junk;
+    assert_int_equal(ma_audit_open_readonly(&a, store, &err), MA_OK);
+    assert_int_equal(ma_audit_inventory_read(a, id, &with_junk, &recorded, &err), MA_OK);
+    ma_audit_close(a);
+    assert_int_equal(with_junk.n_files, 8);
+    int unusable = 0;
+    for (size_t k = 0; k < with_junk.n_files; k++)
+        unusable += !strcmp(with_junk.files[k].name, "std_junk.mdb") && !strcmp(with_junk.files[k].digest, "unusable");
+    assert_int_equal(unusable, 1);
+    assert_string_not_equal(with_junk.inventory_digest, inv[0].inventory_digest);
+    ma_inventory_free(&with_junk);
     for (int i = 0; i < 3; i++)
         ma_inventory_free(&inv[i]);
 }
