@@ -124,7 +124,7 @@ def test_report_on_a_full_disk_says_io_not_format(millaudit, tmp_path):
     where it cannot be, the message names the OS error, never 'not a usable SQLite database'."""
     mnt = tmp_path / "full"
     mnt.mkdir()
-    skip_unless(os.geteuid() == 0 and subprocess.run(["mount", "-t", "tmpfs", "-o", "size=1m", "tmpfs", str(mnt)],
+    skip_unless(os.geteuid() == 0 and subprocess.run(["mount", "-t", "tmpfs", "-o", "size=4m", "tmpfs", str(mnt)],
                                                      capture_output=True).returncode == 0,
                 "cannot mount a small tmpfs here (needs root and mount rights) to fill a disk")
     try:
