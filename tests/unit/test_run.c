@@ -680,6 +680,29 @@ static void test_successor_rewritten_during_the_check_is_withdrawn(void **state)
     assert_int_equal(system(cmd), 0);
 }
 
+/* A discrepancy set is looked up by binary search: every member is found, the first and the last
+ * included, and nothing else (a successor missed there would turn a propagated entry into a root). */
+static void test_a_discrepancy_set_finds_every_member(void **state)
+{
+    (void)state;
+    static const uint64_t members[] = {1, 5, 9, 200, 4096};
+    ma_entry_set set = {members, 5};
+    for (size_t i = 0; i < 5; i++)
+        assert_true(ma_entry_set_has(&set, members[i]));
+    static const uint64_t others[] = {0, 2, 4, 6, 10, 199, 201, 4095, 4097, UINT64_MAX};
+    for (size_t i = 0; i < sizeof others / sizeof *others; i++)
+        assert_false(ma_entry_set_has(&set, others[i]));
+    for (size_t n = 1; n <= 5; n++) { /* every length, so each member is once the last */
+        ma_entry_set prefix = {members, n};
+        assert_true(ma_entry_set_has(&prefix, members[n - 1]));
+        assert_true(ma_entry_set_has(&prefix, members[0]));
+        if (n < 5)
+            assert_false(ma_entry_set_has(&prefix, members[n]));
+    }
+    ma_entry_set empty = {NULL, 0};
+    assert_false(ma_entry_set_has(&empty, 0));
+}
+
 /* Root or propagated (ma_rs_classify_sets): a discrepancy whose mover closes a mill that wins at
  * once does not depend on its successors, so it is a root even when every successor is itself a
  * discrepancy; the control, a position without such a mill, is propagated through the same set.
@@ -735,6 +758,7 @@ int main(void)
         cmocka_unit_test_setup(test_an_empty_shard_is_verified, fresh_store),
         cmocka_unit_test_setup(test_successor_rewritten_during_the_check_is_withdrawn, fresh_store),
         cmocka_unit_test(test_an_immediate_win_is_a_root_whatever_its_successors),
+        cmocka_unit_test(test_a_discrepancy_set_finds_every_member),
     };
     return cmocka_run_group_tests(tests, group_setup, group_teardown);
 }
