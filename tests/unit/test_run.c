@@ -680,6 +680,25 @@ static void test_successor_rewritten_during_the_check_is_withdrawn(void **state)
     assert_int_equal(system(cmd), 0);
 }
 
+/* The classes that are roots by rule, whatever the successors hold (docs/runs.md): a value fixed by
+ * the rules, bytes that are no value, a misplaced marker or value (symmetry). The other classes
+ * follow from the successors' values, so they may be propagated. */
+static void test_roots_by_rule_are_the_entrys_own_faults(void **state)
+{
+    (void)state;
+    static const struct {
+        int cls, fixed;
+    } want[] = {
+        {MA_DISC_WRONG_OUTCOME, 0}, {MA_DISC_WRONG_DEPTH, 0}, {MA_DISC_WRONG_DRAW_CLASS, 0},
+        {MA_DISC_WRONG_TERMINAL, 1}, {MA_DISC_BAD_ENCODING, 1}, {MA_DISC_SYMMETRY, 1},
+    };
+    assert_int_equal(sizeof want / sizeof *want, MA_DISC_CLASSES);
+    for (size_t i = 0; i < sizeof want / sizeof *want; i++)
+        if (!ma_rs_class_fixed(want[i].cls) != !want[i].fixed)
+            fail_msg("class %d: root by rule %d, expected %d", want[i].cls, ma_rs_class_fixed(want[i].cls),
+                     want[i].fixed);
+}
+
 /* A discrepancy set is looked up by binary search: every member is found, the first and the last
  * included, and nothing else (a successor missed there would turn a propagated entry into a root). */
 static void test_a_discrepancy_set_finds_every_member(void **state)
@@ -759,6 +778,7 @@ int main(void)
         cmocka_unit_test_setup(test_successor_rewritten_during_the_check_is_withdrawn, fresh_store),
         cmocka_unit_test(test_an_immediate_win_is_a_root_whatever_its_successors),
         cmocka_unit_test(test_a_discrepancy_set_finds_every_member),
+        cmocka_unit_test(test_roots_by_rule_are_the_entrys_own_faults),
     };
     return cmocka_run_group_tests(tests, group_setup, group_teardown);
 }
