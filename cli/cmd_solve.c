@@ -53,11 +53,19 @@ static void usage(FILE *out)
 
 struct print_ctx {
     const char *variant;
+    int stop_after; /* the test build: raise stop_signal after this many sector reports (0: never) */
+    int stop_signal;
+    int reports;
 };
 
 static void print_report(void *ctx, const ma_solver_report *r)
 {
-    const struct print_ctx *p = ctx;
+    struct print_ctx *p = ctx;
+    /* millaudit-planted only (MILLAUDIT_TEST_STOP_AFTER_SECTORS=K, MILLAUDIT_TEST_STOP_SIGNAL=TERM):
+     * the signal arrives after the K-th finished sector, through the real handler, so a test stops
+     * a solve at a known point instead of racing a signal against the run's speed */
+    if (p->stop_after && ++p->reports == p->stop_after)
+        raise(p->stop_signal);
     char name[32];
     ma_svsector_format(name, sizeof name, r->sector);
     if (r->skipped) {
@@ -261,7 +269,15 @@ int ma_cmd_solve(int argc, char **argv)
     ma_svmalom_opts mo = {o.variant, o.bug, malom_kind, secval, open_dir, out, quiet, stderr};
     /* Nothing is written when a Malom output would be refused: check it before solving. */
     int rc = malom_kind ? ma_svmalom_check(&mo, targets, ntargets, with_deps, &err) : MA_OK;
-    struct print_ctx pc = {variant_name};
+    struct print_ctx pc = {variant_name, 0, SIGINT, 0};
+#ifdef MA_PLANT_BUGS
+    const char *stop_after = getenv("MILLAUDIT_TEST_STOP_AFTER_SECTORS");
+    const char *stop_sig = getenv("MILLAUDIT_TEST_STOP_SIGNAL");
+    if (stop_after && *stop_after)
+        pc.stop_after = atoi(stop_after);
+    if (stop_sig && !strcmp(stop_sig, "TERM"))
+        pc.stop_signal = SIGTERM;
+#endif
     if (rc == MA_OK)
         rc = ma_solver_solve(&o, targets, ntargets, with_deps, print_report, &pc, &err);
     if (rc == MA_OK && malom_kind)

@@ -12,6 +12,10 @@
  *                                        so tests interrupt at an exact point instead of racing a
  *                                        signal against the run's speed
  *
+ * `solve` of the same build (cli/cmd_solve.c, compiled with MA_PLANT_BUGS) reads the stop too:
+ * after the K-th finished sector it raises SIGINT, or SIGTERM with MILLAUDIT_TEST_STOP_SIGNAL=TERM,
+ * through the command's real signal handler.
+ *
  * In millaudit itself ma_cli_test_hook_install is not linked (a weak reference in cmd_verify.c), so
  * the production binary has no such hook and ignores these variables.
  */

@@ -32,14 +32,15 @@ char *ma_progress_group(char *buf, size_t size, uint64_t n)
     return buf;
 }
 
-/* The plain interval: MILLAUDIT_PROGRESS_INTERVAL when it is a positive number, else the default. */
+/* The plain interval: MILLAUDIT_PROGRESS_INTERVAL when it is a number >= 0, else the default. 0
+ * draws at every update: tests count the displays of a run, never its seconds. */
 static double plain_interval(void)
 {
     const char *s = getenv("MILLAUDIT_PROGRESS_INTERVAL");
     if (s && *s) {
         char *end;
         double v = strtod(s, &end);
-        if (*end == 0 && v > 0 && v < 86400)
+        if (*end == 0 && v >= 0 && v < 86400)
             return v;
     }
     return MA_PROGRESS_PLAIN_INTERVAL;

@@ -24,7 +24,8 @@
  * Nothing is drawn during the first second (TTY) or the first interval (plain), so quick commands
  * stay silent. The environment may override the choice: MILLAUDIT_PROGRESS=tty|plain|none, and
  * MILLAUDIT_PROGRESS_INTERVAL=<seconds> sets the plain interval and first delay (and, when shorter
- * than the terminal's 1 s delay or 0.25 s redraw interval, those too); --quiet always wins.
+ * than the terminal's 1 s delay or 0.25 s redraw interval, those too); 0 draws at every update, so
+ * tests count displays instead of racing the clock; --quiet always wins.
  *
  * Anything else written to the same terminal while a TTY line is shown would be glued onto it:
  * call ma_progress_clear first (it erases the line; the next due paint puts it back).

@@ -1,4 +1,5 @@
 """Shared fixtures for the integration tests: the real millaudit binaries and the fixture paths."""
+import importlib
 import json
 import os
 import pathlib
@@ -93,15 +94,30 @@ def fixtures_required():
     return (ci not in ("", "0", "false")) or os.environ.get("MILLAUDIT_REQUIRE_FIXTURES") == "1"
 
 
+def skip_unless(cond, reason, module=False):
+    """The one way a test may not run (test_harness.py rejects every other way): returns when cond
+    holds; otherwise skips the test (module=True: the whole module, at import) with the reason, or
+    fails it when fixtures_required() -- CI provides every fixture, tool and right a test needs,
+    so nothing is silently left out there."""
+    if cond:
+        return
+    if fixtures_required():
+        pytest.fail(reason + "; CI / MILLAUDIT_REQUIRE_FIXTURES=1 require it", pytrace=False)
+    pytest.skip(reason, allow_module_level=module)
+
+
+def need_module(name, reason):
+    """The Python module `name`, imported; else skip_unless's skip (or failure) of the whole module."""
+    try:
+        return importlib.import_module(name)
+    except ImportError:
+        skip_unless(False, f"Python module {name} absent: {reason}", module=True)
+
+
 def need_fixture(path, what="fixture"):
-    """Returns path when it exists; otherwise skips the test with the reason, or fails it when
-    fixtures are required (fixtures_required)."""
+    """Returns path when it exists; otherwise skip_unless's skip (or failure) with the reason."""
     path = pathlib.Path(path)
-    if not path.exists():
-        reason = f"{what} absent: {path} not found (expected under {FIXTURES}, beside the project root)"
-        if fixtures_required():
-            pytest.fail(reason + "; CI / MILLAUDIT_REQUIRE_FIXTURES=1 require it", pytrace=False)
-        pytest.skip(reason)
+    skip_unless(path.exists(), f"{what} absent: {path} not found (expected under {FIXTURES}, beside the project root)")
     return path
 
 

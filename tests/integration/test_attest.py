@@ -18,12 +18,13 @@ import subprocess
 
 import pytest
 
-cryptography = pytest.importorskip("cryptography", reason="python3-cryptography (scripts/install-deps --test)")
+from conftest import need_module, validate_json
+
+cryptography = need_module("cryptography", "python3-cryptography (scripts/install-deps --test)")
 from cryptography.hazmat.primitives import serialization  # noqa: E402
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey, Ed25519PublicKey  # noqa: E402
 from cryptography.exceptions import InvalidSignature  # noqa: E402
 
-from conftest import validate_json  # noqa: E402
 
 PAYLOAD_TYPE = "application/vnd.in-toto+json"
 STATEMENT_TYPE = "https://in-toto.io/Statement/v1"

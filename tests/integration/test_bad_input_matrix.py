@@ -24,7 +24,7 @@ import subprocess
 
 import pytest
 
-from conftest import FIXTURES
+from conftest import FIXTURES, skip_unless
 from robust_util import (BAD_INPUT, IO, MISMATCH, OK, corrupt_interior_page, digest, foreign_store, make_store,
                          newer_store, run_as_nobody, shared_tmpdir, side_files)
 
@@ -355,8 +355,7 @@ def test_store_in_a_read_only_directory(millaudit_asan, millaudit, game, cmd, co
             args = ["manifest", "create", files, "--out", top / "m2.sha256", "--audit", store, "--quiet"]
         (top).chmod(0o777)  # room for the manifest create writes outside ro/
         proc = run_as_nobody(pick(millaudit, millaudit_asan, args).path, *args)
-        if proc is None:
-            pytest.skip("running as root without setpriv: cannot make a directory read-only for the test")
+        skip_unless(proc is not None, "running as root without setpriv: cannot make a directory read-only for the test")
         check_row(proc, code, fragment, args)
         assert sorted(p.name for p in ro.iterdir()) == ([] if cmd in WRITERS else ["good.sqlite"])
     finally:

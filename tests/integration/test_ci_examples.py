@@ -106,6 +106,37 @@ def test_github_actions_workflow(millaudit, tmp_path):
     assert "baseline   run 1 " in summary
 
 
+def test_weekly_mutation_run_workflow(tmp_path):
+    """The weekly mutation run (ci/examples/github-actions-mutation.yml): its shape, and its quick step
+    run here as written. The whole run (hours) is not: scripts/mutate --check proves every mutant
+    still applies, and the full run's own figures are in docs/verifier.md."""
+    doc = yaml.safe_load((EXAMPLES / "github-actions-mutation.yml").read_text())
+    on = doc.get("on", doc.get(True))  # YAML 1.1 reads the key `on` as true
+    cron = on["schedule"][0]["cron"]
+    check_cron(cron)
+    minute, hour, dom, month, dow = cron.split()
+    assert dom == month == "*" and dow.isdigit(), f"weekly: one day of the week, every week: {cron}"
+    job = doc["jobs"]["mutation"]
+    steps = {s["name"]: s for s in job["steps"]}
+    assert steps["Check out the fixtures"]["with"]["path"] == "shared"  # ../shared beside the tree
+    assert steps["Check out millaudit"]["with"]["path"] == "millaudit"
+    assert "scripts/install-deps --test" in steps["Install the dependencies"]["run"]
+    full = steps["Mutation run"]["run"]
+    words = shlex.split(full.split("\n")[1].split("|")[0])
+    assert words[0] == "millaudit/scripts/mutate" and "--only" not in words and "--check" not in words
+    assert "pipefail" in full  # tee must not hide a surviving mutant's exit 1
+    assert steps["Keep the figures"]["if"] == "always()"
+    assert steps["Keep the figures"]["with"]["path"] == full.split("tee ")[1].strip()
+    # the quick step, as written, in a checkout laid out as the job lays it out
+    ws = tmp_path / "ws"
+    ws.mkdir()
+    (ws / "millaudit").symlink_to(ROOT)
+    proc = run_shell(steps["Every mutant still applies"]["run"], ws, {})
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    n = sum(1 for line in (ROOT / "scripts" / "mutations.txt").read_text().splitlines() if line.startswith("=== "))
+    assert f"{n} mutants: {n} apply, 0 stale" in proc.stdout
+
+
 def test_gitlab_ci_job(millaudit, tmp_path):
     doc = yaml.safe_load((EXAMPLES / "gitlab-ci.yml").read_text())
     job = doc["millaudit-nightly"]

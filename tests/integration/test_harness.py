@@ -5,6 +5,7 @@ A cmocka executable that skips must say so to ctest (exit 77, SKIP_RETURN_CODE);
 ../shared/fixtures skips only through the helpers that fail instead when CI is set or
 MILLAUDIT_REQUIRE_FIXTURES=1 (tests/unit/support.h, tests/integration/conftest.py).
 """
+import pathlib
 import re
 
 from conftest import ROOT
@@ -29,12 +30,42 @@ def test_ctest_knows_the_skip_code():
     assert re.search(r"SKIP_RETURN_CODE\s+77", text)
 
 
-def test_fixture_skips_go_through_the_helpers():
-    """pytest.skip about fixtures only inside conftest.need_fixture."""
-    for path in sorted((ROOT / "tests" / "integration").glob("test_*.py")):
-        for m in re.finditer(r"pytest\.skip\((.*)", path.read_text()):
-            assert "fixture" not in m.group(1).lower() and "shared" not in m.group(1).lower(), \
-                f"{path.name}: skips for a fixture without conftest.need_fixture: {m.group(0)}"
+SKIPS = re.compile(r"pytest\.skip\b|\bskipif\b|importorskip|pytest\.mark\.skip|unittest\.skip|SkipTest")
+
+
+def test_every_skip_goes_through_the_one_helper():
+    """Every reason a test may not run goes through conftest.skip_unless (need_fixture, need_module),
+    which fails instead of skipping under CI / MILLAUDIT_REQUIRE_FIXTURES=1: no pytest.skip, skipif,
+    importorskip anywhere else (an xfail only strict) in tests/integration, and no cmocka skip() outside the
+    helpers of tests/unit/support.h."""
+    here = pathlib.Path(__file__).name
+    for path in sorted((ROOT / "tests" / "integration").glob("*.py")):
+        if path.name == here:
+            continue  # this file names the patterns
+        text = path.read_text()
+        if path.name == "conftest.py":
+            # the one pytest.skip, inside skip_unless
+            body = text[text.index("def skip_unless("):]
+            body = body[:body.index("\ndef ", 1)]
+            assert len(SKIPS.findall(text)) == len(SKIPS.findall(body)) == 1, \
+                "conftest.py: a skip outside skip_unless"
+            continue
+        for n, line in enumerate(text.splitlines(), 1):
+            assert not SKIPS.search(line), f"{path.name}:{n}: a skip outside conftest.skip_unless: {line.strip()}"
+            # an expected failure must fail: a strict xfail turns into a failure when it passes
+            assert "xfail(" not in line or "strict=True" in line, f"{path.name}:{n}: a non-strict xfail"
+    for path in sorted(UNIT.glob("*.[ch]")):
+        if path.name == "support.h":
+            continue
+        for n, line in enumerate(path.read_text().splitlines(), 1):
+            assert not re.search(r"\bskip\s*\(", line), \
+                f"{path.name}:{n}: a cmocka skip() outside tests/unit/support.h: {line.strip()}"
+    # and support.h's skip() is inside its helper, which fails when fixtures are required
+    support = (UNIT / "support.h").read_text()
+    assert len(re.findall(r"\bskip\(\)", support)) == 1
+    helper = support[support.index("#define MA_TEST_SKIP_OR_FAIL"):]
+    helper = helper[:helper.index("\n\n")]
+    assert "skip()" in helper and "ma_test_fixtures_required()" in helper
 
 
 def test_scripts_show_skips_and_ci_requires_fixtures():

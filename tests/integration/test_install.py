@@ -14,7 +14,7 @@ import subprocess
 
 import pytest
 
-from conftest import ROOT
+from conftest import ROOT, skip_unless
 
 COMMANDS = ["solve", "stats", "dump", "verify", "index-check", "manifest", "report", "runs", "probe", "diff", "opening",
             "grade", "attest"]
@@ -23,21 +23,15 @@ COMPLETION = ROOT / "scripts" / "completion" / "millaudit.bash"
 
 def need(tool):
     path = shutil.which(tool)
-    if not path:
-        if os.environ.get("CI"):
-            pytest.fail(f"{tool} not installed")
-        pytest.skip(f"{tool} not installed")
+    skip_unless(path, f"{tool} not installed")
     return path
 
 
 @pytest.fixture(scope="module")
 def build_dir(millaudit):
     d = millaudit.path.parent
-    if not (d / "CMakeCache.txt").exists():
-        msg = f"{millaudit.path} is not in a CMake build tree: install rules not testable"
-        if os.environ.get("CI"):
-            pytest.fail(msg)
-        pytest.skip(msg)
+    skip_unless((d / "CMakeCache.txt").exists(),
+                f"{millaudit.path} is not in a CMake build tree: install rules not testable")
     return d
 
 

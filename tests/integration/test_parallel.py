@@ -10,6 +10,8 @@ import subprocess
 
 import pytest
 
+from conftest import skip_unless
+
 from merge_util import ROOT, assert_same_run, plant_fault, shard_roots, sql
 
 RECIPE = ROOT / "ci" / "parallel" / "millaudit-parallel"
@@ -18,11 +20,7 @@ N = 3
 
 @pytest.fixture(scope="module")
 def game4(millaudit, tmp_path_factory):
-    if not shutil.which("parallel"):
-        why = "GNU parallel absent (scripts/install-deps --test installs it)"
-        if os.environ.get("CI") or os.environ.get("MILLAUDIT_REQUIRE_FIXTURES"):
-            pytest.fail(why)
-        pytest.skip(why)
+    skip_unless(shutil.which("parallel"), "GNU parallel absent (scripts/install-deps --test installs it)")
     db = tmp_path_factory.mktemp("g4") / "db"
     millaudit.run("solve", "--variant", "std", "--stones", "4", "--out", db, "--quiet", check=0)
     plant_fault(millaudit, db)

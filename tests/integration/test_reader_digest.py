@@ -51,11 +51,13 @@ def test_reader_refuses_a_body_that_fails_its_digest(millaudit, dbs, name):
     assert "--no-digest-check" in lines[0]
 
 
-@pytest.mark.parametrize("name", ["stats", "dump", "diff", "opening", "probe", "grade"])
-def test_no_digest_check_reads_the_damaged_file(millaudit, dbs, name):
+# each command's exit on the damaged file read anyway: diff finds the changed depth (1), the others
+# only read (0)
+@pytest.mark.parametrize("name,code", [("stats", 0), ("dump", 0), ("diff", 1), ("opening", 0), ("probe", 0),
+                                       ("grade", 0)])
+def test_no_digest_check_reads_the_damaged_file(millaudit, dbs, name, code):
     good, damaged = dbs
-    proc = millaudit.run(*commands(damaged, good)[name], "--no-digest-check")
-    assert proc.returncode in (0, 1), proc.stderr
+    proc = millaudit.run(*commands(damaged, good)[name], "--no-digest-check", check=code)
     assert "offset 80" not in proc.stderr
 
 

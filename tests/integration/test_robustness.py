@@ -10,6 +10,8 @@ import subprocess
 
 import pytest
 
+from conftest import skip_unless
+
 from robust_util import (BAD_INPUT, IO, MISMATCH, OK, corrupt_interior_page, digest, make_store,
                          shared_tmpdir, side_files, sql)
 
@@ -126,9 +128,9 @@ def test_report_on_a_full_disk_says_io_not_format(millaudit, tmp_path):
     # room for two copies of the store and a write-ahead log, whatever the schema's size, and then
     # filled up: the disk must be full only when the readers run
     size_kib = 4 * store.stat().st_size // 1024 + 512
-    if os.geteuid() != 0 or subprocess.run(["mount", "-t", "tmpfs", "-o", f"size={size_kib}k", "tmpfs", str(mnt)],
-                                           capture_output=True).returncode != 0:
-        pytest.skip("cannot mount a small tmpfs here (needs root and mount rights) to fill a disk")
+    skip_unless(os.geteuid() == 0 and subprocess.run(["mount", "-t", "tmpfs", "-o", f"size={size_kib}k", "tmpfs",
+                                                      str(mnt)], capture_output=True).returncode == 0,
+                "cannot mount a small tmpfs here (needs root and mount rights) to fill a disk")
     con = None
     try:
         shutil.copy(store, mnt / "s.sqlite")

@@ -11,6 +11,8 @@ import subprocess
 
 import pytest
 
+from conftest import skip_unless
+
 from merge_util import ROOT, assert_same_run, plant_fault, shard_roots, sql
 from slurm_cluster import Cluster, missing_tools
 
@@ -24,10 +26,7 @@ def _require():
         why = "the test Slurm cluster runs its daemons as root"
     elif missing_tools():
         why = f"Slurm/munge tools absent: {', '.join(missing_tools())} (scripts/install-deps --test installs them)"
-    if why:
-        if os.environ.get("CI") or os.environ.get("MILLAUDIT_REQUIRE_FIXTURES"):
-            pytest.fail(why)
-        pytest.skip(why)
+    skip_unless(why is None, why)
 
 
 @pytest.fixture(scope="module")

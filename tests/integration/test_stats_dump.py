@@ -251,10 +251,7 @@ def test_usage(millaudit):
 @pytest.fixture(scope="module")
 def solved_dir(millaudit, tmp_path_factory):
     out = tmp_path_factory.mktemp("solved3")
-    proc = millaudit.run("solve", "--variant", "std", "--stones", "3", "--out", out)
-    if "not built yet" in proc.stderr:
-        pytest.skip("the producer is not built yet: 'millaudit solve' prints 'not built yet'")
-    assert proc.returncode == 0, proc.stderr
+    millaudit.run("solve", "--variant", "std", "--stones", "3", "--out", out, check=0)
     return out
 
 

@@ -5,6 +5,7 @@ and open and Malom runs have one JSON shape whose derived values compare across 
 The 5-stone standard game (68 sectors, ~9e7 entries) is the database interrupted here: large enough
 that a run is stopped in its middle, small enough for CI."""
 import json
+import os
 import signal
 import sqlite3
 import subprocess
@@ -13,6 +14,7 @@ import time
 import pytest
 
 from conftest import validate_json
+from merge_util import assert_same_run
 
 
 def solve(millaudit, variant, stones, out):
@@ -66,46 +68,80 @@ def store_rows(store, run_id):
 
 
 def committed(store):
+    con = sqlite3.connect(f"file:{store}?mode=ro", uri=True)
     try:
-        con = sqlite3.connect(f"file:{store}?mode=ro", uri=True, timeout=0.1)
-        n = con.execute("SELECT count(*) FROM sector_results").fetchone()[0]
+        return con.execute("SELECT count(*) FROM sector_results").fetchone()[0]
+    finally:
         con.close()
-        return n
-    except sqlite3.Error:
-        return 0
 
 
-def interrupt(millaudit, db, store, sig):
-    """Starts a verify and sends sig once a few sectors are committed, before the last one."""
-    proc = subprocess.Popen([str(millaudit.path), "verify", str(db), "--audit", str(store), "--threads", "1",
-                             "--quiet"], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-    deadline = time.time() + 300
-    while committed(store) < 20 and proc.poll() is None and time.time() < deadline:
-        time.sleep(0.02)
-    assert proc.poll() is None, "the run finished before it could be interrupted"
+STOP = 20  # sectors committed before a run is stopped
+
+
+def check_order(store):
+    """The sectors of a store's run in the order the run committed them (children first)."""
+    con = sqlite3.connect(f"file:{store}?mode=ro", uri=True)
+    try:
+        return [r[0] for r in con.execute("SELECT sector FROM sector_results ORDER BY rowid")]
+    finally:
+        con.close()
+
+
+def paused(planted, db, store, step, sig, *extra):
+    """Starts a verify of the test build (cli/test_hook.c) that pauses at `step`, sends sig while it
+    is paused there (nothing runs, so what is committed is known), lets it go on and waits for it.
+    No race with the run's speed: the signal arrives at one known point of the run."""
+    ctl = store.parent / f"ctl-{store.stem}"
+    ctl.mkdir()
+    env = dict(os.environ, MILLAUDIT_TEST_STEP=step, MILLAUDIT_TEST_STEP_DIR=str(ctl))
+    proc = subprocess.Popen([str(planted.path), "verify", str(db), "--audit", str(store), "--threads", "1",
+                             *extra], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
+    while not (ctl / "paused").exists():
+        assert proc.poll() is None, f"verify ended before step {step}: {proc.communicate()}"
+        time.sleep(0.01)
     kept = committed(store)
     proc.send_signal(sig)
-    out, err = proc.communicate(timeout=300)
+    (ctl / "resume").touch()
+    out, err = proc.communicate(timeout=600)
     return proc.returncode, out, err, kept
 
 
+def interrupt(planted, db, store, sig, order):
+    """A verify stopped after the STOP-th sector: SIGINT by the test build's stop hook
+    (MILLAUDIT_TEST_STOP_AFTER_SECTORS, as if SIGINT came after that sector's commit), SIGKILL sent
+    while the run is paused after checking the next sector, before its commit."""
+    if sig == signal.SIGINT:
+        proc = subprocess.run([str(planted.path), "verify", str(db), "--audit", str(store), "--threads", "1",
+                               "--quiet"], capture_output=True, text=True, timeout=600,
+                              env=dict(os.environ, MILLAUDIT_TEST_STOP_AFTER_SECTORS=str(STOP)))
+        return proc.returncode, proc.stdout, proc.stderr, committed(store)
+    # the check order is the uninterrupted run's commit order (children first)
+    return paused(planted, db, store, f"checked:{order[STOP]}", sig, "--quiet")
+
+
 @pytest.mark.parametrize("sig", [signal.SIGINT, signal.SIGKILL])
-def test_interrupted_run_resumes_to_the_uninterrupted_result(millaudit, game5, reference, tmp_path, sig):
+def test_interrupted_run_resumes_to_the_uninterrupted_result(millaudit, millaudit_planted, game5, reference,
+                                                             tmp_path, sig):
     ref_doc, ref_store = reference
     store = tmp_path / "a.sqlite"
-    code, out, err, kept = interrupt(millaudit, game5, store, sig)
+    order = check_order(ref_store)
+    code, out, err, kept = interrupt(millaudit_planted, game5, store, sig, order)
     con = sqlite3.connect(store)
     (run_id, status, ended) = con.execute("SELECT id, status, ended_at FROM runs").fetchone()
     first = {r[0] for r in con.execute("SELECT sector FROM sector_results WHERE run_id = ?", (run_id,))}
     con.close()
     if sig == signal.SIGKILL:
         assert code == -signal.SIGKILL and status is None and ended is None
+        # killed while paused before its commit: exactly what was committed when it paused
+        assert len(first) == kept
     else:
         assert code == 128 + sig, err
         assert status == "interrupted" and ended is not None
         assert "verdict: interrupted" in out and "--resume" in out
-    # finished sectors survived; not everything was done
-    assert kept <= len(first) < len(ref_doc["sectors"])
+    # finished sectors survived: the first ones of the check order, STOP of them (one fewer or more
+    # where a unit of twin sectors straddles the stop); not everything was done
+    assert STOP - 1 <= len(first) <= STOP + 1 and len(first) < len(order)
+    assert first == set(order[:len(first)])
 
     proc = millaudit.run("verify", game5, "--audit", store, "--resume", "--json", check=1)
     doc = json.loads(proc.stdout)
@@ -118,29 +154,27 @@ def test_interrupted_run_resumes_to_the_uninterrupted_result(millaudit, game5, r
     assert doc["totals"] == ref_doc["totals"] | {"sectors_checked": len(checked),
                                                  "sectors_carried_over": len(carried)}
     assert comparable(doc) == comparable(ref_doc)
-    # the store holds the same discrepancy rows and derived digests as the uninterrupted run's
+    # the store holds what the uninterrupted run established, field by field: sector results, class
+    # counts, discrepancy rows and sets, derived digests, histograms, inputs, manifest
+    assert_same_run(ref_store, store)
     assert store_rows(store, doc["run_id"]) == store_rows(ref_store, ref_doc["run_id"])
     # and the interrupted run is no longer offered for resuming
     proc = millaudit.run("verify", game5, "--audit", store, "--resume", check=3)
     assert "no unfinished verify run" in proc.stderr
 
 
-def test_sigterm_stops_cleanly_with_143(millaudit, game5, tmp_path):
-    """What a batch scheduler sends at a time limit: the run ends recorded as interrupted."""
-    db = game5
+def test_sigterm_stops_cleanly_with_143(millaudit_planted, game5, reference, tmp_path):
+    """What a batch scheduler sends at a time limit: the run ends recorded as interrupted. SIGTERM
+    arrives while the run is paused after checking the 4th sector: that sector's unit is the last
+    one the run finishes."""
+    order = check_order(reference[1])
     store = tmp_path / "a.sqlite"
-    proc = subprocess.Popen([str(millaudit.path), "verify", str(db), "--audit", str(store), "--threads", "1",
-                             "--json"], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-    deadline = time.time() + 300
-    while committed(store) < 3 and proc.poll() is None and time.time() < deadline:
-        time.sleep(0.01)
-    assert proc.poll() is None, "the run finished before it could be interrupted"
-    proc.send_signal(signal.SIGTERM)
-    out, err = proc.communicate(timeout=300)
-    assert proc.returncode == 143, err
+    code, out, err, kept = paused(millaudit_planted, game5, store, f"checked:{order[3]}", signal.SIGTERM, "--json")
+    assert code == 143, err
     doc = json.loads(out)
     validate_json("verify", doc)
     assert doc["verdict"] == "interrupted" and doc["exit"] == 143
+    assert kept == 3 and check_order(store) == order[:4]
     con = sqlite3.connect(store)
     assert con.execute("SELECT status FROM runs").fetchone()[0] == "interrupted"
     con.close()
@@ -212,8 +246,8 @@ def test_malom_and_open_runs_share_a_shape_and_compare_by_values(millaudit, malo
     assert {s["sector"]: s["derived_sha256"] for s in mdoc["sectors"]} == \
            {s["sector"]: s["derived_sha256"] for s in odoc["sectors"]}
     assert all(s["derived_sha256"] for s in mdoc["sectors"])
-    proc = millaudit.run("runs", "compare", f"{a}:1", f"{b}:1", check=None)
-    assert proc.returncode in (0, 1), proc.stderr
+    # the bytes differ in every sector (docs/reproducibility.md: exit 1 when any sector differs)
+    proc = millaudit.run("runs", "compare", f"{a}:1", f"{b}:1", check=1)
     for sector in ("std_3_3_0_0", "std_3_4_0_0", "std_4_3_0_0"):
         line = next(l for l in proc.stdout.splitlines() if l.split() and l.split()[0] == sector)
         assert "bytes only" in line, line  # other bytes (formats), same derived values

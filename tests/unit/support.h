@@ -70,14 +70,6 @@ static inline void ma_test_fixture_dir(char *buf, size_t len)
         buf[0] = '\0';
 }
 
-/* Skips the current test for a reason other than fixtures (counted: main returns 77). */
-#define MA_TEST_SKIP(why)                                                                          \
-    do {                                                                                           \
-        fprintf(stderr, "skipped: %s\n", (why));                                                   \
-        ++*ma_test_skip_count();                                                                   \
-        skip();                                                                                    \
-    } while (0)
-
 #define MA_TEST_NEED_FIXTURES(dir)                                                                 \
     do {                                                                                           \
         if (!(dir)[0])                                                                             \

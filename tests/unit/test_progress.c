@@ -97,6 +97,22 @@ static void test_environment_sets_mode_and_interval(void **state)
     ma_progress_start(&p, f, 1, "x", 0); /* --quiet beats the environment */
     assert_int_equal(p.mode, MA_PROGRESS_NONE);
     ma_progress_finish(&p, 0);
+    setenv("MILLAUDIT_PROGRESS_INTERVAL", "0", 1); /* every update draws, from the first */
+    ma_progress_start(&p, f, 0, "x", 10);
+    assert_true(p.interval == 0 && p.delay == 0);
+    long before = ftell(f);
+    ma_progress_add(&p, 1);
+    ma_progress_add(&p, 1);
+    ma_progress_add(&p, 1);
+    fflush(f);
+    char buf[512] = {0};
+    fseek(f, before, SEEK_SET);
+    size_t got = fread(buf, 1, sizeof buf - 1, f);
+    int lines = 0;
+    for (size_t i = 0; i < got; i++)
+        lines += buf[i] == '\n';
+    assert_int_equal(lines, 3);
+    ma_progress_finish(&p, 0);
     setenv("MILLAUDIT_PROGRESS_INTERVAL", "-3", 1); /* nonsense: the default */
     ma_progress_start(&p, f, 0, "x", 0);
     assert_true(p.interval == MA_PROGRESS_PLAIN_INTERVAL);

@@ -21,7 +21,10 @@
 #include "reports/audit_inventory.h"
 #include "verifier/inventory.h"
 #include "verifier/rules.h"
+#include "indexer/open_index.h"
+#include "indexer/position.h"
 #include "verifier/run.h"
+#include "verifier/run_sector.h"
 
 typedef struct fixture {
     char dir[256];   /* scratch */
@@ -137,6 +140,26 @@ static pid_t dead_pid(void)
     return p;
 }
 
+/* The stored successor sector of each sector of the standard 3-stone game, written out by hand from
+ * the sector arithmetic (docs/verification-theory.md), not taken from verifier/rules, which the
+ * engine itself plans with: a placement leads to (B, W+1, BF, WF-1) after the colours swap, a move
+ * to (B, W, BF, WF). A mill in this game leaves the opponent fewer than three stones, a terminal
+ * position with no stored sector, so each sector has exactly one stored successor: a chain, with
+ * std_3_3_0_0 (nothing left in hand) its own successor. */
+static const char *stored_successor(const char *sector)
+{
+    static const char *const table[][2] = {
+        {"std_0_0_3_3", "std_0_1_3_2"}, {"std_0_1_3_2", "std_1_1_2_2"}, {"std_1_1_2_2", "std_1_2_2_1"},
+        {"std_1_2_2_1", "std_2_2_1_1"}, {"std_2_2_1_1", "std_2_3_1_0"}, {"std_2_3_1_0", "std_3_3_0_0"},
+        {"std_3_3_0_0", "std_3_3_0_0"},
+    };
+    for (size_t i = 0; i < sizeof table / sizeof *table; i++)
+        if (!strcmp(table[i][0], sector))
+            return table[i][1];
+    fail_msg("sector %s is not in the 3-stone game's table", sector);
+    return NULL;
+}
+
 static void test_whole_run_checks_children_first(void **state)
 {
     fixture *fx = *state;
@@ -150,28 +173,24 @@ static void test_whole_run_checks_children_first(void **state)
     assert_int_equal(t->sectors, 7);
     assert_int_equal(t->sectors_checked, 7);
     assert_true(t->entries > 0 && t->verified == t->entries);
-    /* every successor sector is checked before its parent, except the parent's twin or itself */
+    /* every successor sector is checked before its parent, except itself (hand table above, not
+     * the rules the engine plans with) */
     for (size_t i = 0; i < ma_vrun_sector_count(r); i++) {
-        const ma_vrun_sector *s = ma_vrun_sector_at(r, i);
-        ma_vrules rules;
-        assert_int_equal(ma_vrules_init(&rules, s->variant, s->sector, NULL), MA_OK);
-        for (int k = 0; k < MA_TURN_KINDS; k++) {
-            if (!rules.succ_exists[k] || ma_sector_equal(rules.succ[k], s->sector))
-                continue;
-            for (size_t j = i + 1; j < ma_vrun_sector_count(r); j++) {
-                const ma_vrun_sector *later = ma_vrun_sector_at(r, j);
-                if (!ma_sector_equal(later->sector, rules.succ[k]))
-                    continue;
-                /* a later child is only allowed when it is a twin: it has s as a successor */
-                ma_vrules back;
-                int twin = 0;
-                assert_int_equal(ma_vrules_init(&back, later->variant, later->sector, NULL), MA_OK);
-                for (int m = 0; m < MA_TURN_KINDS; m++)
-                    twin |= back.succ_exists[m] && ma_sector_equal(back.succ[m], s->sector);
-                assert_true(twin);
-            }
-        }
+        const char *succ = stored_successor(ma_vrun_sector_at(r, i)->name);
+        assert_non_null(succ);
+        if (!strcmp(succ, ma_vrun_sector_at(r, i)->name))
+            continue;
+        int before = 0;
+        for (size_t j = 0; j < i; j++)
+            before |= !strcmp(ma_vrun_sector_at(r, j)->name, succ);
+        if (!before)
+            fail_msg("%s checked before its successor %s", ma_vrun_sector_at(r, i)->name, succ);
     }
+    /* so the one order is the chain itself, from the sector with every stone on the board */
+    static const char *const order[] = {"std_3_3_0_0", "std_2_3_1_0", "std_2_2_1_1", "std_1_2_2_1",
+                                        "std_1_1_2_2", "std_0_1_3_2", "std_0_0_3_3"};
+    for (size_t i = 0; i < 7; i++)
+        assert_string_equal(ma_vrun_sector_at(r, i)->name, order[i]);
     ma_vrun_free(r);
 }
 
@@ -485,16 +504,13 @@ static void test_incremental_rechecks_a_changed_child_and_its_parents(void **sta
     assert_int_equal(system(cmd), 0);
     uint64_t entry = corrupt_one_win(path);
     r = run_ok(&o);
-    ma_sector changed = {3, 3, 0, 0};
+    /* the sectors that read it: itself and its one parent (hand table above) */
     for (size_t i = 0; i < ma_vrun_sector_count(r); i++) {
         const ma_vrun_sector *s = ma_vrun_sector_at(r, i);
-        ma_vrules rules;
-        assert_int_equal(ma_vrules_init(&rules, s->variant, s->sector, NULL), MA_OK);
-        int reads = ma_sector_equal(s->sector, changed);
-        for (int k = 0; k < MA_TURN_KINDS; k++)
-            reads |= rules.succ_exists[k] && ma_sector_equal(rules.succ[k], changed);
+        int reads = !strcmp(s->name, "std_3_3_0_0") || !strcmp(stored_successor(s->name), "std_3_3_0_0");
         assert_int_equal(s->carried, !reads);
     }
+    assert_int_equal(ma_vrun_totals_of(r)->sectors_checked, 2);
     const ma_vrun_sector *s = find(r, "std_3_3_0_0");
     assert_int_equal(s->discrepancies, 1);
     assert_int_equal(s->rows[0].entry, entry);
@@ -554,6 +570,35 @@ static void test_a_recorded_run_records_its_inventory_and_plan(void **state)
     for (size_t k = 0; k < inv[1].n_plan; k++)
         in_shard[inv[1].plan[k].shard]++;
     assert_true(in_shard[0] > 0 && in_shard[1] > 0 && in_shard[0] + in_shard[1] == 7);
+    /* a file discovery cannot use is in the inventory too, marked unusable: two shards planned
+     * with and without it must not look alike */
+    char junk[400], store[400];
+    snprintf(junk, sizeof junk, "%s/std_junk.mdb", fx->db);
+    snprintf(store, sizeof store, "%s/inv-junk.sqlite", fx->dir);
+    unlink(store);
+    FILE *f = fopen(junk, "w");
+    assert_non_null(f);
+    fputs("not a sector", f);
+    fclose(f);
+    ma_vrun_options o = options(fx, store, MA_VRUN_FULL);
+    ma_vrun *r = run_ok(&o);
+    int64_t id = ma_vrun_id(r);
+    ma_vrun_free(r);
+    assert_int_equal(unlink(junk), 0);
+    ma_audit *a;
+    ma_error err;
+    int recorded = 0;
+    ma_inventory with_junk;
+    assert_int_equal(ma_audit_open_readonly(&a, store, &err), MA_OK);
+    assert_int_equal(ma_audit_inventory_read(a, id, &with_junk, &recorded, &err), MA_OK);
+    ma_audit_close(a);
+    assert_int_equal(with_junk.n_files, 8);
+    int unusable = 0;
+    for (size_t k = 0; k < with_junk.n_files; k++)
+        unusable += !strcmp(with_junk.files[k].name, "std_junk.mdb") && !strcmp(with_junk.files[k].digest, "unusable");
+    assert_int_equal(unusable, 1);
+    assert_string_not_equal(with_junk.inventory_digest, inv[0].inventory_digest);
+    ma_inventory_free(&with_junk);
     for (int i = 0; i < 3; i++)
         ma_inventory_free(&inv[i]);
 }
@@ -635,6 +680,86 @@ static void test_successor_rewritten_during_the_check_is_withdrawn(void **state)
     assert_int_equal(system(cmd), 0);
 }
 
+/* The classes that are roots by rule, whatever the successors hold (docs/runs.md): a value fixed by
+ * the rules, bytes that are no value, a misplaced marker or value (symmetry). The other classes
+ * follow from the successors' values, so they may be propagated. */
+static void test_roots_by_rule_are_the_entrys_own_faults(void **state)
+{
+    (void)state;
+    static const struct {
+        int cls, fixed;
+    } want[] = {
+        {MA_DISC_WRONG_OUTCOME, 0}, {MA_DISC_WRONG_DEPTH, 0}, {MA_DISC_WRONG_DRAW_CLASS, 0},
+        {MA_DISC_WRONG_TERMINAL, 1}, {MA_DISC_BAD_ENCODING, 1}, {MA_DISC_SYMMETRY, 1},
+    };
+    assert_int_equal(sizeof want / sizeof *want, MA_DISC_CLASSES);
+    for (size_t i = 0; i < sizeof want / sizeof *want; i++)
+        if (!ma_rs_class_fixed(want[i].cls) != !want[i].fixed)
+            fail_msg("class %d: root by rule %d, expected %d", want[i].cls, ma_rs_class_fixed(want[i].cls),
+                     want[i].fixed);
+}
+
+/* A discrepancy set is looked up by binary search: every member is found, the first and the last
+ * included, and nothing else (a successor missed there would turn a propagated entry into a root). */
+static void test_a_discrepancy_set_finds_every_member(void **state)
+{
+    (void)state;
+    static const uint64_t members[] = {1, 5, 9, 200, 4096};
+    ma_entry_set set = {members, 5};
+    for (size_t i = 0; i < 5; i++)
+        assert_true(ma_entry_set_has(&set, members[i]));
+    static const uint64_t others[] = {0, 2, 4, 6, 10, 199, 201, 4095, 4097, UINT64_MAX};
+    for (size_t i = 0; i < sizeof others / sizeof *others; i++)
+        assert_false(ma_entry_set_has(&set, others[i]));
+    for (size_t n = 1; n <= 5; n++) { /* every length, so each member is once the last */
+        ma_entry_set prefix = {members, n};
+        assert_true(ma_entry_set_has(&prefix, members[n - 1]));
+        assert_true(ma_entry_set_has(&prefix, members[0]));
+        if (n < 5)
+            assert_false(ma_entry_set_has(&prefix, members[n]));
+    }
+    ma_entry_set empty = {NULL, 0};
+    assert_false(ma_entry_set_has(&empty, 0));
+}
+
+/* Root or propagated (ma_rs_classify_sets): a discrepancy whose mover closes a mill that wins at
+ * once does not depend on its successors, so it is a root even when every successor is itself a
+ * discrepancy; the control, a position without such a mill, is propagated through the same set.
+ * std_3_3_0_0: both sides have 3 stones and fly; every non-mill turn leads back into the sector. */
+static void test_an_immediate_win_is_a_root_whatever_its_successors(void **state)
+{
+    (void)state;
+    ma_error err;
+    ma_open_index *ix = NULL;
+    assert_int_equal(ma_open_index_create(&ix, &err), MA_OK);
+    assert_int_equal(ma_open_index_prepare(ix, 3, &err), MA_OK);
+    ma_board win, ctrl;
+    /* a1,d1 and a flying b2 -> g1 close a1-d1-g1: the opponent is left 2 stones, a win at once */
+    assert_int_equal(ma_board_parse("a1,d1,b2/g7,f6,e5", &win, &err), MA_OK);
+    /* no two of a1, b2, c3 on one line: no mill in one turn */
+    assert_int_equal(ma_board_parse("a1,b2,c3/g7,f6,e5", &ctrl, &err), MA_OK);
+    uint64_t n = ma_open_index_entry_count(ix, 3, 3);
+    uint64_t *all = malloc(n * sizeof *all);
+    assert_non_null(all);
+    for (uint64_t e = 0; e < n; e++)
+        all[e] = e; /* every entry of the sector a discrepancy */
+    ma_entry_set set = {all, n};
+    const ma_entry_set *sets[MA_TURN_KINDS] = {&set, &set, &set, &set};
+    uint64_t entries[2] = {ma_open_index_rank(ix, win, NULL), ma_open_index_rank(ix, ctrl, NULL)};
+    uint8_t fixed[2] = {0, 0}, root[2] = {9, 9};
+    uint64_t roots = 0, propagated = 0;
+    ma_rs_ranker rk = {MA_FORMAT_OPEN, ix, NULL};
+    assert_int_equal(ma_rs_classify_sets(MA_VARIANT_STD, (ma_sector){3, 3, 0, 0}, &rk, entries, fixed, 2, sets, root,
+                                         &roots, &propagated, &err),
+                     MA_OK);
+    assert_int_equal(root[0], 1);
+    assert_int_equal(root[1], 0);
+    assert_int_equal(roots, 1);
+    assert_int_equal(propagated, 1);
+    free(all);
+    ma_open_index_free(ix);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -651,6 +776,9 @@ int main(void)
         cmocka_unit_test(test_a_recorded_run_records_its_inventory_and_plan),
         cmocka_unit_test_setup(test_an_empty_shard_is_verified, fresh_store),
         cmocka_unit_test_setup(test_successor_rewritten_during_the_check_is_withdrawn, fresh_store),
+        cmocka_unit_test(test_an_immediate_win_is_a_root_whatever_its_successors),
+        cmocka_unit_test(test_a_discrepancy_set_finds_every_member),
+        cmocka_unit_test(test_roots_by_rule_are_the_entrys_own_faults),
     };
     return cmocka_run_group_tests(tests, group_setup, group_teardown);
 }
