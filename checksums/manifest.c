@@ -17,6 +17,7 @@
 
 #include "formats/provenance.h"
 #include "reports/audit_manifest.h"
+#include "reports/audit_run.h"
 
 /* ---- listing ---- */
 
@@ -724,6 +725,85 @@ int ma_manifest_record(ma_audit *a, int64_t run_id, const char *root, const char
     if (full)
         ma_manifest_paths_free(full, n);
     free(d);
+    return rc;
+}
+
+/* What manifest merge --audit records, for the transaction. */
+typedef struct merged_record {
+    const ma_manifest_merged *m;
+    const ma_run_info *info;
+    const char *manifest_path, *root;
+    const uint64_t *sizes;
+    int64_t run_id;
+} merged_record;
+
+static int record_merged_tx(ma_audit *a, void *ctx, ma_error *err)
+{
+    merged_record *r = ctx;
+    int rc = ma_audit_run_begin(a, r->info, &r->run_id, err);
+    if (rc == MA_OK)
+        rc = ma_audit_manifest_begin(a, r->run_id, r->manifest_path, MA_SHA256_DEFAULT_CHUNK, err);
+    for (size_t i = 0; rc == MA_OK && i < r->m->n; i++) {
+        /* size from the directory, digest from the shard, no chunks: nothing is hashed again */
+        ma_file_digest d = {.size = r->sizes[i], .chunk_size = MA_SHA256_DEFAULT_CHUNK};
+        memcpy(d.digest, r->m->digests[i].digest, sizeof d.digest);
+        rc = ma_manifest_record_digests(a, r->run_id, r->root, r->m->paths[i], &d, err);
+    }
+    if (rc == MA_OK)
+        rc = ma_audit_run_end(a, r->run_id, "ok", err);
+    return rc;
+}
+
+int ma_manifest_merged_sizes(uint64_t *sizes, const char *root, const ma_manifest_merged *m, ma_error *err)
+{
+    int rc = MA_OK;
+    for (size_t i = 0; rc == MA_OK && i < m->n; i++) {
+        char *path = join(root, m->paths[i]);
+        struct stat st;
+        if (!path)
+            rc = ma_error_set(err, MA_ENOMEM, "%s: out of memory", m->paths[i]);
+        else if (stat(path, &st) != 0)
+            rc = ma_error_set(err, errno == ENOENT || errno == ENOTDIR ? MA_EMISSING : MA_EIO,
+                              "%s: %s (listed in the merged manifest; --audit takes its size from %s)", path,
+                              strerror(errno), root);
+        else if (!S_ISREG(st.st_mode))
+            rc = ma_error_set(err, MA_EFORMAT, "%s: not a regular file (listed in the merged manifest)", path);
+        else
+            sizes[i] = (uint64_t)st.st_size;
+        free(path);
+    }
+    return rc;
+}
+
+int ma_manifest_record_merged(ma_audit *a, const ma_run_info *info, const char *manifest_path, const char *root,
+                              const ma_manifest_merged *m, const uint64_t *sizes, int64_t *run_id, ma_error *err)
+{
+    /* the run's variant and format are those the files state, when they all agree */
+    char variant[8] = "", format[16] = "";
+    int mixed_variant = 0, mixed_format = 0;
+    for (size_t i = 0; i < m->n; i++) {
+        char *path = join(root, m->paths[i]);
+        if (!path)
+            return ma_error_set(err, MA_ENOMEM, "%s: out of memory", m->paths[i]);
+        ma_file_provenance pv;
+        ma_file_provenance_read(&pv, path, m->paths[i]);
+        free(path);
+        if (pv.variant[0] && strcmp(pv.variant, variant) != 0)
+            mixed_variant |= variant[0] != '\0';
+        if (pv.variant[0] && !variant[0])
+            memcpy(variant, pv.variant, sizeof variant);
+        if (pv.format[0] && strcmp(pv.format, format) != 0)
+            mixed_format |= format[0] != '\0';
+        if (pv.format[0] && !format[0])
+            memcpy(format, pv.format, sizeof format);
+    }
+    ma_run_info run = *info;
+    run.variant = variant[0] && !mixed_variant ? variant : NULL;
+    run.format = format[0] && !mixed_format ? format : NULL;
+    merged_record r = {.m = m, .info = &run, .manifest_path = manifest_path, .root = root, .sizes = sizes};
+    int rc = ma_audit_write_tx(a, record_merged_tx, &r, err);
+    if (rc == MA_OK)
+        *run_id = r.run_id;
     return rc;
 }
 

@@ -163,6 +163,24 @@ int ma_manifest_merge(ma_manifest_merged *out, const ma_manifest *const *in, con
                       int allow_partial, ma_error *err);
 void ma_manifest_merged_free(ma_manifest_merged *m);
 
+/* The size of every file m lists, from root/path (root: the database directory the paths are
+ * relative to), into sizes[0..m->n): the first step of manifest merge --audit, taken before anything
+ * is written. A listed file that is absent (MA_EMISSING) or not a regular file (MA_EFORMAT) refuses
+ * the merge with one line naming it; MA_EIO for another stat failure. */
+int ma_manifest_merged_sizes(uint64_t *sizes, const char *root, const ma_manifest_merged *m, ma_error *err);
+
+/* Records the merged manifest m, written at manifest_path (NULL for standard output), as one
+ * manifest run in the open store a (manifest merge --audit, docs/manifest.md): a runs row from
+ * info (kind "manifest", status ok; its variant and format replaced by those the files state when
+ * they all agree, as manifest create does), a manifests row and one manifest_files row per path
+ * with size sizes[i] (ma_manifest_merged_sizes) and the provenance root/path states. The digests
+ * are the shards' (never re-hashed). No manifest_chunks rows: shard manifests carry no chunk
+ * digests (the manifests and manifest_files rows keep chunk_size MA_SHA256_DEFAULT_CHUNK because
+ * the columns are NOT NULL). All in one transaction: a failure leaves the store as it was.
+ * *run_id is the new run. Errors MA_EIO (SQLite), MA_EINVAL (the store refuses a row), MA_ENOMEM. */
+int ma_manifest_record_merged(ma_audit *a, const ma_run_info *info, const char *manifest_path, const char *root,
+                              const ma_manifest_merged *m, const uint64_t *sizes, int64_t *run_id, ma_error *err);
+
 /* ---- pinning a mismatch ---- */
 
 /* A run of chunks [first, end) whose digests differ between two digest lists of one chunk size,

@@ -3,6 +3,7 @@
  *                               [--quiet]
  * millaudit manifest check MANIFEST|- [--dir DIR] [--audit FILE.sqlite] [--ignore-missing]
  *                               [--ignore-extra] [--strict] [--status|--warn|--quiet] [--threads N]
+ * millaudit manifest merge OUT|- SHARD_MANIFEST... [--allow-partial] [--audit FILE.sqlite [--dir DIR]]
  *
  * create writes DIR/MANIFEST.sha256 (or --out, "-" for standard output) that `sha256sum -c`
  * accepts and, with --audit, records the run, every file's digest, size, chunk digests and
@@ -11,11 +12,14 @@
  * file to the byte ranges of its changed chunks when --audit has its chunk digests, and reports
  * files of the directory that the manifest does not list (unless --ignore-extra). Exit: 0 all OK;
  * 1 FAILED / MISSING / not in manifest; 2 usage; 3 manifest malformed (with --strict), refused
- * path, input or store unusable; 4 output not writable. docs/manifest.md has the details.
+ * path, input or store unusable; 4 output not writable. merge joins shard manifests and, with
+ * --audit, records the result as a manifest run (sizes from DIR, no chunk digests). docs/manifest.md
+ * has the details.
  */
 #include <errno.h>
 #include <limits.h>
 #include <getopt.h>
+#include <libgen.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -49,6 +53,7 @@ static void usage(FILE *out)
             "                                 [--ignore-extra] [--strict] [--status|-w|--warn|--quiet]\n"
             "                                 [--threads N]\n"
             "       millaudit manifest merge OUT|- SHARD_MANIFEST... [--allow-partial]\n"
+            "                                 [--audit FILE.sqlite [--dir DIR]]\n"
             "\n"
             "create: write DIR/MANIFEST.sha256 (or FILE; - for standard output), lines '<sha256>  <path>'\n"
             "        that sha256sum -c accepts; with --audit also record digests, chunk digests and\n"
@@ -68,7 +73,10 @@ static void usage(FILE *out)
             "merge:  one manifest of shard manifests of one DIR (OUT; - for standard output), sorted\n"
             "        as create writes it. Refused (exit 3, nothing written): a file with two different\n"
             "        digests, a malformed line, shards of different N, a shard given twice, a missing\n"
-            "        shard (unless --allow-partial). docs/distributed.md.\n");
+            "        shard (unless --allow-partial). docs/distributed.md.\n"
+            "        --audit: record it as a manifest run of the store: the shards' digests (never\n"
+            "        re-hashed), each file's size and provenance from DIR (default OUT's directory, . for\n"
+            "        -), no chunk digests. A listed file absent from DIR: exit 3, nothing written.\n");
 }
 
 static void fail(const char *msg)
@@ -797,16 +805,61 @@ done:
 
 /* ---- merge ---- */
 
-static int cmd_merge(int argc, char **argv)
+/* manifest merge --audit, before OUT is written: the directory the merged paths are relative to
+ * (dir_arg, else OUT's directory, . for standard output) made absolute into root, as manifest
+ * create and verify record it so runs list --root finds the run, and every listed file's size. An
+ * exit code; a refusal has been printed. */
+static int merge_facts(char root[PATH_MAX], uint64_t **sizes, const char *out, const char *dir_arg,
+                       const ma_manifest_merged *mm)
+{
+    char *copy = strdup(out);
+    if (!copy) {
+        fail("out of memory");
+        return MA_EXIT_INTERNAL;
+    }
+    const char *dir = dir_arg ? dir_arg : !strcmp(out, "-") ? "." : dirname(copy);
+    struct stat st;
+    int status = MA_EXIT_OK;
+    if (stat(dir, &st) != 0) {
+        fprintf(stderr, "millaudit manifest: %s: %s\n", dir, strerror(errno));
+        status = MA_EXIT_BAD_INPUT;
+    } else if (!S_ISDIR(st.st_mode)) {
+        fprintf(stderr, "millaudit manifest: %s: not a directory\n", dir);
+        status = MA_EXIT_BAD_INPUT;
+    } else if (!realpath(dir, root)) {
+        fprintf(stderr, "millaudit manifest: %s: %s\n", dir, strerror(errno));
+        status = MA_EXIT_BAD_INPUT;
+    }
+    free(copy);
+    if (status != MA_EXIT_OK)
+        return status;
+    ma_error err;
+    ma_error_clear(&err);
+    *sizes = calloc(mm->n ? mm->n : 1, sizeof **sizes);
+    int rc = *sizes ? ma_manifest_merged_sizes(*sizes, root, mm, &err)
+                    : ma_error_set(&err, MA_ENOMEM, "out of memory for %zu files", mm->n);
+    if (rc != MA_OK) {
+        fail(err.msg);
+        return ma_exit_code_for(rc);
+    }
+    return MA_EXIT_OK;
+}
+
+static int cmd_merge(int argc, char **argv, const ma_cli_invocation *typed)
 {
     static const struct option opts[] = {
-        {"allow-partial", no_argument, NULL, 'p'}, {"help", no_argument, NULL, 'h'}, {NULL, 0, NULL, 0},
+        {"allow-partial", no_argument, NULL, 'p'}, {"audit", required_argument, NULL, 'a'},
+        {"dir", required_argument, NULL, 'd'},     {"help", no_argument, NULL, 'h'},
+        {NULL, 0, NULL, 0},
     };
     int allow_partial = 0, c;
+    const char *audit_path = NULL, *dir_arg = NULL;
     optind = 1;
-    while ((c = ma_opt_next("manifest merge", argc, argv, "h", opts)) != -1) {
+    while ((c = ma_opt_next("manifest merge", argc, argv, "a:d:h", opts)) != -1) {
         switch (c) {
         case 'p': allow_partial = 1; break;
+        case 'a': audit_path = optarg; break;
+        case 'd': dir_arg = optarg; break;
         case 'h': usage(stdout); return MA_EXIT_OK;
         default:
             return MA_EXIT_USAGE; /* ma_opt_next said what is wrong */
@@ -815,17 +868,23 @@ static int cmd_merge(int argc, char **argv)
     if (argc - optind < 2) {
         return ma_opt_error("manifest merge", "need OUT and at least one shard manifest");
     }
+    if (dir_arg && !audit_path)
+        return ma_opt_error("manifest merge", "--dir names where --audit takes the files' sizes; give --audit too");
     const char *out = argv[optind];
     const char *const *names = (const char *const *)argv + optind + 1;
     size_t n_in = (size_t)(argc - optind - 1);
     {
-        /* OUT must be none of the shard manifests, by name or by inode */
-        ma_output_input *inputs = calloc(n_in, sizeof *inputs);
+        /* OUT must be none of the shard manifests nor the store (or its side files), by name or
+         * by inode; the store, written, must be none of the shard manifests */
+        ma_output_input *inputs = calloc(n_in + 1, sizeof *inputs);
         if (!inputs)
             return MA_EXIT_INTERNAL;
         for (size_t k = 0; k < n_in; k++)
             inputs[k] = (ma_output_input){names[k], "a shard manifest", MA_INPUT_FILE};
-        int refused = ma_cli_check_output("manifest merge", out, "OUT", MA_OUTPUT_DOCUMENT, inputs, n_in);
+        inputs[n_in] = (ma_output_input){audit_path, "the audit store", MA_INPUT_STORE};
+        int refused = ma_cli_check_output("manifest merge", out, "OUT", MA_OUTPUT_DOCUMENT, inputs, n_in + 1);
+        if (!refused && audit_path)
+            refused = ma_cli_check_output("manifest merge", audit_path, "--audit", MA_OUTPUT_STORE, inputs, n_in);
         free(inputs);
         if (refused)
             return refused;
@@ -834,6 +893,7 @@ static int cmd_merge(int argc, char **argv)
     const ma_manifest **in = calloc(n_in, sizeof *in);
     ma_manifest_merged mm;
     memset(&mm, 0, sizeof mm);
+    int64_t run_id = 0;
     ma_error err;
     ma_error_clear(&err);
     int status = MA_EXIT_OK, rc = ms && in ? MA_OK : ma_error_set(&err, MA_ENOMEM, "out of memory");
@@ -843,11 +903,37 @@ static int cmd_merge(int argc, char **argv)
     }
     if (rc == MA_OK)
         rc = ma_manifest_merge(&mm, in, names, n_in, allow_partial, &err);
+    /* --audit: every fact the run needs is gathered and the store opened before OUT is written, so
+     * a refused merge writes neither */
+    char root[PATH_MAX];
+    uint64_t *sizes = NULL;
+    ma_audit *audit = NULL;
+    if (rc == MA_OK && audit_path) {
+        status = merge_facts(root, &sizes, out, dir_arg, &mm);
+        if (status == MA_EXIT_OK && (rc = ma_audit_open(&audit, audit_path, &err)) != MA_OK) {
+            status = ma_exit_code_for(rc);
+            fail(err.msg);
+        }
+        if (status != MA_EXIT_OK)
+            goto done;
+    }
     int writing = rc == MA_OK;
     if (rc == MA_OK)
         rc = !strcmp(out, "-") ? ma_manifest_write_stream(stdout, "standard output", (const char *const *)mm.paths,
                                                           mm.digests, mm.n, &err)
                                : ma_manifest_write(out, (const char *const *)mm.paths, mm.digests, mm.n, &err);
+    if (rc == MA_OK && audit) {
+        char host[256], cmdline[8192];
+        ma_cli_run_identity(host, sizeof host, cmdline, sizeof cmdline, typed->argc, typed->argv);
+        const ma_run_info info = {.kind = "manifest", .tool_version = MA_VERSION, .git_revision = MA_GIT_REVISION,
+                                  .host = host, .command_line = cmdline, .database_root = root};
+        rc = ma_manifest_record_merged(audit, &info, strcmp(out, "-") ? out : NULL, root, &mm, sizes, &run_id, &err);
+        if (rc != MA_OK) {
+            status = rc == MA_EIO ? MA_EXIT_IO : ma_exit_code_for(rc);
+            fail(err.msg);
+            goto done;
+        }
+    }
     if (rc != MA_OK) {
         /* the inputs unusable: 3; the output not writable: 4 */
         status = rc == MA_EIO && !writing ? MA_EXIT_BAD_INPUT : ma_exit_code_for(rc);
@@ -861,7 +947,12 @@ static int cmd_merge(int argc, char **argv)
         for (size_t i = 0; i < mm.n_missing; i++)
             fprintf(stderr, "millaudit manifest: shard %u/%u missing (--allow-partial): its files are not listed\n",
                     mm.missing[i], mm.shard_count);
+        if (audit_path)
+            fprintf(info, "%s: run %lld recorded\n", audit_path, (long long)run_id);
     }
+done:
+    ma_audit_close(audit);
+    free(sizes);
     ma_manifest_merged_free(&mm);
     for (size_t k = 0; ms && k < n_in; k++)
         ma_manifest_free(&ms[k]);
@@ -883,6 +974,6 @@ int ma_cmd_manifest(int argc, char **argv, const ma_cli_invocation *typed)
     if (!strcmp(argv[1], "check"))
         return cmd_check(argc - 1, argv + 1);
     if (!strcmp(argv[1], "merge"))
-        return cmd_merge(argc - 1, argv + 1);
+        return cmd_merge(argc - 1, argv + 1, typed);
     return ma_opt_error("manifest", "unknown action '%s' (create, check or merge)", argv[1]);
 }

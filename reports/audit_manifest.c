@@ -76,7 +76,9 @@ int ma_audit_manifest_file_add(ma_audit *a, int64_t run_id, const ma_audit_manif
     if (rc == MA_OK)
         rc = prepare(a, &cs, "INSERT INTO manifest_chunks (run_id, path, chunk, offset, length, sha256)"
                              " VALUES (?,?,?,?,?,?)", err);
-    if (rc == MA_OK)
+    /* inside a caller's transaction (ma_audit_write_tx) the file joins it: all or nothing there */
+    const int own_tx = sqlite3_get_autocommit(ma_audit_db(a));
+    if (rc == MA_OK && own_tx)
         rc = ma_audit_tx_begin(a, err);
     if (rc != MA_OK) {
         sqlite3_finalize(fs);
@@ -118,6 +120,8 @@ int ma_audit_manifest_file_add(ma_audit *a, int64_t run_id, const ma_audit_manif
     }
     sqlite3_finalize(fs);
     sqlite3_finalize(cs);
+    if (!own_tx)
+        return rc; /* the caller commits or rolls back */
     if (rc != MA_OK) {
         ma_audit_tx_rollback(a);
         return rc;
@@ -141,7 +145,11 @@ int ma_audit_manifest_chunks_find(ma_audit *a, ma_audit_chunks *out, const char 
     to_hex(hex, sha256);
     const char *store = ma_audit_path(a);
     sqlite3_stmt *st = NULL;
-    int rc = prepare(a, &st, "SELECT run_id, size, chunk_size FROM manifest_files WHERE path = ? AND sha256 = ?"
+    /* A run that recorded the file without chunk digests (manifest merge --audit) cannot pin a
+     * change: the most recent run that has them is taken. */
+    int rc = prepare(a, &st, "SELECT run_id, size, chunk_size FROM manifest_files f WHERE path = ? AND sha256 = ?"
+                             " AND (size = 0 OR EXISTS (SELECT 1 FROM manifest_chunks c"
+                             " WHERE c.run_id = f.run_id AND c.path = f.path))"
                              " ORDER BY run_id DESC LIMIT 1", err);
     if (rc != MA_OK)
         return rc;

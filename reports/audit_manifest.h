@@ -38,7 +38,8 @@ typedef struct ma_audit_manifest_file {
 int ma_audit_manifest_begin(ma_audit *a, int64_t run_id, const char *manifest_path, uint64_t chunk_size,
                             ma_error *err);
 
-/* Records one file and all its chunk digests in one transaction. */
+/* Records one file and all its chunk digests in one transaction (joining the caller's when one is
+ * open, e.g. ma_audit_write_tx: the caller then commits or rolls back). */
 int ma_audit_manifest_file_add(ma_audit *a, int64_t run_id, const ma_audit_manifest_file *f, ma_error *err);
 
 /* Chunk digests found for a file (see ma_audit_manifest_chunks_find). Release with
@@ -51,8 +52,9 @@ typedef struct ma_audit_chunks {
     uint8_t (*chunks)[32];        /* digests by chunk number */
 } ma_audit_chunks;
 
-/* Finds the most recent run that recorded `path` with whole-file digest `sha256` and returns its
- * chunk digests. MA_OK when found, MA_EMISSING when no run recorded that path with that digest,
+/* Finds the most recent run that recorded `path` with whole-file digest `sha256` and its chunk
+ * digests (runs that recorded the file without chunk rows, as manifest merge --audit does, are
+ * passed over; an empty file needs none) and returns those chunk digests. MA_OK when found, MA_EMISSING when no run recorded that path with that digest,
  * MA_EFORMAT when the rows are inconsistent (missing chunks, bad hex), MA_EIO on SQLite errors.
  * Works on a read-only handle. */
 int ma_audit_manifest_chunks_find(ma_audit *a, ma_audit_chunks *out, const char *path,
