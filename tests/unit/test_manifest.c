@@ -268,6 +268,89 @@ static void test_record_for_a_verify_run_and_find_chunks(void **state)
     ma_audit_close(a);
 }
 
+static int64_t count(const char *store, const char *sql)
+{
+    sqlite3 *db = NULL;
+    sqlite3_stmt *st = NULL;
+    int64_t n = -1;
+    if (sqlite3_open_v2(store, &db, SQLITE_OPEN_READONLY, NULL) == SQLITE_OK &&
+        sqlite3_prepare_v2(db, sql, -1, &st, NULL) == SQLITE_OK && sqlite3_step(st) == SQLITE_ROW)
+        n = sqlite3_column_int64(st, 0);
+    sqlite3_finalize(st);
+    sqlite3_close(db);
+    return n;
+}
+
+/* manifest merge --audit: sizes from the directory, the shards' digests, no chunk rows, one
+ * transaction; check --audit passes over such a run for the chunks of an earlier one. */
+static void test_record_merged_manifest(void **state)
+{
+    (void)state;
+    uint8_t data[300];
+    for (size_t i = 0; i < sizeof data; i++)
+        data[i] = (uint8_t)(i * 7);
+    put("a.bin", data, sizeof data);
+    put("b.bin", "hello", 5);
+    char *paths[] = {"a.bin", "b.bin", "c.bin"};
+    ma_file_digest dig[3] = {{0}};
+    ma_sha256_buffer(dig[0].digest, data, sizeof data);
+    ma_sha256_buffer(dig[1].digest, "hello", 5);
+    ma_manifest_merged m = {.paths = paths, .digests = dig, .n = 3};
+    uint64_t sizes[3] = {0};
+    ma_error e;
+    /* c.bin is listed but absent: refused, naming it */
+    assert_int_equal(ma_manifest_merged_sizes(sizes, dir, &m, &e), MA_EMISSING);
+    assert_non_null(strstr(e.msg, "c.bin"));
+    m.n = 2;
+    assert_int_equal(ma_manifest_merged_sizes(sizes, dir, &m, &e), MA_OK);
+    assert_int_equal(sizes[0], 300);
+    assert_int_equal(sizes[1], 5);
+
+    char store[128];
+    snprintf(store, sizeof store, "%s/audit.sqlite", dir);
+    ma_audit *a = NULL;
+    assert_int_equal(ma_audit_open(&a, store, &e), MA_OK);
+    const ma_run_info info = {.kind = "manifest", .tool_version = "0.1.0", .git_revision = "x", .database_root = dir};
+    int64_t created = 0, merged = 0;
+    assert_int_equal(ma_audit_run_begin(a, &info, &created, &e), MA_OK);
+    const char *rel[] = {"a.bin"};
+    ma_sha256_options opt = {.chunk_size = 128, .threads = 1};
+    assert_int_equal(ma_manifest_record(a, created, dir, rel, 1, &opt, &e), MA_OK);
+    assert_int_equal(ma_manifest_record_merged(a, &info, "OUT.sha256", dir, &m, sizes, &merged, &e), MA_OK);
+    assert_true(merged > created);
+    /* a path twice fails at its second row: the whole run is rolled back */
+    char *twice[] = {"a.bin", "a.bin"};
+    ma_file_digest dig2[2] = {dig[0], dig[0]};
+    uint64_t sizes2[2] = {300, 300};
+    ma_manifest_merged bad = {.paths = twice, .digests = dig2, .n = 2};
+    int64_t none = 0;
+    assert_int_equal(ma_manifest_record_merged(a, &info, NULL, dir, &bad, sizes2, &none, &e), MA_EINVAL);
+    ma_audit_close(a);
+
+    assert_int_equal(count(store, "SELECT count(*) FROM runs"), 2);
+    assert_int_equal(count(store, "SELECT count(*) FROM manifests"), 2);
+    char sql[160];
+    snprintf(sql, sizeof sql, "SELECT count(*) FROM manifest_files WHERE run_id = %lld", (long long)merged);
+    assert_int_equal(count(store, sql), 2);
+    snprintf(sql, sizeof sql, "SELECT count(*) FROM manifest_chunks WHERE run_id = %lld", (long long)merged);
+    assert_int_equal(count(store, sql), 0);
+    snprintf(sql, sizeof sql, "SELECT size FROM manifest_files WHERE run_id = %lld AND path = 'b.bin'",
+             (long long)merged);
+    assert_int_equal(count(store, sql), 5);
+    snprintf(sql, sizeof sql, "SELECT status = 'ok' FROM runs WHERE id = %lld", (long long)merged);
+    assert_int_equal(count(store, sql), 1);
+
+    assert_int_equal(ma_audit_open_readonly(&a, store, &e), MA_OK);
+    ma_audit_chunks c;
+    assert_int_equal(ma_audit_manifest_chunks_find(a, &c, "a.bin", dig[0].digest, &e), MA_OK);
+    assert_int_equal(c.run_id, created); /* the newer merge run has no chunks to give */
+    assert_int_equal(c.n_chunks, 3);
+    ma_audit_chunks_free(&c);
+    /* b.bin only in the merge run: no chunk digests anywhere */
+    assert_int_equal(ma_audit_manifest_chunks_find(a, &c, "b.bin", dig[1].digest, &e), MA_EMISSING);
+    ma_audit_close(a);
+}
+
 #define HEX "ca978112ca1bbdcafac231b39a23dc4da786eff8147c4e72b9807785afee48bb"
 
 /* Issue 9 #7: the forms sha256sum -c reads (coreutils 9.1), names kept as written and paths in
@@ -545,6 +628,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_stale_temps_of_dead_processes_are_removed, setup, teardown),
         cmocka_unit_test(test_shard_header_and_names),
         cmocka_unit_test(test_merge_unions_sorted_and_refuses),
+        cmocka_unit_test_setup_teardown(test_record_merged_manifest, setup, teardown),
         cmocka_unit_test_setup_teardown(test_listing_leaves_out_shard_manifests, setup, teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
