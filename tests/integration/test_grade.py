@@ -6,11 +6,10 @@ with one clear line, exit 3, and every move graded before is kept in the audit s
 marked "unusable". Built-in alpha-beta players, reproducibility by seed, games against the perfect
 player, the HTML report and the usage errors are checked on real files."""
 import json
-import signal
+import os
 import sqlite3
 import subprocess
 import sys
-import time
 
 import pytest
 
@@ -190,20 +189,27 @@ def test_engine_breaking_the_protocol(millaudit, std3, engine, tmp_path, behavio
     assert "positions: 5 of 30 graded" in proc.stdout
 
 
-def test_interrupted_run_keeps_what_was_graded(millaudit, std3, tmp_path):
+def test_interrupted_run_keeps_what_was_graded(millaudit_planted, std3, tmp_path):
+    """The test build stops the run after K graded moves as if SIGINT came
+    (MILLAUDIT_TEST_STOP_AFTER_MOVES, cli/test_hook.h): the stop is at a known point, not a race
+    between a signal and the run's speed, so exactly K moves are kept."""
+    k = 7
     audit = tmp_path / "a.sqlite"
-    p = subprocess.Popen([str(millaudit.path), "grade", str(std3), "--player", "ab:mobility:4",
-                          "--positions", "1000000", "--audit", str(audit), "--quiet"],
-                         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-    time.sleep(2.0)
-    p.send_signal(signal.SIGINT)
-    out, err = p.communicate(timeout=60)
-    assert p.returncode == 130, err
-    assert "interrupted" in err and err.count("\n") == 1
+    proc = subprocess.run([str(millaudit_planted.path), "grade", str(std3), "--player", "ab:mobility:2",
+                           "--positions", "30", "--audit", str(audit), "--quiet"],
+                          capture_output=True, text=True, timeout=600,
+                          env=dict(os.environ, MILLAUDIT_TEST_STOP_AFTER_MOVES=str(k)))
+    err = proc.stderr
+    assert proc.returncode == 130, err
+    assert "interrupted" in err and err.count("\n") == 1, err
+    assert f"interrupted after {k} graded moves" in err
+    assert f"the {k} moves graded before are kept and recorded" in err
     db = sqlite3.connect(audit)
-    assert db.execute("SELECT status FROM runs").fetchone() == ("interrupted",)
-    graded = db.execute("SELECT graded FROM grade_runs").fetchone()[0]
-    assert db.execute("SELECT count(*) FROM grade_moves").fetchone() == (graded,)
+    assert db.execute("SELECT status, ended_at IS NOT NULL FROM runs").fetchone() == ("interrupted", 1)
+    assert db.execute("SELECT graded FROM grade_runs").fetchone() == (k,)
+    assert db.execute("SELECT count(*) FROM grade_moves").fetchone() == (k,)
+    # the report of the moves graded so far is printed too
+    assert f"positions: {k} of 30 graded" in proc.stdout
 
 
 def test_malom_database(millaudit, malom_fixtures):
