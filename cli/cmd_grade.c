@@ -25,6 +25,7 @@
 #include "cli/cli_util.h"
 #include "cli/commands.h"
 #include "cli/signals.h"
+#include "cli/test_hook.h"
 #include "common/ma_error.h"
 #include "common/output.h"
 #include "common/options.h"
@@ -455,6 +456,8 @@ int ma_cmd_grade(int argc, char **argv)
         .max_plies = max_plies,
         .progress = &progress,
         .cancel = stop_signal,
+        /* the test build's stop (cli/test_hook.h); a weak reference, NULL in millaudit */
+        .stop_after_moves = ma_cli_test_stop_after_moves ? ma_cli_test_stop_after_moves() : 0,
         .on_move = on_move,
         .ctx = rec,
     };

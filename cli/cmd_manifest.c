@@ -31,6 +31,7 @@
 #include "cli/cli_util.h"
 #include "cli/commands.h"
 #include "cli/signals.h"
+#include "cli/test_hook.h"
 #include "common/fileio.h"
 #include "common/output.h"
 #include "common/ma_error.h"
@@ -168,6 +169,8 @@ static void free_excludes(char *ex[N_EXCLUDES])
 
 /* Progress of hashing on stderr, in MiB: silent for the first second, then one line a second. */
 struct byte_progress {
+    ma_cli_test_hook hook;               /* the test build's rendezvous (cli/test_hook.h) */
+    const volatile sig_atomic_t *stop;   /* ends that rendezvous when a signal arrived */
     int quiet;
     const char *label;
     uint64_t total;
@@ -178,6 +181,8 @@ struct byte_progress {
 static void on_bytes(void *ctx, uint64_t done)
 {
     struct byte_progress *bp = ctx;
+    if (bp->hook.step[0])
+        ma_cli_test_hook_step(&bp->hook, "hashing", bp->stop);
     double now = ma_now();
     if (bp->quiet || now - bp->start < 1.0 || now - bp->last < 1.0)
         return;
@@ -192,6 +197,9 @@ static void start_progress(struct byte_progress *bp, ma_sha256_options *sha, int
                            char *const *paths, size_t n)
 {
     memset(bp, 0, sizeof *bp);
+    /* a weak reference, NULL in millaudit: the hook's step stays empty */
+    if (ma_cli_test_hook_env)
+        ma_cli_test_hook_env(&bp->hook);
     bp->quiet = quiet;
     bp->label = label;
     for (size_t i = 0; i < n; i++) {
@@ -432,6 +440,7 @@ static int cmd_create(int argc, char **argv, const ma_cli_invocation *typed)
     sha.cancel = stop;
     struct byte_progress bp;
     start_progress(&bp, &sha, quiet, "manifest create", full, n);
+    bp.stop = stop;
     rc = ma_sha256_files(dig, NULL, NULL, (const char *const *)full, n, &sha, &err);
     if (*stop) {
         /* SIGINT/SIGTERM: no manifest is written, the run is recorded as interrupted */

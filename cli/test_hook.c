@@ -1,4 +1,4 @@
-/* The test build's rendezvous for verify (cli/test_hook.h). */
+/* The test build's rendezvous and stops (cli/test_hook.h). */
 #include "cli/test_hook.h"
 
 #include <stdio.h>
@@ -7,12 +7,9 @@
 #include <time.h>
 #include <unistd.h>
 
-static void rendezvous(void *ctx, const char *step, const char *sector)
+void ma_cli_test_hook_step(ma_cli_test_hook *h, const char *here, const volatile sig_atomic_t *until)
 {
-    ma_cli_test_hook *h = ctx;
-    char here[128];
-    snprintf(here, sizeof here, "%s%s%s", step, sector ? ":" : "", sector ? sector : "");
-    if (h->fired || strcmp(h->step, here))
+    if (h->fired || !h->step[0] || strcmp(h->step, here))
         return;
     h->fired = 1;
     char paused[4200], resume[4200];
@@ -21,24 +18,45 @@ static void rendezvous(void *ctx, const char *step, const char *sector)
     FILE *f = fopen(paused, "w");
     if (f)
         fclose(f);
-    /* the test changes files, then creates resume; poll, a test build needs nothing finer */
+    /* the test changes files or sends a signal, then creates resume (or the signal's flag is
+     * enough); poll, a test build needs nothing finer */
     struct timespec pause = {0, 10 * 1000 * 1000};
-    while (access(resume, F_OK) != 0)
+    while (access(resume, F_OK) != 0 && !(until && *until))
         nanosleep(&pause, NULL);
     unlink(resume);
 }
 
-void ma_cli_test_hook_install(ma_cli_test_hook *h, ma_vrun_options *o)
+static void rendezvous(void *ctx, const char *step, const char *sector)
+{
+    char here[128];
+    snprintf(here, sizeof here, "%s%s%s", step, sector ? ":" : "", sector ? sector : "");
+    ma_cli_test_hook_step(ctx, here, NULL);
+}
+
+void ma_cli_test_hook_env(ma_cli_test_hook *h)
 {
     memset(h, 0, sizeof *h);
-    const char *stop_after = getenv("MILLAUDIT_TEST_STOP_AFTER_SECTORS");
-    if (stop_after && *stop_after)
-        o->stop_after_sectors = (size_t)strtoull(stop_after, NULL, 10);
     const char *step = getenv("MILLAUDIT_TEST_STEP"), *dir = getenv("MILLAUDIT_TEST_STEP_DIR");
     if (!step || !dir || !*step || !*dir)
         return;
     snprintf(h->step, sizeof h->step, "%s", step);
     snprintf(h->dir, sizeof h->dir, "%s", dir);
+}
+
+void ma_cli_test_hook_install(ma_cli_test_hook *h, ma_vrun_options *o)
+{
+    ma_cli_test_hook_env(h);
+    const char *stop_after = getenv("MILLAUDIT_TEST_STOP_AFTER_SECTORS");
+    if (stop_after && *stop_after)
+        o->stop_after_sectors = (size_t)strtoull(stop_after, NULL, 10);
+    if (!h->step[0])
+        return;
     o->on_step = rendezvous;
     o->step_ctx = h;
+}
+
+uint64_t ma_cli_test_stop_after_moves(void)
+{
+    const char *stop_after = getenv("MILLAUDIT_TEST_STOP_AFTER_MOVES");
+    return stop_after && *stop_after ? (uint64_t)strtoull(stop_after, NULL, 10) : 0;
 }

@@ -94,7 +94,8 @@ static int turn_values(grader *G, const ma_vrules *r, int n)
 
 static int check_cancel(grader *G)
 {
-    if (G->opt->cancel && *G->opt->cancel)
+    if ((G->opt->cancel && *G->opt->cancel) ||
+        (G->opt->stop_after_moves && G->res->graded >= G->opt->stop_after_moves))
         return ma_error_set(G->err, MA_ECANCELED, "grade: interrupted after %llu graded moves",
                             (unsigned long long)G->res->graded);
     return MA_OK;

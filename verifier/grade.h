@@ -74,6 +74,10 @@ typedef struct ma_grade_options {
     int max_plies;             /* games: ply cap; 0: 300 */
     ma_progress *progress;     /* graded positions or played games; NULL for none */
     const volatile sig_atomic_t *cancel; /* non-zero: stop with MA_ECANCELED */
+    /* Stop with MA_ECANCELED, as if *cancel had become non-zero, once this many moves are graded
+     * (0: never). Only the test build of the CLI sets it (MILLAUDIT_TEST_STOP_AFTER_MOVES,
+     * cli/test_hook.h), so a test interrupts at a known point instead of racing a signal. */
+    uint64_t stop_after_moves;
     /* Called with every graded move, in order, as soon as it is graded; a non-zero return stops
      * the run with that code. NULL for none. */
     int (*on_move)(void *ctx, const ma_grade_move *m, ma_error *err);

@@ -6,11 +6,11 @@ with one clear line, exit 3, and every move graded before is kept in the audit s
 marked "unusable". Built-in alpha-beta players, reproducibility by seed, games against the perfect
 player, the HTML report and the usage errors are checked on real files."""
 import json
+import os
 import signal
 import sqlite3
 import subprocess
 import sys
-import time
 
 import pytest
 
@@ -18,8 +18,23 @@ from conftest import validate_json
 
 
 ENGINE = r'''
-import random, sys, time
+import os, random, signal, sys, time
 random.seed(5)
+
+
+def grader_pid():
+    """The millaudit process that runs this engine (through sh -c): the nearest ancestor of that name."""
+    pid = os.getppid()
+    while pid > 1:
+        with open(f"/proc/{pid}/stat") as f:
+            stat = f.read()
+        name, ppid = stat[stat.index("(") + 1:stat.rindex(")")], int(stat[stat.rindex(")") + 2:].split()[1])
+        if name.startswith("millaudit"):
+            return pid
+        pid = ppid
+    raise SystemExit("no millaudit ancestor")
+
+
 behaviour, after = sys.argv[1], int(sys.argv[2])
 moves, asked = [], 0
 for line in sys.stdin:
@@ -35,7 +50,10 @@ for line in sys.stdin:
         moves = w[1:]
     elif w[0] == "go":
         asked += 1
-        if asked > after:
+        if behaviour in ("sigint", "sigterm") and asked == after:
+            # the signal reaches millaudit before this answer does: a known point, not a race
+            os.kill(grader_pid(), signal.SIGINT if behaviour == "sigint" else signal.SIGTERM)
+        elif asked > after:
             if behaviour == "illegal":
                 print("move z9", flush=True)
             elif behaviour == "garbage":
@@ -190,20 +208,45 @@ def test_engine_breaking_the_protocol(millaudit, std3, engine, tmp_path, behavio
     assert "positions: 5 of 30 graded" in proc.stdout
 
 
-def test_interrupted_run_keeps_what_was_graded(millaudit, std3, tmp_path):
+def test_interrupted_run_keeps_what_was_graded(millaudit_planted, std3, tmp_path):
+    """The test build stops the run after K graded moves as if SIGINT came
+    (MILLAUDIT_TEST_STOP_AFTER_MOVES, cli/test_hook.h): the stop is at a known point, not a race
+    between a signal and the run's speed, so exactly K moves are kept."""
+    k = 7
     audit = tmp_path / "a.sqlite"
-    p = subprocess.Popen([str(millaudit.path), "grade", str(std3), "--player", "ab:mobility:4",
-                          "--positions", "1000000", "--audit", str(audit), "--quiet"],
-                         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-    time.sleep(2.0)
-    p.send_signal(signal.SIGINT)
-    out, err = p.communicate(timeout=60)
-    assert p.returncode == 130, err
-    assert "interrupted" in err and err.count("\n") == 1
+    proc = subprocess.run([str(millaudit_planted.path), "grade", str(std3), "--player", "ab:mobility:2",
+                           "--positions", "30", "--audit", str(audit), "--quiet"],
+                          capture_output=True, text=True, timeout=600,
+                          env=dict(os.environ, MILLAUDIT_TEST_STOP_AFTER_MOVES=str(k)))
+    err = proc.stderr
+    assert proc.returncode == 130, err
+    assert "interrupted" in err and err.count("\n") == 1, err
+    assert f"interrupted after {k} graded moves" in err
+    assert f"the {k} moves graded before are kept and recorded" in err
     db = sqlite3.connect(audit)
-    assert db.execute("SELECT status FROM runs").fetchone() == ("interrupted",)
-    graded = db.execute("SELECT graded FROM grade_runs").fetchone()[0]
-    assert db.execute("SELECT count(*) FROM grade_moves").fetchone() == (graded,)
+    assert db.execute("SELECT status, ended_at IS NOT NULL FROM runs").fetchone() == ("interrupted", 1)
+    assert db.execute("SELECT graded FROM grade_runs").fetchone() == (k,)
+    assert db.execute("SELECT count(*) FROM grade_moves").fetchone() == (k,)
+    # the report of the moves graded so far is printed too
+    assert f"positions: {k} of 30 graded" in proc.stdout
+
+
+@pytest.mark.parametrize("sig", [signal.SIGINT, signal.SIGTERM], ids=["sigint", "sigterm"])
+def test_signal_stops_the_run_after_the_move_in_hand(millaudit, std3, engine, tmp_path, sig):
+    """A real SIGINT/SIGTERM through the command's handler: the engine sends it to millaudit while
+    asked for its k-th move and answers afterwards, so the signal is in before that answer; the move
+    in hand is graded and kept, no further one is asked for: exactly k moves, exit 128 + signal."""
+    k = 6
+    audit = tmp_path / "a.sqlite"
+    proc = millaudit.run("grade", std3, "--player", engine(sig.name.lower(), k), "--positions", 30,
+                         "--audit", audit, "--quiet", check=128 + sig)
+    assert proc.stderr.count("\n") == 1, proc.stderr
+    assert f"interrupted after {k} graded moves" in proc.stderr
+    assert f"the {k} moves graded before are kept and recorded" in proc.stderr
+    db = sqlite3.connect(audit)
+    assert db.execute("SELECT status, ended_at IS NOT NULL FROM runs").fetchone() == ("interrupted", 1)
+    assert db.execute("SELECT graded FROM grade_runs").fetchone() == (k,)
+    assert db.execute("SELECT count(*) FROM grade_moves").fetchone() == (k,)
 
 
 def test_malom_database(millaudit, malom_fixtures):

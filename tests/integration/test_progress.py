@@ -108,12 +108,18 @@ def test_pipe_gets_plain_lines_and_no_carriage_return(millaudit, tmp_path):
     assert lines[-1].endswith("(done)")
 
 
-def test_pipe_default_interval_keeps_a_short_run_silent(millaudit, game):
-    """Without the test override a plain line comes only every 10 s: a 1-second run prints none."""
-    proc = subprocess.run([str(millaudit.path), "verify", str(game)], capture_output=True, env=clean_env(),
-                          timeout=300)
+def test_pipe_interval_keeps_a_run_shorter_than_it_silent(millaudit, game):
+    """A plain line comes only once per interval (10 s by default, tests/unit/test_progress.c): a run
+    shorter than the interval prints none. The interval is set to a day, so the run is shorter than
+    it at any speed; the same run with interval 0 prints lines, so the silence is the interval's."""
+    proc = subprocess.run([str(millaudit.path), "verify", str(game)], capture_output=True,
+                          env={**clean_env(), "MILLAUDIT_PROGRESS_INTERVAL": "86400"}, timeout=300)
     assert proc.returncode == 0
     assert b"\r" not in proc.stderr and b"entries/s" not in proc.stderr
+    proc = subprocess.run([str(millaudit.path), "verify", str(game)], capture_output=True,
+                          env={**clean_env(), **FAST}, timeout=300)
+    assert proc.returncode == 0
+    assert b"\r" not in proc.stderr and b"entries/s" in proc.stderr
 
 
 @pytest.mark.parametrize("where", ["pty", "pipe"])

@@ -8,11 +8,14 @@ import hashlib
 import itertools
 import os
 import random
+import shutil
 import signal
 import struct
 import subprocess
 import sys
+import tempfile
 import time
+from pathlib import Path
 
 import pytest
 
@@ -226,15 +229,25 @@ def test_output_directory_unusable(millaudit, tmp_path):
     afile.write_text("x")
     millaudit.run("solve", "--variant", "std", "--stones", 3, "--out", afile, check=4)
     assert [p.name for p in tmp_path.iterdir()] == ["file"]
-    if os.geteuid() != 0:  # root writes anywhere; the two cases above still cover exit 4
-        ro = tmp_path / "ro"
+    # a directory the user may not write: root writes anywhere, so as root (CI) the command runs as
+    # nobody (setpriv), from a copy of the binary in a directory nobody can reach
+    base = Path(tempfile.mkdtemp(prefix="millaudit-ro-"))
+    try:
+        base.chmod(0o755)
+        binary = base / "millaudit"
+        shutil.copy2(millaudit.path, binary)
+        ro = base / "ro"
         ro.mkdir()
         ro.chmod(0o555)
-        try:
-            millaudit.run("solve", "--variant", "std", "--stones", 3, "--out", ro, check=4)
-            assert list(ro.iterdir()) == []
-        finally:
-            ro.chmod(0o755)
+        argv = [str(binary), "solve", "--variant", "std", "--stones", "3", "--out", str(ro)]
+        if os.geteuid() == 0:
+            argv = ["setpriv", "--reuid=nobody", "--regid=nogroup", "--clear-groups", *argv]
+        proc = subprocess.run(argv, capture_output=True, text=True, timeout=300)
+        assert proc.returncode == 4, proc.stderr
+        assert proc.stderr.strip() == f"millaudit solve: {ro}: output directory not writable: Permission denied"
+        assert list(ro.iterdir()) == []
+    finally:
+        shutil.rmtree(base)
 
 
 def test_truncated_final_file_is_refused_and_untouched(millaudit, millaudit_asan, tmp_path):
@@ -296,6 +309,9 @@ def test_production_binary_carries_no_bug_names(millaudit, millaudit_planted):
     planted = millaudit_planted.path.read_bytes()
     assert b"--plant-bug" not in prod and b"plant-bug" in planted
     assert b"millaudit-solver+bug:" in planted
+    # the test build's rendezvous and stops (cli/test_hook.h) are absent from the shipped binary
+    for hook in (b"MILLAUDIT_TEST_STEP_DIR", b"MILLAUDIT_TEST_STOP_AFTER_MOVES"):
+        assert hook not in prod and hook in planted, hook
 
 
 # removal-from-mill and double-removal change nothing in games this small (checked: the whole

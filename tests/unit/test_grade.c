@@ -465,6 +465,14 @@ static void test_grade_run_on_the_malom_fixture(void **state)
     o.seed = 43;
     assert_int_equal(ma_grade_run(db, p, &o, r2, &err), MA_OK);
     assert_true(other.hash != first);
+    /* the test build's stop: exactly K moves graded and reported, then MA_ECANCELED as on a signal */
+    other.n = 0;
+    o.stop_after_moves = 7;
+    assert_int_equal(ma_grade_run(db, p, &o, r2, &err), MA_ECANCELED);
+    assert_int_equal(r2->graded, 7);
+    assert_int_equal(other.n, 7);
+    assert_non_null(strstr(err.msg, "interrupted after 7 graded moves"));
+    o.stop_after_moves = 0;
     /* a chosen sector must be gradable: 3_4_0_0's successors are all there, 5_5 is absent */
     ma_sector only = sec(3, 4, 0, 0);
     o.sectors = &only;
