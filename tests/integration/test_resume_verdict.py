@@ -74,7 +74,9 @@ def test_an_interrupted_run_says_k_of_n_forever(millaudit, millaudit_planted, ga
     (k,), = sql(store, "SELECT count(*) FROM sector_results WHERE run_id = 1")
     assert STOP <= k < SECTORS
     # verify's own output: the unreached sectors are "not checked", none of them "ok"
-    lines = [l for l in proc.stdout.splitlines() if l.startswith("std_")]
+    # the table at the end (the per-sector lines printed as sectors commit come before it)
+    table = proc.stdout.split("\nsectors, children first:\n", 1)[1]
+    lines = [l for l in table.splitlines() if l.startswith("std_")]
     assert len(lines) == SECTORS
     unreached = [l for l in lines if l.endswith("not checked")]
     assert len(unreached) == SECTORS - k
@@ -82,7 +84,7 @@ def test_an_interrupted_run_says_k_of_n_forever(millaudit, millaudit_planted, ga
     recorded = {s for (s,) in sql(store, "SELECT sector FROM sector_results WHERE run_id = 1")}
     assert {l.split()[0] for l in unreached} == {l.split()[0] for l in lines} - recorded
     assert f"verdict: interrupted: {k} of {SECTORS} sectors checked" in proc.stdout
-    assert f"of {whole['entries']} entries verified" in proc.stdout and "NOT verified" in proc.stdout
+    assert f"of {whole['entries']:,} entries verified" in proc.stdout and "NOT verified" in proc.stdout
 
     # the same in JSON: the plan's entries, the unreached sectors not checked
     doc = json.loads(stopped(millaudit_planted, game4, tmp_path / "b.sqlite", "--json").stdout)
@@ -155,7 +157,10 @@ def test_resume_takes_the_selection_of_the_run_it_continues(millaudit, millaudit
     store = tmp_path / "a.sqlite"
     stopped(millaudit_planted, game4, store, "--quiet")
     proc = millaudit.run("verify", game4, "--audit", store, "--resume", "--sector", "3_3_0_0", check=2)
-    assert proc.stderr.count("\n") == 1 and "repeat the run's selection" in proc.stderr
+    # a usage error as every command says one (common/options.h): the reason, then the hint
+    lines = proc.stderr.splitlines()
+    assert len(lines) == 2 and "repeat the run's selection" in lines[0], proc.stderr
+    assert lines[1] == "try 'millaudit verify --help'"
     # nothing was recorded and run 1 is still resumable
     assert sql(store, "SELECT id, status, continued_by FROM runs") == [(1, "interrupted", None)]
     millaudit.run("verify", game4, "--audit", store, "--resume", "--quiet", check=0)
