@@ -22,7 +22,7 @@ extern const char ma_audit_inventory_migration_v9[];
 typedef struct ma_inventory_file {
     char name[256];      /* inside the database directory */
     uint64_t size;
-    char digest[72];     /* "body:<hex>", "sha256:<hex>", or "unusable" */
+    char digest[72];     /* "sha256:<hex>" of the bytes, "sha256:!" (unreadable) or "unusable" */
     char sector[40];     /* "std_3_3_0_0"; "" for a file that is no usable sector file */
 } ma_inventory_file;
 

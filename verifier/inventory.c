@@ -95,24 +95,6 @@ void ma_inventory_seal(ma_inventory *inv)
         inv->inventory_digest[0] = inv->plan_digest[0] = 0; /* never equal to a digest: refused later */
 }
 
-int ma_inventory_header_digest(const uint8_t *h, size_t n, char out[72])
-{
-    ma_open_header hd;
-    if (n < MA_OPEN_HEADER_SIZE || ma_open_header_identify(h, &hd) != MA_OK)
-        return 0;
-    /* docs/format.md 5.1: bytes 80..111 are the body's SHA-256, all zero when none is recorded
-     * (ma_open_header_identify leaves the field to ma_open_file_map) */
-    int any = 0;
-    for (int i = 80; i < 112; i++)
-        any |= h[i];
-    if (!any)
-        return 0;
-    char hex[MA_SHA256_HEX_LEN + 1];
-    ma_sha256_hex(hex, h + 80);
-    snprintf(out, 72, "body:%s", hex);
-    return 1;
-}
-
 int ma_inventory_diff(const ma_inventory *x, const char *a, const ma_inventory *y, const char *b, char *out,
                       size_t len)
 {

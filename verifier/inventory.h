@@ -3,9 +3,11 @@
  * cover every sector of a database (docs/runs.md "The coverage proof", docs/distributed.md).
  *
  * The inventory is every file of the database a run saw when it planned: each sector file (its
- * name, size and a digest: "body:<hex>", the SHA-256 of the body that an open-format header
- * records, or else "sha256:<hex>", the SHA-256 of the whole file), each file discovery could not
- * use ("unusable"), and the .secval files a .sec2 database is read with. The plan is the set of
+ * name, size and "sha256:<hex>", the SHA-256 of the whole file as it was read when the run
+ * hashed), each file discovery could not use ("unusable"), and the .secval files a .sec2 database
+ * is read with. The digest is always of the bytes, never the body digest an open-format header
+ * claims: a file rewritten with a stale header (a solver that crashed mid-write, a bit flip) keeps
+ * its claim, and shards planned before and after such a change must not read as one database. The plan is the set of
  * sectors the run partitioned (the whole database, or the --sector picks) with each sector's
  * entry count as the partition counts it and the shard it falls in (0 without sharding).
  *
@@ -28,13 +30,8 @@
  * the shard count and whether the plan is whole, then every planned sector). */
 void ma_inventory_seal(ma_inventory *inv);
 
-/* The digest of an open-format file as the inventory takes it from its 128-byte header: writes
- * "body:<hex>" into out and returns 1 when h is one of our headers and records a body digest;
- * 0 otherwise (the caller hashes the whole file). */
-int ma_inventory_header_digest(const uint8_t *h, size_t n, char out[72]);
-
 /* The first difference between two inventories, as one phrase naming the file ("std_0_1_4_3.mdb
- * is in A's inventory (size 6144, body:ab12...) but not in B's"), written into out with the labels
+ * is in A's inventory (size 6144, sha256:ab12...) but not in B's"), written into out with the labels
  * a and b; returns 0 when they are equal (same files, sizes, digests and sectors). */
 int ma_inventory_diff(const ma_inventory *x, const char *a, const ma_inventory *y, const char *b, char *out,
                       size_t len);

@@ -497,10 +497,11 @@ static const char *base_name(const char *path)
 }
 
 /* The inventory's files (docs/runs.md "The coverage proof"): every sector file with its size and
- * the body digest its header records, every file discovery could not use. A sector file whose
- * header records no body digest (every Malom file) needs the SHA-256 of the whole file: its index
- * in r->inv.files goes into need_sha (the caller hashes it in the same batch as the files the run
- * reads, so no file is hashed twice). */
+ * the SHA-256 of its bytes, every file discovery could not use. Every sector file's index in
+ * r->inv.files goes into need_sha: the caller hashes them in the same batch as the files the run
+ * reads, so no file is hashed twice. Not the body digest an open header claims: a body rewritten
+ * under a stale header would keep the claim, and shards planned before and after the change would
+ * look planned from one database. */
 static int inventory_files(ma_vrun *r, size_t *need_sha, size_t *n_need, ma_error *err)
 {
     *n_need = 0;
@@ -512,20 +513,10 @@ static int inventory_files(ma_vrun *r, size_t *need_sha, size_t *n_need, ma_erro
         snprintf(f.name, sizeof f.name, "%.255s", s->file[0] ? s->file : base_name(s->path));
         snprintf(f.sector, sizeof f.sector, "%s", s->name);
         struct stat st;
-        uint8_t h[MA_OPEN_HEADER_SIZE];
-        int got = 0;
-        if (stat(s->path, &st) == 0) {
+        if (stat(s->path, &st) == 0)
             f.size = (uint64_t)st.st_size;
-            FILE *fp = fopen(s->path, "rb");
-            if (fp) {
-                got = fread(h, 1, sizeof h, fp) == sizeof h;
-                fclose(fp);
-            }
-        }
-        if (!(got && ma_inventory_header_digest(h, sizeof h, f.digest))) {
-            snprintf(f.digest, sizeof f.digest, "sha256:!"); /* replaced by the hash below */
-            need_sha[(*n_need)++] = r->inv.n_files;
-        }
+        snprintf(f.digest, sizeof f.digest, "sha256:!"); /* replaced by the hash below */
+        need_sha[(*n_need)++] = r->inv.n_files;
         rc = ma_inventory_add_file(&r->inv, &f, err);
     }
     for (size_t i = 0; rc == MA_OK && i < ma_database_unusable_count(r->db); i++) {

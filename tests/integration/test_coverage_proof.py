@@ -5,6 +5,8 @@ shard stores whose rows do not add up, and an empty shard is a verified shard of
 
 The databases are the reference producer's whole 4-stone game (clean, and with one fault planted in
 std_0_0_4_4 as the issue reproduces it) and the 3-stone game (7 sectors, for empty shards)."""
+import hashlib
+import json
 import shutil
 import sqlite3
 import subprocess
@@ -184,8 +186,32 @@ def test_the_merged_run_carries_the_inventory_it_was_proven_against(millaudit, c
     assert len(digests) == 1
     assert sql(out, "SELECT inventory_digest, plan_digest FROM runs") == list(digests)
     assert sql(out, "SELECT count(*), count(DISTINCT shard) FROM run_partition") == [(28, 2)]
-    # every sector file is in the inventory with its header's body digest
+    # every sector file is in the inventory with the SHA-256 of its bytes (sha256sum's digest)
     names = sorted(p.name for p in clean4.glob("*.mdb"))
     rows = sql(out, "SELECT path, digest FROM run_inventory ORDER BY path")
-    assert [p for p, _ in rows] == names and len(names) == 28
-    assert all(d.startswith("body:") and len(d) == 69 for _, d in rows)
+    assert len(names) == 28
+    assert rows == [(n, "sha256:" + hashlib.sha256((clean4 / n).read_bytes()).hexdigest()) for n in names]
+
+
+def test_a_body_rewritten_under_its_stale_header_between_shards_is_refused(millaudit, clean4, tmp_path):
+    """Found by the long model run (seed 5537): the inventory took an open file's digest from the body
+    digest its header claims, so a fault written under a stale header between two shards left both
+    inventories equal; the shard that had checked the sector saw the good bytes, the other shard did
+    not read it, and the merge said verified about a database holding a wrong value. The inventory
+    now records the SHA-256 of the bytes, and the shards read as planned from different databases."""
+    db = tmp_path / "db"
+    shutil.copytree(clean4, db)
+    plan = json.loads(millaudit.run("verify", db, "--plan", "2", "--json", check=0).stdout)
+    first = next(p["shard"] for p in plan["sector_plan"] if p["sector"] == "std_0_0_4_4")
+    stores = {i: tmp_path / f"s{i}.sqlite" for i in range(2)}
+    millaudit.run("verify", db, "--shard", f"{first}/2", "--audit", stores[first], "--quiet", check=0)
+    header = (db / "std_0_0_4_4.mdb").read_bytes()[:128]
+    subprocess.run(["python3", str(INJECT), str(db / "std_0_0_4_4.mdb"), "--entry", "0", "--outcome", "win"],
+                   check=True, capture_output=True, env={"MILLAUDIT_BIN": str(millaudit.path), "PATH": "/usr/bin:/bin"})
+    assert (db / "std_0_0_4_4.mdb").read_bytes()[:128] == header  # the header still claims the old body
+    other = 1 - first
+    millaudit.run("verify", db, "--shard", f"{other}/2", "--audit", stores[other], "--quiet", check=0)
+    assert millaudit.run("verify", db, "--quiet").returncode == 1  # what a single run says now
+    out = tmp_path / "m.sqlite"
+    refused(millaudit.run("runs", "merge", out, stores[0], stores[1]), "different inventories", "std_0_0_4_4.mdb")
+    assert not out.exists()

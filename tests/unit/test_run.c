@@ -555,7 +555,7 @@ static void test_a_recorded_run_records_its_inventory_and_plan(void **state)
         assert_int_equal(inv[i].shard_count, i ? 2 : 1);
         for (size_t k = 0; k < inv[i].n_files; k++) {
             assert_non_null(strstr(inv[i].files[k].name, inv[i].files[k].sector));
-            assert_int_equal(strncmp(inv[i].files[k].digest, "body:", 5), 0);
+            assert_int_equal(strncmp(inv[i].files[k].digest, "sha256:", 7), 0);
             assert_true(inv[i].files[k].size > 128);
         }
         if (ma_inventory_verify(&inv[i], stores[i], &err))
