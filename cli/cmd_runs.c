@@ -131,6 +131,17 @@ static int is_envelope(const char *text, size_t len)
     return yes;
 }
 
+/* The one step both imports end with: the checked run written into the store (opened only now, so
+ * a document refused earlier leaves it untouched). Returns the exit code. */
+static int import_into(ma_audit **a, const char *audit_path, const ma_run *r, const char *doc_path, int64_t *new_id,
+                       ma_error *err)
+{
+    int rc = ma_audit_open(a, audit_path, err);
+    if (rc == MA_OK)
+        rc = ma_run_import(*a, r, doc_path, new_id, err);
+    return rc == MA_OK ? MA_EXIT_OK : rc == MA_EIO ? MA_EXIT_IO : bad_input_code(rc);
+}
+
 static int cmd_import(const char *audit_path, const char *doc_path)
 {
     ma_error err;
@@ -152,11 +163,7 @@ static int cmd_import(const char *audit_path, const char *doc_path)
     }
     if (rc) {
         exit_code = bad_input_code(rc);
-    } else if ((rc = ma_audit_open(&a, audit_path, &err)) != MA_OK) {
-        exit_code = rc == MA_EIO ? MA_EXIT_IO : bad_input_code(rc);
-    } else if ((rc = ma_run_import(a, &r, doc_path, &new_id, &err)) != MA_OK) {
-        exit_code = rc == MA_EIO ? MA_EXIT_IO : bad_input_code(rc);
-    } else {
+    } else if ((exit_code = import_into(&a, audit_path, &r, doc_path, &new_id, &err)) == MA_EXIT_OK) {
         printf("imported run %lld of %s as run %lld into %s\n", (long long)r.id, doc_path, (long long)new_id,
                audit_path);
     }
@@ -198,11 +205,7 @@ static int cmd_import_attestation(const char *audit_path, const char *doc_path, 
         exit_code = MA_EXIT_MISMATCH;
     } else if ((rc = ma_attest_to_run(&k, &r, &err)) != MA_OK) {
         exit_code = bad_input_code(rc);
-    } else if ((rc = ma_audit_open(&a, audit_path, &err)) != MA_OK) {
-        exit_code = rc == MA_EIO ? MA_EXIT_IO : bad_input_code(rc);
-    } else if ((rc = ma_run_import(a, &r, doc_path, &new_id, &err)) != MA_OK) {
-        exit_code = rc == MA_EIO ? MA_EXIT_IO : bad_input_code(rc);
-    } else {
+    } else if ((exit_code = import_into(&a, audit_path, &r, doc_path, &new_id, &err)) == MA_EXIT_OK) {
         printf("imported attested run %lld of %s (signed by %s, key %s; verdict %s) as run %lld into %s\n",
                (long long)r.id, doc_path, k.st.identity ? k.st.identity : "(no identity given)", k.keyid,
                k.st.verdict, (long long)new_id, audit_path);
