@@ -16,8 +16,8 @@
 #include <unistd.h>
 
 #include "formats/provenance.h"
-#include "reports/audit_manifest.h"
-#include "reports/audit_run.h"
+#include "store/audit_manifest.h"
+#include "store/audit_run.h"
 
 /* ---- listing ---- */
 

@@ -8,7 +8,7 @@
  *
  * This module lists a directory, writes a manifest atomically, reads one back (refusing absolute
  * and climbing paths), and records digests into an audit store. Hashing is checksums/sha256.h; the
- * SQL is reports/audit_manifest.h; what a file states about itself (the provenance recorded beside
+ * SQL is store/audit_manifest.h; what a file states about itself (the provenance recorded beside
  * its digests) is formats/provenance.h, the readers' business: nothing here knows a format.
  */
 #ifndef MA_MANIFEST_H
@@ -20,7 +20,7 @@
 
 #include "checksums/sha256.h"
 #include "common/ma_error.h"
-#include "reports/audit.h"
+#include "store/audit.h"
 
 /* ---- listing ---- */
 

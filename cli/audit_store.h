@@ -17,7 +17,7 @@
 #include <stdint.h>
 
 #include "common/ma_error.h"
-#include "reports/audit.h"
+#include "store/audit.h"
 
 int ma_cli_audit_open_existing(ma_audit **a, const char *path, ma_error *err);
 

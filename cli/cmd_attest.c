@@ -3,7 +3,7 @@
  *                         [--allow-unverified]
  * millaudit attest verify FILE --pub PUB.pem [--db DIR] [--threads N] [--json]
  *
- * Options and output only; the work is verifier/attest.h (docs/attestations.md).
+ * Options and output only; the work is run/attest.h (docs/attestations.md).
  * Exit: create 0 written, 1 the run is not verified (without --allow-unverified), 3 store, run or
  * key unusable, 4 --out not writable; verify 0 signature good (and with --db every file matches),
  * 1 bad signature or a file changed, missing or not attested, 3 unusable envelope or key; 2 usage.
@@ -22,8 +22,8 @@
 #include "cli/commands.h"
 #include "common/ma_error.h"
 #include "ma_version.h"
-#include "reports/render.h"
-#include "verifier/attest.h"
+#include "render/render.h"
+#include "run/attest.h"
 
 #define MAX_ENVELOPE ((size_t)MA_DSSE_MAX_ENVELOPE)
 

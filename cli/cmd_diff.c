@@ -1,6 +1,6 @@
 /*
  * millaudit diff A B: options and rendering. Pairing, comparison and recording are
- * verifier/diff.h; both databases are read through formats/source.h.
+ * run/diff.h; both databases are read through formats/source.h.
  */
 #include <getopt.h>
 #include <inttypes.h>
@@ -18,9 +18,9 @@
 #include "common/options.h"
 #include "common/progress.h"
 #include "ma_version.h"
-#include "reports/audit.h"
-#include "verifier/diff.h"
-#include "verifier/diff_junit.h"
+#include "store/audit.h"
+#include "run/diff.h"
+#include "render/diff_junit.h"
 
 #define MAX_SECTOR_ARGS 256
 #define DIFF_SCHEMA_VERSION 1
@@ -260,7 +260,7 @@ static void print_json(const char *path_a, const char *path_b, const ma_database
 
 /* ---- the command ---- */
 
-/* The JUnit report (verifier/diff_junit.h); pairs still pending were not compared. */
+/* The JUnit report (render/diff_junit.h); pairs still pending were not compared. */
 static int write_junit(const char *path, const char *a, const char *b, const ma_diff_sector *ss,
                        size_t n, const char *stopped_by, ma_error *err)
 {

@@ -1,7 +1,7 @@
 /*
  * millaudit dump FILE [--with-entry]: one docs/format.md §6 line per canonical entry, in entry
  * order, after '#' comment lines. FILE is read as a database of one sector (formats/source.h), so
- * open and Malom files dump alike; the walk is verifier/dump.h. Entries without a value print as
+ * open and Malom files dump alike; the walk is run/dump.h. Entries without a value print as
  * "bad <raw>" and are reported on stderr; bytes at a non-canonical entry have no line of their
  * own, so they are reported on stderr only.
  */
@@ -14,7 +14,7 @@
 #include "common/fileio.h"
 #include "common/ma_error.h"
 #include "common/options.h"
-#include "verifier/dump.h"
+#include "run/dump.h"
 
 #define MAX_REPORTED 20
 

@@ -3,7 +3,7 @@
  *                     [--variant V] [--stones K] [--max-plies N] [--engine-timeout SEC]
  *                     [--audit A] [--html FILE] [--json] [--quiet]
  *
- * Grades a player's moves against the database DIR (verifier/grade.h, docs/grading.md).
+ * Grades a player's moves against the database DIR (audit/grade.h, docs/grading.md).
  * Exit: 0 graded; 2 usage; 3 input unusable (database, or the player: an engine that breaks the
  * protocol; the moves graded before are kept and recorded, the run is marked "unusable");
  * 4 audit store or HTML file not writable; 5 internal; 130 / 143 interrupted (moves graded so far
@@ -32,11 +32,11 @@
 #include "common/progress.h"
 #include "formats/source.h"
 #include "ma_version.h"
-#include "reports/audit.h"
-#include "reports/audit_game.h"
-#include "reports/grade_report.h"
-#include "verifier/grade.h"
-#include "verifier/player.h"
+#include "store/audit.h"
+#include "store/audit_game.h"
+#include "render/grade_report.h"
+#include "audit/grade.h"
+#include "audit/player.h"
 
 #define BATCH 256
 

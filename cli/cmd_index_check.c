@@ -1,6 +1,6 @@
 /*
  * millaudit index-check --variant V --sector S [FILE]: options and output of the proof of the
- * checker's sym16-colex index on one sector (verifier/index_proof.h), and optionally of a file's
+ * checker's sym16-colex index on one sector (check/index_proof.h), and optionally of a file's
  * header and value words against it.
  */
 #include <getopt.h>
@@ -18,7 +18,7 @@
 #include "formats/open_file.h"
 #include "indexer/open_index.h"
 #include "indexer/position.h"
-#include "verifier/index_proof.h"
+#include "check/index_proof.h"
 
 #define MAX_SHOWN 10
 

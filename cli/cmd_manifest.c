@@ -39,9 +39,9 @@
 #include "common/progress.h"
 #include "formats/provenance.h"
 #include "ma_version.h"
-#include "reports/audit.h"
-#include "reports/audit_manifest.h"
-#include "verifier/shard.h"
+#include "store/audit.h"
+#include "store/audit_manifest.h"
+#include "run/shard.h"
 
 #define MAX_PINNED_RANGES 8 /* byte ranges printed per FAILED file */
 
@@ -214,7 +214,7 @@ static void start_progress(struct byte_progress *bp, ma_sha256_options *sha, int
 
 /* ---- create ---- */
 
-/* --shard I/N: keeps in rel (n paths, compacted) the files of shard index (verifier/shard.h: the
+/* --shard I/N: keeps in rel (n paths, compacted) the files of shard index (run/shard.h: the
  * partition of verify DIR --shard I/N; files that are no sector's go to shard 0). */
 static int keep_shard(const char *dir, char **rel, size_t *n, unsigned index, unsigned count, ma_error *err)
 {

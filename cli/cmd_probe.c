@@ -2,7 +2,7 @@
  * millaudit probe DIR POSITION [--variant V] [--json]   /   probe DIR --stdin [--variant V]
  *
  * Options and rendering only: the position's sector, entry, stored value and the value of every
- * turn come from verifier/probe.h, which reads DIR through formats/source.h (open or Malom).
+ * turn come from run/probe.h, which reads DIR through formats/source.h (open or Malom).
  * POSITION = BOARD [wf=N] [bf=N], as one argument or several (docs/malom-verification.md).
  */
 #include <jansson.h>
@@ -14,8 +14,8 @@
 #include "cli/commands.h"
 #include "common/ma_error.h"
 #include "common/options.h"
-#include "verifier/dump.h"
-#include "verifier/probe.h"
+#include "run/dump.h"
+#include "run/probe.h"
 
 #define PROBE_SCHEMA_VERSION 1
 

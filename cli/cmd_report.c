@@ -22,9 +22,9 @@
 #include "common/ma_error.h"
 #include "common/output.h"
 #include "common/options.h"
-#include "reports/audit.h"
-#include "reports/render.h"
-#include "reports/report.h"
+#include "store/audit.h"
+#include "render/render.h"
+#include "store/report.h"
 
 static void usage(FILE *out)
 {

@@ -6,11 +6,11 @@
  * millaudit runs regressions --audit FILE [--run N] [--since RUN] [--root DIR] [--json] [--junit F]
  * millaudit runs merge OUT.sqlite SHARD.sqlite... [--allow-partial] [--allow-bounds]
  *
- * Moves one run between stores as a JSON document (reports/runs.h, docs/reproducibility.md) and
+ * Moves one run between stores as a JSON document (store/runs.h, docs/reproducibility.md) and
  * compares two runs sector by sector: same bytes (manifest digests), same derived values (derived
  * digests), present on both sides. Exit: export/import 0 done, 3 input unusable (store untouched),
  * 4 output not writable; compare 0 equal, 1 they differ, 3 unusable or not comparable; 2 usage.
- * list and regressions read the history of a store (reports/history.h, docs/nightly.md): list 0,
+ * list and regressions read the history of a store (store/history.h, docs/nightly.md): list 0,
  * regressions 0 nothing regressed (or no baseline), 1 regressed, 3 store or run unusable, 4 the
  * JUnit file not writable.
  */
@@ -31,13 +31,14 @@
 #include "common/ma_error.h"
 #include "common/output.h"
 #include "common/options.h"
-#include "reports/audit.h"
-#include "reports/history.h"
-#include "reports/junit.h"
-#include "reports/render.h"
-#include "reports/runs.h"
-#include "verifier/attest.h"
-#include "verifier/merge.h"
+#include "store/audit.h"
+#include "render/regressions_junit.h"
+#include "store/history.h"
+#include "render/junit.h"
+#include "render/render.h"
+#include "store/runs.h"
+#include "run/attest.h"
+#include "run/merge.h"
 
 #define MAX_DOCUMENT (1024L * 1024L * 1024L) /* a run export beyond 1 GiB is not one we wrote */
 

@@ -1,6 +1,6 @@
 /*
  * millaudit stats DIR [--json] [--sector S ...]: options and rendering of the statistics that
- * verifier/stats.h counts for any database formats/source.h reads (open and Malom alike).
+ * run/stats.h counts for any database formats/source.h reads (open and Malom alike).
  */
 #include <getopt.h>
 #include <inttypes.h>
@@ -16,7 +16,7 @@
 #include "common/ma_error.h"
 #include "common/options.h"
 #include "common/progress.h"
-#include "verifier/stats.h"
+#include "run/stats.h"
 
 #define MAX_PICKS 256
 #define STATS_SCHEMA_VERSION 1

@@ -1,5 +1,5 @@
 /*
- * millaudit verify DIR: options and rendering of the run engine (verifier/run.h), which does the
+ * millaudit verify DIR: options and rendering of the run engine (run/run.h), which does the
  * work for every format. Text for people, one JSON document (docs/json/verify.schema.json) for
  * programs. Exit codes: README; 130/143 when SIGINT/SIGTERM stopped the run.
  */
@@ -20,9 +20,9 @@
 #include "common/options.h"
 #include "common/progress.h"
 #include "ma_version.h"
-#include "verifier/run.h"
-#include "verifier/run_junit.h"
-#include "verifier/shard.h"
+#include "run/run.h"
+#include "render/run_junit.h"
+#include "run/shard.h"
 
 #define TEXT_ROWS 20 /* discrepancy rows printed per sector in text mode */
 #define VERIFY_SCHEMA_VERSION 1

@@ -32,7 +32,7 @@
 #include <signal.h>
 #include <stdint.h>
 
-#include "verifier/run.h"
+#include "run/run.h"
 
 typedef struct ma_cli_test_hook {
     char step[128];

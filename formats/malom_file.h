@@ -107,7 +107,7 @@ uint32_t ma_malom_file_overflow_count(const ma_malom_file *f);
 int ma_malom_file_stone_diff(const ma_malom_file *f);
 int ma_malom_file_entry_size(const ma_malom_file *f);
 /* The whole file as mapped (*size bytes; NULL for an empty file): what every entry is read from, so
- * a digest of these bytes is a digest of what a reader used (verifier/run.h, "snapshot"). */
+ * a digest of these bytes is a digest of what a reader used (run/run.h, "snapshot"). */
 const uint8_t *ma_malom_file_bytes(const ma_malom_file *f, size_t *size);
 
 /* Decodes entry `index` (< entry_count) into the common frame. Never fails after open. */

@@ -689,7 +689,7 @@ static int open_source(ma_database *db, const ma_db_sector *s, ma_source **out, 
             src->entries = src->of.header.entry_count;
         /* §5.1: a reader reports a body that is not what its producer wrote; the digest is of the
          * mapped bytes the reader then uses, so what was checked is what is read (an in-place
-         * rewrite after this point is verify's to catch, verifier/run.h) */
+         * rewrite after this point is verify's to catch, run/run.h) */
         if (rc == MA_OK && !db->no_digest_check && ma_open_file_body_digest_ok(&src->of) == 0) {
             char shown[1100];
             ma_escape_name(s->path, shown, sizeof shown);

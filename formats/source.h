@@ -30,7 +30,7 @@
  * refused like any other malformed file (MA_EFORMAT, "offset 80: body digest mismatch"), so no
  * reader uses entries that are not what their producer wrote; ma_database_options.no_digest_check
  * turns this off for someone inspecting a damaged file (and for verify, which reports a mismatch
- * as a finding of its own, verifier/run_sector.h). The database caches one handle per sector, and
+ * as a finding of its own, run/run_sector.h). The database caches one handle per sector, and
  * also the failure of one that could not be opened, so a file is validated and reported once
  * however many parents read it; ma_database_release unmaps a sector nobody needs any more.
  *
@@ -193,7 +193,7 @@ void ma_source_describe(const ma_source *src, const ma_stored *v, char *buf, siz
 
 /* The whole file as the source reads it (header and body; *size bytes): the mapping every entry
  * is read from. SHA-256 of these bytes is the digest of what was read, whatever happened to the
- * file on disk since it was opened (verifier/run.h: the bytes hashed are the bytes checked). */
+ * file on disk since it was opened (run/run.h: the bytes hashed are the bytes checked). */
 const uint8_t *ma_source_bytes(const ma_source *src, size_t *size);
 /* SHA-256 of ma_source_bytes, as lowercase hex. Reads the whole mapping: a file rewritten in place
  * since it was opened shows its new bytes here (a renamed-over file keeps its old inode mapped). */

@@ -26,11 +26,11 @@ sed -e 's/@MA_VERSION@/fuzz/; s/@MA_GIT_REVISION@/fuzz/; s/@PROJECT_VERSION@/fuz
 common="$root/common/ma_error.c $root/common/fileio.c"
 malom="$common $root/indexer/malom_index.c $root/formats/malom_file.c $root/formats/malom_secval.c"
 open="$common $root/indexer/open_index.c $root/indexer/position.c $root/formats/open_file.c $root/formats/value.c"
-store="$common $root/reports/audit.c $root/reports/audit_manifest.c $root/reports/runs.c"
+store="$common $root/store/audit.c $root/store/audit_manifest.c $root/store/runs.c"
 manifest="$store $root/checksums/manifest.c $root/checksums/sha256.c"
 # the statement parser lives beside the report loader it builds statements with
-attest="$store $root/reports/attest_statement.c $root/reports/report.c
-        $root/reports/json_text.c $root/reports/audit_run.c $root/reports/audit_game.c $root/reports/audit_merge.c
+attest="$store $root/render/attest_statement.c $root/render/report.c
+        $root/common/json_text.c $root/store/audit_run.c $root/store/audit_game.c $root/store/audit_merge.c
         $root/checksums/dsse.c $root/checksums/sha256.c"
 all="sec2 sec secval open manifest run_import attest"
 for name in $all; do

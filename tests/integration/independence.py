@@ -9,7 +9,8 @@ Sides. Every C source directory of the tree belongs to exactly one side, and a n
 belongs to none is itself a violation (so a new module cannot escape the scan):
   producer  solver/ and cli/cmd_solve.c (the `solve` command, the only cli file that may reach
             solver/);
-  checker   verifier/ indexer/ formats/ checksums/ reports/ fuzz/ and every other cli/ file (new
+  checker   formats/ indexer/ check/ run/ store/ render/ audit/ checksums/ fuzz/ and every other
+            cli/ file (new
             files, e.g. the run engine, are picked up by the directory they are in);
   common    common/: errors, exit codes, progress lines, file opening -- both sides link it, so it
             must hold nothing about rules, indexing or formats (FORBIDDEN_WORDS, FINGERPRINTS);
@@ -51,7 +52,8 @@ from dataclasses import dataclass
 
 PRODUCER_DIRS = ("solver",)
 PRODUCER_FILES = ("cli/cmd_solve.c",)
-CHECKER_DIRS = ("verifier", "indexer", "formats", "checksums", "reports", "cli", "fuzz")
+CHECKER_DIRS = ("check", "run", "audit", "store", "render", "indexer", "formats", "checksums", "cli",
+                "fuzz")
 COMMON_DIRS = ("common",)
 DISPATCH_FILES = ("cli/main.c", "cli/commands.h")
 # Not part of any linked program: tests use both sides on purpose; build trees are outputs.
@@ -533,8 +535,10 @@ def scan(root):
 
 REQUIRED_ARCHIVES = {
     "libma_solver.a": "producer", "libma_cli_producer.a": "producer",
-    "libma_verifier.a": "checker", "libma_formats.a": "checker", "libma_indexer.a": "checker",
-    "libma_checksums.a": "checker", "libma_reports.a": "checker", "libma_cli_checker.a": "checker",
+    "libma_check.a": "checker", "libma_run.a": "checker", "libma_audit.a": "checker",
+    "libma_store.a": "checker", "libma_render.a": "checker",
+    "libma_formats.a": "checker", "libma_indexer.a": "checker",
+    "libma_checksums.a": "checker", "libma_cli_checker.a": "checker",
     "libma_common.a": "common",
 }
 # Every archive the build may make; one not listed here belongs to no side and fails the check.

@@ -21,8 +21,8 @@ READERS = ("sec2", "sec", "secval", "open", "manifest", "run_import", "attest")
 LIBS = {
     "sec2": ["formats", "indexer", "common"], "sec": ["formats", "indexer", "common"],
     "secval": ["formats", "indexer", "common"], "open": ["formats", "indexer", "checksums", "common"],
-    "manifest": ["checksums", "reports", "formats", "indexer", "checksums", "common"], "run_import": ["reports", "common"],
-    "attest": ["reports", "checksums", "reports", "formats", "indexer", "common"],
+    "manifest": ["checksums", "store", "formats", "indexer", "checksums", "common"], "run_import": ["store", "common"],
+    "attest": ["store", "checksums", "store", "formats", "indexer", "common"],
 }
 SYSLIBS = ["-lsqlite3", "-ljansson", "-lcrypto", "-lpthread", "-lm"]
 CORPUS = ROOT / "fuzz" / "corpus"

@@ -42,10 +42,10 @@ def test_scan_sees_every_side_and_resolves_includes():
     assert by_side["producer"] >= 10 and by_side["checker"] >= 40 and by_side["common"] >= 4, by_side
     assert tree.files["cli/cmd_solve.c"] == "producer"
     assert tree.files["cli/main.c"] == tree.files["cli/commands.h"] == "dispatch"
-    assert tree.files["verifier/check.c"] == tree.files["cli/cmd_verify.c"] == "checker"
+    assert tree.files["check/check.c"] == tree.files["cli/cmd_verify.c"] == "checker"
     assert tree.files["solver/svrules.c"] == "producer"
-    targets = {t for t, _ in tree.includes("verifier/rules.c")}
-    assert "verifier/rules.h" in targets and "<system:string.h>" in targets
+    targets = {t for t, _ in tree.includes("check/rules.c")}
+    assert "check/rules.h" in targets and "<system:string.h>" in targets
     assert "common/version.h.in" in {t for t, _ in tree.includes("cli/main.c")}, \
         "ma_version.h (build/generated) is mapped back to its template"
     # the identifiers each side declares are found (rule 2 would otherwise check nothing)
@@ -94,8 +94,8 @@ def _verify_driver(root):
 
 
 def plant_relative_solver_include(root):
-    _insert_after_includes(root / "verifier" / "rules.c", '#include "../solver/svrules.h"')
-    return "include", "verifier/rules.c"
+    _insert_after_includes(root / "check" / "rules.c", '#include "../solver/svrules.h"')
+    return "include", "check/rules.c"
 
 
 def plant_angle_solver_include(root):
@@ -104,9 +104,9 @@ def plant_angle_solver_include(root):
 
 
 def plant_symlinked_solver_header(root):
-    (root / "verifier" / "shared_rules.h").symlink_to("../solver/svrules.h")
-    _insert_after_includes(root / "verifier" / "check.c", '#include "verifier/shared_rules.h"')
-    return "include", "verifier/check.c"
+    (root / "check" / "shared_rules.h").symlink_to("../solver/svrules.h")
+    _insert_after_includes(root / "check" / "check.c", '#include "check/shared_rules.h"')
+    return "include", "check/check.c"
 
 
 def plant_computed_include(root):
@@ -181,7 +181,7 @@ def plant_solver_includes_checker(root):
 
 
 def plant_solve_command_reaches_checker(root):
-    _insert_after_includes(root / "cli" / "cmd_solve.c", '#include "verifier/rules.h"')
+    _insert_after_includes(root / "cli" / "cmd_solve.c", '#include "check/rules.h"')
     return "include", "cli/cmd_solve.c"
 
 
@@ -282,13 +282,13 @@ def _with_object(tmp_path, archive, obj):
 
 def test_symbol_check_sees_a_planted_reference_and_a_duplicate(build, tmp_path):
     sides = ind.archives(build)
-    verifier = next(a for a in sides if a.name == "libma_verifier.a")
+    verifier = next(a for a in sides if a.name == "libma_check.a")
     # a checker object calling the producer through a hand-written prototype
     planted = dict(sides)
     del planted[verifier]
     planted[_with_object(tmp_path, verifier, _compile(tmp_path, "calls", CALLS_SOLVER))] = "checker"
     found = ind.symbol_violations(planted)
-    assert any(v.where == "libma_verifier.a" and "ma_svrules_init" in v.what for v in found), found
+    assert any(v.where == "libma_check.a" and "ma_svrules_init" in v.what for v in found), found
     # a checker object defining a producer symbol: a static link would silently pick one of them
     dup = tmp_path / "dup"
     dup.mkdir()
@@ -312,8 +312,9 @@ def _group(args):
     return [pathlib.Path(a).name for a in args[start + 1:end]]
 
 
-CHECKER_ARCHIVES = {"libma_cli_checker.a", "libma_verifier.a", "libma_formats.a", "libma_indexer.a",
-                    "libma_checksums.a", "libma_reports.a"}
+CHECKER_ARCHIVES = {"libma_cli_checker.a", "libma_check.a", "libma_run.a", "libma_audit.a",
+                    "libma_store.a", "libma_render.a", "libma_formats.a", "libma_indexer.a",
+                    "libma_checksums.a"}
 PRODUCER_ARCHIVES = {"libma_cli_producer.a", "libma_solver.a"}
 
 
@@ -330,7 +331,7 @@ def test_link_proof_takes_every_object_of_one_side_and_nothing_of_the_other(buil
 
 
 @pytest.mark.parametrize("target,archive,source,symbol", [
-    ("link_checker_alone", "libma_verifier.a", CALLS_SOLVER, "ma_svrules_init"),
+    ("link_checker_alone", "libma_check.a", CALLS_SOLVER, "ma_svrules_init"),
     ("link_producer_alone", "libma_solver.a", CALLS_CHECKER, "ma_vrules_init")])
 def test_link_proof_fails_when_a_side_reaches_across(build, tmp_path, target, archive, source, symbol):
     d, args = _link_line(build, target)

@@ -25,11 +25,11 @@ def test_every_listed_mutant_applies_exactly_once():
 def test_stale_mutants_are_named(tmp_path):
     lst = tmp_path / "m.txt"
     lst.write_text(
-        "=== nowhere\nfile: verifier/check.c\nwhat: code that is not there\n"
+        "=== nowhere\nfile: check/check.c\nwhat: code that is not there\n"
         "--- find\nthis line exists in no source file ();\n+++ replace\nx();\n\n"
-        "=== twice\nfile: verifier/check.c\nwhat: matches many places\n"
+        "=== twice\nfile: check/check.c\nwhat: matches many places\n"
         "--- find\n#include\n+++ replace\n#include\n\n"
-        "=== nofile\nfile: verifier/no_such_file.c\nwhat: missing file\n"
+        "=== nofile\nfile: check/no_such_file.c\nwhat: missing file\n"
         "--- find\na\n+++ replace\nb\n")
     r = check(lst)
     assert r.returncode == 1

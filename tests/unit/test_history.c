@@ -1,4 +1,4 @@
-/* Unit tests for reports/history: which run is "previous" (same root, finished, not interrupted,
+/* Unit tests for store/history: which run is "previous" (same root, finished, not interrupted,
  * resumed or imported), the list and its totals, the regression rules sector by sector (values
  * changed while not verified vs. corrected into a verified run, new/fixed discrepancies,
  * appeared/vanished, checked less completely), and the JSON and JUnit documents built from them. */
@@ -16,10 +16,11 @@
 #include <libxml/parser.h>
 #include <libxml/xpath.h>
 
-#include "reports/audit.h"
-#include "reports/audit_run.h"
-#include "reports/history.h"
-#include "reports/runs.h"
+#include "store/audit.h"
+#include "store/audit_run.h"
+#include "render/regressions_junit.h"
+#include "store/history.h"
+#include "store/runs.h"
 
 static const char DA[] = "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa";
 static const char DB[] = "bbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbb";

@@ -1,4 +1,4 @@
-/* Unit tests for reports/json_text: a store's string as JSON, odd bytes spelled \xNN. */
+/* Unit tests for common/json_text: a store's string as JSON, odd bytes spelled \xNN. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -8,7 +8,7 @@
 
 #include <cmocka.h>
 
-#include "reports/json_text.h"
+#include "common/json_text.h"
 
 static void expect_text(const char *in, const char *want)
 {

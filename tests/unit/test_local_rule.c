@@ -1,5 +1,5 @@
 /*
- * The checker's local rule (verifier/check.c through ma_check_sector, and verifier/rules.c) on
+ * The checker's local rule (check/check.c through ma_check_sector, and check/rules.c) on
  * hand-built positions, table-driven. Every expected value below is derived BY HAND from the rules
  * of docs/format.md §2 (the comment of each row says how); nothing here computes a value with our
  * code. Losses take the longest successor (depth = max child depth + 1), wins the shortest, draws
@@ -36,8 +36,8 @@
 #include "indexer/position.h"
 #include "tests/unit/spec_index.h"
 #include "tests/unit/support.h"
-#include "verifier/check.h"
-#include "verifier/rules.h"
+#include "check/check.h"
+#include "check/rules.h"
 
 /* docs/format.md §5.3 value words */
 #define WIN(n) ((uint16_t)(0xC000u | (n)))

@@ -1,4 +1,4 @@
-/* Unit tests for checksums/manifest (and the manifest tables of reports/audit_manifest). */
+/* Unit tests for checksums/manifest (and the manifest tables of store/audit_manifest). */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -13,8 +13,8 @@
 
 #include "checksums/manifest.h"
 #include "checksums/sha256.h"
-#include "reports/audit.h"
-#include "reports/audit_manifest.h"
+#include "store/audit.h"
+#include "store/audit_manifest.h"
 
 static char dir[64];
 

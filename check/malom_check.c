@@ -1,0 +1,1388 @@
+/* Malom sector verification (see malom_check.h for the contract). */
+#include "check/malom_check.h"
+
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+
+#include "common/progress.h"
+
+#define CHUNK 4096
+
+static const char *const class_names[MA_MCHECK_CLASSES + 1] = {
+    "wrong-outcome", "wrong-depth", "wrong-draw-class", "wrong-terminal", "bad-encoding",
+    "symmetry-inconsistency", "missing-child"};
+
+const char *ma_mcheck_class_name(int cls)
+{
+    if (cls < 0 || cls > MA_MCHECK_CLASSES)
+        return "unknown";
+    return class_names[cls];
+}
+
+void ma_mcheck_format_value(const ma_malom_frame *f, int legacy, ma_malom_value v, char *buf,
+                            size_t len)
+{
+    int32_t a = v.key1 + f->v;
+    if (a == f->vw)
+        snprintf(buf, len, "win %d", (int)v.key2);
+    else if (a == f->vl)
+        snprintf(buf, len, "loss %d", (int)v.key2);
+    else if (legacy || v.key1 == 0)
+        snprintf(buf, len, "draw A=%d", (int)a);
+    else
+        snprintf(buf, len, "draw A=%d k2=%d", (int)a, (int)v.key2);
+}
+
+int ma_mcheck_prepare_index(ma_malom_index *ix, ma_variant v, ma_sector s, ma_error *err)
+{
+    ma_vrules r;
+    int rc = ma_vrules_init(&r, v, s, err);
+    if (rc)
+        return rc;
+    rc = ma_malom_index_prepare(ix, s.w, err);
+    for (int k = 0; !rc && k < MA_TURN_KINDS; k++)
+        if (r.succ_exists[k] && !(rc = ma_malom_index_prepare(ix, r.succ[k].w, err)))
+            rc = ma_malom_index_prepare_movers(ix, r.succ[k].w, err);
+    return rc;
+}
+
+/* What the turns of one canonical position say. */
+struct derivation {
+    ma_malom_value best; /* maximum over the known turns (a lower bound when !full) */
+    int full;            /* every turn's value known */
+    int fixed;           /* the value is fixed by the rules alone */
+    int missing;         /* some successor sector file is absent */
+    int broken;          /* some successor's canonical entry is a marker */
+    int missing_kind[MA_TURN_KINDS];
+};
+
+struct shared {
+    const ma_mcheck_input *in;
+    ma_vrules rules;
+    ma_sector sector;
+    ma_malom_frame frame;
+    int legacy;
+    const ma_malom_file *child[MA_TURN_KINDS];
+    ma_malom_frame child_frame[MA_TURN_KINDS];
+    uint64_t entries;
+    atomic_uint_fast64_t next;
+    atomic_uint_fast64_t done;
+    atomic_int failed;
+    atomic_int canceled;
+    struct fast *fast; /* the table-driven path, NULL for the reference path */
+};
+
+static void derive(const struct shared *sh, ma_board pos, ma_vturns *turns, struct derivation *d)
+{
+    memset(d, 0, sizeof *d);
+    d->best = ma_malom_no_turn(&sh->frame);
+    d->full = 1;
+    if (sh->in->full_board_draw && sh->sector.w == 12 && sh->sector.b == 12) {
+        d->best.key1 = 0;
+        d->best.key2 = 0;
+        d->fixed = 1;
+        return;
+    }
+    ma_vrules_generate(&sh->rules, pos, turns);
+    if (turns->immediate_wins > 0) {
+        /* A win in 1 is the largest value any turn can have, so no successor can change it. */
+        d->best = ma_malom_win_in_one(&sh->frame);
+        d->fixed = 1;
+        return;
+    }
+    if (turns->n == 0) {
+        d->fixed = 1;
+        return;
+    }
+    ma_malom_mover mi = {0};
+    int have_mi = 0;
+    for (int i = 0; i < turns->n; i++) {
+        int k = turns->kind[i];
+        const ma_malom_file *cf = sh->child[k];
+        if (!cf) {
+            d->full = 0;
+            d->missing = 1;
+            d->missing_kind[k] = 1;
+            continue;
+        }
+        /* Successors sharing a mover mask (all non-removal ones, removal ones per removed
+         * stone) share the mover part of the index: compute it once per run of equal masks. */
+        if (!have_mi || mi.mover_open != turns->succ[i].mover) {
+            ma_malom_mover_info(sh->in->ix, turns->succ[i].mover, &mi);
+            have_mi = 1;
+        }
+        uint64_t idx = ma_malom_index_rank_with(sh->in->ix, &mi, turns->succ[i].opp);
+        ma_malom_entry e;
+        ma_malom_file_entry(cf, idx, &e);
+        if (e.kind == MA_MALOM_SYM) {
+            d->full = 0;
+            d->broken = 1;
+            continue;
+        }
+        ma_malom_value cv = {e.key1, e.key2};
+        ma_malom_value m = ma_malom_turn_value(cv, sh->child_frame[k].v, sh->frame.v);
+        if (ma_malom_value_cmp(m, d->best) > 0)
+            d->best = m;
+    }
+}
+
+static int same_value(ma_malom_value a, ma_malom_value b)
+{
+    return a.key1 == b.key1 && (a.key1 == 0 || a.key2 == b.key2);
+}
+
+/* Class of a stored value that differs from (or lies below) the derived one. */
+static int mismatch_class(const struct shared *sh, const ma_malom_entry *st, ma_malom_value der,
+                          int fixed)
+{
+    if (fixed)
+        return MA_MCHECK_WRONG_TERMINAL;
+    ma_malom_result rs, rd;
+    if (ma_malom_interpret(&sh->frame, st, &rs))
+        return MA_MCHECK_BAD_ENCODING;
+    ma_malom_entry de = {der.key1 ? MA_MALOM_VAL : MA_MALOM_COUNT, der.key1, der.key2, -1};
+    if (ma_malom_interpret(&sh->frame, &de, &rd))
+        return MA_MCHECK_WRONG_OUTCOME;
+    if (rs.outcome != rd.outcome)
+        return MA_MCHECK_WRONG_OUTCOME;
+    if (rs.outcome != MA_MALOM_DRAW)
+        return MA_MCHECK_WRONG_DEPTH;
+    return MA_MCHECK_WRONG_DRAW_CLASS;
+}
+
+struct worker {
+    struct shared *sh;
+    int id;
+    ma_mcheck_result part; /* counters and items of this thread */
+    size_t cap;
+    ma_error err;
+    int rc;
+    struct fworker *fw; /* fast-path state of this thread */
+    /* Workers sit side by side in one array and write their counters for every entry: keep the
+     * written fields of neighbours apart (false sharing halved the 2-thread speed-up). */
+    char pad[128];
+};
+
+static int add_item(struct worker *w, const ma_mcheck_item *it)
+{
+    if (w->part.n_items == w->cap) {
+        size_t cap = w->cap ? 2 * w->cap : 64;
+        ma_mcheck_item *p = realloc(w->part.items, cap * sizeof *p);
+        if (!p)
+            return MA_ENOMEM;
+        w->part.items = p;
+        w->cap = cap;
+    }
+    w->part.items[w->part.n_items++] = *it;
+    w->part.by_class[it->cls]++;
+    w->part.discrepancies++;
+    return MA_OK;
+}
+
+static int conclude(struct worker *w, ma_mcheck_item *it, const ma_malom_entry *st,
+                    const struct derivation *d);
+
+static int check_index(struct worker *w, uint64_t idx, ma_vturns *turns)
+{
+    struct shared *sh = w->sh;
+    const ma_malom_index *ix = sh->in->ix;
+    ma_sector s = sh->sector;
+    ma_malom_entry st;
+    ma_malom_file_entry(sh->in->file, idx, &st);
+    int marker = ma_malom_index_marker(ix, s.w, s.b, idx);
+    ma_board pos = ma_malom_index_unrank(ix, s.w, s.b, idx);
+    ma_board canon;
+    uint64_t back = ma_malom_index_rank(ix, pos, &canon);
+    char sec[16];
+    if ((marker < 0 && back != idx) || (marker >= 0 && back == idx)) {
+        ma_sector_format(s, sec, sizeof sec);
+        return ma_error_set(&w->err, MA_EINTERNAL,
+                            "%s: sector %s: offset %llu: index %llu does not round-trip (rank gives "
+                            "%llu): checker index bug",
+                            sh->in->path ? sh->in->path : "(sector file)", sec,
+                            (unsigned long long)ma_malom_file_entry_offset(sh->in->file, idx),
+                            (unsigned long long)idx, (unsigned long long)back);
+    }
+    ma_mcheck_item it;
+    memset(&it, 0, sizeof it);
+    it.entry = idx;
+    it.stored = st;
+    it.expected_marker = marker;
+    it.derived_full = 1;
+    if (marker >= 0) {
+        w->part.markers++;
+        ma_board image = ma_malom_sym_apply(marker, pos);
+        int ok = st.kind == MA_MALOM_SYM && st.sym_op == marker && image.mover == canon.mover &&
+                 image.opp == canon.opp;
+        if (ok) {
+            w->part.verified++;
+            return MA_OK;
+        }
+        it.cls = MA_MCHECK_SYMMETRY;
+        it.root = 1;
+        return add_item(w, &it);
+    }
+    w->part.canonical++;
+    if (st.kind == MA_MALOM_SYM) {
+        it.cls = MA_MCHECK_SYMMETRY;
+        it.root = 1;
+        return add_item(w, &it);
+    }
+    struct derivation d;
+    derive(sh, pos, turns, &d);
+    return conclude(w, &it, &st, &d);
+}
+
+/* The verdict on a canonical entry whose stored entry st is not a marker, given its derivation d.
+ * `it` holds the entry, its stored value and marker fields; the rest is filled here. */
+static int conclude(struct worker *w, ma_mcheck_item *it, const ma_malom_entry *st,
+                    const struct derivation *d)
+{
+    const struct shared *sh = w->sh;
+    it->derived = d->best;
+    it->derived_full = (uint8_t)(d->full || d->fixed);
+    ma_malom_value sv = {st->key1, st->key2};
+    ma_malom_result rs;
+    if (ma_malom_interpret(&sh->frame, st, &rs)) {
+        it->cls = MA_MCHECK_BAD_ENCODING;
+        it->root = 1;
+        return add_item(w, it);
+    }
+    if (d->full || d->fixed) {
+        if (same_value(sv, d->best)) {
+            w->part.verified++;
+            return MA_OK;
+        }
+        it->cls = (uint8_t)mismatch_class(sh, st, d->best, d->fixed);
+        return add_item(w, it);
+    }
+    /* Bounds mode: d->best is a lower bound of the true maximum. */
+    if (d->missing)
+        w->part.missing_child++;
+    if (d->broken)
+        w->part.broken_child++;
+    for (int k = 0; k < MA_TURN_KINDS; k++)
+        w->part.missing_kind[k] |= d->missing_kind[k];
+    int c = ma_malom_value_cmp(sv, d->best);
+    if (c < 0) {
+        it->cls = (uint8_t)mismatch_class(sh, st, d->best, 0);
+        return add_item(w, it);
+    }
+    if (c == 0 && rs.outcome == MA_MALOM_WIN) {
+        w->part.verified++;
+        w->part.bound_wins++;
+    } else {
+        w->part.within_bounds++;
+    }
+    return MA_OK;
+}
+
+
+/* ---- The table-driven path ---------------------------------------------------------------------
+ *
+ * Same checks as check_index, organised for speed (docs/malom-verification.md, Performance):
+ *  - moves are generated on Malom-numbered boards (the rules' masks relabelled once per sector),
+ *    so no successor is converted between numberings;
+ *  - consecutive indices of one representative are the next opponent placement in colex order:
+ *    one carry-propagating addition instead of an unrank per index; the marker rule uses the
+ *    representative's stabiliser, computed once per representative;
+ *  - successors are ranked in one call sharing mover parts (ma_malom_index_rank_many), and their
+ *    entries prefetched one index ahead of being read;
+ *  - a successor's stored entry becomes its turn value (§5.8) and an integer score through a
+ *    per-child table: 256 entries per legacy file, one per key1 value of a .sec2 file.
+ * Index self-check: every index's board (stepped, or unranked at a chunk start) must give the
+ * index back through the rank arithmetic (g_rank), every unranked board and every marker index
+ * also through the reference ma_malom_index_rank; a failure is MA_EINTERNAL as before.
+ */
+
+/* §5.8 order as one integer: key1 first; among key1 < 0 a larger key2 is better, among key1 > 0 a
+ * smaller one; key2 is ignored when key1 = 0. Exact while |key1| < 2^29 (checked in fast_setup). */
+static inline int64_t value_score(ma_malom_value m)
+{
+    int64_t adj = m.key1 > 0 ? -(int64_t)m.key2 : m.key1 < 0 ? (int64_t)m.key2 : 0;
+    return (int64_t)m.key1 * ((int64_t)1 << 33) + adj;
+}
+
+enum { TS_OK = 0, TS_BROKEN = 1, TS_SLOW = 2 };
+
+/* The turn value of a child entry, by legacy byte. */
+struct byte_turn {
+    int64_t score;
+    ma_malom_value m;
+    uint8_t status; /* TS_* */
+};
+
+/* The turn value of a .sec2 child entry with key1 = k: m.key1 = key1, m.key2 = mul * key2 + add. */
+struct key1_turn {
+    int32_t key1;
+    int8_t mul, add;
+};
+
+struct fchild {
+    const ma_malom_file *file; /* NULL: absent */
+    ma_malom_view view;        /* entries possibly a huge-page copy */
+    int32_t v;                 /* v(child) */
+    struct byte_turn *bytes;   /* legacy child: 256 entries */
+    struct key1_turn *key1s;   /* .sec2 child: 2^f1 entries, indexed by key1 + 2^(f1-1) */
+    int32_t key1_bias;
+    /* When every child has entries of one size, 1 or 2 bytes (struct fast, ranked): the order of
+     * each stored byte's or word's turn value among all children's as one int32 (score_rank),
+     * or RANK_BROKEN (a marker), RANK_SLOW (needs the file's slow path). */
+    int32_t *rank;
+};
+
+enum { RANK_BROKEN = -1, RANK_SLOW = -2 };
+
+struct fast {
+    ma_vrules rules;           /* the sector's rules on Malom-numbered points */
+    ma_malom_view self;
+    struct fchild ch[MA_TURN_KINDS];
+    int w, b;
+    uint64_t per_rep;          /* C(24 - W, B): indices per representative */
+    ma_malom_value no_turn, win1;
+    int64_t no_turn_score;
+    /* ranked: 1 or 2 when every existing child has entries of that many bytes and rank tables;
+     * successors are then compared by one table load each, and only the best is decoded.
+     * scores: the distinct scores of all children's entries, increasing; no_turn_rank:
+     * score_rank of no_turn_score. */
+    int ranked;
+    int64_t *scores;
+    size_t n_scores;
+    int32_t no_turn_rank;
+    void *resident[MA_TURN_KINDS];
+    /* The sector's representatives (rank order) and the bit set of ops fixing each. */
+    uint32_t *reps;
+    uint16_t *stab;
+    uint64_t n_reps;
+    /* Opponent masks are walked in colex order, CHUNK_OPP per dispensed chunk. */
+    uint64_t n_opp;            /* C(24, B) */
+    uint64_t opp_per_chunk;
+    /* by_opp: 1 to walk by opponent mask (when finding the representatives beside a mask is cheap
+     * enough, see fast_setup), 0 to walk representative by representative (index order). */
+    int by_opp;
+    uint64_t n_tiles;          /* representatives in tiles of 64 */
+    uint64_t *without;         /* without[t * 24 + p]: bit j set when representative 64t + j
+                                  exists and leaves point p free */
+    /* One bit per index, set when the index is checked: proves that the walk by opponent mask
+     * checks every index exactly once (index self-check, see docs/malom-verification.md). */
+    _Atomic uint64_t *visited;
+    int self_child;            /* k + 1 when child k is the sector itself, else 0 */
+    void *self_resident;       /* huge-page copy of the sector's entries, or NULL */
+};
+
+/* One index between its preparation (board, turns, successor ranks, prefetches issued) and its
+ * evaluation: two are in flight per thread, so the successors' entries of one index arrive from
+ * memory while the next one is generated and ranked. */
+struct fpending {
+    uint64_t idx;
+    uint32_t rep, opp;   /* Malom-numbered board */
+    int marker;
+    int state;           /* 0 marker index, 2 value fixed by the rules, 3 needs its successors;
+                            fast_finish makes it 1 when a canonical index holds a marker */
+    ma_malom_entry st;
+    ma_malom_value fixed;
+    ma_vturns turns;
+    uint64_t succ[MA_VRULES_MAX_TURNS];
+};
+
+struct fworker {
+    ma_malom_rank_cache cache;
+    struct fpending slot[2];
+    struct fpending *prev; /* prepared, not yet finished */
+    int turn;              /* which slot the next index uses */
+};
+
+static uint32_t relabel(uint32_t open_mask)
+{
+    return ma_malom_mask_from_open(open_mask);
+}
+
+/* The sector's rules with every point mask moved to Malom's numbering: move generation only
+ * combines masks, so it works unchanged on relabelled boards. */
+static void rules_to_malom(const ma_vrules *open, ma_vrules *m)
+{
+    *m = *open;
+    for (int p = 0; p < MA_POINTS; p++) {
+        int q = __builtin_ctz(relabel(1u << p));
+        m->adj[q] = relabel(open->adj[p]);
+        m->n_partners[q] = open->n_partners[p];
+        for (int i = 0; i < 3; i++)
+            m->partners[q][i] = i < open->n_partners[p] ? relabel(open->partners[p][i]) : UINT32_MAX;
+    }
+    for (int i = 0; i < open->n_lines; i++)
+        m->lines[i] = relabel(open->lines[i]);
+}
+
+static void fast_free(struct fast *f)
+{
+    if (!f)
+        return;
+    for (int k = 0; k < MA_TURN_KINDS; k++) {
+        free(f->ch[k].bytes);
+        free(f->ch[k].key1s);
+        free(f->ch[k].rank);
+        free(f->resident[k]);
+    }
+    free(f->scores);
+    free(f->reps);
+    free(f->stab);
+    free(f->self_resident);
+    free(f->without);
+    free((void *)f->visited);
+    free(f);
+}
+
+static int32_t abs32(int32_t x)
+{
+    return x < 0 ? (x == INT32_MIN ? INT32_MAX : -x) : x;
+}
+
+/* Builds the turn tables of child k; 0 or MA_ENOMEM. */
+static int child_tables(struct fchild *c, int32_t v_parent)
+{
+    if (c->view.entry_size == 1) {
+        c->bytes = malloc(256 * sizeof *c->bytes);
+        if (!c->bytes)
+            return MA_ENOMEM;
+        uint8_t all[256];
+        for (int e = 0; e < 256; e++)
+            all[e] = (uint8_t)e;
+        ma_malom_view one = c->view;
+        one.entries = all;
+        for (int e = 0; e < 256; e++) {
+            struct byte_turn *t = &c->bytes[e];
+            ma_malom_entry en;
+            memset(t, 0, sizeof *t);
+            if (!ma_malom_view_entry(&one, (uint64_t)e, &en)) {
+                t->status = TS_SLOW;
+            } else if (en.kind == MA_MALOM_SYM) {
+                t->status = TS_BROKEN;
+            } else {
+                ma_malom_value cv = {en.key1, en.key2};
+                t->m = ma_malom_turn_value(cv, c->v, v_parent);
+                t->score = value_score(t->m);
+            }
+        }
+        return MA_OK;
+    }
+    int n = 1 << c->view.f1;
+    c->key1_bias = n / 2;
+    c->key1s = malloc((size_t)n * sizeof *c->key1s);
+    if (!c->key1s)
+        return MA_ENOMEM;
+    for (int i = 0; i < n; i++) {
+        int32_t k1 = i - c->key1_bias;
+        /* The key2 coefficients read off ma_malom_turn_value at two key2 values. */
+        ma_malom_value a = ma_malom_turn_value((ma_malom_value){k1, 0}, c->v, v_parent);
+        ma_malom_value b = ma_malom_turn_value((ma_malom_value){k1, 1}, c->v, v_parent);
+        c->key1s[i].key1 = a.key1;
+        c->key1s[i].add = (int8_t)a.key2;
+        c->key1s[i].mul = (int8_t)(b.key2 - a.key2);
+    }
+    return MA_OK;
+}
+
+static int cmp_score(const void *a, const void *b)
+{
+    int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+    return (x > y) - (x < y);
+}
+
+/* 2i + 1 for the i-th distinct score, 2i for a score between the (i-1)-th and the i-th: order
+ * and equality of scores are kept, so "greater rank" is "greater score". */
+static int32_t score_rank(const struct fast *f, int64_t sc)
+{
+    size_t lo = 0, hi = f->n_scores;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (f->scores[mid] < sc)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return (int32_t)(2 * lo + (lo < f->n_scores && f->scores[lo] == sc));
+}
+
+/* The rank tables (struct fast, ranked) when every existing child has entries of one size, 1 or
+ * 2 bytes; 0 or MA_ENOMEM (then f->ranked = 0). 65,536 decodes per two-byte child take a few
+ * milliseconds: less than they save on the 210,140 indices of std 3_3. */
+static int rank_tables(struct fast *f, int32_t v_parent)
+{
+    int size = 0;
+    for (int k = 0; k < MA_TURN_KINDS; k++) {
+        if (!f->ch[k].file)
+            continue;
+        if (size && f->ch[k].view.entry_size != size)
+            return MA_OK;
+        size = f->ch[k].view.entry_size;
+    }
+    if (size < 1 || size > 2)
+        return MA_OK;
+    const uint32_t n_raw = size == 1 ? 1u << 8 : 1u << 16;
+    /* First pass: each child's rank table holds RANK_* or 0 (a value, its score in all[]). */
+    int64_t *all = malloc((size_t)MA_TURN_KINDS * n_raw * sizeof *all);
+    f->scores = malloc((size_t)MA_TURN_KINDS * n_raw * sizeof *f->scores);
+    int rc = all && f->scores ? MA_OK : MA_ENOMEM;
+    size_t n = 0;
+    for (int k = 0; k < MA_TURN_KINDS && !rc; k++) {
+        struct fchild *c = &f->ch[k];
+        if (!c->file)
+            continue;
+        c->rank = malloc(n_raw * sizeof *c->rank);
+        if (!c->rank) {
+            rc = MA_ENOMEM;
+            break;
+        }
+        for (uint32_t raw = 0; raw < n_raw; raw++) {
+            uint8_t bytes[3] = {(uint8_t)raw, (uint8_t)(raw >> 8), 0}; /* the view reads up to 3 */
+            ma_malom_view one = c->view;
+            one.entries = bytes;
+            ma_malom_entry e;
+            c->rank[raw] = 0;
+            if (!ma_malom_view_entry(&one, 0, &e)) {
+                c->rank[raw] = RANK_SLOW;
+            } else if (e.kind == MA_MALOM_SYM) {
+                c->rank[raw] = RANK_BROKEN;
+            } else {
+                ma_malom_value cv = {e.key1, e.key2};
+                all[k * n_raw + raw] = value_score(ma_malom_turn_value(cv, c->v, v_parent));
+                f->scores[n++] = all[k * n_raw + raw];
+            }
+        }
+    }
+    if (!rc) {
+        qsort(f->scores, n, sizeof *f->scores, cmp_score);
+        size_t u = 0;
+        for (size_t i = 0; i < n; i++)
+            if (u == 0 || f->scores[u - 1] != f->scores[i])
+                f->scores[u++] = f->scores[i];
+        f->n_scores = u;
+        for (int k = 0; k < MA_TURN_KINDS; k++) {
+            struct fchild *c = &f->ch[k];
+            for (uint32_t raw = 0; c->file && raw < n_raw; raw++)
+                if (c->rank[raw] == 0)
+                    c->rank[raw] = score_rank(f, all[k * n_raw + raw]);
+        }
+        f->no_turn_rank = score_rank(f, f->no_turn_score);
+        f->ranked = size;
+    }
+    free(all);
+    return rc;
+}
+
+/* Successor files up to this total are copied into huge-page backed memory: their entries are
+ * read at random, and with 4 KiB pages nearly every read also misses the TLB. */
+#define RESIDENT_BUDGET ((uint64_t)1 << 30)
+#define HUGE_PAGE ((size_t)2 << 20)
+
+static void *huge_alloc(size_t bytes, int zero)
+{
+    size_t alloc = (bytes + HUGE_PAGE - 1) / HUGE_PAGE * HUGE_PAGE;
+    void *mem = aligned_alloc(HUGE_PAGE, alloc ? alloc : HUGE_PAGE);
+    if (!mem)
+        return NULL;
+    madvise(mem, alloc, MADV_HUGEPAGE);
+    if (zero)
+        memset(mem, 0, alloc);
+    return mem;
+}
+
+static void make_resident(struct fast *f, const struct shared *sh)
+{
+    /* The sector's own entries are read once each, but in the walk's order, a stride of one
+     * representative block: on 4 KiB pages nearly every read would miss the TLB too. When the
+     * sector is its own child (the moving phase) the child copy serves both. */
+    for (int k = 0; k < MA_TURN_KINDS; k++)
+        if (f->ch[k].file == sh->in->file)
+            f->self_child = k + 1;
+    uint64_t total = 0;
+    if (!f->self_child)
+        total += ma_malom_file_entry_count(sh->in->file) * (uint64_t)f->self.entry_size;
+    for (int k = 0; k < MA_TURN_KINDS; k++) {
+        int dup = 0;
+        for (int i = 0; i < k; i++)
+            dup |= f->ch[i].file == f->ch[k].file;
+        if (f->ch[k].file && !dup)
+            total += ma_malom_file_entry_count(f->ch[k].file) * (uint64_t)f->ch[k].view.entry_size;
+    }
+    if (total > RESIDENT_BUDGET || total < HUGE_PAGE)
+        return;
+    for (int k = 0; k < MA_TURN_KINDS; k++) {
+        struct fchild *c = &f->ch[k];
+        if (!c->file)
+            continue;
+        int same = -1;
+        for (int i = 0; i < k && same < 0; i++)
+            if (f->ch[i].file == c->file && f->resident[i])
+                same = i;
+        if (same >= 0) {
+            c->view.entries = f->ch[same].view.entries;
+            continue;
+        }
+        size_t bytes = (size_t)(ma_malom_file_entry_count(c->file) * (uint64_t)c->view.entry_size);
+        void *mem = huge_alloc(bytes, 0);
+        if (!mem)
+            continue;
+        memcpy(mem, c->view.entries, bytes);
+        f->resident[k] = mem;
+        c->view.entries = mem;
+    }
+    if (f->self_child) {
+        f->self.entries = f->ch[f->self_child - 1].view.entries;
+    } else {
+        size_t bytes = (size_t)(ma_malom_file_entry_count(sh->in->file) * (uint64_t)f->self.entry_size);
+        void *mem = huge_alloc(bytes, 0);
+        if (mem) {
+            memcpy(mem, f->self.entries, bytes);
+            f->self_resident = mem;
+            f->self.entries = mem;
+        }
+    }
+}
+
+/* Sets up the fast path, or leaves sh->fast NULL when it does not apply (values too large for the
+ * integer score). 0 or MA_ENOMEM. */
+static int fast_setup(struct shared *sh)
+{
+    int32_t big = 0;
+    big = abs32(sh->frame.v) > big ? abs32(sh->frame.v) : big;
+    big = abs32(sh->frame.vw) > big ? abs32(sh->frame.vw) : big;
+    big = abs32(sh->frame.vl) > big ? abs32(sh->frame.vl) : big;
+    for (int k = 0; k < MA_TURN_KINDS; k++)
+        if (sh->child[k])
+            big = abs32(sh->child_frame[k].v) > big ? abs32(sh->child_frame[k].v) : big;
+    /* stored key1 < 2^13 in magnitude, so every turn value's key1 stays below 2^28 */
+    if (big > (1 << 26))
+        return MA_OK;
+    struct fast *f = calloc(1, sizeof *f);
+    if (!f)
+        return MA_ENOMEM;
+    rules_to_malom(&sh->rules, &f->rules);
+    ma_malom_file_view(sh->in->file, &f->self);
+    f->w = sh->sector.w;
+    f->b = sh->sector.b;
+    f->per_rep = ma_malom_hash_count(f->w, f->b) / ma_malom_f_count(f->w);
+    f->no_turn = ma_malom_no_turn(&sh->frame);
+    f->win1 = ma_malom_win_in_one(&sh->frame);
+    f->no_turn_score = value_score(f->no_turn);
+    for (int k = 0; k < MA_TURN_KINDS; k++) {
+        struct fchild *c = &f->ch[k];
+        c->file = sh->child[k];
+        if (!c->file)
+            continue;
+        ma_malom_file_view(c->file, &c->view);
+        c->v = sh->child_frame[k].v;
+        if (child_tables(c, sh->frame.v)) {
+            fast_free(f);
+            return MA_ENOMEM;
+        }
+    }
+    if (rank_tables(f, sh->frame.v)) {
+        fast_free(f);
+        return MA_ENOMEM;
+    }
+    f->n_reps = ma_malom_f_count(f->w);
+    f->reps = malloc(f->n_reps * sizeof *f->reps);
+    f->stab = malloc(f->n_reps * sizeof *f->stab);
+    uint64_t n = ma_malom_hash_count(f->w, f->b);
+    f->visited = huge_alloc((n / 64 + 1) * sizeof *f->visited, 1);
+    if (!f->reps || !f->stab || !f->visited) {
+        fast_free(f);
+        return MA_ENOMEM;
+    }
+    for (uint64_t r = 0; r < f->n_reps; r++) {
+        uint32_t rep = ma_malom_index_rep(sh->in->ix, f->w, r);
+        uint16_t bits = 0;
+        for (int op = 0; op < MA_MALOM_SYM_OPS - 1; op++)
+            if (ma_malom_apply_mask(op, rep) == rep)
+                bits |= (uint16_t)(1u << op);
+        f->reps[r] = rep;
+        f->stab[r] = bits;
+    }
+    f->n_opp = ma_malom_hash_count(0, f->b);
+    f->n_tiles = (f->n_reps + 63) / 64;
+    /* Walking by opponent mask costs B word operations per mask and tile of 64 representatives
+     * to find the representatives beside the mask; worth it while that stays below ~16 per index
+     * (std: up to 8_8; not for sectors like 12_12 where few masks have any representative). */
+    f->by_opp = f->n_opp * f->n_tiles * (uint64_t)(f->b ? f->b : 1) <= 16 * n;
+    if (f->by_opp) {
+        f->without = calloc(f->n_tiles * MA_POINTS, sizeof *f->without);
+        if (!f->without) {
+            fast_free(f);
+            return MA_ENOMEM;
+        }
+        for (uint64_t r = 0; r < f->n_reps; r++)
+            for (int p = 0; p < MA_POINTS; p++)
+                if (!(f->reps[r] >> p & 1u))
+                    f->without[(r / 64) * MA_POINTS + (uint64_t)p] |= (uint64_t)1 << (r % 64);
+    }
+    /* about 8192 indices per chunk: the cancel flag is polled at least that often */
+    uint64_t per_opp = n / (f->n_opp ? f->n_opp : 1) + 1;
+    f->opp_per_chunk = 8192 / per_opp + 1;
+    make_resident(f, sh);
+    sh->fast = f;
+    return MA_OK;
+}
+
+static int index_twice(struct worker *w, uint64_t idx)
+{
+    const struct shared *sh = w->sh;
+    char sec[16];
+    ma_sector_format(sh->sector, sec, sizeof sec);
+    return ma_error_set(&w->err, MA_EINTERNAL,
+                        "%s: sector %s: offset %llu: index %llu reached twice by the walk: checker "
+                        "index bug",
+                        sh->in->path ? sh->in->path : "(sector file)", sec,
+                        (unsigned long long)ma_malom_file_entry_offset(sh->in->file, idx),
+                        (unsigned long long)idx);
+}
+
+static int index_bug(struct worker *w, uint64_t idx, uint64_t back)
+{
+    const struct shared *sh = w->sh;
+    char sec[16];
+    ma_sector_format(sh->sector, sec, sizeof sec);
+    return ma_error_set(&w->err, MA_EINTERNAL,
+                        "%s: sector %s: offset %llu: index %llu does not round-trip (rank gives "
+                        "%llu): checker index bug",
+                        sh->in->path ? sh->in->path : "(sector file)", sec,
+                        (unsigned long long)ma_malom_file_entry_offset(sh->in->file, idx),
+                        (unsigned long long)idx, (unsigned long long)back);
+}
+
+/* Prepares index idx, the board (reps[r], opp): marker rule, stored entry, turns, successor
+ * ranks, prefetches. */
+static void fast_prepare(struct worker *w, struct fpending *p, uint64_t r, uint32_t opp,
+                         uint64_t idx)
+{
+    const struct shared *sh = w->sh;
+    const struct fast *f = sh->fast;
+    struct fworker *fw = w->fw;
+    uint32_t rep = f->reps[r];
+    p->idx = idx;
+    p->rep = rep;
+    p->opp = opp;
+    /* Both are read in fast_finish, one index later. */
+    __builtin_prefetch(f->self.entries + idx * (uint64_t)f->self.entry_size);
+    __builtin_prefetch((const void *)&f->visited[idx >> 6], 1);
+    /* §4.6 on the representative's stabiliser: the smallest op reaching the least image. */
+    int marker = -1;
+    uint32_t least = opp;
+    for (uint32_t st = f->stab[r]; st; st &= st - 1) {
+        int op = __builtin_ctz(st);
+        uint32_t img = ma_malom_apply_mask(op, opp);
+        if (img < least) {
+            least = img;
+            marker = op;
+        }
+    }
+    p->marker = marker;
+    if (marker >= 0) {
+        p->state = 0;
+        return;
+    }
+    p->state = 2;
+    if (sh->in->full_board_draw && f->w == 12 && f->b == 12) {
+        p->fixed.key1 = 0;
+        p->fixed.key2 = 0;
+        return;
+    }
+    ma_vturns *t = &p->turns;
+    ma_board pos = {rep, opp};
+    ma_vrules_generate(&f->rules, pos, t);
+    if (t->immediate_wins > 0) {
+        /* A win in 1 is the largest value any turn can have, so no successor can change it. */
+        p->fixed = f->win1;
+        return;
+    }
+    if (t->n == 0) {
+        p->fixed = f->no_turn;
+        return;
+    }
+    p->state = 3;
+    ma_malom_index_rank_many(sh->in->ix, &fw->cache, t->succ, t->n, p->succ);
+    (void)fw;
+    for (int i = 0; i < t->n; i++) {
+        const struct fchild *c = &f->ch[t->kind[i]];
+        if (c->file)
+            __builtin_prefetch(c->view.entries + p->succ[i] * (uint64_t)c->view.entry_size);
+    }
+}
+
+/* The turn value of successor i (which lies in an existing child file): TS_OK with *m and *score,
+ * or TS_BROKEN when the child's canonical entry is a marker. */
+static inline int turn_of(const struct shared *sh, const struct fchild *c, uint64_t idx,
+                          ma_malom_value *m, int64_t *score)
+{
+    ma_malom_entry e;
+    if (c->bytes) {
+        const struct byte_turn *t = &c->bytes[c->view.entries[idx]];
+        if (t->status == TS_OK) {
+            *m = t->m;
+            *score = t->score;
+            return TS_OK;
+        }
+        if (t->status == TS_BROKEN)
+            return TS_BROKEN;
+        ma_malom_file_entry(c->file, idx, &e);
+    } else if (!ma_malom_view_entry(&c->view, idx, &e)) {
+        ma_malom_file_entry(c->file, idx, &e);
+    } else if (e.kind != MA_MALOM_SYM) {
+        const struct key1_turn *t = &c->key1s[e.key1 + c->key1_bias];
+        m->key1 = t->key1;
+        m->key2 = t->mul * e.key2 + t->add;
+        *score = value_score(*m);
+        return TS_OK;
+    }
+    if (e.kind == MA_MALOM_SYM)
+        return TS_BROKEN;
+    ma_malom_value cv = {e.key1, e.key2};
+    *m = ma_malom_turn_value(cv, c->v, sh->frame.v);
+    *score = value_score(*m);
+    return TS_OK;
+}
+
+/* The key of the turn value of successor idx in child c: greater key, greater §5.8 value; its
+ * rank (score_rank) when the sector is ranked, one table load for all but slow-path entries, else
+ * its score. 0 with *key set, or 1 when the child's canonical entry is a marker. */
+static inline int successor_key(const struct shared *sh, const struct fast *f,
+                                const struct fchild *c, uint64_t idx, int64_t *key)
+{
+    if (f->ranked) {
+        const uint8_t *e = c->view.entries + (uint64_t)f->ranked * idx;
+        int32_t r = c->rank[f->ranked == 1 ? e[0] : (uint32_t)e[0] | (uint32_t)e[1] << 8];
+        if (r >= 0) {
+            *key = r;
+            return 0;
+        }
+        if (r == RANK_BROKEN)
+            return 1;
+    }
+    ma_malom_value m;
+    int64_t sc;
+    if (turn_of(sh, c, idx, &m, &sc) != TS_OK)
+        return 1;
+    *key = f->ranked ? score_rank(f, sc) : sc;
+    return 0;
+}
+
+static int fast_finish(struct worker *w, struct fpending *p)
+{
+    const struct shared *sh = w->sh;
+    const struct fast *f = sh->fast;
+    uint64_t bit = (uint64_t)1 << (p->idx & 63);
+    if (atomic_fetch_or_explicit(&f->visited[p->idx >> 6], bit, memory_order_relaxed) & bit)
+        return index_twice(w, p->idx);
+    if (!ma_malom_view_entry(&f->self, p->idx, &p->st))
+        ma_malom_file_entry(sh->in->file, p->idx, &p->st);
+    if (p->state >= 2 && p->st.kind == MA_MALOM_SYM)
+        p->state = 1; /* a marker stored at a canonical index: no value to compare */
+    ma_mcheck_item it;
+    memset(&it, 0, sizeof it);
+    it.entry = p->idx;
+    it.stored = p->st;
+    it.expected_marker = p->marker;
+    it.derived_full = 1;
+    if (p->state == 0) {
+        w->part.markers++;
+        /* The marker index against the reference: rank gives the class's canonical board, which
+         * the prescribed op must produce. */
+        ma_board pos = {ma_malom_mask_to_open(p->rep), ma_malom_mask_to_open(p->opp)}, canon;
+        uint64_t back = ma_malom_index_rank(sh->in->ix, pos, &canon);
+        if (back == p->idx)
+            return index_bug(w, p->idx, back);
+        ma_board image = ma_malom_sym_apply(p->marker, pos);
+        if (p->st.kind == MA_MALOM_SYM && p->st.sym_op == p->marker &&
+            image.mover == canon.mover && image.opp == canon.opp) {
+            w->part.verified++;
+            return MA_OK;
+        }
+        it.cls = MA_MCHECK_SYMMETRY;
+        it.root = 1;
+        return add_item(w, &it);
+    }
+    w->part.canonical++;
+    if (p->state == 1) {
+        it.cls = MA_MCHECK_SYMMETRY;
+        it.root = 1;
+        return add_item(w, &it);
+    }
+    struct derivation d;
+    memset(&d, 0, sizeof d);
+    d.full = 1;
+    if (p->state == 2) {
+        d.best = p->fixed;
+        d.fixed = 1;
+        return conclude(w, &it, &p->st, &d);
+    }
+    const ma_vturns *t = &p->turns;
+    ma_malom_value best = f->no_turn;
+    int64_t best_key = f->ranked ? f->no_turn_rank : f->no_turn_score;
+    int best_i = -1;
+    for (int i = 0; i < t->n; i++) {
+        int k = t->kind[i];
+        const struct fchild *c = &f->ch[k];
+        int64_t key;
+        if (!c->file) {
+            d.full = 0;
+            d.missing = 1;
+            d.missing_kind[k] = 1;
+        } else if (successor_key(sh, f, c, p->succ[i], &key)) {
+            d.full = 0;
+            d.broken = 1;
+        } else if (key > best_key) {
+            best_key = key;
+            best_i = i;
+        }
+    }
+    /* Only the best successor is decoded into its turn value. */
+    if (best_i >= 0) {
+        int64_t sc;
+        (void)turn_of(sh, &f->ch[t->kind[best_i]], p->succ[best_i], &best, &sc);
+    }
+    d.best = best;
+    /* Fast path for the common case: fully derived and equal to a well-formed stored value. */
+    return conclude(w, &it, &p->st, &d);
+}
+
+static uint64_t choose(int n, int k)
+{
+    if (k < 0 || n < 0 || k > n)
+        return 0;
+    uint64_t r = 1;
+    for (int i = 1; i <= k; i++)
+        r = r * (uint64_t)(n - k + i) / (uint64_t)i;
+    return r;
+}
+
+/* The k-subset of the 24 points with colex rank c (the c-th in increasing numeric order). */
+static uint32_t colex_subset(uint64_t c, int k)
+{
+    uint32_t m = 0;
+    int q = MA_POINTS - 1;
+    for (int i = k; i >= 1; i--) {
+        while (choose(q, i) > c)
+            q--;
+        c -= choose(q, i);
+        m |= 1u << q;
+        q--;
+    }
+    return m;
+}
+
+/* The reference round trip of the per-index path, for one index of every opponent mask: unrank
+ * gives the board back, and rank gives the index back (or, at a marker, another index). */
+static int reference_round_trip(struct worker *w, uint64_t r, uint32_t opp, uint64_t idx)
+{
+    const struct shared *sh = w->sh;
+    const struct fast *f = sh->fast;
+    uint32_t mw, mb;
+    ma_malom_index_unrank_malom(sh->in->ix, f->w, f->b, idx, &mw, &mb);
+    ma_board pos = {ma_malom_mask_to_open(mw), ma_malom_mask_to_open(mb)};
+    uint64_t back = ma_malom_index_rank(sh->in->ix, pos, NULL);
+    int marker = ma_malom_index_marker(sh->in->ix, f->w, f->b, idx);
+    if (mw != f->reps[r] || mb != opp || (marker < 0) != (back == idx))
+        return index_bug(w, idx, back);
+    return MA_OK;
+}
+
+static void fast_step(struct worker *w, uint64_t r, uint32_t opp, uint64_t idx)
+{
+    struct fworker *fw = w->fw;
+    struct fpending *cur = &fw->slot[fw->turn];
+    fw->turn ^= 1;
+    fast_prepare(w, cur, r, opp, idx);
+    if (fw->prev && !w->rc) {
+        int rc = fast_finish(w, fw->prev);
+        if (rc && !w->rc)
+            w->rc = rc;
+    }
+    fw->prev = w->rc ? NULL : cur;
+}
+
+/* The indices of opponent masks c_lo..c_hi-1 (colex order over the 24 points), each mask with
+ * every representative it leaves room for. All successors of the non-removal turns of these
+ * indices have the opponent mask as their mover mask, so they lie in one block (one
+ * representative) of the child file, which stays in cache while the mask is walked: the child
+ * reads become local instead of random. Returns the number of indices checked. */
+static uint64_t fast_chunk(struct worker *w, uint64_t c_lo, uint64_t c_hi)
+{
+    const struct shared *sh = w->sh;
+    const struct fast *f = sh->fast;
+    const ma_malom_index *ix = sh->in->ix;
+    uint32_t opp = colex_subset(c_lo, f->b);
+    uint64_t done = 0;
+    for (uint64_t c = c_lo; c < c_hi && !w->rc; c++) {
+        int first = 1;
+        for (uint64_t t = 0; t < f->n_tiles && !w->rc; t++) {
+          const uint64_t *wo = f->without + t * MA_POINTS;
+          uint64_t left = f->n_reps - 64 * t; /* representatives in this tile */
+          uint64_t beside = left >= 64 ? ~(uint64_t)0 : ((uint64_t)1 << left) - 1;
+          for (uint32_t o = opp; o; o &= o - 1)
+              beside &= wo[__builtin_ctz(o)];
+          for (; beside && !w->rc; beside &= beside - 1) {
+            uint64_t r = 64 * t + (uint64_t)__builtin_ctzll(beside);
+            uint32_t rep = f->reps[r];
+            uint64_t idx = r * f->per_rep + ma_malom_index_g_rank(ix, rep, opp);
+            if (first) {
+                first = 0;
+                if (reference_round_trip(w, r, opp, idx)) {
+                    w->rc = MA_EINTERNAL;
+                    break;
+                }
+            }
+            fast_step(w, r, opp, idx);
+            done++;
+          }
+        }
+        if (opp && c + 1 < c_hi) {
+            /* the next mask of the same size in increasing order (Gosper) */
+            uint32_t low = opp & (0u - opp), ripple = opp + low;
+            opp = (((ripple ^ opp) >> 2) / low) | ripple;
+        }
+    }
+    struct fworker *fw = w->fw;
+    if (fw->prev && !w->rc) {
+        int rc = fast_finish(w, fw->prev);
+        if (rc)
+            w->rc = rc;
+    }
+    fw->prev = NULL;
+    return done;
+}
+
+/* The next subset of free_pts of the same size in colex order; x must not be the last one. The
+ * addition carries through the lowest run of x (non-free points are set so the carry skips them)
+ * onto the next free point; the run's other stones return to the lowest free points. */
+static inline uint32_t next_subset(uint32_t x, uint32_t free_pts)
+{
+    uint32_t sum = ((x | ~free_pts) + (x & (0u - x))) & free_pts;
+    int lost = __builtin_popcount(x) - __builtin_popcount(sum);
+    uint32_t fill = 0;
+    for (; lost > 0; lost--, free_pts &= free_pts - 1)
+        fill |= free_pts & (0u - free_pts);
+    return sum | fill;
+}
+
+/* Indices lo..hi-1 in index order (sectors where the walk by opponent mask does not pay): the
+ * next index of one representative is the next opponent placement in colex order. */
+static uint64_t fast_chunk_by_rep(struct worker *w, uint64_t lo, uint64_t hi)
+{
+    const struct shared *sh = w->sh;
+    const struct fast *f = sh->fast;
+    const ma_malom_index *ix = sh->in->ix;
+    uint32_t rep = 0, opp = 0;
+    uint64_t r = 0, g = 0;
+    for (uint64_t idx = lo; idx < hi && !w->rc; idx++) {
+        if (idx == lo || g + 1 == f->per_rep) {
+            ma_malom_index_unrank_malom(ix, f->w, f->b, idx, &rep, &opp);
+            r = idx / f->per_rep;
+            g = idx % f->per_rep;
+            if (reference_round_trip(w, r, opp, idx)) {
+                w->rc = MA_EINTERNAL;
+                break;
+            }
+        } else {
+            opp = next_subset(opp, ~rep & MA_FULL_MASK);
+            g++;
+        }
+        /* the stepped board must rank back to its index; the bitmap then proves coverage */
+        if (r * f->per_rep + ma_malom_index_g_rank(ix, rep, opp) != idx) {
+            w->rc = index_bug(w, idx, r * f->per_rep + ma_malom_index_g_rank(ix, rep, opp));
+            break;
+        }
+        fast_step(w, r, opp, idx);
+    }
+    struct fworker *fw = w->fw;
+    if (fw->prev && !w->rc) {
+        int rc = fast_finish(w, fw->prev);
+        if (rc)
+            w->rc = rc;
+    }
+    fw->prev = NULL;
+    return hi - lo;
+}
+
+/* After a complete walk: every index was checked (each at most once, see fast_prepare). */
+static int fast_coverage(struct shared *sh, ma_error *err)
+{
+    const struct fast *f = sh->fast;
+    uint64_t n = sh->entries;
+    for (uint64_t i = 0; i < n / 64 + 1; i++) {
+        uint64_t want = i < n / 64 ? ~(uint64_t)0 : ((uint64_t)1 << (n % 64)) - 1;
+        uint64_t got = atomic_load_explicit(&f->visited[i], memory_order_relaxed);
+        if (got != want) {
+            uint64_t idx = 64 * i + (uint64_t)__builtin_ctzll(~got & want);
+            char sec[16];
+            ma_sector_format(sh->sector, sec, sizeof sec);
+            return ma_error_set(err, MA_EINTERNAL,
+                                "%s: sector %s: offset %llu: index %llu was never checked: checker "
+                                "index bug",
+                                sh->in->path ? sh->in->path : "(sector file)", sec,
+                                (unsigned long long)ma_malom_file_entry_offset(sh->in->file, idx),
+                                (unsigned long long)idx);
+        }
+    }
+    return MA_OK;
+}
+
+static void *work(void *arg)
+{
+    struct worker *w = arg;
+    struct shared *sh = w->sh;
+    ma_vturns *turns = malloc(sizeof *turns);
+    if (sh->fast)
+        w->fw = calloc(1, sizeof *w->fw);
+    if (!turns || (sh->fast && !w->fw)) {
+        free(turns);
+        w->rc = ma_error_set(&w->err, MA_ENOMEM, "malom check: out of memory");
+        atomic_store(&sh->failed, 1);
+        return NULL;
+    }
+    for (;;) {
+        if (atomic_load(&sh->failed))
+            break;
+        if (sh->in->cancel && *sh->in->cancel) {
+            atomic_store(&sh->canceled, 1);
+            break;
+        }
+        if (sh->fast) {
+            const struct fast *f = sh->fast;
+            uint64_t per = f->by_opp ? f->opp_per_chunk : CHUNK;
+            uint64_t end = f->by_opp ? f->n_opp : sh->entries;
+            uint64_t lo = atomic_fetch_add(&sh->next, per);
+            if (lo >= end)
+                break;
+            uint64_t hi = lo + per < end ? lo + per : end;
+            uint64_t done = f->by_opp ? fast_chunk(w, lo, hi) : fast_chunk_by_rep(w, lo, hi);
+            if (w->rc) {
+                if (w->rc == MA_ENOMEM && w->err.code != MA_ENOMEM)
+                    ma_error_set(&w->err, MA_ENOMEM, "malom check: out of memory");
+                atomic_store(&sh->failed, 1);
+                break;
+            }
+            atomic_fetch_add(&sh->done, done);
+            if (sh->in->progress)
+                ma_progress_add(sh->in->progress, done);
+            continue;
+        }
+        uint64_t lo = atomic_fetch_add(&sh->next, CHUNK);
+        if (lo >= sh->entries)
+            break;
+        uint64_t hi = lo + CHUNK < sh->entries ? lo + CHUNK : sh->entries;
+        {
+            for (uint64_t i = lo; i < hi; i++) {
+                int rc = check_index(w, i, turns);
+                if (rc) {
+                    w->rc = rc;
+                    atomic_store(&sh->failed, 1);
+                    break;
+                }
+            }
+        }
+        if (w->rc)
+            break;
+        atomic_fetch_add(&sh->done, hi - lo);
+        if (sh->in->progress)
+            ma_progress_add(sh->in->progress, hi - lo);
+    }
+    free(turns);
+    free(w->fw);
+    w->fw = NULL;
+    return NULL;
+}
+
+static int cmp_items(const void *a, const void *b)
+{
+    const ma_mcheck_item *x = a, *y = b;
+    return x->entry < y->entry ? -1 : x->entry > y->entry;
+}
+
+static int setup(struct shared *sh, const ma_mcheck_input *in, ma_error *err)
+{
+    memset(sh, 0, sizeof *sh);
+    sh->in = in;
+    sh->sector = ma_malom_file_sector(in->file);
+    sh->frame = ma_malom_file_frame(in->file);
+    sh->legacy = ma_malom_file_format(in->file) == MA_MALOM_SEC;
+    int rc = ma_vrules_init(&sh->rules, ma_malom_file_variant(in->file), sh->sector, err);
+    if (rc)
+        return rc;
+    sh->rules.full_board_draw = 0; /* §6 step 4 is applied here, as a parameter */
+    for (int k = 0; k < MA_TURN_KINDS; k++) {
+        if (!sh->rules.succ_exists[k])
+            continue;
+        sh->child[k] = ma_sector_equal(sh->rules.succ[k], sh->sector) ? in->file : in->child[k];
+        if (sh->child[k]) {
+            if (!ma_sector_equal(ma_malom_file_sector(sh->child[k]), sh->rules.succ[k]))
+                return ma_error_set(err, MA_EINVAL, "malom check: child of kind %d is the wrong sector", k);
+            sh->child_frame[k] = ma_malom_file_frame(sh->child[k]);
+        }
+    }
+    sh->entries = ma_malom_file_entry_count(in->file);
+    return MA_OK;
+}
+
+int ma_mcheck_sector(ma_mcheck_result *out, const ma_mcheck_input *in, ma_error *err)
+{
+    memset(out, 0, sizeof *out);
+    if (!in || !in->ix || !in->file || in->threads < 1)
+        return ma_error_set(err, MA_EINVAL, "malom check: bad input");
+    double t0 = ma_now();
+    struct shared *sh = malloc(sizeof *sh);
+    if (!sh)
+        return ma_error_set(err, MA_ENOMEM, "malom check: out of memory");
+    int rc = setup(sh, in, err);
+    if (!rc && !in->reference && fast_setup(sh))
+        rc = ma_error_set(err, MA_ENOMEM, "malom check: out of memory");
+    if (rc) {
+        fast_free(sh->fast);
+        free(sh);
+        return rc;
+    }
+    int nt = in->threads;
+    struct worker *ws = calloc((size_t)nt, sizeof *ws);
+    pthread_t *tid = calloc((size_t)nt, sizeof *tid);
+    if (!ws || !tid) {
+        free(ws);
+        free(tid);
+        fast_free(sh->fast);
+        free(sh);
+        return ma_error_set(err, MA_ENOMEM, "malom check: out of memory");
+    }
+    int started = 0;
+    for (int t = 0; t < nt; t++) {
+        ws[t].sh = sh;
+        ws[t].id = t;
+        if (t > 0 && pthread_create(&tid[t], NULL, work, &ws[t]) == 0)
+            started++;
+        else if (t > 0)
+            break;
+    }
+    work(&ws[0]);
+    for (int t = 1; t <= started; t++)
+        pthread_join(tid[t], NULL);
+    out->sector = sh->sector;
+    out->frame = sh->frame;
+    out->entries = sh->entries;
+    rc = MA_OK;
+    size_t n_items = 0;
+    for (int t = 0; t <= started; t++) {
+        if (ws[t].rc && !rc) {
+            rc = ws[t].rc;
+            *err = ws[t].err;
+        }
+        n_items += ws[t].part.n_items;
+    }
+    if (!rc && n_items) {
+        out->items = malloc(n_items * sizeof *out->items);
+        if (!out->items)
+            rc = ma_error_set(err, MA_ENOMEM, "malom check: out of memory");
+    }
+    for (int t = 0; t <= started; t++) {
+        ma_mcheck_result *p = &ws[t].part;
+        if (!rc) {
+            out->markers += p->markers;
+            out->canonical += p->canonical;
+            out->verified += p->verified;
+            out->within_bounds += p->within_bounds;
+            out->bound_wins += p->bound_wins;
+            out->missing_child += p->missing_child;
+            out->broken_child += p->broken_child;
+            out->discrepancies += p->discrepancies;
+            for (int c = 0; c < MA_MCHECK_CLASSES; c++)
+                out->by_class[c] += p->by_class[c];
+            for (int k = 0; k < MA_TURN_KINDS; k++)
+                out->missing_kind[k] |= p->missing_kind[k];
+            if (p->n_items)
+                memcpy(out->items + out->n_items, p->items, p->n_items * sizeof *p->items);
+            out->n_items += p->n_items;
+        }
+        free(p->items);
+    }
+    free(ws);
+    free(tid);
+    if (!rc && out->n_items > 1)
+        qsort(out->items, out->n_items, sizeof *out->items, cmp_items);
+    if (!rc && atomic_load(&sh->canceled))
+        rc = ma_error_set(err, MA_ECANCELED, "malom check: check of the sector canceled");
+    if (!rc && sh->fast)
+        rc = fast_coverage(sh, err);
+    fast_free(sh->fast);
+    free(sh);
+    out->seconds = ma_now() - t0;
+    if (rc) {
+        ma_mcheck_result_free(out);
+        memset(out, 0, sizeof *out);
+    }
+    return rc;
+}
+
+static int is_discrepancy(const ma_mcheck_result *r, uint64_t entry)
+{
+    size_t lo = 0, hi = r->n_items;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (r->items[mid].entry < entry)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo < r->n_items && r->items[lo].entry == entry;
+}
+
+int ma_mcheck_classify(ma_mcheck_result *r, const ma_mcheck_input *in,
+                       const ma_mcheck_result *const child[MA_TURN_KINDS], ma_error *err)
+{
+    struct shared *sh = malloc(sizeof *sh);
+    ma_vturns *turns = malloc(sizeof *turns);
+    if (!sh || !turns) {
+        free(sh);
+        free(turns);
+        return ma_error_set(err, MA_ENOMEM, "malom check: out of memory");
+    }
+    int rc = setup(sh, in, err);
+    const ma_mcheck_result *cres[MA_TURN_KINDS];
+    for (int k = 0; k < MA_TURN_KINDS; k++) {
+        cres[k] = NULL;
+        if (!rc && sh->rules.succ_exists[k])
+            cres[k] = ma_sector_equal(sh->rules.succ[k], sh->sector) ? r : (child ? child[k] : NULL);
+    }
+    r->roots = r->propagated = 0;
+    for (size_t i = 0; !rc && i < r->n_items; i++) {
+        ma_mcheck_item *it = &r->items[i];
+        int prop = 0;
+        if (it->cls != MA_MCHECK_SYMMETRY && it->cls != MA_MCHECK_WRONG_TERMINAL &&
+            it->cls != MA_MCHECK_BAD_ENCODING) {
+            ma_board pos = ma_malom_index_unrank(in->ix, sh->sector.w, sh->sector.b, it->entry);
+            ma_vrules_generate(&sh->rules, pos, turns);
+            for (int t = 0; t < turns->n && !prop; t++) {
+                const ma_mcheck_result *c = cres[turns->kind[t]];
+                if (c && c->n_items &&
+                    is_discrepancy(c, ma_malom_index_rank(in->ix, turns->succ[t], NULL)))
+                    prop = 1;
+            }
+        }
+        it->root = (uint8_t)!prop;
+        if (prop)
+            r->propagated++;
+        else
+            r->roots++;
+    }
+    free(sh);
+    free(turns);
+    return rc;
+}
+
+void ma_mcheck_result_free(ma_mcheck_result *r)
+{
+    if (!r)
+        return;
+    free(r->items);
+    r->items = NULL;
+    r->n_items = 0;
+}
