@@ -109,7 +109,7 @@ int ma_cmd_report(int argc, char **argv)
     if (exit_code)
         fprintf(stderr, "millaudit report: %s\n", err.msg);
     else if (check) /* for scripts: the rendered run's verdict as the exit status */
-        exit_code = ma_verdict_exit_code(report.verdict.state);
+        exit_code = ma_verdict_exit_code(report.verdict.state, 0);
     free(text);
     ma_report_free(&report);
     ma_audit_close(a);

@@ -590,15 +590,15 @@ static void print_merge(const ma_merge_result *m, const char *out_path)
     for (size_t i = 0; i < m->n_notes; i++)
         printf("note: %s\n", m->notes[i]);
     switch (m->verdict) {
-    case MA_VRUN_VERIFIED:
+    case MA_VERDICT_VERIFIED:
         printf("verdict: verified: all %llu entries of %llu sectors re-derived and matching\n",
                (unsigned long long)t->entries, (unsigned long long)t->sectors);
         break;
-    case MA_VRUN_WITHIN_BOUNDS:
+    case MA_VERDICT_WITHIN_BOUNDS:
         printf("verdict: verified within bounds only: %llu entries unproven, no contradiction; NOT fully "
                "verified\n", (unsigned long long)t->within_bounds);
         break;
-    case MA_VRUN_DISCREPANCIES:
+    case MA_VERDICT_DISCREPANCIES:
         printf("verdict: discrepancies found: %llu (%llu root%s, %llu propagated)", (unsigned long long)t->discrepancies,
                (unsigned long long)t->roots, t->roots == 1 ? "" : "s", (unsigned long long)t->propagated);
         if (t->body_digest_mismatches)

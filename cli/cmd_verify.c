@@ -93,7 +93,7 @@ static void print_verdict(const ma_vrun *run)
 {
     const ma_vrun_totals *t = ma_vrun_totals_of(run);
     switch (ma_vrun_verdict_of(run)) {
-    case MA_VRUN_VERIFIED:
+    case MA_VERDICT_VERIFIED:
         if (t->sectors == 0 && ma_vrun_options_of(run)->shard_count > 1)
             printf("verdict: verified: an empty shard: none of the %s planned sectors falls in shard %u/%u\n",
                    G(ma_vrun_planned_sectors(run)), ma_vrun_options_of(run)->shard_index,
@@ -102,12 +102,12 @@ static void print_verdict(const ma_vrun *run)
             printf("verdict: verified: all %s entries of %s sector%s re-derived and matching\n",
                    G(t->entries), G(t->sectors), t->sectors == 1 ? "" : "s");
         break;
-    case MA_VRUN_WITHIN_BOUNDS:
+    case MA_VERDICT_WITHIN_BOUNDS:
         printf("verdict: verified within bounds only: %s entries unproven (successor sectors "
                "absent), no contradiction; NOT fully verified\n",
                G(t->within_bounds));
         break;
-    case MA_VRUN_DISCREPANCIES:
+    case MA_VERDICT_DISCREPANCIES:
         printf("verdict: discrepancies found: %s (%s root%s, %s propagated)",
                G(t->discrepancies), G(t->roots), t->roots == 1 ? "" : "s",
                G(t->propagated));
@@ -117,7 +117,7 @@ static void print_verdict(const ma_vrun *run)
                    t->body_digest_mismatches == 1 ? "its" : "their");
         printf("\n");
         break;
-    case MA_VRUN_INTERRUPTED:
+    case MA_VERDICT_INTERRUPTED:
         /* what this run did, whatever a later --resume does: it is never a proof */
         printf("verdict: interrupted: %s of %s sectors checked (%s of %s entries verified); "
                "NOT verified; continue with --resume\n",
@@ -413,7 +413,7 @@ static void print_json(const ma_vrun *run, const char *root, const char *const *
         json_object_set_new(o, "shard", sh);
     }
     json_object_set_new(doc, "options", o);
-    json_object_set_new(doc, "verdict", json_string(ma_vrun_verdict_name(ma_vrun_verdict_of(run))));
+    json_object_set_new(doc, "verdict", json_string(ma_verdict_state_name(ma_vrun_verdict_of(run))));
     const ma_vrun_totals *t = ma_vrun_totals_of(run);
     json_t *tot = json_object();
     static const char *const names[] = {"sectors", "sectors_checked", "sectors_carried_over",

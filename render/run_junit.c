@@ -138,13 +138,13 @@ static int run_case(ma_junit_suite *suite, const ma_vrun *r, const char *stopped
     if (stopped_by) {
         type = "stopped";
         msg = stopped_by;
-    } else if (verdict == MA_VRUN_INTERRUPTED) {
+    } else if (verdict == MA_VERDICT_INTERRUPTED) {
         type = "interrupted";
         msg = "the run was interrupted; finished sectors are recorded, --resume continues";
     } else if (ma_vrun_record_failed(r)) {
         type = "record-incomplete";
         msg = "the audit record is incomplete: the store could not be written";
-    } else if (verdict == MA_VRUN_INCOMPLETE && !sector_errors) {
+    } else if (verdict == MA_VERDICT_INCOMPLETE && !sector_errors) {
         type = "incomplete";
         msg = ma_vrun_error_count(r) ? ma_vrun_error(r, 0) : "not every file of the database could be checked";
     }
@@ -191,7 +191,7 @@ int ma_vrun_junit(ma_junit *j, const ma_vrun *r, const char *stopped_by, ma_erro
         {"mode", MODES[opt->mode]},
         {"audit_store", opt->audit_path ? opt->audit_path : ""},
         {"run_id", ma_vrun_id(r) ? id : ""},
-        {"verdict", ma_vrun_verdict_name(ma_vrun_verdict_of(r))},
+        {"verdict", ma_verdict_state_name(ma_vrun_verdict_of(r))},
         {"tool_version", opt->tool_version ? opt->tool_version : ""},
         {"git_revision", opt->git_revision ? opt->git_revision : ""},
     };

@@ -1040,21 +1040,21 @@ int ma_merge_runs(const ma_merge_options *opt, ma_merge_result *res, ma_error *e
         /* "verified" only when every sector of the plan has its result (never for a partial merge,
          * even with --allow-partial, which only lets the sectors present show their discrepancies) */
         if (res->partial && !opt->allow_partial)
-            res->verdict = MA_VRUN_INCOMPLETE;
+            res->verdict = MA_VERDICT_INCOMPLETE;
         else if (t->discrepancies || t->body_digest_mismatches)
-            res->verdict = MA_VRUN_DISCREPANCIES;
+            res->verdict = MA_VERDICT_DISCREPANCIES;
         else if (incomplete || c.uncovered || res->partial || c.sh[0].inv.n_plan == 0 ||
                  t->sectors != c.sh[0].inv.n_plan || (whole && unusable > 0))
-            res->verdict = MA_VRUN_INCOMPLETE;
+            res->verdict = MA_VERDICT_INCOMPLETE;
         else
-            res->verdict = bounds ? MA_VRUN_WITHIN_BOUNDS : MA_VRUN_VERIFIED;
+            res->verdict = bounds ? MA_VERDICT_WITHIN_BOUNDS : MA_VERDICT_VERIFIED;
     }
     if (rc == MA_OK) {
         int whole = unusable >= 0;
         if (whole && unusable > 0)
             add_note(res, "%lld files of the database could not be used (the shards' runs list them)",
                      (long long)unusable);
-        const char *status = res->verdict == MA_VRUN_VERIFIED ? "ok" : ma_vrun_verdict_name(res->verdict);
+        const char *status = ma_verdict_status(res->verdict);
         if ((rc = ma_audit_merged_run_finish(out, id, &mr, status, err)) != MA_OK)
             res->output_failed = 1;
     } else if (out && id) {
@@ -1062,12 +1062,7 @@ int ma_merge_runs(const ma_merge_options *opt, ma_merge_result *res, ma_error *e
     }
     if (rc == MA_OK) {
         res->run_id = id;
-        switch (res->verdict) {
-        case MA_VRUN_VERIFIED: res->exit_code = MA_EXIT_OK; break;
-        case MA_VRUN_WITHIN_BOUNDS: res->exit_code = opt->allow_bounds ? MA_EXIT_OK : MA_EXIT_BAD_INPUT; break;
-        case MA_VRUN_DISCREPANCIES: res->exit_code = MA_EXIT_MISMATCH; break;
-        default: res->exit_code = MA_EXIT_BAD_INPUT; break;
-        }
+        res->exit_code = ma_verdict_exit_code(res->verdict, opt->allow_bounds ? MA_VERDICT_ALLOW_BOUNDS : 0);
     }
     ma_audit_close(out);
     free(rowsh);

@@ -83,7 +83,7 @@ typedef struct ma_merge_result {
     size_t planned;               /* sectors of the plan the shards share (the inventory's) */
     size_t uncovered;             /* of those, sectors no shard recorded */
     ma_vrun_totals totals;
-    int verdict;                  /* ma_vrun_verdict */
+    ma_verdict_state verdict;     /* common/verdict.h */
     uint64_t reclassified;        /* discrepancies a shard called roots that are propagated */
     size_t rows_inexact;          /* sectors whose rows may differ from a single run's */
     char **notes;                 /* one-line messages: partial shards, inexact rows */

@@ -52,13 +52,6 @@ static int sector_status_parse(const char *s)
     return MA_SECTOR_UNUSABLE;
 }
 
-const char *ma_vrun_verdict_name(int verdict)
-{
-    static const char *const names[] = {"verified", "within-bounds", "discrepancies", "incomplete",
-                                        "interrupted"};
-    return verdict >= 0 && verdict <= MA_VRUN_INTERRUPTED ? names[verdict] : "incomplete";
-}
-
 /* A sector the run knows: one to check, or the successor of one. */
 typedef struct node {
     ma_vrun_sector pub;
@@ -103,7 +96,7 @@ struct ma_vrun {
     ma_audit *audit;
     int64_t run_id, resumed_from;
     int record_failed;
-    int verdict;
+    ma_verdict_state verdict;
     int started;
     double t0, seconds;
     char options[192];
@@ -155,7 +148,7 @@ int ma_vrun_create(ma_vrun **out, const ma_vrun_options *opt, ma_error *err)
         return ma_error_set(err, MA_ENOMEM, "out of memory");
     r->opt = *opt;
     r->phase = "scan";
-    r->verdict = MA_VRUN_INCOMPLETE;
+    r->verdict = MA_VERDICT_INCOMPLETE;
     /* a shard's results are carried over only into runs of the same shard: its root/propagated
      * split saw only its own sectors' discrepancy sets (docs/distributed.md) */
     if (opt->shard_count > 1)
@@ -1302,13 +1295,13 @@ static int empty_shard(const ma_vrun *r)
     return r->opt.shard_count > 1 && r->db && r->n_domain > 0 && r->n_order == 0;
 }
 
-static int decide_verdict(const ma_vrun *r, int canceled)
+static ma_verdict_state decide_verdict(const ma_vrun *r, int canceled)
 {
     if (canceled)
-        return MA_VRUN_INTERRUPTED;
+        return MA_VERDICT_INTERRUPTED;
     const ma_vrun_totals *t = &r->totals;
     if (t->discrepancies || t->body_digest_mismatches)
-        return MA_VRUN_DISCREPANCIES;
+        return MA_VERDICT_DISCREPANCIES;
     int incomplete = t->sectors == 0 && !empty_shard(r), bounds = 0;
     for (size_t i = 0; i < r->n_order; i++) {
         const node *nd = &r->nodes[r->order[i]];
@@ -1321,8 +1314,8 @@ static int decide_verdict(const ma_vrun *r, int canceled)
     if (r->whole && r->db && ma_database_unusable_count(r->db))
         incomplete = 1;
     if (incomplete)
-        return MA_VRUN_INCOMPLETE;
-    return bounds ? MA_VRUN_WITHIN_BOUNDS : MA_VRUN_VERIFIED;
+        return MA_VERDICT_INCOMPLETE;
+    return bounds ? MA_VERDICT_WITHIN_BOUNDS : MA_VERDICT_VERIFIED;
 }
 
 /* Records the run's start, its facts and its plan, and for --resume claims the run it continues:
@@ -1491,7 +1484,7 @@ finish:
     r->phase = rc && rc != MA_ECANCELED ? r->phase : "done";
     if (r->audit && r->started) {
         ma_error e;
-        const char *status = r->verdict == MA_VRUN_VERIFIED ? "ok" : ma_vrun_verdict_name(r->verdict);
+        const char *status = ma_verdict_status(r->verdict);
         if (ma_audit_run_end(r->audit, r->run_id, status, &e))
             record_failure(r, &e);
     }
@@ -1516,7 +1509,7 @@ const ma_vrun_sector *ma_vrun_sector_at(const ma_vrun *r, size_t i) { return &r-
 const ma_vrun_totals *ma_vrun_totals_of(const ma_vrun *r) { return &r->totals; }
 size_t ma_vrun_error_count(const ma_vrun *r) { return r->n_errors; }
 const char *ma_vrun_error(const ma_vrun *r, size_t i) { return r->errors[i]; }
-int ma_vrun_verdict_of(const ma_vrun *r) { return r->verdict; }
+ma_verdict_state ma_vrun_verdict_of(const ma_vrun *r) { return r->verdict; }
 int ma_vrun_record_failed(const ma_vrun *r) { return r->record_failed; }
 double ma_vrun_seconds(const ma_vrun *r) { return r->seconds; }
 
@@ -1524,10 +1517,5 @@ int ma_vrun_exit_code(const ma_vrun *r)
 {
     if (r->record_failed)
         return MA_EXIT_IO;
-    switch (r->verdict) {
-    case MA_VRUN_VERIFIED: return MA_EXIT_OK;
-    case MA_VRUN_WITHIN_BOUNDS: return r->opt.allow_bounds ? MA_EXIT_OK : MA_EXIT_BAD_INPUT;
-    case MA_VRUN_DISCREPANCIES: return MA_EXIT_MISMATCH;
-    default: return MA_EXIT_BAD_INPUT;
-    }
+    return ma_verdict_exit_code(r->verdict, r->opt.allow_bounds ? MA_VERDICT_ALLOW_BOUNDS : 0);
 }

@@ -50,6 +50,7 @@
 
 #include "common/ma_error.h"
 #include "common/progress.h"
+#include "common/verdict.h"
 #include "formats/source.h"
 #include "formats/value.h"
 #include "indexer/position.h"
@@ -165,18 +166,7 @@ typedef enum ma_vrun_mode {
     MA_VRUN_INCREMENTAL = 2
 } ma_vrun_mode;
 
-/* Verdict of a run, in the order a report states it. */
-typedef enum ma_vrun_verdict {
-    MA_VRUN_VERIFIED = 0,      /* every entry of every sector verified */
-    MA_VRUN_WITHIN_BOUNDS = 1, /* no contradiction, but some entries only within bounds */
-    MA_VRUN_DISCREPANCIES = 2,
-    MA_VRUN_INCOMPLETE = 3,    /* unusable or missing input: not everything could be checked */
-    MA_VRUN_INTERRUPTED = 4
-} ma_vrun_verdict;
 
-/* "verified", "within-bounds", "discrepancies", "incomplete", "interrupted"; also the run status
- * recorded in the store ("ok" for verified). */
-const char *ma_vrun_verdict_name(int verdict);
 
 typedef struct ma_vrun_options {
     const char *root;             /* the database (directory or one sector file) */
@@ -255,7 +245,7 @@ const ma_vrun_totals *ma_vrun_totals_of(const ma_vrun *r);
 /* One-line messages of everything that could not be used or recorded, in the order met. */
 size_t ma_vrun_error_count(const ma_vrun *r);
 const char *ma_vrun_error(const ma_vrun *r, size_t i);
-int ma_vrun_verdict_of(const ma_vrun *r);
+ma_verdict_state ma_vrun_verdict_of(const ma_vrun *r);
 /* Non-zero when the store could not record everything (then the exit code says 4). */
 int ma_vrun_record_failed(const ma_vrun *r);
 double ma_vrun_seconds(const ma_vrun *r);

@@ -15,13 +15,6 @@
 
 #define HISTORY_RUNS 30
 
-const char *ma_verdict_state_name(ma_verdict_state s)
-{
-    static const char *const names[] = {"verified",      "within-bounds", "incomplete",    "interrupted",
-                                        "discrepancies", "values-agree",  "values-differ", "recorded"};
-    return (unsigned)s < sizeof names / sizeof names[0] ? names[s] : "unknown";
-}
-
 /* ---------------------------------------------------------------- verdict */
 
 static char *group(char *buf, size_t n, int64_t v)
@@ -101,18 +94,6 @@ static void decide_diff(const ma_verdict_counts *c, ma_verdict *v)
     if (differ && v->interrupted)
         detail(v, "the diff was interrupted: only the sectors listed were compared");
     (void)b;
-}
-
-int ma_verdict_exit_code(ma_verdict_state s)
-{
-    switch (s) {
-    case MA_VERDICT_VERIFIED:
-    case MA_VERDICT_AGREE:
-    case MA_VERDICT_RECORDED: return MA_EXIT_OK;
-    case MA_VERDICT_DISCREPANCIES:
-    case MA_VERDICT_DIFFER: return MA_EXIT_MISMATCH;
-    default: return MA_EXIT_BAD_INPUT;
-    }
 }
 
 void ma_verdict_decide(const ma_verdict_counts *c, ma_verdict *v)

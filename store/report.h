@@ -31,24 +31,9 @@
 #include <stdint.h>
 
 #include "common/ma_error.h"
+#include "common/verdict.h"
 #include "store/audit.h"
 #include "store/runs.h"
-
-/* What a run proved, most severe last but one; the order is the order of severity for display. */
-typedef enum ma_verdict_state {
-    MA_VERDICT_VERIFIED = 0,   /* every entry re-derived and matching */
-    MA_VERDICT_WITHIN_BOUNDS,  /* nothing contradicted, but N entries only within bounds / unverifiable */
-    MA_VERDICT_INCOMPLETE,     /* inputs unusable or missing: part of the database was not checked */
-    MA_VERDICT_INTERRUPTED,    /* the run never ended (killed, SIGINT) */
-    MA_VERDICT_DISCREPANCIES,  /* stored values the checker refutes */
-    MA_VERDICT_AGREE,          /* diff: every value agrees (encodings may differ) */
-    MA_VERDICT_DIFFER,         /* diff: values differ, or a sector is on one side only */
-    MA_VERDICT_RECORDED        /* manifest and other kinds: the run recorded what it read */
-} ma_verdict_state;
-
-/* Stable names for JSON and CSS: "verified", "within-bounds", "incomplete", "interrupted",
- * "discrepancies", "values-agree", "values-differ", "recorded". */
-const char *ma_verdict_state_name(ma_verdict_state s);
 
 /* Sums over a run's sectors, the verdict's input (also used for each run of the history). -1 in
  * roots/propagated/unverifiable: not recorded. */
@@ -89,11 +74,6 @@ typedef struct ma_verdict {
 /* Decides the verdict from counts (pure; unit-tested). */
 void ma_verdict_decide(const ma_verdict_counts *c, ma_verdict *v);
 
-/* The exit status a verdict stands for, as verify's and diff's own (README table), for scripts
- * that read a stored run (`report --check`): 0 verified, values agree or recorded; 1 discrepancies
- * or values differ; 3 within bounds only, incomplete or interrupted (the run did not prove the
- * database whole). */
-int ma_verdict_exit_code(ma_verdict_state s);
 
 /* v4 facts of one sector, parallel to ma_run.sectors. -1 / NULL: not recorded. */
 typedef struct ma_report_sector {

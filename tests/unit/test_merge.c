@@ -246,7 +246,7 @@ static size_t merged_equals_single(const fixture *fx, unsigned n, size_t max_row
     store_path(fx, single, sizeof single, "single.sqlite");
     store_path(fx, out, sizeof out, "merged.sqlite");
     int verdict = run(fx->db, single, 0, 0, max_rows);
-    assert_int_equal(verdict, MA_VRUN_DISCREPANCIES);
+    assert_int_equal(verdict, MA_VERDICT_DISCREPANCIES);
     for (unsigned i = 0; i < n; i++) {
         char name[32];
         snprintf(name, sizeof name, "shard%u.sqlite", i);
@@ -258,7 +258,7 @@ static size_t merged_equals_single(const fixture *fx, unsigned n, size_t max_row
     ma_error err;
     if (merge(out, shards, n, 0, &m, &err))
         fail_msg("merge failed: %s", err.msg);
-    assert_int_equal(m.verdict, MA_VRUN_DISCREPANCIES);
+    assert_int_equal(m.verdict, MA_VERDICT_DISCREPANCIES);
     assert_int_equal(m.exit_code, MA_EXIT_MISMATCH);
     assert_int_equal(m.n_shards, n);
     assert_false(m.partial);
@@ -322,8 +322,8 @@ static void test_refusals(void **state)
     store_path(fx, o0, sizeof o0, "o0.sqlite");
     store_path(fx, out, sizeof out, "rout.sqlite");
     /* the planted faults lie in both shards of 2 (each shard finds some: its verdict says so) */
-    assert_int_equal(run(fx->db, s0, 0, 2, 100), MA_VRUN_DISCREPANCIES);
-    assert_int_equal(run(fx->db, s1, 1, 2, 100), MA_VRUN_DISCREPANCIES);
+    assert_int_equal(run(fx->db, s0, 0, 2, 100), MA_VERDICT_DISCREPANCIES);
+    assert_int_equal(run(fx->db, s1, 1, 2, 100), MA_VERDICT_DISCREPANCIES);
     run(fx->other, o0, 0, 2, 100);
     ma_merge_result m;
     ma_error err;
@@ -358,13 +358,13 @@ static void test_refusals(void **state)
     assert_true(m.partial);
     assert_int_equal(m.n_missing, 1);
     assert_int_equal(m.missing[0], 1);
-    assert_int_equal(m.verdict, MA_VRUN_INCOMPLETE);
+    assert_int_equal(m.verdict, MA_VERDICT_INCOMPLETE);
     assert_int_equal(m.exit_code, MA_EXIT_BAD_INPUT);
     ma_merge_result_free(&m);
     /* --allow-partial: shard 0's sectors hold discrepancies (above), so the verdict is theirs */
     assert_int_equal(merge(out, one, 1, 1, &m, &err), MA_OK);
     assert_true(m.partial);
-    assert_int_equal(m.verdict, MA_VRUN_DISCREPANCIES);
+    assert_int_equal(m.verdict, MA_VERDICT_DISCREPANCIES);
     assert_int_equal(m.exit_code, MA_EXIT_MISMATCH);
     ma_merge_result_free(&m);
     /* an interrupted shard run: likewise */
@@ -374,7 +374,7 @@ static void test_refusals(void **state)
     sqlite3_close(db);
     assert_int_equal(merge(out, both, 2, 0, &m, &err), MA_OK);
     assert_int_equal(m.n_interrupted, 1);
-    assert_int_equal(m.verdict, MA_VRUN_INCOMPLETE);
+    assert_int_equal(m.verdict, MA_VERDICT_INCOMPLETE);
     assert_int_equal(m.exit_code, MA_EXIT_BAD_INPUT);
     ma_merge_result_free(&m);
     /* a store without a shard run */
@@ -519,7 +519,7 @@ static void test_empty_shards_merge_like_any_other(void **state)
         store_path(fx, stores[i], sizeof stores[i], name);
         int verdict = run(fx->db, stores[i], i, 10, 100);
         if (i >= 7)
-            assert_int_equal(verdict, MA_VRUN_VERIFIED);
+            assert_int_equal(verdict, MA_VERDICT_VERIFIED);
         shards[i] = stores[i];
     }
     ma_merge_result m;
@@ -528,14 +528,14 @@ static void test_empty_shards_merge_like_any_other(void **state)
     assert_int_equal(m.totals.sectors, 7);
     assert_int_equal(m.uncovered, 0);
     assert_false(m.partial);
-    assert_int_equal(m.verdict, MA_VRUN_DISCREPANCIES);
+    assert_int_equal(m.verdict, MA_VERDICT_DISCREPANCIES);
     ma_merge_result_free(&m);
     /* only the empty shards: nothing wrong found, nothing of the plan covered */
     for (int allow = 0; allow <= 1; allow++) {
         assert_int_equal(merge(out, shards + 7, 3, allow, &m, &err), MA_OK);
         assert_true(m.partial);
         assert_int_equal(m.uncovered, 7);
-        assert_int_equal(m.verdict, MA_VRUN_INCOMPLETE);
+        assert_int_equal(m.verdict, MA_VERDICT_INCOMPLETE);
         assert_int_equal(m.exit_code, MA_EXIT_BAD_INPUT);
         ma_merge_result_free(&m);
     }

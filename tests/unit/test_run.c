@@ -166,7 +166,7 @@ static void test_whole_run_checks_children_first(void **state)
     ma_vrun_options o = options(fx, NULL, MA_VRUN_FULL);
     ma_vrun *r = run_ok(&o);
     assert_string_equal(ma_vrun_phase(r), "done");
-    assert_int_equal(ma_vrun_verdict_of(r), MA_VRUN_VERIFIED);
+    assert_int_equal(ma_vrun_verdict_of(r), MA_VERDICT_VERIFIED);
     assert_int_equal(ma_vrun_exit_code(r), MA_EXIT_OK);
     assert_int_equal(ma_vrun_format(r), MA_FORMAT_OPEN);
     const ma_vrun_totals *t = ma_vrun_totals_of(r);
@@ -244,7 +244,7 @@ static void test_cancel_records_an_interrupted_run(void **state)
     ma_error err;
     assert_int_equal(ma_vrun_create(&r, &o, &err), MA_OK);
     assert_int_equal(ma_vrun_execute(r, &err), MA_ECANCELED);
-    assert_int_equal(ma_vrun_verdict_of(r), MA_VRUN_INTERRUPTED);
+    assert_int_equal(ma_vrun_verdict_of(r), MA_VERDICT_INTERRUPTED);
     int64_t id = ma_vrun_id(r);
     assert_true(id > 0);
     ma_vrun_free(r);
@@ -341,7 +341,7 @@ static void test_stopped_run_is_interrupted_k_of_n_and_stays_so(void **state)
     ma_error err;
     assert_int_equal(ma_vrun_create(&r, &o, &err), MA_OK);
     assert_int_equal(ma_vrun_execute(r, &err), MA_ECANCELED);
-    assert_int_equal(ma_vrun_verdict_of(r), MA_VRUN_INTERRUPTED);
+    assert_int_equal(ma_vrun_verdict_of(r), MA_VERDICT_INTERRUPTED);
     assert_int_equal(ma_vrun_exit_code(r), 3); /* the CLI makes it 130: never 0 */
     const ma_vrun_totals *t = ma_vrun_totals_of(r);
     uint64_t reached = t->sectors - t->sectors_not_checked;
@@ -373,7 +373,7 @@ static void test_stopped_run_is_interrupted_k_of_n_and_stays_so(void **state)
 
     o = options(fx, fx->store, MA_VRUN_RESUME);
     r = run_ok(&o);
-    assert_int_equal(ma_vrun_verdict_of(r), MA_VRUN_VERIFIED);
+    assert_int_equal(ma_vrun_verdict_of(r), MA_VERDICT_VERIFIED);
     assert_int_equal(ma_vrun_totals_of(r)->sectors_carried, reached);
     int64_t next = ma_vrun_id(r);
     ma_vrun_free(r);
@@ -494,7 +494,7 @@ static void test_incremental_rechecks_a_changed_child_and_its_parents(void **sta
     ma_vrun *r = run_ok(&o);
     assert_int_equal(ma_vrun_totals_of(r)->sectors_checked, 0);
     assert_int_equal(ma_vrun_totals_of(r)->sectors_carried, 7);
-    assert_int_equal(ma_vrun_verdict_of(r), MA_VRUN_VERIFIED);
+    assert_int_equal(ma_vrun_verdict_of(r), MA_VERDICT_VERIFIED);
     ma_vrun_free(r);
     /* change one entry of std_3_3_0_0: it and exactly the sectors that read it are checked */
     char path[400], backup[400], cmd[900];
@@ -515,7 +515,7 @@ static void test_incremental_rechecks_a_changed_child_and_its_parents(void **sta
     assert_int_equal(s->discrepancies, 1);
     assert_int_equal(s->rows[0].entry, entry);
     assert_int_equal(s->rows[0].cls, MA_DISC_WRONG_DEPTH);
-    assert_int_equal(ma_vrun_verdict_of(r), MA_VRUN_DISCREPANCIES);
+    assert_int_equal(ma_vrun_verdict_of(r), MA_VERDICT_DISCREPANCIES);
     ma_vrun_free(r);
     snprintf(cmd, sizeof cmd, "cp '%s' '%s'", backup, path);
     assert_int_equal(system(cmd), 0);
@@ -614,7 +614,7 @@ static void test_an_empty_shard_is_verified(void **state)
     ma_vrun *r = run_ok(&o);
     assert_int_equal(ma_vrun_sector_count(r), 0);
     assert_int_equal(ma_vrun_planned_sectors(r), 7);
-    assert_int_equal(ma_vrun_verdict_of(r), MA_VRUN_VERIFIED);
+    assert_int_equal(ma_vrun_verdict_of(r), MA_VERDICT_VERIFIED);
     assert_int_equal(ma_vrun_exit_code(r), MA_EXIT_OK);
     assert_int_equal(ma_vrun_error_count(r), 0);
     ma_vrun_free(r);
@@ -664,7 +664,7 @@ static void test_successor_rewritten_during_the_check_is_withdrawn(void **state)
                                                 "changed while being checked"));
         /* the child's own check ended before the change: its result stands */
         assert_int_equal(find(r, "std_3_3_0_0")->status, MA_SECTOR_OK);
-        assert_int_equal(ma_vrun_verdict_of(r), MA_VRUN_INCOMPLETE);
+        assert_int_equal(ma_vrun_verdict_of(r), MA_VERDICT_INCOMPLETE);
         assert_int_equal(ma_vrun_exit_code(r), 3);
         ma_vrun_free(r);
     }
@@ -674,7 +674,7 @@ static void test_successor_rewritten_during_the_check_is_withdrawn(void **state)
     assert_int_equal(find(r, "std_3_3_0_0")->carried, 0);
     assert_int_equal(find(r, "std_2_3_1_0")->carried, 0);
     assert_int_equal(find(r, "std_3_3_0_0")->discrepancies, 1);
-    assert_int_equal(ma_vrun_verdict_of(r), MA_VRUN_DISCREPANCIES);
+    assert_int_equal(ma_vrun_verdict_of(r), MA_VERDICT_DISCREPANCIES);
     ma_vrun_free(r);
     snprintf(cmd, sizeof cmd, "cp '%s' '%s'", backup, path);
     assert_int_equal(system(cmd), 0);

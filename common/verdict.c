@@ -1,0 +1,32 @@
+/* common/verdict: the one verdict, its words and its exit status (common/verdict.h). */
+#include "common/verdict.h"
+
+#include <string.h>
+
+#include "common/ma_error.h"
+
+const char *ma_verdict_state_name(ma_verdict_state s)
+{
+    static const char *const names[MA_VERDICT_STATES] = {
+        "verified",      "within-bounds", "incomplete",    "interrupted",
+        "discrepancies", "values-agree",  "values-differ", "recorded"};
+    return (unsigned)s < MA_VERDICT_STATES ? names[s] : "unknown";
+}
+
+const char *ma_verdict_status(ma_verdict_state s)
+{
+    return s == MA_VERDICT_VERIFIED ? "ok" : ma_verdict_state_name(s);
+}
+
+int ma_verdict_exit_code(ma_verdict_state s, unsigned flags)
+{
+    switch (s) {
+    case MA_VERDICT_VERIFIED:
+    case MA_VERDICT_AGREE:
+    case MA_VERDICT_RECORDED: return MA_EXIT_OK;
+    case MA_VERDICT_WITHIN_BOUNDS: return flags & MA_VERDICT_ALLOW_BOUNDS ? MA_EXIT_OK : MA_EXIT_BAD_INPUT;
+    case MA_VERDICT_DISCREPANCIES:
+    case MA_VERDICT_DIFFER: return MA_EXIT_MISMATCH;
+    default: return MA_EXIT_BAD_INPUT;
+    }
+}

@@ -1,0 +1,48 @@
+/*
+ * ma_verdict_state: the one verdict of the product. What a run proved (verify, a shard, a merge, a
+ * resumed or incremental run), what a diff found, or that a manifest run recorded what it read.
+ *
+ * Every verdict the tool states, in any output, is one of these values: the run engine and the
+ * merge decide one, the store keeps it as the run's status string (ma_verdict_status), reports
+ * word it (ma_verdict_state_name) and only cli/main.c maps it to an exit status
+ * (ma_verdict_exit_code). The numbering is the order of severity reports sort by; it is not stored
+ * anywhere, so it may change without a schema migration.
+ *
+ * Part of the public API (include/millaudit.h); nothing here knows rules, indexing or formats.
+ */
+#ifndef MA_COMMON_VERDICT_H
+#define MA_COMMON_VERDICT_H
+
+typedef enum ma_verdict_state {
+    MA_VERDICT_VERIFIED = 0,   /* every entry of every sector re-derived and matching */
+    MA_VERDICT_WITHIN_BOUNDS,  /* nothing contradicted, but some entries only within bounds */
+    MA_VERDICT_INCOMPLETE,     /* inputs unusable or missing: part of the database was not checked */
+    MA_VERDICT_INTERRUPTED,    /* the run never ended (killed, SIGINT, SIGTERM) */
+    MA_VERDICT_DISCREPANCIES,  /* stored values the checker refutes */
+    MA_VERDICT_AGREE,          /* diff: every value agrees (encodings may differ) */
+    MA_VERDICT_DIFFER,         /* diff: values differ, or a sector is on one side only */
+    MA_VERDICT_RECORDED        /* manifest and other kinds: the run recorded what it read */
+} ma_verdict_state;
+
+#define MA_VERDICT_STATES 8
+
+/* Flags of ma_verdict_exit_code. */
+enum {
+    MA_VERDICT_ALLOW_BOUNDS = 1 /* --allow-bounds: within bounds only exits 0 */
+};
+
+/* Stable names for JSON, CSS and messages: "verified", "within-bounds", "incomplete",
+ * "interrupted", "discrepancies", "values-agree", "values-differ", "recorded"; "unknown" for a
+ * value outside the enum. */
+const char *ma_verdict_state_name(ma_verdict_state s);
+
+/* The status string the audit store records for a finished run of this verdict: "ok" for
+ * verified (the store's word since schema v1), otherwise the name. */
+const char *ma_verdict_status(ma_verdict_state s);
+
+/* The exit status a verdict stands for (README table): 0 verified, values agree, recorded (and
+ * within bounds with MA_VERDICT_ALLOW_BOUNDS); 1 discrepancies, values differ; 3 within bounds,
+ * incomplete, interrupted (the run did not prove the database whole). */
+int ma_verdict_exit_code(ma_verdict_state s, unsigned flags);
+
+#endif
