@@ -166,7 +166,8 @@ _RATE = re.compile(r"\d+(?:\.\d+)?[kMGT]?/s\b")
 _SECONDS = re.compile(r"\b\d+(?:\.\d+)? s\b")
 _CELL_SECONDS = re.compile(r"(<td class=\"n\">|\| )\d+\.\d+((?:</td><td class=\"n\">| \| )<RATE>/s)")
 _WALL_CHART = re.compile(r"<svg[^>]*>(?:(?!</svg>).)*wall seconds(?:(?!</svg>).)*</svg>", re.S)
-_GIT_REVISION = re.compile(r"(git |git revision +|\"git_revision\": ?\")[0-9a-f]{7,40}")
+_GIT_REVISION = re.compile(r"(\(git |git revision +|\| git revision \| |<th>git revision</th><td>|\"git_revision\": ?\")"
+                           r"(?:[0-9a-f]{7,40}|unknown)(?:-dirty)?\b")
 _ATTEST_KEY = re.compile(r"\b(key |keyid\"?:? ?\"?)[0-9a-f]{64}\b")
 _ENVELOPE_DIGEST = re.compile(r"(envelope sha256 |\"envelope_sha256\": ?\")[0-9a-f]{64}\b")
 
@@ -197,7 +198,8 @@ def mask(text, work):
     text = _CELL_SECONDS.sub(r"\1<SECONDS>\2", text)
     # 8. Durations in prose: "(0.01 s)", "time: 0.02 s", "0.54 s".
     text = _SECONDS.sub("<SECONDS> s", text)
-    # 9. The git revision the binary was built from (version line, run facts, JSON).
+    # 9. The git revision the binary was built from ("unknown" outside a git checkout), where it
+    #    is printed as one: version line, run facts of text/md/html reports, JSON.
     text = _GIT_REVISION.sub(r"\1<REV>", text)
     # 10. The host name the run was recorded on, where it is printed as one (text/md/html/json
     #     reports, attest verify "on HOST,").
