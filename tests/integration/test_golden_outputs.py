@@ -7,20 +7,14 @@ fails here with a unified diff. When a change is intended: scripts/golden --upda
 diff of tests/integration/golden/ in the commit.
 """
 import difflib
-import os
-import pathlib
-import shutil
-import subprocess
 
 import pytest
 
 import golden_cases
-from conftest import skip_unless
 
 
 @pytest.fixture(scope="module")
 def outputs(millaudit, tmp_path_factory):
-    skip_unless(shutil.which("openssl") is not None, "openssl absent: the attest cases make a key with it")
     work = tmp_path_factory.mktemp("golden")
     return golden_cases.run_all(millaudit.path, work)
 
