@@ -102,6 +102,23 @@ def cases():
     add("runs_compare_json", "runs", "compare", "--audit", "audit.sqlite", "2", "3", "--json")
     add("runs_regressions", "runs", "regressions", "--audit", "audit.sqlite", "--run", "3", "--since", "2")
 
+    # --- export / import, and a verify sharded in two and merged (docs/distributed.md)
+    add("runs_export_file", "runs", "export", "--audit", "audit.sqlite", "--run", "2", "--out", "run2.json")
+    add("runs_import", "runs", "import", "--audit", "imported.sqlite", "run2.json")
+    add("runs_list_imported", "runs", "list", "--audit", "imported.sqlite")
+    add("verify_shard_0", "verify", "db", "--shard", "0/2", "--audit", "shard0.sqlite", "--threads", "1")
+    add("verify_shard_1", "verify", "db", "--shard", "1/2", "--audit", "shard1.sqlite", "--threads", "1")
+    add("runs_merge", "runs", "merge", "merged.sqlite", "shard0.sqlite", "shard1.sqlite")
+    add("runs_merge_partial", "runs", "merge", "partial.sqlite", "shard0.sqlite")
+    add("report_merged", "report", "--audit", "merged.sqlite", "--format", "text")
+    add("manifest_create_shard_0", "manifest", "create", "db", "--shard", "0/2", "--threads", "1",
+        "--out", "shard-0.sha256")
+    add("manifest_create_shard_1", "manifest", "create", "db", "--shard", "1/2", "--threads", "1",
+        "--out", "shard-1.sha256")
+    add("manifest_merge", "manifest", "merge", "-", "shard-0.sha256", "shard-1.sha256")
+    add("diff_shard", "diff", "db", "bad", "--shard", "1/2", "--threads", "1")
+    add("help_via_help", "help", "verify")
+
     # --- attest: a key made here (openssl), signed run 2 (verified), checked against db and bad
     c.append(("attest_keys", _attest_keys))
     add("attest_create", "attest", "create", "--audit", "audit.sqlite", "--run", "2", "--key", "key.pem",
