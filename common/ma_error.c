@@ -72,6 +72,7 @@ int ma_exit_code_for(int code)
     case MA_EMISSING: return MA_EXIT_BAD_INPUT;
     case MA_EEXIST: return MA_EXIT_BAD_INPUT;
     case MA_EIO: return MA_EXIT_IO;
+    case MA_EUSAGE: return MA_EXIT_USAGE;
     default: return MA_EXIT_INTERNAL;
     }
 }
@@ -88,6 +89,7 @@ const char *ma_error_name(int code)
     case MA_EEXIST: return "exists";
     case MA_EINTERNAL: return "internal";
     case MA_ECANCELED: return "canceled";
+    case MA_EUSAGE: return "usage";
     default: return "unknown";
     }
 }

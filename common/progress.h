@@ -41,6 +41,8 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "common/ma_error.h"
+
 #define MA_PROGRESS_PLAIN_INTERVAL 10.0 /* seconds between plain lines (documented in millaudit(1)) */
 #define MA_PROGRESS_TTY_INTERVAL 0.25   /* seconds between redraws of the terminal line */
 
@@ -68,42 +70,42 @@ typedef struct ma_progress {
 } ma_progress;
 
 /* Monotonic clock in seconds. */
-double ma_now(void);
+MA_API double ma_now(void);
 
 /* Starts a reporter for a run. quiet (or out == NULL) selects MA_PROGRESS_NONE; otherwise TTY when
  * out is a terminal, else PLAIN, unless MILLAUDIT_PROGRESS says otherwise. */
-void ma_progress_start(ma_progress *p, FILE *out, int quiet, const char *label, uint64_t total);
+MA_API void ma_progress_start(ma_progress *p, FILE *out, int quiet, const char *label, uint64_t total);
 /* Forces a mode (tests, or a command with its own option) and resets delay and interval to that
  * mode's defaults. */
-void ma_progress_set_mode(ma_progress *p, ma_progress_mode mode);
+MA_API void ma_progress_set_mode(ma_progress *p, ma_progress_mode mode);
 /* Replaces the label (e.g. the sector now being checked); safe while workers add. */
-void ma_progress_set_label(ma_progress *p, const char *label);
+MA_API void ma_progress_set_label(ma_progress *p, const char *label);
 /* Replaces the unit name ("entries", "bytes", "positions"); call before work starts. */
-void ma_progress_set_unit(ma_progress *p, const char *unit);
+MA_API void ma_progress_set_unit(ma_progress *p, const char *unit);
 /* Sets the expected total (e.g. when a run learns more work); safe while workers add. */
-void ma_progress_set_total(ma_progress *p, uint64_t total);
+MA_API void ma_progress_set_total(ma_progress *p, uint64_t total);
 /* Adds `units` finished units; thread-safe and cheap (one atomic add and a clock read: call it per
  * chunk of work, not per entry). */
-void ma_progress_add(ma_progress *p, uint64_t units);
+MA_API void ma_progress_add(ma_progress *p, uint64_t units);
 /* Reports an absolute count `done` (single-threaded callers). */
-void ma_progress_update(ma_progress *p, uint64_t done);
+MA_API void ma_progress_update(ma_progress *p, uint64_t done);
 /* ma_progress_update in the shape of a progress callback (ctx is the ma_progress *), e.g. for
  * checksums/sha256.h: opts.on_progress = ma_progress_update_cb; opts.progress_ctx = &progress. */
-void ma_progress_update_cb(void *reporter, uint64_t done);
+MA_API void ma_progress_update_cb(void *reporter, uint64_t done);
 /* TTY: erases the line now on screen (waits for a paint in progress), so the caller can print
  * something else; the next due paint shows the line again. Other modes: nothing. */
-void ma_progress_clear(ma_progress *p);
+MA_API void ma_progress_clear(ma_progress *p);
 /* Output of the caller between ma_progress_hold and ma_progress_release goes to a clean line of
  * the terminal: hold erases the line now on screen (TTY) and keeps every thread from drawing it
  * again until release, so a result printed on stdout of the same terminal is never glued to the
  * display however the threads interleave. Other modes: hold and release only lock out the paint
  * (a plain line stays whole). Not re-entrant; never call the reporter's other functions from the
  * same thread in between except ma_progress_add / ma_progress_update (they skip the paint). */
-void ma_progress_hold(ma_progress *p);
-void ma_progress_release(ma_progress *p);
+MA_API void ma_progress_hold(ma_progress *p);
+MA_API void ma_progress_release(ma_progress *p);
 /* Draws a closing line if anything was drawn, so the last figure on screen is the true total, and
  * releases the reporter's locks. done is the final absolute count. */
-void ma_progress_finish(ma_progress *p, uint64_t done);
+MA_API void ma_progress_finish(ma_progress *p, uint64_t done);
 
 /* Formats n with thousands separators ("1,234,567") into buf; returns buf. */
 char *ma_progress_group(char *buf, size_t size, uint64_t n);

@@ -30,3 +30,25 @@ int ma_verdict_exit_code(ma_verdict_state s, unsigned flags)
     default: return MA_EXIT_BAD_INPUT;
     }
 }
+
+/* Results above 0: bit 12 marks a verdict (flags in bits 8..11, the state below), bit 13 a signal. */
+#define RESULT_VERDICT 0x1000
+#define RESULT_SIGNAL 0x2000
+
+int ma_result_of_verdict(ma_verdict_state v, unsigned flags)
+{
+    return RESULT_VERDICT | (int)((flags & 0xF) << 8) | ((int)v & 0xFF);
+}
+
+int ma_result_of_signal(int signo) { return RESULT_SIGNAL | (signo & 0x7F); }
+
+int ma_result_exit_code(int result)
+{
+    if (result <= 0)
+        return ma_exit_code_for(result);
+    if (result & RESULT_SIGNAL)
+        return 128 + (result & 0x7F);
+    if (result & RESULT_VERDICT)
+        return ma_verdict_exit_code((ma_verdict_state)(result & 0xFF), (unsigned)(result >> 8) & 0xF);
+    return MA_EXIT_INTERNAL;
+}

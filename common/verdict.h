@@ -13,6 +13,8 @@
 #ifndef MA_COMMON_VERDICT_H
 #define MA_COMMON_VERDICT_H
 
+#include "common/ma_error.h"
+
 typedef enum ma_verdict_state {
     MA_VERDICT_VERIFIED = 0,   /* every entry of every sector re-derived and matching */
     MA_VERDICT_WITHIN_BOUNDS,  /* nothing contradicted, but some entries only within bounds */
@@ -34,15 +36,28 @@ enum {
 /* Stable names for JSON, CSS and messages: "verified", "within-bounds", "incomplete",
  * "interrupted", "discrepancies", "values-agree", "values-differ", "recorded"; "unknown" for a
  * value outside the enum. */
-const char *ma_verdict_state_name(ma_verdict_state s);
+MA_API const char *ma_verdict_state_name(ma_verdict_state s);
 
 /* The status string the audit store records for a finished run of this verdict: "ok" for
  * verified (the store's word since schema v1), otherwise the name. */
-const char *ma_verdict_status(ma_verdict_state s);
+MA_API const char *ma_verdict_status(ma_verdict_state s);
 
 /* The exit status a verdict stands for (README table): 0 verified, values agree, recorded (and
  * within bounds with MA_VERDICT_ALLOW_BOUNDS); 1 discrepancies, values differ; 3 within bounds,
  * incomplete, interrupted (the run did not prove the database whole). */
-int ma_verdict_exit_code(ma_verdict_state s, unsigned flags);
+MA_API int ma_verdict_exit_code(ma_verdict_state s, unsigned flags);
+
+/*
+ * How a command ends (cli/): every ma_cmd_* returns one of these and cli/main.c alone turns it
+ * into the process's exit status with ma_result_exit_code, so no command and no library module
+ * decides an exit status:
+ *   MA_OK                               the work was done and there is nothing to judge (exit 0)
+ *   a negative MA_E* code                the error that stopped it (ma_exit_code_for; MA_EUSAGE 2)
+ *   ma_result_of_verdict(v, flags)      the work was done and this is its verdict
+ *   ma_result_of_signal(signo)          stopped by a signal, results so far committed (128 + signo)
+ */
+MA_API int ma_result_of_verdict(ma_verdict_state v, unsigned flags);
+MA_API int ma_result_of_signal(int signo);
+MA_API int ma_result_exit_code(int result);
 
 #endif

@@ -56,16 +56,6 @@
 #include "indexer/open_index.h"
 #include "indexer/position.h"
 
-typedef enum ma_format {
-    MA_FORMAT_OPEN = 1, /* .mdb, docs/format.md */
-    MA_FORMAT_SEC2 = 2, /* Malom ultra-strong .sec2 */
-    MA_FORMAT_SEC = 3   /* Malom legacy strong .sec */
-} ma_format;
-
-/* "open", "malom-sec2", "malom-sec" (the names the audit store and JSON use). */
-const char *ma_format_name(ma_format f);
-/* ".mdb", ".sec2", ".sec". */
-const char *ma_format_suffix(ma_format f);
 
 /* A sector the database holds (a usable file by name and type; its contents are validated only when
  * it is opened with ma_database_source). */

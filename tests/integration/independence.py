@@ -9,7 +9,7 @@ Sides. Every C source directory of the tree belongs to exactly one side, and a n
 belongs to none is itself a violation (so a new module cannot escape the scan):
   producer  solver/ and cli/cmd_solve.c (the `solve` command, the only cli file that may reach
             solver/);
-  checker   formats/ indexer/ check/ run/ store/ render/ audit/ checksums/ fuzz/ and every other
+  checker   include/ (the public API) formats/ indexer/ check/ run/ store/ render/ audit/ checksums/ fuzz/ and every other
             cli/ file (new
             files, e.g. the run engine, are picked up by the directory they are in);
   common    common/: errors, exit codes, progress lines, file opening -- both sides link it, so it
@@ -52,7 +52,7 @@ from dataclasses import dataclass
 
 PRODUCER_DIRS = ("solver",)
 PRODUCER_FILES = ("cli/cmd_solve.c",)
-CHECKER_DIRS = ("check", "run", "audit", "store", "render", "indexer", "formats", "checksums", "cli",
+CHECKER_DIRS = ("include", "check", "run", "audit", "store", "render", "indexer", "formats", "checksums", "cli",
                 "fuzz")
 COMMON_DIRS = ("common",)
 DISPATCH_FILES = ("cli/main.c", "cli/commands.h")
@@ -272,7 +272,8 @@ class Tree:
         return out
 
     def resolve(self, rel, name, quoted):
-        dirs = ([(self.root / rel).parent] if quoted else []) + [self.root]
+        # the repository root and include/ (the public API), as CMake sets them
+        dirs = ([(self.root / rel).parent] if quoted else []) + [self.root, self.root / "include"]
         for d in dirs:
             cand = d / name
             if cand.is_file():
