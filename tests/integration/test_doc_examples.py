@@ -102,7 +102,8 @@ def test_a_hand_written_output_is_refused(tmp_path):
     # each shape alone is caught, in a block of any kind, indented in a list item too
     for sample in ["verdict: discrepancies found: 1 (1 root, 0 propagated)", "(exit 3)",
                    "std_3_3_0_0: ok, 210,140 entries, 210,140 verified, 0.12 s", "usage: millaudit verify DIR",
-                   "millaudit stats: x: no such directory", "00000000: 89 4d 49 4c 4c 0d 0a 1a",
+                   "millaudit stats: x: no such directory",
+                   "millaudit runs merge: s0.sqlite and s0.sqlite are the same store", "00000000: 89 4d 49 4c 4c 0d 0a 1a",
                    "millaudit diff A B [--sector S ...]", "millaudit-rules 1", '{"schema_version": 1}']:
         runs.write_text(before + "\n1. a step\n\n   ```text\n   " + sample + "\n   ```\n")
         proc = run_copy(tree, "--check", "--only", "json-schemas")
