@@ -39,4 +39,8 @@
 #include "millaudit/game.h"
 #include "millaudit/store.h"
 
+/* MILLAUDIT_API_VERSION of the library actually loaded (a shared library may be newer than the
+ * header a program was built with). */
+MA_API int ma_api_version(void);
+
 #endif

@@ -19,10 +19,8 @@
 
 #include <sqlite3.h>
 
-#include "store/audit_game.h"
 #include "store/audit_internal.h"
-#include "store/audit_inventory.h"
-#include "store/audit_merge.h"
+#include "store/schema.h"
 
 /* 'MAau': marks a SQLite file as a millaudit audit store. */
 #define MA_AUDIT_APPLICATION_ID 0x4D416175

@@ -9,6 +9,7 @@
 #include <sqlite3.h>
 
 #include "store/audit_internal.h"
+#include "store/schema.h"
 
 /* v5: game-level audits (docs/audit-schema.md "Version 5"). New tables only. */
 const char ma_audit_game_migration_v5[] =

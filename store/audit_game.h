@@ -16,9 +16,6 @@
 #include "common/ma_error.h"
 #include "store/audit.h"
 
-/* The SQL of migration 5 (registered in store/audit.c). */
-extern const char ma_audit_game_migration_v5[];
-
 /* ---- opening ---- */
 
 typedef struct ma_audit_opening {

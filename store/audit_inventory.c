@@ -8,6 +8,7 @@
 #include <sqlite3.h>
 
 #include "store/audit_internal.h"
+#include "store/schema.h"
 
 /* v7: the coverage proof (docs/runs.md). Every recorded run lists the files of the database it
  * was planned from and the sectors it partitioned, with a digest of each list, so a merge can

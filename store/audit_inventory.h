@@ -16,9 +16,6 @@
 #include "common/ma_error.h"
 #include "store/audit.h"
 
-/* The SQL of migration 7 (registered in store/audit.c). */
-extern const char ma_audit_inventory_migration_v9[];
-
 typedef struct ma_inventory_file {
     char name[256];      /* inside the database directory */
     uint64_t size;

@@ -9,6 +9,7 @@
 #include <sqlite3.h>
 
 #include "store/audit_internal.h"
+#include "store/schema.h"
 
 /* v6: sharded runs (docs/distributed.md). A shard run records which shard of how many it checked,
  * how many sectors it selected and how many files discovery could not use, so a merge can tell a

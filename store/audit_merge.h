@@ -19,9 +19,6 @@
 #include "store/audit_run.h"
 #include "store/runs.h"
 
-/* The SQL of migration 6 (registered in store/audit.c). */
-extern const char ma_audit_merge_migration_v6[];
-
 /* The facts of a (shard) run. Strings are malloc'd; NULL means SQL NULL. */
 typedef struct ma_shard_run {
     int64_t run_id;

@@ -52,7 +52,7 @@ from dataclasses import dataclass
 
 PRODUCER_DIRS = ("solver",)
 PRODUCER_FILES = ("cli/cmd_solve.c",)
-CHECKER_DIRS = ("include", "check", "run", "audit", "store", "render", "indexer", "formats", "checksums", "cli",
+CHECKER_DIRS = ("include", "lib", "examples", "check", "run", "audit", "store", "render", "indexer", "formats", "checksums", "cli",
                 "fuzz")
 COMMON_DIRS = ("common",)
 DISPATCH_FILES = ("cli/main.c", "cli/commands.h")

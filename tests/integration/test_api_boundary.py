@@ -1,0 +1,338 @@
+"""The house (issue 24): the public C API is the only door into the library, and the tree reads as
+the data path.
+
+- cli/ is a client of include/millaudit.h: its files include nothing of the library but that header
+  and common/, and never call SQLite;
+- the shared libmillaudit exports exactly the functions the public headers mark MA_API;
+- an example program (examples/verify_one.c) builds against the *installed* header and library
+  with pkg-config alone, and verifies a real database (and refuses a wrong one);
+- the folders form layers with no include running back up and no circle of modules;
+- no function is longer than 150 lines, and cli/ is under 12% of the C lines.
+
+Each rule is a function run on the real tree here and on a copy with a planted violation, so a
+rule that could never fail would show.
+"""
+import collections
+import os
+import pathlib
+import re
+import shutil
+import subprocess
+import sys
+
+import pytest
+
+from conftest import ROOT, skip_unless
+
+# --- the rules, each a function of a tree ----------------------------------------------------
+
+# Bottom to top: a folder may include its own files and folders of lower rank only.
+LAYERS = {
+    "common": 0,
+    "include": 1, "checksums": 1,
+    "indexer": 2, "solver": 2,  # solver/: the producer, reached only by cli/cmd_solve.c
+    "formats": 3,
+    "check": 4, "store": 4,
+    "run": 5,
+    "render": 6, "audit": 6,
+    "lib": 7,
+    "cli": 8,
+}
+LIBRARY = ("checksums", "indexer", "formats", "check", "store", "run", "render", "audit")
+PUBLIC_COMMON = ("common/ma_error.h", "common/progress.h", "common/verdict.h")
+INCLUDE = re.compile(r'^\s*#\s*include\s+"([^"]+)"', re.M)
+# cli files that are not clients of the checker's API: the producer's command (it reaches solver/,
+# the other side, README "Independence") and the test hooks of millaudit-planted (never installed)
+CLI_EXEMPT = {"cli/cmd_solve.c"}
+
+
+def _sources(root, folders, suffixes=(".c", ".h")):
+    for d in folders:
+        for p in sorted((root / d).rglob("*")):
+            if p.suffix in suffixes and p.is_file():
+                yield p
+
+
+def _resolve(root, name):
+    for cand in (root / name, root / "include" / name):
+        if cand.is_file():
+            return cand.relative_to(root).as_posix()
+    return None  # a generated or system header
+
+
+def cli_violations(root):
+    """Every include of a cli/ file that is not millaudit.h, common/, cli/ or generated; every
+    sqlite3_ call in cli/."""
+    out = []
+    for p in _sources(root, ["cli"]):
+        rel = p.relative_to(root).as_posix()
+        if rel in CLI_EXEMPT:
+            continue
+        text = p.read_text()
+        for name in INCLUDE.findall(text):
+            target = _resolve(root, name)
+            if target is None or target == "include/millaudit.h":
+                continue
+            if target.startswith(("common/", "cli/")):
+                continue
+            out.append(f"{rel}: includes {name} (only millaudit.h and common/ are open to cli/)")
+        if re.search(r"\bsqlite3_\w+\s*\(", text):
+            out.append(f"{rel}: calls SQLite directly (the store is behind the API)")
+    return out
+
+
+def _module(rel):
+    """A module is a .c and its .h; X_internal.h belongs to X (its functions are X's)."""
+    return re.sub(r"_internal$", "", rel.rsplit(".", 1)[0])
+
+
+def house_violations(root):
+    """Includes that run back up the layers, public headers that include internals, and circles
+    of modules."""
+    out, edges = [], collections.defaultdict(set)
+    for p in _sources(root, list(LAYERS)):
+        rel = p.relative_to(root).as_posix()
+        top = rel.split("/")[0]
+        for name in INCLUDE.findall(p.read_text()):
+            target = _resolve(root, name)
+            if target is None:
+                continue
+            dst = target.split("/")[0]
+            if dst not in LAYERS:
+                out.append(f"{rel}: includes {target}, outside the layered folders")
+                continue
+            if top == "include" and not (dst == "include" or target in PUBLIC_COMMON):
+                out.append(f"{rel}: a public header includes {target} (not installed)")
+            if dst != top and LAYERS[dst] >= LAYERS[top]:
+                out.append(f"{rel}: includes {target}: {top}/ may not reach {dst}/ (same or higher layer)")
+            if _module(target) != _module(rel):
+                edges[_module(rel)].add(_module(target))
+    for comp in _circles(edges):
+        out.append("modules include each other in a circle: " + " -> ".join(sorted(comp)))
+    return out
+
+
+def _circles(edges):
+    """Strongly connected components of more than one module (Tarjan, iterative)."""
+    index, low, on, stack, comps, counter = {}, {}, set(), [], [], [0]
+    nodes = set(edges) | {w for ws in edges.values() for w in ws}
+    for start in sorted(nodes):
+        if start in index:
+            continue
+        work = [(start, iter(sorted(edges.get(start, ()))))]
+        index[start] = low[start] = counter[0]
+        counter[0] += 1
+        stack.append(start)
+        on.add(start)
+        while work:
+            v, it = work[-1]
+            for w in it:
+                if w not in index:
+                    index[w] = low[w] = counter[0]
+                    counter[0] += 1
+                    stack.append(w)
+                    on.add(w)
+                    work.append((w, iter(sorted(edges.get(w, ())))))
+                    break
+                if w in on:
+                    low[v] = min(low[v], index[w])
+            else:
+                work.pop()
+                if work:
+                    low[work[-1][0]] = min(low[work[-1][0]], low[v])
+                if low[v] == index[v]:
+                    comp = []
+                    while True:
+                        w = stack.pop()
+                        on.discard(w)
+                        comp.append(w)
+                        if w == v:
+                            break
+                    if len(comp) > 1:
+                        comps.append(comp)
+    return comps
+
+
+FUNCTION_START = re.compile(r"^[A-Za-z_][\w \*]*\b(\w+)\s*\([^;{}]*\)\s*$")
+
+
+def long_functions(root, limit=150, folders=tuple(LAYERS)):
+    """Functions whose body (from the `{` at column 0 to the `}` at column 0) exceeds limit lines."""
+    out = []
+    for p in _sources(root, folders, (".c",)):
+        lines = p.read_text().split("\n")
+        name, start = None, None
+        for i, line in enumerate(lines):
+            if line == "{" and i > 0:
+                # the signature may span lines: find the line naming the function
+                for j in range(i - 1, max(i - 6, -1), -1):
+                    m = re.match(r"^[A-Za-z_][\w \*]*?\b(\w+)\(", lines[j])
+                    if m:
+                        name = m.group(1)
+                        break
+                start = i
+            elif line == "}" and start is not None:
+                if i - start - 1 > limit:
+                    out.append(f"{p.relative_to(root).as_posix()}: {name}() is {i - start - 1} lines")
+                start = None
+    return out
+
+
+def cli_share(root):
+    """cli/'s share of the C lines of the product (tests and fuzz harnesses not counted)."""
+    def lines(folders):
+        return sum(len(p.read_text().split("\n")) for p in _sources(root, folders, (".c",)))
+    product = list(LAYERS)
+    return lines(["cli"]) / lines(product)
+
+
+def public_api(root):
+    """Every function the public headers declare MA_API."""
+    names = set()
+    for p in [root / "include" / "millaudit.h", *sorted((root / "include" / "millaudit").glob("*.h")),
+              *(root / h for h in PUBLIC_COMMON)]:
+        for m in re.finditer(r"^MA_API\b[^;(]*?\b(\w+)\s*\(", p.read_text(), re.M):
+            names.add(m.group(1))
+    return names
+
+
+# --- the real tree ----------------------------------------------------------------------------
+
+def test_cli_includes_only_the_public_api_and_never_sqlite():
+    assert cli_violations(ROOT) == []
+
+
+def test_the_house_has_no_arrow_back_up_and_no_circle():
+    assert house_violations(ROOT) == []
+
+
+def test_no_function_is_longer_than_150_lines():
+    assert long_functions(ROOT) == []
+
+
+def test_cli_is_under_12_percent_of_the_c_lines():
+    share = cli_share(ROOT)
+    assert share < 0.12, f"cli/ holds {share:.1%} of the C lines"
+
+
+def test_api_tests_include_only_the_public_header():
+    bad = [f"{p.name}: {n}" for p in sorted((ROOT / "tests" / "api").glob("*.c"))
+           for n in INCLUDE.findall(p.read_text()) if n not in ("millaudit.h", "api_support.h")]
+    assert bad == []
+
+
+# --- the rules fail on a planted violation ----------------------------------------------------
+
+@pytest.fixture
+def tree(tmp_path):
+    dst = tmp_path / "tree"
+    for d in LAYERS:
+        if (ROOT / d).is_dir():
+            shutil.copytree(ROOT / d, dst / d)
+    return dst
+
+
+def _append_include(path, name):
+    path.write_text(f'#include "{name}"\n' + path.read_text())
+
+
+def test_rules_see_planted_violations(tree):
+    _append_include(tree / "cli" / "cmd_stats.c", "store/audit.h")
+    (tree / "cli" / "cmd_dump.c").write_text((tree / "cli" / "cmd_dump.c").read_text()
+                                             + "\nstatic void f(void) { sqlite3_exec(0, 0, 0, 0, 0); }\n")
+    assert any("cmd_stats.c: includes store/audit.h" in v for v in cli_violations(tree))
+    assert any("cmd_dump.c: calls SQLite" in v for v in cli_violations(tree))
+
+    _append_include(tree / "store" / "runs.c", "render/junit.h")   # up a layer
+    _append_include(tree / "include" / "millaudit" / "types.h", "formats/source.h")  # not installed
+    found = house_violations(tree)
+    assert any("store/runs.c: includes render/junit.h" in v for v in found), found
+    assert any("public header includes formats/source.h" in v for v in found), found
+
+    # a circle inside one folder: two modules that include each other
+    (tree / "run" / "a_mod.h").write_text('#include "run/b_mod.h"\n')
+    (tree / "run" / "b_mod.h").write_text('#include "run/a_mod.h"\n')
+    assert any("circle" in v and "run/a_mod" in v for v in house_violations(tree))
+
+    body = "\n".join(f"    x += {i};" for i in range(151))
+    (tree / "run" / "long.c").write_text(f"int too_long(int x)\n{{\n{body}\n    return x;\n}}\n")
+    assert any("too_long() is 152 lines" in v for v in long_functions(tree))
+
+    before = cli_share(tree)
+    (tree / "cli" / "bulk.c").write_text("int x;\n" * 20000)
+    assert cli_share(tree) > before
+
+
+# --- the library ------------------------------------------------------------------------------
+
+@pytest.fixture(scope="module")
+def build_dir(millaudit):
+    d = millaudit.path.parent
+    skip_unless((d / "CMakeCache.txt").exists(), f"{millaudit.path} is not in a CMake build tree")
+    return d
+
+
+def test_shared_library_exports_exactly_the_public_api(build_dir):
+    lib = build_dir / "libmillaudit.so"
+    assert lib.exists(), "libmillaudit.so not built"
+    nm = subprocess.run(["nm", "-D", "--defined-only", str(lib)], capture_output=True, text=True, check=True)
+    exported = {line.split()[-1] for line in nm.stdout.splitlines() if re.search(r" [TW] ", line)}
+    declared = public_api(ROOT)
+    assert exported - declared == set(), "exported but not in the public headers"
+    assert declared - exported == set(), "declared MA_API but not exported (or not defined)"
+    soname = subprocess.run(["objdump", "-p", str(lib)], capture_output=True, text=True, check=True).stdout
+    assert re.search(r"SONAME\s+libmillaudit\.so\.0\b", soname)
+
+
+@pytest.fixture(scope="module")
+def installed_dev(build_dir, tmp_path_factory):
+    skip_unless(shutil.which("pkg-config"), "pkg-config not installed")
+    prefix = tmp_path_factory.mktemp("prefix")
+    proc = subprocess.run(["cmake", "--install", str(build_dir), "--prefix", str(prefix), "--component", "dev"],
+                          capture_output=True, text=True, timeout=300)
+    assert proc.returncode == 0, proc.stderr
+    pcs = list(prefix.rglob("millaudit.pc"))
+    assert len(pcs) == 1, pcs
+    return prefix, pcs[0].parent
+
+
+@pytest.fixture(scope="module")
+def games(millaudit, tmp_path_factory):
+    """A solved whole game and a copy with one depth moved and its header resealed."""
+    d = tmp_path_factory.mktemp("games")
+    millaudit.run("solve", "--variant", "std", "--stones", "3", "--out", d / "db", "--quiet", check=0)
+    shutil.copytree(d / "db", d / "bad")
+    proc = subprocess.run([sys.executable, str(ROOT / "scripts" / "inject_fault.py"), str(d / "bad" / "std_2_2_1_1.mdb"),
+                           "--entry", "100", "--depth-delta", "+1", "--reseal"],
+                          capture_output=True, text=True, env=dict(os.environ, MILLAUDIT_BIN=str(millaudit.path)))
+    assert proc.returncode == 0, proc.stderr
+    return d
+
+
+@pytest.mark.parametrize("link", ["shared", "static"])
+def test_example_builds_against_the_installed_library_and_verifies(installed_dev, games, tmp_path, link):
+    prefix, pcdir = installed_dev
+    env = dict(os.environ, PKG_CONFIG_PATH=str(pcdir))
+    flags = subprocess.run(["pkg-config", "--cflags", "--libs", *(["--static"] if link == "static" else []),
+                            "millaudit"], capture_output=True, text=True, env=env, check=True).stdout.split()
+    example = next(prefix.rglob("verify_one.c"))  # the installed copy of examples/verify_one.c
+    exe = tmp_path / "verify_one"
+    cc = shutil.which(os.environ.get("CC", "cc")) or shutil.which("gcc")
+    cmd = [cc, "-std=c11", "-Wall", "-Wextra", "-Werror", str(example), "-o", str(exe), *flags]
+    if link == "static":
+        cmd[cmd.index("-lmillaudit")] = str(next(prefix.rglob("libmillaudit.a")))
+    proc = subprocess.run(cmd, capture_output=True, text=True)
+    assert proc.returncode == 0, proc.stderr
+    libdir = next(prefix.rglob("libmillaudit.so")).parent
+    run_env = dict(os.environ, LD_LIBRARY_PATH=str(libdir))
+    ldd = subprocess.run(["ldd", str(exe)], capture_output=True, text=True, env=run_env).stdout
+    assert ("libmillaudit.so.0" in ldd) == (link == "shared"), ldd
+
+    good = subprocess.run([str(exe), str(games / "db")], capture_output=True, text=True, env=run_env, timeout=300)
+    assert good.returncode == 0, good.stderr
+    assert re.search(r": verified \(264399 entries, 264399 verified, 0 discrepancies\)", good.stdout), good.stdout
+    bad = subprocess.run([str(exe), str(games / "bad")], capture_output=True, text=True, env=run_env, timeout=300)
+    assert bad.returncode == 1, bad.stderr
+    assert re.search(r": discrepancies \(264399 entries, \d+ verified, [1-9]\d* discrepancies\)", bad.stdout)
+    missing = subprocess.run([str(exe), str(games / "nothing-here")], capture_output=True, text=True, env=run_env)
+    assert missing.returncode == 3 and "nothing-here" in missing.stderr and missing.stderr.count("\n") == 1
