@@ -145,6 +145,16 @@ static void on_signal(int sig)
     atomic_store(&stop_signal, sig);
 }
 
+/* The command line of one solve, as parsed. */
+struct solve_request {
+    const char *variant_name, *stones_text, *out, *bug_name, *format, *open_dir, *secval;
+    const char *sector_text[MAX_SECTORS];
+    int nsectors, with_deps, quiet, threads;
+    uint64_t memory_limit;
+};
+
+static int solve(const struct solve_request *q);
+
 int ma_cmd_solve(int argc, char **argv)
 {
     static const struct option longopts[] = {
@@ -158,50 +168,58 @@ int ma_cmd_solve(int argc, char **argv)
         {"format", required_argument, NULL, 'f'}, {"open-dir", required_argument, NULL, 'O'},
         {"secval", required_argument, NULL, 'S'},
         {"help", no_argument, NULL, 'h'},          {NULL, 0, NULL, 0}};
-    const char *variant_name = NULL, *stones_text = NULL, *out = NULL, *bug_name = NULL;
-    const char *format = "open", *open_dir = NULL, *secval = NULL;
-    const char *sector_text[MAX_SECTORS];
-    int nsectors = 0, with_deps = 0, quiet = 0, opt, threads = 0;
-    uint64_t memory_limit = 0;
+    struct solve_request q = {.format = "open"};
+    int opt;
     optind = 1;
     while ((opt = ma_opt_next("solve", argc, argv, "h", longopts)) != -1) {
         switch (opt) {
-        case 'v': variant_name = optarg; break;
-        case 'k': stones_text = optarg; break;
+        case 'v': q.variant_name = optarg; break;
+        case 'k': q.stones_text = optarg; break;
         case 's':
-            if (nsectors == MAX_SECTORS)
+            if (q.nsectors == MAX_SECTORS)
                 return ma_opt_error("solve", "at most %d --sector options", MAX_SECTORS);
-            sector_text[nsectors++] = optarg;
+            q.sector_text[q.nsectors++] = optarg;
             break;
-        case 'd': with_deps = 1; break;
-        case 'o': out = optarg; break;
-        case 'q': quiet = 1; break;
+        case 'd': q.with_deps = 1; break;
+        case 'o': q.out = optarg; break;
+        case 'q': q.quiet = 1; break;
         case 't': {
             long n;
             if (ma_opt_long("solve", "--threads", optarg, 1, MA_SOLVER_MAX_THREADS, &n))
                 return MA_EXIT_USAGE;
-            threads = (int)n;
+            q.threads = (int)n;
             break;
         }
         case 'm':
-            memory_limit = parse_bytes(optarg);
-            if (!memory_limit)
+            q.memory_limit = parse_bytes(optarg);
+            if (!q.memory_limit)
                 return ma_opt_error("solve", "--memory-limit %s: expected a positive number of "
                                              "bytes, optionally with K, M, G or T", optarg);
             break;
-        case 'b': bug_name = optarg; break;
-        case 'f': format = optarg; break;
-        case 'O': open_dir = optarg; break;
-        case 'S': secval = optarg; break;
+        case 'b': q.bug_name = optarg; break;
+        case 'f': q.format = optarg; break;
+        case 'O': q.open_dir = optarg; break;
+        case 'S': q.secval = optarg; break;
         case 'h': usage(stdout); return MA_EXIT_OK;
         default: return MA_EXIT_USAGE; /* ma_opt_next said what is wrong */
         }
     }
     if (optind < argc)
         return ma_opt_error("solve", "unexpected argument '%s'", argv[optind]);
-    if (!variant_name || !out || (!stones_text == !nsectors) || (with_deps && !nsectors))
+    if (!q.variant_name || !q.out || (!q.stones_text == !q.nsectors) || (q.with_deps && !q.nsectors))
         return ma_opt_error("solve", "need --variant, --out and exactly one of --stones or "
                                      "--sector (--with-deps only with --sector)");
+    return solve(&q);
+}
+
+/* Everything after the command line: the solve itself, its signals and what it prints. */
+static int solve(const struct solve_request *q)
+{
+    const char *variant_name = q->variant_name, *stones_text = q->stones_text, *out = q->out;
+    const char *bug_name = q->bug_name, *format = q->format, *open_dir = q->open_dir, *secval = q->secval;
+    const char *const *sector_text = q->sector_text;
+    int nsectors = q->nsectors, with_deps = q->with_deps, quiet = q->quiet, threads = q->threads;
+    uint64_t memory_limit = q->memory_limit;
     int malom_kind = !strcmp(format, "malom-sec")    ? MA_SVM_SEC
                      : !strcmp(format, "malom-sec2") ? MA_SVM_SEC2
                      : !strcmp(format, "open")       ? 0
