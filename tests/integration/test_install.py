@@ -38,10 +38,31 @@ def build_dir(millaudit):
 @pytest.fixture(scope="module")
 def installed(build_dir, tmp_path_factory):
     dest = tmp_path_factory.mktemp("destdir")
-    proc = subprocess.run(["cmake", "--install", str(build_dir), "--prefix", "/usr"], capture_output=True, text=True,
-                          env={**os.environ, "DESTDIR": str(dest)}, timeout=300)
+    # the command and everything around it; the library for programmers is the "dev" component
+    proc = subprocess.run(["cmake", "--install", str(build_dir), "--prefix", "/usr", "--component", "runtime"],
+                          capture_output=True, text=True, env={**os.environ, "DESTDIR": str(dest)}, timeout=300)
     assert proc.returncode == 0, proc.stderr
     return dest
+
+
+def test_dev_component_holds_the_api_and_nothing_else(build_dir, tmp_path):
+    """libmillaudit-dev (issue 24): the public headers with their relative paths kept, the static
+    and shared library with its soname links, millaudit.pc and the example; no binary, no
+    internal header."""
+    proc = subprocess.run(["cmake", "--install", str(build_dir), "--prefix", "/usr", "--component", "dev"],
+                          capture_output=True, text=True, env={**os.environ, "DESTDIR": str(tmp_path)}, timeout=300)
+    assert proc.returncode == 0, proc.stderr
+    files = sorted(str(p.relative_to(tmp_path)) for p in tmp_path.rglob("*") if p.is_file() or p.is_symlink())
+    headers = sorted(f for f in files if f.startswith("usr/include/"))
+    public = sorted(["usr/include/millaudit/millaudit.h"]
+                    + [f"usr/include/millaudit/millaudit/{p.name}" for p in (ROOT / "include" / "millaudit").glob("*.h")]
+                    + [f"usr/include/millaudit/common/{n}" for n in ("ma_error.h", "progress.h", "verdict.h")])
+    assert headers == public
+    libs = sorted(f.rsplit("/", 1)[1] for f in files if "/lib" in f and "libmillaudit" in f)
+    assert libs == ["libmillaudit.a", "libmillaudit.so", "libmillaudit.so.0", "libmillaudit.so.0.1.0"]
+    assert any(f.endswith("pkgconfig/millaudit.pc") for f in files)
+    assert any(f.endswith("examples/verify_one.c") for f in files)
+    assert not any(f.startswith("usr/bin/") for f in files), files
 
 
 def options_of(millaudit, cmd):
@@ -209,7 +230,21 @@ def deb(build_dir, tmp_path_factory):
     assert proc.returncode == 0, proc.stdout[-2000:] + proc.stderr[-2000:]
     debs = list(out.glob("millaudit_*.deb"))
     assert len(debs) == 1, list(out.iterdir())
+    assert len(list(out.glob("libmillaudit-dev_*.deb"))) == 1, list(out.iterdir())
     return debs[0]
+
+
+def test_dev_deb_holds_the_api(deb):
+    dev = next(deb.parent.glob("libmillaudit-dev_*.deb"))
+    fields = dict(re.findall(r"^([A-Za-z-]+): (.*)$", subprocess.run(["dpkg-deb", "-f", str(dev)], capture_output=True,
+                                                                      text=True, check=True).stdout, re.M))
+    assert fields["Package"] == "libmillaudit-dev" and fields["Section"] == "libdevel"
+    listing = subprocess.run(["dpkg-deb", "-c", str(dev)], capture_output=True, text=True, check=True).stdout
+    for path in ("./usr/include/millaudit/millaudit.h", "./usr/include/millaudit/common/verdict.h",
+                 "./usr/lib/pkgconfig/millaudit.pc", "./usr/lib/libmillaudit.a"):
+        assert re.search(rf" {re.escape(path)}$", listing, re.M), path
+    assert re.search(r" \./usr/lib/libmillaudit\.so\.0 -> libmillaudit\.so\.0\.1\.0$", listing, re.M), listing
+    assert "./usr/bin/" not in listing
 
 
 def test_deb_control_and_contents(deb, millaudit):
