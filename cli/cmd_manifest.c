@@ -1,22 +1,12 @@
 /*
- * millaudit manifest create DIR [--out FILE|-] [--audit FILE.sqlite] [--chunk-size BYTES] [--threads N]
- *                               [--quiet]
- * millaudit manifest check MANIFEST|- [--dir DIR] [--audit FILE.sqlite] [--ignore-missing]
- *                               [--ignore-extra] [--strict] [--status|--warn|--quiet] [--threads N]
- * millaudit manifest merge OUT|- SHARD_MANIFEST... [--allow-partial] [--audit FILE.sqlite [--dir DIR]]
- *
- * create writes DIR/MANIFEST.sha256 (or --out, "-" for standard output) that `sha256sum -c`
- * accepts and, with --audit, records the run, every file's digest, size, chunk digests and
- * provenance in the audit store. check prints one line per listed file as `sha256sum -c` does
- * (and takes its options: --status, --warn, --quiet, --strict, --ignore-missing), pins a FAILED
- * file to the byte ranges of its changed chunks when --audit has its chunk digests, and reports
- * files of the directory that the manifest does not list (unless --ignore-extra). Exit: 0 all OK;
- * 1 FAILED / MISSING / not in manifest; 2 usage; 3 manifest malformed (with --strict), refused
- * path, input or store unusable; 4 output not writable. merge joins shard manifests and, with
- * --audit, records the result as a manifest run (sizes from DIR, no chunk digests). docs/manifest.md
- * has the details.
+ * millaudit manifest create | check | merge: SHA-256 manifests of a database directory that
+ * `sha256sum -c` accepts (docs/manifest.md, docs/distributed.md; usage() below has the options).
+ * This file parses the options, checks that an output replaces no input, and prints; the work is
+ * the manifest engines' (include/millaudit/manifest.h: ma_manifest_create, ma_manifest_check_run,
+ * ma_manifest_merge_run) and the words of a check or a merge are render/manifest_text.c's. Exit: 0
+ * all OK; 1 FAILED / MISSING / not in manifest; 2 usage; 3 manifest malformed (with --strict),
+ * refused path, input or store unusable; 4 output not writable; 128+N stopped by signal N.
  */
-#include <errno.h>
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -85,29 +75,8 @@ static int result_of_status(int status)
     }
 }
 
-/* Parses "123", "64K", "16M", "1G" (binary units). */
-static int parse_size(const char *s, uint64_t *out)
-{
-    char *end = NULL;
-    errno = 0;
-    unsigned long long v = strtoull(s, &end, 10);
-    if (errno || end == s || *s == '-')
-        return -1;
-    uint64_t mul = 1;
-    if (*end == 'K' || *end == 'k')
-        mul = 1024, end++;
-    else if (*end == 'M' || *end == 'm')
-        mul = 1024 * 1024, end++;
-    else if (*end == 'G' || *end == 'g')
-        mul = 1024 * 1024 * 1024, end++;
-    if (*end || v == 0 || v > UINT64_MAX / mul)
-        return -1;
-    *out = v * mul;
-    return 0;
-}
-
-/* The test build's rendezvous at the first hashed chunk (cli/test_hook.h); hashing_hook is NULL
- * in millaudit, where ma_cli_test_hook_env is a NULL weak reference. */
+/* The test build's rendezvous after the first hashed chunk (cli/test_hook.h); in millaudit
+ * ma_cli_test_hook_env is a NULL weak reference, no step is asked for and no callback is set. */
 struct hashing_hook {
     ma_cli_test_hook hook;
     const volatile sig_atomic_t *stop;   /* ends the rendezvous when a signal arrived */
@@ -156,7 +125,7 @@ static int create_options(ma_manifest_create_options *o, int *quiet, int *done, 
         case 'o': o->out = optarg; break;
         case 'a': o->audit_path = optarg; break;
         case 'c':
-            if (parse_size(optarg, &o->chunk_size) != 0 || o->chunk_size > MA_MANIFEST_MAX_CHUNK)
+            if (ma_opt_bytes(optarg, &o->chunk_size) != 0 || o->chunk_size > MA_MANIFEST_MAX_CHUNK)
                 return result_of_status(ma_opt_error("manifest create",
                         "--chunk-size '%s': want 1 to %u bytes (K/M/G allowed)", optarg, MA_MANIFEST_MAX_CHUNK));
             break;
@@ -182,59 +151,65 @@ static int create_options(ma_manifest_create_options *o, int *quiet, int *done, 
     return MA_OK;
 }
 
+/* Before anything is written: the directory (a missing one is named as such, not as an
+ * unwritable output), then OUT (default: ma_manifest_default_path into *owned), which must not
+ * replace a file of DIR or the store; an earlier manifest at OUT is what is being replaced, not an
+ * input (create never lists it). */
+static int create_output(ma_manifest_create_options *o, char **owned)
+{
+    ma_error err;
+    if (ma_manifest_dir_check(o->dir, &err) != MA_OK) {
+        fail(err.msg);
+        return err.code;
+    }
+    if (!o->out && !(o->out = *owned = ma_manifest_default_path(o->dir, o->shard_index, o->shard_count)))
+        return MA_ENOMEM;
+    const ma_output_input inputs[] = {{ma_manifest_is_manifest_file(o->out) ? NULL : o->dir, "the database",
+                                       MA_INPUT_FILE},
+                                      {o->audit_path, "the audit store", MA_INPUT_STORE}};
+    return result_of_status(ma_cli_check_output("manifest create", o->out, "--out", MA_OUTPUT_DOCUMENT, inputs, 2));
+}
+
 static int cmd_create(int argc, char **argv, const ma_cli_invocation *typed)
 {
     ma_manifest_create_options o = {.out_stream = stdout};
     int quiet = 0, done = 0;
+    char *default_out = NULL;
     int result = create_options(&o, &quiet, &done, argc, argv);
-    if (result != MA_OK || done)
+    if (result == MA_OK && !done)
+        result = create_output(&o, &default_out);
+    if (result != MA_OK || done) {
+        free(default_out);
         return result;
+    }
+    char host[256], cmdline[8192];
+    ma_cli_run_identity(host, sizeof host, cmdline, sizeof cmdline, typed->argc, typed->argv);
+    o.identity = (ma_manifest_identity){host, cmdline};
+    struct hashing_hook hook;
+    hook_setup(&hook, &o.on_hashed, &o.hashed_ctx);
+    /* a first Ctrl-C or SIGTERM stops the hashing cleanly (also when SIGINT came in ignored) */
+    o.cancel = hook.stop = ma_cli_stop_on_signals();
+    ma_progress progress;
+    progress_start(&progress, quiet, "manifest create");
+    o.progress = &progress;
     ma_error err;
     ma_error_clear(&err);
-    /* the directory first: a missing one is named as such, not as an unwritable output */
     ma_manifest_created made;
-    char *default_out = NULL;
-    if (!o.out && (o.out = default_out = ma_manifest_default_path(o.dir, o.shard_index, o.shard_count)) == NULL)
-        result = MA_ENOMEM;
-    /* The manifest must not replace a file of DIR or the store; an earlier manifest at OUT is
-     * what is being replaced, not an input (manifest create skips it when listing). */
-    const ma_output_input inputs[] = {{ma_manifest_is_manifest_file(o.out ? o.out : "-") ? NULL : o.dir,
-                                       "the database", MA_INPUT_FILE},
-                                      {o.audit_path, "the audit store", MA_INPUT_STORE}};
-    int checked = ma_manifest_dir_check(o.dir, &err);
-    if (result == MA_OK && checked != MA_OK) {
+    result = ma_manifest_create(&made, &o, &err);
+    ma_progress_finish(&progress, atomic_load(&progress.done));
+    /* Messages that are not the manifest go to stderr when the manifest itself is on stdout. */
+    FILE *info = strcmp(o.out, "-") ? stdout : stderr;
+    if (made.stale_removed && !quiet)
+        fprintf(stderr, "millaudit manifest: removed %zu stale temporary file%s %s.tmp.<pid> of dead processes\n",
+                made.stale_removed, made.stale_removed == 1 ? "" : "s", o.out);
+    if (result != MA_OK)
         fail(err.msg);
-        result = checked;
-    } else if (result == MA_OK) {
-        result = result_of_status(ma_cli_check_output("manifest create", o.out, "--out", MA_OUTPUT_DOCUMENT,
-                                                      inputs, 2));
-    }
-    if (result == MA_OK) {
-        char host[256], cmdline[8192];
-        ma_cli_run_identity(host, sizeof host, cmdline, sizeof cmdline, typed->argc, typed->argv);
-        o.identity = (ma_manifest_identity){host, cmdline};
-        struct hashing_hook hook;
-        hook_setup(&hook, &o.on_hashed, &o.hashed_ctx);
-        /* a first Ctrl-C or SIGTERM stops the hashing cleanly (also when SIGINT came in ignored) */
-        o.cancel = hook.stop = ma_cli_stop_on_signals();
-        ma_progress progress;
-        progress_start(&progress, quiet, "manifest create");
-        o.progress = &progress;
-        result = ma_manifest_create(&made, &o, &err);
-        ma_progress_finish(&progress, atomic_load(&progress.done));
-        /* Messages that are not the manifest go to stderr when the manifest itself is on stdout. */
-        FILE *info = strcmp(o.out, "-") ? stdout : stderr;
-        if (made.stale_removed && !quiet)
-            fprintf(stderr, "millaudit manifest: removed %zu stale temporary file%s %s.tmp.<pid> of dead processes\n",
-                    made.stale_removed, made.stale_removed == 1 ? "" : "s", o.out);
-        if (result != MA_OK)
-            fail(err.msg);
-        if (result == MA_ECANCELED && made.signal)
-            result = ma_result_of_signal(made.signal);
-        if (result == MA_OK && !quiet)
-            fprintf(info, "%s: %zu files, %llu bytes\n", info == stdout ? o.out : "standard output", made.files,
-                    (unsigned long long)made.bytes);
-        if (result == MA_OK && !quiet && o.audit_path)
+    if (result == MA_ECANCELED && made.signal)
+        result = ma_result_of_signal(made.signal);
+    if (result == MA_OK && !quiet) {
+        fprintf(info, "%s: %zu files, %llu bytes\n", info == stdout ? o.out : "standard output", made.files,
+                (unsigned long long)made.bytes);
+        if (o.audit_path)
             fprintf(info, "%s: run %lld recorded\n", o.audit_path, (long long)made.run_id);
     }
     free(default_out);
