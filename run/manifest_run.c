@@ -19,6 +19,10 @@
 #include "store/audit.h"
 #include "store/audit_manifest.h"
 
+/* the public header spells the chunk sizes out (it may not include checksums/) */
+_Static_assert(MA_MANIFEST_DEFAULT_CHUNK == MA_SHA256_DEFAULT_CHUNK, "default chunk size");
+_Static_assert(MA_MANIFEST_MAX_CHUNK == MA_SHA256_MAX_CHUNK, "largest chunk size");
+
 /* ---- shared ---- */
 
 char *ma_manifest_join(const char *dir, const char *rel)
