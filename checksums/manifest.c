@@ -1,4 +1,4 @@
-/* SHA-256 manifests: listing, writing, reading, recording (contract in manifest.h). */
+/* SHA-256 manifests: listing, writing, reading, merging (contract in manifest.h). */
 #include "checksums/manifest.h"
 
 #include "common/fileio.h"
@@ -15,9 +15,6 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "formats/provenance.h"
-#include "store/audit_manifest.h"
-#include "store/audit_run.h"
 
 /* ---- listing ---- */
 
@@ -668,91 +665,34 @@ int ma_manifest_read(ma_manifest *out, const char *manifest_path, ma_error *err)
     return rc;
 }
 
-/* ---- recording ---- */
-
-static const char *or_null(const char *s)
+int ma_manifest_looks_like(const char *path)
 {
-    return *s ? s : NULL;
-}
-
-int ma_manifest_record_digests(ma_audit *a, int64_t run_id, const char *root, const char *rel,
-                               const ma_file_digest *d, ma_error *err)
-{
-    char *path = join(root, rel);
-    if (!path)
-        return ma_error_set(err, MA_ENOMEM, "%s: out of memory", rel);
-    ma_file_provenance p;
-    ma_file_provenance_read(&p, path, rel);
-    free(path);
-    char fingerprint[MA_SHA256_HEX_LEN + 1] = "";
-    if (p.ruleset[0]) {
-        uint8_t d[MA_SHA256_LEN];
-        ma_sha256_buffer(d, p.ruleset, strlen(p.ruleset));
-        ma_sha256_hex(fingerprint, d);
-    }
-    int rc = ma_audit_manifest_begin(a, run_id, NULL, d->chunk_size, err);
-    if (rc != MA_OK)
-        return rc;
-    const ma_audit_manifest_file f = {
-        .path = rel, .size = d->size, .sha256 = d->digest, .chunk_size = d->chunk_size,
-        .n_chunks = d->n_chunks, .chunks = (const uint8_t (*)[32])d->chunks,
-        .variant = or_null(p.variant), .format = or_null(p.format), .sector = or_null(p.sector),
-        .producer = or_null(p.producer), .producer_version = or_null(p.producer_version),
-        .has_entries = p.has_entries, .entries = p.entries, .ruleset_fingerprint = or_null(fingerprint),
-    };
-    return ma_audit_manifest_file_add(a, run_id, &f, err);
-}
-
-int ma_manifest_record(ma_audit *a, int64_t run_id, const char *root, const char *const *rel, size_t n,
-                       const ma_sha256_options *opt, ma_error *err)
-{
+    if (!strcmp(path, "-"))
+        return 0;
+    int fd = -1;
+    ma_error err;
+    struct stat st;
+    if (ma_file_open_regular(path, &fd, &st, &err) != MA_OK)
+        return 0;
+    char head[68];
+    ssize_t n = read(fd, head, sizeof head);
+    close(fd);
     if (n == 0)
-        return MA_OK;
-    char **full = calloc(n, sizeof *full);
-    ma_file_digest *d = calloc(n, sizeof *d);
-    int rc = MA_OK;
-    if (!full || !d)
-        rc = ma_error_set(err, MA_ENOMEM, "%s: out of memory for %zu files", root, n);
-    for (size_t i = 0; rc == MA_OK && i < n; i++)
-        if (!(full[i] = join(root, rel[i])))
-            rc = ma_error_set(err, MA_ENOMEM, "%s: out of memory", rel[i]);
-    if (rc == MA_OK)
-        rc = ma_sha256_files(d, NULL, NULL, (const char *const *)full, n, opt, err);
-    for (size_t i = 0; rc == MA_OK && i < n; i++)
-        rc = ma_manifest_record_digests(a, run_id, root, rel[i], &d[i], err);
-    for (size_t i = 0; d && i < n; i++)
-        ma_file_digest_free(&d[i]);
-    if (full)
-        ma_manifest_paths_free(full, n);
-    free(d);
-    return rc;
+        return 1;
+    if (n < 1)
+        return 0;
+    if (head[0] == '#')
+        return 1;
+    size_t off = head[0] == '\\';
+    if ((size_t)n < off + 65)
+        return 0;
+    for (size_t i = off; i < off + 64; i++)
+        if (!strchr("0123456789abcdefABCDEF", head[i]))
+            return 0;
+    return head[off + 64] == ' ';
 }
 
-/* What manifest merge --audit records, for the transaction. */
-typedef struct merged_record {
-    const ma_manifest_merged *m;
-    const ma_run_info *info;
-    const char *manifest_path, *root;
-    const uint64_t *sizes;
-    int64_t run_id;
-} merged_record;
-
-static int record_merged_tx(ma_audit *a, void *ctx, ma_error *err)
-{
-    merged_record *r = ctx;
-    int rc = ma_audit_run_begin(a, r->info, &r->run_id, err);
-    if (rc == MA_OK)
-        rc = ma_audit_manifest_begin(a, r->run_id, r->manifest_path, MA_SHA256_DEFAULT_CHUNK, err);
-    for (size_t i = 0; rc == MA_OK && i < r->m->n; i++) {
-        /* size from the directory, digest from the shard, no chunks: nothing is hashed again */
-        ma_file_digest d = {.size = r->sizes[i], .chunk_size = MA_SHA256_DEFAULT_CHUNK};
-        memcpy(d.digest, r->m->digests[i].digest, sizeof d.digest);
-        rc = ma_manifest_record_digests(a, r->run_id, r->root, r->m->paths[i], &d, err);
-    }
-    if (rc == MA_OK)
-        rc = ma_audit_run_end(a, r->run_id, "ok", err);
-    return rc;
-}
+/* ---- the files of a merged manifest ---- */
 
 int ma_manifest_merged_sizes(uint64_t *sizes, const char *root, const ma_manifest_merged *m, ma_error *err)
 {
@@ -772,38 +712,6 @@ int ma_manifest_merged_sizes(uint64_t *sizes, const char *root, const ma_manifes
             sizes[i] = (uint64_t)st.st_size;
         free(path);
     }
-    return rc;
-}
-
-int ma_manifest_record_merged(ma_audit *a, const ma_run_info *info, const char *manifest_path, const char *root,
-                              const ma_manifest_merged *m, const uint64_t *sizes, int64_t *run_id, ma_error *err)
-{
-    /* the run's variant and format are those the files state, when they all agree */
-    char variant[8] = "", format[16] = "";
-    int mixed_variant = 0, mixed_format = 0;
-    for (size_t i = 0; i < m->n; i++) {
-        char *path = join(root, m->paths[i]);
-        if (!path)
-            return ma_error_set(err, MA_ENOMEM, "%s: out of memory", m->paths[i]);
-        ma_file_provenance pv;
-        ma_file_provenance_read(&pv, path, m->paths[i]);
-        free(path);
-        if (pv.variant[0] && strcmp(pv.variant, variant) != 0)
-            mixed_variant |= variant[0] != '\0';
-        if (pv.variant[0] && !variant[0])
-            memcpy(variant, pv.variant, sizeof variant);
-        if (pv.format[0] && strcmp(pv.format, format) != 0)
-            mixed_format |= format[0] != '\0';
-        if (pv.format[0] && !format[0])
-            memcpy(format, pv.format, sizeof format);
-    }
-    ma_run_info run = *info;
-    run.variant = variant[0] && !mixed_variant ? variant : NULL;
-    run.format = format[0] && !mixed_format ? format : NULL;
-    merged_record r = {.m = m, .info = &run, .manifest_path = manifest_path, .root = root, .sizes = sizes};
-    int rc = ma_audit_write_tx(a, record_merged_tx, &r, err);
-    if (rc == MA_OK)
-        *run_id = r.run_id;
     return rc;
 }
 

@@ -7,9 +7,10 @@
  * LF or CR are written as coreutils does: the line starts with '\' and the name is escaped.
  *
  * This module lists a directory, writes a manifest atomically, reads one back (refusing absolute
- * and climbing paths), and records digests into an audit store. Hashing is checksums/sha256.h; the
- * SQL is store/audit_manifest.h; what a file states about itself (the provenance recorded beside
- * its digests) is formats/provenance.h, the readers' business: nothing here knows a format.
+ * and climbing paths) and merges shard manifests. Hashing is checksums/sha256.h. It is a leaf
+ * (common/ only): recording digests in the audit store, with the provenance the files state, is
+ * the manifest engine's (run/manifest_record.h, store/audit_manifest.h); nothing here knows a
+ * format or SQL.
  */
 #ifndef MA_MANIFEST_H
 #define MA_MANIFEST_H
@@ -20,7 +21,6 @@
 
 #include "checksums/sha256.h"
 #include "common/ma_error.h"
-#include "store/audit.h"
 
 /* ---- listing ---- */
 
@@ -72,6 +72,11 @@ int ma_manifest_write_header(const char *out_path, const char *header, const cha
 int ma_manifest_write_stream_header(FILE *f, const char *name, const char *header, const char *const *paths,
                                     const ma_file_digest *digests, size_t n, ma_error *err);
 
+/* Non-zero when path is an existing regular file that reads like a manifest (empty, a comment, or
+ * a digest line: 64 hex digits, optionally after a backslash, then a space): an earlier manifest
+ * being replaced, as opposed to a database file named as manifest create's output. "-" is not. */
+int ma_manifest_looks_like(const char *path);
+
 /* The largest manifest read: 1 GiB holds about ten million lines. */
 #define MA_MANIFEST_MAX_BYTES (1024L * 1024L * 1024L)
 
@@ -119,24 +124,6 @@ int ma_manifest_path_check(const char *rel, ma_error *err);
  * nothing but "." and slashes (or that comes back to the top) becomes ".". */
 char *ma_manifest_path_normalise(const char *rel);
 
-/* ---- recording into an audit store ---- */
-
-/* Records into the open store a, for run run_id, the digests d of the file root/rel (rel as the
- * manifest names it), with the provenance the file states (formats/provenance.h; the ruleset
- * fingerprint is the SHA-256 of its ruleset string): one manifest_files row and its
- * manifest_chunks rows, in one transaction. Also creates the run's `manifests` row (manifest path
- * NULL, d->chunk_size) if it has none. For the verifier: pass the digests of the very bytes it
- * verified. Errors as ma_audit_manifest_file_add (MA_EINVAL for an unknown run or a path recorded
- * twice in the run, MA_EIO). */
-int ma_manifest_record_digests(ma_audit *a, int64_t run_id, const char *root, const char *rel,
-                               const ma_file_digest *d, ma_error *err);
-
-/* Hashes root/rel[i] for i < n (checksums/sha256.h, options opt) and records each as
- * ma_manifest_record_digests does. Stops at the first file that cannot be hashed (its error:
- * MA_EMISSING, MA_EIO with path and offset) or recorded; files recorded before stay recorded. */
-int ma_manifest_record(ma_audit *a, int64_t run_id, const char *root, const char *const *rel, size_t n,
-                       const ma_sha256_options *opt, ma_error *err);
-
 /* ---- merging shard manifests (manifest merge, docs/distributed.md) ---- */
 
 /* The header text of shard index of count, "millaudit manifest shard I/N", for
@@ -168,18 +155,6 @@ void ma_manifest_merged_free(ma_manifest_merged *m);
  * is written. A listed file that is absent (MA_EMISSING) or not a regular file (MA_EFORMAT) refuses
  * the merge with one line naming it; MA_EIO for another stat failure. */
 int ma_manifest_merged_sizes(uint64_t *sizes, const char *root, const ma_manifest_merged *m, ma_error *err);
-
-/* Records the merged manifest m, written at manifest_path (NULL for standard output), as one
- * manifest run in the open store a (manifest merge --audit, docs/manifest.md): a runs row from
- * info (kind "manifest", status ok; its variant and format replaced by those the files state when
- * they all agree, as manifest create does), a manifests row and one manifest_files row per path
- * with size sizes[i] (ma_manifest_merged_sizes) and the provenance root/path states. The digests
- * are the shards' (never re-hashed). No manifest_chunks rows: shard manifests carry no chunk
- * digests (the manifests and manifest_files rows keep chunk_size MA_SHA256_DEFAULT_CHUNK because
- * the columns are NOT NULL). All in one transaction: a failure leaves the store as it was.
- * *run_id is the new run. Errors MA_EIO (SQLite), MA_EINVAL (the store refuses a row), MA_ENOMEM. */
-int ma_manifest_record_merged(ma_audit *a, const ma_run_info *info, const char *manifest_path, const char *root,
-                              const ma_manifest_merged *m, const uint64_t *sizes, int64_t *run_id, ma_error *err);
 
 /* ---- pinning a mismatch ---- */
 

@@ -4,7 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "checksums/manifest.h"
+#include "run/manifest_record.h"
 
 int ma_cli_audit_open_existing(ma_audit **a, const char *path, ma_error *err)
 {

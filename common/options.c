@@ -208,3 +208,23 @@ int ma_opt_next(const char *cmd, int argc, char **argv, const char *shortopts,
     hint(cmd);
     return MA_OPT_ERROR;
 }
+
+int ma_opt_bytes(const char *s, uint64_t *out)
+{
+    char *end = NULL;
+    errno = 0;
+    unsigned long long v = strtoull(s, &end, 10);
+    if (errno || end == s || *s == '-')
+        return -1;
+    uint64_t mul = 1;
+    if (*end == 'K' || *end == 'k')
+        mul = 1024, end++;
+    else if (*end == 'M' || *end == 'm')
+        mul = 1024 * 1024, end++;
+    else if (*end == 'G' || *end == 'g')
+        mul = 1024 * 1024 * 1024, end++;
+    if (*end || v == 0 || v > UINT64_MAX / mul)
+        return -1;
+    *out = v * mul;
+    return 0;
+}

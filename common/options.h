@@ -31,6 +31,7 @@
 
 #include <getopt.h>
 #include <stddef.h>
+#include <stdint.h>
 
 #define MA_OPT_ERROR '?'
 
@@ -47,6 +48,11 @@ int ma_opt_error(const char *cmd, const char *fmt, ...);
 int ma_opt_unknown(const char *cmd, const char *arg, const struct option *longopts);
 
 int ma_opt_long(const char *cmd, const char *opt, const char *text, long lo, long hi, long *out);
+
+/* A byte count as options give one: decimal digits with an optional binary unit K, M or G (either
+ * case: "123", "64K", "16M", "1G"); more than 0 and no overflow. 0 with *out set, or -1 leaving
+ * *out alone (the caller words the error with ma_opt_error, naming its range). */
+int ma_opt_bytes(const char *text, uint64_t *out);
 
 int ma_opt_edit_distance(const char *a, const char *b);
 void ma_opt_suggest(char *buf, size_t len, const char *word, const char *const *names, size_t n,

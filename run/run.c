@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "checksums/manifest.h"
+#include "run/manifest_record.h"
 #include "checksums/sha256.h"
 #include "common/fileio.h"
 #include "formats/open_file.h"

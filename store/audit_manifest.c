@@ -8,6 +8,7 @@
 #include <sqlite3.h>
 
 #include "store/audit_internal.h"
+#include "store/audit_run.h"
 
 static void to_hex(char out[65], const uint8_t d[32])
 {
@@ -215,4 +216,39 @@ int ma_audit_manifest_chunks_find(ma_audit *a, ma_audit_chunks *out, const char 
     out->chunk_size = (uint64_t)chunk;
     out->n_chunks = (size_t)n;
     return MA_OK;
+}
+
+/* What ma_audit_manifest_record_run records, for the transaction. */
+typedef struct manifest_run_rows {
+    const ma_run_info *info;
+    const char *manifest_path;
+    uint64_t chunk_size;
+    const ma_audit_manifest_file *files;
+    size_t n;
+    int64_t run_id;
+} manifest_run_rows;
+
+static int record_run_tx(ma_audit *a, void *ctx, ma_error *err)
+{
+    manifest_run_rows *r = ctx;
+    int rc = ma_audit_run_begin(a, r->info, &r->run_id, err);
+    if (rc == MA_OK)
+        rc = ma_audit_manifest_begin(a, r->run_id, r->manifest_path, r->chunk_size, err);
+    for (size_t i = 0; rc == MA_OK && i < r->n; i++)
+        rc = ma_audit_manifest_file_add(a, r->run_id, &r->files[i], err);
+    if (rc == MA_OK)
+        rc = ma_audit_run_end(a, r->run_id, "ok", err);
+    return rc;
+}
+
+int ma_audit_manifest_record_run(ma_audit *a, const ma_run_info *info, const char *manifest_path,
+                                 uint64_t chunk_size, const ma_audit_manifest_file *files, size_t n,
+                                 int64_t *run_id, ma_error *err)
+{
+    manifest_run_rows r = {.info = info, .manifest_path = manifest_path, .chunk_size = chunk_size,
+                           .files = files, .n = n};
+    int rc = ma_audit_write_tx(a, record_run_tx, &r, err);
+    if (rc == MA_OK)
+        *run_id = r.run_id;
+    return rc;
 }

@@ -4,7 +4,8 @@
  *
  * Writers follow store/audit.h: one transaction per call, MA_EINVAL for a row the schema refuses
  * (unknown run, the same path twice in one run), MA_EIO when SQLite cannot write. This module knows
- * SQL only; hashing is checksums/sha256.h and deciding provenance is checksums/manifest.h.
+ * SQL only; hashing is checksums/sha256.h, and what provenance a file states is read by the manifest
+ * engine (run/manifest_record.h) and handed in as the row's fields.
  */
 #ifndef MA_AUDIT_MANIFEST_H
 #define MA_AUDIT_MANIFEST_H
@@ -41,6 +42,14 @@ int ma_audit_manifest_begin(ma_audit *a, int64_t run_id, const char *manifest_pa
 /* Records one file and all its chunk digests in one transaction (joining the caller's when one is
  * open, e.g. ma_audit_write_tx: the caller then commits or rolls back). */
 int ma_audit_manifest_file_add(ma_audit *a, int64_t run_id, const ma_audit_manifest_file *f, ma_error *err);
+
+/* Records a whole manifest run in one transaction (manifest merge --audit): a runs row from info
+ * (status ok), a manifests row (manifest_path or NULL, chunk_size) and files[0..n) with their
+ * chunk rows. A failure leaves the store as it was. *run_id is the new run. Errors as
+ * ma_audit_manifest_file_add. */
+int ma_audit_manifest_record_run(ma_audit *a, const ma_run_info *info, const char *manifest_path,
+                                 uint64_t chunk_size, const ma_audit_manifest_file *files, size_t n,
+                                 int64_t *run_id, ma_error *err);
 
 /* Chunk digests found for a file (see ma_audit_manifest_chunks_find). Release with
  * ma_audit_chunks_free. */

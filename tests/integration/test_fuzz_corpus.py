@@ -21,7 +21,7 @@ READERS = ("sec2", "sec", "secval", "open", "manifest", "run_import", "attest")
 LIBS = {
     "sec2": ["formats", "indexer", "common"], "sec": ["formats", "indexer", "common"],
     "secval": ["formats", "indexer", "common"], "open": ["formats", "indexer", "checksums", "common"],
-    "manifest": ["checksums", "store", "formats", "indexer", "checksums", "common"], "run_import": ["store", "common"],
+    "manifest": ["checksums", "common"], "run_import": ["store", "common"],
     "attest": ["store", "checksums", "store", "formats", "indexer", "common"],
 }
 SYSLIBS = ["-lsqlite3", "-ljansson", "-lcrypto", "-lpthread", "-lm"]
@@ -48,7 +48,7 @@ def _build(tmp_path, harness, libs):
     exe = tmp_path / f"replay_{harness.stem}"
     build = next((pathlib.Path(x).parents[1] for x in libs if x.endswith(".a")), ROOT / "build-asan")
     cmd = [_cc(), "-std=c11", "-g", *SANITIZE, "-D_POSIX_C_SOURCE=200809L", "-D_DEFAULT_SOURCE",
-           "-I", str(ROOT), "-I", str(build / "generated"), "-o", str(exe), str(ROOT / "fuzz" / "replay.c"),
+           "-I", str(ROOT), "-I", str(ROOT / "include"), "-I", str(build / "generated"), "-o", str(exe), str(ROOT / "fuzz" / "replay.c"),
            str(harness), *libs]
     proc = subprocess.run(cmd, capture_output=True, text=True)
     assert proc.returncode == 0, f"building {exe.name} failed:\n{proc.stderr[-4000:]}"

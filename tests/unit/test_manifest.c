@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "checksums/manifest.h"
+#include "run/manifest_record.h"
 #include "checksums/sha256.h"
 #include "store/audit.h"
 #include "store/audit_manifest.h"

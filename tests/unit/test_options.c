@@ -135,6 +135,27 @@ static void test_numbers(void **state)
     free(err);
 }
 
+/* ma_opt_bytes: manifest create --chunk-size's byte counts, binary units, nothing else. */
+static void test_byte_counts(void **state)
+{
+    (void)state;
+    uint64_t v = 7;
+    assert_int_equal(ma_opt_bytes("123", &v), 0);
+    assert_int_equal(v, 123);
+    assert_int_equal(ma_opt_bytes("64K", &v), 0);
+    assert_int_equal(v, 65536);
+    assert_int_equal(ma_opt_bytes("16m", &v), 0);
+    assert_int_equal(v, 16u << 20);
+    assert_int_equal(ma_opt_bytes("1G", &v), 0);
+    assert_int_equal(v, 1u << 30);
+    static const char *const bad[] = {"", "0", "-1", "1T", "K", "1KB", "18446744073709551615K", "99999999999999999999"};
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        v = 7;
+        assert_int_equal(ma_opt_bytes(bad[i], &v), -1);
+        assert_int_equal(v, 7);
+    }
+}
+
 static void test_suggestions(void **state)
 {
     (void)state;
@@ -163,6 +184,7 @@ int main(void)
         cmocka_unit_test(test_errors_are_one_line_and_the_hint),
         cmocka_unit_test(test_numbers),
         cmocka_unit_test(test_suggestions),
+        cmocka_unit_test(test_byte_counts),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
