@@ -23,9 +23,8 @@
 #include "common/invocation.h" /* ma_cli_invocation: the command line as typed */
 #include "common/ma_error.h"
 
-/* A jansson string of s for the one JSON writer: s as is when it is valid UTF-8, else with every
- * byte that is not part of a valid sequence written as the text \xNN, so file names of any bytes
- * still give valid JSON (NULL gives ""). */
+/* A jansson string of s for the one JSON writer: ma_json_text of common/json_text.h, the one JSON
+ * text escaper (kept under this name for the commands that call it; NULL gives ""). */
 struct json_t;
 struct json_t *ma_cli_json_text(const char *s);
 
