@@ -1,5 +1,7 @@
 #include "cli/cli_util.h"
 
+#include "millaudit.h"
+
 #include <errno.h>
 #include <jansson.h>
 #include <stdio.h>
@@ -7,6 +9,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "cli/audit_store.h"
 #include "common/fileio.h"
 #include "common/json_text.h"
 #include "common/output.h"
@@ -177,4 +180,34 @@ int ma_cli_check_output(const char *cmd, const char *out_path, const char *role,
         return 0;
     fprintf(stderr, "millaudit %s: %s\n", cmd, err.msg);
     return rc == MA_EINVAL ? MA_EXIT_USAGE : ma_exit_code_for(rc);
+}
+
+int ma_cli_output_result(const char *cmd, const char *out_path, const char *role, int kind,
+                         const struct ma_output_input *inputs, size_t n)
+{
+    if (!out_path)
+        return MA_OK;
+    ma_error err;
+    ma_error_clear(&err);
+    int rc = ma_output_check(out_path, role, kind, inputs, n, &err);
+    if (!rc)
+        return MA_OK;
+    fprintf(stderr, "millaudit %s: %s\n", cmd, err.msg);
+    return rc == MA_EINVAL ? MA_EUSAGE : rc;
+}
+
+int ma_cli_opt_run_id(const char *cmd, const char *opt, const char *text, int64_t *id)
+{
+    if (ma_cli_parse_run_id(text, id))
+        return MA_CLI_USAGE(cmd, "%s %s: not a run id (a positive integer)", opt, text);
+    return MA_OK;
+}
+
+int ma_cli_write_document(const char *out_path, const char *text, size_t len, ma_error *err)
+{
+    if (out_path)
+        return ma_render_write_atomic(out_path, text, len, err) ? MA_EIO : MA_OK;
+    if (fwrite(text, 1, len, stdout) != len || fflush(stdout) != 0)
+        return ma_error_set(err, MA_EIO, "stdout: write failed");
+    return MA_OK;
 }
