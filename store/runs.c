@@ -13,17 +13,6 @@
 
 /* ---------------------------------------------------------------- loading */
 
-static char *dup_col(sqlite3_stmt *st, int i, int *oom)
-{
-    const unsigned char *t = sqlite3_column_text(st, i);
-    if (!t)
-        return NULL;
-    char *s = strdup((const char *)t);
-    if (!s)
-        *oom = 1;
-    return s;
-}
-
 static int prep(ma_audit *a, sqlite3_stmt **st, const char *sql, ma_error *err)
 {
     if (sqlite3_prepare_v2(ma_audit_db(a), sql, -1, st, NULL) != SQLITE_OK)
@@ -119,7 +108,7 @@ int ma_run_load(ma_audit *a, int64_t id, ma_run *r, ma_error *err)
     char **facts[] = {&r->kind, &r->tool_version, &r->git_revision, &r->host, &r->command_line,
                       &r->database_root, &r->variant, &r->format, &r->started_at, &r->ended_at, &r->status};
     for (int i = 0; i < 11; i++)
-        *facts[i] = dup_col(st, i + 1, &oom);
+        *facts[i] = ma_audit_col_dup(st, i + 1, &oom);
     sqlite3_finalize(st);
 
     /* sectors */
@@ -137,17 +126,17 @@ int ma_run_load(ma_audit *a, int64_t id, ma_run *r, ma_error *err)
             break;
         }
         ma_run_sector *x = &r->sectors[r->n_sectors++];
-        x->sector = dup_col(st, 0, &oom);
-        x->file = dup_col(st, 1, &oom);
+        x->sector = ma_audit_col_dup(st, 0, &oom);
+        x->file = ma_audit_col_dup(st, 1, &oom);
         x->entries = sqlite3_column_int64(st, 2);
         x->checked = sqlite3_column_int64(st, 3);
         x->verified = sqlite3_column_int64(st, 4);
         x->within_bounds = sqlite3_column_int64(st, 5);
         x->discrepancies = sqlite3_column_int64(st, 6);
         x->seconds = sqlite3_column_double(st, 7);
-        x->status = dup_col(st, 8, &oom);
-        x->message = dup_col(st, 9, &oom);
-        x->derived_sha256 = dup_col(st, 10, &oom);
+        x->status = ma_audit_col_dup(st, 8, &oom);
+        x->message = ma_audit_col_dup(st, 9, &oom);
+        x->derived_sha256 = ma_audit_col_dup(st, 10, &oom);
         x->has_derived_positions = sqlite3_column_type(st, 11) != SQLITE_NULL;
         x->derived_positions = sqlite3_column_int64(st, 11);
         if (!x->sector && !oom) {
@@ -183,7 +172,7 @@ int ma_run_load(ma_audit *a, int64_t id, ma_run *r, ma_error *err)
                     break;
                 }
                 x->classes = p;
-                x->classes[x->n_classes].cls = dup_col(st, 1, &oom);
+                x->classes[x->n_classes].cls = ma_audit_col_dup(st, 1, &oom);
                 x->classes[x->n_classes++].count = sqlite3_column_int64(st, 2);
             } else {
                 void *p = realloc(x->bins, (x->n_bins + 1) * sizeof *x->bins);
@@ -192,7 +181,7 @@ int ma_run_load(ma_audit *a, int64_t id, ma_run *r, ma_error *err)
                     break;
                 }
                 x->bins = p;
-                x->bins[x->n_bins].outcome = dup_col(st, 1, &oom);
+                x->bins[x->n_bins].outcome = ma_audit_col_dup(st, 1, &oom);
                 x->bins[x->n_bins].count = sqlite3_column_int64(st, 2);
                 x->bins[x->n_bins++].depth = sqlite3_column_int64(st, 3);
             }
@@ -218,12 +207,12 @@ int ma_run_load(ma_audit *a, int64_t id, ma_run *r, ma_error *err)
             break;
         }
         ma_run_discrepancy *d = &r->disc[r->n_disc++];
-        d->sector = dup_col(st, 0, &oom);
+        d->sector = ma_audit_col_dup(st, 0, &oom);
         d->entry = sqlite3_column_int64(st, 1);
-        d->board = dup_col(st, 2, &oom);
-        d->stored = dup_col(st, 3, &oom);
-        d->derived = dup_col(st, 4, &oom);
-        d->cls = dup_col(st, 5, &oom);
+        d->board = ma_audit_col_dup(st, 2, &oom);
+        d->stored = ma_audit_col_dup(st, 3, &oom);
+        d->derived = ma_audit_col_dup(st, 4, &oom);
+        d->cls = ma_audit_col_dup(st, 5, &oom);
     }
     if ((rc = finish_read(a, st, err)) != MA_OK)
         return rc;
@@ -239,7 +228,7 @@ int ma_run_load(ma_audit *a, int64_t id, ma_run *r, ma_error *err)
     sqlite3_bind_int64(st, 1, id);
     if (sqlite3_step(st) == SQLITE_ROW) {
         r->has_manifest = 1;
-        r->manifest_path = dup_col(st, 0, &oom);
+        r->manifest_path = ma_audit_col_dup(st, 0, &oom);
         r->manifest_chunk_size = sqlite3_column_int64(st, 1);
     }
     if ((rc = finish_read(a, st, err)) != MA_OK)
@@ -256,18 +245,18 @@ int ma_run_load(ma_audit *a, int64_t id, ma_run *r, ma_error *err)
             break;
         }
         ma_run_file *f = &r->files[r->n_files++];
-        f->path = dup_col(st, 0, &oom);
+        f->path = ma_audit_col_dup(st, 0, &oom);
         f->size = sqlite3_column_int64(st, 1);
-        f->sha256 = dup_col(st, 2, &oom);
+        f->sha256 = ma_audit_col_dup(st, 2, &oom);
         f->chunk_size = sqlite3_column_int64(st, 3);
-        f->variant = dup_col(st, 4, &oom);
-        f->format = dup_col(st, 5, &oom);
-        f->sector = dup_col(st, 6, &oom);
-        f->producer = dup_col(st, 7, &oom);
-        f->producer_version = dup_col(st, 8, &oom);
+        f->variant = ma_audit_col_dup(st, 4, &oom);
+        f->format = ma_audit_col_dup(st, 5, &oom);
+        f->sector = ma_audit_col_dup(st, 6, &oom);
+        f->producer = ma_audit_col_dup(st, 7, &oom);
+        f->producer_version = ma_audit_col_dup(st, 8, &oom);
         f->has_entries = sqlite3_column_type(st, 9) != SQLITE_NULL;
         f->entries = sqlite3_column_int64(st, 9);
-        f->ruleset_fingerprint = dup_col(st, 10, &oom);
+        f->ruleset_fingerprint = ma_audit_col_dup(st, 10, &oom);
         if (!oom && (!f->path || !f->sha256)) {
             sqlite3_finalize(st);
             return ma_error_set(err, MA_EFORMAT, "%s: run %lld: manifest file row without path or digest", path,
@@ -298,7 +287,7 @@ int ma_run_load(ma_audit *a, int64_t id, ma_run *r, ma_error *err)
         c->chunk = sqlite3_column_int64(st, 1);
         c->offset = sqlite3_column_int64(st, 2);
         c->length = sqlite3_column_int64(st, 3);
-        c->sha256 = dup_col(st, 4, &oom);
+        c->sha256 = ma_audit_col_dup(st, 4, &oom);
     }
     if ((rc = finish_read(a, st, err)) != MA_OK)
         return rc;
@@ -312,10 +301,10 @@ int ma_run_load(ma_audit *a, int64_t id, ma_run *r, ma_error *err)
     sqlite3_bind_int64(st, 1, id);
     if (sqlite3_step(st) == SQLITE_ROW) {
         r->imported = 1;
-        r->import_source = dup_col(st, 0, &oom);
+        r->import_source = ma_audit_col_dup(st, 0, &oom);
         r->import_source_run_id = sqlite3_column_int64(st, 1);
         r->import_export_version = sqlite3_column_int64(st, 2);
-        r->imported_at = dup_col(st, 3, &oom);
+        r->imported_at = ma_audit_col_dup(st, 3, &oom);
     }
     if ((rc = finish_read(a, st, err)) != MA_OK)
         return rc;
@@ -329,9 +318,9 @@ int ma_run_load(ma_audit *a, int64_t id, ma_run *r, ma_error *err)
     sqlite3_bind_int64(st, 1, id);
     if (sqlite3_step(st) == SQLITE_ROW) {
         r->attested = 1;
-        r->attest_keyid = dup_col(st, 0, &oom);
-        r->attest_identity = dup_col(st, 1, &oom);
-        r->attest_envelope_sha256 = dup_col(st, 2, &oom);
+        r->attest_keyid = ma_audit_col_dup(st, 0, &oom);
+        r->attest_identity = ma_audit_col_dup(st, 1, &oom);
+        r->attest_envelope_sha256 = ma_audit_col_dup(st, 2, &oom);
     }
     if ((rc = finish_read(a, st, err)) != MA_OK)
         return rc;
@@ -357,13 +346,13 @@ int ma_run_load(ma_audit *a, int64_t id, ma_run *r, ma_error *err)
         x->source_run_id = sqlite3_column_int64(st, 2);
         x->sectors = sqlite3_column_int64(st, 3);
         x->planned_sectors = sqlite3_column_type(st, 4) == SQLITE_NULL ? -1 : sqlite3_column_int64(st, 4);
-        x->source = dup_col(st, 5, &oom);
-        x->host = dup_col(st, 6, &oom);
-        x->command_line = dup_col(st, 7, &oom);
-        x->started_at = dup_col(st, 8, &oom);
-        x->ended_at = dup_col(st, 9, &oom);
-        x->status = dup_col(st, 10, &oom);
-        x->git_revision = dup_col(st, 11, &oom);
+        x->source = ma_audit_col_dup(st, 5, &oom);
+        x->host = ma_audit_col_dup(st, 6, &oom);
+        x->command_line = ma_audit_col_dup(st, 7, &oom);
+        x->started_at = ma_audit_col_dup(st, 8, &oom);
+        x->ended_at = ma_audit_col_dup(st, 9, &oom);
+        x->status = ma_audit_col_dup(st, 10, &oom);
+        x->git_revision = ma_audit_col_dup(st, 11, &oom);
     }
     if ((rc = finish_read(a, st, err)) != MA_OK)
         return rc;
@@ -922,90 +911,67 @@ out:
 
 /* ---------------------------------------------------------------- import (write) */
 
-/* Prepares sql, binds arguments by fmt ('t' text or NULL, 'i' int64, 'd' double, 'n' null: takes an
- * int64 argument and ignores it, so nullable columns keep the argument list fixed), steps. */
-static int exec_bound(ma_audit *a, const char *sql, const char *what, ma_error *err, const char *fmt, ...)
-{
-    sqlite3_stmt *st = NULL;
-    if (sqlite3_prepare_v2(ma_audit_db(a), sql, -1, &st, NULL) != SQLITE_OK)
-        return ma_audit_sqlite_error(a, MA_EIO, what, err);
-    va_list ap;
-    va_start(ap, fmt);
-    for (int i = 0; fmt[i]; i++) {
-        switch (fmt[i]) {
-        case 't': ma_audit_bind_text(st, i + 1, va_arg(ap, const char *)); break;
-        case 'i': sqlite3_bind_int64(st, i + 1, va_arg(ap, int64_t)); break;
-        case 'd': sqlite3_bind_double(st, i + 1, va_arg(ap, double)); break;
-        default: (void)va_arg(ap, int64_t); sqlite3_bind_null(st, i + 1); break;
-        }
-    }
-    va_end(ap);
-    int rc = ma_audit_step_done(a, st, what, err);
-    sqlite3_finalize(st);
-    return rc;
-}
-
 int ma_run_import(ma_audit *a, const ma_run *r, const char *source, int64_t *new_id, ma_error *err)
 {
     int rc = ma_audit_tx_begin(a, err);
     if (rc)
         return rc;
     sqlite3 *db = ma_audit_db(a);
-    rc = exec_bound(a, "INSERT INTO runs (kind, tool_version, git_revision, host, command_line, database_root,"
+    rc = ma_audit_exec_bound(a, "INSERT INTO runs (kind, tool_version, git_revision, host, command_line, database_root,"
                        " variant, format, started_at, ended_at, status) VALUES (?,?,?,?,?,?,?,?,?,?,?)",
                     "import run", err, "ttttttttttt", r->kind, r->tool_version ? r->tool_version : "unknown",
                     r->git_revision ? r->git_revision : "unknown", r->host, r->command_line, r->database_root,
                     r->variant, r->format, r->started_at, r->ended_at, r->status);
     int64_t id = sqlite3_last_insert_rowid(db);
     if (!rc)
-        rc = exec_bound(a, "INSERT INTO run_imports (run_id, source, source_run_id, export_version, imported_at)"
+        rc = ma_audit_exec_bound(a, "INSERT INTO run_imports (run_id, source, source_run_id, export_version, imported_at)"
                            " VALUES (?,?,?,?, strftime('%Y-%m-%dT%H:%M:%fZ','now'))",
                         "record import origin", err, "itii", id, source, r->id, (int64_t)MA_RUN_EXPORT_VERSION);
     if (!rc && r->attested)
-        rc = exec_bound(a, "INSERT INTO run_attestations (run_id, keyid, identity, envelope_sha256) VALUES (?,?,?,?)",
+        rc = ma_audit_exec_bound(a, "INSERT INTO run_attestations (run_id, keyid, identity, envelope_sha256) VALUES (?,?,?,?)",
                         "record attestation", err, "ittt", id, r->attest_keyid, r->attest_identity,
                         r->attest_envelope_sha256);
     for (size_t i = 0; !rc && i < r->n_sectors; i++) {
         const ma_run_sector *x = &r->sectors[i];
-        rc = exec_bound(a, "INSERT INTO sector_results (run_id, sector, file, entries, checked, verified,"
+        rc = ma_audit_exec_bound(a, "INSERT INTO sector_results (run_id, sector, file, entries, checked, verified,"
                            " within_bounds, discrepancies, seconds, status, message)"
                            " VALUES (?,?,?,?,?,?,?,?,?,?,?)",
                         "import sector", err, "ittiiiiidtt", id, x->sector, x->file, x->entries, x->checked,
                         x->verified, x->within_bounds, x->discrepancies, x->seconds, x->status, x->message);
         if (!rc && x->derived_sha256)
-            rc = exec_bound(a, "INSERT INTO sector_digests (run_id, sector, derived_sha256, derived_positions)"
+            rc = ma_audit_exec_bound(a, "INSERT INTO sector_digests (run_id, sector, derived_sha256, derived_positions)"
                                " VALUES (?,?,?,?)", "import derived digest", err, "itti", id, x->sector,
                             x->derived_sha256, x->has_derived_positions ? x->derived_positions : (int64_t)0);
         for (size_t k = 0; !rc && k < x->n_classes; k++)
-            rc = exec_bound(a, "INSERT INTO sector_class_counts (run_id, sector, class, count) VALUES (?,?,?,?)",
+            rc = ma_audit_exec_bound(a, "INSERT INTO sector_class_counts (run_id, sector, class, count) VALUES (?,?,?,?)",
                             "import class count", err, "itti", id, x->sector, x->classes[k].cls,
                             x->classes[k].count);
         for (size_t k = 0; !rc && k < x->n_bins; k++)
-            rc = exec_bound(a, "INSERT INTO sector_histograms (run_id, sector, outcome, depth, count)"
+            rc = ma_audit_exec_bound(a, "INSERT INTO sector_histograms (run_id, sector, outcome, depth, count)"
                                " VALUES (?,?,?,?,?)",
                             "import histogram", err, "ittii", id, x->sector, x->bins[k].outcome, x->bins[k].depth,
                             x->bins[k].count);
     }
     for (size_t i = 0; !rc && i < r->n_disc; i++) {
         const ma_run_discrepancy *d = &r->disc[i];
-        rc = exec_bound(a, "INSERT INTO discrepancies (run_id, sector, entry, board, stored, derived, class)"
+        rc = ma_audit_exec_bound(a, "INSERT INTO discrepancies (run_id, sector, entry, board, stored, derived, class)"
                            " VALUES (?,?,?,?,?,?,?)",
                         "import discrepancy", err, "ititttt", id, d->sector, d->entry, d->board, d->stored,
                         d->derived, d->cls);
     }
     if (!rc && r->has_manifest)
-        rc = exec_bound(a, "INSERT INTO manifests (run_id, manifest_path, chunk_size) VALUES (?,?,?)",
+        rc = ma_audit_exec_bound(a, "INSERT INTO manifests (run_id, manifest_path, chunk_size) VALUES (?,?,?)",
                         "import manifest", err, "iti", id, r->manifest_path, r->manifest_chunk_size);
     for (size_t i = 0; !rc && i < r->n_files; i++) {
         const ma_run_file *f = &r->files[i];
-        rc = exec_bound(a, "INSERT INTO manifest_files (run_id, path, size, sha256, chunk_size, variant, format,"
+        rc = ma_audit_exec_bound(a, "INSERT INTO manifest_files (run_id, path, size, sha256, chunk_size, variant, format,"
                            " sector, producer, producer_version, entries, ruleset_fingerprint)"
                            " VALUES (?,?,?,?,?,?,?,?,?,?,?,?)",
                         "import manifest file", err, f->has_entries ? "itititttttit" : "itititttttnt", id, f->path,
                         f->size, f->sha256, f->chunk_size, f->variant, f->format, f->sector, f->producer,
                         f->producer_version, f->entries, f->ruleset_fingerprint);
         for (size_t k = 0; !rc && k < f->n_chunks; k++)
-            rc = exec_bound(a, "INSERT INTO manifest_chunks (run_id, path, chunk, offset, length, sha256)"
+            rc = ma_audit_exec_bound(a, "INSERT INTO manifest_chunks (run_id, path, chunk, offset, length, sha256)"
                                " VALUES (?,?,?,?,?,?)",
                             "import manifest chunk", err, "itiiit", id, f->path, f->chunks[k].chunk,
                             f->chunks[k].offset, f->chunks[k].length, f->chunks[k].sha256);
@@ -1143,7 +1109,7 @@ int ma_audit_sector_digest_set(ma_audit *a, int64_t run_id, const char *sector, 
     if (rc)
         return rc;
     /* the foreign key refuses a sector that was not recorded (MA_EINVAL); a second call replaces */
-    rc = exec_bound(a, "INSERT OR REPLACE INTO sector_digests (run_id, sector, derived_sha256, derived_positions)"
+    rc = ma_audit_exec_bound(a, "INSERT OR REPLACE INTO sector_digests (run_id, sector, derived_sha256, derived_positions)"
                        " VALUES (?,?,?,?)", "record derived digest (is the sector recorded?)", err, "itti",
                     run_id, sector, hex, (int64_t)positions);
     if (rc) {
@@ -1167,7 +1133,7 @@ int ma_audit_sector_histogram_set(ma_audit *a, int64_t run_id, const char *secto
             rc = ma_error_set(err, MA_EINVAL, "%s: run %lld: sector %s: histogram bin %zu is not win/loss/draw",
                               ma_audit_path(a), (long long)run_id, sector, i);
         else
-            rc = exec_bound(a, "INSERT INTO sector_histograms (run_id, sector, outcome, depth, count)"
+            rc = ma_audit_exec_bound(a, "INSERT INTO sector_histograms (run_id, sector, outcome, depth, count)"
                                " VALUES (?,?,?,?,?)", "record histogram", err, "ittii", run_id, sector, o,
                             (int64_t)bins[i].depth, (int64_t)bins[i].count);
     }
