@@ -82,14 +82,12 @@ static ma_run_file *find_file(ma_run *r, const char *path)
     return NULL;
 }
 
-int ma_run_load(ma_audit *a, int64_t id, ma_run *r, ma_error *err)
+/* The runs row of run id: its facts, into r (part of ma_run_load). */
+static int load_facts(ma_audit *a, int64_t id, ma_run *r, ma_error *err)
 {
-    memset(r, 0, sizeof *r);
     const char *path = ma_audit_path(a);
     sqlite3_stmt *st = NULL;
     int oom = 0, rc, s;
-    size_t cap;
-
     rc = prep(a, &st, "SELECT id, kind, tool_version, git_revision, host, command_line, database_root, variant,"
                       " format, started_at, ended_at, status FROM runs WHERE id = ?", err);
     if (rc)
@@ -110,8 +108,16 @@ int ma_run_load(ma_audit *a, int64_t id, ma_run *r, ma_error *err)
     for (int i = 0; i < 11; i++)
         *facts[i] = ma_audit_col_dup(st, i + 1, &oom);
     sqlite3_finalize(st);
+    return oom ? ma_error_set(err, MA_ENOMEM, "%s: out of memory", path) : MA_OK;
+}
 
-    /* sectors */
+/* Run id's sector results with their derived digests into r (part of ma_run_load). */
+static int load_sectors(ma_audit *a, int64_t id, ma_run *r, ma_error *err)
+{
+    const char *path = ma_audit_path(a);
+    sqlite3_stmt *st = NULL;
+    int oom = 0, rc, s;
+    size_t cap;
     rc = prep(a, &st, "SELECT s.sector, file, entries, checked, verified, within_bounds, discrepancies, seconds,"
                       " status, message, d.derived_sha256, d.derived_positions FROM sector_results s"
                       " LEFT JOIN sector_digests d ON d.run_id = s.run_id AND d.sector = s.sector"
@@ -150,8 +156,15 @@ int ma_run_load(ma_audit *a, int64_t id, ma_run *r, ma_error *err)
         return ma_error_set(err, MA_ENOMEM, "%s: out of memory", path);
     if (s != SQLITE_ROW && s != SQLITE_DONE)
         return ma_audit_sqlite_error(a, MA_EIO, "read sectors", err);
+    return MA_OK;
+}
 
-    /* class counts and histograms */
+/* Run id's class counts and outcome/depth histograms of its sectors into r (part of ma_run_load). */
+static int load_classes(ma_audit *a, int64_t id, ma_run *r, ma_error *err)
+{
+    const char *path = ma_audit_path(a);
+    sqlite3_stmt *st = NULL;
+    int oom = 0, rc, s;
     for (int pass = 0; pass < 2; pass++) {
         rc = prep(a, &st, pass == 0 ? "SELECT sector, class, count, 0 FROM sector_class_counts WHERE run_id = ?"
                                       " ORDER BY sector, class"
@@ -193,8 +206,16 @@ int ma_run_load(ma_audit *a, int64_t id, ma_run *r, ma_error *err)
         if (s != SQLITE_ROW && s != SQLITE_DONE)
             return ma_audit_sqlite_error(a, MA_EIO, "read class counts", err);
     }
+    return MA_OK;
+}
 
-    /* discrepancies */
+/* Run id's discrepancy rows into r (part of ma_run_load). */
+static int load_discrepancies(ma_audit *a, int64_t id, ma_run *r, ma_error *err)
+{
+    const char *path = ma_audit_path(a);
+    sqlite3_stmt *st = NULL;
+    int oom = 0, rc, s;
+    size_t cap;
     rc = prep(a, &st, "SELECT sector, entry, board, stored, derived, class FROM discrepancies WHERE run_id = ?"
                       " ORDER BY sector, entry, id", err);
     if (rc)
@@ -220,8 +241,16 @@ int ma_run_load(ma_audit *a, int64_t id, ma_run *r, ma_error *err)
         return ma_error_set(err, MA_ENOMEM, "%s: out of memory", path);
     if (s != SQLITE_DONE)
         return ma_audit_sqlite_error(a, MA_EIO, "read discrepancies", err);
+    return MA_OK;
+}
 
-    /* manifest */
+/* Run id's manifest: the files and their chunks into r (part of ma_run_load). */
+static int load_manifest(ma_audit *a, int64_t id, ma_run *r, ma_error *err)
+{
+    const char *path = ma_audit_path(a);
+    sqlite3_stmt *st = NULL;
+    int oom = 0, rc, s;
+    size_t cap;
     rc = prep(a, &st, "SELECT manifest_path, chunk_size FROM manifests WHERE run_id = ?", err);
     if (rc)
         return rc;
@@ -293,7 +322,15 @@ int ma_run_load(ma_audit *a, int64_t id, ma_run *r, ma_error *err)
         return rc;
     if (oom)
         return ma_error_set(err, MA_ENOMEM, "%s: out of memory", path);
+    return MA_OK;
+}
 
+/* Where run id came from when it was imported, into r (part of ma_run_load). */
+static int load_import(ma_audit *a, int64_t id, ma_run *r, ma_error *err)
+{
+    const char *path = ma_audit_path(a);
+    sqlite3_stmt *st = NULL;
+    int oom = 0, rc;
     rc = prep(a, &st, "SELECT source, source_run_id, export_version, imported_at FROM run_imports WHERE run_id = ?",
               err);
     if (rc)
@@ -310,8 +347,16 @@ int ma_run_load(ma_audit *a, int64_t id, ma_run *r, ma_error *err)
         return rc;
     if (oom)
         return ma_error_set(err, MA_ENOMEM, "%s: out of memory", path);
+    return MA_OK;
+}
 
-    /* imported from a signed attestation (schema v8) */
+/* The signer of run id when it was imported from a signed attestation (schema v8), into r (part
+ * of ma_run_load). */
+static int load_attestation(ma_audit *a, int64_t id, ma_run *r, ma_error *err)
+{
+    const char *path = ma_audit_path(a);
+    sqlite3_stmt *st = NULL;
+    int oom = 0, rc;
     rc = prep(a, &st, "SELECT keyid, identity, envelope_sha256 FROM run_attestations WHERE run_id = ?", err);
     if (rc)
         return rc;
@@ -326,8 +371,15 @@ int ma_run_load(ma_audit *a, int64_t id, ma_run *r, ma_error *err)
         return rc;
     if (oom)
         return ma_error_set(err, MA_ENOMEM, "%s: out of memory", path);
+    return MA_OK;
+}
 
-    /* a merged run's shards (schema v6, docs/distributed.md) */
+/* The shards run id was merged from (schema v6, docs/distributed.md), into r (part of ma_run_load). */
+static int load_shards(ma_audit *a, int64_t id, ma_run *r, ma_error *err)
+{
+    const char *path = ma_audit_path(a);
+    sqlite3_stmt *st = NULL;
+    int oom = 0, rc;
     rc = prep(a, &st, "SELECT shard_index, shard_count, source_run_id, sectors, planned_sectors, source, host,"
                       " command_line, started_at, ended_at, status, git_revision FROM run_shards WHERE run_id = ?"
                       " ORDER BY shard_index", err);
@@ -358,8 +410,22 @@ int ma_run_load(ma_audit *a, int64_t id, ma_run *r, ma_error *err)
         return rc;
     if (oom)
         return ma_error_set(err, MA_ENOMEM, "%s: out of memory", path);
+    return MA_OK;
+}
+
+int ma_run_load(ma_audit *a, int64_t id, ma_run *r, ma_error *err)
+{
+    static int (*const parts[])(ma_audit *, int64_t, ma_run *, ma_error *) = {
+        load_facts, load_sectors, load_classes, load_discrepancies, load_manifest, load_import, load_attestation,
+        load_shards};
+    memset(r, 0, sizeof *r);
+    for (size_t i = 0; i < sizeof parts / sizeof *parts; i++) {
+        int rc = parts[i](a, id, r, err);
+        if (rc)
+            return rc;
+    }
     if (!r->kind || !r->started_at)
-        return ma_error_set(err, MA_EFORMAT, "%s: run %lld: no kind or start time", path, (long long)id);
+        return ma_error_set(err, MA_EFORMAT, "%s: run %lld: no kind or start time", ma_audit_path(a), (long long)id);
     return MA_OK;
 }
 
@@ -421,6 +487,104 @@ static int set(json_t *o, const char *key, json_t *v, int *bad)
     return 0;
 }
 
+/* The export's "manifest": the files the run read with their chunks, or null. */
+static void export_manifest(json_t *doc, const ma_run *r, int *bad)
+{
+    if (r->has_manifest || r->n_files) {
+        json_t *m = json_object(), *files = json_array();
+        set(doc, "manifest", m, bad);
+        if (m) {
+            set(m, "manifest_path", ma_json_store_text(r->manifest_path), bad);
+            set(m, "chunk_size", json_integer(r->manifest_chunk_size), bad);
+            set(m, "files", files, bad);
+        }
+        for (size_t i = 0; files && i < r->n_files; i++) {
+            const ma_run_file *f = &r->files[i];
+            json_t *jf = json_object(), *chunks = json_array();
+            if (!jf || json_array_append_new(files, jf)) {
+                *bad = 1;
+                json_decref(chunks);
+                break;
+            }
+            set(jf, "path", ma_json_store_text(f->path), bad);
+            set(jf, "size", json_integer(f->size), bad);
+            set(jf, "sha256", ma_json_store_text(f->sha256), bad);
+            set(jf, "chunk_size", json_integer(f->chunk_size), bad);
+            set(jf, "variant", ma_json_store_text(f->variant), bad);
+            set(jf, "format", ma_json_store_text(f->format), bad);
+            set(jf, "sector", ma_json_store_text(f->sector), bad);
+            set(jf, "producer", ma_json_store_text(f->producer), bad);
+            set(jf, "producer_version", ma_json_store_text(f->producer_version), bad);
+            set(jf, "entries", f->has_entries ? json_integer(f->entries) : json_null(), bad);
+            set(jf, "ruleset_fingerprint", ma_json_store_text(f->ruleset_fingerprint), bad);
+            set(jf, "chunks", chunks, bad);
+            for (size_t k = 0; chunks && k < f->n_chunks; k++) {
+                json_t *c = json_object();
+                if (!c || json_array_append_new(chunks, c)) {
+                    *bad = 1;
+                    break;
+                }
+                set(c, "chunk", json_integer(f->chunks[k].chunk), bad);
+                set(c, "offset", json_integer(f->chunks[k].offset), bad);
+                set(c, "length", json_integer(f->chunks[k].length), bad);
+                set(c, "sha256", ma_json_store_text(f->chunks[k].sha256), bad);
+            }
+        }
+    } else {
+        set(doc, "manifest", json_null(), bad);
+    }
+}
+
+/* The export's "sectors" with their class counts and histograms. */
+static void export_sectors(json_t *doc, const ma_run *r, int *bad)
+{
+    json_t *secs = json_array();
+    set(doc, "sectors", secs, bad);
+    for (size_t i = 0; secs && i < r->n_sectors; i++) {
+        const ma_run_sector *x = &r->sectors[i];
+        json_t *s = json_object(), *cls = json_array(), *bins = json_array();
+        if (!s || json_array_append_new(secs, s)) {
+            *bad = 1;
+            json_decref(cls), json_decref(bins);
+            break;
+        }
+        set(s, "sector", ma_json_store_text(x->sector), bad);
+        set(s, "file", ma_json_store_text(x->file), bad);
+        set(s, "entries", json_integer(x->entries), bad);
+        set(s, "checked", json_integer(x->checked), bad);
+        set(s, "verified", json_integer(x->verified), bad);
+        set(s, "within_bounds", json_integer(x->within_bounds), bad);
+        set(s, "discrepancies", json_integer(x->discrepancies), bad);
+        set(s, "seconds", json_real(x->seconds), bad);
+        set(s, "status", ma_json_store_text(x->status), bad);
+        set(s, "message", ma_json_store_text(x->message), bad);
+        set(s, "derived_sha256", jstr(x->derived_sha256), bad);
+        set(s, "derived_positions", x->has_derived_positions ? json_integer(x->derived_positions) : json_null(),
+            bad);
+        set(s, "classes", cls, bad);
+        for (size_t k = 0; cls && k < x->n_classes; k++) {
+            json_t *c = json_object();
+            if (!c || json_array_append_new(cls, c)) {
+                *bad = 1;
+                break;
+            }
+            set(c, "class", ma_json_store_text(x->classes[k].cls), bad);
+            set(c, "count", json_integer(x->classes[k].count), bad);
+        }
+        set(s, "histogram", bins, bad);
+        for (size_t k = 0; bins && k < x->n_bins; k++) {
+            json_t *c = json_object();
+            if (!c || json_array_append_new(bins, c)) {
+                *bad = 1;
+                break;
+            }
+            set(c, "outcome", ma_json_store_text(x->bins[k].outcome), bad);
+            set(c, "depth", json_integer(x->bins[k].depth), bad);
+            set(c, "count", json_integer(x->bins[k].count), bad);
+        }
+    }
+}
+
 int ma_run_to_json(const ma_run *r, char **out, ma_error *err)
 {
     *out = NULL;
@@ -460,94 +624,8 @@ int ma_run_to_json(const ma_run *r, char **out, ma_error *err)
     } else {
         set(doc, "imported_from", json_null(), &bad);
     }
-    if (r->has_manifest || r->n_files) {
-        json_t *m = json_object(), *files = json_array();
-        set(doc, "manifest", m, &bad);
-        if (m) {
-            set(m, "manifest_path", ma_json_store_text(r->manifest_path), &bad);
-            set(m, "chunk_size", json_integer(r->manifest_chunk_size), &bad);
-            set(m, "files", files, &bad);
-        }
-        for (size_t i = 0; files && i < r->n_files; i++) {
-            const ma_run_file *f = &r->files[i];
-            json_t *jf = json_object(), *chunks = json_array();
-            if (!jf || json_array_append_new(files, jf)) {
-                bad = 1;
-                json_decref(chunks);
-                break;
-            }
-            set(jf, "path", ma_json_store_text(f->path), &bad);
-            set(jf, "size", json_integer(f->size), &bad);
-            set(jf, "sha256", ma_json_store_text(f->sha256), &bad);
-            set(jf, "chunk_size", json_integer(f->chunk_size), &bad);
-            set(jf, "variant", ma_json_store_text(f->variant), &bad);
-            set(jf, "format", ma_json_store_text(f->format), &bad);
-            set(jf, "sector", ma_json_store_text(f->sector), &bad);
-            set(jf, "producer", ma_json_store_text(f->producer), &bad);
-            set(jf, "producer_version", ma_json_store_text(f->producer_version), &bad);
-            set(jf, "entries", f->has_entries ? json_integer(f->entries) : json_null(), &bad);
-            set(jf, "ruleset_fingerprint", ma_json_store_text(f->ruleset_fingerprint), &bad);
-            set(jf, "chunks", chunks, &bad);
-            for (size_t k = 0; chunks && k < f->n_chunks; k++) {
-                json_t *c = json_object();
-                if (!c || json_array_append_new(chunks, c)) {
-                    bad = 1;
-                    break;
-                }
-                set(c, "chunk", json_integer(f->chunks[k].chunk), &bad);
-                set(c, "offset", json_integer(f->chunks[k].offset), &bad);
-                set(c, "length", json_integer(f->chunks[k].length), &bad);
-                set(c, "sha256", ma_json_store_text(f->chunks[k].sha256), &bad);
-            }
-        }
-    } else {
-        set(doc, "manifest", json_null(), &bad);
-    }
-    json_t *secs = json_array();
-    set(doc, "sectors", secs, &bad);
-    for (size_t i = 0; secs && i < r->n_sectors; i++) {
-        const ma_run_sector *x = &r->sectors[i];
-        json_t *s = json_object(), *cls = json_array(), *bins = json_array();
-        if (!s || json_array_append_new(secs, s)) {
-            bad = 1;
-            json_decref(cls), json_decref(bins);
-            break;
-        }
-        set(s, "sector", ma_json_store_text(x->sector), &bad);
-        set(s, "file", ma_json_store_text(x->file), &bad);
-        set(s, "entries", json_integer(x->entries), &bad);
-        set(s, "checked", json_integer(x->checked), &bad);
-        set(s, "verified", json_integer(x->verified), &bad);
-        set(s, "within_bounds", json_integer(x->within_bounds), &bad);
-        set(s, "discrepancies", json_integer(x->discrepancies), &bad);
-        set(s, "seconds", json_real(x->seconds), &bad);
-        set(s, "status", ma_json_store_text(x->status), &bad);
-        set(s, "message", ma_json_store_text(x->message), &bad);
-        set(s, "derived_sha256", jstr(x->derived_sha256), &bad);
-        set(s, "derived_positions", x->has_derived_positions ? json_integer(x->derived_positions) : json_null(),
-            &bad);
-        set(s, "classes", cls, &bad);
-        for (size_t k = 0; cls && k < x->n_classes; k++) {
-            json_t *c = json_object();
-            if (!c || json_array_append_new(cls, c)) {
-                bad = 1;
-                break;
-            }
-            set(c, "class", ma_json_store_text(x->classes[k].cls), &bad);
-            set(c, "count", json_integer(x->classes[k].count), &bad);
-        }
-        set(s, "histogram", bins, &bad);
-        for (size_t k = 0; bins && k < x->n_bins; k++) {
-            json_t *c = json_object();
-            if (!c || json_array_append_new(bins, c)) {
-                bad = 1;
-                break;
-            }
-            set(c, "outcome", ma_json_store_text(x->bins[k].outcome), &bad);
-            set(c, "depth", json_integer(x->bins[k].depth), &bad);
-            set(c, "count", json_integer(x->bins[k].count), &bad);
-        }
-    }
+    export_manifest(doc, r, &bad);
+    export_sectors(doc, r, &bad);
     json_t *ds = json_array();
     set(doc, "discrepancies", ds, &bad);
     for (size_t i = 0; ds && i < r->n_disc; i++) {
@@ -665,6 +743,182 @@ static int64_t gi(json_t *o, const char *key)
     return (int64_t)json_integer_value(json_object_get(o, key));
 }
 
+/* The keys and types of every object of the export document (check_object). */
+static const field top[] = {{"format", 's'}, {"version", 'i'}, {"run", 'o'}, {"imported_from", 'O'},
+                            {"manifest", 'O'}, {"sectors", 'a'}, {"discrepancies", 'a'}};
+static const field runf[] = {{"id", 'i'}, {"kind", 's'}, {"tool_version", 's'}, {"git_revision", 's'},
+                             {"host", 'S'}, {"command_line", 'S'}, {"database_root", 'S'}, {"variant", 'S'},
+                             {"format", 'S'}, {"started_at", 's'}, {"ended_at", 'S'}, {"status", 'S'}};
+static const field impf[] = {{"source", 's'}, {"source_run_id", 'i'}, {"export_version", 'i'},
+                             {"imported_at", 's'}};
+static const field manf[] = {{"manifest_path", 'S'}, {"chunk_size", 'i'}, {"files", 'a'}};
+static const field filef[] = {{"path", 's'}, {"size", 'i'}, {"sha256", 'h'}, {"chunk_size", 'i'},
+                              {"variant", 'S'}, {"format", 'S'}, {"sector", 'S'}, {"producer", 'S'},
+                              {"producer_version", 'S'}, {"entries", 'I'}, {"ruleset_fingerprint", 'H'},
+                              {"chunks", 'a'}};
+static const field chunkf[] = {{"chunk", 'i'}, {"offset", 'i'}, {"length", 'i'}, {"sha256", 'h'}};
+static const field secf[] = {{"sector", 's'}, {"file", 'S'}, {"entries", 'i'}, {"checked", 'i'},
+                             {"verified", 'i'}, {"within_bounds", 'i'}, {"discrepancies", 'i'},
+                             {"seconds", 'n'}, {"status", 's'}, {"message", 'S'}, {"derived_sha256", 'H'},
+                             {"derived_positions", 'I'}, {"classes", 'a'}, {"histogram", 'a'}};
+static const field clsf[] = {{"class", 's'}, {"count", 'i'}};
+static const field binf[] = {{"outcome", 's'}, {"depth", 'i'}, {"count", 'i'}};
+static const field discf[] = {{"sector", 's'}, {"entry", 'i'}, {"board", 'S'}, {"stored", 'S'},
+                              {"derived", 'S'}, {"class", 's'}};
+#define N(x) (sizeof x / sizeof x[0])
+
+/* The "manifest" of the document into r (part of ma_run_from_json): MA_OK, the refusal's code, or
+ * 1 when out of memory (c->oom set). */
+static int parse_manifest(struct ctx *c, json_t *doc, ma_run *r)
+{
+    int rc = MA_OK;
+    json_t *man = json_object_get(doc, "manifest");
+    if (!json_is_null(man)) {
+        if ((rc = check_object(c, man, manf, N(manf), "manifest")))
+            return rc;
+        r->has_manifest = 1;
+        r->manifest_path = gs(c, man, "manifest_path");
+        r->manifest_chunk_size = gi(man, "chunk_size");
+        json_t *files = json_object_get(man, "files");
+        size_t nf = json_array_size(files);
+        r->files = calloc(nf ? nf : 1, sizeof *r->files);
+        if (!r->files) {
+            c->oom = 1;
+            return 1;
+        }
+        for (size_t i = 0; i < nf; i++) {
+            char w[64];
+            snprintf(w, sizeof w, "manifest.files[%zu]", i);
+            json_t *jf = json_array_get(files, i);
+            if ((rc = check_object(c, jf, filef, N(filef), w)))
+                return rc;
+            ma_run_file *f = &r->files[r->n_files++];
+            f->path = gs(c, jf, "path");
+            f->size = gi(jf, "size");
+            f->sha256 = gs(c, jf, "sha256");
+            f->chunk_size = gi(jf, "chunk_size");
+            f->variant = gs(c, jf, "variant");
+            f->format = gs(c, jf, "format");
+            f->sector = gs(c, jf, "sector");
+            f->producer = gs(c, jf, "producer");
+            f->producer_version = gs(c, jf, "producer_version");
+            f->has_entries = !json_is_null(json_object_get(jf, "entries"));
+            f->entries = gi(jf, "entries");
+            f->ruleset_fingerprint = gs(c, jf, "ruleset_fingerprint");
+            for (size_t k = 0; k < i; k++)
+                if (f->path && r->files[k].path && !strcmp(f->path, r->files[k].path)) {
+                    rc = fail(c, w, "path listed twice");
+                    return rc;
+                }
+            json_t *chunks = json_object_get(jf, "chunks");
+            size_t nc = json_array_size(chunks);
+            f->chunks = calloc(nc ? nc : 1, sizeof *f->chunks);
+            if (!f->chunks) {
+                c->oom = 1;
+                return 1;
+            }
+            for (size_t k = 0; k < nc; k++) {
+                char wc[96];
+                snprintf(wc, sizeof wc, "%s.chunks[%zu]", w, k);
+                json_t *jc = json_array_get(chunks, k);
+                if ((rc = check_object(c, jc, chunkf, N(chunkf), wc)))
+                    return rc;
+                ma_run_chunk *ch = &f->chunks[f->n_chunks++];
+                ch->chunk = gi(jc, "chunk");
+                ch->offset = gi(jc, "offset");
+                ch->length = gi(jc, "length");
+                ch->sha256 = gs(c, jc, "sha256");
+                if (ch->chunk != (int64_t)k) {
+                    rc = fail(c, wc, "chunks not numbered 0, 1, 2, ... in order");
+                    return rc;
+                }
+            }
+        }
+    }
+    return rc;
+}
+
+/* The "sectors" of the document into r (part of ma_run_from_json), returning as parse_manifest. */
+static int parse_sectors(struct ctx *c, json_t *doc, ma_run *r)
+{
+    int rc = MA_OK;
+    json_t *secs = json_object_get(doc, "sectors");
+    size_t ns = json_array_size(secs);
+    r->sectors = calloc(ns ? ns : 1, sizeof *r->sectors);
+    if (!r->sectors) {
+        c->oom = 1;
+        return 1;
+    }
+    for (size_t i = 0; i < ns; i++) {
+        char w[64];
+        snprintf(w, sizeof w, "sectors[%zu]", i);
+        json_t *js = json_array_get(secs, i);
+        if ((rc = check_object(c, js, secf, N(secf), w)))
+            return rc;
+        ma_run_sector *x = &r->sectors[r->n_sectors++];
+        x->sector = gs(c, js, "sector");
+        x->file = gs(c, js, "file");
+        x->entries = gi(js, "entries");
+        x->checked = gi(js, "checked");
+        x->verified = gi(js, "verified");
+        x->within_bounds = gi(js, "within_bounds");
+        x->discrepancies = gi(js, "discrepancies");
+        x->seconds = json_number_value(json_object_get(js, "seconds"));
+        x->status = gs(c, js, "status");
+        x->message = gs(c, js, "message");
+        x->derived_sha256 = gs(c, js, "derived_sha256");
+        x->has_derived_positions = !json_is_null(json_object_get(js, "derived_positions"));
+        x->derived_positions = gi(js, "derived_positions");
+        if (!x->derived_sha256 != !x->has_derived_positions) {
+            rc = fail(c, w, "derived_sha256 and derived_positions must both be given or both be null");
+            return rc;
+        }
+        for (size_t k = 0; k < i; k++)
+            if (x->sector && r->sectors[k].sector && !strcmp(x->sector, r->sectors[k].sector)) {
+                rc = fail(c, w, "sector listed twice");
+                return rc;
+            }
+        json_t *cls = json_object_get(js, "classes"), *bins = json_object_get(js, "histogram");
+        size_t nc = json_array_size(cls), nb = json_array_size(bins);
+        x->classes = calloc(nc ? nc : 1, sizeof *x->classes);
+        x->bins = calloc(nb ? nb : 1, sizeof *x->bins);
+        if (!x->classes || !x->bins) {
+            c->oom = 1;
+            return 1;
+        }
+        for (size_t k = 0; k < nc; k++) {
+            char wc[96];
+            snprintf(wc, sizeof wc, "%s.classes[%zu]", w, k);
+            json_t *jc = json_array_get(cls, k);
+            if ((rc = check_object(c, jc, clsf, N(clsf), wc)))
+                return rc;
+            x->classes[x->n_classes].cls = gs(c, jc, "class");
+            x->classes[x->n_classes++].count = gi(jc, "count");
+            for (size_t j = 0; j + 1 < x->n_classes; j++)
+                if (!strcmp(x->classes[j].cls, x->classes[k].cls)) {
+                    rc = fail(c, wc, "class listed twice");
+                    return rc;
+                }
+        }
+        for (size_t k = 0; k < nb; k++) {
+            char wc[96];
+            snprintf(wc, sizeof wc, "%s.histogram[%zu]", w, k);
+            json_t *jb = json_array_get(bins, k);
+            if ((rc = check_object(c, jb, binf, N(binf), wc)))
+                return rc;
+            const char *o = json_string_value(json_object_get(jb, "outcome"));
+            if (strcmp(o, "win") && strcmp(o, "loss") && strcmp(o, "draw")) {
+                rc = fail(c, wc, "outcome is not win, loss or draw");
+                return rc;
+            }
+            x->bins[x->n_bins].outcome = gs(c, jb, "outcome");
+            x->bins[x->n_bins].depth = gi(jb, "depth");
+            x->bins[x->n_bins++].count = gi(jb, "count");
+        }
+    }
+    return rc;
+}
+
 int ma_run_from_json(ma_run *r, const char *text, size_t len, const char *name, ma_error *err)
 {
     memset(r, 0, sizeof *r);
@@ -697,28 +951,6 @@ int ma_run_from_json(ma_run *r, const char *text, size_t len, const char *name, 
     }
     if (sv)
         json_object_del(doc, "schema_version");
-    static const field top[] = {{"format", 's'}, {"version", 'i'}, {"run", 'o'}, {"imported_from", 'O'},
-                                {"manifest", 'O'}, {"sectors", 'a'}, {"discrepancies", 'a'}};
-    static const field runf[] = {{"id", 'i'}, {"kind", 's'}, {"tool_version", 's'}, {"git_revision", 's'},
-                                 {"host", 'S'}, {"command_line", 'S'}, {"database_root", 'S'}, {"variant", 'S'},
-                                 {"format", 'S'}, {"started_at", 's'}, {"ended_at", 'S'}, {"status", 'S'}};
-    static const field impf[] = {{"source", 's'}, {"source_run_id", 'i'}, {"export_version", 'i'},
-                                 {"imported_at", 's'}};
-    static const field manf[] = {{"manifest_path", 'S'}, {"chunk_size", 'i'}, {"files", 'a'}};
-    static const field filef[] = {{"path", 's'}, {"size", 'i'}, {"sha256", 'h'}, {"chunk_size", 'i'},
-                                  {"variant", 'S'}, {"format", 'S'}, {"sector", 'S'}, {"producer", 'S'},
-                                  {"producer_version", 'S'}, {"entries", 'I'}, {"ruleset_fingerprint", 'H'},
-                                  {"chunks", 'a'}};
-    static const field chunkf[] = {{"chunk", 'i'}, {"offset", 'i'}, {"length", 'i'}, {"sha256", 'h'}};
-    static const field secf[] = {{"sector", 's'}, {"file", 'S'}, {"entries", 'i'}, {"checked", 'i'},
-                                 {"verified", 'i'}, {"within_bounds", 'i'}, {"discrepancies", 'i'},
-                                 {"seconds", 'n'}, {"status", 's'}, {"message", 'S'}, {"derived_sha256", 'H'},
-                                 {"derived_positions", 'I'}, {"classes", 'a'}, {"histogram", 'a'}};
-    static const field clsf[] = {{"class", 's'}, {"count", 'i'}};
-    static const field binf[] = {{"outcome", 's'}, {"depth", 'i'}, {"count", 'i'}};
-    static const field discf[] = {{"sector", 's'}, {"entry", 'i'}, {"board", 'S'}, {"stored", 'S'},
-                                  {"derived", 'S'}, {"class", 's'}};
-#define N(x) (sizeof x / sizeof x[0])
     if ((rc = check_object(&c, doc, top, N(top), "document")))
         goto out;
     json_t *run = json_object_get(doc, "run");
@@ -741,143 +973,13 @@ int ma_run_from_json(ma_run *r, const char *text, size_t len, const char *name, 
         r->import_export_version = gi(im, "export_version");
         r->imported_at = gs(&c, im, "imported_at");
     }
-    json_t *man = json_object_get(doc, "manifest");
-    if (!json_is_null(man)) {
-        if ((rc = check_object(&c, man, manf, N(manf), "manifest")))
-            goto out;
-        r->has_manifest = 1;
-        r->manifest_path = gs(&c, man, "manifest_path");
-        r->manifest_chunk_size = gi(man, "chunk_size");
-        json_t *files = json_object_get(man, "files");
-        size_t nf = json_array_size(files);
-        r->files = calloc(nf ? nf : 1, sizeof *r->files);
-        if (!r->files) {
-            c.oom = 1;
-            goto out_oom;
-        }
-        for (size_t i = 0; i < nf; i++) {
-            char w[64];
-            snprintf(w, sizeof w, "manifest.files[%zu]", i);
-            json_t *jf = json_array_get(files, i);
-            if ((rc = check_object(&c, jf, filef, N(filef), w)))
-                goto out;
-            ma_run_file *f = &r->files[r->n_files++];
-            f->path = gs(&c, jf, "path");
-            f->size = gi(jf, "size");
-            f->sha256 = gs(&c, jf, "sha256");
-            f->chunk_size = gi(jf, "chunk_size");
-            f->variant = gs(&c, jf, "variant");
-            f->format = gs(&c, jf, "format");
-            f->sector = gs(&c, jf, "sector");
-            f->producer = gs(&c, jf, "producer");
-            f->producer_version = gs(&c, jf, "producer_version");
-            f->has_entries = !json_is_null(json_object_get(jf, "entries"));
-            f->entries = gi(jf, "entries");
-            f->ruleset_fingerprint = gs(&c, jf, "ruleset_fingerprint");
-            for (size_t k = 0; k < i; k++)
-                if (f->path && r->files[k].path && !strcmp(f->path, r->files[k].path)) {
-                    rc = fail(&c, w, "path listed twice");
-                    goto out;
-                }
-            json_t *chunks = json_object_get(jf, "chunks");
-            size_t nc = json_array_size(chunks);
-            f->chunks = calloc(nc ? nc : 1, sizeof *f->chunks);
-            if (!f->chunks) {
-                c.oom = 1;
-                goto out_oom;
-            }
-            for (size_t k = 0; k < nc; k++) {
-                char wc[96];
-                snprintf(wc, sizeof wc, "%s.chunks[%zu]", w, k);
-                json_t *jc = json_array_get(chunks, k);
-                if ((rc = check_object(&c, jc, chunkf, N(chunkf), wc)))
-                    goto out;
-                ma_run_chunk *ch = &f->chunks[f->n_chunks++];
-                ch->chunk = gi(jc, "chunk");
-                ch->offset = gi(jc, "offset");
-                ch->length = gi(jc, "length");
-                ch->sha256 = gs(&c, jc, "sha256");
-                if (ch->chunk != (int64_t)k) {
-                    rc = fail(&c, wc, "chunks not numbered 0, 1, 2, ... in order");
-                    goto out;
-                }
-            }
-        }
-    }
-    json_t *secs = json_object_get(doc, "sectors");
-    size_t ns = json_array_size(secs);
-    r->sectors = calloc(ns ? ns : 1, sizeof *r->sectors);
-    if (!r->sectors) {
-        c.oom = 1;
+    /* 1 from a part: out of memory (c.oom) */
+    if ((rc = parse_manifest(&c, doc, r)) == MA_OK)
+        rc = parse_sectors(&c, doc, r);
+    if (rc == 1)
         goto out_oom;
-    }
-    for (size_t i = 0; i < ns; i++) {
-        char w[64];
-        snprintf(w, sizeof w, "sectors[%zu]", i);
-        json_t *js = json_array_get(secs, i);
-        if ((rc = check_object(&c, js, secf, N(secf), w)))
-            goto out;
-        ma_run_sector *x = &r->sectors[r->n_sectors++];
-        x->sector = gs(&c, js, "sector");
-        x->file = gs(&c, js, "file");
-        x->entries = gi(js, "entries");
-        x->checked = gi(js, "checked");
-        x->verified = gi(js, "verified");
-        x->within_bounds = gi(js, "within_bounds");
-        x->discrepancies = gi(js, "discrepancies");
-        x->seconds = json_number_value(json_object_get(js, "seconds"));
-        x->status = gs(&c, js, "status");
-        x->message = gs(&c, js, "message");
-        x->derived_sha256 = gs(&c, js, "derived_sha256");
-        x->has_derived_positions = !json_is_null(json_object_get(js, "derived_positions"));
-        x->derived_positions = gi(js, "derived_positions");
-        if (!x->derived_sha256 != !x->has_derived_positions) {
-            rc = fail(&c, w, "derived_sha256 and derived_positions must both be given or both be null");
-            goto out;
-        }
-        for (size_t k = 0; k < i; k++)
-            if (x->sector && r->sectors[k].sector && !strcmp(x->sector, r->sectors[k].sector)) {
-                rc = fail(&c, w, "sector listed twice");
-                goto out;
-            }
-        json_t *cls = json_object_get(js, "classes"), *bins = json_object_get(js, "histogram");
-        size_t nc = json_array_size(cls), nb = json_array_size(bins);
-        x->classes = calloc(nc ? nc : 1, sizeof *x->classes);
-        x->bins = calloc(nb ? nb : 1, sizeof *x->bins);
-        if (!x->classes || !x->bins) {
-            c.oom = 1;
-            goto out_oom;
-        }
-        for (size_t k = 0; k < nc; k++) {
-            char wc[96];
-            snprintf(wc, sizeof wc, "%s.classes[%zu]", w, k);
-            json_t *jc = json_array_get(cls, k);
-            if ((rc = check_object(&c, jc, clsf, N(clsf), wc)))
-                goto out;
-            x->classes[x->n_classes].cls = gs(&c, jc, "class");
-            x->classes[x->n_classes++].count = gi(jc, "count");
-            for (size_t j = 0; j + 1 < x->n_classes; j++)
-                if (!strcmp(x->classes[j].cls, x->classes[k].cls)) {
-                    rc = fail(&c, wc, "class listed twice");
-                    goto out;
-                }
-        }
-        for (size_t k = 0; k < nb; k++) {
-            char wc[96];
-            snprintf(wc, sizeof wc, "%s.histogram[%zu]", w, k);
-            json_t *jb = json_array_get(bins, k);
-            if ((rc = check_object(&c, jb, binf, N(binf), wc)))
-                goto out;
-            const char *o = json_string_value(json_object_get(jb, "outcome"));
-            if (strcmp(o, "win") && strcmp(o, "loss") && strcmp(o, "draw")) {
-                rc = fail(&c, wc, "outcome is not win, loss or draw");
-                goto out;
-            }
-            x->bins[x->n_bins].outcome = gs(&c, jb, "outcome");
-            x->bins[x->n_bins].depth = gi(jb, "depth");
-            x->bins[x->n_bins++].count = gi(jb, "count");
-        }
-    }
+    if (rc)
+        goto out;
     json_t *ds = json_object_get(doc, "discrepancies");
     size_t nd = json_array_size(ds);
     r->disc = calloc(nd ? nd : 1, sizeof *r->disc);
@@ -899,7 +1001,6 @@ int ma_run_from_json(ma_run *r, const char *text, size_t len, const char *name, 
         d->derived = gs(&c, jd, "derived");
         d->cls = gs(&c, jd, "class");
     }
-#undef N
 out_oom:
     rc = c.oom ? ma_error_set(err, MA_ENOMEM, "%s: out of memory", name) : MA_OK;
 out:
@@ -908,6 +1009,8 @@ out:
         ma_run_free(r);
     return rc;
 }
+
+#undef N
 
 /* ---------------------------------------------------------------- import (write) */
 
