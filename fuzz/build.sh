@@ -19,18 +19,19 @@ out=${1:-"$root/build-fuzz"}
 mkdir -p "$out/gen"
 CC=${CC:-clang}
 flags="-std=c11 -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all
-       -D_POSIX_C_SOURCE=200809L -D_DEFAULT_SOURCE -Wall -Wextra -Werror -I$root -I$out/gen"
+       -D_POSIX_C_SOURCE=200809L -D_DEFAULT_SOURCE -Wall -Wextra -Werror -I$root -I$root/include -I$out/gen"
 # The version header the reports code includes, as CMake would generate it.
 sed -e 's/@MA_VERSION@/fuzz/; s/@MA_GIT_REVISION@/fuzz/; s/@PROJECT_VERSION@/fuzz/' \
     "$root/common/version.h.in" > "$out/gen/ma_version.h"
 common="$root/common/ma_error.c $root/common/fileio.c"
 malom="$common $root/indexer/malom_index.c $root/formats/malom_file.c $root/formats/malom_secval.c"
 open="$common $root/indexer/open_index.c $root/indexer/position.c $root/formats/open_file.c $root/formats/value.c"
-store="$common $root/store/audit.c $root/store/audit_manifest.c $root/store/runs.c"
+store="$common $root/common/json_text.c $root/common/verdict.c $root/store/audit.c $root/store/audit_internal.c
+       $root/store/audit_manifest.c $root/store/runs.c $root/store/audit_run.c $root/store/audit_game.c
+       $root/store/audit_merge.c $root/store/audit_inventory.c"
 manifest="$store $root/checksums/manifest.c $root/checksums/sha256.c"
 # the statement parser lives beside the report loader it builds statements with
-attest="$store $root/render/attest_statement.c $root/render/report.c
-        $root/common/json_text.c $root/store/audit_run.c $root/store/audit_game.c $root/store/audit_merge.c
+attest="$store $root/store/attest_statement.c $root/store/report.c
         $root/checksums/dsse.c $root/checksums/sha256.c"
 all="sec2 sec secval open manifest run_import attest"
 for name in $all; do
