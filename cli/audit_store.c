@@ -1,9 +1,10 @@
 #include "cli/audit_store.h"
 
-#include <errno.h>
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/options.h"
 #include "run/manifest_record.h"
 
 int ma_cli_audit_open_existing(ma_audit **a, const char *path, ma_error *err)
@@ -15,10 +16,8 @@ int ma_cli_audit_open_existing(ma_audit **a, const char *path, ma_error *err)
 
 int ma_cli_parse_run_id(const char *s, int64_t *id)
 {
-    char *end;
-    errno = 0;
-    long long v = strtoll(s, &end, 10);
-    if (errno || end == s || *end || v < 1)
+    long v;
+    if (ma_opt_parse_long(s, 1, LONG_MAX, &v)) /* the one integer parser, common/options.h */
         return -1;
     *id = v;
     return 0;

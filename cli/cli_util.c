@@ -1,5 +1,7 @@
 #include "cli/cli_util.h"
 
+#include "millaudit.h"
+
 #include <errno.h>
 #include <jansson.h>
 #include <stdio.h>
@@ -7,7 +9,9 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "cli/audit_store.h"
 #include "common/fileio.h"
+#include "common/json_text.h"
 #include "common/output.h"
 
 int ma_cli_shell_quote(char *buf, size_t len, const char *word)
@@ -90,51 +94,9 @@ void ma_cli_run_identity(char *host, size_t host_len, char *cmdline, size_t cmdl
     }
 }
 
-/* Length of the valid UTF-8 sequence at p (1..4), 0 when p does not start one. */
-static size_t utf8_len(const unsigned char *p)
-{
-    if (p[0] < 0x80)
-        return 1;
-    size_t n = p[0] >= 0xF0 && p[0] <= 0xF4 ? 4 : p[0] >= 0xE0 ? 3 : p[0] >= 0xC2 && p[0] < 0xE0 ? 2 : 0;
-    if (!n || (n == 4 && p[0] > 0xF4))
-        return 0;
-    for (size_t i = 1; i < n; i++)
-        if ((p[i] & 0xC0) != 0x80)
-            return 0;
-    if (n == 3 && ((p[0] == 0xE0 && p[1] < 0xA0) || (p[0] == 0xED && p[1] >= 0xA0)))
-        return 0; /* overlong or a surrogate */
-    if (n == 4 && ((p[0] == 0xF0 && p[1] < 0x90) || (p[0] == 0xF4 && p[1] >= 0x90)))
-        return 0;
-    return n;
-}
-
 json_t *ma_cli_json_text(const char *s)
 {
-    if (!s)
-        return json_string("");
-    json_t *j = json_string(s);
-    if (j)
-        return j;
-    size_t n = strlen(s);
-    char *buf = malloc(4 * n + 1);
-    if (!buf)
-        return json_string("");
-    size_t o = 0;
-    for (const unsigned char *p = (const unsigned char *)s; *p;) {
-        size_t l = utf8_len(p);
-        if (l) {
-            memcpy(buf + o, p, l);
-            o += l;
-            p += l;
-        } else {
-            o += (size_t)snprintf(buf + o, 5, "\\x%02x", *p);
-            p++;
-        }
-    }
-    buf[o] = 0;
-    j = json_string(buf);
-    free(buf);
-    return j ? j : json_string("");
+    return ma_json_text(s); /* the one escaper, common/json_text.h */
 }
 
 int ma_cli_parse_shard(const char *text, unsigned *index, unsigned *count)
@@ -218,4 +180,34 @@ int ma_cli_check_output(const char *cmd, const char *out_path, const char *role,
         return 0;
     fprintf(stderr, "millaudit %s: %s\n", cmd, err.msg);
     return rc == MA_EINVAL ? MA_EXIT_USAGE : ma_exit_code_for(rc);
+}
+
+int ma_cli_output_result(const char *cmd, const char *out_path, const char *role, int kind,
+                         const struct ma_output_input *inputs, size_t n)
+{
+    if (!out_path)
+        return MA_OK;
+    ma_error err;
+    ma_error_clear(&err);
+    int rc = ma_output_check(out_path, role, kind, inputs, n, &err);
+    if (!rc)
+        return MA_OK;
+    fprintf(stderr, "millaudit %s: %s\n", cmd, err.msg);
+    return rc == MA_EINVAL ? MA_EUSAGE : rc;
+}
+
+int ma_cli_opt_run_id(const char *cmd, const char *opt, const char *text, int64_t *id)
+{
+    if (ma_cli_parse_run_id(text, id))
+        return MA_CLI_USAGE(cmd, "%s %s: not a run id (a positive integer)", opt, text);
+    return MA_OK;
+}
+
+int ma_cli_write_document(const char *out_path, const char *text, size_t len, ma_error *err)
+{
+    if (out_path)
+        return ma_render_write_atomic(out_path, text, len, err) ? MA_EIO : MA_OK;
+    if (fwrite(text, 1, len, stdout) != len || fflush(stdout) != 0)
+        return ma_error_set(err, MA_EIO, "stdout: write failed");
+    return MA_OK;
 }

@@ -18,14 +18,15 @@
 #define MA_CLI_UTIL_H
 
 #include <stddef.h>
+#include <stdint.h>
 #include <stdio.h>
 
 #include "common/invocation.h" /* ma_cli_invocation: the command line as typed */
 #include "common/ma_error.h"
+#include "common/options.h"
 
-/* A jansson string of s for the one JSON writer: s as is when it is valid UTF-8, else with every
- * byte that is not part of a valid sequence written as the text \xNN, so file names of any bytes
- * still give valid JSON (NULL gives ""). */
+/* A jansson string of s for the one JSON writer: ma_json_text of common/json_text.h, the one JSON
+ * text escaper (kept under this name for the commands that call it; NULL gives ""). */
 struct json_t;
 struct json_t *ma_cli_json_text(const char *s);
 
@@ -51,5 +52,22 @@ int ma_cli_read_document(const char *path, size_t max, const char *what, char **
 struct ma_output_input;
 int ma_cli_check_output(const char *cmd, const char *out_path, const char *role, int kind,
                         const struct ma_output_input *inputs, size_t n);
+
+/* The same check in the result convention of common/verdict.h: MA_OK, MA_EUSAGE when out_path names
+ * an input, else the refusal's MA_E* code (the message printed as above). */
+int ma_cli_output_result(const char *cmd, const char *out_path, const char *role, int kind,
+                         const struct ma_output_input *inputs, size_t n);
+
+/* A command-line mistake of command cmd in the result convention: ma_opt_error's two lines on
+ * stderr, then MA_EUSAGE. */
+#define MA_CLI_USAGE(...) (ma_opt_error(__VA_ARGS__), MA_EUSAGE)
+
+/* A run id given to option opt (--run, --since): MA_OK with *id set, or the usage error
+ * "OPT TEXT: not a run id (a positive integer)" and MA_EUSAGE. */
+int ma_cli_opt_run_id(const char *cmd, const char *opt, const char *text, int64_t *id);
+
+/* A rendered document written to out_path atomically (ma_render_write_atomic), or to stdout when
+ * out_path is NULL. MA_OK, or MA_EIO with err naming the path ("stdout: write failed"). */
+int ma_cli_write_document(const char *out_path, const char *text, size_t len, ma_error *err);
 
 #endif

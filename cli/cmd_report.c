@@ -8,23 +8,16 @@
  * unusable or without that run, 4 output not writable, 5 internal; with --check, once rendered,
  * the run's verdict as verify would exit (ma_verdict_exit_code).
  */
-#include <errno.h>
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
-#include <string.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
+#include "millaudit.h"
 #include "cli/audit_store.h"
 #include "cli/cli_util.h"
 #include "cli/commands.h"
-#include "common/ma_error.h"
 #include "common/output.h"
 #include "common/options.h"
-#include "store/audit.h"
-#include "render/render.h"
-#include "store/report.h"
 
 static void usage(FILE *out)
 {
@@ -46,7 +39,34 @@ static void usage(FILE *out)
             "      the verdict's status once rendered\n");
 }
 
-int ma_cmd_report(int argc, char **argv)
+/* Loads and renders the run; the result of the command (common/verdict.h). */
+static int render(const char *audit_path, int64_t run_id, ma_render_format fmt, const char *out_path, int check)
+{
+    ma_error err;
+    ma_error_clear(&err);
+    ma_audit *a = NULL;
+    ma_report *report = NULL;
+    char *text = NULL;
+    size_t len = 0;
+    int rc = ma_cli_audit_open_existing(&a, audit_path, &err);
+    if (!rc)
+        rc = ma_store_report_load(&report, a, run_id, &err);
+    if (!rc)
+        rc = ma_render_report(&text, &len, report, fmt, &err);
+    int result = ma_store_input_result(rc);
+    if (!rc)
+        result = ma_cli_write_document(out_path, text, len, &err);
+    if (result)
+        fprintf(stderr, "millaudit report: %s\n", err.msg);
+    else if (check) /* for scripts: the rendered run's verdict as the exit status */
+        result = ma_result_of_verdict(ma_store_report_verdict(report), 0);
+    free(text);
+    ma_store_report_free(report);
+    ma_audit_close(a);
+    return result;
+}
+
+static int report_result(int argc, char **argv)
 {
     static const struct option opts[] = {{"audit", required_argument, NULL, 'a'}, {"run", required_argument, NULL, 'r'},
                                          {"format", required_argument, NULL, 'f'}, {"out", required_argument, NULL, 'o'},
@@ -54,64 +74,38 @@ int ma_cmd_report(int argc, char **argv)
                                          {NULL, 0, NULL, 0}};
     const char *audit_path = NULL, *out_path = NULL, *format = "text";
     int64_t run_id = 0;
-    int check = 0;
+    int check = 0, result = MA_OK;
     optind = 1;
     int c;
-    while ((c = ma_opt_next("report", argc, argv, "h", opts)) != -1) {
+    while (!result && (c = ma_opt_next("report", argc, argv, "h", opts)) != -1) {
         switch (c) {
         case 'a': audit_path = optarg; break;
         case 'o': out_path = optarg; break;
         case 'f': format = optarg; break;
         case 'c': check = 1; break;
-        case 'r':
-            if (ma_cli_parse_run_id(optarg, &run_id)) {
-                return ma_opt_error("report", "--run %s: not a run id (a positive integer)", optarg);
-            }
-            break;
-        case 'h': usage(stdout); return MA_EXIT_OK;
-        default: return MA_EXIT_USAGE; /* ma_opt_next said what is wrong */
+        case 'r': result = ma_cli_opt_run_id("report", "--run", optarg, &run_id); break;
+        case 'h': usage(stdout); return MA_OK;
+        default: result = MA_EUSAGE; /* ma_opt_next said what is wrong */
         }
     }
+    if (result)
+        return result;
     ma_error err;
     ma_error_clear(&err);
-    ma_render_format fmt;
+    ma_render_format fmt = MA_RENDER_TEXT;
     if (optind != argc)
-        return ma_opt_error("report", "unexpected argument '%s'", argv[optind]);
+        return MA_CLI_USAGE("report", "unexpected argument '%s'", argv[optind]);
     if (!audit_path)
-        return ma_opt_error("report", "no --audit FILE given");
-    if (ma_render_format_parse(format, &fmt, &err)) {
-        return ma_opt_error("report", "--format: %s", err.msg);
-    }
+        return MA_CLI_USAGE("report", "no --audit FILE given");
+    if (ma_render_format_parse(format, &fmt, &err))
+        return MA_CLI_USAGE("report", "--format: %s", err.msg);
     const ma_output_input inputs[] = {{audit_path, "the audit store", MA_INPUT_STORE}};
-    int refused = ma_cli_check_output("report", out_path, "--out", MA_OUTPUT_DOCUMENT, inputs, 1);
-    if (refused)
-        return refused;
-    ma_audit *a = NULL;
-    ma_report report;
-    memset(&report, 0, sizeof report);
-    char *text = NULL;
-    size_t len = 0;
-    int rc = ma_cli_audit_open_existing(&a, audit_path, &err);
-    if (!rc)
-        rc = ma_report_load(a, run_id, &report, &err);
-    if (!rc)
-        rc = ma_render_report(&text, &len, &report, fmt, &err);
-    int exit_code = MA_EXIT_OK;
-    if (rc) {
-        exit_code = rc == MA_EIO ? MA_EXIT_BAD_INPUT : ma_exit_code_for(rc);
-    } else if (out_path) {
-        if (ma_render_write_atomic(out_path, text, len, &err))
-            exit_code = MA_EXIT_IO;
-    } else if (fwrite(text, 1, len, stdout) != len || fflush(stdout) != 0) {
-        ma_error_set(&err, MA_EIO, "stdout: write failed");
-        exit_code = MA_EXIT_IO;
-    }
-    if (exit_code)
-        fprintf(stderr, "millaudit report: %s\n", err.msg);
-    else if (check) /* for scripts: the rendered run's verdict as the exit status */
-        exit_code = ma_verdict_exit_code(report.verdict.state, 0);
-    free(text);
-    ma_report_free(&report);
-    ma_audit_close(a);
-    return exit_code;
+    result = ma_cli_output_result("report", out_path, "--out", MA_OUTPUT_DOCUMENT, inputs, 1);
+    return result ? result : render(audit_path, run_id, fmt, out_path, check);
+}
+
+int ma_cmd_report(int argc, char **argv)
+{
+    int result = report_result(argc, argv);
+    return ma_result_exit_code(result);
 }

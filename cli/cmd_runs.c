@@ -6,39 +6,30 @@
  * millaudit runs regressions --audit FILE [--run N] [--since RUN] [--root DIR] [--json] [--junit F]
  * millaudit runs merge OUT.sqlite SHARD.sqlite... [--allow-partial] [--allow-bounds]
  *
- * Moves one run between stores as a JSON document (store/runs.h, docs/reproducibility.md) and
- * compares two runs sector by sector: same bytes (manifest digests), same derived values (derived
- * digests), present on both sides. Exit: export/import 0 done, 3 input unusable (store untouched),
- * 4 output not writable; compare 0 equal, 1 they differ, 3 unusable or not comparable; 2 usage.
- * list and regressions read the history of a store (store/history.h, docs/nightly.md): list 0,
- * regressions 0 nothing regressed (or no baseline), 1 regressed, 3 store or run unusable, 4 the
- * JUnit file not writable.
+ * Options and output only; the work is the store's public API (millaudit/store.h): moves one run
+ * between stores as a JSON document (docs/reproducibility.md) and compares two runs sector by
+ * sector: same bytes (manifest digests), same derived values (derived digests), present on both
+ * sides. Exit: export/import 0 done, 3 input unusable (store untouched), 4 output not writable;
+ * compare 0 equal, 1 they differ, 3 unusable or not comparable; 2 usage.
+ * list and regressions read the history of a store (docs/nightly.md): list 0, regressions 0
+ * nothing regressed (or no baseline), 1 regressed, 3 store or run unusable, 4 the JUnit file not
+ * writable.
  */
-#include <errno.h>
 #include <getopt.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <unistd.h>
 
+#include "millaudit.h"
 #include "cli/audit_store.h"
 #include "cli/cli_util.h"
 #include "cli/commands.h"
 #include "cli/signals.h"
-#include "common/fileio.h"
-#include "common/ma_error.h"
 #include "common/output.h"
 #include "common/options.h"
-#include "store/audit.h"
-#include "render/regressions_junit.h"
-#include "store/history.h"
-#include "render/junit.h"
-#include "render/render.h"
-#include "store/runs.h"
-#include "run/attest.h"
-#include "run/merge.h"
+#include "run/merge.h" /* runs merge only (helper "verify" moves it to millaudit/verify.h) */
 
 #define MAX_DOCUMENT (1024L * 1024L * 1024L) /* a run export beyond 1 GiB is not one we wrote */
 
@@ -76,71 +67,46 @@ static void usage(FILE *out)
             "      3 input unusable or not comparable, 4 output not writable\n");
 }
 
-/* Loads run id (0 = latest) of the store at path. */
-static int load_run(ma_run *r, const char *path, int64_t id, ma_error *err)
-{
-    ma_audit *a = NULL;
-    int rc = ma_cli_audit_open_existing(&a, path, err);
-    if (!rc && !id)
-        rc = ma_runs_latest(a, &id, err);
-    if (!rc)
-        rc = ma_run_load(a, id, r, err);
-    ma_audit_close(a);
-    return rc;
-}
-
 static int bad_input_code(int rc)
 {
     /* reading a store: any failure means the input is unusable */
     return rc == MA_ENOMEM || rc == MA_EINTERNAL ? MA_EXIT_INTERNAL : MA_EXIT_BAD_INPUT;
 }
 
+/* Prints a failure of runs SUB and passes its result on. */
+static int failed(const char *sub, int result, const ma_error *err)
+{
+    fprintf(stderr, "millaudit runs %s: %s\n", sub, err->msg);
+    return result;
+}
+
 static int cmd_export(const char *audit_path, int64_t id, const char *out_path)
 {
     ma_error err;
     ma_error_clear(&err);
-    ma_run r;
-    memset(&r, 0, sizeof r);
+    ma_run *r = NULL;
     char *text = NULL;
-    int exit_code = MA_EXIT_OK;
-    int rc = load_run(&r, audit_path, id, &err);
+    int rc = ma_store_run_load_path(&r, audit_path, id, &err);
     if (!rc)
-        rc = ma_run_to_json(&r, &text, &err);
-    if (rc) {
-        exit_code = bad_input_code(rc);
-    } else if (out_path) {
-        if (ma_render_write_atomic(out_path, text, strlen(text), &err))
-            exit_code = MA_EXIT_IO;
-    } else if (fputs(text, stdout) == EOF || fflush(stdout) != 0) {
-        ma_error_set(&err, MA_EIO, "stdout: write failed");
-        exit_code = MA_EXIT_IO;
-    }
-    if (exit_code)
-        fprintf(stderr, "millaudit runs export: %s\n", err.msg);
+        rc = ma_store_run_export(&text, r, &err);
+    int result = rc ? ma_store_input_result(rc) : ma_cli_write_document(out_path, text, strlen(text), &err);
+    if (result)
+        failed("export", result, &err);
     free(text);
-    ma_run_free(&r);
-    return exit_code;
-}
-
-/* Whether a document that is no run export is a DSSE envelope (an attestation without --pub). */
-static int is_envelope(const char *text, size_t len)
-{
-    ma_dsse_envelope e;
-    ma_error ignored;
-    int yes = text && ma_dsse_parse(text, len, "", &e, &ignored) == MA_OK;
-    ma_dsse_envelope_free(&e);
-    return yes;
+    ma_store_run_free(r);
+    return result;
 }
 
 /* The one step both imports end with: the checked run written into the store (opened only now, so
- * a document refused earlier leaves it untouched). Returns the exit code. */
-static int import_into(ma_audit **a, const char *audit_path, const ma_run *r, const char *doc_path, int64_t *new_id,
-                       ma_error *err)
+ * a document refused earlier leaves it untouched). */
+static int import_into(const char *audit_path, const ma_run *r, const char *doc_path, int64_t *new_id, ma_error *err)
 {
-    int rc = ma_audit_open(a, audit_path, err);
+    ma_audit *a = NULL;
+    int rc = ma_audit_open(&a, audit_path, err);
     if (rc == MA_OK)
-        rc = ma_run_import(*a, r, doc_path, new_id, err);
-    return rc == MA_OK ? MA_EXIT_OK : rc == MA_EIO ? MA_EXIT_IO : bad_input_code(rc);
+        rc = ma_store_run_import(new_id, a, r, doc_path, err);
+    ma_audit_close(a);
+    return rc == MA_EIO ? rc : ma_store_input_result(rc); /* a store that cannot be written: exit 4 */
 }
 
 static int cmd_import(const char *audit_path, const char *doc_path)
@@ -149,31 +115,21 @@ static int cmd_import(const char *audit_path, const char *doc_path)
     ma_error_clear(&err);
     char *text = NULL;
     size_t len = 0;
-    ma_run r;
-    memset(&r, 0, sizeof r);
-    ma_audit *a = NULL;
+    ma_run *r = NULL;
     int64_t new_id = 0;
-    int exit_code = MA_EXIT_OK;
     /* Everything is validated before the store is opened, so a bad document leaves it untouched. */
     int rc = ma_cli_read_document(doc_path, MAX_DOCUMENT, "not a run export", &text, &len, &err);
     if (!rc)
-        rc = ma_run_from_json(&r, text ? text : "", len, doc_path, &err);
-    if (rc == MA_EFORMAT && is_envelope(text, len)) {
-        ma_error_set(&err, MA_EFORMAT, "%s: a signed attestation, not a run export: give --pub PUB.pem to check "
-                     "its signature and import it", doc_path);
-    }
-    if (rc) {
-        exit_code = bad_input_code(rc);
-    } else if ((exit_code = import_into(&a, audit_path, &r, doc_path, &new_id, &err)) == MA_EXIT_OK) {
-        printf("imported run %lld of %s as run %lld into %s\n", (long long)r.id, doc_path, (long long)new_id,
-               audit_path);
-    }
-    if (exit_code)
-        fprintf(stderr, "millaudit runs import: %s\n", err.msg);
-    ma_audit_close(a);
-    ma_run_free(&r);
+        rc = ma_store_run_parse(&r, text, len, doc_path, &err);
+    int result = rc ? ma_store_input_result(rc) : import_into(audit_path, r, doc_path, &new_id, &err);
+    if (result)
+        failed("import", result, &err);
+    else
+        printf("imported run %lld of %s as run %lld into %s\n", (long long)ma_store_run_id(r), doc_path,
+               (long long)new_id, audit_path);
+    ma_store_run_free(r);
     free(text);
-    return exit_code;
+    return result;
 }
 
 /* An attestation (docs/attestations.md): its signature is checked with the public key before the
@@ -186,39 +142,34 @@ static int cmd_import_attestation(const char *audit_path, const char *doc_path, 
     char *text = NULL;
     size_t len = 0;
     ma_ed25519_key *key = NULL;
-    ma_attest_check k;
-    memset(&k, 0, sizeof k);
-    ma_run r;
-    memset(&r, 0, sizeof r);
-    ma_audit *a = NULL;
+    ma_attest_check *k = NULL;
+    ma_run *r = NULL;
     int64_t new_id = 0;
-    int exit_code = MA_EXIT_OK;
     int rc = ma_ed25519_load_public(pub_path, &key, &err);
     if (!rc)
-        rc = ma_cli_read_document(doc_path, MA_DSSE_MAX_ENVELOPE, "not an attestation", &text, &len, &err);
+        rc = ma_cli_read_document(doc_path, MA_ATTEST_MAX_ENVELOPE, "not an attestation", &text, &len, &err);
     if (!rc)
-        rc = ma_attest_check_envelope(text, len, doc_path, key, NULL, 0, &k, &err);
-    if (rc) {
-        exit_code = bad_input_code(rc);
-    } else if (!k.signature_valid) {
+        rc = ma_store_attest_verify(&k, text, len, doc_path, key, NULL, 0, &err);
+    int result = ma_store_input_result(rc);
+    if (!rc && !ma_store_attest_signature_valid(k)) {
         ma_error_set(&err, MA_EINVAL, "%s: bad signature: no signature verifies with key %s; nothing imported",
-                     doc_path, k.keyid);
-        exit_code = MA_EXIT_MISMATCH;
-    } else if ((rc = ma_attest_to_run(&k, &r, &err)) != MA_OK) {
-        exit_code = bad_input_code(rc);
-    } else if ((exit_code = import_into(&a, audit_path, &r, doc_path, &new_id, &err)) == MA_EXIT_OK) {
+                     doc_path, ma_store_attest_keyid(k));
+        result = ma_result_of_verdict(ma_store_attest_verdict(k), 0);
+    } else if (!rc && (rc = ma_store_attest_to_run(&r, k, &err)) != MA_OK) {
+        result = ma_store_input_result(rc);
+    } else if (!rc && (result = import_into(audit_path, r, doc_path, &new_id, &err)) == MA_OK) {
+        const char *who = ma_store_attest_identity(k);
         printf("imported attested run %lld of %s (signed by %s, key %s; verdict %s) as run %lld into %s\n",
-               (long long)r.id, doc_path, k.st.identity ? k.st.identity : "(no identity given)", k.keyid,
-               k.st.verdict, (long long)new_id, audit_path);
+               (long long)ma_store_run_id(r), doc_path, who ? who : "(no identity given)", ma_store_attest_keyid(k),
+               ma_store_attest_run_verdict(k), (long long)new_id, audit_path);
     }
-    if (exit_code)
-        fprintf(stderr, "millaudit runs import: %s\n", err.msg);
-    ma_audit_close(a);
-    ma_run_free(&r);
-    ma_attest_check_free(&k);
+    if (result)
+        failed("import", result, &err);
+    ma_store_run_free(r);
+    ma_store_attest_check_free(k);
     ma_ed25519_key_free(key);
     free(text);
-    return exit_code;
+    return result;
 }
 
 /* "ID" (in the --audit store) or "STORE:ID"; buf receives the store path of the second form. */
@@ -239,88 +190,40 @@ static int parse_side(const char *arg, const char *audit_path, char *buf, size_t
     return 0;
 }
 
-static const char *cmp_word(int v)
-{
-    return v == MA_CMP_SAME ? "same" : v == MA_CMP_DIFFER ? "differ" : "not recorded";
-}
-
 static int cmd_compare(const char *audit_path, const char *sa, const char *sb, int json)
 {
     const char *store[2];
     int64_t id[2];
-    const char *args[2] = {sa, sb};
     char paths[2][4096];
-    for (int i = 0; i < 2; i++)
-        if (parse_side(args[i], audit_path, paths[i], sizeof paths[i], &store[i], &id[i])) {
-            return ma_opt_error("runs compare", "'%s': not a run id%s or STORE:ID", args[i],
-                    audit_path ? "" : " (no --audit given)");
-        }
+    if (parse_side(sa, audit_path, paths[0], sizeof paths[0], &store[0], &id[0]))
+        return MA_CLI_USAGE("runs compare", "'%s': not a run id%s or STORE:ID", sa, audit_path ? "" : " (no --audit given)");
+    if (parse_side(sb, audit_path, paths[1], sizeof paths[1], &store[1], &id[1]))
+        return MA_CLI_USAGE("runs compare", "'%s': not a run id%s or STORE:ID", sb, audit_path ? "" : " (no --audit given)");
     ma_error err;
     ma_error_clear(&err);
-    ma_run r[2];
-    memset(r, 0, sizeof r);
-    ma_run_cmp cmp;
-    memset(&cmp, 0, sizeof cmp);
-    int exit_code = MA_EXIT_OK, rc = MA_OK;
-    for (int i = 0; i < 2 && !rc; i++)
-        rc = load_run(&r[i], store[i], id[i], &err);
+    ma_run *a = NULL, *b = NULL;
+    ma_run_cmp *cmp = NULL;
+    char *doc = NULL;
+    int rc = ma_store_run_load_path(&a, store[0], id[0], &err);
     if (!rc)
-        rc = ma_run_compare(&cmp, &r[0], &r[1], &err);
-    if (rc) {
-        fprintf(stderr, "millaudit runs compare: %s\n", err.msg);
-        exit_code = bad_input_code(rc);
-        goto out;
-    }
-    if (json) {
-        char *doc = NULL;
-        if ((rc = ma_run_cmp_json(&cmp, &r[0], store[0], &r[1], store[1], &doc, &err)) != MA_OK) {
-            fprintf(stderr, "millaudit runs compare: %s\n", err.msg);
-            exit_code = MA_EXIT_INTERNAL;
-            goto out;
-        }
+        rc = ma_store_run_load_path(&b, store[1], id[1], &err);
+    if (!rc)
+        rc = ma_store_compare(&cmp, a, b, &err);
+    int result = ma_store_input_result(rc);
+    if (!rc && (result = ma_render_runs_compare(&doc, cmp, a, store[0], b, store[1], json, &err)) == MA_OK) {
         fputs(doc, stdout);
-        free(doc);
-        exit_code = cmp.n_differ ? MA_EXIT_MISMATCH : (cmp.n_unknown || !cmp.n_rows) ? MA_EXIT_BAD_INPUT : MA_EXIT_OK;
-        if (exit_code == MA_EXIT_BAD_INPUT)
+        result = ma_result_of_verdict(ma_store_compare_verdict(cmp), 0);
+        if (ma_store_compare_problem(cmp))
             fprintf(stderr, "millaudit runs compare: cannot tell whether the runs agree: %s\n",
-                    cmp.n_rows ? "some sectors have no manifest or derived digests on both sides"
-                               : "neither run recorded any sector or file");
-        goto out;
-    }
-    for (int i = 0; i < 2; i++)
-        printf("%s: %s run %lld (%s, started %s, %zu sectors, %zu manifest files)\n", i ? "B" : "A", store[i],
-               (long long)r[i].id, r[i].kind, r[i].started_at, r[i].n_sectors, r[i].n_files);
-    printf("%-24s %-14s %-14s %s\n", "sector", "bytes", "values", "verdict");
-    for (size_t i = 0; i < cmp.n_rows; i++) {
-        const ma_run_cmp_row *row = &cmp.rows[i];
-        char name[300];
-        snprintf(name, sizeof name, "%s%s", row->is_file ? "file " : "", row->name);
-        printf("%-24s %-14s %-14s %s\n", name, cmp_word(row->bytes), cmp_word(row->values), row->how);
-    }
-    if (cmp.n_differ) {
-        printf("differ: %zu of %zu sectors differ:", cmp.n_differ, cmp.n_rows);
-        for (size_t i = 0; i < cmp.n_rows; i++) {
-            const char *how = cmp.rows[i].how;
-            if (strcmp(how, "same") && strcmp(how, "not comparable"))
-                printf(" %s (%s)", cmp.rows[i].name, how);
-        }
-        printf("\n");
-        exit_code = MA_EXIT_MISMATCH;
-    } else if (cmp.n_unknown || !cmp.n_rows) {
-        printf("not comparable: %zu of %zu sectors have neither manifest digests nor derived digests on both "
-               "sides\n", cmp.n_unknown, cmp.n_rows);
-        fprintf(stderr, "millaudit runs compare: cannot tell whether the runs agree: %s\n",
-                cmp.n_rows ? "some sectors have no manifest or derived digests on both sides"
-                           : "neither run recorded any sector or file");
-        exit_code = MA_EXIT_BAD_INPUT;
+                    ma_store_compare_problem(cmp));
     } else {
-        printf("equal: %zu sectors, same bytes and derived values where recorded\n", cmp.n_rows);
+        failed("compare", result, &err);
     }
-out:
-    ma_run_cmp_free(&cmp);
-    ma_run_free(&r[0]);
-    ma_run_free(&r[1]);
-    return exit_code;
+    free(doc);
+    ma_store_compare_free(cmp);
+    ma_store_run_free(a);
+    ma_store_run_free(b);
+    return result;
 }
 
 /* ---------------------------------------------------------------- list, regressions */
@@ -334,9 +237,13 @@ static const char *root_key(const char *root, char *buf)
     return realpath(root, buf) ? buf : root;
 }
 
-static const char *or_dash(const char *s)
+/* The document on stdout: MA_OK, or MA_EIO after saying so. */
+static int print_document(const char *sub, const char *doc)
 {
-    return s ? s : "-";
+    if (fputs(doc, stdout) != EOF && fflush(stdout) == 0)
+        return MA_OK;
+    fprintf(stderr, "millaudit runs %s: stdout: write failed\n", sub);
+    return MA_EIO;
 }
 
 static int cmd_list(const char *audit_path, const ma_runs_filter *f, int json)
@@ -346,213 +253,45 @@ static int cmd_list(const char *audit_path, const ma_runs_filter *f, int json)
     ma_audit *a = NULL;
     ma_run_row *rows = NULL;
     size_t n = 0;
+    char *doc = NULL;
     int rc = ma_cli_audit_open_existing(&a, audit_path, &err);
     if (!rc)
         rc = ma_runs_list(a, f, &rows, &n, &err);
     ma_audit_close(a);
-    if (rc) {
-        fprintf(stderr, "millaudit runs list: %s\n", err.msg);
-        return bad_input_code(rc);
-    }
-    int exit_code = MA_EXIT_OK;
-    if (json) {
-        char *doc = NULL;
-        if (ma_runs_list_json(rows, n, audit_path, &doc, &err)) {
-            fprintf(stderr, "millaudit runs list: %s\n", err.msg);
-            exit_code = MA_EXIT_INTERNAL;
-        } else {
-            fputs(doc, stdout);
-        }
-        free(doc);
-    } else {
-        printf("%5s %-8s %-24s %-24s %-13s %-11s %7s %7s %13s %13s  %s\n", "id", "kind", "started", "ended", "status",
-               "mode", "sectors", "carried", "verified", "discrepancies", "database root");
-        for (size_t i = 0; i < n; i++) {
-            const ma_run_row *r = &rows[i];
-            /* an interrupted run says what it did, also after a resume continued it ('resumed':
-             * how builds before audit schema v7 recorded such a run) */
-            int interrupted = r->status && (!strcmp(r->status, "interrupted") || !strcmp(r->status, "resumed"));
-            char what[128] = "";
-            if (interrupted && r->planned_sectors >= 0)
-                snprintf(what, sizeof what, " (interrupted: %lld of %lld sectors checked%s", (long long)r->sectors,
-                         (long long)(r->planned_sectors > r->sectors ? r->planned_sectors : r->sectors),
-                         r->continued_by ? "; continued by run " : ")");
-            else if (interrupted && r->continued_by)
-                snprintf(what, sizeof what, " (interrupted; continued by run ");
-            if (r->continued_by && what[0])
-                snprintf(what + strlen(what), sizeof what - strlen(what), "%lld)", (long long)r->continued_by);
-            printf("%5lld %-8s %-24s %-24s %-13s %-11s %7lld %7lld %13lld %13lld  %s%s%s\n", (long long)r->id,
-                   or_dash(r->kind), or_dash(r->started_at), r->ended_at ? r->ended_at : "never",
-                   r->ended_at ? (interrupted ? "interrupted" : or_dash(r->status)) : "unfinished", or_dash(r->mode),
-                   (long long)r->sectors, (long long)r->sectors_carried, (long long)r->verified,
-                   (long long)r->discrepancies, or_dash(r->database_root), r->imported ? " (imported)" : "", what);
-        }
-        printf("%zu runs\n", n);
-    }
-    if (fflush(stdout) != 0 && !exit_code) {
-        fprintf(stderr, "millaudit runs list: stdout: write failed\n");
-        exit_code = MA_EXIT_IO;
-    }
+    int result = ma_store_input_result(rc);
+    if (!rc)
+        result = ma_render_runs_list(&doc, rows, n, audit_path, json, &err);
+    result = result ? failed("list", result, &err) : print_document("list", doc);
+    free(doc);
     ma_runs_list_free(rows, n);
-    return exit_code;
+    return result;
 }
 
-static void print_changes(unsigned changes)
-{
-    int first = 1;
-    for (int k = 0; k < MA_CHANGES; k++)
-        if (changes >> k & 1) {
-            printf("%s%s", first ? "" : ", ", ma_change_name(k));
-            first = 0;
-        }
-}
-
-static void print_classes(const ma_run_sector *s)
-{
-    int any = 0;
-    for (size_t i = 0; s && i < s->n_classes; i++)
-        if (s->classes[i].count) {
-            printf("%s%s=%lld", any ? " " : "", s->classes[i].cls, (long long)s->classes[i].count);
-            any = 1;
-        }
-    if (!any)
-        printf("none");
-}
-
-static void print_regressions(const ma_regressions *g, const char *basis)
-{
-    const ma_run *r = g->run, *b = g->base;
-    printf("run %lld: verify of %s, started %s%s%s: %s\n", (long long)r->id, or_dash(r->database_root),
-           or_dash(r->started_at), r->ended_at ? ", ended " : ", never ended", r->ended_at ? r->ended_at : "",
-           r->ended_at ? or_dash(r->status) : "unfinished");
-    if (!b) {
-        printf("no baseline: no earlier finished verify run of this database root; nothing to compare\n");
-        return;
-    }
-    printf("baseline: run %lld (%s), started %s: %s\n", (long long)b->id,
-           !strcmp(basis, "since") ? "--since" : "the previous finished verify run of the same root",
-           or_dash(b->started_at), or_dash(b->status));
-    printf("verdict: %s -> %s%s\n", or_dash(b->status), r->ended_at ? or_dash(r->status) : "unfinished",
-           g->verdict_worse ? " (worse)" : g->verdict_better ? " (better)" : g->verdict_changed ? "" : " (unchanged)");
-    for (size_t i = 0; i < g->n_rows; i++) {
-        const ma_regression_row *row = &g->rows[i];
-        if (!row->changes)
-            continue;
-        printf("%-11s %s: %s\n", row->regression ? "REGRESSION" : row->improvement ? "improved" : "changed",
-               row->sector, row->why ? row->why : "no regression");
-        printf("    changes: ");
-        print_changes(row->changes);
-        printf("\n    discrepancies: %lld -> %lld; classes: ", row->base ? (long long)row->base->discrepancies : 0LL,
-               row->run ? (long long)row->run->discrepancies : 0LL);
-        print_classes(row->base);
-        printf(" -> ");
-        print_classes(row->run);
-        printf("; status: %s -> %s\n", row->base ? or_dash(row->base->status) : "absent",
-               row->run ? or_dash(row->run->status) : "absent");
-    }
-    if (g->regressed) {
-        printf("regressed: %zu sectors", g->n_regressions);
-        const char *sep = ": ";
-        for (size_t i = 0; i < g->n_rows; i++)
-            if (g->rows[i].regression) {
-                printf("%s%s", sep, g->rows[i].sector);
-                sep = ", ";
-            }
-        if (g->verdict_worse)
-            printf("; verdict %s -> %s", or_dash(b->status), r->ended_at ? or_dash(r->status) : "unfinished");
-        printf("\n");
-    } else {
-        printf("no regressions\n");
-    }
-    if (g->n_improvements) {
-        printf("improved: %zu sector%s", g->n_improvements, g->n_improvements == 1 ? "" : "s");
-        const char *sep = ": ";
-        for (size_t i = 0; i < g->n_rows; i++)
-            if (g->rows[i].improvement) {
-                printf("%s%s", sep, g->rows[i].sector);
-                sep = ", ";
-            }
-        printf("\n");
-    }
-    if (!g->regressed && g->verdict_better)
-        printf("fixed: the verdict went from %s back to %s\n", or_dash(b->status), or_dash(r->status));
-    printf("unchanged: %zu of %zu sectors\n", g->n_unchanged, g->n_rows);
-}
-
-static int cmd_regressions(const char *audit_path, int64_t run_id, int64_t since, const char *root, int json,
-                           const char *junit_path)
+static int cmd_regressions(const char *audit_path, const ma_regressions_options *o, int json, const char *junit_path)
 {
     ma_error err;
     ma_error_clear(&err);
     ma_audit *a = NULL;
-    ma_run run, base;
-    memset(&run, 0, sizeof run);
-    memset(&base, 0, sizeof base);
-    ma_regressions g;
-    memset(&g, 0, sizeof g);
-    int64_t base_id = since;
-    int exit_code = MA_EXIT_OK;
+    ma_run_regressions *g = NULL;
+    char *doc = NULL;
     int rc = ma_cli_audit_open_existing(&a, audit_path, &err);
-    if (!rc && !run_id) {
-        rc = ma_runs_newest(a, "verify", root, &run_id, &err);
-        if (!rc && !run_id)
-            rc = ma_error_set(&err, MA_EMISSING, "%s: no verify run%s%s", audit_path, root ? " of " : "",
-                              root ? root : "");
-    }
-    if (!rc && !since)
-        rc = ma_runs_previous(a, run_id, &base_id, &err);
     if (!rc)
-        rc = ma_run_load(a, run_id, &run, &err);
-    if (!rc && strcmp(run.kind, "verify"))
-        rc = ma_error_set(&err, MA_EINVAL, "%s: run %lld is a %s run; regressions compare verify runs", audit_path,
-                          (long long)run_id, run.kind);
-    if (!rc && base_id)
-        rc = ma_run_load(a, base_id, &base, &err);
-    if (!rc && base_id && strcmp(base.kind, "verify"))
-        rc = ma_error_set(&err, MA_EINVAL, "%s: run %lld is a %s run; regressions compare verify runs", audit_path,
-                          (long long)base_id, base.kind);
+        rc = ma_store_regressions(&g, a, o, &err);
     ma_audit_close(a);
-    if (!rc)
-        rc = ma_regressions_compute(&g, base_id ? &base : NULL, &run, &err);
-    if (rc) {
-        fprintf(stderr, "millaudit runs regressions: %s\n", err.msg);
-        exit_code = bad_input_code(rc);
-        goto out;
-    }
-    const char *basis = since ? "since" : "previous";
-    if (json) {
-        char *doc = NULL;
-        if (ma_regressions_json(&g, audit_path, basis, &doc, &err)) {
-            fprintf(stderr, "millaudit runs regressions: %s\n", err.msg);
-            exit_code = MA_EXIT_INTERNAL;
-            goto out;
-        }
+    int result = ma_store_input_result(rc);
+    if (!rc && (result = ma_render_regressions(&doc, g, json, &err)) == MA_OK) {
         fputs(doc, stdout);
-        free(doc);
+        result = ma_result_of_verdict(ma_store_regressions_verdict(g), 0);
+        if (junit_path && (rc = ma_render_regressions_junit(g, junit_path, &err)) != MA_OK)
+            result = failed("regressions", rc == MA_ENOMEM ? rc : MA_EIO, &err);
+        if (fflush(stdout) != 0 && result != MA_ENOMEM)
+            result = print_document("regressions", "");
     } else {
-        print_regressions(&g, basis);
+        failed("regressions", result, &err);
     }
-    exit_code = g.regressed ? MA_EXIT_MISMATCH : MA_EXIT_OK;
-    if (junit_path) {
-        ma_junit j;
-        rc = ma_regressions_junit(&g, &j, &err);
-        if (!rc)
-            rc = ma_junit_write(&j, junit_path, &err);
-        ma_junit_free(&j);
-        if (rc) {
-            fprintf(stderr, "millaudit runs regressions: %s\n", err.msg);
-            exit_code = rc == MA_ENOMEM ? MA_EXIT_INTERNAL : MA_EXIT_IO;
-        }
-    }
-    if (fflush(stdout) != 0 && exit_code != MA_EXIT_INTERNAL) {
-        fprintf(stderr, "millaudit runs regressions: stdout: write failed\n");
-        exit_code = MA_EXIT_IO;
-    }
-out:
-    ma_regressions_free(&g);
-    ma_run_free(&run);
-    ma_run_free(&base);
-    return exit_code;
+    free(doc);
+    ma_store_regressions_free(g);
+    return result;
 }
 
 /* ---------------------------------------------------------------- merge */
@@ -717,11 +456,21 @@ static int misuse(const char *sub)
     snprintf(cmd, sizeof cmd, "runs %s", sub);
     for (size_t i = 0; i < sizeof synopsis / sizeof *synopsis; i++)
         if (!strcmp(sub, synopsis[i][0]))
-            return ma_opt_error(cmd, "usage: millaudit runs %s %s", sub, synopsis[i][1]);
-    return ma_opt_error(cmd, "wrong arguments");
+            return MA_CLI_USAGE(cmd, "usage: millaudit runs %s %s", sub, synopsis[i][1]);
+    return MA_CLI_USAGE(cmd, "wrong arguments");
 }
 
-int ma_cmd_runs(int argc, char **argv)
+/* The options of export, import, compare, list and regressions. */
+typedef struct runs_args {
+    const char *sub, *audit_path, *out_path, *kind, *root, *junit_path, *pub_path;
+    int64_t run_id, since;
+    int have_run, json, history_opts, help;
+    long last;
+    int rest;              /* arguments after the options */
+    char *const *args;
+} runs_args;
+
+static int parse_args(runs_args *o, const char *cmd, int argc, char **argv)
 {
     static const struct option opts[] = {{"audit", required_argument, NULL, 'a'}, {"run", required_argument, NULL, 'r'},
                                          {"out", required_argument, NULL, 'o'}, {"help", no_argument, NULL, 'h'},
@@ -731,106 +480,105 @@ int ma_cmd_runs(int argc, char **argv)
                                          {"junit", required_argument, NULL, 'J'},
                                          {"pub", required_argument, NULL, 'p'},
                                          {NULL, 0, NULL, 0}};
+    optind = 1;
+    int c, result = MA_OK;
+    while (!result && !o->help && (c = ma_opt_next(cmd, argc, argv, "h", opts)) != -1) {
+        switch (c) {
+        case 'a': o->audit_path = optarg; break;
+        case 'o': o->out_path = optarg; break;
+        case 'r': result = ma_cli_opt_run_id(cmd, "--run", optarg, &o->run_id), o->have_run = 1; break;
+        case 'h': o->help = 1; break;
+        case 'j': o->json = 1; break;
+        case 'k': o->kind = optarg, o->history_opts |= 1; break;
+        case 'R': o->root = optarg, o->history_opts |= 2; break;
+        case 'J': o->junit_path = optarg, o->history_opts |= 4; break;
+        case 'p': o->pub_path = optarg; break;
+        case 'l':
+            if (ma_opt_parse_long(optarg, 1, LONG_MAX, &o->last))
+                result = MA_CLI_USAGE(cmd, "--last %s: not a count (a positive integer)", optarg);
+            o->history_opts |= 8;
+            break;
+        case 's': result = ma_cli_opt_run_id(cmd, "--since", optarg, &o->since), o->history_opts |= 16; break;
+        default: result = MA_EUSAGE; /* ma_opt_next said what is wrong */
+        }
+    }
+    o->rest = argc - optind;
+    o->args = argv + optind;
+    return result;
+}
+
+/* list and regressions: the history of a store. */
+static int run_history(const runs_args *o)
+{
+    char buf[PATH_MAX];
+    if (!strcmp(o->sub, "list")) {
+        if (o->rest || !o->audit_path || o->have_run || o->out_path || (o->history_opts & ~(1 | 2 | 8)))
+            return misuse(o->sub);
+        ma_runs_filter f = {o->kind, root_key(o->root, buf), (size_t)o->last};
+        return cmd_list(o->audit_path, &f, o->json);
+    }
+    if (o->rest || !o->audit_path || o->out_path || (o->history_opts & ~(2 | 4 | 16)))
+        return misuse(o->sub);
+    const ma_output_input inputs[] = {{o->audit_path, "the audit store", MA_INPUT_STORE}};
+    int result = ma_cli_output_result("runs regressions", o->junit_path, "--junit", MA_OUTPUT_DOCUMENT, inputs, 1);
+    ma_regressions_options ro = {o->run_id, o->since, root_key(o->root, buf), o->audit_path};
+    return result ? result : cmd_regressions(o->audit_path, &ro, o->json, o->junit_path);
+}
+
+/* export, import, compare: one run between stores. */
+static int run_document(const runs_args *o, const char *cmd)
+{
+    if (o->history_opts || (o->json && strcmp(o->sub, "compare")))
+        return MA_CLI_USAGE(cmd, "--json, --kind, --root, --last, --since and --junit belong to list, "
+                                 "regressions (and --json to compare)");
+    if (!strcmp(o->sub, "export")) {
+        if (o->rest || !o->audit_path)
+            return misuse(o->sub);
+        const ma_output_input inputs[] = {{o->audit_path, "the audit store", MA_INPUT_STORE}};
+        int result = ma_cli_output_result("runs export", o->out_path, "--out", MA_OUTPUT_DOCUMENT, inputs, 1);
+        return result ? result : cmd_export(o->audit_path, o->run_id, o->out_path);
+    }
+    if (!strcmp(o->sub, "import")) {
+        if (o->rest != 1 || !o->audit_path || o->have_run || o->out_path)
+            return misuse(o->sub);
+        return o->pub_path ? cmd_import_attestation(o->audit_path, o->args[0], o->pub_path)
+                           : cmd_import(o->audit_path, o->args[0]);
+    }
+    if (o->rest != 2 || o->have_run || o->out_path)
+        return misuse(o->sub);
+    return cmd_compare(o->audit_path, o->args[0], o->args[1], o->json);
+}
+
+static int runs_result(int argc, char **argv)
+{
     if (argc < 2)
-        return ma_opt_error("runs", "no subcommand given (export, import, compare, list, regressions, merge)");
-    if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h")) {
-        usage(stdout);
-        return MA_EXIT_OK;
-    }
+        return MA_CLI_USAGE("runs", "no subcommand given (export, import, compare, list, regressions, merge)");
+    if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h"))
+        return usage(stdout), MA_OK;
     const char *sub = argv[1];
-    if (!strcmp(sub, "merge"))
-        return cmd_merge(argc - 1, argv + 1);
     if (strcmp(sub, "export") && strcmp(sub, "import") && strcmp(sub, "compare") && strcmp(sub, "list") &&
-        strcmp(sub, "regressions")) {
-        return ma_opt_error("runs", "unknown subcommand '%s' (export, import, compare, list, regressions, merge)", sub);
-    }
+        strcmp(sub, "regressions"))
+        return MA_CLI_USAGE("runs", "unknown subcommand '%s' (export, import, compare, list, regressions, merge)", sub);
     char cmd[32];
     snprintf(cmd, sizeof cmd, "runs %s", sub);
-    const char *audit_path = NULL, *out_path = NULL;
-    int64_t run_id = 0, since = 0;
-    int have_run = 0, json = 0, history_opts = 0;
-    const char *kind = NULL, *root = NULL, *junit_path = NULL, *pub_path = NULL;
-    long last = 0;
-    optind = 1;
-    int c;
-    argc--, argv++;
-    while ((c = ma_opt_next(cmd, argc, argv, "h", opts)) != -1) {
-        switch (c) {
-        case 'a': audit_path = optarg; break;
-        case 'o': out_path = optarg; break;
-        case 'r':
-            if (ma_cli_parse_run_id(optarg, &run_id)) {
-                return ma_opt_error(cmd, "--run %s: not a run id (a positive integer)", optarg);
-            }
-            have_run = 1;
-            break;
-        case 'h': usage(stdout); return MA_EXIT_OK;
-        case 'j': json = 1; break;
-        case 'k': kind = optarg, history_opts |= 1; break;
-        case 'R': root = optarg, history_opts |= 2; break;
-        case 'J': junit_path = optarg, history_opts |= 4; break;
-        case 'p': pub_path = optarg; break;
-        case 'l': {
-            char *end;
-            errno = 0;
-            last = strtol(optarg, &end, 10);
-            if (errno || !*optarg || *end || last < 1) {
-                return ma_opt_error(cmd, "--last %s: not a count (a positive integer)", optarg);
-            }
-            history_opts |= 8;
-            break;
-        }
-        case 's':
-            if (ma_cli_parse_run_id(optarg, &since)) {
-                return ma_opt_error(cmd, "--since %s: not a run id (a positive integer)", optarg);
-            }
-            history_opts |= 16;
-            break;
-        default: return MA_EXIT_USAGE; /* ma_opt_next said what is wrong */
-        }
-    }
-    int rest = argc - optind;
-    if (pub_path && strcmp(sub, "import")) {
+    runs_args o = {.sub = sub};
+    int result = parse_args(&o, cmd, argc - 1, argv + 1);
+    if (result || o.help)
+        return o.help ? (usage(stdout), MA_OK) : result;
+    if (o.pub_path && strcmp(sub, "import")) {
         fprintf(stderr, "millaudit runs %s: --pub belongs to import (of an attestation)\n", sub);
         usage(stderr);
-        return MA_EXIT_USAGE;
+        return MA_EUSAGE;
     }
-    if (!strcmp(sub, "list")) {
-        if (rest || !audit_path || have_run || out_path || (history_opts & ~(1 | 2 | 8)))
-            return misuse(sub);
-        char buf[PATH_MAX];
-        ma_runs_filter f = {kind, root_key(root, buf), (size_t)last};
-        return cmd_list(audit_path, &f, json);
-    }
-    if (!strcmp(sub, "regressions")) {
-        if (rest || !audit_path || out_path || (history_opts & ~(2 | 4 | 16)))
-            return misuse(sub);
-        const ma_output_input inputs[] = {{audit_path, "the audit store", MA_INPUT_STORE}};
-        int refused = ma_cli_check_output("runs regressions", junit_path, "--junit", MA_OUTPUT_DOCUMENT, inputs, 1);
-        if (refused)
-            return refused;
-        char buf[PATH_MAX];
-        return cmd_regressions(audit_path, run_id, since, root_key(root, buf), json, junit_path);
-    }
-    if (history_opts || (json && strcmp(sub, "compare")))
-        return ma_opt_error(cmd, "--json, --kind, --root, --last, --since and --junit belong to list, "
-                                 "regressions (and --json to compare)");
-    if (!strcmp(sub, "export")) {
-        if (rest || !audit_path)
-            return misuse(sub);
-        const ma_output_input inputs[] = {{audit_path, "the audit store", MA_INPUT_STORE}};
-        int refused = ma_cli_check_output("runs export", out_path, "--out", MA_OUTPUT_DOCUMENT, inputs, 1);
-        if (refused)
-            return refused;
-        return cmd_export(audit_path, run_id, out_path);
-    }
-    if (!strcmp(sub, "import")) {
-        if (rest != 1 || !audit_path || have_run || out_path)
-            return misuse(sub);
-        return pub_path ? cmd_import_attestation(audit_path, argv[optind], pub_path)
-                        : cmd_import(audit_path, argv[optind]);
-    }
-    if (rest != 2 || have_run || out_path)
-        return misuse(sub);
-    return cmd_compare(audit_path, argv[optind], argv[optind + 1], json);
+    if (!strcmp(sub, "list") || !strcmp(sub, "regressions"))
+        return run_history(&o);
+    return run_document(&o, cmd);
+}
+
+int ma_cmd_runs(int argc, char **argv)
+{
+    if (argc >= 2 && !strcmp(argv[1], "merge")) /* still an exit code: helper "verify" converts it */
+        return cmd_merge(argc - 1, argv + 1);
+    int result = runs_result(argc, argv);
+    return ma_result_exit_code(result);
 }

@@ -1,9 +1,27 @@
-/* A store's string as JSON (common/json_text.h). */
+/* A string as JSON text (common/json_text.h): the one JSON text escaper of the project. */
 #include "common/json_text.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+/* Length of the valid UTF-8 sequence at p (1..4), 0 when p does not start one. */
+static size_t utf8_len(const unsigned char *p)
+{
+    if (p[0] < 0x80)
+        return 1;
+    size_t n = p[0] >= 0xF0 && p[0] <= 0xF4 ? 4 : p[0] >= 0xE0 ? 3 : p[0] >= 0xC2 && p[0] < 0xE0 ? 2 : 0;
+    if (!n)
+        return 0;
+    for (size_t i = 1; i < n; i++)
+        if ((p[i] & 0xC0) != 0x80)
+            return 0;
+    if (n == 3 && ((p[0] == 0xE0 && p[1] < 0xA0) || (p[0] == 0xED && p[1] >= 0xA0)))
+        return 0; /* overlong or a surrogate */
+    if (n == 4 && ((p[0] == 0xF0 && p[1] < 0x90) || (p[0] == 0xF4 && p[1] >= 0x90)))
+        return 0;
+    return n;
+}
 
 json_t *ma_json_store_text(const char *s)
 {
@@ -17,15 +35,25 @@ json_t *ma_json_store_text(const char *s)
     if (!t)
         return NULL;
     size_t k = 0;
-    for (size_t i = 0; i < n; i++) {
-        unsigned char c = (unsigned char)s[i];
-        if (c < 0x80)
-            t[k++] = (char)c;
-        else
-            k += (size_t)snprintf(t + k, 5, "\\x%02X", c);
+    for (const unsigned char *p = (const unsigned char *)s; *p;) {
+        size_t l = utf8_len(p);
+        if (l) {
+            memcpy(t + k, p, l);
+            k += l;
+            p += l;
+        } else {
+            k += (size_t)snprintf(t + k, 5, "\\x%02x", *p);
+            p++;
+        }
     }
     t[k] = 0;
     j = json_string(t);
     free(t);
     return j;
+}
+
+json_t *ma_json_text(const char *s)
+{
+    json_t *j = ma_json_store_text(s ? s : "");
+    return j ? j : json_string("");
 }

@@ -37,7 +37,7 @@ int ma_opt_error(const char *cmd, const char *fmt, ...)
     return MA_EXIT_USAGE;
 }
 
-int ma_opt_long(const char *cmd, const char *opt, const char *text, long lo, long hi, long *out)
+int ma_opt_parse_long(const char *text, long lo, long hi, long *out)
 {
     char *end;
     errno = 0;
@@ -46,8 +46,15 @@ int ma_opt_long(const char *cmd, const char *opt, const char *text, long lo, lon
     int ok = *text && !*end && !errno && v >= lo && v <= hi &&
              ((text[0] >= '0' && text[0] <= '9') || (text[0] == '-' && lo < 0));
     if (!ok)
-        return ma_opt_error(cmd, "%s %s: not a number in %ld..%ld", opt, text, lo, hi);
+        return -1;
     *out = v;
+    return 0;
+}
+
+int ma_opt_long(const char *cmd, const char *opt, const char *text, long lo, long hi, long *out)
+{
+    if (ma_opt_parse_long(text, lo, hi, out))
+        return ma_opt_error(cmd, "%s %s: not a number in %ld..%ld", opt, text, lo, hi);
     return 0;
 }
 

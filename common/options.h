@@ -54,6 +54,11 @@ int ma_opt_long(const char *cmd, const char *opt, const char *text, long lo, lon
  * *out alone (the caller words the error with ma_opt_error, naming its range). */
 int ma_opt_bytes(const char *text, uint64_t *out);
 
+/* The one integer parser of the command line: ma_opt_long's rules (decimal digits only, a leading
+ * '-' only when lo < 0, lo..hi) without the message, for options that word their refusal
+ * themselves (a run id, a count). Returns 0 with *out set, or -1 leaving *out alone. */
+int ma_opt_parse_long(const char *text, long lo, long hi, long *out);
+
 int ma_opt_edit_distance(const char *a, const char *b);
 void ma_opt_suggest(char *buf, size_t len, const char *word, const char *const *names, size_t n,
                     const char *lead);

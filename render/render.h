@@ -23,18 +23,11 @@
 #include <stddef.h>
 
 #include "common/ma_error.h"
+#include "millaudit/store.h" /* ma_render_format, ma_render_report, ma_render_write_atomic: public */
 #include "store/report.h"
-
-typedef enum ma_render_format { MA_RENDER_TEXT, MA_RENDER_MD, MA_RENDER_JSON, MA_RENDER_HTML } ma_render_format;
 
 #define MA_REPORT_SCHEMA_VERSION 1
 #define MA_REPORT_FORMAT "millaudit-report"
-
-/* "text", "md", "json", "html" -> format; MA_EINVAL otherwise. */
-int ma_render_format_parse(const char *name, ma_render_format *out, ma_error *err);
-
-/* Renders r into *out (malloc'd, NUL-terminated, length in *len). Errors: MA_ENOMEM. */
-int ma_render_report(char **out, size_t *len, const ma_report *r, ma_render_format fmt, ma_error *err);
 
 /* Draws a board in the notation of docs/format.md §6 ("a1,d1/c3", '-' for a side without stones)
  * as 13 lines of 13 characters plus a file-letter line ("  a b c d e f g"), each line prefixed with
@@ -47,9 +40,5 @@ int ma_render_board_text(char *buf, size_t size, const char *board, ma_error *er
 /* Escapes s for HTML text and attribute values (& < > " ') into a malloc'd string; NULL -> "". */
 char *ma_render_html_escape(const char *s);
 
-/* Writes data to path through common/output.h (ma_output_write): "-" is standard output, an
- * existing device or FIFO is written through, a regular file is replaced atomically (temporary file
- * in the same directory, fsync, rename). Errors: MA_EIO naming the path. */
-int ma_render_write_atomic(const char *path, const char *data, size_t len, ma_error *err);
 
 #endif

@@ -1,6 +1,7 @@
 /*
  * Shared by the renderers of render/ (render.c: text and Markdown, render_html.c, render_json.c,
- * render_charts.c). Not part of the public API.
+ * render_charts.c), defined in render_internal.c, which calls none of them (no circle: dispatch
+ * stays in render.c). Not part of the public API.
  *
  * The one rule that keeps hostile store strings harmless: every string that comes from the store
  * goes through ma_out_str, which escapes it for the output format (text: control characters as
@@ -76,9 +77,11 @@ int ma_render_sector_rank(const ma_report *r, size_t i);
  * memory or when there are none. */
 size_t *ma_render_sector_order(ma_out *o, const ma_report *r);
 
-void ma_render_html(ma_out *o, const ma_report *r);
 /* The shards a merged run was made of, in o's format (nothing for other runs). */
 void ma_render_shards(ma_out *o, const ma_report *r);
+
+/* The renderers render.c dispatches to (render_html.c, render_json.c). */
+void ma_render_html(ma_out *o, const ma_report *r);
 int ma_render_json(char **out, const ma_report *r, ma_error *err);
 
 /* Charts (render_charts.c), inline SVG; each prints a <figure> or a short "not recorded" note. */

@@ -337,3 +337,92 @@ int ma_attest_to_run(const ma_attest_check *c, ma_run *out, ma_error *err)
         return ma_error_set(err, MA_ENOMEM, "attestation: out of memory");
     return MA_OK;
 }
+
+/* ---------------------------------------------------------------- the public API (millaudit/store.h) */
+
+_Static_assert(MA_ATTEST_MAX_ENVELOPE == MA_DSSE_MAX_ENVELOPE, "one limit for an envelope");
+
+int ma_store_attest_create(ma_attest_created *out, ma_audit *a, const ma_ed25519_key *key,
+                           const ma_attest_create_options *opt, ma_error *err)
+{
+    return ma_attest_create(a, key, opt, out, err);
+}
+
+int ma_store_attest_create_result(int rc, const ma_attest_created *c)
+{
+    if (rc && c && c->unverified)
+        return ma_result_of_verdict(MA_VERDICT_DIFFER, 0);
+    return ma_store_input_result(rc);
+}
+
+int ma_store_attest_verify(ma_attest_check **out, const char *text, size_t len, const char *name,
+                           const ma_ed25519_key *key, const char *db_dir, unsigned threads, ma_error *err)
+{
+    *out = calloc(1, sizeof **out);
+    if (!*out)
+        return ma_error_set(err, MA_ENOMEM, "%s: out of memory", name);
+    int rc = ma_attest_check_envelope(text, len, name, key, db_dir, threads, *out, err);
+    if (rc) {
+        ma_store_attest_check_free(*out);
+        *out = NULL;
+    }
+    return rc;
+}
+
+ma_verdict_state ma_store_attest_verdict(const ma_attest_check *k)
+{
+    return k->signature_valid && !k->n_issues ? MA_VERDICT_VERIFIED : MA_VERDICT_DIFFER;
+}
+
+int ma_store_attest_signature_valid(const ma_attest_check *k) { return k->signature_valid; }
+const char *ma_store_attest_keyid(const ma_attest_check *k) { return k->keyid; }
+const char *ma_store_attest_identity(const ma_attest_check *k) { return k->st.identity; }
+const char *ma_store_attest_run_verdict(const ma_attest_check *k) { return k->st.verdict; }
+
+int ma_store_attest_to_run(ma_run **out, const ma_attest_check *k, ma_error *err)
+{
+    *out = calloc(1, sizeof **out);
+    if (!*out)
+        return ma_error_set(err, MA_ENOMEM, "attestation: out of memory");
+    int rc = ma_attest_to_run(k, *out, err);
+    if (rc) {
+        ma_store_run_free(*out);
+        *out = NULL;
+    }
+    return rc;
+}
+
+void ma_store_attest_check_free(ma_attest_check *k)
+{
+    if (!k)
+        return;
+    ma_attest_check_free(k);
+    free(k);
+}
+
+/* Whether a document that is no run export is a DSSE envelope (an attestation given without its
+ * public key). */
+static int is_envelope(const char *text, size_t len)
+{
+    ma_dsse_envelope e;
+    ma_error ignored;
+    int yes = text && ma_dsse_parse(text, len, "", &e, &ignored) == MA_OK;
+    ma_dsse_envelope_free(&e);
+    return yes;
+}
+
+int ma_store_run_parse(ma_run **out, const char *text, size_t len, const char *name, ma_error *err)
+{
+    *out = calloc(1, sizeof **out);
+    if (!*out)
+        return ma_error_set(err, MA_ENOMEM, "%s: out of memory", name);
+    int rc = ma_run_from_json(*out, text ? text : "", len, name, err);
+    if (rc == MA_EFORMAT && is_envelope(text, len))
+        ma_error_set(err, MA_EFORMAT, "%s: a signed attestation, not a run export: give --pub PUB.pem to check "
+                     "its signature and import it", name);
+    if (rc) {
+        ma_store_run_free(*out);
+        *out = NULL;
+    }
+    return rc;
+}

@@ -30,31 +30,12 @@
 #include "store/attest_statement.h"
 #include "store/audit.h"
 
-typedef struct ma_attest_create_options {
-    int64_t run_id;              /* 0: the newest run */
-    const char *identity;        /* the signer's words about itself (--identity), may be NULL */
-    int allow_unverified;        /* attest a run whose verdict is not "verified" */
-    const char *tool_name, *tool_version, *git_revision;
-    const char *attested_at;     /* UTC ISO 8601; NULL: now */
-    const char *store_name;      /* the store's path, for messages */
-} ma_attest_create_options;
-
-typedef struct ma_attest_created {
-    char *envelope;              /* the envelope JSON, ending in a newline */
-    size_t len;
-    int64_t run_id;
-    char verdict[32];            /* the run's verdict ("verified", "discrepancies", ...) */
-    size_t n_subjects;
-    char keyid[65];
-    char rules_fingerprint[65];
-    int unverified;              /* set when refused because the verdict is not "verified" */
-} ma_attest_created;
+/* ma_attest_create_options, ma_attest_created, ma_attest_created_free: millaudit/store.h (public). */
 
 /* Errors: as ma_attest_statement_load; MA_EINVAL for a run that is not a verify run, or (with
  * out->unverified set) one whose verdict is not "verified" without allow_unverified. */
 int ma_attest_create(ma_audit *a, const ma_ed25519_key *key, const ma_attest_create_options *opt,
                      ma_attest_created *out, ma_error *err);
-void ma_attest_created_free(ma_attest_created *c);
 
 /* One disagreement between an attestation and a database directory. */
 typedef struct ma_attest_issue {

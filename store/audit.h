@@ -20,8 +20,7 @@
 #include <stdint.h>
 
 #include "common/ma_error.h"
-
-typedef struct ma_audit ma_audit;
+#include "millaudit/store.h" /* ma_audit and its open/close: public */
 
 /* Facts about one run, all strings NUL-terminated; NULL allowed where noted. */
 typedef struct ma_run_info {
@@ -68,18 +67,7 @@ typedef struct ma_discrepancy {
     const char *cls;     /* class name */
 } ma_discrepancy;
 
-/* Opens (creating or migrating) the store at path for writing. An existing store is identified and
- * checked for damaged pages (PRAGMA quick_check) before anything is written, so a refused file is
- * left byte-identical. Errors: MA_EIO (cannot create/open/write, with the OS's reason),
- * MA_EFORMAT (not SQLite, corrupt, not an audit store, or a newer schema than this build knows). */
-int ma_audit_open(ma_audit **out, const char *path, ma_error *err);
-/* Opens an existing store for reading only: never creates, migrates or writes the file. A store of
- * an older schema is copied into a private temporary database and migrated there, so it reads like
- * a current one. Errors: MA_EMISSING (no such file), MA_EFORMAT (an empty file, or as above),
- * MA_EIO (the OS refused: unreadable, disk full while SQLite sets up its -shm file; the message
- * carries the OS's reason). The writers below refuse a read-only handle with MA_EINVAL. */
-int ma_audit_open_readonly(ma_audit **out, const char *path, ma_error *err);
-void ma_audit_close(ma_audit *a);
+/* ma_audit_open, ma_audit_open_readonly, ma_audit_close: millaudit/store.h (public). */
 
 /* The schema version this build creates and reads (PRAGMA user_version of a current store). */
 int ma_audit_schema_version(void);

@@ -39,4 +39,14 @@ int ma_audit_step_done(ma_audit *a, sqlite3_stmt *st, const char *what, ma_error
  * query reports why). */
 int ma_sqlite_has_column(sqlite3 *db, const char *table, const char *column);
 
+/* Column i of st's current row as a malloc'd string, NULL for SQL NULL. When the copy fails it
+ * returns NULL too and sets *oom (oom may be NULL for a caller that treats both alike). The one
+ * copy of the store's column reader (audit_internal.c). */
+char *ma_audit_col_dup(sqlite3_stmt *st, int i, int *oom);
+
+/* Prepares sql, binds arguments by fmt ('t' text or NULL, 'i' int64, 'd' double, 'n' null: takes
+ * an int64 argument and ignores it, so nullable columns keep the argument list fixed), steps to
+ * SQLITE_DONE (ma_audit_step_done's errors; what names the statement in messages). */
+int ma_audit_exec_bound(ma_audit *a, const char *sql, const char *what, ma_error *err, const char *fmt, ...);
+
 #endif

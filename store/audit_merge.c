@@ -49,17 +49,6 @@ static int prep(ma_audit *a, sqlite3_stmt **st, const char *sql, const char *wha
     return MA_OK;
 }
 
-static char *col_dup(sqlite3_stmt *st, int i, int *oom)
-{
-    const unsigned char *t = sqlite3_column_text(st, i);
-    if (!t)
-        return NULL;
-    char *s = strdup((const char *)t);
-    if (!s)
-        *oom = 1;
-    return s;
-}
-
 static int64_t col_i64(sqlite3_stmt *st, int i, int64_t null_value)
 {
     return sqlite3_column_type(st, i) == SQLITE_NULL ? null_value : sqlite3_column_int64(st, i);
@@ -129,7 +118,7 @@ int ma_audit_shard_run_read(ma_audit *a, int64_t run_id, ma_shard_run *out, ma_e
                         &out->database_root, &out->variant, &out->format, &out->started_at, &out->ended_at,
                         &out->status, &out->mode, &out->options};
         for (int i = 0; i < 13; i++)
-            *dst[i] = col_dup(st, i, &oom);
+            *dst[i] = ma_audit_col_dup(st, i, &oom);
         out->shard_index = col_i64(st, 13, 0);
         out->shard_count = col_i64(st, 14, 0);
         out->planned_sectors = col_i64(st, 15, -1);
@@ -170,7 +159,7 @@ int ma_audit_run_sector_names(ma_audit *a, int64_t run_id, char ***names, size_t
             }
             list = p;
         }
-        list[cnt] = col_dup(st, 0, &oom);
+        list[cnt] = ma_audit_col_dup(st, 0, &oom);
         if (list[cnt])
             cnt++;
         if (oom)
@@ -194,28 +183,6 @@ int ma_audit_run_sector_names(ma_audit *a, int64_t run_id, char ***names, size_t
 
 /* ---- writing the merged run ---- */
 
-/* Prepares sql, binds by fmt ('t' text or NULL, 'i' int64, 'n' NULL taking an int64 argument that
- * is ignored), steps to the end. */
-static int exec_bound(ma_audit *a, const char *sql, const char *what, ma_error *err, const char *fmt, ...)
-{
-    sqlite3_stmt *st = NULL;
-    if (sqlite3_prepare_v2(ma_audit_db(a), sql, -1, &st, NULL) != SQLITE_OK)
-        return ma_audit_sqlite_error(a, MA_EIO, what, err);
-    va_list ap;
-    va_start(ap, fmt);
-    for (int i = 0; fmt[i]; i++) {
-        switch (fmt[i]) {
-        case 't': ma_audit_bind_text(st, i + 1, va_arg(ap, const char *)); break;
-        case 'i': sqlite3_bind_int64(st, i + 1, va_arg(ap, int64_t)); break;
-        default: (void)va_arg(ap, int64_t); sqlite3_bind_null(st, i + 1); break;
-        }
-    }
-    va_end(ap);
-    int rc = ma_audit_step_done(a, st, what, err);
-    sqlite3_finalize(st);
-    return rc;
-}
-
 /* The manifest of the merged run: every file any shard read, once (the merge has checked before
  * that shards agree on the digest of a file they both read). */
 static int write_manifest(ma_audit *a, int64_t id, const ma_merged_run *m, ma_error *err)
@@ -226,7 +193,7 @@ static int write_manifest(ma_audit *a, int64_t id, const ma_merged_run *m, ma_er
         if (!r || !r->n_files)
             continue;
         if (!begun) {
-            rc = exec_bound(a, "INSERT INTO manifests (run_id, manifest_path, chunk_size) VALUES (?,NULL,?)",
+            rc = ma_audit_exec_bound(a, "INSERT INTO manifests (run_id, manifest_path, chunk_size) VALUES (?,NULL,?)",
                             "record manifest", err, "ii", id, r->manifest_chunk_size);
             begun = 1;
         }
@@ -241,7 +208,7 @@ static int write_manifest(ma_audit *a, int64_t id, const ma_merged_run *m, ma_er
                     }
             if (seen)
                 continue;
-            rc = exec_bound(a,
+            rc = ma_audit_exec_bound(a,
                             "INSERT INTO manifest_files (run_id, path, size, sha256, chunk_size, variant, format,"
                             " sector, producer, producer_version, entries, ruleset_fingerprint)"
                             " VALUES (?,?,?,?,?,?,?,?,?,?,?,?)",
@@ -249,7 +216,7 @@ static int write_manifest(ma_audit *a, int64_t id, const ma_merged_run *m, ma_er
                             f->path, f->size, f->sha256, f->chunk_size, f->variant, f->format, f->sector,
                             f->producer, f->producer_version, f->entries, f->ruleset_fingerprint);
             for (size_t k = 0; rc == MA_OK && k < f->n_chunks; k++)
-                rc = exec_bound(a,
+                rc = ma_audit_exec_bound(a,
                                 "INSERT INTO manifest_chunks (run_id, path, chunk, offset, length, sha256)"
                                 " VALUES (?,?,?,?,?,?)",
                                 "record manifest chunk", err, "itiiit", id, f->path, f->chunks[k].chunk,
@@ -266,7 +233,7 @@ int ma_audit_merged_run_begin(ma_audit *a, const ma_merged_run *m, int64_t *run_
         return rc;
     if ((rc = ma_audit_tx_begin(a, err)))
         return rc;
-    rc = exec_bound(a,
+    rc = ma_audit_exec_bound(a,
                     "INSERT INTO runs (kind, tool_version, git_revision, host, command_line, database_root,"
                     " variant, format, started_at, mode, options, planned_sectors, unusable_files)"
                     " VALUES ('verify',?,?,?,?,?,?,?, strftime('%Y-%m-%dT%H:%M:%fZ','now'),'merge',?,?,?)",
@@ -295,7 +262,7 @@ int ma_audit_merged_run_finish(ma_audit *a, int64_t id, const ma_merged_run *m, 
     int rc = write_manifest(a, id, m, err);
     for (size_t i = 0; rc == MA_OK && i < m->n_shards; i++) {
         const ma_run_shard_row *s = &m->shards[i];
-        rc = exec_bound(a,
+        rc = ma_audit_exec_bound(a,
                         "INSERT INTO run_shards (run_id, shard_index, shard_count, source, source_run_id, host,"
                         " command_line, started_at, ended_at, status, tool_version, git_revision, sectors,"
                         " planned_sectors) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
@@ -305,7 +272,7 @@ int ma_audit_merged_run_finish(ma_audit *a, int64_t id, const ma_merged_run *m, 
                         s->planned_sectors);
     }
     if (rc == MA_OK)
-        rc = exec_bound(a,
+        rc = ma_audit_exec_bound(a,
                         "UPDATE runs SET status = ?, ended_at = strftime('%Y-%m-%dT%H:%M:%fZ','now') WHERE id = ?",
                         "record the merged run's status", err, "ti", status, id);
     if (rc) {

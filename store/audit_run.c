@@ -364,12 +364,6 @@ int ma_audit_sectors_write(ma_audit *a, int64_t run_id, const ma_sector_commit *
 
 /* ---- lookups ---- */
 
-static char *col_dup(sqlite3_stmt *st, int i)
-{
-    const unsigned char *t = sqlite3_column_text(st, i);
-    return t ? strdup((const char *)t) : NULL;
-}
-
 int ma_audit_unfinished_run(ma_audit *a, const char *database_root, int64_t exclude_run,
                             int64_t *run_id, ma_error *err)
 {
@@ -527,12 +521,12 @@ int ma_audit_run_identity(ma_audit *a, int64_t run_id, ma_run_identity *out, ma_
     sqlite3_bind_int64(st, 1, run_id);
     int s = sqlite3_step(st);
     if (s == SQLITE_ROW) {
-        out->kind = col_dup(st, 0);
-        out->database_root = col_dup(st, 1);
-        out->tool_version = col_dup(st, 2);
-        out->options = col_dup(st, 3);
-        out->status = col_dup(st, 4);
-        out->ended_at = col_dup(st, 5);
+        out->kind = ma_audit_col_dup(st, 0, NULL);
+        out->database_root = ma_audit_col_dup(st, 1, NULL);
+        out->tool_version = ma_audit_col_dup(st, 2, NULL);
+        out->options = ma_audit_col_dup(st, 3, NULL);
+        out->status = ma_audit_col_dup(st, 4, NULL);
+        out->ended_at = ma_audit_col_dup(st, 5, NULL);
     } else if (s == SQLITE_DONE) {
         rc = ma_error_set(err, MA_EMISSING, "%s: no run %lld", ma_audit_path(a), (long long)run_id);
     } else {
@@ -586,8 +580,8 @@ static int load_inputs(ma_audit *a, sqlite3_stmt *st, ma_carry_candidate *c, ma_
             }
             c->input_sha256 = q;
         }
-        c->input_path[c->n_inputs] = col_dup(st, 0);
-        c->input_sha256[c->n_inputs] = col_dup(st, 1);
+        c->input_path[c->n_inputs] = ma_audit_col_dup(st, 0, NULL);
+        c->input_sha256[c->n_inputs] = ma_audit_col_dup(st, 1, NULL);
         c->n_inputs++;
     }
     sqlite3_reset(st);
@@ -649,7 +643,7 @@ int ma_audit_carry_candidates(ma_audit *a, const char *database_root, const char
         memset(c, 0, sizeof *c);
         c->run_id = sqlite3_column_int64(st, 0);
         c->checked_in = sqlite3_column_int64(st, 1);
-        c->sector = col_dup(st, 2);
+        c->sector = ma_audit_col_dup(st, 2, NULL);
         if (!c->sector)
             rc = ma_error_set(err, MA_ENOMEM, "%s: out of memory", ma_audit_path(a));
         else
@@ -912,11 +906,11 @@ int ma_audit_sector_read(ma_audit *a, int64_t run_id, const char *sector, size_t
         sqlite3_finalize(st);
         return rc;
     }
-    out->file = col_dup(st, 0);
-    out->status = col_dup(st, 1);
-    out->message = col_dup(st, 2);
-    out->format = col_dup(st, 3);
-    out->digest = col_dup(st, 4);
+    out->file = ma_audit_col_dup(st, 0, NULL);
+    out->status = ma_audit_col_dup(st, 1, NULL);
+    out->message = ma_audit_col_dup(st, 2, NULL);
+    out->format = ma_audit_col_dup(st, 3, NULL);
+    out->digest = ma_audit_col_dup(st, 4, NULL);
     int64_t *dst[] = {&out->entries, &out->checked, &out->verified, &out->within_bounds,
                       &out->discrepancies, &out->canonical, &out->markers, &out->roots,
                       &out->propagated, &out->missing_child, &out->unverifiable, &out->bound_wins,
@@ -924,7 +918,7 @@ int ma_audit_sector_read(ma_audit *a, int64_t run_id, const char *sector, size_t
     for (int i = 0; i < 14; i++)
         *dst[i] = col_i64(st, 5 + i, 0);
     out->seconds = sqlite3_column_double(st, 19);
-    out->body_digest = col_dup(st, 20);
+    out->body_digest = ma_audit_col_dup(st, 20, NULL);
     sqlite3_finalize(st);
 
     size_t n = 0;
@@ -941,7 +935,7 @@ int ma_audit_sector_read(ma_audit *a, int64_t run_id, const char *sector, size_t
     sqlite3_bind_int64(st, 1, run_id);
     ma_audit_bind_text(st, 2, sector);
     while (out->n_classes < n && sqlite3_step(st) == SQLITE_ROW) {
-        out->class_name[out->n_classes] = col_dup(st, 0);
+        out->class_name[out->n_classes] = ma_audit_col_dup(st, 0, NULL);
         out->class_count[out->n_classes++] = sqlite3_column_int64(st, 1);
     }
     sqlite3_finalize(st);
@@ -960,7 +954,7 @@ int ma_audit_sector_read(ma_audit *a, int64_t run_id, const char *sector, size_t
     sqlite3_bind_int64(st, 1, run_id);
     ma_audit_bind_text(st, 2, sector);
     while (out->n_bins < n && sqlite3_step(st) == SQLITE_ROW) {
-        out->bin_outcome[out->n_bins] = col_dup(st, 0);
+        out->bin_outcome[out->n_bins] = ma_audit_col_dup(st, 0, NULL);
         out->bin_depth[out->n_bins] = sqlite3_column_int64(st, 1);
         out->bin_count[out->n_bins++] = sqlite3_column_int64(st, 2);
     }
@@ -986,17 +980,17 @@ int ma_audit_sector_read(ma_audit *a, int64_t run_id, const char *sector, size_t
         w->entry = sqlite3_column_int64(st, 0);
         w->offset = col_i64(st, 1, -1);
         w->root = (int)col_i64(st, 2, -1);
-        w->board = col_dup(st, 3);
-        w->stored = col_dup(st, 4);
-        w->derived = col_dup(st, 5);
-        w->cls = col_dup(st, 6);
-        w->move = col_dup(st, 7);
-        w->successor = col_dup(st, 8);
-        w->stored_outcome = col_dup(st, 9);
+        w->board = ma_audit_col_dup(st, 3, NULL);
+        w->stored = ma_audit_col_dup(st, 4, NULL);
+        w->derived = ma_audit_col_dup(st, 5, NULL);
+        w->cls = ma_audit_col_dup(st, 6, NULL);
+        w->move = ma_audit_col_dup(st, 7, NULL);
+        w->successor = ma_audit_col_dup(st, 8, NULL);
+        w->stored_outcome = ma_audit_col_dup(st, 9, NULL);
         w->stored_depth = col_i64(st, 10, -1);
-        w->derived_outcome = col_dup(st, 11);
+        w->derived_outcome = ma_audit_col_dup(st, 11, NULL);
         w->derived_depth = col_i64(st, 12, -1);
-        w->derived_bound = col_dup(st, 13);
+        w->derived_bound = ma_audit_col_dup(st, 13, NULL);
     }
     sqlite3_finalize(st);
     return MA_OK;

@@ -13,17 +13,6 @@
 
 /* ---------------------------------------------------------------- SQL helpers */
 
-static char *col_dup(sqlite3_stmt *st, int i, int *oom)
-{
-    const unsigned char *t = sqlite3_column_text(st, i);
-    if (!t)
-        return NULL;
-    char *s = strdup((const char *)t);
-    if (!s)
-        *oom = 1;
-    return s;
-}
-
 static int prep(ma_audit *a, sqlite3_stmt **st, const char *sql, const char *what, ma_error *err)
 {
     if (sqlite3_prepare_v2(ma_audit_db(a), sql, -1, st, NULL) != SQLITE_OK)
@@ -98,13 +87,13 @@ int ma_runs_list(ma_audit *a, const ma_runs_filter *f, ma_run_row **out, size_t 
         ma_run_row *r = &rows[cnt++];
         memset(r, 0, sizeof *r);
         r->id = sqlite3_column_int64(st, 0);
-        r->kind = col_dup(st, 1, &oom);
-        r->started_at = col_dup(st, 2, &oom);
-        r->ended_at = col_dup(st, 3, &oom);
-        r->status = col_dup(st, 4, &oom);
-        r->mode = col_dup(st, 5, &oom);
-        r->database_root = col_dup(st, 6, &oom);
-        r->tool_version = col_dup(st, 7, &oom);
+        r->kind = ma_audit_col_dup(st, 1, &oom);
+        r->started_at = ma_audit_col_dup(st, 2, &oom);
+        r->ended_at = ma_audit_col_dup(st, 3, &oom);
+        r->status = ma_audit_col_dup(st, 4, &oom);
+        r->mode = ma_audit_col_dup(st, 5, &oom);
+        r->database_root = ma_audit_col_dup(st, 6, &oom);
+        r->tool_version = ma_audit_col_dup(st, 7, &oom);
         r->resumed_from = sqlite3_column_int64(st, 8);
         r->imported = sqlite3_column_int(st, 9);
         int64_t *counts[] = {&r->sectors, &r->sectors_carried, &r->sectors_failing, &r->sectors_unusable,
@@ -176,7 +165,7 @@ int ma_runs_previous(ma_audit *a, int64_t run, int64_t *prev, ma_error *err)
         return rc;
     }
     int oom = 0;
-    char *root = col_dup(st, 1, &oom);
+    char *root = ma_audit_col_dup(st, 1, &oom);
     sqlite3_finalize(st);
     if (oom)
         return ma_error_set(err, MA_ENOMEM, "%s: out of memory", ma_audit_path(a));

@@ -51,28 +51,7 @@
 
 /* ---- list ---- */
 
-/* One run with the totals of its sector results. Counts are sums over sector_results rows (0 for
- * a run without any); NULL strings are SQL NULL (not known; a NULL ended_at: never finished). */
-typedef struct ma_run_row {
-    int64_t id;
-    char *kind, *started_at, *ended_at, *status, *mode, *database_root, *tool_version;
-    int64_t resumed_from;       /* 0: none */
-    int64_t continued_by;       /* v7: the run that resumed this one; 0: none */
-    int64_t planned_sectors;    /* v6: sectors the run set out to check; -1: not recorded */
-    int imported;               /* a run_imports row exists */
-    int64_t sectors, sectors_carried, sectors_failing, sectors_unusable; /* failing: status discrepancies */
-    int64_t entries, checked, verified, within_bounds, discrepancies;
-} ma_run_row;
-
-typedef struct ma_runs_filter {
-    const char *kind;           /* NULL: every kind */
-    const char *root;           /* NULL: every database root; else database_root equal to it */
-    size_t last;                /* 0: all; else only the newest `last` (still listed oldest first) */
-} ma_runs_filter;
-
-/* The runs matching f, oldest first. Errors: MA_EIO, MA_EFORMAT (damaged store), MA_ENOMEM. */
-int ma_runs_list(ma_audit *a, const ma_runs_filter *f, ma_run_row **out, size_t *n, ma_error *err);
-void ma_runs_list_free(ma_run_row *rows, size_t n);
+/* ma_run_row, ma_runs_filter, ma_runs_list, ma_runs_list_free: millaudit/store.h (public). */
 
 /* The newest run of kind (NULL: any) and root (NULL: any) in *id, 0 when none. */
 int ma_runs_newest(ma_audit *a, const char *kind, const char *root, int64_t *id, ma_error *err);
@@ -136,5 +115,14 @@ void ma_regressions_free(ma_regressions *r);
  * baseline was chosen ("previous", "since"). Only changed sectors are listed; counts cover all. */
 int ma_regressions_json(const ma_regressions *r, const char *store, const char *basis, char **out,
                         ma_error *err);
+
+/* The regressions of one run as ma_store_regressions (millaudit/store.h) finds them: the run and
+ * its baseline owned here, so the handle stands alone. */
+struct ma_run_regressions {
+    ma_run run, base;
+    ma_regressions g;
+    const char *basis;             /* "previous" or "since" */
+    char *store_name;              /* for the documents */
+};
 
 #endif

@@ -271,17 +271,6 @@ void ma_report_in_hand(const char *sector, int *mover, int *opponent)
 
 /* ---------------------------------------------------------------- loading */
 
-static char *col_text(sqlite3_stmt *st, int i, int *oom)
-{
-    const unsigned char *t = sqlite3_column_text(st, i);
-    if (!t)
-        return NULL;
-    char *s = strdup((const char *)t);
-    if (!s)
-        *oom = 1;
-    return s;
-}
-
 static int64_t col_count(sqlite3_stmt *st, int i)
 {
     return sqlite3_column_type(st, i) == SQLITE_NULL ? -1 : sqlite3_column_int64(st, i);
@@ -325,9 +314,9 @@ static int load_v4(ma_audit *a, ma_report *r, ma_error *err)
         return rc;
     sqlite3_bind_int64(st, 1, r->run.id);
     if (sqlite3_step(st) == SQLITE_ROW) {
-        r->mode = col_text(st, 0, &oom);
+        r->mode = ma_audit_col_dup(st, 0, &oom);
         r->resumed_from = col_count(st, 1) > 0 ? sqlite3_column_int64(st, 1) : 0;
-        r->options = col_text(st, 2, &oom);
+        r->options = ma_audit_col_dup(st, 2, &oom);
     }
     sqlite3_finalize(st);
 
@@ -345,12 +334,12 @@ static int load_v4(ma_audit *a, ma_report *r, ma_error *err)
             continue;
         ma_report_sector *x = &r->sx[i];
         x->carried_from = col_count(st, 1) > 0 ? sqlite3_column_int64(st, 1) : 0;
-        x->format = col_text(st, 2, &oom);
+        x->format = ma_audit_col_dup(st, 2, &oom);
         int64_t *f[] = {&x->canonical, &x->markers, &x->roots, &x->propagated, &x->missing_child, &x->unverifiable,
                         &x->bound_wins};
         for (int k = 0; k < 7; k++)
             *f[k] = col_count(st, 3 + k);
-        x->body_digest = col_text(st, 10, &oom);
+        x->body_digest = ma_audit_col_dup(st, 10, &oom);
     }
     sqlite3_finalize(st);
     if (oom)
@@ -377,20 +366,20 @@ static int load_v4(ma_audit *a, ma_report *r, ma_error *err)
         ma_report_disc *x = &r->dx[i++];
         x->root = sqlite3_column_type(st, 2) == SQLITE_NULL ? -1 : sqlite3_column_int64(st, 2) != 0;
         x->offset = col_count(st, 3);
-        x->move = col_text(st, 4, &oom);
-        x->successor = col_text(st, 5, &oom);
+        x->move = ma_audit_col_dup(st, 4, &oom);
+        x->successor = ma_audit_col_dup(st, 5, &oom);
         if (sqlite3_column_type(st, 6) != SQLITE_NULL) {
             free(x->stored.outcome), free(x->stored.bound);
-            x->stored.outcome = col_text(st, 6, &oom);
+            x->stored.outcome = ma_audit_col_dup(st, 6, &oom);
             x->stored.depth = col_count(st, 7);
             x->stored.bound = strdup("exact");
             oom |= !x->stored.bound;
         }
         if (sqlite3_column_type(st, 8) != SQLITE_NULL) {
             free(x->derived.outcome), free(x->derived.bound);
-            x->derived.outcome = col_text(st, 8, &oom);
+            x->derived.outcome = ma_audit_col_dup(st, 8, &oom);
             x->derived.depth = col_count(st, 9);
-            x->derived.bound = col_text(st, 10, &oom);
+            x->derived.bound = ma_audit_col_dup(st, 10, &oom);
         }
     }
     sqlite3_finalize(st);
@@ -438,10 +427,10 @@ static int load_history(ma_audit *a, ma_report *r, ma_error *err)
         ma_report_history *h = &r->history[r->n_history++];
         memset(h, 0, sizeof *h);
         h->id = sqlite3_column_int64(st, 0);
-        h->started_at = col_text(st, 1, &oom);
-        h->ended_at = col_text(st, 2, &oom);
-        h->status = col_text(st, 3, &oom);
-        h->mode = col_text(st, 4, &oom);
+        h->started_at = ma_audit_col_dup(st, 1, &oom);
+        h->ended_at = ma_audit_col_dup(st, 2, &oom);
+        h->status = ma_audit_col_dup(st, 3, &oom);
+        h->mode = ma_audit_col_dup(st, 4, &oom);
         h->sectors = sqlite3_column_int64(st, 5);
         h->entries = sqlite3_column_int64(st, 6);
         h->verified = sqlite3_column_int64(st, 7);
@@ -722,8 +711,8 @@ static int load_plan(ma_audit *a, ma_report *r, ma_error *err)
         r->run.sectors = p;
         ma_run_sector *x = &p[r->run.n_sectors++];
         memset(x, 0, sizeof *x);
-        x->sector = col_text(st, 0, &oom);
-        x->file = col_text(st, 1, &oom);
+        x->sector = ma_audit_col_dup(st, 0, &oom);
+        x->file = ma_audit_col_dup(st, 1, &oom);
         x->status = strdup("not-checked");
         oom |= !x->status || !x->sector;
         x->entries = sqlite3_column_int64(st, 2);

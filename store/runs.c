@@ -13,17 +13,6 @@
 
 /* ---------------------------------------------------------------- loading */
 
-static char *dup_col(sqlite3_stmt *st, int i, int *oom)
-{
-    const unsigned char *t = sqlite3_column_text(st, i);
-    if (!t)
-        return NULL;
-    char *s = strdup((const char *)t);
-    if (!s)
-        *oom = 1;
-    return s;
-}
-
 static int prep(ma_audit *a, sqlite3_stmt **st, const char *sql, ma_error *err)
 {
     if (sqlite3_prepare_v2(ma_audit_db(a), sql, -1, st, NULL) != SQLITE_OK)
@@ -93,14 +82,12 @@ static ma_run_file *find_file(ma_run *r, const char *path)
     return NULL;
 }
 
-int ma_run_load(ma_audit *a, int64_t id, ma_run *r, ma_error *err)
+/* The runs row of run id: its facts, into r (part of ma_run_load). */
+static int load_facts(ma_audit *a, int64_t id, ma_run *r, ma_error *err)
 {
-    memset(r, 0, sizeof *r);
     const char *path = ma_audit_path(a);
     sqlite3_stmt *st = NULL;
     int oom = 0, rc, s;
-    size_t cap;
-
     rc = prep(a, &st, "SELECT id, kind, tool_version, git_revision, host, command_line, database_root, variant,"
                       " format, started_at, ended_at, status FROM runs WHERE id = ?", err);
     if (rc)
@@ -119,10 +106,18 @@ int ma_run_load(ma_audit *a, int64_t id, ma_run *r, ma_error *err)
     char **facts[] = {&r->kind, &r->tool_version, &r->git_revision, &r->host, &r->command_line,
                       &r->database_root, &r->variant, &r->format, &r->started_at, &r->ended_at, &r->status};
     for (int i = 0; i < 11; i++)
-        *facts[i] = dup_col(st, i + 1, &oom);
+        *facts[i] = ma_audit_col_dup(st, i + 1, &oom);
     sqlite3_finalize(st);
+    return oom ? ma_error_set(err, MA_ENOMEM, "%s: out of memory", path) : MA_OK;
+}
 
-    /* sectors */
+/* Run id's sector results with their derived digests into r (part of ma_run_load). */
+static int load_sectors(ma_audit *a, int64_t id, ma_run *r, ma_error *err)
+{
+    const char *path = ma_audit_path(a);
+    sqlite3_stmt *st = NULL;
+    int oom = 0, rc, s;
+    size_t cap;
     rc = prep(a, &st, "SELECT s.sector, file, entries, checked, verified, within_bounds, discrepancies, seconds,"
                       " status, message, d.derived_sha256, d.derived_positions FROM sector_results s"
                       " LEFT JOIN sector_digests d ON d.run_id = s.run_id AND d.sector = s.sector"
@@ -137,17 +132,17 @@ int ma_run_load(ma_audit *a, int64_t id, ma_run *r, ma_error *err)
             break;
         }
         ma_run_sector *x = &r->sectors[r->n_sectors++];
-        x->sector = dup_col(st, 0, &oom);
-        x->file = dup_col(st, 1, &oom);
+        x->sector = ma_audit_col_dup(st, 0, &oom);
+        x->file = ma_audit_col_dup(st, 1, &oom);
         x->entries = sqlite3_column_int64(st, 2);
         x->checked = sqlite3_column_int64(st, 3);
         x->verified = sqlite3_column_int64(st, 4);
         x->within_bounds = sqlite3_column_int64(st, 5);
         x->discrepancies = sqlite3_column_int64(st, 6);
         x->seconds = sqlite3_column_double(st, 7);
-        x->status = dup_col(st, 8, &oom);
-        x->message = dup_col(st, 9, &oom);
-        x->derived_sha256 = dup_col(st, 10, &oom);
+        x->status = ma_audit_col_dup(st, 8, &oom);
+        x->message = ma_audit_col_dup(st, 9, &oom);
+        x->derived_sha256 = ma_audit_col_dup(st, 10, &oom);
         x->has_derived_positions = sqlite3_column_type(st, 11) != SQLITE_NULL;
         x->derived_positions = sqlite3_column_int64(st, 11);
         if (!x->sector && !oom) {
@@ -161,8 +156,15 @@ int ma_run_load(ma_audit *a, int64_t id, ma_run *r, ma_error *err)
         return ma_error_set(err, MA_ENOMEM, "%s: out of memory", path);
     if (s != SQLITE_ROW && s != SQLITE_DONE)
         return ma_audit_sqlite_error(a, MA_EIO, "read sectors", err);
+    return MA_OK;
+}
 
-    /* class counts and histograms */
+/* Run id's class counts and outcome/depth histograms of its sectors into r (part of ma_run_load). */
+static int load_classes(ma_audit *a, int64_t id, ma_run *r, ma_error *err)
+{
+    const char *path = ma_audit_path(a);
+    sqlite3_stmt *st = NULL;
+    int oom = 0, rc, s;
     for (int pass = 0; pass < 2; pass++) {
         rc = prep(a, &st, pass == 0 ? "SELECT sector, class, count, 0 FROM sector_class_counts WHERE run_id = ?"
                                       " ORDER BY sector, class"
@@ -183,7 +185,7 @@ int ma_run_load(ma_audit *a, int64_t id, ma_run *r, ma_error *err)
                     break;
                 }
                 x->classes = p;
-                x->classes[x->n_classes].cls = dup_col(st, 1, &oom);
+                x->classes[x->n_classes].cls = ma_audit_col_dup(st, 1, &oom);
                 x->classes[x->n_classes++].count = sqlite3_column_int64(st, 2);
             } else {
                 void *p = realloc(x->bins, (x->n_bins + 1) * sizeof *x->bins);
@@ -192,7 +194,7 @@ int ma_run_load(ma_audit *a, int64_t id, ma_run *r, ma_error *err)
                     break;
                 }
                 x->bins = p;
-                x->bins[x->n_bins].outcome = dup_col(st, 1, &oom);
+                x->bins[x->n_bins].outcome = ma_audit_col_dup(st, 1, &oom);
                 x->bins[x->n_bins].count = sqlite3_column_int64(st, 2);
                 x->bins[x->n_bins++].depth = sqlite3_column_int64(st, 3);
             }
@@ -204,8 +206,16 @@ int ma_run_load(ma_audit *a, int64_t id, ma_run *r, ma_error *err)
         if (s != SQLITE_ROW && s != SQLITE_DONE)
             return ma_audit_sqlite_error(a, MA_EIO, "read class counts", err);
     }
+    return MA_OK;
+}
 
-    /* discrepancies */
+/* Run id's discrepancy rows into r (part of ma_run_load). */
+static int load_discrepancies(ma_audit *a, int64_t id, ma_run *r, ma_error *err)
+{
+    const char *path = ma_audit_path(a);
+    sqlite3_stmt *st = NULL;
+    int oom = 0, rc, s;
+    size_t cap;
     rc = prep(a, &st, "SELECT sector, entry, board, stored, derived, class FROM discrepancies WHERE run_id = ?"
                       " ORDER BY sector, entry, id", err);
     if (rc)
@@ -218,12 +228,12 @@ int ma_run_load(ma_audit *a, int64_t id, ma_run *r, ma_error *err)
             break;
         }
         ma_run_discrepancy *d = &r->disc[r->n_disc++];
-        d->sector = dup_col(st, 0, &oom);
+        d->sector = ma_audit_col_dup(st, 0, &oom);
         d->entry = sqlite3_column_int64(st, 1);
-        d->board = dup_col(st, 2, &oom);
-        d->stored = dup_col(st, 3, &oom);
-        d->derived = dup_col(st, 4, &oom);
-        d->cls = dup_col(st, 5, &oom);
+        d->board = ma_audit_col_dup(st, 2, &oom);
+        d->stored = ma_audit_col_dup(st, 3, &oom);
+        d->derived = ma_audit_col_dup(st, 4, &oom);
+        d->cls = ma_audit_col_dup(st, 5, &oom);
     }
     if ((rc = finish_read(a, st, err)) != MA_OK)
         return rc;
@@ -231,15 +241,23 @@ int ma_run_load(ma_audit *a, int64_t id, ma_run *r, ma_error *err)
         return ma_error_set(err, MA_ENOMEM, "%s: out of memory", path);
     if (s != SQLITE_DONE)
         return ma_audit_sqlite_error(a, MA_EIO, "read discrepancies", err);
+    return MA_OK;
+}
 
-    /* manifest */
+/* Run id's manifest: the files and their chunks into r (part of ma_run_load). */
+static int load_manifest(ma_audit *a, int64_t id, ma_run *r, ma_error *err)
+{
+    const char *path = ma_audit_path(a);
+    sqlite3_stmt *st = NULL;
+    int oom = 0, rc, s;
+    size_t cap;
     rc = prep(a, &st, "SELECT manifest_path, chunk_size FROM manifests WHERE run_id = ?", err);
     if (rc)
         return rc;
     sqlite3_bind_int64(st, 1, id);
     if (sqlite3_step(st) == SQLITE_ROW) {
         r->has_manifest = 1;
-        r->manifest_path = dup_col(st, 0, &oom);
+        r->manifest_path = ma_audit_col_dup(st, 0, &oom);
         r->manifest_chunk_size = sqlite3_column_int64(st, 1);
     }
     if ((rc = finish_read(a, st, err)) != MA_OK)
@@ -256,18 +274,18 @@ int ma_run_load(ma_audit *a, int64_t id, ma_run *r, ma_error *err)
             break;
         }
         ma_run_file *f = &r->files[r->n_files++];
-        f->path = dup_col(st, 0, &oom);
+        f->path = ma_audit_col_dup(st, 0, &oom);
         f->size = sqlite3_column_int64(st, 1);
-        f->sha256 = dup_col(st, 2, &oom);
+        f->sha256 = ma_audit_col_dup(st, 2, &oom);
         f->chunk_size = sqlite3_column_int64(st, 3);
-        f->variant = dup_col(st, 4, &oom);
-        f->format = dup_col(st, 5, &oom);
-        f->sector = dup_col(st, 6, &oom);
-        f->producer = dup_col(st, 7, &oom);
-        f->producer_version = dup_col(st, 8, &oom);
+        f->variant = ma_audit_col_dup(st, 4, &oom);
+        f->format = ma_audit_col_dup(st, 5, &oom);
+        f->sector = ma_audit_col_dup(st, 6, &oom);
+        f->producer = ma_audit_col_dup(st, 7, &oom);
+        f->producer_version = ma_audit_col_dup(st, 8, &oom);
         f->has_entries = sqlite3_column_type(st, 9) != SQLITE_NULL;
         f->entries = sqlite3_column_int64(st, 9);
-        f->ruleset_fingerprint = dup_col(st, 10, &oom);
+        f->ruleset_fingerprint = ma_audit_col_dup(st, 10, &oom);
         if (!oom && (!f->path || !f->sha256)) {
             sqlite3_finalize(st);
             return ma_error_set(err, MA_EFORMAT, "%s: run %lld: manifest file row without path or digest", path,
@@ -298,13 +316,21 @@ int ma_run_load(ma_audit *a, int64_t id, ma_run *r, ma_error *err)
         c->chunk = sqlite3_column_int64(st, 1);
         c->offset = sqlite3_column_int64(st, 2);
         c->length = sqlite3_column_int64(st, 3);
-        c->sha256 = dup_col(st, 4, &oom);
+        c->sha256 = ma_audit_col_dup(st, 4, &oom);
     }
     if ((rc = finish_read(a, st, err)) != MA_OK)
         return rc;
     if (oom)
         return ma_error_set(err, MA_ENOMEM, "%s: out of memory", path);
+    return MA_OK;
+}
 
+/* Where run id came from when it was imported, into r (part of ma_run_load). */
+static int load_import(ma_audit *a, int64_t id, ma_run *r, ma_error *err)
+{
+    const char *path = ma_audit_path(a);
+    sqlite3_stmt *st = NULL;
+    int oom = 0, rc;
     rc = prep(a, &st, "SELECT source, source_run_id, export_version, imported_at FROM run_imports WHERE run_id = ?",
               err);
     if (rc)
@@ -312,33 +338,48 @@ int ma_run_load(ma_audit *a, int64_t id, ma_run *r, ma_error *err)
     sqlite3_bind_int64(st, 1, id);
     if (sqlite3_step(st) == SQLITE_ROW) {
         r->imported = 1;
-        r->import_source = dup_col(st, 0, &oom);
+        r->import_source = ma_audit_col_dup(st, 0, &oom);
         r->import_source_run_id = sqlite3_column_int64(st, 1);
         r->import_export_version = sqlite3_column_int64(st, 2);
-        r->imported_at = dup_col(st, 3, &oom);
+        r->imported_at = ma_audit_col_dup(st, 3, &oom);
     }
     if ((rc = finish_read(a, st, err)) != MA_OK)
         return rc;
     if (oom)
         return ma_error_set(err, MA_ENOMEM, "%s: out of memory", path);
+    return MA_OK;
+}
 
-    /* imported from a signed attestation (schema v8) */
+/* The signer of run id when it was imported from a signed attestation (schema v8), into r (part
+ * of ma_run_load). */
+static int load_attestation(ma_audit *a, int64_t id, ma_run *r, ma_error *err)
+{
+    const char *path = ma_audit_path(a);
+    sqlite3_stmt *st = NULL;
+    int oom = 0, rc;
     rc = prep(a, &st, "SELECT keyid, identity, envelope_sha256 FROM run_attestations WHERE run_id = ?", err);
     if (rc)
         return rc;
     sqlite3_bind_int64(st, 1, id);
     if (sqlite3_step(st) == SQLITE_ROW) {
         r->attested = 1;
-        r->attest_keyid = dup_col(st, 0, &oom);
-        r->attest_identity = dup_col(st, 1, &oom);
-        r->attest_envelope_sha256 = dup_col(st, 2, &oom);
+        r->attest_keyid = ma_audit_col_dup(st, 0, &oom);
+        r->attest_identity = ma_audit_col_dup(st, 1, &oom);
+        r->attest_envelope_sha256 = ma_audit_col_dup(st, 2, &oom);
     }
     if ((rc = finish_read(a, st, err)) != MA_OK)
         return rc;
     if (oom)
         return ma_error_set(err, MA_ENOMEM, "%s: out of memory", path);
+    return MA_OK;
+}
 
-    /* a merged run's shards (schema v6, docs/distributed.md) */
+/* The shards run id was merged from (schema v6, docs/distributed.md), into r (part of ma_run_load). */
+static int load_shards(ma_audit *a, int64_t id, ma_run *r, ma_error *err)
+{
+    const char *path = ma_audit_path(a);
+    sqlite3_stmt *st = NULL;
+    int oom = 0, rc;
     rc = prep(a, &st, "SELECT shard_index, shard_count, source_run_id, sectors, planned_sectors, source, host,"
                       " command_line, started_at, ended_at, status, git_revision FROM run_shards WHERE run_id = ?"
                       " ORDER BY shard_index", err);
@@ -357,20 +398,34 @@ int ma_run_load(ma_audit *a, int64_t id, ma_run *r, ma_error *err)
         x->source_run_id = sqlite3_column_int64(st, 2);
         x->sectors = sqlite3_column_int64(st, 3);
         x->planned_sectors = sqlite3_column_type(st, 4) == SQLITE_NULL ? -1 : sqlite3_column_int64(st, 4);
-        x->source = dup_col(st, 5, &oom);
-        x->host = dup_col(st, 6, &oom);
-        x->command_line = dup_col(st, 7, &oom);
-        x->started_at = dup_col(st, 8, &oom);
-        x->ended_at = dup_col(st, 9, &oom);
-        x->status = dup_col(st, 10, &oom);
-        x->git_revision = dup_col(st, 11, &oom);
+        x->source = ma_audit_col_dup(st, 5, &oom);
+        x->host = ma_audit_col_dup(st, 6, &oom);
+        x->command_line = ma_audit_col_dup(st, 7, &oom);
+        x->started_at = ma_audit_col_dup(st, 8, &oom);
+        x->ended_at = ma_audit_col_dup(st, 9, &oom);
+        x->status = ma_audit_col_dup(st, 10, &oom);
+        x->git_revision = ma_audit_col_dup(st, 11, &oom);
     }
     if ((rc = finish_read(a, st, err)) != MA_OK)
         return rc;
     if (oom)
         return ma_error_set(err, MA_ENOMEM, "%s: out of memory", path);
+    return MA_OK;
+}
+
+int ma_run_load(ma_audit *a, int64_t id, ma_run *r, ma_error *err)
+{
+    static int (*const parts[])(ma_audit *, int64_t, ma_run *, ma_error *) = {
+        load_facts, load_sectors, load_classes, load_discrepancies, load_manifest, load_import, load_attestation,
+        load_shards};
+    memset(r, 0, sizeof *r);
+    for (size_t i = 0; i < sizeof parts / sizeof *parts; i++) {
+        int rc = parts[i](a, id, r, err);
+        if (rc)
+            return rc;
+    }
     if (!r->kind || !r->started_at)
-        return ma_error_set(err, MA_EFORMAT, "%s: run %lld: no kind or start time", path, (long long)id);
+        return ma_error_set(err, MA_EFORMAT, "%s: run %lld: no kind or start time", ma_audit_path(a), (long long)id);
     return MA_OK;
 }
 
@@ -432,6 +487,104 @@ static int set(json_t *o, const char *key, json_t *v, int *bad)
     return 0;
 }
 
+/* The export's "manifest": the files the run read with their chunks, or null. */
+static void export_manifest(json_t *doc, const ma_run *r, int *bad)
+{
+    if (r->has_manifest || r->n_files) {
+        json_t *m = json_object(), *files = json_array();
+        set(doc, "manifest", m, bad);
+        if (m) {
+            set(m, "manifest_path", ma_json_store_text(r->manifest_path), bad);
+            set(m, "chunk_size", json_integer(r->manifest_chunk_size), bad);
+            set(m, "files", files, bad);
+        }
+        for (size_t i = 0; files && i < r->n_files; i++) {
+            const ma_run_file *f = &r->files[i];
+            json_t *jf = json_object(), *chunks = json_array();
+            if (!jf || json_array_append_new(files, jf)) {
+                *bad = 1;
+                json_decref(chunks);
+                break;
+            }
+            set(jf, "path", ma_json_store_text(f->path), bad);
+            set(jf, "size", json_integer(f->size), bad);
+            set(jf, "sha256", ma_json_store_text(f->sha256), bad);
+            set(jf, "chunk_size", json_integer(f->chunk_size), bad);
+            set(jf, "variant", ma_json_store_text(f->variant), bad);
+            set(jf, "format", ma_json_store_text(f->format), bad);
+            set(jf, "sector", ma_json_store_text(f->sector), bad);
+            set(jf, "producer", ma_json_store_text(f->producer), bad);
+            set(jf, "producer_version", ma_json_store_text(f->producer_version), bad);
+            set(jf, "entries", f->has_entries ? json_integer(f->entries) : json_null(), bad);
+            set(jf, "ruleset_fingerprint", ma_json_store_text(f->ruleset_fingerprint), bad);
+            set(jf, "chunks", chunks, bad);
+            for (size_t k = 0; chunks && k < f->n_chunks; k++) {
+                json_t *c = json_object();
+                if (!c || json_array_append_new(chunks, c)) {
+                    *bad = 1;
+                    break;
+                }
+                set(c, "chunk", json_integer(f->chunks[k].chunk), bad);
+                set(c, "offset", json_integer(f->chunks[k].offset), bad);
+                set(c, "length", json_integer(f->chunks[k].length), bad);
+                set(c, "sha256", ma_json_store_text(f->chunks[k].sha256), bad);
+            }
+        }
+    } else {
+        set(doc, "manifest", json_null(), bad);
+    }
+}
+
+/* The export's "sectors" with their class counts and histograms. */
+static void export_sectors(json_t *doc, const ma_run *r, int *bad)
+{
+    json_t *secs = json_array();
+    set(doc, "sectors", secs, bad);
+    for (size_t i = 0; secs && i < r->n_sectors; i++) {
+        const ma_run_sector *x = &r->sectors[i];
+        json_t *s = json_object(), *cls = json_array(), *bins = json_array();
+        if (!s || json_array_append_new(secs, s)) {
+            *bad = 1;
+            json_decref(cls), json_decref(bins);
+            break;
+        }
+        set(s, "sector", ma_json_store_text(x->sector), bad);
+        set(s, "file", ma_json_store_text(x->file), bad);
+        set(s, "entries", json_integer(x->entries), bad);
+        set(s, "checked", json_integer(x->checked), bad);
+        set(s, "verified", json_integer(x->verified), bad);
+        set(s, "within_bounds", json_integer(x->within_bounds), bad);
+        set(s, "discrepancies", json_integer(x->discrepancies), bad);
+        set(s, "seconds", json_real(x->seconds), bad);
+        set(s, "status", ma_json_store_text(x->status), bad);
+        set(s, "message", ma_json_store_text(x->message), bad);
+        set(s, "derived_sha256", jstr(x->derived_sha256), bad);
+        set(s, "derived_positions", x->has_derived_positions ? json_integer(x->derived_positions) : json_null(),
+            bad);
+        set(s, "classes", cls, bad);
+        for (size_t k = 0; cls && k < x->n_classes; k++) {
+            json_t *c = json_object();
+            if (!c || json_array_append_new(cls, c)) {
+                *bad = 1;
+                break;
+            }
+            set(c, "class", ma_json_store_text(x->classes[k].cls), bad);
+            set(c, "count", json_integer(x->classes[k].count), bad);
+        }
+        set(s, "histogram", bins, bad);
+        for (size_t k = 0; bins && k < x->n_bins; k++) {
+            json_t *c = json_object();
+            if (!c || json_array_append_new(bins, c)) {
+                *bad = 1;
+                break;
+            }
+            set(c, "outcome", ma_json_store_text(x->bins[k].outcome), bad);
+            set(c, "depth", json_integer(x->bins[k].depth), bad);
+            set(c, "count", json_integer(x->bins[k].count), bad);
+        }
+    }
+}
+
 int ma_run_to_json(const ma_run *r, char **out, ma_error *err)
 {
     *out = NULL;
@@ -471,94 +624,8 @@ int ma_run_to_json(const ma_run *r, char **out, ma_error *err)
     } else {
         set(doc, "imported_from", json_null(), &bad);
     }
-    if (r->has_manifest || r->n_files) {
-        json_t *m = json_object(), *files = json_array();
-        set(doc, "manifest", m, &bad);
-        if (m) {
-            set(m, "manifest_path", ma_json_store_text(r->manifest_path), &bad);
-            set(m, "chunk_size", json_integer(r->manifest_chunk_size), &bad);
-            set(m, "files", files, &bad);
-        }
-        for (size_t i = 0; files && i < r->n_files; i++) {
-            const ma_run_file *f = &r->files[i];
-            json_t *jf = json_object(), *chunks = json_array();
-            if (!jf || json_array_append_new(files, jf)) {
-                bad = 1;
-                json_decref(chunks);
-                break;
-            }
-            set(jf, "path", ma_json_store_text(f->path), &bad);
-            set(jf, "size", json_integer(f->size), &bad);
-            set(jf, "sha256", ma_json_store_text(f->sha256), &bad);
-            set(jf, "chunk_size", json_integer(f->chunk_size), &bad);
-            set(jf, "variant", ma_json_store_text(f->variant), &bad);
-            set(jf, "format", ma_json_store_text(f->format), &bad);
-            set(jf, "sector", ma_json_store_text(f->sector), &bad);
-            set(jf, "producer", ma_json_store_text(f->producer), &bad);
-            set(jf, "producer_version", ma_json_store_text(f->producer_version), &bad);
-            set(jf, "entries", f->has_entries ? json_integer(f->entries) : json_null(), &bad);
-            set(jf, "ruleset_fingerprint", ma_json_store_text(f->ruleset_fingerprint), &bad);
-            set(jf, "chunks", chunks, &bad);
-            for (size_t k = 0; chunks && k < f->n_chunks; k++) {
-                json_t *c = json_object();
-                if (!c || json_array_append_new(chunks, c)) {
-                    bad = 1;
-                    break;
-                }
-                set(c, "chunk", json_integer(f->chunks[k].chunk), &bad);
-                set(c, "offset", json_integer(f->chunks[k].offset), &bad);
-                set(c, "length", json_integer(f->chunks[k].length), &bad);
-                set(c, "sha256", ma_json_store_text(f->chunks[k].sha256), &bad);
-            }
-        }
-    } else {
-        set(doc, "manifest", json_null(), &bad);
-    }
-    json_t *secs = json_array();
-    set(doc, "sectors", secs, &bad);
-    for (size_t i = 0; secs && i < r->n_sectors; i++) {
-        const ma_run_sector *x = &r->sectors[i];
-        json_t *s = json_object(), *cls = json_array(), *bins = json_array();
-        if (!s || json_array_append_new(secs, s)) {
-            bad = 1;
-            json_decref(cls), json_decref(bins);
-            break;
-        }
-        set(s, "sector", ma_json_store_text(x->sector), &bad);
-        set(s, "file", ma_json_store_text(x->file), &bad);
-        set(s, "entries", json_integer(x->entries), &bad);
-        set(s, "checked", json_integer(x->checked), &bad);
-        set(s, "verified", json_integer(x->verified), &bad);
-        set(s, "within_bounds", json_integer(x->within_bounds), &bad);
-        set(s, "discrepancies", json_integer(x->discrepancies), &bad);
-        set(s, "seconds", json_real(x->seconds), &bad);
-        set(s, "status", ma_json_store_text(x->status), &bad);
-        set(s, "message", ma_json_store_text(x->message), &bad);
-        set(s, "derived_sha256", jstr(x->derived_sha256), &bad);
-        set(s, "derived_positions", x->has_derived_positions ? json_integer(x->derived_positions) : json_null(),
-            &bad);
-        set(s, "classes", cls, &bad);
-        for (size_t k = 0; cls && k < x->n_classes; k++) {
-            json_t *c = json_object();
-            if (!c || json_array_append_new(cls, c)) {
-                bad = 1;
-                break;
-            }
-            set(c, "class", ma_json_store_text(x->classes[k].cls), &bad);
-            set(c, "count", json_integer(x->classes[k].count), &bad);
-        }
-        set(s, "histogram", bins, &bad);
-        for (size_t k = 0; bins && k < x->n_bins; k++) {
-            json_t *c = json_object();
-            if (!c || json_array_append_new(bins, c)) {
-                bad = 1;
-                break;
-            }
-            set(c, "outcome", ma_json_store_text(x->bins[k].outcome), &bad);
-            set(c, "depth", json_integer(x->bins[k].depth), &bad);
-            set(c, "count", json_integer(x->bins[k].count), &bad);
-        }
-    }
+    export_manifest(doc, r, &bad);
+    export_sectors(doc, r, &bad);
     json_t *ds = json_array();
     set(doc, "discrepancies", ds, &bad);
     for (size_t i = 0; ds && i < r->n_disc; i++) {
@@ -676,6 +743,182 @@ static int64_t gi(json_t *o, const char *key)
     return (int64_t)json_integer_value(json_object_get(o, key));
 }
 
+/* The keys and types of every object of the export document (check_object). */
+static const field top[] = {{"format", 's'}, {"version", 'i'}, {"run", 'o'}, {"imported_from", 'O'},
+                            {"manifest", 'O'}, {"sectors", 'a'}, {"discrepancies", 'a'}};
+static const field runf[] = {{"id", 'i'}, {"kind", 's'}, {"tool_version", 's'}, {"git_revision", 's'},
+                             {"host", 'S'}, {"command_line", 'S'}, {"database_root", 'S'}, {"variant", 'S'},
+                             {"format", 'S'}, {"started_at", 's'}, {"ended_at", 'S'}, {"status", 'S'}};
+static const field impf[] = {{"source", 's'}, {"source_run_id", 'i'}, {"export_version", 'i'},
+                             {"imported_at", 's'}};
+static const field manf[] = {{"manifest_path", 'S'}, {"chunk_size", 'i'}, {"files", 'a'}};
+static const field filef[] = {{"path", 's'}, {"size", 'i'}, {"sha256", 'h'}, {"chunk_size", 'i'},
+                              {"variant", 'S'}, {"format", 'S'}, {"sector", 'S'}, {"producer", 'S'},
+                              {"producer_version", 'S'}, {"entries", 'I'}, {"ruleset_fingerprint", 'H'},
+                              {"chunks", 'a'}};
+static const field chunkf[] = {{"chunk", 'i'}, {"offset", 'i'}, {"length", 'i'}, {"sha256", 'h'}};
+static const field secf[] = {{"sector", 's'}, {"file", 'S'}, {"entries", 'i'}, {"checked", 'i'},
+                             {"verified", 'i'}, {"within_bounds", 'i'}, {"discrepancies", 'i'},
+                             {"seconds", 'n'}, {"status", 's'}, {"message", 'S'}, {"derived_sha256", 'H'},
+                             {"derived_positions", 'I'}, {"classes", 'a'}, {"histogram", 'a'}};
+static const field clsf[] = {{"class", 's'}, {"count", 'i'}};
+static const field binf[] = {{"outcome", 's'}, {"depth", 'i'}, {"count", 'i'}};
+static const field discf[] = {{"sector", 's'}, {"entry", 'i'}, {"board", 'S'}, {"stored", 'S'},
+                              {"derived", 'S'}, {"class", 's'}};
+#define N(x) (sizeof x / sizeof x[0])
+
+/* The "manifest" of the document into r (part of ma_run_from_json): MA_OK, the refusal's code, or
+ * 1 when out of memory (c->oom set). */
+static int parse_manifest(struct ctx *c, json_t *doc, ma_run *r)
+{
+    int rc = MA_OK;
+    json_t *man = json_object_get(doc, "manifest");
+    if (!json_is_null(man)) {
+        if ((rc = check_object(c, man, manf, N(manf), "manifest")))
+            return rc;
+        r->has_manifest = 1;
+        r->manifest_path = gs(c, man, "manifest_path");
+        r->manifest_chunk_size = gi(man, "chunk_size");
+        json_t *files = json_object_get(man, "files");
+        size_t nf = json_array_size(files);
+        r->files = calloc(nf ? nf : 1, sizeof *r->files);
+        if (!r->files) {
+            c->oom = 1;
+            return 1;
+        }
+        for (size_t i = 0; i < nf; i++) {
+            char w[64];
+            snprintf(w, sizeof w, "manifest.files[%zu]", i);
+            json_t *jf = json_array_get(files, i);
+            if ((rc = check_object(c, jf, filef, N(filef), w)))
+                return rc;
+            ma_run_file *f = &r->files[r->n_files++];
+            f->path = gs(c, jf, "path");
+            f->size = gi(jf, "size");
+            f->sha256 = gs(c, jf, "sha256");
+            f->chunk_size = gi(jf, "chunk_size");
+            f->variant = gs(c, jf, "variant");
+            f->format = gs(c, jf, "format");
+            f->sector = gs(c, jf, "sector");
+            f->producer = gs(c, jf, "producer");
+            f->producer_version = gs(c, jf, "producer_version");
+            f->has_entries = !json_is_null(json_object_get(jf, "entries"));
+            f->entries = gi(jf, "entries");
+            f->ruleset_fingerprint = gs(c, jf, "ruleset_fingerprint");
+            for (size_t k = 0; k < i; k++)
+                if (f->path && r->files[k].path && !strcmp(f->path, r->files[k].path)) {
+                    rc = fail(c, w, "path listed twice");
+                    return rc;
+                }
+            json_t *chunks = json_object_get(jf, "chunks");
+            size_t nc = json_array_size(chunks);
+            f->chunks = calloc(nc ? nc : 1, sizeof *f->chunks);
+            if (!f->chunks) {
+                c->oom = 1;
+                return 1;
+            }
+            for (size_t k = 0; k < nc; k++) {
+                char wc[96];
+                snprintf(wc, sizeof wc, "%s.chunks[%zu]", w, k);
+                json_t *jc = json_array_get(chunks, k);
+                if ((rc = check_object(c, jc, chunkf, N(chunkf), wc)))
+                    return rc;
+                ma_run_chunk *ch = &f->chunks[f->n_chunks++];
+                ch->chunk = gi(jc, "chunk");
+                ch->offset = gi(jc, "offset");
+                ch->length = gi(jc, "length");
+                ch->sha256 = gs(c, jc, "sha256");
+                if (ch->chunk != (int64_t)k) {
+                    rc = fail(c, wc, "chunks not numbered 0, 1, 2, ... in order");
+                    return rc;
+                }
+            }
+        }
+    }
+    return rc;
+}
+
+/* The "sectors" of the document into r (part of ma_run_from_json), returning as parse_manifest. */
+static int parse_sectors(struct ctx *c, json_t *doc, ma_run *r)
+{
+    int rc = MA_OK;
+    json_t *secs = json_object_get(doc, "sectors");
+    size_t ns = json_array_size(secs);
+    r->sectors = calloc(ns ? ns : 1, sizeof *r->sectors);
+    if (!r->sectors) {
+        c->oom = 1;
+        return 1;
+    }
+    for (size_t i = 0; i < ns; i++) {
+        char w[64];
+        snprintf(w, sizeof w, "sectors[%zu]", i);
+        json_t *js = json_array_get(secs, i);
+        if ((rc = check_object(c, js, secf, N(secf), w)))
+            return rc;
+        ma_run_sector *x = &r->sectors[r->n_sectors++];
+        x->sector = gs(c, js, "sector");
+        x->file = gs(c, js, "file");
+        x->entries = gi(js, "entries");
+        x->checked = gi(js, "checked");
+        x->verified = gi(js, "verified");
+        x->within_bounds = gi(js, "within_bounds");
+        x->discrepancies = gi(js, "discrepancies");
+        x->seconds = json_number_value(json_object_get(js, "seconds"));
+        x->status = gs(c, js, "status");
+        x->message = gs(c, js, "message");
+        x->derived_sha256 = gs(c, js, "derived_sha256");
+        x->has_derived_positions = !json_is_null(json_object_get(js, "derived_positions"));
+        x->derived_positions = gi(js, "derived_positions");
+        if (!x->derived_sha256 != !x->has_derived_positions) {
+            rc = fail(c, w, "derived_sha256 and derived_positions must both be given or both be null");
+            return rc;
+        }
+        for (size_t k = 0; k < i; k++)
+            if (x->sector && r->sectors[k].sector && !strcmp(x->sector, r->sectors[k].sector)) {
+                rc = fail(c, w, "sector listed twice");
+                return rc;
+            }
+        json_t *cls = json_object_get(js, "classes"), *bins = json_object_get(js, "histogram");
+        size_t nc = json_array_size(cls), nb = json_array_size(bins);
+        x->classes = calloc(nc ? nc : 1, sizeof *x->classes);
+        x->bins = calloc(nb ? nb : 1, sizeof *x->bins);
+        if (!x->classes || !x->bins) {
+            c->oom = 1;
+            return 1;
+        }
+        for (size_t k = 0; k < nc; k++) {
+            char wc[96];
+            snprintf(wc, sizeof wc, "%s.classes[%zu]", w, k);
+            json_t *jc = json_array_get(cls, k);
+            if ((rc = check_object(c, jc, clsf, N(clsf), wc)))
+                return rc;
+            x->classes[x->n_classes].cls = gs(c, jc, "class");
+            x->classes[x->n_classes++].count = gi(jc, "count");
+            for (size_t j = 0; j + 1 < x->n_classes; j++)
+                if (!strcmp(x->classes[j].cls, x->classes[k].cls)) {
+                    rc = fail(c, wc, "class listed twice");
+                    return rc;
+                }
+        }
+        for (size_t k = 0; k < nb; k++) {
+            char wc[96];
+            snprintf(wc, sizeof wc, "%s.histogram[%zu]", w, k);
+            json_t *jb = json_array_get(bins, k);
+            if ((rc = check_object(c, jb, binf, N(binf), wc)))
+                return rc;
+            const char *o = json_string_value(json_object_get(jb, "outcome"));
+            if (strcmp(o, "win") && strcmp(o, "loss") && strcmp(o, "draw")) {
+                rc = fail(c, wc, "outcome is not win, loss or draw");
+                return rc;
+            }
+            x->bins[x->n_bins].outcome = gs(c, jb, "outcome");
+            x->bins[x->n_bins].depth = gi(jb, "depth");
+            x->bins[x->n_bins++].count = gi(jb, "count");
+        }
+    }
+    return rc;
+}
+
 int ma_run_from_json(ma_run *r, const char *text, size_t len, const char *name, ma_error *err)
 {
     memset(r, 0, sizeof *r);
@@ -708,28 +951,6 @@ int ma_run_from_json(ma_run *r, const char *text, size_t len, const char *name, 
     }
     if (sv)
         json_object_del(doc, "schema_version");
-    static const field top[] = {{"format", 's'}, {"version", 'i'}, {"run", 'o'}, {"imported_from", 'O'},
-                                {"manifest", 'O'}, {"sectors", 'a'}, {"discrepancies", 'a'}};
-    static const field runf[] = {{"id", 'i'}, {"kind", 's'}, {"tool_version", 's'}, {"git_revision", 's'},
-                                 {"host", 'S'}, {"command_line", 'S'}, {"database_root", 'S'}, {"variant", 'S'},
-                                 {"format", 'S'}, {"started_at", 's'}, {"ended_at", 'S'}, {"status", 'S'}};
-    static const field impf[] = {{"source", 's'}, {"source_run_id", 'i'}, {"export_version", 'i'},
-                                 {"imported_at", 's'}};
-    static const field manf[] = {{"manifest_path", 'S'}, {"chunk_size", 'i'}, {"files", 'a'}};
-    static const field filef[] = {{"path", 's'}, {"size", 'i'}, {"sha256", 'h'}, {"chunk_size", 'i'},
-                                  {"variant", 'S'}, {"format", 'S'}, {"sector", 'S'}, {"producer", 'S'},
-                                  {"producer_version", 'S'}, {"entries", 'I'}, {"ruleset_fingerprint", 'H'},
-                                  {"chunks", 'a'}};
-    static const field chunkf[] = {{"chunk", 'i'}, {"offset", 'i'}, {"length", 'i'}, {"sha256", 'h'}};
-    static const field secf[] = {{"sector", 's'}, {"file", 'S'}, {"entries", 'i'}, {"checked", 'i'},
-                                 {"verified", 'i'}, {"within_bounds", 'i'}, {"discrepancies", 'i'},
-                                 {"seconds", 'n'}, {"status", 's'}, {"message", 'S'}, {"derived_sha256", 'H'},
-                                 {"derived_positions", 'I'}, {"classes", 'a'}, {"histogram", 'a'}};
-    static const field clsf[] = {{"class", 's'}, {"count", 'i'}};
-    static const field binf[] = {{"outcome", 's'}, {"depth", 'i'}, {"count", 'i'}};
-    static const field discf[] = {{"sector", 's'}, {"entry", 'i'}, {"board", 'S'}, {"stored", 'S'},
-                                  {"derived", 'S'}, {"class", 's'}};
-#define N(x) (sizeof x / sizeof x[0])
     if ((rc = check_object(&c, doc, top, N(top), "document")))
         goto out;
     json_t *run = json_object_get(doc, "run");
@@ -752,143 +973,13 @@ int ma_run_from_json(ma_run *r, const char *text, size_t len, const char *name, 
         r->import_export_version = gi(im, "export_version");
         r->imported_at = gs(&c, im, "imported_at");
     }
-    json_t *man = json_object_get(doc, "manifest");
-    if (!json_is_null(man)) {
-        if ((rc = check_object(&c, man, manf, N(manf), "manifest")))
-            goto out;
-        r->has_manifest = 1;
-        r->manifest_path = gs(&c, man, "manifest_path");
-        r->manifest_chunk_size = gi(man, "chunk_size");
-        json_t *files = json_object_get(man, "files");
-        size_t nf = json_array_size(files);
-        r->files = calloc(nf ? nf : 1, sizeof *r->files);
-        if (!r->files) {
-            c.oom = 1;
-            goto out_oom;
-        }
-        for (size_t i = 0; i < nf; i++) {
-            char w[64];
-            snprintf(w, sizeof w, "manifest.files[%zu]", i);
-            json_t *jf = json_array_get(files, i);
-            if ((rc = check_object(&c, jf, filef, N(filef), w)))
-                goto out;
-            ma_run_file *f = &r->files[r->n_files++];
-            f->path = gs(&c, jf, "path");
-            f->size = gi(jf, "size");
-            f->sha256 = gs(&c, jf, "sha256");
-            f->chunk_size = gi(jf, "chunk_size");
-            f->variant = gs(&c, jf, "variant");
-            f->format = gs(&c, jf, "format");
-            f->sector = gs(&c, jf, "sector");
-            f->producer = gs(&c, jf, "producer");
-            f->producer_version = gs(&c, jf, "producer_version");
-            f->has_entries = !json_is_null(json_object_get(jf, "entries"));
-            f->entries = gi(jf, "entries");
-            f->ruleset_fingerprint = gs(&c, jf, "ruleset_fingerprint");
-            for (size_t k = 0; k < i; k++)
-                if (f->path && r->files[k].path && !strcmp(f->path, r->files[k].path)) {
-                    rc = fail(&c, w, "path listed twice");
-                    goto out;
-                }
-            json_t *chunks = json_object_get(jf, "chunks");
-            size_t nc = json_array_size(chunks);
-            f->chunks = calloc(nc ? nc : 1, sizeof *f->chunks);
-            if (!f->chunks) {
-                c.oom = 1;
-                goto out_oom;
-            }
-            for (size_t k = 0; k < nc; k++) {
-                char wc[96];
-                snprintf(wc, sizeof wc, "%s.chunks[%zu]", w, k);
-                json_t *jc = json_array_get(chunks, k);
-                if ((rc = check_object(&c, jc, chunkf, N(chunkf), wc)))
-                    goto out;
-                ma_run_chunk *ch = &f->chunks[f->n_chunks++];
-                ch->chunk = gi(jc, "chunk");
-                ch->offset = gi(jc, "offset");
-                ch->length = gi(jc, "length");
-                ch->sha256 = gs(&c, jc, "sha256");
-                if (ch->chunk != (int64_t)k) {
-                    rc = fail(&c, wc, "chunks not numbered 0, 1, 2, ... in order");
-                    goto out;
-                }
-            }
-        }
-    }
-    json_t *secs = json_object_get(doc, "sectors");
-    size_t ns = json_array_size(secs);
-    r->sectors = calloc(ns ? ns : 1, sizeof *r->sectors);
-    if (!r->sectors) {
-        c.oom = 1;
+    /* 1 from a part: out of memory (c.oom) */
+    if ((rc = parse_manifest(&c, doc, r)) == MA_OK)
+        rc = parse_sectors(&c, doc, r);
+    if (rc == 1)
         goto out_oom;
-    }
-    for (size_t i = 0; i < ns; i++) {
-        char w[64];
-        snprintf(w, sizeof w, "sectors[%zu]", i);
-        json_t *js = json_array_get(secs, i);
-        if ((rc = check_object(&c, js, secf, N(secf), w)))
-            goto out;
-        ma_run_sector *x = &r->sectors[r->n_sectors++];
-        x->sector = gs(&c, js, "sector");
-        x->file = gs(&c, js, "file");
-        x->entries = gi(js, "entries");
-        x->checked = gi(js, "checked");
-        x->verified = gi(js, "verified");
-        x->within_bounds = gi(js, "within_bounds");
-        x->discrepancies = gi(js, "discrepancies");
-        x->seconds = json_number_value(json_object_get(js, "seconds"));
-        x->status = gs(&c, js, "status");
-        x->message = gs(&c, js, "message");
-        x->derived_sha256 = gs(&c, js, "derived_sha256");
-        x->has_derived_positions = !json_is_null(json_object_get(js, "derived_positions"));
-        x->derived_positions = gi(js, "derived_positions");
-        if (!x->derived_sha256 != !x->has_derived_positions) {
-            rc = fail(&c, w, "derived_sha256 and derived_positions must both be given or both be null");
-            goto out;
-        }
-        for (size_t k = 0; k < i; k++)
-            if (x->sector && r->sectors[k].sector && !strcmp(x->sector, r->sectors[k].sector)) {
-                rc = fail(&c, w, "sector listed twice");
-                goto out;
-            }
-        json_t *cls = json_object_get(js, "classes"), *bins = json_object_get(js, "histogram");
-        size_t nc = json_array_size(cls), nb = json_array_size(bins);
-        x->classes = calloc(nc ? nc : 1, sizeof *x->classes);
-        x->bins = calloc(nb ? nb : 1, sizeof *x->bins);
-        if (!x->classes || !x->bins) {
-            c.oom = 1;
-            goto out_oom;
-        }
-        for (size_t k = 0; k < nc; k++) {
-            char wc[96];
-            snprintf(wc, sizeof wc, "%s.classes[%zu]", w, k);
-            json_t *jc = json_array_get(cls, k);
-            if ((rc = check_object(&c, jc, clsf, N(clsf), wc)))
-                goto out;
-            x->classes[x->n_classes].cls = gs(&c, jc, "class");
-            x->classes[x->n_classes++].count = gi(jc, "count");
-            for (size_t j = 0; j + 1 < x->n_classes; j++)
-                if (!strcmp(x->classes[j].cls, x->classes[k].cls)) {
-                    rc = fail(&c, wc, "class listed twice");
-                    goto out;
-                }
-        }
-        for (size_t k = 0; k < nb; k++) {
-            char wc[96];
-            snprintf(wc, sizeof wc, "%s.histogram[%zu]", w, k);
-            json_t *jb = json_array_get(bins, k);
-            if ((rc = check_object(&c, jb, binf, N(binf), wc)))
-                goto out;
-            const char *o = json_string_value(json_object_get(jb, "outcome"));
-            if (strcmp(o, "win") && strcmp(o, "loss") && strcmp(o, "draw")) {
-                rc = fail(&c, wc, "outcome is not win, loss or draw");
-                goto out;
-            }
-            x->bins[x->n_bins].outcome = gs(&c, jb, "outcome");
-            x->bins[x->n_bins].depth = gi(jb, "depth");
-            x->bins[x->n_bins++].count = gi(jb, "count");
-        }
-    }
+    if (rc)
+        goto out;
     json_t *ds = json_object_get(doc, "discrepancies");
     size_t nd = json_array_size(ds);
     r->disc = calloc(nd ? nd : 1, sizeof *r->disc);
@@ -910,7 +1001,6 @@ int ma_run_from_json(ma_run *r, const char *text, size_t len, const char *name, 
         d->derived = gs(&c, jd, "derived");
         d->cls = gs(&c, jd, "class");
     }
-#undef N
 out_oom:
     rc = c.oom ? ma_error_set(err, MA_ENOMEM, "%s: out of memory", name) : MA_OK;
 out:
@@ -920,30 +1010,9 @@ out:
     return rc;
 }
 
-/* ---------------------------------------------------------------- import (write) */
+#undef N
 
-/* Prepares sql, binds arguments by fmt ('t' text or NULL, 'i' int64, 'd' double, 'n' null: takes an
- * int64 argument and ignores it, so nullable columns keep the argument list fixed), steps. */
-static int exec_bound(ma_audit *a, const char *sql, const char *what, ma_error *err, const char *fmt, ...)
-{
-    sqlite3_stmt *st = NULL;
-    if (sqlite3_prepare_v2(ma_audit_db(a), sql, -1, &st, NULL) != SQLITE_OK)
-        return ma_audit_sqlite_error(a, MA_EIO, what, err);
-    va_list ap;
-    va_start(ap, fmt);
-    for (int i = 0; fmt[i]; i++) {
-        switch (fmt[i]) {
-        case 't': ma_audit_bind_text(st, i + 1, va_arg(ap, const char *)); break;
-        case 'i': sqlite3_bind_int64(st, i + 1, va_arg(ap, int64_t)); break;
-        case 'd': sqlite3_bind_double(st, i + 1, va_arg(ap, double)); break;
-        default: (void)va_arg(ap, int64_t); sqlite3_bind_null(st, i + 1); break;
-        }
-    }
-    va_end(ap);
-    int rc = ma_audit_step_done(a, st, what, err);
-    sqlite3_finalize(st);
-    return rc;
-}
+/* ---------------------------------------------------------------- import (write) */
 
 int ma_run_import(ma_audit *a, const ma_run *r, const char *source, int64_t *new_id, ma_error *err)
 {
@@ -951,61 +1020,61 @@ int ma_run_import(ma_audit *a, const ma_run *r, const char *source, int64_t *new
     if (rc)
         return rc;
     sqlite3 *db = ma_audit_db(a);
-    rc = exec_bound(a, "INSERT INTO runs (kind, tool_version, git_revision, host, command_line, database_root,"
+    rc = ma_audit_exec_bound(a, "INSERT INTO runs (kind, tool_version, git_revision, host, command_line, database_root,"
                        " variant, format, started_at, ended_at, status) VALUES (?,?,?,?,?,?,?,?,?,?,?)",
                     "import run", err, "ttttttttttt", r->kind, r->tool_version ? r->tool_version : "unknown",
                     r->git_revision ? r->git_revision : "unknown", r->host, r->command_line, r->database_root,
                     r->variant, r->format, r->started_at, r->ended_at, r->status);
     int64_t id = sqlite3_last_insert_rowid(db);
     if (!rc)
-        rc = exec_bound(a, "INSERT INTO run_imports (run_id, source, source_run_id, export_version, imported_at)"
+        rc = ma_audit_exec_bound(a, "INSERT INTO run_imports (run_id, source, source_run_id, export_version, imported_at)"
                            " VALUES (?,?,?,?, strftime('%Y-%m-%dT%H:%M:%fZ','now'))",
                         "record import origin", err, "itii", id, source, r->id, (int64_t)MA_RUN_EXPORT_VERSION);
     if (!rc && r->attested)
-        rc = exec_bound(a, "INSERT INTO run_attestations (run_id, keyid, identity, envelope_sha256) VALUES (?,?,?,?)",
+        rc = ma_audit_exec_bound(a, "INSERT INTO run_attestations (run_id, keyid, identity, envelope_sha256) VALUES (?,?,?,?)",
                         "record attestation", err, "ittt", id, r->attest_keyid, r->attest_identity,
                         r->attest_envelope_sha256);
     for (size_t i = 0; !rc && i < r->n_sectors; i++) {
         const ma_run_sector *x = &r->sectors[i];
-        rc = exec_bound(a, "INSERT INTO sector_results (run_id, sector, file, entries, checked, verified,"
+        rc = ma_audit_exec_bound(a, "INSERT INTO sector_results (run_id, sector, file, entries, checked, verified,"
                            " within_bounds, discrepancies, seconds, status, message)"
                            " VALUES (?,?,?,?,?,?,?,?,?,?,?)",
                         "import sector", err, "ittiiiiidtt", id, x->sector, x->file, x->entries, x->checked,
                         x->verified, x->within_bounds, x->discrepancies, x->seconds, x->status, x->message);
         if (!rc && x->derived_sha256)
-            rc = exec_bound(a, "INSERT INTO sector_digests (run_id, sector, derived_sha256, derived_positions)"
+            rc = ma_audit_exec_bound(a, "INSERT INTO sector_digests (run_id, sector, derived_sha256, derived_positions)"
                                " VALUES (?,?,?,?)", "import derived digest", err, "itti", id, x->sector,
                             x->derived_sha256, x->has_derived_positions ? x->derived_positions : (int64_t)0);
         for (size_t k = 0; !rc && k < x->n_classes; k++)
-            rc = exec_bound(a, "INSERT INTO sector_class_counts (run_id, sector, class, count) VALUES (?,?,?,?)",
+            rc = ma_audit_exec_bound(a, "INSERT INTO sector_class_counts (run_id, sector, class, count) VALUES (?,?,?,?)",
                             "import class count", err, "itti", id, x->sector, x->classes[k].cls,
                             x->classes[k].count);
         for (size_t k = 0; !rc && k < x->n_bins; k++)
-            rc = exec_bound(a, "INSERT INTO sector_histograms (run_id, sector, outcome, depth, count)"
+            rc = ma_audit_exec_bound(a, "INSERT INTO sector_histograms (run_id, sector, outcome, depth, count)"
                                " VALUES (?,?,?,?,?)",
                             "import histogram", err, "ittii", id, x->sector, x->bins[k].outcome, x->bins[k].depth,
                             x->bins[k].count);
     }
     for (size_t i = 0; !rc && i < r->n_disc; i++) {
         const ma_run_discrepancy *d = &r->disc[i];
-        rc = exec_bound(a, "INSERT INTO discrepancies (run_id, sector, entry, board, stored, derived, class)"
+        rc = ma_audit_exec_bound(a, "INSERT INTO discrepancies (run_id, sector, entry, board, stored, derived, class)"
                            " VALUES (?,?,?,?,?,?,?)",
                         "import discrepancy", err, "ititttt", id, d->sector, d->entry, d->board, d->stored,
                         d->derived, d->cls);
     }
     if (!rc && r->has_manifest)
-        rc = exec_bound(a, "INSERT INTO manifests (run_id, manifest_path, chunk_size) VALUES (?,?,?)",
+        rc = ma_audit_exec_bound(a, "INSERT INTO manifests (run_id, manifest_path, chunk_size) VALUES (?,?,?)",
                         "import manifest", err, "iti", id, r->manifest_path, r->manifest_chunk_size);
     for (size_t i = 0; !rc && i < r->n_files; i++) {
         const ma_run_file *f = &r->files[i];
-        rc = exec_bound(a, "INSERT INTO manifest_files (run_id, path, size, sha256, chunk_size, variant, format,"
+        rc = ma_audit_exec_bound(a, "INSERT INTO manifest_files (run_id, path, size, sha256, chunk_size, variant, format,"
                            " sector, producer, producer_version, entries, ruleset_fingerprint)"
                            " VALUES (?,?,?,?,?,?,?,?,?,?,?,?)",
                         "import manifest file", err, f->has_entries ? "itititttttit" : "itititttttnt", id, f->path,
                         f->size, f->sha256, f->chunk_size, f->variant, f->format, f->sector, f->producer,
                         f->producer_version, f->entries, f->ruleset_fingerprint);
         for (size_t k = 0; !rc && k < f->n_chunks; k++)
-            rc = exec_bound(a, "INSERT INTO manifest_chunks (run_id, path, chunk, offset, length, sha256)"
+            rc = ma_audit_exec_bound(a, "INSERT INTO manifest_chunks (run_id, path, chunk, offset, length, sha256)"
                                " VALUES (?,?,?,?,?,?)",
                             "import manifest chunk", err, "itiiit", id, f->path, f->chunks[k].chunk,
                             f->chunks[k].offset, f->chunks[k].length, f->chunks[k].sha256);
@@ -1143,7 +1212,7 @@ int ma_audit_sector_digest_set(ma_audit *a, int64_t run_id, const char *sector, 
     if (rc)
         return rc;
     /* the foreign key refuses a sector that was not recorded (MA_EINVAL); a second call replaces */
-    rc = exec_bound(a, "INSERT OR REPLACE INTO sector_digests (run_id, sector, derived_sha256, derived_positions)"
+    rc = ma_audit_exec_bound(a, "INSERT OR REPLACE INTO sector_digests (run_id, sector, derived_sha256, derived_positions)"
                        " VALUES (?,?,?,?)", "record derived digest (is the sector recorded?)", err, "itti",
                     run_id, sector, hex, (int64_t)positions);
     if (rc) {
@@ -1167,7 +1236,7 @@ int ma_audit_sector_histogram_set(ma_audit *a, int64_t run_id, const char *secto
             rc = ma_error_set(err, MA_EINVAL, "%s: run %lld: sector %s: histogram bin %zu is not win/loss/draw",
                               ma_audit_path(a), (long long)run_id, sector, i);
         else
-            rc = exec_bound(a, "INSERT INTO sector_histograms (run_id, sector, outcome, depth, count)"
+            rc = ma_audit_exec_bound(a, "INSERT INTO sector_histograms (run_id, sector, outcome, depth, count)"
                                " VALUES (?,?,?,?,?)", "record histogram", err, "ittii", run_id, sector, o,
                             (int64_t)bins[i].depth, (int64_t)bins[i].count);
     }

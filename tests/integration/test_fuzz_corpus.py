@@ -48,7 +48,8 @@ def _build(tmp_path, harness, libs):
     exe = tmp_path / f"replay_{harness.stem}"
     build = next((pathlib.Path(x).parents[1] for x in libs if x.endswith(".a")), ROOT / "build-asan")
     cmd = [_cc(), "-std=c11", "-g", *SANITIZE, "-D_POSIX_C_SOURCE=200809L", "-D_DEFAULT_SOURCE",
-           "-I", str(ROOT), "-I", str(ROOT / "include"), "-I", str(build / "generated"), "-o", str(exe), str(ROOT / "fuzz" / "replay.c"),
+           "-I", str(ROOT), "-I", str(ROOT / "include"), "-I", str(build / "generated"), "-o", str(exe),
+           str(ROOT / "fuzz" / "replay.c"),
            str(harness), *libs]
     proc = subprocess.run(cmd, capture_output=True, text=True)
     assert proc.returncode == 0, f"building {exe.name} failed:\n{proc.stderr[-4000:]}"

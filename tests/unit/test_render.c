@@ -352,7 +352,7 @@ static void test_json_is_valid_and_holds_data(void **state)
     assert_true(json_is_false(json_object_get(v, "good")));
     json_t *run = json_object_get(doc, "run");
     assert_string_equal(json_string_value(json_object_get(run, "command_line")), r.command_line);
-    assert_string_equal(json_string_value(json_object_get(run, "host")), "bad utf-8 \\xFF\\xFE here");
+    assert_string_equal(json_string_value(json_object_get(run, "host")), "bad utf-8 \\xff\\xfe here");
     assert_true(json_is_null(json_object_get(doc, "manifest")));
     json_t *sec = json_array_get(json_object_get(doc, "sectors"), 0);
     assert_int_equal(json_integer_value(json_object_get(sec, "verified")), 210139);
