@@ -103,4 +103,118 @@ MA_API const ma_stats *ma_stats_report_stats(const ma_stats_report *r);
  * diag. */
 MA_API int ma_stats_render_end(FILE *out, FILE *diag, const ma_stats_report *r, int json);
 
+/*
+ * `millaudit dump FILE`: every canonical entry of one sector file (open .mdb, Malom .sec2 or .sec)
+ * in the dump notation of docs/format.md §6, in entry order, read through formats/source.h. A
+ * canonical entry without a well-formed value and a non-canonical entry holding something other
+ * than its scheme's empty slot are bad.
+ */
+typedef struct ma_dump_entry {
+    uint64_t entry;
+    uint64_t offset;    /* byte offset of the entry in the file */
+    int canonical;      /* 1: a position (has a line); 0: a non-canonical entry holding bytes */
+    ma_board board;     /* as the entry decodes (canonical entries: the position) */
+    ma_stored stored;
+    char value[64];     /* ma_dump_value (canonical entries) */
+    int bad;            /* no value where one belongs, or bytes where none belongs */
+    char problem[96];   /* bad: "bad encoding 0xc002", "is non-canonical but holds 0xc001" */
+    int report;         /* ma_dump_run: a bad entry among the first MA_DUMP_REPORTED, to be shown */
+} ma_dump_entry;
+
+#define MA_DUMP_REPORTED 20 /* bad entries shown one by one; the rest only counted */
+
+/* The file dumped and, after the walk, its counts and result. */
+typedef struct ma_dump_summary {
+    char path[1100];          /* the sector file, escaped for a message */
+    char sector_name[16];     /* "W_B_WF_BF" */
+    ma_variant variant;
+    ma_sector sector;
+    ma_format format;
+    uint64_t entries;         /* slots of the file */
+    int has_producer;         /* open format: the header's producer fields (printable ASCII) */
+    char producer[33], producer_version[17];
+    uint64_t canonical, bad;  /* entries visited by the walk */
+    int result;               /* common/verdict.h: MA_VERDICT_DISCREPANCIES when bad, else MA_OK */
+} ma_dump_summary;
+
+typedef struct ma_dump_options {
+    const char *path;         /* one sector file (a directory is refused) */
+    int no_digest_check;      /* read an open file whose body fails its header's SHA-256 */
+    /* Called once the file is open (the summary without counts), then per reported entry
+     * (canonical ones and bad ones) in entry order; a non-zero return stops the walk and is
+     * returned. Either may be NULL. */
+    int (*on_header)(void *ctx, const ma_dump_summary *s);
+    int (*on_entry)(void *ctx, const ma_dump_summary *s, const ma_dump_entry *e);
+    void *ctx;
+} ma_dump_options;
+
+/* Dumps opt->path (above) into *out. MA_OK with out->result set, or the file's error
+ * (MA_EFORMAT for a directory or an unusable file, MA_EMISSING, MA_EIO), MA_ENOMEM, or a
+ * callback's value. */
+MA_API int ma_dump_run(ma_dump_summary *out, const ma_dump_options *opt, ma_error *err);
+
+/* The dump's renderers: the '#' header lines, one entry's line on out (canonical entries) and
+ * its report on diag (bad ones marked report), and the closing count of bad entries on diag. */
+MA_API void ma_dump_render_header(FILE *out, const ma_dump_summary *s, int with_entry);
+MA_API void ma_dump_render_entry(FILE *out, FILE *diag, const ma_dump_summary *s,
+                                 const ma_dump_entry *e, int with_entry);
+MA_API void ma_dump_render_end(FILE *diag, const ma_dump_summary *s);
+
+/*
+ * `millaudit index-check`: the exhaustive proof of the checker's open index (sym16-colex,
+ * docs/format.md §4) on one sector (check/index_proof.h says why each check), and with a file,
+ * the check of its header and of every value word against its entry kind.
+ */
+#define MA_INDEX_CHECK_SHOWN 10 /* failures shown one by one; the rest only counted */
+
+/* One failed check: of the file's words (file set) or of the index (file NULL). */
+typedef struct ma_index_check_failure {
+    uint64_t entry;
+    ma_board board;
+    const char *file;   /* the file whose word failed, or NULL */
+    const char *what;   /* one line */
+} ma_index_check_failure;
+
+typedef struct ma_index_check_report {
+    ma_variant variant;
+    ma_sector sector;
+    char label[64];                /* "std 3_3_0_0" */
+    const char *file;              /* the file checked, or NULL */
+    uint64_t file_entries;         /* its header's entry count */
+    uint64_t file_bad;             /* its words that do not fit their entry */
+    uint64_t entries, representatives, canonical;
+    uint64_t placements, orbit_sum, expected_placements;
+    int counts_agree;              /* orbit sizes sum to the placements, as many as expected */
+    uint64_t failures;             /* failed checks in all, the file's included */
+    uint64_t shown;                /* failures reported through on_failure */
+    int result;                    /* MA_VERDICT_DISCREPANCIES when a check failed, else VERIFIED */
+} ma_index_check_report;
+
+typedef struct ma_index_check_options {
+    ma_variant variant;
+    ma_sector sector;
+    const char *file;              /* the sector's .mdb to check too, or NULL */
+    ma_progress *progress;         /* entries, then placements; may be NULL */
+    /* Called when the proof starts, after the file was checked (with file set), and per failure
+     * among the first MA_INDEX_CHECK_SHOWN; any may be NULL. */
+    void (*on_start)(void *ctx, const ma_index_check_report *r);
+    void (*on_file)(void *ctx, const ma_index_check_report *r);
+    void (*on_failure)(void *ctx, const ma_index_check_report *r, const ma_index_check_failure *f);
+    void *ctx;
+} ma_index_check_options;
+
+/* Runs the checks into *out. MA_OK with out->result set; MA_EINVAL "sector S is impossible for
+ * V"; MA_EFORMAT for a file that cannot be used or holds another variant's or sector's header
+ * (the file is checked first: no long proof for an unusable input); MA_ENOMEM; MA_EINTERNAL. */
+MA_API int ma_index_check_run(ma_index_check_report *out, const ma_index_check_options *opt,
+                              ma_error *err);
+
+/* Its renderers: the first line, the file's line, a failure's FAIL line, and the counts with
+ * the result line. */
+MA_API void ma_index_check_render_start(FILE *out, const ma_index_check_report *r);
+MA_API void ma_index_check_render_file(FILE *out, const ma_index_check_report *r);
+MA_API void ma_index_check_render_failure(FILE *out, const ma_index_check_report *r,
+                                          const ma_index_check_failure *f);
+MA_API void ma_index_check_render_end(FILE *out, const ma_index_check_report *r);
+
 #endif
