@@ -217,4 +217,89 @@ MA_API void ma_index_check_render_failure(FILE *out, const ma_index_check_report
                                           const ma_index_check_failure *f);
 MA_API void ma_index_check_render_end(FILE *out, const ma_index_check_report *r);
 
+/*
+ * `millaudit probe DIR POSITION`: the stored value of one position and every turn of the side to
+ * move with the value of the position it leads to, best first (run/probe.h has the contract of
+ * the turns and their values); or, in a batch, the stored value of many positions.
+ */
+typedef struct ma_probe_turn {
+    int from;          /* point left, -1 for a placement */
+    int to;            /* point reached */
+    int removed;       /* opponent stone removed, -1 for none */
+    int immediate_win; /* the removal leaves the opponent below 3 stones: no successor */
+    int kind;          /* MA_TURN_* (successor sector kind), -1 for an immediate win */
+    ma_board succ;     /* colour-swapped successor board (unset for an immediate win) */
+} ma_probe_turn;
+
+/* A value as probe shows it. */
+typedef struct ma_probe_value {
+    int known;               /* 0: see why */
+    ma_value value;          /* win / draw / loss and depth, for the side to move */
+    int has_draw_class;      /* Malom .sec2 draws: draw_class is A = key1 + v(S) */
+    int32_t draw_class;
+    int has_keys;            /* Malom: key1, key2 in the probed sector's frame */
+    int32_t key1, key2;
+    char text[96];           /* "win 3", "loss 14", "draw", "draw A=112 k2=-28" */
+    char why[160];           /* unknown: "successor sector std_3_3_1_1 absent", ... */
+} ma_probe_value;
+
+typedef struct ma_probe_row {
+    ma_probe_turn turn;
+    char move[32];           /* ma_probe_turn_format */
+    ma_probe_value v;
+} ma_probe_row;
+
+typedef struct ma_probe_result {
+    ma_variant variant;
+    ma_sector sector;
+    char name[40];           /* "std_3_3_0_0" */
+    ma_format format;
+    ma_board board;          /* the position as given */
+    uint64_t entry;          /* its canonical entry */
+    uint64_t offset;         /* the entry's byte offset in the file */
+    ma_stored stored;        /* what the file holds there */
+    ma_probe_value value;    /* the stored value as probe shows it (known = holds a value) */
+    char stored_text[160];   /* open "win 3"; Malom "win 3 (key1 5, key2 3)"; "not a value (...)" */
+    ma_probe_row *rows;      /* n_rows turns, best first; unknown ones last */
+    int n_rows;
+    char (*unusable)[1024];  /* messages of successor files that could not be used */
+    int n_unusable;
+} ma_probe_result;
+
+typedef struct ma_probe_report ma_probe_report;
+
+typedef struct ma_probe_run_options {
+    const char *root;               /* the database: a directory or one sector file */
+    int no_digest_check;            /* read open files whose body fails their header's SHA-256 */
+    int have_variant;               /* 0: the database's only variant */
+    ma_variant variant;
+    const char *const *position;    /* the words of "BOARD [wf=N] [bf=N]" (ma_probe_run) */
+    int n_position;
+    FILE *batch;                    /* ma_probe_batch_run: one position per line from here */
+    /* ma_probe_batch_run: called per position with its board and value ("win 3", "bad 0xc002") */
+    void (*on_line)(void *ctx, const char *board, const char *value);
+    void *ctx;
+} ma_probe_run_options;
+
+/* Probes opt->position. MA_OK with *out set (free with ma_probe_report_free); its result is
+ * ma_result_of_verdict(MA_VERDICT_DISCREPANCIES) when the position's entry holds no value, which
+ * outweighs ma_result_of_verdict(MA_VERDICT_INCOMPLETE) (a successor's file unusable), else MA_OK.
+ * Errors: MA_EUSAGE (the position's words do not parse: message names the word), MA_EINVAL (no
+ * sector of the variant, an impossible board, a database of several variants without one asked
+ * for), the position's sector file's error (MA_EMISSING absent, MA_EFORMAT / MA_EIO unusable),
+ * MA_ENOMEM, MA_EINTERNAL. */
+MA_API int ma_probe_run(ma_probe_report **out, const ma_probe_run_options *opt, ma_error *err);
+/* The stored values of the positions read from opt->batch (blank lines and '#' comments skipped),
+ * each handed to opt->on_line, until the first error (as ma_probe_run's, for that line). */
+MA_API int ma_probe_batch_run(const ma_probe_run_options *opt, ma_error *err);
+/* The command result of a failed probe: a position or a variant the database does not have is
+ * the user's (MA_EUSAGE), any other error is itself. */
+MA_API int ma_probe_failure_result(int code);
+MA_API const ma_probe_result *ma_probe_report_position(const ma_probe_report *r);
+MA_API int ma_probe_report_result(const ma_probe_report *r);
+MA_API void ma_probe_report_free(ma_probe_report *r);
+/* Every successor file that could not be used on diag ("millaudit probe: ..."), then the JSON
+ * document (docs/json/probe.schema.json) or the text on out. */
+MA_API void ma_probe_render(FILE *out, FILE *diag, const ma_probe_report *r, int json);
+
 #endif
