@@ -1,25 +1,13 @@
 /*
- * millaudit stats DIR [--json] [--sector S ...]: options and rendering of the statistics that
- * run/stats.h counts for any database formats/source.h reads (open and Malom alike).
+ * millaudit stats DIR: options, then one engine call (ma_stats_run, include/millaudit/inspect.h)
+ * whose report the stats renderers print.
  */
 #include <getopt.h>
-#include <inttypes.h>
-#include <jansson.h>
 #include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
-#include <unistd.h>
 
-#include "cli/cli_util.h"
+#include "millaudit.h"
 #include "cli/commands.h"
-#include "common/fileio.h"
-#include "common/ma_error.h"
 #include "common/options.h"
-#include "common/progress.h"
-#include "run/stats.h"
-
-#define MAX_PICKS 256
-#define STATS_SCHEMA_VERSION 1
 
 static void usage(FILE *out)
 {
@@ -40,227 +28,9 @@ static void usage(FILE *out)
             "exit: 0 ok, 1 bad encodings found, 2 usage, 3 unusable input (files named on stderr)\n");
 }
 
-/* ---- text ---- */
-
-static void print_depth(int d)
-{
-    if (d < 0)
-        printf(" %8s", "-");
-    else
-        printf(" %8d", d);
-}
-
-static void print_row(const char *name, const ma_stats_tally *t)
-{
-    printf("%-20s %12" PRIu64 " %12" PRIu64 " %12" PRIu64 " %12" PRIu64 " %12" PRIu64, name,
-           t->entries, t->canonical, t->win_entries, t->draw_entries, t->loss_entries);
-    print_depth(t->longest_win);
-    print_depth(t->longest_loss);
-    printf(" %6" PRIu64 "\n", t->bad);
-}
-
-static void print_position_row(const char *name, const ma_stats_tally *t)
-{
-    printf("%-20s %14" PRIu64 " %14" PRIu64 " %14" PRIu64 " %14" PRIu64 " %14" PRIu64 "\n", name,
-           t->positions, t->win_positions, t->draw_positions, t->loss_positions, t->markers);
-}
-
-static void print_hist(const char *title, const ma_stats_tally *t)
-{
-    if (t->n_bins) {
-        printf("\ndepth histogram %s\n", title);
-        printf("  %-7s %5s %14s %16s\n", "outcome", "depth", "entries", "positions");
-        for (int pass = 0; pass < 2; pass++)
-            for (size_t i = 0; i < t->n_bins; i++) {
-                const ma_stats_bin *b = &t->bins[i];
-                uint64_t e = pass ? b->loss_entries : b->win_entries;
-                uint64_t p = pass ? b->loss_positions : b->win_positions;
-                if (e || p)
-                    printf("  %-7s %5u %14" PRIu64 " %16" PRIu64 "\n", pass ? "loss" : "win",
-                           b->depth, e, p);
-            }
-    }
-    if (t->has_akey && t->n_akey) {
-        printf("\nA = key1 + v(S) distribution %s\n  %6s %14s\n", title, "A", "entries");
-        for (size_t i = 0; i < t->n_akey; i++)
-            printf("  %6d %14" PRIu64 "\n", (int)t->akey[i].a, t->akey[i].entries);
-    }
-}
-
-static void print_text(const char *root, const ma_database *db, const ma_stats *st)
-{
-    size_t n = st->n;
-    ma_format f = ma_database_format(db);
-    printf("stats %s: %zu sector file%s (%s)\n\n", root, n, n == 1 ? "" : "s",
-           f ? ma_format_name(f) : "none");
-    printf("per stored entry:\n");
-    printf("%-20s %12s %12s %12s %12s %12s %8s %8s %6s\n", "sector", "entries", "canonical", "wins",
-           "draws", "losses", "max-win", "max-loss", "bad");
-    for (size_t i = 0; i < n; i++)
-        if (!st->sectors[i].unusable)
-            print_row(st->sectors[i].file, &st->sectors[i].t);
-    if (n > 1)
-        print_row("total", &st->total);
-    printf("\nper position (canonical entries weighted by orbit size; markers: non-canonical entries):\n");
-    printf("%-20s %14s %14s %14s %14s %14s\n", "sector", "positions", "wins", "draws", "losses",
-           "markers");
-    for (size_t i = 0; i < n; i++)
-        if (!st->sectors[i].unusable)
-            print_position_row(st->sectors[i].file, &st->sectors[i].t);
-    if (n > 1)
-        print_position_row("total", &st->total);
-    for (size_t i = 0; i < n; i++)
-        if (!st->sectors[i].unusable)
-            print_hist(st->sectors[i].file, &st->sectors[i].t);
-    if (n > 1)
-        print_hist("total", &st->total);
-    for (size_t i = 0; i < n; i++)
-        if (st->sectors[i].is_start && !st->sectors[i].unusable)
-            printf("\nstart %s: %s\n", st->sectors[i].file, st->sectors[i].start_text);
-    for (size_t i = 0; i < n; i++)
-        if (st->sectors[i].unusable)
-            printf("\n%s: unusable: %s\n", st->sectors[i].name, st->sectors[i].message);
-    if (st->total.bad)
-        printf("\n%" PRIu64 " bad encodings\n", st->total.bad);
-}
-
-/* ---- JSON (docs/json/stats.schema.json) ---- */
-
-static json_t *count(uint64_t n)
-{
-    return json_integer((json_int_t)n);
-}
-
-static json_t *depth_or_null(int d)
-{
-    return d < 0 ? json_null() : json_integer(d);
-}
-
-static json_t *view_json(const ma_stats_tally *t, int per_position)
-{
-    json_t *o = json_object();
-    json_object_set_new(o, "wins", count(per_position ? t->win_positions : t->win_entries));
-    json_object_set_new(o, "draws", count(per_position ? t->draw_positions : t->draw_entries));
-    json_object_set_new(o, "losses", count(per_position ? t->loss_positions : t->loss_entries));
-    json_t *wins = json_object(), *losses = json_object();
-    for (size_t i = 0; i < t->n_bins; i++) {
-        const ma_stats_bin *b = &t->bins[i];
-        char key[16];
-        snprintf(key, sizeof key, "%u", b->depth);
-        uint64_t w = per_position ? b->win_positions : b->win_entries;
-        uint64_t l = per_position ? b->loss_positions : b->loss_entries;
-        if (w)
-            json_object_set_new(wins, key, count(w));
-        if (l)
-            json_object_set_new(losses, key, count(l));
-    }
-    json_object_set_new(o, "win_depths", wins);
-    json_object_set_new(o, "loss_depths", losses);
-    return o;
-}
-
-static void tally_json(json_t *o, const ma_stats_tally *t)
-{
-    json_object_set_new(o, "entries", count(t->entries));
-    json_object_set_new(o, "canonical_entries", count(t->canonical));
-    json_object_set_new(o, "markers", count(t->markers));
-    json_object_set_new(o, "positions", count(t->positions));
-    json_object_set_new(o, "per_entry", view_json(t, 0));
-    json_object_set_new(o, "per_position", view_json(t, 1));
-    json_object_set_new(o, "longest_win", depth_or_null(t->longest_win));
-    json_object_set_new(o, "longest_loss", depth_or_null(t->longest_loss));
-    int max = t->longest_win > t->longest_loss ? t->longest_win : t->longest_loss;
-    json_object_set_new(o, "max_depth", depth_or_null(max));
-    /* Malom's .analyze histogram: every depth 0..max (wins and losses together), -1 = draws */
-    json_t *depths = json_object();
-    json_object_set_new(depths, "-1", count(t->draw_entries));
-    for (int d = 0, i = 0; d <= max; d++) {
-        uint64_t c = 0;
-        if ((size_t)i < t->n_bins && t->bins[i].depth == (uint32_t)d) {
-            c = t->bins[i].win_entries + t->bins[i].loss_entries;
-            i++;
-        }
-        char key[16];
-        snprintf(key, sizeof key, "%d", d);
-        json_object_set_new(depths, key, count(c));
-    }
-    json_object_set_new(o, "depths", depths);
-    if (t->has_akey) {
-        json_t *ak = json_object();
-        for (size_t i = 0; i < t->n_akey; i++) {
-            char key[16];
-            snprintf(key, sizeof key, "%d", (int)t->akey[i].a);
-            json_object_set_new(ak, key, count(t->akey[i].entries));
-        }
-        json_object_set_new(o, "akey1", ak);
-    }
-    json_object_set_new(o, "bad_encodings", count(t->bad));
-}
-
-static void print_json(const char *root, const ma_database *db, const ma_stats *st,
-                       const char *const *errors, size_t n_errors, int exit_code)
-{
-    json_t *doc = json_object();
-    json_object_set_new(doc, "schema_version", json_integer(STATS_SCHEMA_VERSION));
-    json_object_set_new(doc, "command", json_string("stats"));
-    json_t *d = json_object();
-    json_object_set_new(d, "root", ma_cli_json_text(root));
-    ma_format f = db ? ma_database_format(db) : 0;
-    json_object_set_new(d, "format", f ? json_string(ma_format_name(f)) : json_null());
-    json_t *vars = json_array();
-    for (int v = MA_VARIANT_STD; db && v <= MA_VARIANT_MORA; v++)
-        if (ma_database_variants(db) & (1u << v))
-            json_array_append_new(vars, json_string(ma_variant_name((ma_variant)v)));
-    json_object_set_new(d, "variants", vars);
-    json_object_set_new(doc, "database", d);
-    json_t *secs = json_array(), *starts = json_array();
-    for (size_t i = 0; st && i < st->n; i++) {
-        const ma_stats_sector *s = &st->sectors[i];
-        char sec[16];
-        ma_sector_format(s->sector, sec, sizeof sec);
-        json_t *o = json_object();
-        json_object_set_new(o, "file", ma_cli_json_text(s->file));
-        json_object_set_new(o, "name", json_string(s->name));
-        json_object_set_new(o, "variant", json_string(ma_variant_name(s->variant)));
-        json_object_set_new(o, "sector", json_string(sec));
-        json_object_set_new(o, "format", s->format ? json_string(ma_format_name(s->format)) : json_null());
-        json_object_set_new(o, "status", json_string(s->unusable ? "unusable" : "ok"));
-        json_object_set_new(o, "message", s->unusable ? ma_cli_json_text(s->message) : json_null());
-        if (!s->unusable)
-            tally_json(o, &s->t);
-        json_array_append_new(secs, o);
-        if (!s->is_start || s->unusable)
-            continue;
-        json_t *v = json_object();
-        json_object_set_new(v, "variant", json_string(ma_variant_name(s->variant)));
-        json_object_set_new(v, "sector", json_string(sec));
-        json_object_set_new(v, "value", json_string(s->start_text));
-        int known = s->start.kind == MA_STORED_VALUE;
-        json_object_set_new(v, "outcome", known ? json_string(ma_outcome_name(s->start.value.outcome))
-                                                : json_null());
-        if (known && s->start.value.outcome != MA_OUTCOME_DRAW)
-            json_object_set_new(v, "depth", json_integer(s->start.value.depth));
-        json_array_append_new(starts, v);
-    }
-    json_object_set_new(doc, "sectors", secs);
-    json_t *tot = json_object();
-    json_object_set_new(tot, "sectors", count(st ? st->n : 0));
-    json_object_set_new(tot, "sectors_unusable", count(st ? st->n_unusable : 0));
-    if (st)
-        tally_json(tot, &st->total);
-    json_object_set_new(doc, "totals", tot);
-    json_object_set_new(doc, "start", starts);
-    json_t *errs = json_array();
-    for (size_t i = 0; i < n_errors; i++)
-        json_array_append_new(errs, ma_cli_json_text(errors[i]));
-    json_object_set_new(doc, "errors", errs);
-    json_object_set_new(doc, "exit", json_integer(exit_code));
-    json_dumpf(doc, stdout, JSON_COMPACT);
-    fputc('\n', stdout);
-    json_decref(doc);
-}
-
-int ma_cmd_stats(int argc, char **argv)
+/* Options into *opt and *json; MA_OK (*help set after --help), or MA_EUSAGE. */
+static int parse(int argc, char **argv, ma_stats_run_options *opt, const char **sectors, int *json,
+                 int *help)
 {
     static const struct option opts[] = {
         {"json", no_argument, NULL, 'j'},
@@ -270,87 +40,65 @@ int ma_cmd_stats(int argc, char **argv)
         {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0},
     };
-    ma_database_options dbo = {0};
-    ma_sector_pick picks[MAX_PICKS];
     size_t n_picks = 0;
-    long cpus = sysconf(_SC_NPROCESSORS_ONLN);
-    int json = 0, c, threads = cpus < 1 ? 1 : cpus > MA_STATS_MAX_THREADS ? MA_STATS_MAX_THREADS : (int)cpus;
+    long v;
+    int c;
     ma_error err;
     optind = 1;
     while ((c = ma_opt_next("stats", argc, argv, "h", opts)) != -1) {
         switch (c) {
-        case 'j': json = 1; break;
-        case 'D': dbo.no_digest_check = 1; break;
+        case 'j': *json = 1; break;
+        case 'D': opt->no_digest_check = 1; break;
         case 's':
-            if (ma_sector_picks_parse(optarg, picks, MAX_PICKS, &n_picks, &err)) {
-                return ma_opt_error("stats", "--sector %s", err.msg);
+            if (ma_sector_arg_check(optarg, &n_picks, &err)) {
+                ma_opt_error("stats", "--sector %s", err.msg);
+                return MA_EUSAGE;
             }
+            sectors[opt->n_sectors++] = optarg;
             break;
-        case 't': {
-            long v;
-            if (ma_opt_long("stats", "--threads", optarg, 1, MA_STATS_MAX_THREADS, &v))
-                return MA_EXIT_USAGE;
-            threads = (int)v;
+        case 't':
+            if (ma_opt_long("stats", "--threads", optarg, 1, 64, &v))
+                return MA_EUSAGE;
+            opt->threads = (int)v;
             break;
-        }
-        case 'h': usage(stdout); return MA_EXIT_OK;
-                default:
-            return MA_EXIT_USAGE; /* ma_opt_next said what is wrong */
+        case 'h': usage(stdout); *help = 1; return MA_OK;
+        default:
+            return MA_EUSAGE; /* ma_opt_next said what is wrong */
         }
     }
     if (argc - optind != 1) {
-        return ma_opt_error("stats", "need exactly one DIR");
+        ma_opt_error("stats", "need exactly one DIR");
+        return MA_EUSAGE;
     }
-    const char *root = argv[optind];
-    ma_database *db = NULL;
-    ma_stats st;
-    memset(&st, 0, sizeof st);
-    int have_stats = 0, status = MA_EXIT_OK, rc = ma_database_open(&db, root, &dbo, &err);
-    if (rc == MA_OK && ma_database_count(db) == 0 && ma_database_unusable_count(db) == 0) {
-        char shown[1100];
-        ma_escape_name(root, shown, sizeof shown);
-        rc = ma_error_set(&err, MA_EMISSING, "%s: no sector files (<variant>_W_B_WF_BF.mdb, .sec2 or .sec)",
-                          shown);
-    }
-    if (rc == MA_OK) {
+    opt->root = argv[optind];
+    return MA_OK;
+}
+
+int ma_cmd_stats(int argc, char **argv)
+{
+    const char *sectors[MA_SECTOR_PICKS_MAX];
+    ma_stats_run_options opt = {0};
+    opt.sectors = sectors;
+    int json = 0, help = 0, result = parse(argc, argv, &opt, sectors, &json, &help);
+    ma_stats_report *r = NULL;
+    ma_error err;
+    if (result == MA_OK && !help) {
         ma_progress progress;
         ma_progress_start(&progress, stderr, json, "stats", 0);
-        rc = ma_stats_database(&st, db, picks, n_picks, threads, &progress, &err);
+        opt.progress = &progress;
+        result = ma_stats_run(&r, &opt, &err);
         ma_progress_finish(&progress, progress.done);
-        have_stats = rc == MA_OK;
     }
-    size_t n_bad = db ? ma_database_unusable_count(db) : 0, n_errors = 0;
-    const char **errors = calloc(n_bad + 1, sizeof *errors);
-    if (!errors) {
-        ma_stats_free(&st);
-        ma_database_close(db);
-        return MA_EXIT_INTERNAL;
+    if (r) {
+        ma_stats_render_end(stdout, stderr, r, json);
+        result = ma_stats_report_result(r);
+        ma_stats_report_free(r);
+        if ((fflush(stdout) != 0 || ferror(stdout)) && ma_result_exit_code(result) != MA_EXIT_INTERNAL) {
+            fprintf(stderr, "millaudit stats: cannot write the output\n");
+            result = MA_EIO;
+        }
+    } else if (result == MA_ENOMEM || result == MA_EINVAL) { /* not even a report */
+        fprintf(stderr, "millaudit stats: %s\n", err.msg);
     }
-    for (size_t i = 0; i < n_bad; i++)
-        errors[n_errors++] = ma_database_unusable(db, i)->message;
-    if (rc)
-        errors[n_errors++] = err.msg;
-    /* 1 over 3, as verify: bad entries found outweigh files that could not be counted */
-    if (rc)
-        status = ma_exit_code_for(rc);
-    else if (st.total.bad)
-        status = MA_EXIT_MISMATCH;
-    else if (n_errors)
-        status = MA_EXIT_BAD_INPUT;
-    for (size_t i = 0; i < n_errors; i++)
-        fprintf(stderr, "millaudit stats: %s\n", errors[i]);
-    if (json && db)
-        print_json(root, db, have_stats ? &st : NULL, errors, n_errors, status);
-    else if (have_stats)
-        print_text(root, db, &st);
-    if (have_stats && st.total.bad)
-        fprintf(stderr, "millaudit stats: %s: %" PRIu64 " bad encodings\n", root, st.total.bad);
-    if ((fflush(stdout) != 0 || ferror(stdout)) && status != MA_EXIT_INTERNAL) {
-        fprintf(stderr, "millaudit stats: cannot write the output\n");
-        status = MA_EXIT_IO;
-    }
-    free(errors);
-    ma_stats_free(&st);
-    ma_database_close(db);
-    return status;
+    return ma_result_exit_code(result);
 }

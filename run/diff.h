@@ -34,75 +34,13 @@
 #include <stdint.h>
 
 #include "common/ma_error.h"
+#include "millaudit/diff.h"
 #include "formats/sector_pick.h"
 #include "formats/source.h"
 #include "indexer/position.h"
 #include "store/audit.h"
 
-enum { MA_DIFF_OUTCOME = 0, MA_DIFF_DEPTH, MA_DIFF_DRAW_CLASS, MA_DIFF_ENCODING, MA_DIFF_CLASSES };
-
-/* What became of one pair of sectors. */
-typedef enum ma_diff_status {
-    MA_DIFF_PENDING = 0, /* planned, not compared yet */
-    MA_DIFF_IDENTICAL,   /* same format, same SHA-256 */
-    MA_DIFF_EQUAL,       /* values agree (encoding differences allowed) */
-    MA_DIFF_DIFFERS,     /* some outcome, depth or draw class differs */
-    MA_DIFF_ONLY_A,
-    MA_DIFF_ONLY_B,
-    MA_DIFF_UNUSABLE,    /* a file of the pair cannot be used (message says which and why) */
-    MA_DIFF_STATUSES
-} ma_diff_status;
-
-typedef struct ma_diff_example {
-    int cls;            /* MA_DIFF_* */
-    ma_board board;     /* the position as stored in A (open numbering) */
-    uint64_t entry_a;   /* entry in A */
-    uint64_t entry_b;   /* entry in B the position maps to */
-    uint64_t offset_a;  /* byte offsets of the entries, for people who open the files */
-    uint64_t offset_b;
-    ma_stored a, b;     /* both stored values, normalised */
-    char text_a[48];    /* as each file's reader names them (ma_source_describe): "win 13 (0xC00D)", */
-    char text_b[48];    /* "draw (count 5)", "marker op 3", "bad 0xC00C" */
-} ma_diff_example;
-
-typedef struct ma_diff_options {
-    unsigned threads; /* 0 = online CPUs */
-    size_t limit;     /* examples kept per sector */
-    int full;         /* compare positions even when digests agree */
-} ma_diff_options;
-
-typedef struct ma_diff_result {
-    int identical;           /* same format and digest: nothing compared */
-    int draw_class_compared; /* both .sec2 in one frame kind */
-    uint64_t positions;      /* canonical positions compared */
-    uint64_t counts[MA_DIFF_CLASSES];
-    ma_diff_example *examples; /* n_examples of them: value classes first, each in A's entry order */
-    size_t n_examples;
-    double seconds;
-    int outside_entries_only; /* same format, every entry alike, only bytes outside the entries
-                               * (header fields such as the producer) differ: counted as one
-                               * encoding difference */
-} ma_diff_result;
-
-/* One pair of sectors (either side may be absent). */
-typedef struct ma_diff_sector {
-    char name[40];             /* "std_3_3_0_0" */
-    ma_variant variant;
-    ma_sector sector;
-    const ma_db_sector *a, *b; /* NULL on the side that does not hold the sector */
-    ma_format format_a, format_b; /* 0 where absent */
-    char path_a[4352], path_b[4352]; /* the files, "" on a side that does not hold the sector */
-    ma_diff_status status;
-    char message[1024];        /* one line for `unusable` (the reader's error), else "" */
-    ma_diff_result r;          /* for pairs compared */
-} ma_diff_sector;
-
-/* "outcome", "depth", "draw-class", "encoding". */
-const char *ma_diff_class_name(int cls);
-/* "pending", "identical", "equal", "differs", "only-in-A", "only-in-B", "unusable". */
-const char *ma_diff_status_name(ma_diff_status s);
-/* Outcome, depth and draw-class differences (what makes values disagree). */
-uint64_t ma_diff_value_differences(const ma_diff_result *r);
+/* The pair, example, result and option types are public: include/millaudit/diff.h. */
 
 /* Pairs the sectors of a and b (contract above) into *out (n of them, sorted by variant and
  * sector; free with ma_diff_plan_free), all `pending` except one-sided ones. picks may be NULL
@@ -138,5 +76,26 @@ void ma_diff_result_free(ma_diff_result *r);
  * (ok / discrepancies / skipped for a one-sided pair / unusable; the per-class counts) and one
  * discrepancy row per example (stored = A's value, derived = B's). Errors of the store. */
 int ma_diff_record(ma_audit *a, int64_t run_id, const ma_diff_sector *s, ma_error *err);
+
+/* What ma_diff_run (include/millaudit/diff.h, run/diff_run.c) leaves for the accessors and the
+ * renderers (render/diff_render.c). The databases stay open: the renderers name their formats,
+ * variants and unusable files. */
+#define MA_DIFF_NOTICES 3
+struct ma_diff_report {
+    char *path_a, *path_b;     /* as given */
+    ma_database *a, *b;        /* NULL when it could not be opened */
+    ma_diff_sector *pairs;     /* n of them (the shard's), n_planned before sharding */
+    size_t n, n_planned;
+    ma_diff_options compare;
+    unsigned shard_index, shard_count;
+    uint64_t by_status[MA_DIFF_STATUSES];
+    uint64_t positions;
+    uint64_t counts[MA_DIFF_CLASSES];
+    int fatal;                 /* the run stopped early: failure says why */
+    ma_error failure;
+    char notices[MA_DIFF_NOTICES][512]; /* records asked for and not written, in order */
+    int n_notices;
+    int result;                /* common/verdict.h */
+};
 
 #endif

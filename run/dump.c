@@ -79,6 +79,7 @@ int ma_dump_walk(const ma_source *src, ma_dump_fn fn, void *ctx, uint64_t *canon
             d.board = ma_source_board(src, d.entry);
             d.bad = !d.canonical || d.stored.kind != MA_STORED_VALUE;
             d.value[0] = d.problem[0] = 0;
+            d.report = 0;
             if (d.canonical) {
                 n_canon++;
                 ma_dump_value(src, &d.stored, d.value, sizeof d.value);

@@ -17,21 +17,13 @@
 
 #include "common/ma_error.h"
 #include "formats/source.h"
+#include "millaudit/inspect.h"
 
 /* "win 13", "loss 0", "draw -" for a value; "bad <raw>" for an entry that holds none (open
  * "bad 0xc002", Malom "bad marker op 3", "bad val 2,4"). */
 void ma_dump_value(const ma_source *src, const ma_stored *v, char *buf, size_t len);
 
-typedef struct ma_dump_entry {
-    uint64_t entry;
-    uint64_t offset;    /* byte offset of the entry in the file */
-    int canonical;      /* 1: a position (has a line); 0: a non-canonical entry holding bytes */
-    ma_board board;     /* as the entry decodes (canonical entries: the position) */
-    ma_stored stored;
-    char value[64];     /* ma_dump_value (canonical entries) */
-    int bad;            /* no value where one belongs, or bytes where none belongs */
-    char problem[96];   /* bad: "bad encoding 0xc002", "is non-canonical but holds 0xc001" */
-} ma_dump_entry;
+/* ma_dump_entry is public: include/millaudit/inspect.h. */
 
 /* Called per reported entry; a non-zero return stops the walk and is returned by it. */
 typedef int (*ma_dump_fn)(void *ctx, const ma_dump_entry *e);

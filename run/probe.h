@@ -29,15 +29,9 @@
 #include "formats/source.h"
 #include "indexer/position.h"
 #include "check/rules.h"
+#include "millaudit/inspect.h"
 
-typedef struct ma_probe_turn {
-    int from;          /* point left, -1 for a placement */
-    int to;            /* point reached */
-    int removed;       /* opponent stone removed, -1 for none */
-    int immediate_win; /* the removal leaves the opponent below 3 stones: no successor */
-    int kind;          /* MA_TURN_* (successor sector kind), -1 for an immediate win */
-    ma_board succ;     /* colour-swapped successor board (unset for an immediate win) */
-} ma_probe_turn;
+/* The turn, value, row and result types are public: include/millaudit/inspect.h. */
 
 /* Lists the turns of pos into out (room for max). MA_EINTERNAL if more than max or the generator
  * fails; MA_OK otherwise with *n set. */
@@ -47,41 +41,6 @@ int ma_probe_turns(const ma_vrules *r, ma_board pos, ma_probe_turn *out, int max
 /* "d1", "d1-d2", "a4xg7", "d1-d2xg7". */
 void ma_probe_turn_format(const ma_probe_turn *t, char *buf, size_t len);
 
-
-/* A value as probe shows it. */
-typedef struct ma_probe_value {
-    int known;               /* 0: see why */
-    ma_value value;          /* win / draw / loss and depth, for the side to move */
-    int has_draw_class;      /* Malom .sec2 draws: draw_class is A = key1 + v(S) */
-    int32_t draw_class;
-    int has_keys;            /* Malom: key1, key2 in the probed sector's frame */
-    int32_t key1, key2;
-    char text[96];           /* "win 3", "loss 14", "draw", "draw A=112 k2=-28" */
-    char why[160];           /* unknown: "successor sector std_3_3_1_1 absent", ... */
-} ma_probe_value;
-
-typedef struct ma_probe_row {
-    ma_probe_turn turn;
-    char move[32];           /* ma_probe_turn_format */
-    ma_probe_value v;
-} ma_probe_row;
-
-typedef struct ma_probe_result {
-    ma_variant variant;
-    ma_sector sector;
-    char name[40];           /* "std_3_3_0_0" */
-    ma_format format;
-    ma_board board;          /* the position as given */
-    uint64_t entry;          /* its canonical entry */
-    uint64_t offset;         /* the entry's byte offset in the file */
-    ma_stored stored;        /* what the file holds there */
-    ma_probe_value value;    /* the stored value as probe shows it (known = holds a value) */
-    char stored_text[160];   /* open "win 3"; Malom "win 3 (key1 5, key2 3)"; "not a value (...)" */
-    ma_probe_row *rows;      /* n_rows turns, best first; unknown ones last */
-    int n_rows;
-    char (*unusable)[1024];  /* messages of successor files that could not be used */
-    int n_unusable;
-} ma_probe_result;
 
 /* The sector of a position with wf / bf stones in hand (W, B counted on the board). */
 ma_sector ma_probe_sector_of(ma_board pos, int wf, int bf);
@@ -94,6 +53,12 @@ ma_sector ma_probe_sector_of(ma_board pos, int wf, int bf);
 int ma_probe_position(ma_probe_result *out, ma_database *db, ma_variant v, ma_board pos, int wf,
                       int bf, ma_error *err);
 void ma_probe_result_free(ma_probe_result *r);
+
+/* What ma_probe_run (run/probe_run.c) leaves for the renderers (render/probe_render.c). */
+struct ma_probe_report {
+    ma_probe_result r;
+    int result;          /* common/verdict.h */
+};
 
 /* The stored entry of one position, for many lookups in a row (probe --stdin): *src is the
  * position's sector source, *entry its canonical entry. Errors as ma_probe_position. */

@@ -26,59 +26,11 @@
 
 #include "common/ma_error.h"
 #include "common/progress.h"
+#include "millaudit/inspect.h"
 #include "formats/sector_pick.h"
 #include "formats/source.h"
 
-/* Wins and losses at one depth (only depths with a count are kept). */
-typedef struct ma_stats_bin {
-    uint32_t depth;
-    uint64_t win_entries, loss_entries;     /* per stored entry */
-    uint64_t win_positions, loss_positions; /* per position */
-} ma_stats_bin;
-
-/* Canonical values with one A = key1 + v(S) (Malom .sec2). */
-typedef struct ma_stats_akey {
-    int32_t a;
-    uint64_t entries;
-} ma_stats_akey;
-
-typedef struct ma_stats_tally {
-    uint64_t entries;        /* slots in the file(s) */
-    uint64_t canonical;      /* canonical entries (by the index scheme) */
-    uint64_t markers;        /* non-canonical entries */
-    uint64_t positions;      /* boards: canonical entries weighted by orbit size */
-    uint64_t bad;            /* see the top of the file */
-    uint64_t win_entries, draw_entries, loss_entries;
-    uint64_t win_positions, draw_positions, loss_positions;
-    int longest_win, longest_loss; /* deepest win / loss in plies, -1 when none */
-    ma_stats_bin *bins;      /* n_bins, by depth ascending */
-    size_t n_bins;
-    int has_akey;            /* every counted sector is .sec2 */
-    ma_stats_akey *akey;     /* n_akey, by A ascending */
-    size_t n_akey;
-} ma_stats_tally;
-
-typedef struct ma_stats_sector {
-    char name[40];           /* "std_3_3_0_0" */
-    char file[256];          /* the file name inside the database directory */
-    char path[4352];
-    ma_variant variant;
-    ma_sector sector;
-    ma_format format;
-    int unusable;            /* 1: message says why; the tally is empty */
-    char message[1024];
-    ma_stats_tally t;
-    int is_start;            /* W = B = 0 */
-    ma_stored start;         /* its entry 0 */
-    char start_text[48];     /* "win 23", "draw", "bad 0xC002" as the reader names it */
-} ma_stats_sector;
-
-typedef struct ma_stats {
-    ma_stats_sector *sectors; /* n of them, sorted by variant, then W, B, WF, BF */
-    size_t n;
-    size_t n_unusable;       /* sectors that could not be counted */
-    ma_stats_tally total;    /* over the counted sectors */
-} ma_stats;
+/* The bin, tally, sector and statistics types are public: include/millaudit/inspect.h. */
 
 #define MA_STATS_MAX_THREADS 64
 
@@ -99,5 +51,17 @@ int ma_stats_tally_add(ma_stats_tally *a, const ma_stats_tally *b, ma_error *err
 int ma_stats_database(ma_stats *out, ma_database *db, ma_sector_pick *picks, size_t n_picks,
                       int threads, ma_progress *progress, ma_error *err);
 void ma_stats_free(ma_stats *s);
+
+/* What ma_stats_run (include/millaudit/inspect.h, run/stats_run.c) leaves for the accessors and
+ * the renderers (render/stats_render.c). */
+struct ma_stats_report {
+    char *root;           /* as given */
+    ma_database *db;      /* NULL when it could not be opened */
+    int have_stats;       /* st holds the counts */
+    ma_stats st;
+    int fatal;            /* failure says why the run stopped */
+    ma_error failure;
+    int result;           /* common/verdict.h */
+};
 
 #endif
