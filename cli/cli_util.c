@@ -219,3 +219,14 @@ int ma_cli_check_output(const char *cmd, const char *out_path, const char *role,
     fprintf(stderr, "millaudit %s: %s\n", cmd, err.msg);
     return rc == MA_EINVAL ? MA_EXIT_USAGE : ma_exit_code_for(rc);
 }
+
+int ma_cli_result_of_status(int status)
+{
+    switch (status) {
+    case MA_EXIT_OK: return MA_OK;
+    case MA_EXIT_USAGE: return MA_EUSAGE;
+    case MA_EXIT_BAD_INPUT: return MA_EFORMAT;
+    case MA_EXIT_IO: return MA_EIO;
+    default: return MA_EINTERNAL;
+    }
+}

@@ -52,4 +52,9 @@ struct ma_output_input;
 int ma_cli_check_output(const char *cmd, const char *out_path, const char *role, int kind,
                         const struct ma_output_input *inputs, size_t n);
 
+/* An exit status of the helpers above that still return one (ma_cli_check_output, ma_opt_*) as a
+ * command result (common/verdict.h) that maps back to the same status: 0 MA_OK, 2 MA_EUSAGE,
+ * 3 MA_EFORMAT, 4 MA_EIO, anything else MA_EINTERNAL. */
+int ma_cli_result_of_status(int status);
+
 #endif

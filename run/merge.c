@@ -1060,10 +1060,8 @@ int ma_merge_runs(const ma_merge_options *opt, ma_merge_result *res, ma_error *e
     } else if (out && id) {
         ma_audit_merged_run_abort(out);
     }
-    if (rc == MA_OK) {
+    if (rc == MA_OK)
         res->run_id = id;
-        res->exit_code = ma_verdict_exit_code(res->verdict, opt->allow_bounds ? MA_VERDICT_ALLOW_BOUNDS : 0);
-    }
     ma_audit_close(out);
     free(rowsh);
     free(manifests);

@@ -1512,10 +1512,3 @@ const char *ma_vrun_error(const ma_vrun *r, size_t i) { return r->errors[i]; }
 ma_verdict_state ma_vrun_verdict_of(const ma_vrun *r) { return r->verdict; }
 int ma_vrun_record_failed(const ma_vrun *r) { return r->record_failed; }
 double ma_vrun_seconds(const ma_vrun *r) { return r->seconds; }
-
-int ma_vrun_exit_code(const ma_vrun *r)
-{
-    if (r->record_failed)
-        return MA_EXIT_IO;
-    return ma_verdict_exit_code(r->verdict, r->opt.allow_bounds ? MA_VERDICT_ALLOW_BOUNDS : 0);
-}
