@@ -211,3 +211,14 @@ int ma_cli_write_document(const char *out_path, const char *text, size_t len, ma
         return ma_error_set(err, MA_EIO, "stdout: write failed");
     return MA_OK;
 }
+
+int ma_cli_result_of_status(int status)
+{
+    switch (status) {
+    case MA_EXIT_OK: return MA_OK;
+    case MA_EXIT_USAGE: return MA_EUSAGE;
+    case MA_EXIT_BAD_INPUT: return MA_EFORMAT;
+    case MA_EXIT_IO: return MA_EIO;
+    default: return MA_EINTERNAL;
+    }
+}

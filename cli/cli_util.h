@@ -70,4 +70,9 @@ int ma_cli_opt_run_id(const char *cmd, const char *opt, const char *text, int64_
  * out_path is NULL. MA_OK, or MA_EIO with err naming the path ("stdout: write failed"). */
 int ma_cli_write_document(const char *out_path, const char *text, size_t len, ma_error *err);
 
+/* An exit status of the helpers above that still return one (ma_cli_check_output, ma_opt_*) as a
+ * command result (common/verdict.h) that maps back to the same status: 0 MA_OK, 2 MA_EUSAGE,
+ * 3 MA_EFORMAT, 4 MA_EIO, anything else MA_EINTERNAL. */
+int ma_cli_result_of_status(int status);
+
 #endif

@@ -29,7 +29,6 @@
 #include "cli/signals.h"
 #include "common/output.h"
 #include "common/options.h"
-#include "run/merge.h" /* runs merge only (helper "verify" moves it to millaudit/verify.h) */
 
 #define MAX_DOCUMENT (1024L * 1024L * 1024L) /* a run export beyond 1 GiB is not one we wrote */
 
@@ -296,111 +295,18 @@ static int cmd_regressions(const char *audit_path, const ma_regressions_options 
 
 /* ---------------------------------------------------------------- merge */
 
-static void print_merge(const ma_merge_result *m, const char *out_path)
+/* OUT must be none of the shard stores (STORE or STORE:RUN) nor their side files: MA_OK, or the
+ * result of the refusal (printed). */
+static int merge_output_refused(const ma_merge_options *o)
 {
-    printf("merged %zu shard%s of %u of %s into %s: run %lld\n", m->n_shards, m->n_shards == 1 ? "" : "s",
-           m->shard_count, m->database_root, out_path, (long long)m->run_id);
-    for (size_t i = 0; i < m->n_shards; i++) {
-        const ma_merge_shard *s = &m->shards[i];
-        printf("shard %u/%u: %s run %lld, host %s, %zu", s->index, s->count, s->source, (long long)s->run_id,
-               s->host[0] ? s->host : "?", s->sectors);
-        if (s->planned_sectors >= 0)
-            printf(" of %lld", (long long)s->planned_sectors);
-        printf(" sectors, %s .. %s, %s%s\n", s->started_at, s->ended_at[0] ? s->ended_at : "never ended", s->status,
-               s->interrupted ? " (INTERRUPTED)" : "");
-    }
-    for (size_t i = 0; i < m->n_missing; i++)
-        printf("shard %u/%u: MISSING\n", m->missing[i], m->shard_count);
-    const ma_vrun_totals *t = &m->totals;
-    printf("total: %llu sectors (%llu unusable), %llu entries, %llu checked, %llu verified, %llu only within "
-           "bounds, %llu discrepancies (%llu root, %llu propagated; %llu roots of a shard are propagated across "
-           "shards), %llu missing-child, %llu unverifiable\n",
-           (unsigned long long)t->sectors, (unsigned long long)t->sectors_unusable, (unsigned long long)t->entries,
-           (unsigned long long)t->checked, (unsigned long long)t->verified, (unsigned long long)t->within_bounds,
-           (unsigned long long)t->discrepancies, (unsigned long long)t->roots, (unsigned long long)t->propagated,
-           (unsigned long long)m->reclassified, (unsigned long long)t->missing_child,
-           (unsigned long long)t->unverifiable);
-    if (t->discrepancies) {
-        printf("total classes:");
-        for (int k = 0; k < MA_DISC_CLASSES; k++)
-            printf(" %s=%llu", ma_disc_class_name(k), (unsigned long long)t->by_class[k]);
-        printf("\n");
-    }
-    for (size_t i = 0; i < m->n_notes; i++)
-        printf("note: %s\n", m->notes[i]);
-    switch (m->verdict) {
-    case MA_VERDICT_VERIFIED:
-        printf("verdict: verified: all %llu entries of %llu sectors re-derived and matching\n",
-               (unsigned long long)t->entries, (unsigned long long)t->sectors);
-        break;
-    case MA_VERDICT_WITHIN_BOUNDS:
-        printf("verdict: verified within bounds only: %llu entries unproven, no contradiction; NOT fully "
-               "verified\n", (unsigned long long)t->within_bounds);
-        break;
-    case MA_VERDICT_DISCREPANCIES:
-        printf("verdict: discrepancies found: %llu (%llu root%s, %llu propagated)", (unsigned long long)t->discrepancies,
-               (unsigned long long)t->roots, t->roots == 1 ? "" : "s", (unsigned long long)t->propagated);
-        if (t->body_digest_mismatches)
-            printf("; %llu sector file%s whose body is not what %s producer wrote",
-                   (unsigned long long)t->body_digest_mismatches, t->body_digest_mismatches == 1 ? "" : "s",
-                   t->body_digest_mismatches == 1 ? "its" : "their");
-        printf("\n");
-        break;
-    default:
-        if (m->partial)
-            printf("verdict: incomplete: %zu of %u shards missing, %zu interrupted\n", m->n_missing, m->shard_count,
-                   m->n_interrupted);
-        else
-            printf("verdict: incomplete: %llu sectors unusable, %llu entries not verified (successor absent or "
-                   "broken)\n", (unsigned long long)t->sectors_unusable,
-                   (unsigned long long)(t->missing_child + t->unverifiable));
-        break;
-    }
-}
-
-static int cmd_merge(int argc, char **argv)
-{
-    /* argv[0] is "merge"; the identity is taken before getopt reorders anything */
-    char host[256], cmdline[8192];
-    char **typed = calloc((size_t)argc + 2, sizeof *typed);
-    if (!typed)
-        return MA_EXIT_INTERNAL;
-    typed[0] = "runs";
-    for (int i = 0; i < argc; i++)
-        typed[i + 1] = argv[i];
-    ma_cli_run_identity(host, sizeof host, cmdline, sizeof cmdline, argc + 1, typed);
-    free(typed);
-    static const struct option opts[] = {{"allow-partial", no_argument, NULL, 'p'},
-                                         {"allow-bounds", no_argument, NULL, 'b'},
-                                         {"help", no_argument, NULL, 'h'}, {NULL, 0, NULL, 0}};
-    ma_merge_options o;
-    memset(&o, 0, sizeof o);
-    optind = 1;
-    int c;
-    while ((c = ma_opt_next("runs merge", argc, argv, "h", opts)) != -1) {
-        switch (c) {
-        case 'p': o.allow_partial = 1; break;
-        case 'b': o.allow_bounds = 1; break;
-        case 'h': usage(stdout); return MA_EXIT_OK;
-        default: return MA_EXIT_USAGE; /* ma_opt_next said what is wrong */
-        }
-    }
-    if (argc - optind < 2)
-        return ma_opt_error("runs merge", "%s", argc - optind < 1 ? "no output store given" : "no shard store given");
-    o.out_path = argv[optind];
-    o.shards = (const char *const *)(argv + optind + 1);
-    o.n_shards = (size_t)(argc - optind - 1);
-    o.host = host;
-    o.command_line = cmdline;
-    /* OUT must be none of the shard stores (STORE or STORE:RUN) nor their side files */
-    size_t ns = o.n_shards;
+    size_t ns = o->n_shards;
     ma_output_input *inputs = calloc(ns ? ns : 1, sizeof *inputs);
     char **names = calloc(ns ? ns : 1, sizeof *names);
-    int refused = !inputs || !names ? MA_EXIT_INTERNAL : 0;
-    for (size_t i = 0; !refused && i < ns; i++) {
-        names[i] = strdup(o.shards[i]);
+    int result = !inputs || !names ? MA_ENOMEM : MA_OK;
+    for (size_t i = 0; result == MA_OK && i < ns; i++) {
+        names[i] = strdup(o->shards[i]);
         if (!names[i]) {
-            refused = MA_EXIT_INTERNAL;
+            result = MA_ENOMEM;
             break;
         }
         char *colon = strrchr(names[i], ':');
@@ -409,37 +315,89 @@ static int cmd_merge(int argc, char **argv)
             *colon = 0;
         inputs[i] = (ma_output_input){names[i], "a shard store", MA_INPUT_STORE};
     }
-    if (!refused)
-        refused = ma_cli_check_output("runs merge", o.out_path, "OUT", MA_OUTPUT_STORE, inputs, ns);
+    if (result == MA_OK)
+        result = ma_cli_result_of_status(
+            ma_cli_check_output("runs merge", o->out_path, "OUT", MA_OUTPUT_STORE, inputs, ns));
     for (size_t i = 0; names && i < ns; i++)
         free(names[i]);
     free(names);
     free(inputs);
-    if (refused)
-        return refused;
+    return result;
+}
+
+/* Merges and prints the merged run; returns the result (common/verdict.h). */
+static int run_merge(ma_merge_options *o, int allow_bounds)
+{
     /* a first Ctrl-C or SIGTERM rolls the merged run back (also when SIGINT came in ignored) */
-    o.cancel = ma_cli_stop_on_signals();
+    o->cancel = ma_cli_stop_on_signals();
     ma_merge_result m;
     ma_error err;
     ma_error_clear(&err);
-    int rc = ma_merge_runs(&o, &m, &err);
-    int exit_code;
-    if (rc == MA_ECANCELED) {
+    int rc = ma_merge_runs(o, &m, &err);
+    int result;
+    if (rc) {
         fprintf(stderr, "millaudit runs merge: %s\n", err.msg);
-        exit_code = 128 + (int)*o.cancel;
-    } else if (rc) {
-        fprintf(stderr, "millaudit runs merge: %s\n", err.msg);
-        exit_code = m.output_failed ? MA_EXIT_IO : bad_input_code(rc);
+        /* reading the shards' stores: any failure there means the input is unusable */
+        result = rc == MA_ECANCELED                      ? ma_result_of_signal((int)*o->cancel)
+                 : m.output_failed                       ? MA_EIO
+                 : rc == MA_ENOMEM || rc == MA_EINTERNAL ? rc
+                                                         : MA_EFORMAT;
     } else {
-        print_merge(&m, o.out_path);
-        if (m.partial && !o.allow_partial)
+        ma_render_merge_text(stdout, &m, o->out_path);
+        if (m.partial && !o->allow_partial)
             fprintf(stderr, "millaudit runs merge: %zu of %u shards missing, %zu interrupted: the merged run is "
                             "marked incomplete (--allow-partial accepts it)\n",
                     m.n_missing, m.shard_count, m.n_interrupted);
-        exit_code = m.exit_code;
+        result = ma_result_of_verdict(m.verdict, allow_bounds ? MA_VERDICT_ALLOW_BOUNDS : 0);
     }
     ma_merge_result_free(&m);
-    return exit_code;
+    return result;
+}
+
+static int cmd_merge(int argc, char **argv)
+{
+    /* argv[0] is "merge"; the identity is taken before getopt reorders anything */
+    char host[256] = "", cmdline[8192] = "";
+    char **typed = calloc((size_t)argc + 2, sizeof *typed);
+    int allow_bounds = 0, help = 0, result = typed ? MA_OK : MA_ENOMEM;
+    for (int i = 0; typed && i < argc; i++)
+        typed[i + 1] = argv[i];
+    if (typed) {
+        typed[0] = "runs";
+        ma_cli_run_identity(host, sizeof host, cmdline, sizeof cmdline, argc + 1, typed);
+    }
+    free(typed);
+    static const struct option opts[] = {{"allow-partial", no_argument, NULL, 'p'},
+                                         {"allow-bounds", no_argument, NULL, 'b'},
+                                         {"help", no_argument, NULL, 'h'}, {NULL, 0, NULL, 0}};
+    ma_merge_options o;
+    memset(&o, 0, sizeof o);
+    optind = 1;
+    int c;
+    while (result == MA_OK && !help && (c = ma_opt_next("runs merge", argc, argv, "h", opts)) != -1) {
+        switch (c) {
+        case 'p': o.allow_partial = 1; break;
+        case 'b': allow_bounds = 1; break;
+        case 'h': help = 1; break;
+        default: result = MA_EUSAGE; /* ma_opt_next said what is wrong */
+        }
+    }
+    if (result == MA_OK && !help && argc - optind < 2)
+        result = ma_cli_result_of_status(ma_opt_error(
+            "runs merge", "%s", argc - optind < 1 ? "no output store given" : "no shard store given"));
+    if (result == MA_OK && !help) {
+        o.out_path = argv[optind];
+        o.shards = (const char *const *)(argv + optind + 1);
+        o.n_shards = (size_t)(argc - optind - 1);
+        o.host = host;
+        o.command_line = cmdline;
+        result = merge_output_refused(&o);
+    }
+    if (help)
+        usage(stdout);
+    else if (result == MA_OK)
+        result = run_merge(&o, allow_bounds);
+    return ma_result_exit_code(result);
 }
 
 /* The one line for arguments that do not fit the subcommand: its synopsis. */

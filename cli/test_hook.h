@@ -32,7 +32,7 @@
 #include <signal.h>
 #include <stdint.h>
 
-#include "run/run.h"
+#include "millaudit.h"
 
 typedef struct ma_cli_test_hook {
     char step[128];

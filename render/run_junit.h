@@ -26,6 +26,7 @@
 
 #include "common/ma_error.h"
 #include "render/junit.h"
+#include "millaudit/verify.h"
 #include "run/run.h"
 
 /* Discrepancy rows listed per failing sector, and of those the boards drawn. */
@@ -37,7 +38,6 @@
  * ma_vrun_execute returned (the run could not be done: root missing, store refused), or NULL; it
  * makes the "run" case an error. Errors: MA_ENOMEM. */
 int ma_vrun_junit(ma_junit *j, const ma_vrun *r, const char *stopped_by, ma_error *err);
-/* Builds and writes it to path atomically. Errors: MA_ENOMEM, MA_EIO naming path. */
-int ma_vrun_junit_write(const ma_vrun *r, const char *stopped_by, const char *path, ma_error *err);
+/* ma_vrun_junit_write (public: millaudit/verify.h) builds it and writes it to path atomically. */
 
 #endif

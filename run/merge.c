@@ -909,6 +909,31 @@ static void copy_text(char *dst, size_t len, const char *src)
     snprintf(dst, len, "%s", src ? src : "");
 }
 
+/* The shard indexes no store held, and the notes of a partial merge. */
+static void note_partial(merge_ctx *c)
+{
+    ma_merge_result *res = c->res;
+    for (unsigned k = 0; k < res->shard_count; k++) {
+        int have = 0;
+        for (size_t i = 0; i < c->n_sh; i++)
+            have |= c->sh[i].info.shard_index == (int64_t)k;
+        if (!have) {
+            res->missing[res->n_missing++] = k;
+            add_note(res, "shard %u/%u missing: no store given holds it", k, res->shard_count);
+        }
+    }
+    res->partial = res->n_missing || res->n_interrupted;
+    res->planned = c->sh[0].inv.n_plan;
+    res->uncovered = c->uncovered;
+    if (c->uncovered)
+        add_note(res, "%zu of %zu sectors of the plan have no result (their shards are missing or interrupted)",
+                 c->uncovered, c->sh[0].inv.n_plan);
+    if (res->partial && !c->opt->allow_partial)
+        add_note(res, "the merged run is marked incomplete (%zu of %u shards missing, %zu interrupted); "
+                      "--allow-partial judges the sectors present",
+                 res->n_missing, res->shard_count, res->n_interrupted);
+}
+
 int ma_merge_runs(const ma_merge_options *opt, ma_merge_result *res, ma_error *err)
 {
     memset(res, 0, sizeof *res);
@@ -986,25 +1011,8 @@ int ma_merge_runs(const ma_merge_options *opt, ma_merge_result *res, ma_error *e
                      (long long)s->info.planned_sectors, o->index, o->count, s->path);
         }
     }
-    for (unsigned k = 0; rc == MA_OK && k < res->shard_count; k++) {
-        int have = 0;
-        for (size_t i = 0; i < c.n_sh; i++)
-            have |= c.sh[i].info.shard_index == (int64_t)k;
-        if (!have) {
-            res->missing[res->n_missing++] = k;
-            add_note(res, "shard %u/%u missing: no store given holds it", k, res->shard_count);
-        }
-    }
-    res->partial = res->n_missing || res->n_interrupted;
-    res->planned = c.sh[0].inv.n_plan;
-    res->uncovered = c.uncovered;
-    if (rc == MA_OK && c.uncovered)
-        add_note(res, "%zu of %zu sectors of the plan have no result (their shards are missing or interrupted)",
-                 c.uncovered, c.sh[0].inv.n_plan);
-    if (rc == MA_OK && res->partial && !opt->allow_partial)
-        add_note(res, "the merged run is marked incomplete (%zu of %u shards missing, %zu interrupted); "
-                      "--allow-partial judges the sectors present",
-                 res->n_missing, res->shard_count, res->n_interrupted);
+    if (rc == MA_OK)
+        note_partial(&c);
     ma_merged_run mr = {f->info.tool_version, git_mixed ? "mixed" : f->info.git_revision, opt->host,
                         opt->command_line, f->info.database_root, f->info.variant, f->info.format, f->options,
                         planned, unusable, manifests, c.n_sh, rowsh, c.n_sh};
@@ -1060,10 +1068,8 @@ int ma_merge_runs(const ma_merge_options *opt, ma_merge_result *res, ma_error *e
     } else if (out && id) {
         ma_audit_merged_run_abort(out);
     }
-    if (rc == MA_OK) {
+    if (rc == MA_OK)
         res->run_id = id;
-        res->exit_code = ma_verdict_exit_code(res->verdict, opt->allow_bounds ? MA_VERDICT_ALLOW_BOUNDS : 0);
-    }
     ma_audit_close(out);
     free(rowsh);
     free(manifests);

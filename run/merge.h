@@ -44,59 +44,9 @@
 #include <stdint.h>
 
 #include "common/ma_error.h"
+#include "millaudit/verify.h"
 #include "run/run.h"
 
-typedef struct ma_merge_options {
-    const char *out_path;         /* the store the merged run is written into */
-    const char *const *shards;    /* shard stores: "STORE" (its newest shard run) or "STORE:RUN" */
-    size_t n_shards;
-    int allow_partial;            /* missing or interrupted shards do not make the run incomplete */
-    const volatile sig_atomic_t *cancel; /* optional stop flag (SIGINT/SIGTERM): checked between sectors;
-                                          * when set the merged run is rolled back, MA_ECANCELED */
-    int allow_bounds;             /* within-bounds does not make the exit status 3 */
-    const char *host;             /* of the merge (recorded) */
-    const char *command_line;
-} ma_merge_options;
-
-/* One shard as it was merged. */
-typedef struct ma_merge_shard {
-    char source[1024];
-    int64_t run_id;
-    unsigned index, count;
-    char host[256], started_at[40], ended_at[40], status[32];
-    size_t sectors;               /* recorded (and merged) */
-    int64_t planned_sectors;      /* -1: not recorded */
-    int interrupted;              /* never ended, ended interrupted, or fewer sectors than planned */
-} ma_merge_shard;
-
-typedef struct ma_merge_result {
-    int64_t run_id;               /* the merged run in out_path */
-    char database_root[4096];
-    char format[24];
-    unsigned shard_count;
-    ma_merge_shard *shards;       /* in shard order */
-    size_t n_shards;
-    unsigned *missing;            /* shard indexes no store held */
-    size_t n_missing;
-    size_t n_interrupted;
-    int partial;                  /* missing or interrupted shards */
-    size_t planned;               /* sectors of the plan the shards share (the inventory's) */
-    size_t uncovered;             /* of those, sectors no shard recorded */
-    ma_vrun_totals totals;
-    ma_verdict_state verdict;     /* common/verdict.h */
-    uint64_t reclassified;        /* discrepancies a shard called roots that are propagated */
-    size_t rows_inexact;          /* sectors whose rows may differ from a single run's */
-    char **notes;                 /* one-line messages: partial shards, inexact rows */
-    size_t n_notes;
-    int exit_code;                /* README table: 0 verified, 1 discrepancies, 3 incomplete */
-    int output_failed;            /* set with an error: the output store could not be opened or
-                                   * written (exit 4), not the shards read (exit 3) */
-} ma_merge_result;
-
-/* Merges. MA_OK when the merged run was written (whatever its verdict: see exit_code), else the
- * refusal (MA_EFORMAT / MA_EMISSING: unusable input, MA_EIO: the output store cannot be written,
- * MA_EINVAL: no shard given, MA_ENOMEM, MA_EINTERNAL) with err set and nothing written. */
-int ma_merge_runs(const ma_merge_options *opt, ma_merge_result *out, ma_error *err);
-void ma_merge_result_free(ma_merge_result *r);
+/* The options, the result and ma_merge_runs are public: include/millaudit/verify.h. */
 
 #endif

@@ -532,6 +532,50 @@ static int inventory_files(ma_vrun *r, size_t *need_sha, size_t *n_need, ma_erro
     return rc;
 }
 
+/* Each selected sector's inputs: its file, its successors' files (or their absence), and for
+ * .sec2 the sector values; sorted by name so equal inputs compare equal. */
+static int sector_inputs(ma_vrun *r, ma_error *err)
+{
+    for (size_t i = 0; i < r->n_order; i++) {
+        node *nd = &r->nodes[r->order[i]];
+        ma_vrun_input *in = calloc(MA_TURN_KINDS + 2, sizeof *in);
+        if (!in)
+            return ma_error_set(err, MA_ENOMEM, "out of memory");
+        size_t k = 0;
+        int members[MA_TURN_KINDS + 1];
+        int nm = 0;
+        members[nm++] = r->order[i];
+        for (int t = 0; t < MA_TURN_KINDS; t++) {
+            int c = nd->succ[t], dup = 0;
+            for (int j = 0; j < nm; j++)
+                dup |= members[j] == c;
+            if (c >= 0 && !dup)
+                members[nm++] = c;
+        }
+        for (int j = 0; j < nm; j++) {
+            const node *m = &r->nodes[members[j]];
+            const char *slash = strrchr(m->pub.path, '/');
+            snprintf(in[k].path, sizeof in[k].path, "%.255s", slash ? slash + 1 : m->pub.path);
+            snprintf(in[k].sha256, sizeof in[k].sha256, "%s", m->dbs ? m->sha256 : "");
+            k++;
+        }
+        if (ma_database_format(r->db) == MA_FORMAT_SEC2) {
+            snprintf(in[k].path, sizeof in[k].path, "%s.secval", ma_variant_name(nd->pub.variant));
+            snprintf(in[k].sha256, sizeof in[k].sha256, "%s", r->secval_sha[nd->pub.variant]);
+            k++;
+        }
+        for (size_t a = 1; a < k; a++) /* insertion sort by path: at most six inputs */
+            for (size_t b = a; b > 0 && strcmp(in[b - 1].path, in[b].path) > 0; b--) {
+                ma_vrun_input t = in[b - 1];
+                in[b - 1] = in[b];
+                in[b] = t;
+            }
+        nd->pub.inputs = in;
+        nd->pub.n_inputs = k;
+    }
+    return MA_OK;
+}
+
 static int hash_inputs(ma_vrun *r, ma_error *err)
 {
     r->phase = "hash";
@@ -651,46 +695,7 @@ static int hash_inputs(ma_vrun *r, ma_error *err)
         if (ma_audit_inventory_write(r->audit, r->run_id, &r->inv, 0, &e))
             record_failure(r, &e);
     }
-    /* each selected sector's inputs: its file, its successors' files (or their absence), and for
-     * .sec2 the sector values; sorted by name so equal inputs compare equal */
-    for (size_t i = 0; i < r->n_order; i++) {
-        node *nd = &r->nodes[r->order[i]];
-        ma_vrun_input *in = calloc(MA_TURN_KINDS + 2, sizeof *in);
-        if (!in)
-            return ma_error_set(err, MA_ENOMEM, "out of memory");
-        size_t k = 0;
-        int members[MA_TURN_KINDS + 1];
-        int nm = 0;
-        members[nm++] = r->order[i];
-        for (int t = 0; t < MA_TURN_KINDS; t++) {
-            int c = nd->succ[t], dup = 0;
-            for (int j = 0; j < nm; j++)
-                dup |= members[j] == c;
-            if (c >= 0 && !dup)
-                members[nm++] = c;
-        }
-        for (int j = 0; j < nm; j++) {
-            const node *m = &r->nodes[members[j]];
-            const char *slash = strrchr(m->pub.path, '/');
-            snprintf(in[k].path, sizeof in[k].path, "%.255s", slash ? slash + 1 : m->pub.path);
-            snprintf(in[k].sha256, sizeof in[k].sha256, "%s", m->dbs ? m->sha256 : "");
-            k++;
-        }
-        if (ma_database_format(r->db) == MA_FORMAT_SEC2) {
-            snprintf(in[k].path, sizeof in[k].path, "%s.secval", ma_variant_name(nd->pub.variant));
-            snprintf(in[k].sha256, sizeof in[k].sha256, "%s", r->secval_sha[nd->pub.variant]);
-            k++;
-        }
-        for (size_t a = 1; a < k; a++) /* insertion sort by path: at most six inputs */
-            for (size_t b = a; b > 0 && strcmp(in[b - 1].path, in[b].path) > 0; b--) {
-                ma_vrun_input t = in[b - 1];
-                in[b - 1] = in[b];
-                in[b] = t;
-            }
-        nd->pub.inputs = in;
-        nd->pub.n_inputs = k;
-    }
-    return MA_OK;
+    return sector_inputs(r, err);
 }
 
 /* ---- carry over ---- */
@@ -1513,10 +1518,3 @@ const char *ma_vrun_error(const ma_vrun *r, size_t i) { return r->errors[i]; }
 ma_verdict_state ma_vrun_verdict_of(const ma_vrun *r) { return r->verdict; }
 int ma_vrun_record_failed(const ma_vrun *r) { return r->record_failed; }
 double ma_vrun_seconds(const ma_vrun *r) { return r->seconds; }
-
-int ma_vrun_exit_code(const ma_vrun *r)
-{
-    if (r->record_failed)
-        return MA_EXIT_IO;
-    return ma_verdict_exit_code(r->verdict, r->opt.allow_bounds ? MA_VERDICT_ALLOW_BOUNDS : 0);
-}

@@ -75,6 +75,9 @@ void ma_shard_plan_free(ma_shard_plan *p)
 {
     free(p->sectors);
     free(p->shards);
+    for (size_t i = 0; i < p->n_unusable; i++)
+        free(p->unusable[i]);
+    free(p->unusable);
     memset(p, 0, sizeof *p);
 }
 
@@ -164,4 +167,28 @@ int ma_shard_of_files(ma_database *db, unsigned n_shards, const char *const *rel
     }
     ma_shard_plan_free(&p);
     return MA_OK;
+}
+
+int ma_shard_plan_run(ma_shard_plan *out, const ma_shard_plan_options *opt, ma_error *err)
+{
+    memset(out, 0, sizeof *out);
+    ma_database *db = NULL;
+    int rc = ma_database_open(&db, opt->root, NULL, err);
+    if (rc == MA_OK)
+        rc = ma_shard_plan_database(db, opt->n_shards, out, err);
+    size_t n = rc == MA_OK ? ma_database_unusable_count(db) : 0;
+    if (rc == MA_OK && n && !(out->unusable = calloc(n, sizeof *out->unusable)))
+        rc = ma_error_set(err, MA_ENOMEM, "shards: out of memory");
+    for (size_t i = 0; rc == MA_OK && i < n; i++) {
+        if (!(out->unusable[i] = strdup(ma_database_unusable(db, i)->message)))
+            rc = ma_error_set(err, MA_ENOMEM, "shards: out of memory");
+        else
+            out->n_unusable++;
+    }
+    if (rc == MA_OK)
+        out->format = ma_database_format(db);
+    else
+        ma_shard_plan_free(out);
+    ma_database_close(db);
+    return rc;
 }

@@ -19,6 +19,7 @@
 #include "common/ma_error.h"
 #include "formats/source.h"
 #include "indexer/position.h"
+#include "millaudit/verify.h"
 
 typedef struct ma_shard_item {
     ma_variant variant;
@@ -41,45 +42,10 @@ int ma_shard_partition(ma_shard_item *items, size_t n, unsigned n_shards, ma_err
  * Malom's formats the hash count of (W, B) (every file of a sector has it). */
 uint64_t ma_shard_entries(ma_format f, ma_sector s, const char *path);
 
-/* The partition of a whole database as `verify DIR --shard I/N` computes it, for sizing a job
- * (`verify DIR --plan N`): which shard checks each sector, each shard's entries and cost, and the
- * memory a task maps at most (the largest sector file of the shard plus its successor sectors'
- * files, which the run engine keeps mapped while it checks the sector). Nothing is checked. */
-typedef struct ma_shard_plan_sector {
-    ma_variant variant;
-    ma_sector sector;
-    char name[40];
-    uint64_t entries;
-    double cost;
-    unsigned shard;
-    uint64_t bytes;       /* its file's size */
-    uint64_t peak_bytes;  /* its file plus its successor sectors' files (each once) */
-} ma_shard_plan_sector;
-
-typedef struct ma_shard_plan_shard {
-    size_t sectors;
-    uint64_t entries;
-    double cost;
-    uint64_t bytes;       /* the files of its sectors */
-    uint64_t peak_bytes;  /* the largest peak_bytes of its sectors */
-} ma_shard_plan_shard;
-
-typedef struct ma_shard_plan {
-    unsigned n_shards;
-    ma_shard_plan_sector *sectors;  /* the database's sectors, in its order (variant, name) */
-    size_t n_sectors;
-    ma_shard_plan_shard *shards;    /* n_shards of them */
-    uint64_t total_entries;
-    double total_cost, mean_cost;   /* mean: total_cost / n_shards */
-    double largest_sector_cost;     /* no shard can cost less than its largest sector */
-    double largest_shard_cost;
-    /* largest_shard_cost / max(mean_cost, largest_sector_cost): 1.0 is a perfect balance */
-    double imbalance;
-} ma_shard_plan;
-
+/* The plan of a whole database (ma_shard_plan, public: include/millaudit/verify.h) from an open
+ * database. */
 /* Plans the whole database db in n_shards shards. Errors: MA_EINVAL (n_shards 0), MA_ENOMEM. */
 int ma_shard_plan_database(ma_database *db, unsigned n_shards, ma_shard_plan *out, ma_error *err);
-void ma_shard_plan_free(ma_shard_plan *p);
 
 /* The shard of every file of a database directory, for `manifest create DIR --shard I/N`
  * (docs/distributed.md): rel[i] (a path relative to db's root, as checksums/manifest.h lists it)
