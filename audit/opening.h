@@ -59,6 +59,7 @@
 #include "formats/source.h"
 #include "formats/value.h"
 #include "indexer/position.h"
+#include "millaudit/game.h"
 
 #define MA_OPENING_MATE (1 << 20)
 
@@ -139,16 +140,10 @@ typedef struct ma_opening_discrepancy {
     int bound;                  /* 0 exact, 1 lower bound (>=), -1 upper bound (<=) */
 } ma_opening_discrepancy;
 
-enum {
-    MA_OPENING_UNPROVEN = 0,        /* the bounds differ in outcome */
-    MA_OPENING_OUTCOME_PROVEN = 1,  /* both bounds have the same outcome, depths differ */
-    MA_OPENING_PROVEN = 2           /* outcome and depth */
-};
-
 typedef struct ma_opening_result {
     ma_sector root_sector;
     ma_board root;
-    int status;                 /* MA_OPENING_* */
+    int status;                 /* MA_OPENING_* (millaudit/game.h) */
     ma_value value;             /* proven value (depth meaningful only when status == PROVEN) */
     ma_value lower, upper;      /* bounds, side to move at the root's view (equal when proven) */
     int passes;                 /* 1 (no unknown leaf met) or 2 (pessimistic, optimistic) */
