@@ -68,11 +68,11 @@ typedef struct args {
     int json, quiet;
 } args;
 
-/* A count 1..max through the one option-number parser (common/options.h). */
-static int parse_count(const char *opt, const char *text, long max, uint64_t *out)
+/* A count lo..max through the one option-number parser (common/options.h). */
+static int parse_count(const char *opt, const char *text, long lo, long max, uint64_t *out)
 {
     long v;
-    if (ma_opt_long("grade", opt, text, 1, max, &v))
+    if (ma_opt_long("grade", opt, text, lo, max, &v))
         return -1;
     *out = (uint64_t)v;
     return 0;
@@ -92,11 +92,6 @@ static int parse_value(args *a, int c, const char *arg)
     } else if (c == 'S') {
         if (ma_grade_sectors_add(&a->sectors, arg, &err))
             return ma_opt_error("grade", "%s", err.msg), MA_EUSAGE;
-    } else if (c == 'k') {
-        long k = strtol(arg, &end, 10);
-        if (*end || end == arg || k < 3 || k > 12)
-            return ma_opt_error("grade", "--stones '%s': expected 3..12", arg), MA_EUSAGE;
-        a->o.stones = (int)k;
     } else if (c == 't') {
         a->o.engine_timeout = strtod(arg, &end);
         if (*end || end == arg || !(a->o.engine_timeout >= 0.01 && a->o.engine_timeout <= 3600))
@@ -125,17 +120,18 @@ static int parse_options(int argc, char **argv, args *a)
         {"quiet", no_argument, NULL, 'q'},          {"help", no_argument, NULL, 'h'},
         {"run", required_argument, NULL, 'R'},      {"no-digest-check", no_argument, NULL, 'D'},
         {NULL, 0, NULL, 0}};
-    uint64_t plies = 300;
+    uint64_t plies = 300, stones = 0;
     int c;
     optind = 1;
     while ((c = ma_opt_next("grade", argc, argv, "h", longopts)) != -1) {
         int bad = 0;
         switch (c) {
         case 'p': a->o.player = optarg; break;
-        case 'n': bad = parse_count("--positions", optarg, 100000000, &a->positions); break;
-        case 'g': bad = parse_count("--games", optarg, 10000000, &a->games); break;
-        case 'm': bad = parse_count("--max-plies", optarg, 100000, &plies); break;
-        case 's': case 'S': case 'k': case 't': case 'R': bad = parse_value(a, c, optarg); break;
+        case 'n': bad = parse_count("--positions", optarg, 1, 100000000, &a->positions); break;
+        case 'g': bad = parse_count("--games", optarg, 1, 10000000, &a->games); break;
+        case 'm': bad = parse_count("--max-plies", optarg, 1, 100000, &plies); break;
+        case 'k': bad = parse_count("--stones", optarg, 3, 12, &stones); break;
+        case 's': case 'S': case 't': case 'R': bad = parse_value(a, c, optarg); break;
         case 'v': a->variant_text = optarg; break;
         case 'a': a->o.audit_path = optarg; break;
         case 'H': a->html_path = optarg; break;
@@ -149,6 +145,7 @@ static int parse_options(int argc, char **argv, args *a)
             return MA_EUSAGE;
     }
     a->o.max_plies = (int)plies;
+    a->o.stones = (int)stones;
     return MA_OK;
 }
 
