@@ -1,7 +1,7 @@
 /* The grade engine of millaudit/game.h: opens the database, creates the player, grades its moves
  * (audit/grade.c), records the run and every move in the audit store (store/audit_game.h) and
  * decides the run's result; and reads a stored grade run back for its report. */
-#include "audit/game_run.h"
+#include "audit/grade.h"
 
 #include <limits.h>
 #include <signal.h>
@@ -16,6 +16,27 @@
 #include "store/audit_game.h"
 
 #define BATCH 256
+
+/* The grading a run hands back (millaudit/game.h). */
+#define MA_GRADING_NOTES 4
+
+struct ma_grading {
+    int result;                 /* the command result (common/verdict.h) */
+    int reportable;             /* there is a report: the run ended or graded moves first */
+    ma_grade_report_info info;  /* its strings point into the fields below or static names */
+    const ma_grade_tally *tally;
+    ma_grade_result *res;       /* a live run's result (NULL for a stored one) */
+    ma_grade_tally *stored_tally; /* a stored run's tally (NULL for a live one) */
+    ma_audit_grade_stored stored; /* a stored run's facts */
+    int has_stored;
+    char *database;
+    char player[600];           /* the player's canonical name */
+    char status[16];            /* "ok", "unusable", "interrupted" */
+    char message[600];          /* why the run stopped early, "" when it did not */
+    int64_t run_id;
+    size_t n_notes;
+    ma_error notes[MA_GRADING_NOTES];
+};
 
 /* The moves graded but not yet written: the store gets them in batches, one transaction each. */
 typedef struct recorder {
@@ -358,3 +379,6 @@ int ma_grade_sectors_add(ma_grade_sectors *l, const char *text, ma_error *err)
     }
     return MA_OK;
 }
+
+const ma_grade_report_info *ma_grading_info(const ma_grading *g) { return &g->info; }
+const ma_grade_tally *ma_grading_tally(const ma_grading *g) { return g->tally; }

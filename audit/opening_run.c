@@ -1,7 +1,7 @@
 /* The opening engine of millaudit/game.h: opens the database and the oracle over it
  * (audit/opening_db.c), proves the start value (audit/opening.c), records the run in the audit
  * store (store/audit_game.h) and decides the run's result. */
-#include "audit/game_run.h"
+#include "audit/opening.h"
 
 #include <limits.h>
 #include <signal.h>
@@ -15,6 +15,28 @@
 #include "ma_version.h"
 #include "store/audit.h"
 #include "store/audit_game.h"
+
+/* The proof a run hands back (millaudit/game.h). */
+struct ma_opening_proof {
+    int result;                 /* the command result (common/verdict.h) */
+    int search_result;          /* the verdict before recording: the JSON document's "exit" */
+    int searched;               /* the search ran to its end */
+    char *database;             /* as given */
+    ma_variant variant;
+    int stones;
+    ma_format format;
+    int compare;
+    ma_opening_result res;
+    int have_stored_start;
+    char stored_start[128];
+    char missing[2048];         /* absent or excluded leaf sectors, ", "-joined */
+    uint64_t bad_leaves;        /* leaves whose entry held no value */
+    char first_bad[600];
+    char warning[3600];         /* why the value is not proven, "" when it is */
+    int has_store_error;
+    ma_error store_error;
+    int64_t run_id;
+};
 
 /* What the run holds while it works; only the proof outlives it. */
 typedef struct job {
@@ -357,4 +379,14 @@ const char *ma_opening_proof_warning(const ma_opening_proof *p)
 const ma_error *ma_opening_proof_store_error(const ma_opening_proof *p)
 {
     return p && p->has_store_error ? &p->store_error : NULL;
+}
+
+void ma_opening_proof_facts(const ma_opening_proof *p, ma_opening_facts *out)
+{
+    *out = (ma_opening_facts){
+        .database = p->database, .variant = p->variant, .stones = p->stones, .format = p->format,
+        .compare = p->compare, .result = &p->res,
+        .stored_start = p->have_stored_start ? p->stored_start : NULL, .missing = p->missing,
+        .bad_leaves = p->bad_leaves, .first_bad = p->first_bad, .search_result = p->search_result,
+    };
 }

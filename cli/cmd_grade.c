@@ -3,7 +3,7 @@
  *                     [--variant V] [--stones K] [--max-plies N] [--engine-timeout SEC]
  *                     [--audit A] [--html FILE] [--json] [--quiet]
  *
- * Grades a player's moves against the database DIR (audit/grade.h, docs/grading.md).
+ * Grades a player's moves against the database DIR (ma_grade_run, millaudit/game.h; docs/grading.md).
  * Exit: 0 graded; 2 usage; 3 input unusable (database, or the player: an engine that breaks the
  * protocol; the moves graded before are kept and recorded, the run is marked "unusable");
  * 4 audit store or HTML file not writable; 5 internal; 130 / 143 interrupted (moves graded so far

@@ -2,7 +2,7 @@
  * millaudit opening DIR --variant V --stones K [--tt-mb N] [--only-sectors LIST] [--audit A]
  *                       [--no-compare] [--max-rows N] [--json] [--quiet]
  *
- * Gasser's opening proof (audit/opening.h, docs/opening.md): proves the value of 0_0_K_K by
+ * Gasser's opening proof (ma_opening_run, millaudit/game.h; docs/opening.md): proves the value of 0_0_K_K by
  * alpha-beta over the placement phase with only the movement sectors of DIR as leaves, and
  * compares every placement position it resolves with DIR's stored value where DIR holds its sector.
  * Exit: 0 the game value (outcome) is proven and nothing disagrees; 1 a discrepancy (a stored

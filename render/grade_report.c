@@ -384,10 +384,10 @@ int ma_grade_report_html(FILE *out, const ma_grade_report_info *in, const ma_gra
 int ma_grading_print(FILE *out, const ma_grading *g, int json, int exit_code)
 {
     if (!json) {
-        ma_grade_report_text(out, &g->info, g->tally);
+        ma_grade_report_text(out, ma_grading_info(g), ma_grading_tally(g));
         return ferror(out) ? -1 : 0;
     }
-    json_t *o = ma_grade_report_json(&g->info, g->tally);
+    json_t *o = ma_grade_report_json(ma_grading_info(g), ma_grading_tally(g));
     json_object_set_new(o, "exit", json_integer(exit_code));
     int rc = json_dumpf(o, out, JSON_INDENT(1) | JSON_PRESERVE_ORDER);
     fputc('\n', out);
@@ -404,7 +404,7 @@ int ma_grading_write_html(const char *path, const ma_grading *g, ma_error *err)
     FILE *f = open_memstream(&buf, &len);
     if (!f)
         return ma_error_set(err, MA_ENOMEM, "%s: out of memory", path);
-    int bad = ma_grade_report_html(f, &g->info, g->tally);
+    int bad = ma_grade_report_html(f, ma_grading_info(g), ma_grading_tally(g));
     if (fclose(f) != 0)
         bad = 1;
     int rc = bad || !buf ? ma_error_set(err, MA_ENOMEM, "%s: out of memory", path)

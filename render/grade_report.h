@@ -16,7 +16,7 @@
 
 #include <jansson.h>
 
-#include "audit/game_run.h" /* ma_grade_report_info, ma_grading */
+#include "millaudit/game.h" /* ma_grade_report_info, ma_grade_tally, ma_grading */
 #include "store/audit_game.h"
 
 #define MA_GRADE_JSON_SCHEMA_VERSION 1

@@ -5,7 +5,7 @@
 
 #include <jansson.h>
 
-#include "audit/game_run.h"
+#include "millaudit/game.h"
 #include "common/verdict.h"
 
 #define JSON_SCHEMA_VERSION 1
@@ -84,9 +84,9 @@ static json_t *comparisons_json(const ma_opening_result *r)
     return cmp;
 }
 
-static int print_json(FILE *out, const ma_opening_proof *p)
+static int print_json(FILE *out, const ma_opening_facts *p)
 {
-    const ma_opening_result *r = &p->res;
+    const ma_opening_result *r = p->result;
     json_t *o = json_object();
     json_object_set_new(o, "schema_version", json_integer(JSON_SCHEMA_VERSION));
     json_object_set_new(o, "database", json_string(p->database));
@@ -99,7 +99,7 @@ static int print_json(FILE *out, const ma_opening_proof *p)
     json_object_set_new(o, "lower", value_json(r->lower, 1));
     json_object_set_new(o, "upper", value_json(r->upper, 1));
     json_object_set_new(o, "stored_start",
-                        p->have_stored_start ? json_string(p->stored_start) : json_null());
+                        p->stored_start ? json_string(p->stored_start) : json_null());
     json_t *passes = json_array();
     for (int i = 0; i < r->passes; i++)
         json_array_append_new(passes, pass_json(&r->pass[i], r->passes == 1 ? "exact"
@@ -135,9 +135,9 @@ static void print_pass(FILE *out, const char *title, const ma_opening_pass *p)
             p->tt_replacements, p->seconds);
 }
 
-static void print_value(FILE *out, const ma_opening_proof *p)
+static void print_value(FILE *out, const ma_opening_facts *p)
 {
-    const ma_opening_result *r = &p->res;
+    const ma_opening_result *r = p->result;
     char lo[32], hi[32], val[32];
     ma_value_format(r->lower, lo, sizeof lo);
     ma_value_format(r->upper, hi, sizeof hi);
@@ -165,7 +165,7 @@ static void print_value(FILE *out, const ma_opening_proof *p)
                 p->bad_leaves, p->first_bad);
     fprintf(out, "transposition table: %zu entries (%zu MiB), total nodes %" PRIu64 ", %.2f s\n",
             r->tt_entries, r->tt_entries * 16 >> 20, r->nodes, r->seconds);
-    if (p->have_stored_start)
+    if (p->stored_start)
         fprintf(out, "stored start value: %s\n", p->stored_start);
 }
 
@@ -189,12 +189,14 @@ static void print_comparisons(FILE *out, const ma_opening_result *r)
         fprintf(out, "  ... %" PRIu64 " more\n", r->discrepancies - r->n_rows);
 }
 
-int ma_opening_proof_print(FILE *out, const ma_opening_proof *p, int json)
+int ma_opening_proof_print(FILE *out, const ma_opening_proof *proof, int json)
 {
+    ma_opening_facts facts, *p = &facts;
+    ma_opening_proof_facts(proof, &facts);
     if (json)
         return print_json(out, p);
     print_value(out, p);
     if (p->compare)
-        print_comparisons(out, &p->res);
+        print_comparisons(out, p->result);
     return ferror(out) ? -1 : 0;
 }

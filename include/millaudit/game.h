@@ -35,6 +35,61 @@ enum {
     MA_OPENING_PROVEN = 2           /* outcome and depth */
 };
 
+/* One alpha-beta search under one assumption about unknown leaves. */
+typedef struct ma_opening_pass {
+    ma_value value;             /* the root's value under this pass's assumption */
+    char pv[640];               /* principal variation: turns in a1..g7 notation, space separated */
+    int pv_plies;
+    char pv_end[160];           /* how the PV ends: "leaf std_3_3_0_0 <board>: loss 22", ... */
+    uint64_t nodes;             /* placement positions searched (table hits included) */
+    uint64_t leaves;            /* leaf look-ups */
+    uint64_t unknown_leaves;    /* leaf look-ups the oracle could not value */
+    uint64_t tt_probes, tt_hits, tt_cutoffs, tt_stores, tt_replacements;
+    double seconds;
+} ma_opening_pass;
+
+/* Comparisons of one placement sector. */
+typedef struct ma_opening_tally {
+    ma_sector sector;
+    char name[40];
+    char path[512];
+    uint64_t entries;           /* entries of the sector file */
+    uint64_t exact_checked, exact_agreed;   /* exact results compared / equal to the stored value */
+    uint64_t bound_checked, bound_agreed;   /* bounds compared / consistent with the stored value */
+    uint64_t discrepancies;     /* distinct entries found wrong */
+} ma_opening_tally;
+
+typedef struct ma_opening_discrepancy {
+    char sector[40];
+    uint64_t entry;
+    ma_board board;
+    char stored[64];            /* the reader's description of the stored entry */
+    char derived[48];           /* "win 13", ">= draw", "<= loss 8" */
+    ma_value stored_value;      /* when usable */
+    int stored_usable;
+    ma_value derived_value;
+    int bound;                  /* 0 exact, 1 lower bound (>=), -1 upper bound (<=) */
+} ma_opening_discrepancy;
+
+typedef struct ma_opening_result {
+    ma_sector root_sector;
+    ma_board root;
+    int status;                 /* MA_OPENING_* (millaudit/game.h) */
+    ma_value value;             /* proven value (depth meaningful only when status == PROVEN) */
+    ma_value lower, upper;      /* bounds, side to move at the root's view (equal when proven) */
+    int passes;                 /* 1 (no unknown leaf met) or 2 (pessimistic, optimistic) */
+    ma_opening_pass pass[2];
+    uint64_t nodes, leaves, unknown_leaves, tt_probes, tt_hits; /* totals over passes */
+    size_t tt_entries;          /* table capacity in entries */
+    ma_opening_tally *tallies;  /* placement sectors compared, in first-met order */
+    size_t n_tallies;
+    ma_opening_discrepancy *rows; /* first max_rows discrepancies */
+    size_t n_rows;
+    uint64_t discrepancies;     /* all discrepancies (distinct entries) */
+    uint64_t exact_checked, bound_checked;
+    double seconds;
+} ma_opening_result;
+
 typedef struct ma_opening_run_options {
     const char *database;       /* the database directory (open or Malom format) */
     int no_digest_check;        /* read open-format files whose body fails their header's SHA-256 */
@@ -81,11 +136,68 @@ MA_API int64_t ma_opening_proof_run_id(const ma_opening_proof *p);
 MA_API const char *ma_opening_proof_warning(const ma_opening_proof *p);
 /* The error that kept the store from recording a finished or stopped search, NULL when none. */
 MA_API const ma_error *ma_opening_proof_store_error(const ma_opening_proof *p);
+/* Everything the proof's report shows (render/opening_report.c prints from this alone); the
+ * pointers stay valid until the proof is freed. */
+typedef struct ma_opening_facts {
+    const char *database;       /* as given */
+    ma_variant variant;
+    int stones;
+    ma_format format;           /* the database's */
+    int compare;                /* placement values were compared */
+    const ma_opening_result *result;
+    const char *stored_start;   /* NULL when the database holds no start sector */
+    const char *missing;        /* absent or excluded leaf sectors, ", "-joined ("" none) */
+    uint64_t bad_leaves;        /* leaves whose entry held no value */
+    const char *first_bad;      /* the first of those, one line naming file, sector, offset */
+    int search_result;          /* the command result before recording (a document's "exit") */
+} ma_opening_facts;
+
+MA_API void ma_opening_proof_facts(const ma_opening_proof *p, ma_opening_facts *out);
+
 /* Writes the proof: text for a terminal, or (json) the document of docs/json/opening.schema.json.
  * Returns 0, or -1 when writing failed. */
 MA_API int ma_opening_proof_print(FILE *out, const ma_opening_proof *p, int json);
 
 /* ---- grade ------------------------------------------------------------------------------------ */
+
+enum { MA_GRADE_OPTIMAL = 0, MA_GRADE_DEPTH_LOST = 1, MA_GRADE_BLUNDER = 2, MA_GRADE_CLASSES = 3 };
+enum { MA_GRADE_PLACEMENT = 0, MA_GRADE_MOVING = 1, MA_GRADE_FLYING = 2, MA_GRADE_PHASES = 3 };
+#define MA_GRADE_MAX_DEPTH 255 /* depths above are counted at 255 */
+#define MA_GRADE_STONES 13
+
+/* Graded moves of one group. */
+typedef struct ma_grade_cell {
+    uint64_t n[MA_GRADE_CLASSES]; /* moves per class */
+    uint64_t chances;             /* moves where a blunder was possible (some turn is worse in outcome) */
+} ma_grade_cell;
+
+/* Counts of graded moves by group. Position value index: 0 loss, 1 draw, 2 win. */
+typedef struct ma_grade_tally {
+    ma_grade_cell total;
+    ma_grade_cell phase[MA_GRADE_PHASES];
+    ma_grade_cell stones[MA_GRADE_STONES][MA_GRADE_STONES]; /* [mover W+WF][opponent B+BF] */
+    ma_grade_cell value[3][MA_GRADE_MAX_DEPTH + 1];          /* [outcome][depth]; draws at depth 0 */
+} ma_grade_tally;
+
+/* The facts of a grade run a report shows besides its tally (render/grade_report.h renders them). */
+typedef struct ma_grade_report_info {
+    const char *player;       /* "ab:material:3" */
+    const char *database;     /* the database path */
+    const char *variant;      /* "std" */
+    const char *format;       /* "open" */
+    const char *mode;         /* "positions" / "games" */
+    uint64_t seed;
+    uint64_t requested;
+    const char *sectors;      /* positions: sampled sectors; NULL for games */
+    uint64_t n_sectors;
+    uint64_t skipped_no_turn, skipped_bad;
+    int stones;               /* games: K */
+    uint64_t games, player_wins, player_draws, player_losses, games_capped;
+    double seconds, player_seconds;
+    const char *status;       /* "ok", "unusable" (the player failed), "interrupted" */
+    const char *message;      /* why, NULL when ok */
+    int64_t run_id;           /* audit run id, 0 when not recorded */
+} ma_grade_report_info;
 
 #define MA_GRADE_MAX_SECTORS 256
 
@@ -140,6 +252,10 @@ MA_API void ma_grading_classes(const ma_grading *g, uint64_t *optimal, uint64_t 
 MA_API int64_t ma_grading_run_id(const ma_grading *g);
 /* 1 when there is a report to print: the run ended, or moves were graded before it stopped. */
 MA_API int ma_grading_reportable(const ma_grading *g);
+/* The facts and the tally a report shows; valid until the grading is freed (NULL tally: nothing
+ * graded). */
+MA_API const ma_grade_report_info *ma_grading_info(const ma_grading *g);
+MA_API const ma_grade_tally *ma_grading_tally(const ma_grading *g);
 /* Errors after the first, in order (writing the store): n = ma_grading_notes, then each one. */
 MA_API size_t ma_grading_notes(const ma_grading *g);
 MA_API const ma_error *ma_grading_note(const ma_grading *g, size_t i);
