@@ -167,11 +167,11 @@ static int choose_sectors(grader *G, candidate **out, size_t *n_out)
             sector_name(v, s, name, sizeof name);
             if (!ma_database_find(G->db, v, s)) {
                 free(c);
-                return ma_error_set(G->err, MA_EINVAL, "--sector %s: not in the database", name);
+                return ma_error_set(G->err, MA_EUSAGE, "--sector %s: not in the database", name);
             }
             if (!gradable(G, s, missing, sizeof missing)) {
                 free(c);
-                return ma_error_set(G->err, MA_EINVAL,
+                return ma_error_set(G->err, MA_EUSAGE,
                                     "--sector %s: cannot be graded: its successor sector %s is absent",
                                     name, missing);
             }
@@ -296,7 +296,7 @@ static int start_stones(grader *G, int *k)
     for (int s = 3; s <= ma_variant_stones(v); s++)
         if (ma_database_find(G->db, v, (ma_sector){0, 0, (uint8_t)s, (uint8_t)s})) {
             if (found)
-                return ma_error_set(G->err, MA_EINVAL,
+                return ma_error_set(G->err, MA_EUSAGE,
                                     "%s: holds the start sectors of several games (0_0_%d_%d and "
                                     "0_0_%d_%d): choose one with --stones",
                                     ma_database_root(G->db), found, found, s, s);
@@ -439,7 +439,7 @@ static int run_games(grader *G)
     return rc;
 }
 
-int ma_grade_run(ma_database *db, ma_player *p, const ma_grade_options *opt, ma_grade_result *out,
+int ma_grade_play(ma_database *db, ma_player *p, const ma_grade_options *opt, ma_grade_result *out,
                  ma_error *err)
 {
     memset(out, 0, sizeof *out);

@@ -44,6 +44,7 @@
 #include "formats/value.h"
 #include "store/audit_game.h"
 #include "audit/player.h"
+#include "millaudit/game.h"
 
 /* One graded move. */
 typedef struct ma_grade_move {
@@ -99,11 +100,12 @@ typedef struct ma_grade_result {
 } ma_grade_result;
 
 /* Grades player p (see above). The result keeps what was graded before an error too.
- * Errors: MA_EINVAL (count 0, a chosen sector not in the database or not gradable: its message
- * names the absent successor), MA_EMISSING (no gradable sector; games: a sector of the game
+ * Errors: MA_EINVAL (count 0), MA_EUSAGE (what the options ask the database refutes: a chosen
+ * sector not in the database or not gradable, its message naming the absent successor; several
+ * games and no stones chosen), MA_EMISSING (no gradable sector; games: a sector of the game
  * absent), the database's errors (unusable files), the player's (engine protocol: MA_EFORMAT),
  * the callback's, MA_ECANCELED. */
-int ma_grade_run(ma_database *db, ma_player *p, const ma_grade_options *opt, ma_grade_result *out,
+int ma_grade_play(ma_database *db, ma_player *p, const ma_grade_options *opt, ma_grade_result *out,
                  ma_error *err);
 
 /* Class of a move of value mv in a position of value best. */

@@ -59,6 +59,7 @@
 #include "formats/source.h"
 #include "formats/value.h"
 #include "indexer/position.h"
+#include "millaudit/game.h"
 
 #define MA_OPENING_MATE (1 << 20)
 
@@ -103,66 +104,7 @@ typedef struct ma_opening_options {
     const volatile sig_atomic_t *cancel; /* set non-zero: stop with MA_ECANCELED */
 } ma_opening_options;
 
-/* One alpha-beta search under one assumption about unknown leaves. */
-typedef struct ma_opening_pass {
-    ma_value value;             /* the root's value under this pass's assumption */
-    char pv[640];               /* principal variation: turns in a1..g7 notation, space separated */
-    int pv_plies;
-    char pv_end[160];           /* how the PV ends: "leaf std_3_3_0_0 <board>: loss 22", ... */
-    uint64_t nodes;             /* placement positions searched (table hits included) */
-    uint64_t leaves;            /* leaf look-ups */
-    uint64_t unknown_leaves;    /* leaf look-ups the oracle could not value */
-    uint64_t tt_probes, tt_hits, tt_cutoffs, tt_stores, tt_replacements;
-    double seconds;
-} ma_opening_pass;
-
-/* Comparisons of one placement sector. */
-typedef struct ma_opening_tally {
-    ma_sector sector;
-    char name[40];
-    char path[512];
-    uint64_t entries;           /* entries of the sector file */
-    uint64_t exact_checked, exact_agreed;   /* exact results compared / equal to the stored value */
-    uint64_t bound_checked, bound_agreed;   /* bounds compared / consistent with the stored value */
-    uint64_t discrepancies;     /* distinct entries found wrong */
-} ma_opening_tally;
-
-typedef struct ma_opening_discrepancy {
-    char sector[40];
-    uint64_t entry;
-    ma_board board;
-    char stored[64];            /* the reader's description of the stored entry */
-    char derived[48];           /* "win 13", ">= draw", "<= loss 8" */
-    ma_value stored_value;      /* when usable */
-    int stored_usable;
-    ma_value derived_value;
-    int bound;                  /* 0 exact, 1 lower bound (>=), -1 upper bound (<=) */
-} ma_opening_discrepancy;
-
-enum {
-    MA_OPENING_UNPROVEN = 0,        /* the bounds differ in outcome */
-    MA_OPENING_OUTCOME_PROVEN = 1,  /* both bounds have the same outcome, depths differ */
-    MA_OPENING_PROVEN = 2           /* outcome and depth */
-};
-
-typedef struct ma_opening_result {
-    ma_sector root_sector;
-    ma_board root;
-    int status;                 /* MA_OPENING_* */
-    ma_value value;             /* proven value (depth meaningful only when status == PROVEN) */
-    ma_value lower, upper;      /* bounds, side to move at the root's view (equal when proven) */
-    int passes;                 /* 1 (no unknown leaf met) or 2 (pessimistic, optimistic) */
-    ma_opening_pass pass[2];
-    uint64_t nodes, leaves, unknown_leaves, tt_probes, tt_hits; /* totals over passes */
-    size_t tt_entries;          /* table capacity in entries */
-    ma_opening_tally *tallies;  /* placement sectors compared, in first-met order */
-    size_t n_tallies;
-    ma_opening_discrepancy *rows; /* first max_rows discrepancies */
-    size_t n_rows;
-    uint64_t discrepancies;     /* all discrepancies (distinct entries) */
-    uint64_t exact_checked, bound_checked;
-    double seconds;
-} ma_opening_result;
+/* ma_opening_pass, ma_opening_tally, ma_opening_discrepancy, ma_opening_result: millaudit/game.h */
 
 /* Proves the start value (see the contract above). *out is overwritten; free it with
  * ma_opening_result_free (also after an error: partial comparisons are kept in it, e.g. to record

@@ -5,6 +5,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/output.h"
+
 /* A named group of moves, in the order they are shown. */
 typedef struct group {
     char label[32];
@@ -377,4 +379,36 @@ int ma_grade_report_html(FILE *out, const ma_grade_report_info *in, const ma_gra
         fprintf(out, " (run %" PRId64 ")", in->run_id);
     fprintf(out, ".</p>\n</body></html>\n");
     return ferror(out) ? -1 : 0;
+}
+
+int ma_grading_print(FILE *out, const ma_grading *g, int json, int exit_code)
+{
+    if (!json) {
+        ma_grade_report_text(out, ma_grading_info(g), ma_grading_tally(g));
+        return ferror(out) ? -1 : 0;
+    }
+    json_t *o = ma_grade_report_json(ma_grading_info(g), ma_grading_tally(g));
+    json_object_set_new(o, "exit", json_integer(exit_code));
+    int rc = json_dumpf(o, out, JSON_INDENT(1) | JSON_PRESERVE_ORDER);
+    fputc('\n', out);
+    json_decref(o);
+    return rc ? -1 : 0;
+}
+
+/* Renders the HTML report in memory, then writes it through common/output.h: a regular file is
+ * replaced atomically (never a half-written report), a device or FIFO written through. */
+int ma_grading_write_html(const char *path, const ma_grading *g, ma_error *err)
+{
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&buf, &len);
+    if (!f)
+        return ma_error_set(err, MA_ENOMEM, "%s: out of memory", path);
+    int bad = ma_grade_report_html(f, ma_grading_info(g), ma_grading_tally(g));
+    if (fclose(f) != 0)
+        bad = 1;
+    int rc = bad || !buf ? ma_error_set(err, MA_ENOMEM, "%s: out of memory", path)
+                         : ma_output_write(path, buf, len, err);
+    free(buf);
+    return rc;
 }

@@ -16,28 +16,10 @@
 
 #include <jansson.h>
 
+#include "millaudit/game.h" /* ma_grade_report_info, ma_grade_tally, ma_grading */
 #include "store/audit_game.h"
 
 #define MA_GRADE_JSON_SCHEMA_VERSION 1
-
-typedef struct ma_grade_report_info {
-    const char *player;       /* "ab:material:3" */
-    const char *database;     /* the database path */
-    const char *variant;      /* "std" */
-    const char *format;       /* "open" */
-    const char *mode;         /* "positions" / "games" */
-    uint64_t seed;
-    uint64_t requested;
-    const char *sectors;      /* positions: sampled sectors; NULL for games */
-    uint64_t n_sectors;
-    uint64_t skipped_no_turn, skipped_bad;
-    int stones;               /* games: K */
-    uint64_t games, player_wins, player_draws, player_losses, games_capped;
-    double seconds, player_seconds;
-    const char *status;       /* "ok", "unusable" (the player failed), "interrupted" */
-    const char *message;      /* why, NULL when ok */
-    int64_t run_id;           /* audit run id, 0 when not recorded */
-} ma_grade_report_info;
 
 void ma_grade_report_text(FILE *out, const ma_grade_report_info *info, const ma_grade_tally *t);
 /* The JSON document (new reference). */

@@ -14,6 +14,7 @@
 #include <stdint.h>
 
 #include "common/ma_error.h"
+#include "millaudit/game.h"
 #include "store/audit.h"
 
 /* ---- opening ---- */
@@ -64,28 +65,11 @@ int ma_audit_opening_record(ma_audit *a, int64_t run_id, const ma_audit_opening 
 
 /* ---- grade ---- */
 
-enum { MA_GRADE_OPTIMAL = 0, MA_GRADE_DEPTH_LOST = 1, MA_GRADE_BLUNDER = 2, MA_GRADE_CLASSES = 3 };
-enum { MA_GRADE_PLACEMENT = 0, MA_GRADE_MOVING = 1, MA_GRADE_FLYING = 2, MA_GRADE_PHASES = 3 };
-#define MA_GRADE_MAX_DEPTH 255 /* depths above are counted at 255 */
-#define MA_GRADE_STONES 13
-
+/* MA_GRADE_OPTIMAL.., MA_GRADE_PLACEMENT.., ma_grade_cell, ma_grade_tally: millaudit/game.h */
 /* "optimal", "depth-lost", "blunder" / "placement", "moving", "flying". */
 const char *ma_grade_class_name(int cls);
 const char *ma_grade_phase_name(int phase);
 
-/* Graded moves of one group. */
-typedef struct ma_grade_cell {
-    uint64_t n[MA_GRADE_CLASSES]; /* moves per class */
-    uint64_t chances;             /* moves where a blunder was possible (some turn is worse in outcome) */
-} ma_grade_cell;
-
-/* Counts of graded moves by group. Position value index: 0 loss, 1 draw, 2 win. */
-typedef struct ma_grade_tally {
-    ma_grade_cell total;
-    ma_grade_cell phase[MA_GRADE_PHASES];
-    ma_grade_cell stones[MA_GRADE_STONES][MA_GRADE_STONES]; /* [mover W+WF][opponent B+BF] */
-    ma_grade_cell value[3][MA_GRADE_MAX_DEPTH + 1];          /* [outcome][depth]; draws at depth 0 */
-} ma_grade_tally;
 
 typedef struct ma_audit_grade_run {
     const char *player;       /* "ab:material:3", "cmd:/path/engine" */

@@ -152,6 +152,7 @@ def test_diff_says_when_sectors_differ_only_in_header_bytes(millaudit, paths):
     (("diff", "A", "B"), "--threads", "65", "1..64"),
     (("opening", "DIR"), "--stones", "2", "3..12"),
     (("grade", "DIR"), "--games", "0", "1..10000000"),
+    (("grade", "DIR"), "--stones", "2", "3..12"),
     (("attest", "verify", "FILE"), "--threads", "0", "1..1024"),
 ])
 def test_one_number_parser_for_every_command(millaudit, words, option, value, bounds):

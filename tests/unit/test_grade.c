@@ -439,7 +439,7 @@ static void test_grade_run_on_the_malom_fixture(void **state)
     assert_int_equal(ma_rulebook_create(&s.rb, MA_VARIANT_STD, &err), MA_OK);
     ma_grade_options o = {.variant = MA_VARIANT_STD, .count = 300, .seed = 42, .on_move = check_move, .ctx = &s};
     ma_grade_result *r = calloc(1, sizeof *r);
-    assert_int_equal(ma_grade_run(db, p, &o, r, &err), MA_OK);
+    assert_int_equal(ma_grade_play(db, p, &o, r, &err), MA_OK);
     assert_int_equal(r->graded, 300);
     assert_int_equal(s.n, 300);
     assert_int_equal(r->n_sectors, 3); /* the closed set 3_3, 3_4, 4_3 */
@@ -457,18 +457,18 @@ static void test_grade_run_on_the_malom_fixture(void **state)
     seen again = {db, 0, 0, 0, 0, 0, s.rb};
     o.ctx = &again;
     ma_grade_result *r2 = calloc(1, sizeof *r2);
-    assert_int_equal(ma_grade_run(db, p, &o, r2, &err), MA_OK);
+    assert_int_equal(ma_grade_play(db, p, &o, r2, &err), MA_OK);
     assert_true(again.hash == first);
     assert_memory_equal(&r->tally, &r2->tally, sizeof r->tally);
     seen other = {db, 0, 0, 0, 0, 0, s.rb};
     o.ctx = &other;
     o.seed = 43;
-    assert_int_equal(ma_grade_run(db, p, &o, r2, &err), MA_OK);
+    assert_int_equal(ma_grade_play(db, p, &o, r2, &err), MA_OK);
     assert_true(other.hash != first);
     /* the test build's stop: exactly K moves graded and reported, then MA_ECANCELED as on a signal */
     other.n = 0;
     o.stop_after_moves = 7;
-    assert_int_equal(ma_grade_run(db, p, &o, r2, &err), MA_ECANCELED);
+    assert_int_equal(ma_grade_play(db, p, &o, r2, &err), MA_ECANCELED);
     assert_int_equal(r2->graded, 7);
     assert_int_equal(other.n, 7);
     assert_non_null(strstr(err.msg, "interrupted after 7 graded moves"));
@@ -479,18 +479,18 @@ static void test_grade_run_on_the_malom_fixture(void **state)
     o.n_sectors = 1;
     o.ctx = &other;
     other.n = 0;
-    assert_int_equal(ma_grade_run(db, p, &o, r2, &err), MA_OK);
+    assert_int_equal(ma_grade_play(db, p, &o, r2, &err), MA_OK);
     assert_string_equal(r2->sectors, "std_3_4_0_0");
     ma_sector absent = sec(5, 5, 0, 0);
     o.sectors = &absent;
-    assert_int_equal(ma_grade_run(db, p, &o, r2, &err), MA_EINVAL);
+    assert_int_equal(ma_grade_play(db, p, &o, r2, &err), MA_EUSAGE);
     assert_non_null(strstr(err.msg, "std_5_5_0_0"));
     /* games need a start sector */
     o.sectors = NULL;
     o.n_sectors = 0;
     o.games = 1;
     o.count = 1;
-    assert_int_equal(ma_grade_run(db, p, &o, r2, &err), MA_EMISSING);
+    assert_int_equal(ma_grade_play(db, p, &o, r2, &err), MA_EMISSING);
     free(r);
     free(r2);
     ma_rulebook_free(s.rb);
@@ -534,7 +534,7 @@ static void test_sampling_is_uniform_over_positions(void **state)
     ma_grade_options o = {.variant = MA_VARIANT_STD, .count = N, .seed = 7, .sectors = &s33,
                           .n_sectors = 1, .on_move = check_move, .ctx = &s};
     ma_grade_result *r = calloc(1, sizeof *r);
-    assert_int_equal(ma_grade_run(db, p, &o, r, &err), MA_OK);
+    assert_int_equal(ma_grade_play(db, p, &o, r, &err), MA_OK);
     /* every position of 3_3 has a turn (flying), so nothing was redrawn */
     assert_int_equal(r->skipped_no_turn, 0);
     double sd = sqrt(p_pos * (1 - p_pos) / (double)N);
