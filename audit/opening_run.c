@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "checksums/manifest.h"
+#include "run/manifest_record.h"
 #include "common/verdict.h"
 #include "formats/source.h"
 #include "ma_version.h"

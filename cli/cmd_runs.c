@@ -66,12 +66,6 @@ static void usage(FILE *out)
             "      3 input unusable or not comparable, 4 output not writable\n");
 }
 
-static int bad_input_code(int rc)
-{
-    /* reading a store: any failure means the input is unusable */
-    return rc == MA_ENOMEM || rc == MA_EINTERNAL ? MA_EXIT_INTERNAL : MA_EXIT_BAD_INPUT;
-}
-
 /* Prints a failure of runs SUB and passes its result on. */
 static int failed(const char *sub, int result, const ma_error *err)
 {
