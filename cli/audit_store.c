@@ -5,7 +5,6 @@
 #include <string.h>
 
 #include "common/options.h"
-#include "run/manifest_record.h"
 
 int ma_cli_audit_open_existing(ma_audit **a, const char *path, ma_error *err)
 {
@@ -21,22 +20,4 @@ int ma_cli_parse_run_id(const char *s, int64_t *id)
         return -1;
     *id = v;
     return 0;
-}
-
-int ma_cli_record_read_files(ma_audit *a, int64_t run_id, const char *dir, const char *const *paths, size_t n,
-                             ma_error *err)
-{
-    if (!n)
-        return MA_OK;
-    const char **rel = calloc(n, sizeof *rel);
-    if (!rel)
-        return ma_error_set(err, MA_ENOMEM, "%s: out of memory", dir);
-    for (size_t i = 0; i < n; i++) {
-        const char *slash = strrchr(paths[i], '/');
-        rel[i] = slash ? slash + 1 : paths[i];
-    }
-    ma_sha256_options opt = {0};
-    int rc = ma_manifest_record(a, run_id, dir, rel, n, &opt, err);
-    free(rel);
-    return rc;
 }

@@ -22,7 +22,7 @@
 #include "common/progress.h"
 #include "formats/source.h"
 #include "check/rules.h"
-#include "run/run.h"
+#include "millaudit/verify.h" /* ma_vrun_sector, ma_vrun_row (the engine itself is not needed) */
 
 /* One discrepancy as the engine keeps it until the rows are built. */
 typedef struct ma_rs_item {
