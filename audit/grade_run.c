@@ -267,8 +267,9 @@ int ma_grade_run(ma_grading **out, const ma_grade_run_options *opt, ma_error *er
     *out = g;
     snprintf(g->status, sizeof g->status, "ok");
     job J = {.g = g, .opt = opt, .rec = rec};
-    int rc = opt->count ? prepare(&J, err)
-                        : ma_error_set(err, MA_EINVAL, "grade: nothing to grade (count 0)");
+    int rc = !opt->player ? ma_error_set(err, MA_EUSAGE, "grade: no player given")
+             : !opt->count ? ma_error_set(err, MA_EINVAL, "grade: nothing to grade (count 0)")
+                           : prepare(&J, err);
     if (rc)
         g->result = rc;
     else

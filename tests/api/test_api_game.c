@@ -203,6 +203,12 @@ static void test_grading_an_absent_sector_is_refused_naming_it(void **state)
     assert_int_equal(ma_result_exit_code(ma_grading_result(g)), MA_EXIT_USAGE);
     ma_grading_free(g);
 
+    /* no player is refused before anything is opened */
+    o.player = NULL;
+    assert_int_equal(ma_grade_run(&g, &o, &err), MA_EUSAGE);
+    assert_int_equal(ma_result_exit_code(ma_grading_result(g)), MA_EXIT_USAGE);
+    ma_grading_free(g);
+
     /* a sector whose successor is absent cannot be graded, and the message says which */
     char db[400];
     copy_without(f, "no-successor", "std_3_3_0_0", db, sizeof db);
