@@ -816,6 +816,25 @@ const ma_malom_file *ma_source_malom_file(const ma_source *src)
     return src->format == MA_FORMAT_OPEN ? NULL : src->mf;
 }
 
+int ma_source_same_scheme(const ma_source *a, const ma_source *b)
+{
+    return (a->format == MA_FORMAT_OPEN) == (b->format == MA_FORMAT_OPEN);
+}
+
+int ma_source_draw_frame(const ma_source *src)
+{
+    if (src->format != MA_FORMAT_SEC2)
+        return 0;
+    return src->mf && ma_malom_file_stone_diff(src->mf) ? 1 : 2;
+}
+
+uint64_t ma_source_split_unit(const ma_source *src)
+{
+    uint64_t unit = src->format == MA_FORMAT_OPEN ? ma_open_binomial(MA_POINTS - src->sector.w, src->sector.b)
+                                                  : 4096;
+    return unit ? unit : 1;
+}
+
 uint64_t ma_source_offset(const ma_source *src, uint64_t entry)
 {
     return src->format == MA_FORMAT_OPEN ? ma_open_file_offset(entry)

@@ -193,6 +193,20 @@ void ma_source_bytes_digest(const ma_source *src, char hex[65]);
 const ma_open_file *ma_source_open_file(const ma_source *src);
 const ma_malom_file *ma_source_malom_file(const ma_source *src);
 
+/* What a comparison of two sources (run/diff.c) needs to know of their formats, so it need not
+ * know the formats:
+ *   ma_source_same_scheme: both number their entries by one index scheme (open's sym16-colex, or
+ *     Malom's), so their canonical entries and slots correspond one to one;
+ *   ma_source_draw_frame: the frame a draw's class (A = key1 + v(S)) is stated in, 0 when the
+ *     format keeps no draw class (open, .sec); two sources compare draw classes when equal and
+ *     non-zero (.sec2 against .sec2 with the same STONE_DIFF setting);
+ *   ma_source_split_unit: the entries of one representative block (open: a representative's
+ *     C(24 - W, B) entries; Malom: 4096), so work split on multiples of it classifies each
+ *     representative once. */
+int ma_source_same_scheme(const ma_source *a, const ma_source *b);
+int ma_source_draw_frame(const ma_source *src);
+uint64_t ma_source_split_unit(const ma_source *src);
+
 /* ---- names ---- */
 
 /* Parses a sector argument: "W_B_WF_BF", "<v>_W_B_WF_BF", either with a format suffix. When the

@@ -13,7 +13,6 @@
 #include "checksums/sha256.h"
 #include "common/fileio.h"
 #include "common/progress.h"
-#include "formats/malom_file.h"
 #include "run/shard.h"
 
 #define MAX_THREADS 64
@@ -340,12 +339,6 @@ static unsigned online_cpus(void)
     return n > 0 ? (unsigned)n : 1;
 }
 
-static int is_stone_diff(const ma_source *s)
-{
-    const ma_malom_file *mf = ma_source_malom_file(s);
-    return mf ? ma_malom_file_stone_diff(mf) : 0;
-}
-
 int ma_diff_compare(ma_diff_result *out, const ma_source *a, const ma_source *b,
                     const ma_diff_options *opt, ma_error *err)
 {
@@ -364,15 +357,12 @@ int ma_diff_compare(ma_diff_result *out, const ma_source *a, const ma_source *b,
     c.a = a;
     c.b = b;
     c.same_format = fa == fb;
-    c.same_scheme = (fa == MA_FORMAT_OPEN) == (fb == MA_FORMAT_OPEN);
-    c.draw_cmp = fa == MA_FORMAT_SEC2 && fb == MA_FORMAT_SEC2 && is_stone_diff(a) == is_stone_diff(b);
+    c.same_scheme = ma_source_same_scheme(a, b);
+    c.draw_cmp = ma_source_draw_frame(a) && ma_source_draw_frame(a) == ma_source_draw_frame(b);
     c.limit = opt->limit;
     /* Work is split on representative boundaries of an open A, so each representative is
      * classified once (ma_source_canonical_range). */
-    ma_sector s = ma_source_sector(a);
-    uint64_t unit = fa == MA_FORMAT_OPEN ? ma_open_binomial(MA_POINTS - s.w, s.b) : 4096;
-    if (!unit)
-        unit = 1;
+    uint64_t unit = ma_source_split_unit(a);
     c.chunk = unit * (unit < 65536 ? 65536 / unit : 1);
     out->draw_class_compared = c.draw_cmp;
 

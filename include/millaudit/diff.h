@@ -1,6 +1,10 @@
 /*
  * millaudit/diff.h: part of the public API (include/millaudit.h). See millaudit.h for the
  * conventions every engine follows.
+ *
+ * `millaudit diff A B`, position by position, in any of the formats the checker reads: the pair,
+ * example and result types of a comparison (run/diff.h has the contract of pairing and classes),
+ * the one engine call ma_diff_run and the renderers of its report.
  */
 #ifndef MILLAUDIT_DIFF_H
 #define MILLAUDIT_DIFF_H

@@ -1,6 +1,13 @@
 /*
  * millaudit/inspect.h: part of the public API (include/millaudit.h). See millaudit.h for the
  * conventions every engine follows.
+ *
+ * The engines that look into a database without judging it against the rules: stats
+ * (ma_stats_run), probe (ma_probe_run, ma_probe_batch_run), dump (ma_dump_run) and index-check
+ * (ma_index_check_run). Each is one call that does the whole command but its printing and
+ * returns data with a command result (common/verdict.h); its ma_*_render* functions print that
+ * data as the command does. Engines that stream (dump, index-check, probe --stdin) hand each
+ * line's data to a callback as it comes.
  */
 #ifndef MILLAUDIT_INSPECT_H
 #define MILLAUDIT_INSPECT_H
@@ -18,11 +25,11 @@
 #define MA_SECTOR_PICKS_MAX 256
 MA_API int ma_sector_arg_check(const char *text, size_t *n_picks, ma_error *err);
 
-
 /*
  * `millaudit stats DIR`: the statistics of a database's sectors (run/stats.h has the contract of
  * the counts), counted per stored entry and per position.
  */
+
 /* Wins and losses at one depth (only depths with a count are kept). */
 typedef struct ma_stats_bin {
     uint32_t depth;

@@ -3,7 +3,8 @@
  * with 3 stones each (7 sector files, 540 KB), solved by `millaudit solve` (the producer, never
  * the checker) into a scratch directory, and a copy of it with one entry changed on disk.
  *
- * The binary is $MILLAUDIT_BIN, else build/millaudit (run from the source tree).
+ * The binary is $MILLAUDIT_BIN, else the first of build/millaudit (run from the source tree),
+ * ./millaudit and ../millaudit (run by ctest from the build tree or a test directory in it).
  */
 #ifndef MA_TESTS_API_DB_H
 #define MA_TESTS_API_DB_H
@@ -11,6 +12,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 typedef struct api_db {
     char dir[256];   /* scratch directory */
@@ -21,8 +23,12 @@ typedef struct api_db {
 static inline int api_db_make(api_db *d)
 {
     const char *bin = getenv("MILLAUDIT_BIN");
+    static const char *const where[] = {"build/millaudit", "./millaudit", "../millaudit"};
+    for (size_t i = 0; !bin && i < sizeof where / sizeof *where; i++)
+        if (access(where[i], X_OK) == 0)
+            bin = where[i];
     if (!bin)
-        bin = "build/millaudit";
+        return -1;
     snprintf(d->dir, sizeof d->dir, "/tmp/ma-api-XXXXXX");
     if (!mkdtemp(d->dir))
         return -1;
