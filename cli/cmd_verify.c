@@ -570,6 +570,7 @@ int ma_cmd_verify(int argc, char **argv)
         {"resume", optional_argument, NULL, 'r'}, {"incremental", no_argument, NULL, 'i'},
         {"shard", required_argument, NULL, 'S'}, {"plan", required_argument, NULL, 'P'},
         {"help", no_argument, NULL, 'h'}, {"junit", required_argument, NULL, 'J'},
+        {"stale-after", required_argument, NULL, 'T'},
         {NULL, 0, NULL, 0}};
     char host[256], cmdline[8192];
     ma_cli_run_identity(host, sizeof host, cmdline, sizeof cmdline, argc, argv);
@@ -584,7 +585,8 @@ int ma_cmd_verify(int argc, char **argv)
      * positional argument is there for DIR: getopt's optional arguments only take the attached
      * form. */
     static const char *const with_value[] = {"--sector", "--audit", "--max-rows", "--threads",
-                                             "--shard", "--plan", "--full-board-draw", "--junit"};
+                                             "--shard", "--plan", "--full-board-draw", "--junit",
+                                             "--stale-after"};
     int positional = 0;
     for (int i = 1; i < argc; i++) {
         int takes = 0;
@@ -610,7 +612,7 @@ int ma_cmd_verify(int argc, char **argv)
     ma_vrun_options o;
     memset(&o, 0, sizeof o);
     size_t n_sectors = 0;
-    long max_rows = 1000, threads = sysconf(_SC_NPROCESSORS_ONLN), resume_run = 0, plan = 0;
+    long max_rows = 1000, threads = sysconf(_SC_NPROCESSORS_ONLN), resume_run = 0, plan = 0, stale = -1;
     if (threads < 1)
         threads = 1;
     int json = 0, quiet = 0, code = MA_EXIT_OK;
@@ -660,6 +662,10 @@ int ma_cmd_verify(int argc, char **argv)
                 code = ma_opt_error("verify", "--shard %s: expected I/N with 0 <= I < N, e.g. 0/4", optarg);
             }
             break;
+        case 'T':
+            if (ma_opt_long("verify", "--stale-after", optarg, 0, 0x7FFFFFFFL, &stale))
+                code = MA_EXIT_USAGE;
+            break;
         case 'P':
             if (ma_opt_long("verify", "--plan", optarg, 1, 100000, &plan))
                 code = MA_EXIT_USAGE;
@@ -681,6 +687,8 @@ int ma_cmd_verify(int argc, char **argv)
         code = ma_opt_error("verify", "--%s needs --audit FILE (the store holds the results to carry over)",
                             o.mode == MA_VRUN_RESUME ? "resume" : "incremental");
     }
+    if (code == MA_EXIT_OK && stale >= 0 && o.mode != MA_VRUN_RESUME)
+        code = ma_opt_error("verify", "--stale-after only tells --resume when a run of another host is dead");
     if (code == MA_EXIT_OK && plan &&
         (o.shard_count || o.audit_path || o.mode != MA_VRUN_FULL || n_sectors)) {
         code = ma_opt_error("verify", "--plan partitions the whole database and checks nothing: it takes "
@@ -717,6 +725,8 @@ int ma_cmd_verify(int argc, char **argv)
     o.threads = (int)threads;
     o.max_rows = (size_t)max_rows;
     o.resume_run = resume_run;
+    o.stale_seconds_given = stale >= 0;
+    o.stale_seconds = stale;
     o.host = host;
     o.command_line = cmdline;
     o.tool_version = MA_VERSION;
