@@ -148,6 +148,7 @@ SlurmdLogFile={b}/node/slurmd.log
 ProctrackType=proctrack/linuxproc
 TaskPlugin=task/none
 SchedulerType=sched/builtin
+SchedulerParameters=sched_interval=5
 SelectType=select/cons_tres
 SelectTypeParameters=CR_Core_Memory
 JobCompType=jobcomp/none
@@ -215,6 +216,7 @@ AcceptEnv MILLAUDIT_*
   ConnectTimeout 3
   ServerAliveInterval 1
   ServerAliveCountMax 3
+  SendEnv MILLAUDIT_*
 """)
         self.ssh_config = d / "config"
         self.env["PARALLEL_SSH"] = f"ssh -F {d / 'config'}"
