@@ -49,6 +49,9 @@ def why_not(slurm=True, ssh=False):
     missing = missing_tools(slurm, ssh)
     if missing:
         return f"test cluster tools absent: {', '.join(missing)} (scripts/install-deps --test installs them)"
+    probe = subprocess.run(["unshare", "--net", "--uts", "--mount", "true"], capture_output=True, text=True)
+    if probe.returncode != 0:
+        return f"no network namespaces here (a container without CAP_SYS_ADMIN?): {probe.stderr.strip()}"
     return None
 
 

@@ -9,6 +9,8 @@ sshd per node for GNU parallel):
 - a task's time limit comes while a sector is being checked: Slurm's warning signal stops verify
   cleanly (143, the sector committed), the task requeues itself and resumes; the merge equals a
   single run;
+- a task is preempted by a job of a higher partition: Slurm's SIGTERM stops verify cleanly, Slurm
+  requeues the task, it resumes; the merge equals a single run;
 - a host of GNU parallel stops answering mid-run (its link set down, its task left running): the
   rerun refuses to take over the run it left while that run may live, then, told the host is down
   (--stale-after 0), finishes only the shards without a finished run; the merge equals a single run.
@@ -198,6 +200,44 @@ def test_a_time_limit_stops_commits_requeues_and_resumes(millaudit, millaudit_pl
     for i in range(n):
         if i != slow:
             assert len(shard_runs(out / f"shard-{i}-of-{n}.sqlite")) == 1
+
+
+def test_a_preempted_task_stops_cleanly_and_resumes(millaudit, millaudit_planted, game4, single, tmp_path,
+                                                    slurm_cluster):
+    c, n, slow = slurm_cluster, 3, 2
+    order = check_order(millaudit, game4, slow, n, tmp_path)
+    sector = order[len(order) // 2]
+    out, ctl = tmp_path / "out", tmp_path / "ctl"
+    ctl.mkdir()
+    env = dict(c.env, MILLAUDIT_TEST_STEP=f"checked:{sector}", MILLAUDIT_TEST_STEP_DIR=str(ctl))
+    # the array runs in the partition "low", whose jobs a job of "high" preempts (PreemptMode=REQUEUE)
+    proc = subprocess.Popen(c.exec_cmd("ctl", SUBMIT, game4, "--shards", n, "--out", out, "--millaudit",
+                                       millaudit_planted.path, "--partition", "low", "--wait"),
+                            env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        wait_paused(ctl, proc, c, "the array")
+        store = out / f"shard-{slow}-of-{n}.sqlite"
+        host = shard_runs(store)[0][3]
+        # a job of the higher partition needs that node's only CPU: Slurm preempts the shard's task
+        # (SIGTERM to every process of it, then requeues it)
+        high = c.run("ctl", "sbatch", "--parsable", "--partition", "high", "--nodelist", host, "--mem", "64M",
+                     "--output", "/dev/null", "--wrap", "true")
+        assert high.returncode == 0, high.stderr
+        stdout, stderr = proc.communicate(timeout=600)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.communicate()
+    logs = f"{stdout}\n{stderr}\n{logs_of(out)}\n{c.logs()}"
+    assert proc.returncode == 1, logs
+    runs = shard_runs(store)
+    assert [(r[1], r[2], r[4], r[5]) for r in runs][0] == ("full", "interrupted", None, 1), runs
+    assert [(r[1], r[4], r[5]) for r in runs][1:] == [("resume", 1, 1)] and runs[1][2] in FINISHED, runs
+    committed = [r[0] for r in sql(store, "SELECT sector FROM sector_results WHERE run_id = 1 ORDER BY rowid")]
+    assert committed[-1] == sector, committed  # the sector being checked when the signal came
+    log = (out / "logs" / f"shard-{slow}.out").read_text()
+    assert "stopped by SIGTERM" in log and "verify exited 143" in log and "resuming it" in log, log
+    assert_same_run(single, out / "merged.sqlite")
 
 
 def test_a_parallel_host_that_stops_answering_is_rerun_only_where_missing(millaudit, millaudit_planted, game4,
