@@ -133,6 +133,8 @@ class TestCluster:
                           for n in self.names)
         conf = b / "slurm.conf"
         # SlurmdTimeout: a killed node is DOWN (and its task requeued) within seconds, not minutes;
+        # MinJobAge: `sbatch --wait` polls every 2 s only while that is under half of it (else up
+        # to every 32 s);
         # cred_expire: a requeued job waits this long before it may start again (default 120 s);
         # the partitions: "low" may be preempted (requeued) by jobs of "high"
         conf.write_text(f"""ClusterName=millaudit-cluster
@@ -158,7 +160,7 @@ JobCompType=jobcomp/none
 AccountingStorageType=accounting_storage/none
 MpiDefault=none
 ReturnToService=2
-MinJobAge=30
+MinJobAge=5
 SlurmdTimeout=6
 MessageTimeout=5
 KillWait=5
