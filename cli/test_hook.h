@@ -4,7 +4,8 @@
  * "a file replaced or rewritten while verify reads it" and "a signal during the run" are tested
  * deterministically instead of racing the run's speed (docs/runs.md).
  *
- *   MILLAUDIT_TEST_STEP=hashed           verify: after the hash phase
+ *   MILLAUDIT_TEST_STEP=hashed           verify: after the hash phase (this pause, too, ends on a
+ *                                        SIGINT or SIGTERM reaching verify's handler)
  *   MILLAUDIT_TEST_STEP=checked:<sector> verify: after the check of <sector> (e.g. std_4_4_0_0),
  *                                        before the files it read are hashed again; the pause
  *                                        also ends when a SIGINT or SIGTERM has reached verify's

@@ -87,11 +87,13 @@ def check_order(millaudit, game4, shard, n, tmp_path):
 
 def wait_paused(ctl, proc, cluster, what):
     """Waits until a task reached the hook's step (ctl/paused); fails with the logs if the run ended
-    before."""
+    before, or never got there (a guard against a hang, not a measure of speed)."""
+    end = time.monotonic() + 600
     while not (ctl / "paused").exists():
         if proc.poll() is not None:
             out, err = proc.communicate()
             raise AssertionError(f"{what} ended before its task paused:\n{out}\n{err}\n{cluster.logs()}")
+        assert time.monotonic() < end, f"{what}: no task reached the step in 10 minutes\n{cluster.logs()}"
         time.sleep(0.05)
 
 
