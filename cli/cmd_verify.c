@@ -26,7 +26,8 @@ static void usage(FILE *out)
 {
     fprintf(out,
             "usage: millaudit verify DIR [--sector S ...] [--audit FILE.sqlite]\n"
-            "                        [--resume[=RUN] | --incremental] [--max-rows N] [--threads N]\n"
+            "                        [--resume[=RUN] [--stale-after S] | --incremental] [--max-rows N]\n"
+            "                        [--threads N]\n"
             "                        [--shard I/N] [--full-board-draw yes|no] [--allow-bounds]\n"
             "                        [--quiet] [--json] [--junit FILE]\n"
             "       millaudit verify DIR --plan N [--json]\n"
@@ -40,6 +41,9 @@ static void usage(FILE *out)
             "                     sectors whose file and successor files are unchanged are carried\n"
             "                     over, the others checked (needs --audit and the same --sector\n"
             "                     selection; a run still in progress is not resumed)\n"
+            "  --stale-after S    with --resume: a run of another host whose heartbeat is S seconds\n"
+            "                     old counts as dead and is continued (default 3600; 0 when the\n"
+            "                     scheduler declared its node dead)\n"
             "  --incremental      carry over every sector whose file and successor files hash as\n"
             "                     they did for its newest recorded result (needs --audit)\n"
             "  --max-rows N       discrepancy rows kept per sector, roots first (default 1000;\n"
@@ -103,7 +107,7 @@ struct verify_cli {
     char **args;          /* argv with `--resume RUN` joined into --resume=RUN */
     int nargs;
     char resume_arg[64];
-    long max_rows, threads, resume_run, plan;
+    long max_rows, threads, resume_run, plan, stale; /* stale: --stale-after, -1 when not given */
     int json, quiet, help;
     const char *junit_path;
 };
@@ -123,7 +127,8 @@ static int all_digits(const char *s)
 static void join_resume_run(struct verify_cli *c, int argc, char **argv)
 {
     static const char *const with_value[] = {"--sector", "--audit", "--max-rows", "--threads",
-                                             "--shard", "--plan", "--full-board-draw", "--junit"};
+                                             "--shard", "--plan", "--full-board-draw", "--junit",
+                                             "--stale-after"};
     int positional = 0;
     for (int i = 1; i < argc; i++) {
         int takes = 0;
@@ -182,6 +187,7 @@ static int take_option(struct verify_cli *c, int opt, const char *arg)
         }
         return MA_OK;
     case 'P': return ma_opt_long("verify", "--plan", arg, 1, 100000, &c->plan) ? MA_EUSAGE : MA_OK;
+    case 'T': return ma_opt_long("verify", "--stale-after", arg, 0, 0x7FFFFFFFL, &c->stale) ? MA_EUSAGE : MA_OK;
     case 'h': c->help = 1; return MA_OK;
     default: return MA_EUSAGE; /* ma_opt_next said what is wrong */
     }
@@ -198,7 +204,7 @@ static int parse_options(struct verify_cli *c)
         {"resume", optional_argument, NULL, 'r'}, {"incremental", no_argument, NULL, 'i'},
         {"shard", required_argument, NULL, 'S'}, {"plan", required_argument, NULL, 'P'},
         {"help", no_argument, NULL, 'h'}, {"junit", required_argument, NULL, 'J'},
-        {NULL, 0, NULL, 0}};
+        {"stale-after", required_argument, NULL, 'T'}, {NULL, 0, NULL, 0}};
     const ma_vrun_options *o = &c->o;
     optind = 1;
     int opt;
@@ -214,6 +220,10 @@ static int parse_options(struct verify_cli *c)
     if (o->mode != MA_VRUN_FULL && !o->audit_path) {
         ma_opt_error("verify", "--%s needs --audit FILE (the store holds the results to carry over)",
                      o->mode == MA_VRUN_RESUME ? "resume" : "incremental");
+        return MA_EUSAGE;
+    }
+    if (c->stale >= 0 && o->mode != MA_VRUN_RESUME) {
+        ma_opt_error("verify", "--stale-after only tells --resume when a run of another host is dead");
         return MA_EUSAGE;
     }
     if (c->plan && (o->shard_count || o->audit_path || o->mode != MA_VRUN_FULL || o->n_sectors)) {
@@ -289,6 +299,8 @@ static int run_verify(struct verify_cli *c, const char *host, const char *cmdlin
     o->threads = (int)c->threads;
     o->max_rows = (size_t)c->max_rows;
     o->resume_run = c->resume_run;
+    o->stale_seconds_given = c->stale >= 0;
+    o->stale_seconds = c->stale;
     o->host = host;
     o->command_line = cmdline;
     o->tool_version = MA_VERSION;
@@ -335,6 +347,7 @@ int ma_cmd_verify(int argc, char **argv)
     c.sectors = calloc((size_t)argc + 1, sizeof *c.sectors);
     c.args = calloc((size_t)argc + 1, sizeof *c.args);
     c.max_rows = 1000;
+    c.stale = -1;
     c.threads = sysconf(_SC_NPROCESSORS_ONLN);
     if (c.threads < 1)
         c.threads = 1;

@@ -30,7 +30,8 @@ static void rendezvous(void *ctx, const char *step, const char *sector)
 {
     char here[128];
     snprintf(here, sizeof here, "%s%s%s", step, sector ? ":" : "", sector ? sector : "");
-    ma_cli_test_hook_step(ctx, here, NULL);
+    ma_cli_test_hook *h = ctx;
+    ma_cli_test_hook_step(h, here, h->until);
 }
 
 void ma_cli_test_hook_env(ma_cli_test_hook *h)
@@ -46,6 +47,7 @@ void ma_cli_test_hook_env(ma_cli_test_hook *h)
 void ma_cli_test_hook_install(ma_cli_test_hook *h, ma_vrun_options *o)
 {
     ma_cli_test_hook_env(h);
+    h->until = o->cancel;
     const char *stop_after = getenv("MILLAUDIT_TEST_STOP_AFTER_SECTORS");
     if (stop_after && *stop_after)
         o->stop_after_sectors = (size_t)strtoull(stop_after, NULL, 10);

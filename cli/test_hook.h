@@ -4,9 +4,14 @@
  * "a file replaced or rewritten while verify reads it" and "a signal during the run" are tested
  * deterministically instead of racing the run's speed (docs/runs.md).
  *
- *   MILLAUDIT_TEST_STEP=hashed           verify: after the hash phase
+ *   MILLAUDIT_TEST_STEP=hashed           verify: after the hash phase (this pause, too, ends on a
+ *                                        SIGINT or SIGTERM reaching verify's handler)
  *   MILLAUDIT_TEST_STEP=checked:<sector> verify: after the check of <sector> (e.g. std_4_4_0_0),
- *                                        before the files it read are hashed again
+ *                                        before the files it read are hashed again; the pause
+ *                                        also ends when a SIGINT or SIGTERM has reached verify's
+ *                                        handler (the sector then is committed and the run stops:
+ *                                        a sector slower than a scheduler's time limit, signalled
+ *                                        at a known point, tests/integration/test_cluster.py)
  *   MILLAUDIT_TEST_STEP=hashing          manifest create/check: after the first chunk is hashed,
  *                                        with the hashing pool's lock held (no further chunk is
  *                                        claimed while paused); the pause also ends when a SIGINT
@@ -38,6 +43,7 @@ typedef struct ma_cli_test_hook {
     char step[128];
     char dir[4096];
     int fired;
+    const volatile sig_atomic_t *until; /* verify: its stop flag (o->cancel), which also ends a pause */
 } ma_cli_test_hook;
 
 /* Reads the environment; when a step is asked for, points o->on_step at the rendezvous with h as

@@ -1342,7 +1342,8 @@ static int begin_tx(ma_audit *a, void *ctx, ma_error *err)
     if (r->opt.mode == MA_VRUN_RESUME) {
         ma_resume_want w = {r->opt.resume_run, r->root, r->opt.tool_version, r->options,
                             r->selection ? r->selection : "all", r->opt.host,
-                            MA_VRUN_HEARTBEAT_STALE_SECONDS};
+                            r->opt.stale_seconds_given ? r->opt.stale_seconds
+                                                       : MA_VRUN_HEARTBEAT_STALE_SECONDS};
         if ((rc = ma_audit_resume_pick(r->audit, &w, &r->resumed_from, err)))
             return rc;
     }

@@ -155,6 +155,12 @@ typedef struct ma_vrun_options {
     ma_vrun_mode mode;
     int64_t resume_run;           /* MA_VRUN_RESUME: the run to continue; 0 = the last unfinished
                                    * run of this database root */
+    /* MA_VRUN_RESUME: a run that never ended, recorded by another host, counts as dead once its
+     * heartbeat is older than this many seconds (stale_seconds_given; else
+     * MA_VRUN_HEARTBEAT_STALE_SECONDS). A scheduler that declared that host dead (Slurm requeueing
+     * a task after a node failure) passes 0: it knows more than the heartbeat. */
+    int stale_seconds_given;
+    int64_t stale_seconds;
     unsigned shard_index, shard_count; /* shard_count 0 or 1: no sharding */
     const char *host;             /* recorded provenance */
     const char *command_line;

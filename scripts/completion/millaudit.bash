@@ -15,7 +15,7 @@ _millaudit_options() {
         solve) echo "--variant --stones --sector --with-deps --out --threads --memory-limit --format --open-dir --secval --quiet --help" ;;
         stats) echo "--json --sector --threads --no-digest-check --help" ;;
         dump) echo "--with-entry --no-digest-check --help" ;;
-        verify) echo "--sector --audit --resume --incremental --shard --plan --max-rows --threads --quiet --json --junit --full-board-draw --allow-bounds --help" ;;
+        verify) echo "--sector --audit --resume --stale-after --incremental --shard --plan --max-rows --threads --quiet --json --junit --full-board-draw --allow-bounds --help" ;;
         index-check) echo "--variant --sector --help" ;;
         manifest) echo "--out --audit --chunk-size --threads --quiet --shard --dir --ignore-missing --ignore-extra --strict --status --warn --allow-partial --help" ;;
         report) echo "--audit --run --format --out --check --help" ;;

@@ -216,3 +216,26 @@ def test_a_run_in_progress_is_not_resumed(millaudit, millaudit_planted, game4, t
     sql(store, "UPDATE runs SET heartbeat_at = '2020-01-01T00:00:00.000Z' WHERE id = 1")
     millaudit.run("verify", game4, "--audit", store, "--resume", "--quiet", check=0)
     assert sql(store, "SELECT status, continued_by FROM runs WHERE id = 1") == [("interrupted", 2)]
+
+
+def test_stale_after_tells_resume_when_a_run_of_another_host_is_dead(millaudit, millaudit_planted, game4, tmp_path):
+    """verify --resume --stale-after S: a run another host left unfinished is dead once its heartbeat
+    is S seconds old (the Slurm recipe passes 0 for a task requeued after its node failed,
+    tests/integration/test_cluster.py); younger, it is still in progress and refused."""
+    store = tmp_path / "a.sqlite"
+    stopped(millaudit_planted, game4, store, "--quiet")
+    sql(store, "UPDATE runs SET ended_at = NULL, status = NULL, host = 'node2',"
+               " heartbeat_at = strftime('%Y-%m-%dT%H:%M:%fZ', 'now', '-120 seconds') WHERE id = 1")
+    # two minutes without a heartbeat: alive by the default hour and by --stale-after 600
+    for extra, limit in (([], 3600), (["--stale-after", "600"], 600)):
+        proc = millaudit.run("verify", game4, "--audit", store, "--resume", *extra, check=3)
+        assert "run 1 is still in progress (on node2, last heartbeat" in proc.stderr
+        assert f"taken for dead after {limit} s" in proc.stderr
+    assert sql(store, "SELECT count(*) FROM runs") == [(1,)]
+    millaudit.run("verify", game4, "--audit", store, "--resume", "--stale-after", "60", "--quiet", check=0)
+    assert sql(store, "SELECT status, continued_by FROM runs WHERE id = 1") == [("interrupted", 2)]
+    # it only qualifies a resume; a negative age is no age
+    proc = millaudit.run("verify", game4, "--audit", store, "--stale-after", "0", check=2)
+    assert "--stale-after only tells --resume" in proc.stderr
+    millaudit.run("verify", game4, "--audit", store, "--resume", "--stale-after", "-1", check=2)
+    assert sql(store, "SELECT count(*) FROM runs") == [(2,)]
