@@ -23,6 +23,9 @@ int ma_cli_parse_run_id(const char *s, int64_t *id)
     return 0;
 }
 
+/* Note: the one function of cli/ that still reaches a library header (checksums/manifest.h) rather
+ * than millaudit.h: recording a manifest is the manifest engine's (helper "manifest" makes
+ * ma_manifest_record public, then this becomes a call of it, or cmd_opening calls it itself). */
 int ma_cli_record_read_files(ma_audit *a, int64_t run_id, const char *dir, const char *const *paths, size_t n,
                              ma_error *err)
 {

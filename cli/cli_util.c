@@ -102,13 +102,13 @@ json_t *ma_cli_json_text(const char *s)
 int ma_cli_parse_shard(const char *text, unsigned *index, unsigned *count)
 {
     const char *slash = strchr(text, '/');
-    if (!slash || slash == text || !slash[1] || slash - text > 6 || strlen(slash + 1) > 6)
+    if (!slash || slash - text > 6 || strlen(slash + 1) > 6)
         return -1;
-    for (const char *c = text; *c; c++)
-        if (c != slash && (*c < '0' || *c > '9'))
-            return -1;
-    long i = strtol(text, NULL, 10), n = strtol(slash + 1, NULL, 10);
-    if (n < 1 || n > 100000 || i >= n)
+    char head[8];
+    memcpy(head, text, (size_t)(slash - text));
+    head[slash - text] = 0;
+    long i, n; /* the one integer parser (common/options.h): digits only */
+    if (ma_opt_parse_long(slash + 1, 1, 100000, &n) || ma_opt_parse_long(head, 0, n - 1, &i))
         return -1;
     *index = (unsigned)i;
     *count = (unsigned)n;
@@ -168,20 +168,6 @@ int ma_cli_read_document(const char *path, size_t max, const char *what, char **
     return MA_OK;
 }
 
-int ma_cli_check_output(const char *cmd, const char *out_path, const char *role, int kind,
-                        const struct ma_output_input *inputs, size_t n)
-{
-    if (!out_path)
-        return 0;
-    ma_error err;
-    ma_error_clear(&err);
-    int rc = ma_output_check(out_path, role, kind, inputs, n, &err);
-    if (!rc)
-        return 0;
-    fprintf(stderr, "millaudit %s: %s\n", cmd, err.msg);
-    return rc == MA_EINVAL ? MA_EXIT_USAGE : ma_exit_code_for(rc);
-}
-
 int ma_cli_output_result(const char *cmd, const char *out_path, const char *role, int kind,
                          const struct ma_output_input *inputs, size_t n)
 {
@@ -194,6 +180,13 @@ int ma_cli_output_result(const char *cmd, const char *out_path, const char *role
         return MA_OK;
     fprintf(stderr, "millaudit %s: %s\n", cmd, err.msg);
     return rc == MA_EINVAL ? MA_EUSAGE : rc;
+}
+
+int ma_cli_check_output(const char *cmd, const char *out_path, const char *role, int kind,
+                        const struct ma_output_input *inputs, size_t n)
+{
+    int result = ma_cli_output_result(cmd, out_path, role, kind, inputs, n);
+    return result ? ma_result_exit_code(result) : 0;
 }
 
 int ma_cli_opt_run_id(const char *cmd, const char *opt, const char *text, int64_t *id)
