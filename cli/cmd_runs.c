@@ -28,6 +28,7 @@
 #include "cli/commands.h"
 #include "cli/signals.h"
 #include "common/output.h"
+#include "common/fileio.h"
 #include "common/options.h"
 #include "run/merge.h" /* runs merge only (helper "verify" moves it to millaudit/verify.h) */
 
@@ -118,7 +119,7 @@ static int cmd_import(const char *audit_path, const char *doc_path)
     ma_run *r = NULL;
     int64_t new_id = 0;
     /* Everything is validated before the store is opened, so a bad document leaves it untouched. */
-    int rc = ma_cli_read_document(doc_path, MAX_DOCUMENT, "not a run export", &text, &len, &err);
+    int rc = ma_file_read_document(doc_path, MAX_DOCUMENT, "not a run export", &text, &len, &err);
     if (!rc)
         rc = ma_store_run_parse(&r, text, len, doc_path, &err);
     int result = rc ? ma_store_input_result(rc) : import_into(audit_path, r, doc_path, &new_id, &err);
@@ -147,7 +148,7 @@ static int cmd_import_attestation(const char *audit_path, const char *doc_path, 
     int64_t new_id = 0;
     int rc = ma_ed25519_load_public(pub_path, &key, &err);
     if (!rc)
-        rc = ma_cli_read_document(doc_path, MA_ATTEST_MAX_ENVELOPE, "not an attestation", &text, &len, &err);
+        rc = ma_file_read_document(doc_path, MA_ATTEST_MAX_ENVELOPE, "not an attestation", &text, &len, &err);
     if (!rc)
         rc = ma_store_attest_verify(&k, text, len, doc_path, key, NULL, 0, &err);
     int result = ma_store_input_result(rc);
