@@ -285,8 +285,10 @@ static int cmd_regressions(const char *audit_path, const ma_regressions_options 
         result = ma_result_of_verdict(ma_store_regressions_verdict(g), 0);
         if (junit_path && (rc = ma_render_regressions_junit(g, junit_path, &err)) != MA_OK)
             result = failed("regressions", rc == MA_ENOMEM ? rc : MA_EIO, &err);
-        if (fflush(stdout) != 0 && result != MA_ENOMEM)
-            result = print_document("regressions", "");
+        if (fflush(stdout) != 0 && result != MA_ENOMEM) {
+            fprintf(stderr, "millaudit runs regressions: stdout: write failed\n");
+            result = MA_EIO;
+        }
     } else {
         failed("regressions", result, &err);
     }
