@@ -1,18 +1,8 @@
-/* cli_util: small helpers several commands print or record with, kept in one place so every
- * command puts text into its JSON (jansson, the one JSON writer) and describes its run (host,
- * command line) the same way.
+/* cli_util: small helpers several commands print with, kept in one place so every command puts
+ * text into its JSON and answers a mistake alike. How a run describes itself (host, command line,
+ * ma_cli_run_identity) is in common/invocation.h, reading a named document in common/fileio.h.
  *
- * Contract: nothing here fails; output goes only to the buffer the caller gives.
- * ma_cli_shell_quote appends word to buf (NUL-terminated, size len) so that a POSIX shell reads it
- * back as exactly that word: as is when it has only letters, digits and _@%+=:,./- (and is not
- * empty); else in single quotes, a ' inside written '\''; a word holding control bytes (newline,
- * ESC, DEL) as bash's $'...' with \xHH escapes instead, so the recorded line stays one printable
- * line. Returns 0, or -1 leaving buf unchanged when the quoted word does not fit.
- * ma_cli_run_identity fills host with the host name ("unknown" if it cannot be read) and cmdline
- * with "millaudit" followed by argv[0..argc), each after one space and shell-quoted, so the line
- * can be pasted back into a shell. Pass the command line as typed (ma_cli_invocation below), not a
- * command's own argv after getopt_long has permuted it. A word that does not fit whole is left out
- * with everything after it, and " ..." marks the cut.
+ * Contract: output goes only to the buffer the caller gives or to stderr for a refusal.
  */
 #ifndef MA_CLI_UTIL_H
 #define MA_CLI_UTIL_H
@@ -30,21 +20,11 @@
 struct json_t;
 struct json_t *ma_cli_json_text(const char *s);
 
-int ma_cli_shell_quote(char *buf, size_t len, const char *word);
-
-void ma_cli_run_identity(char *host, size_t host_len, char *cmdline, size_t cmdline_len, int argc,
-                         char *const *argv);
-
 /* --shard I/N of verify, diff and manifest create: decimal I and N, 0 <= I < N <= 100000, and
  * nothing else ("3/2", "0/0", "x", "1/", "-1/2", " 1/2" are refused). Returns 0 with *index and
  * *count set, or -1 leaving them alone. */
 int ma_cli_parse_shard(const char *text, unsigned *index, unsigned *count);
 
-/* Reads a document the user names into *out (malloc'd, NUL-terminated, *len bytes without the
- * NUL): "-" is standard input, a pipe or FIFO is read as a stream (one without a writer reads as
- * empty, never blocks: common/fileio.h). More than max bytes is MA_EFORMAT "<path>: offset N:
- * larger than max bytes, <what>"; other errors as ma_file_open_stream, MA_EIO for a failed read. */
-int ma_cli_read_document(const char *path, size_t max, const char *what, char **out, size_t *len, ma_error *err);
 
 /* The output check of common/output.h (ma_output_check) done before any work, its refusal printed as
  * "millaudit CMD: message". Returns 0 when out_path may be written (or is NULL), else the exit code:

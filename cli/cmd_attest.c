@@ -18,6 +18,7 @@
 #include "cli/audit_store.h"
 #include "cli/cli_util.h"
 #include "cli/commands.h"
+#include "common/fileio.h"
 #include "common/options.h"
 #include "common/output.h"
 #include "ma_version.h"
@@ -116,7 +117,7 @@ static int check(const char *path, const char *pub_path, const char *db_dir, uns
     ma_attest_check *k = NULL;
     int rc = ma_ed25519_load_public(pub_path, &key, &err);
     if (!rc)
-        rc = ma_cli_read_document(path, MA_ATTEST_MAX_ENVELOPE, "not an attestation", &text, &len, &err);
+        rc = ma_file_read_document(path, MA_ATTEST_MAX_ENVELOPE, "not an attestation", &text, &len, &err);
     if (!rc)
         rc = ma_store_attest_verify(&k, text, len, path, key, db_dir, threads, &err);
     if (!rc)

@@ -28,6 +28,7 @@
 #include "cli/commands.h"
 #include "cli/signals.h"
 #include "common/output.h"
+#include "common/fileio.h"
 #include "common/options.h"
 
 #define MAX_DOCUMENT (1024L * 1024L * 1024L) /* a run export beyond 1 GiB is not one we wrote */
@@ -111,7 +112,7 @@ static int cmd_import(const char *audit_path, const char *doc_path)
     ma_run *r = NULL;
     int64_t new_id = 0;
     /* Everything is validated before the store is opened, so a bad document leaves it untouched. */
-    int rc = ma_cli_read_document(doc_path, MAX_DOCUMENT, "not a run export", &text, &len, &err);
+    int rc = ma_file_read_document(doc_path, MAX_DOCUMENT, "not a run export", &text, &len, &err);
     if (!rc)
         rc = ma_store_run_parse(&r, text, len, doc_path, &err);
     int result = rc ? ma_store_input_result(rc) : import_into(audit_path, r, doc_path, &new_id, &err);
@@ -140,7 +141,7 @@ static int cmd_import_attestation(const char *audit_path, const char *doc_path, 
     int64_t new_id = 0;
     int rc = ma_ed25519_load_public(pub_path, &key, &err);
     if (!rc)
-        rc = ma_cli_read_document(doc_path, MA_ATTEST_MAX_ENVELOPE, "not an attestation", &text, &len, &err);
+        rc = ma_file_read_document(doc_path, MA_ATTEST_MAX_ENVELOPE, "not an attestation", &text, &len, &err);
     if (!rc)
         rc = ma_store_attest_verify(&k, text, len, doc_path, key, NULL, 0, &err);
     int result = ma_store_input_result(rc);
@@ -277,8 +278,10 @@ static int cmd_regressions(const char *audit_path, const ma_regressions_options 
         result = ma_result_of_verdict(ma_store_regressions_verdict(g), 0);
         if (junit_path && (rc = ma_render_regressions_junit(g, junit_path, &err)) != MA_OK)
             result = failed("regressions", rc == MA_ENOMEM ? rc : MA_EIO, &err);
-        if (fflush(stdout) != 0 && result != MA_ENOMEM)
-            result = print_document("regressions", "");
+        if (fflush(stdout) != 0 && result != MA_ENOMEM) {
+            fprintf(stderr, "millaudit runs regressions: stdout: write failed\n");
+            result = MA_EIO;
+        }
     } else {
         failed("regressions", result, &err);
     }

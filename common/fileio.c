@@ -4,6 +4,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -115,5 +116,58 @@ int ma_file_open_stream(const char *path, int *fd, ma_error *err)
         return ma_error_set(err, MA_EIO, "%s: %s", name, strerror(e));
     }
     *fd = f;
+    return MA_OK;
+}
+
+int ma_file_read_document(const char *path, size_t max, const char *what, char **out, size_t *len, ma_error *err)
+{
+    int fd;
+    *out = NULL;
+    *len = 0;
+    int rc = ma_file_open_stream(path, &fd, err);
+    if (rc)
+        return rc;
+    char shown[512];
+    ma_escape_name(path, shown, sizeof shown);
+    char *buf = NULL;
+    size_t n = 0, cap = 0;
+    for (;;) {
+        if (n == cap) {
+            if (cap >= max) {
+                rc = ma_error_set(err, MA_EFORMAT, "%s: offset %zu: larger than %zu bytes, %s", shown, n, max, what);
+                break;
+            }
+            cap = cap ? 2 * cap : 65536;
+            if (cap > max)
+                cap = max;
+            char *p = realloc(buf, cap + 1);
+            if (!p) {
+                rc = ma_error_set(err, MA_ENOMEM, "%s: out of memory", shown);
+                break;
+            }
+            buf = p;
+        }
+        ssize_t got = read(fd, buf + n, cap - n);
+        if (got < 0 && errno == EINTR)
+            continue;
+        if (got < 0) {
+            rc = ma_error_set(err, MA_EIO, "%s: offset %zu: read failed: %s", shown, n, strerror(errno));
+            break;
+        }
+        if (got == 0)
+            break;
+        n += (size_t)got;
+    }
+    if (fd != STDIN_FILENO)
+        close(fd);
+    if (rc) {
+        free(buf);
+        return rc;
+    }
+    if (!buf && !(buf = malloc(1))) /* an empty document is still a string */
+        return ma_error_set(err, MA_ENOMEM, "%s: out of memory", shown);
+    buf[n] = '\0';
+    *out = buf;
+    *len = n;
     return MA_OK;
 }

@@ -41,4 +41,11 @@ const char *ma_file_type_name(mode_t mode);
  * NUL-terminates; cuts at len - 1 bytes. Returns buf. */
 char *ma_escape_name(const char *text, char *buf, size_t len);
 
+/* Reads a document the user names into *out (malloc'd, NUL-terminated, *len bytes without the
+ * NUL): "-" is standard input, a pipe or FIFO is read as a stream (one without a writer reads as
+ * empty, never blocks: ma_file_open_stream). More than max bytes is MA_EFORMAT "<path>: offset N:
+ * larger than max bytes, <what>"; other errors as ma_file_open_stream, MA_EIO for a failed read. */
+int ma_file_read_document(const char *path, size_t max, const char *what, char **out, size_t *len,
+                          ma_error *err);
+
 #endif

@@ -5,21 +5,23 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* Length of the valid UTF-8 sequence at p (1..4), 0 when p does not start one. */
+/* Length of the valid UTF-8 sequence at p (1..4), 0 when p does not start one (RFC 3629: no
+ * overlong form, no surrogate, nothing beyond U+10FFFF). */
 static size_t utf8_len(const unsigned char *p)
 {
-    if (p[0] < 0x80)
+    unsigned c = p[0], lead = c >> 4; /* the lead byte's top half: C, D two bytes, E three, F four */
+    if (c < 0x80)
         return 1;
-    size_t n = p[0] >= 0xF0 && p[0] <= 0xF4 ? 4 : p[0] >= 0xE0 ? 3 : p[0] >= 0xC2 && p[0] < 0xE0 ? 2 : 0;
+    size_t n = lead == 0xF && c <= 0xF4 ? 4 : lead == 0xE ? 3 : (lead == 0xC || lead == 0xD) && c >= 0xC2 ? 2 : 0;
     if (!n)
         return 0;
     for (size_t i = 1; i < n; i++)
         if ((p[i] & 0xC0) != 0x80)
             return 0;
-    if (n == 3 && ((p[0] == 0xE0 && p[1] < 0xA0) || (p[0] == 0xED && p[1] >= 0xA0)))
+    if (n == 3 && (((c & 0xF) == 0 && p[1] < 0xA0) || (c == 0xED && p[1] >= 0xA0)))
         return 0; /* overlong or a surrogate */
-    if (n == 4 && ((p[0] == 0xF0 && p[1] < 0x90) || (p[0] == 0xF4 && p[1] >= 0x90)))
-        return 0;
+    if (n == 4 && (((c & 0xF) == 0 && p[1] < 0x90) || (c == 0xF4 && p[1] >= 0x90)))
+        return 0; /* overlong or beyond U+10FFFF */
     return n;
 }
 

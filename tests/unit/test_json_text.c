@@ -48,6 +48,9 @@ static void test_invalid_bytes_escaped(void **state)
     expect_text("\xC3\xBC\xFF", "\xC3\xBC\\xff");
     expect_text("\xE0\x80\x80", "\\xe0\\x80\\x80"); /* overlong */
     expect_text("\xED\xA0\x80", "\\xed\\xa0\\x80"); /* a surrogate */
+    expect_text("\xF5\x80\x80", "\\xf5\\x80\\x80"); /* no lead byte of any sequence */
+    expect_text("\xF4\x90\x80\x80", "\\xf4\\x90\\x80\\x80"); /* beyond U+10FFFF */
+    expect_text("\xF0\x9F\x98\x80 \xE2\x82\xAC", "\xF0\x9F\x98\x80 \xE2\x82\xAC"); /* kept */
 }
 
 int main(void)
