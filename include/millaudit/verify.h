@@ -150,7 +150,9 @@ typedef struct ma_vrun_options {
     int threads;                  /* >= 1 */
     size_t max_rows;              /* discrepancy rows kept per sector (counts stay exact) */
     int full_board_draw;          /* Malom: a full 12/12 board is a draw (default 1) */
-    int allow_bounds;             /* Malom: within-bounds entries do not make the exit status 3 */
+    int allow_bounds;             /* Malom: within-bounds entries are accepted: their messages are
+                                   * not errors, and the caller maps the verdict with
+                                   * MA_VERDICT_ALLOW_BOUNDS (so it exits 0, not 3) */
     const char *audit_path;       /* the store to record into; NULL: not recorded */
     ma_vrun_mode mode;
     int64_t resume_run;           /* MA_VRUN_RESUME: the run to continue; 0 = the last unfinished
@@ -268,8 +270,8 @@ typedef struct ma_shard_plan {
     size_t n_unusable;
 } ma_shard_plan;
 
-/* Plans the database at opt->root (a directory or one sector file) in opt->n_shards shards, as
- * ma_shard_plan_database does for an open database, and fills out->format and out->unusable (the
+/* Plans the database at opt->root (a directory or one sector file) in opt->n_shards shards (the
+ * partition a run with shard_count n_shards checks), and fills out->format and out->unusable (the
  * one-line message of every file of the root that belongs to no sector). Errors: MA_EINVAL
  * (n_shards 0), MA_EMISSING / MA_EFORMAT / MA_EIO for the root, MA_ENOMEM; out is empty then. */
 typedef struct ma_shard_plan_options {
@@ -281,6 +283,12 @@ MA_API int ma_shard_plan_run(ma_shard_plan *out, const ma_shard_plan_options *op
 MA_API void ma_shard_plan_free(ma_shard_plan *p);
 
 /* ================================================================ the merge */
+
+/* Shard runs (verify --shard I/N, each into its own audit store) merged into one run in out_path
+ * that reads like a single process's run of the whole database: every discrepancy is classified
+ * root or propagated again across shards, and the coverage proof (every planned sector checked,
+ * on the bytes whose digests are recorded) is checked; run/merge.h and docs/distributed.md give
+ * the rules and what is refused. */
 
 typedef struct ma_merge_options {
     const char *out_path;         /* the store the merged run is written into */
