@@ -394,6 +394,13 @@ struct fworker {
     struct fpending slot[2];
     struct fpending *prev; /* prepared, not yet finished */
     int turn;              /* which slot the next index uses */
+    /* The walk's current opponent mask as the mover mask of the successors without a removal
+     * (fused_turns): its map, when one op reaches its representative (group_ok). */
+    int group_ok;
+    ma_malom_mover_map group;
+    /* fused_turns: the removal successors to rank in one batch and where their ranks go */
+    uint16_t pos[MA_VRULES_MAX_TURNS];
+    uint64_t ranks[MA_VRULES_MAX_TURNS];
 };
 
 static uint32_t relabel(uint32_t open_mask)
@@ -754,6 +761,82 @@ static int index_bug(struct worker *w, uint64_t idx, uint64_t back)
                         (unsigned long long)idx, (unsigned long long)back);
 }
 
+/* The mill test of verifier/rules.c (ma_vrules_closes_mill) inline: the turn to point d leaves the
+ * mover on `mover`; unused partner slots hold a mask no mover contains. */
+static inline int closes_mill(const ma_vrules *r, uint32_t mover, int d)
+{
+    const uint32_t *pt = r->partners[d];
+    return ((mover & pt[0]) == pt[0]) | ((mover & pt[1]) == pt[1]) | ((mover & pt[2]) == pt[2]);
+}
+
+/* ma_vrules_generate on the Malom-numbered board (m, o), fused with the ranking of its
+ * successors (docs/malom-verification.md, Performance): the same turns in the same order into
+ * p->turns (kinds, immediate wins) and their canonical indices into p->succ. A turn without a
+ * removal keeps o as the successor's mover mask, the walk's group (fw->group): its index is the
+ * group's block plus the colex rank of the compressed mover image, updated by two points per turn,
+ * so no board is written and no cache slot looked up. Removal successors (a mover mask per
+ * removed stone) are ranked in one batch through the rank cache. Stops at the first immediate
+ * win: it fixes the value whatever the other turns are. */
+static void fused_turns(const ma_malom_index *ix, const struct fast *f, struct fworker *fw,
+                        uint32_t m, uint32_t o, struct fpending *p)
+{
+    const ma_vrules *r = &f->rules;
+    ma_vturns *t = &p->turns;
+    const uint32_t *pt = fw->group.point;
+    const uint32_t empty = MA_FULL_MASK & ~(m | o);
+    uint32_t cm = 0; /* the compressed image of the mover's points */
+    for (uint32_t x = m; x; x &= x - 1)
+        cm |= pt[__builtin_ctz(x)];
+    uint32_t removable = 0;
+    int have_removable = 0, n = 0, nb = 0;
+    t->immediate_wins = 0;
+    for (int phase = 0; phase < 2; phase++) {
+        if (phase == 0 ? !r->can_place : !r->can_move)
+            continue;
+        uint32_t froms = phase == 0 ? 1u : m; /* placing: one pass with no stone lifted */
+        for (; froms; froms &= froms - 1) {
+            int from = phase == 0 ? -1 : __builtin_ctz(froms);
+            uint32_t rest = phase == 0 ? m : m & ~(1u << from);
+            uint32_t crest = phase == 0 ? cm : cm & ~pt[from];
+            uint32_t dest = phase == 0 || r->flying ? empty : empty & r->adj[from];
+            int kind = phase == 0 ? MA_TURN_PLACE : MA_TURN_MOVE;
+            int k = phase == 0 ? f->w + 1 : f->w; /* the successor's opponent stones */
+            for (; dest; dest &= dest - 1) {
+                int d = __builtin_ctz(dest);
+                uint32_t nm = rest | 1u << d;
+                if (!closes_mill(r, nm, d)) {
+                    p->succ[n] = ma_malom_mover_map_rank(&fw->group, crest | pt[d], k);
+                    t->kind[n++] = (uint8_t)kind;
+                    continue;
+                }
+                if (!o)
+                    continue; /* nothing to remove: the turn does not exist */
+                if (r->mill_wins) {
+                    t->immediate_wins = 1;
+                    t->n = n;
+                    return;
+                }
+                if (!have_removable) {
+                    removable = ma_vrules_removable(r, o);
+                    have_removable = 1;
+                }
+                for (uint32_t rm = removable; rm; rm &= rm - 1) {
+                    t->succ[nb].mover = o & ~(rm & (0u - rm));
+                    t->succ[nb].opp = nm;
+                    fw->pos[nb++] = (uint16_t)n;
+                    t->kind[n++] = (uint8_t)(kind + 1);
+                }
+            }
+        }
+    }
+    t->n = n;
+    if (nb) {
+        ma_malom_index_rank_many(ix, &fw->cache, t->succ, nb, fw->ranks);
+        for (int j = 0; j < nb; j++)
+            p->succ[fw->pos[j]] = fw->ranks[j];
+    }
+}
+
 /* Prepares index idx, the board (reps[r], opp): marker rule, stored entry, turns, successor
  * ranks, prefetches. */
 static void fast_prepare(struct worker *w, struct fpending *p, uint64_t r, uint32_t opp,
@@ -792,8 +875,12 @@ static void fast_prepare(struct worker *w, struct fpending *p, uint64_t r, uint3
         return;
     }
     ma_vturns *t = &p->turns;
-    ma_board pos = {rep, opp};
-    ma_vrules_generate(&f->rules, pos, t);
+    if (fw->group_ok) {
+        fused_turns(sh->in->ix, f, fw, rep, opp, p);
+    } else {
+        ma_board pos = {rep, opp};
+        ma_vrules_generate(&f->rules, pos, t);
+    }
     if (t->immediate_wins > 0) {
         /* A win in 1 is the largest value any turn can have, so no successor can change it. */
         p->fixed = f->win1;
@@ -804,8 +891,8 @@ static void fast_prepare(struct worker *w, struct fpending *p, uint64_t r, uint3
         return;
     }
     p->state = 3;
-    ma_malom_index_rank_many(sh->in->ix, &fw->cache, t->succ, t->n, p->succ);
-    (void)fw;
+    if (!fw->group_ok)
+        ma_malom_index_rank_many(sh->in->ix, &fw->cache, t->succ, t->n, p->succ);
     for (int i = 0; i < t->n; i++) {
         const struct fchild *c = &f->ch[t->kind[i]];
         if (c->file)
@@ -1016,8 +1103,12 @@ static uint64_t fast_chunk(struct worker *w, uint64_t c_lo, uint64_t c_hi)
     const ma_malom_index *ix = sh->in->ix;
     uint32_t opp = colex_subset(c_lo, f->b);
     uint64_t done = 0;
+    struct fworker *fw = w->fw;
     for (uint64_t c = c_lo; c < c_hi && !w->rc; c++) {
         int first = 1;
+        /* The group's map for fused_turns (the pending index was ranked when it was prepared,
+         * so changing the map here does not touch it). */
+        fw->group_ok = ma_malom_index_prepared(ix, f->b) && ma_malom_index_mover_map(ix, opp, &fw->group);
         for (uint64_t t = 0; t < f->n_tiles && !w->rc; t++) {
           const uint64_t *wo = f->without + t * MA_POINTS;
           uint64_t left = f->n_reps - 64 * t; /* representatives in this tile */
@@ -1045,7 +1136,7 @@ static uint64_t fast_chunk(struct worker *w, uint64_t c_lo, uint64_t c_hi)
             opp = (((ripple ^ opp) >> 2) / low) | ripple;
         }
     }
-    struct fworker *fw = w->fw;
+    fw->group_ok = 0; /* the walk by index (fast_chunk_by_rep) has no group */
     if (fw->prev && !w->rc) {
         int rc = fast_finish(w, fw->prev);
         if (rc)
