@@ -353,6 +353,12 @@ struct fast {
     int64_t *scores;
     size_t n_scores;
     int32_t no_turn_rank;
+    /* ranked and every successor sector the rules name is present: fast_finish compares the
+     * successors through ent[k] and rank[k] (the child of kind k's entries and rank table)
+     * without a per-successor check (kinds whose successor sector does not exist are NULL). */
+    int complete;
+    const uint8_t *ent[MA_TURN_KINDS];
+    const int32_t *rank[MA_TURN_KINDS];
     void *resident[MA_TURN_KINDS];
     /* The sector's representatives (rank order) and the bit set of ops fixing each. */
     uint32_t *reps;
@@ -731,6 +737,13 @@ static int fast_setup(struct shared *sh)
     uint64_t per_opp = n / (f->n_opp ? f->n_opp : 1) + 1;
     f->opp_per_chunk = 8192 / per_opp + 1;
     make_resident(f, sh);
+    f->complete = f->ranked != 0;
+    for (int k = 0; k < MA_TURN_KINDS; k++) {
+        if (sh->rules.succ_exists[k] && !f->ch[k].file)
+            f->complete = 0;
+        f->ent[k] = f->ch[k].file ? f->ch[k].view.entries : NULL;
+        f->rank[k] = f->ch[k].file ? f->ch[k].rank : NULL;
+    }
     sh->fast = f;
     return MA_OK;
 }
@@ -801,11 +814,17 @@ static void fused_turns(const ma_malom_index *ix, const struct fast *f, struct f
             uint32_t dest = phase == 0 || r->flying ? empty : empty & r->adj[from];
             int kind = phase == 0 ? MA_TURN_PLACE : MA_TURN_MOVE;
             int k = phase == 0 ? f->w + 1 : f->w; /* the successor's opponent stones */
+            const struct fchild *ch = &f->ch[kind];
+            const uint8_t *ent = ch->file ? ch->view.entries : NULL;
+            uint64_t esize = (uint64_t)ch->view.entry_size;
             for (; dest; dest &= dest - 1) {
                 int d = __builtin_ctz(dest);
                 uint32_t nm = rest | 1u << d;
                 if (!closes_mill(r, nm, d)) {
-                    p->succ[n] = ma_malom_mover_map_rank(&fw->group, crest | pt[d], k);
+                    uint64_t idx = ma_malom_mover_map_rank(&fw->group, crest | pt[d], k);
+                    if (ent)
+                        __builtin_prefetch(ent + idx * esize);
+                    p->succ[n] = idx;
                     t->kind[n++] = (uint8_t)kind;
                     continue;
                 }
@@ -832,8 +851,12 @@ static void fused_turns(const ma_malom_index *ix, const struct fast *f, struct f
     t->n = n;
     if (nb) {
         ma_malom_index_rank_many(ix, &fw->cache, t->succ, nb, fw->ranks);
-        for (int j = 0; j < nb; j++)
+        for (int j = 0; j < nb; j++) {
+            const struct fchild *ch = &f->ch[t->kind[fw->pos[j]]];
             p->succ[fw->pos[j]] = fw->ranks[j];
+            if (ch->file)
+                __builtin_prefetch(ch->view.entries + fw->ranks[j] * (uint64_t)ch->view.entry_size);
+        }
     }
 }
 
@@ -891,8 +914,9 @@ static void fast_prepare(struct worker *w, struct fpending *p, uint64_t r, uint3
         return;
     }
     p->state = 3;
-    if (!fw->group_ok)
-        ma_malom_index_rank_many(sh->in->ix, &fw->cache, t->succ, t->n, p->succ);
+    if (fw->group_ok)
+        return; /* fused_turns ranked and prefetched */
+    ma_malom_index_rank_many(sh->in->ix, &fw->cache, t->succ, t->n, p->succ);
     for (int i = 0; i < t->n; i++) {
         const struct fchild *c = &f->ch[t->kind[i]];
         if (c->file)
@@ -962,8 +986,17 @@ static int fast_finish(struct worker *w, struct fpending *p)
     const struct shared *sh = w->sh;
     const struct fast *f = sh->fast;
     uint64_t bit = (uint64_t)1 << (p->idx & 63);
-    if (atomic_fetch_or_explicit(&f->visited[p->idx >> 6], bit, memory_order_relaxed) & bit)
+    _Atomic uint64_t *vw = &f->visited[p->idx >> 6];
+    if (sh->in->threads == 1) {
+        /* One thread: no other writer, so a plain read and write (a locked OR costs ~20 cycles
+         * per index) with the same reached-twice test. */
+        uint64_t old = atomic_load_explicit(vw, memory_order_relaxed);
+        if (old & bit)
+            return index_twice(w, p->idx);
+        atomic_store_explicit(vw, old | bit, memory_order_relaxed);
+    } else if (atomic_fetch_or_explicit(vw, bit, memory_order_relaxed) & bit) {
         return index_twice(w, p->idx);
+    }
     if (!ma_malom_view_entry(&f->self, p->idx, &p->st))
         ma_malom_file_entry(sh->in->file, p->idx, &p->st);
     if (p->state >= 2 && p->st.kind == MA_MALOM_SYM)
@@ -1010,6 +1043,28 @@ static int fast_finish(struct worker *w, struct fpending *p)
     ma_malom_value best = f->no_turn;
     int64_t best_key = f->ranked ? f->no_turn_rank : f->no_turn_score;
     int best_i = -1;
+    if (f->complete) {
+        /* Every successor is in a present child with a rank table: one load each. A negative
+         * rank (a marker, or a value only the file's slow path decodes) sends the index through
+         * the general loop below, from the start. */
+        int32_t bk = f->no_turn_rank, slow = 0;
+        int bi = -1;
+        for (int i = 0; i < t->n; i++) {
+            int k = t->kind[i];
+            const uint8_t *e = f->ent[k] + (uint64_t)f->ranked * p->succ[i];
+            int32_t r = f->rank[k][f->ranked == 1 ? e[0] : (uint32_t)e[0] | (uint32_t)e[1] << 8];
+            slow |= r < 0;
+            if (r > bk) {
+                bk = r;
+                bi = i;
+            }
+        }
+        if (!slow) {
+            best_key = bk;
+            best_i = bi;
+            goto decode;
+        }
+    }
     for (int i = 0; i < t->n; i++) {
         int k = t->kind[i];
         const struct fchild *c = &f->ch[k];
@@ -1026,6 +1081,7 @@ static int fast_finish(struct worker *w, struct fpending *p)
             best_i = i;
         }
     }
+decode:
     /* Only the best successor is decoded into its turn value. */
     if (best_i >= 0) {
         int64_t sc;
