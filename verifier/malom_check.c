@@ -404,6 +404,11 @@ struct fworker {
      * (fused_turns): its map, when one op reaches its representative (group_ok). */
     int group_ok;
     ma_malom_mover_map group;
+    /* The same for the mover mask the removal of the group's stone x leaves (the successors of
+     * every mill-closing turn that removes x), made when the group first needs it:
+     * removed_state[x] 0 not yet made, 1 usable, 2 several ops (ranked through the cache). */
+    uint8_t removed_state[MA_POINTS];
+    ma_malom_mover_map removed[MA_POINTS];
     /* fused_turns: the removal successors to rank in one batch and where their ranks go */
     uint16_t pos[MA_VRULES_MAX_TURNS];
     uint64_t ranks[MA_VRULES_MAX_TURNS];
@@ -839,10 +844,27 @@ static void fused_turns(const ma_malom_index *ix, const struct fast *f, struct f
                     removable = ma_vrules_removable(r, o);
                     have_removable = 1;
                 }
+                const struct fchild *chm = &f->ch[kind + 1];
                 for (uint32_t rm = removable; rm; rm &= rm - 1) {
-                    t->succ[nb].mover = o & ~(rm & (0u - rm));
-                    t->succ[nb].opp = nm;
-                    fw->pos[nb++] = (uint16_t)n;
+                    int x = __builtin_ctz(rm);
+                    uint32_t mover = o & ~(1u << x);
+                    if (!fw->removed_state[x])
+                        fw->removed_state[x] =
+                            ma_malom_index_mover_map(ix, mover, &fw->removed[x]) ? 1 : 2;
+                    if (fw->removed_state[x] == 1) {
+                        const uint32_t *px = fw->removed[x].point;
+                        uint32_t c = 0;
+                        for (uint32_t y = nm; y; y &= y - 1)
+                            c |= px[__builtin_ctz(y)];
+                        uint64_t idx = ma_malom_mover_map_rank(&fw->removed[x], c, k);
+                        if (chm->file)
+                            __builtin_prefetch(chm->view.entries + idx * (uint64_t)chm->view.entry_size);
+                        p->succ[n] = idx;
+                    } else {
+                        t->succ[nb].mover = mover;
+                        t->succ[nb].opp = nm;
+                        fw->pos[nb++] = (uint16_t)n;
+                    }
                     t->kind[n++] = (uint8_t)(kind + 1);
                 }
             }
@@ -1165,6 +1187,7 @@ static uint64_t fast_chunk(struct worker *w, uint64_t c_lo, uint64_t c_hi)
         /* The group's map for fused_turns (the pending index was ranked when it was prepared,
          * so changing the map here does not touch it). */
         fw->group_ok = ma_malom_index_prepared(ix, f->b) && ma_malom_index_mover_map(ix, opp, &fw->group);
+        memset(fw->removed_state, 0, sizeof fw->removed_state);
         for (uint64_t t = 0; t < f->n_tiles && !w->rc; t++) {
           const uint64_t *wo = f->without + t * MA_POINTS;
           uint64_t left = f->n_reps - 64 * t; /* representatives in this tile */
