@@ -1194,10 +1194,22 @@ static uint64_t fast_chunk(struct worker *w, uint64_t c_lo, uint64_t c_hi)
           uint64_t beside = left >= 64 ? ~(uint64_t)0 : ((uint64_t)1 << left) - 1;
           for (uint32_t o = opp; o; o &= o - 1)
               beside &= wo[__builtin_ctz(o)];
+          /* Each index is computed one ahead and its stored entry and visited word prefetched
+           * then: the walk strides a representative block between indices, so each is a miss
+           * to memory, and fast_step reads them one index later still. */
+          uint64_t r = 0, idx = 0;
+          if (beside) {
+              r = 64 * t + (uint64_t)__builtin_ctzll(beside);
+              idx = r * f->per_rep + ma_malom_index_g_rank(ix, f->reps[r], opp);
+          }
           for (; beside && !w->rc; beside &= beside - 1) {
-            uint64_t r = 64 * t + (uint64_t)__builtin_ctzll(beside);
-            uint32_t rep = f->reps[r];
-            uint64_t idx = r * f->per_rep + ma_malom_index_g_rank(ix, rep, opp);
+            uint64_t ahead = beside & (beside - 1), r_next = 0, idx_next = 0;
+            if (ahead) {
+                r_next = 64 * t + (uint64_t)__builtin_ctzll(ahead);
+                idx_next = r_next * f->per_rep + ma_malom_index_g_rank(ix, f->reps[r_next], opp);
+                __builtin_prefetch(f->self.entries + idx_next * (uint64_t)f->self.entry_size);
+                __builtin_prefetch((const void *)&f->visited[idx_next >> 6], 1);
+            }
             if (first) {
                 first = 0;
                 if (reference_round_trip(w, r, opp, idx)) {
@@ -1207,6 +1219,8 @@ static uint64_t fast_chunk(struct worker *w, uint64_t c_lo, uint64_t c_hi)
             }
             fast_step(w, r, opp, idx);
             done++;
+            r = r_next;
+            idx = idx_next;
           }
         }
         if (opp && c + 1 < c_hi) {
