@@ -532,6 +532,10 @@ static void test_fast_path_equals_reference(void **state)
                                             &err), MA_OK);
     const ma_malom_file *one[MA_TURN_KINDS] = {NULL, NULL, f43, NULL};
     expect_paths_agree(c, f34, one);
+    /* the corrupted 4_3_0_0 itself (sliding turns, ranked while generated on the fast path)
+     * against the clean 3_4_0_0 */
+    const ma_malom_file *back[MA_TURN_KINDS] = {NULL, NULL, f34, NULL};
+    expect_paths_agree(c, f43, back);
     ma_malom_file_close(f34);
     ma_malom_file_close(f43);
 }
