@@ -7,6 +7,7 @@
 #include <string.h>
 #include <sys/mman.h>
 
+#include "common/chunk_order.h"
 #include "common/progress.h"
 
 #define CHUNK 4096
@@ -553,14 +554,17 @@ static void *run_worker(void *arg)
     const volatile sig_atomic_t *cancel = j->in->cancel;
     uint64_t per = j->by_opp ? j->opp_per_chunk : CHUNK;
     uint64_t end = j->by_opp ? j->n_opp : j->entries;
+    uint64_t n_chunks = (end + per - 1) / per, stride = ma_chunk_stride(n_chunks);
     for (;;) {
         if (cancel && *cancel) {
             atomic_store(&j->canceled, 1);
             break;
         }
-        uint64_t lo = atomic_fetch_add(&j->next_chunk, per);
-        if (lo >= end || w->rc)
+        /* chunks in a spread order: the threads' chunks do not share visited words */
+        uint64_t k = atomic_fetch_add(&j->next_chunk, 1);
+        if (k >= n_chunks || w->rc)
             break;
+        uint64_t lo = ma_chunk_at(k, n_chunks, stride) * per;
         uint64_t hi = lo + per < end ? lo + per : end;
         uint64_t done = j->by_opp ? chunk_by_opp(w, lo, hi) : chunk_by_entry(w, lo, hi);
         if (j->in->progress)

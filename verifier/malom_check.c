@@ -8,6 +8,7 @@
 #include <string.h>
 #include <sys/mman.h>
 
+#include "common/chunk_order.h"
 #include "common/progress.h"
 
 #define CHUNK 4096
@@ -1338,9 +1339,12 @@ static void *work(void *arg)
             const struct fast *f = sh->fast;
             uint64_t per = f->by_opp ? f->opp_per_chunk : CHUNK;
             uint64_t end = f->by_opp ? f->n_opp : sh->entries;
-            uint64_t lo = atomic_fetch_add(&sh->next, per);
-            if (lo >= end)
+            uint64_t n_chunks = (end + per - 1) / per;
+            /* chunks in a spread order: the two threads' chunks do not share visited words */
+            uint64_t k = atomic_fetch_add(&sh->next, 1);
+            if (k >= n_chunks)
                 break;
+            uint64_t lo = ma_chunk_at(k, n_chunks, ma_chunk_stride(n_chunks)) * per;
             uint64_t hi = lo + per < end ? lo + per : end;
             uint64_t done = f->by_opp ? fast_chunk(w, lo, hi) : fast_chunk_by_rep(w, lo, hi);
             if (w->rc) {
