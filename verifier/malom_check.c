@@ -330,6 +330,15 @@ struct fchild {
     struct byte_turn *bytes;   /* legacy child: 256 entries */
     struct key1_turn *key1s;   /* .sec2 child: 2^f1 entries, indexed by key1 + 2^(f1-1) */
     int32_t key1_bias;
+    /* .sec2 child: the turn value's score (value_score) by the stored key1 field alone, for
+     * fast_finish's loop over .sec2 children without rank tables (three-byte entries): score =
+     * base + a * key2 + b, where the key1 field's bits x give the table index x ^ m1 (the signed
+     * key1 plus key1_bias). */
+    struct key1_score {
+        int64_t base;
+        int32_t a, b;
+    } *k1score;
+    uint32_t mask1, m1, m2;
     /* When every child has entries of one size, 1 or 2 bytes (struct fast, ranked): the order of
      * each stored byte's or word's turn value among all children's as one int32 (score_rank),
      * or RANK_BROKEN (a marker), RANK_SLOW (needs the file's slow path). */
@@ -358,6 +367,9 @@ struct fast {
      * successors through ent[k] and rank[k] (the child of kind k's entries and rank table)
      * without a per-successor check (kinds whose successor sector does not exist are NULL). */
     int complete;
+    /* not ranked, every successor sector the rules name present and a .sec2 file (key1 score
+     * tables): fast_finish scores the successors from their raw fields in one loop */
+    int complete_sec2;
     const uint8_t *ent[MA_TURN_KINDS];
     const int32_t *rank[MA_TURN_KINDS];
     void *resident[MA_TURN_KINDS];
@@ -443,6 +455,7 @@ static void fast_free(struct fast *f)
     for (int k = 0; k < MA_TURN_KINDS; k++) {
         free(f->ch[k].bytes);
         free(f->ch[k].key1s);
+        free(f->ch[k].k1score);
         free(f->ch[k].rank);
         free(f->resident[k]);
     }
@@ -502,6 +515,21 @@ static int child_tables(struct fchild *c, int32_t v_parent)
         c->key1s[i].add = (int8_t)a.key2;
         c->key1s[i].mul = (int8_t)(b.key2 - a.key2);
     }
+    c->k1score = malloc((size_t)n * sizeof *c->k1score);
+    if (!c->k1score)
+        return MA_ENOMEM;
+    for (int i = 0; i < n; i++) {
+        /* value_score of (key1, mul * key2 + add): key1 * 2^33 - key2' for a win, + key2' for a
+         * loss, key2' ignored for a draw */
+        const struct key1_turn *t = &c->key1s[i];
+        int32_t sgn = t->key1 > 0 ? -1 : t->key1 < 0 ? 1 : 0;
+        c->k1score[i].base = (int64_t)t->key1 * ((int64_t)1 << 33);
+        c->k1score[i].a = sgn * t->mul;
+        c->k1score[i].b = sgn * t->add;
+    }
+    c->mask1 = (1u << c->view.f1) - 1u;
+    c->m1 = 1u << (c->view.f1 - 1);
+    c->m2 = 1u << (c->view.f2 - 1);
     return MA_OK;
 }
 
@@ -744,9 +772,12 @@ static int fast_setup(struct shared *sh)
     f->opp_per_chunk = 8192 / per_opp + 1;
     make_resident(f, sh);
     f->complete = f->ranked != 0;
+    f->complete_sec2 = !f->ranked;
     for (int k = 0; k < MA_TURN_KINDS; k++) {
         if (sh->rules.succ_exists[k] && !f->ch[k].file)
-            f->complete = 0;
+            f->complete = f->complete_sec2 = 0;
+        if (f->ch[k].file && !f->ch[k].k1score)
+            f->complete_sec2 = 0;
         f->ent[k] = f->ch[k].file ? f->ch[k].view.entries : NULL;
         f->rank[k] = f->ch[k].file ? f->ch[k].rank : NULL;
     }
@@ -1079,6 +1110,33 @@ static int fast_finish(struct worker *w, struct fpending *p)
             slow |= r < 0;
             if (r > bk) {
                 bk = r;
+                bi = i;
+            }
+        }
+        if (!slow) {
+            best_key = bk;
+            best_i = bi;
+            goto decode;
+        }
+    } else if (f->complete_sec2) {
+        /* .sec2 children without rank tables: each successor's score from its raw key1 and key2
+         * fields through the child's key1 score table. A marker (key1 0, key2 < 0) or an
+         * overflowed key2 sends the index through the general loop below, from the start. */
+        int64_t bk = f->no_turn_score;
+        int bi = -1, slow = 0;
+        for (int i = 0; i < t->n && !slow; i++) {
+            const struct fchild *c = &f->ch[t->kind[i]];
+            const uint8_t *e = c->view.entries + (uint64_t)c->view.entry_size * p->succ[i];
+            uint32_t raw = (uint32_t)e[0] | (uint32_t)e[1] << 8;
+            if (c->view.entry_size == 3)
+                raw |= (uint32_t)e[2] << 16;
+            uint32_t x = (raw & c->mask1) ^ c->m1; /* signed key1 + key1_bias */
+            int32_t k2 = (int32_t)(((raw >> c->view.f1) ^ c->m2) - c->m2);
+            slow = k2 == c->view.spec || (x == c->m1 && k2 < 0);
+            const struct key1_score *ks = &c->k1score[x];
+            int64_t sc = ks->base + (int64_t)ks->a * k2 + ks->b;
+            if (!slow && sc > bk) {
+                bk = sc;
                 bi = i;
             }
         }
