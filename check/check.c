@@ -7,6 +7,7 @@
 #include <string.h>
 #include <sys/mman.h>
 
+#include "common/chunk_order.h"
 #include "common/progress.h"
 
 #define CHUNK 4096
@@ -97,6 +98,9 @@ struct job {
     const ma_open_file *child[MA_TURN_KINDS];
     ma_open_file resident[MA_TURN_KINDS]; /* huge-page copies of the successor bodies */
     void *resident_mem[MA_TURN_KINDS];
+    int group_maps;    /* the walk by opponent mask may rank through mover maps (fused_turns):
+                          every mover count the maps need is prepared */
+    int any_absent;    /* some successor sector the rules name has no file */
     const uint8_t *self_body;  /* the sector's words (a huge-page copy when one exists) */
     void *self_mem;
     uint64_t entries;
@@ -129,6 +133,19 @@ struct pending {
     uint64_t succ_entry[MA_VRULES_MAX_TURNS];
 };
 
+/* A worker's maps of the walk's current opponent mask (chunk_by_opp), for fused_turns: the mask
+ * is the mover mask of every successor without a removal, and the mask less stone x that of every
+ * successor removing x. ok: the mask's own map is usable (one op reaches its representative);
+ * removed_state[x]: 0 not made yet, 1 usable, 2 several ops (ranked through the cache). */
+struct group {
+    int ok;
+    ma_open_mover_map map;
+    uint8_t removed_state[MA_POINTS];
+    ma_open_mover_map removed[MA_POINTS];
+    uint16_t pos[MA_VRULES_MAX_TURNS]; /* removal successors ranked in one batch: their place */
+    uint64_t ranks[MA_VRULES_MAX_TURNS];
+};
+
 /* Per-thread counters and discrepancy list. */
 struct worker {
     struct job *job;
@@ -140,6 +157,7 @@ struct worker {
     struct pending *prev; /* prepared, not yet finished */
     int turn;
     ma_open_rank_cache *cache;
+    struct group *grp;
     /* Workers sit side by side in one array and write their counters for every entry: keep the
      * written fields of neighbours at least two cache lines apart. */
     char pad[128];
@@ -158,6 +176,113 @@ static int push_item(struct worker *w, const ma_check_item *it)
     w->part.items[w->part.n_items++] = *it;
     w->part.by_class[it->cls]++;
     w->part.discrepancies++;
+    return 0;
+}
+
+/* The mill test of check/rules.c (ma_vrules_closes_mill) inline: the turn to point d leaves the
+ * mover on `mover`; unused partner slots hold a mask no mover contains. */
+static inline int closes_mill(const ma_vrules *r, uint32_t mover, int d)
+{
+    const uint32_t *pt = r->partners[d];
+    return ((mover & pt[0]) == pt[0]) | ((mover & pt[1]) == pt[1]) | ((mover & pt[2]) == pt[2]);
+}
+
+/* ma_vrules_generate of p->pos fused with the ranking of its successors: the same turns in the same
+ * order into p->turns (kinds, immediate wins) and their entries into p->succ_entry, each word
+ * prefetched. A turn without a removal keeps the entry's opponent mask as the successor's mover
+ * mask (the group): its entry is the group's block plus the colex rank of the compressed mover
+ * image, updated by two points per turn; a removal of stone x uses the map of the mask less x, or
+ * the rank cache when several ops reach that mask's representative. Stops at the first immediate
+ * win (it fixes the value whatever the other turns are). MA_EINTERNAL if the turn bound were
+ * exceeded (never for a valid position), else 0. */
+static int fused_turns(struct worker *w, struct pending *p)
+{
+    const struct job *j = w->job;
+    const ma_vrules *r = &j->rules;
+    struct group *g = w->grp;
+    ma_vturns *t = &p->turns;
+    const uint32_t m = p->pos.mover, o = p->pos.opp;
+    const uint32_t *pt = g->map.point;
+    const uint32_t empty = MA_FULL_MASK & ~(m | o);
+    uint32_t cm = 0; /* the compressed image of the mover's points */
+    for (uint32_t x = m; x; x &= x - 1)
+        cm |= pt[__builtin_ctz(x)];
+    uint32_t removable = 0;
+    int have_removable = 0, n = 0, nb = 0;
+    t->immediate_wins = 0;
+    for (int phase = 0; phase < 2; phase++) {
+        if (phase == 0 ? !r->can_place : !r->can_move)
+            continue;
+        int kind = phase == 0 ? MA_TURN_PLACE : MA_TURN_MOVE;
+        int k = phase == 0 ? j->w + 1 : j->w; /* the successor's opponent stones */
+        const ma_open_file *cf = j->child[kind], *cfm = j->child[kind + 1];
+        uint32_t froms = phase == 0 ? 1u : m; /* placing: one pass with no stone lifted */
+        for (; froms; froms &= froms - 1) {
+            int from = phase == 0 ? -1 : __builtin_ctz(froms);
+            uint32_t rest = phase == 0 ? m : m & ~(1u << from);
+            uint32_t crest = phase == 0 ? cm : cm & ~pt[from];
+            uint32_t dest = phase == 0 || r->flying ? empty : empty & r->adj[from];
+            for (; dest; dest &= dest - 1) {
+                int d = __builtin_ctz(dest);
+                uint32_t nm = rest | 1u << d;
+                if (!closes_mill(r, nm, d)) {
+                    if (n >= MA_VRULES_MAX_TURNS)
+                        return MA_EINTERNAL;
+                    uint64_t e = ma_open_mover_map_rank(&g->map, crest | pt[d], k);
+                    if (cf && e < cf->header.entry_count)
+                        __builtin_prefetch(cf->body + 2 * e);
+                    p->succ_entry[n] = e;
+                    t->kind[n++] = (uint8_t)kind;
+                    continue;
+                }
+                if (!o)
+                    continue; /* nothing to remove: the turn does not exist */
+                if (r->mill_wins) {
+                    t->immediate_wins = 1;
+                    t->n = n;
+                    return 0;
+                }
+                if (!have_removable) {
+                    removable = ma_vrules_removable(r, o);
+                    have_removable = 1;
+                }
+                for (uint32_t rm = removable; rm; rm &= rm - 1) {
+                    if (n >= MA_VRULES_MAX_TURNS)
+                        return MA_EINTERNAL;
+                    int x = __builtin_ctz(rm);
+                    uint32_t mover = o & ~(1u << x);
+                    if (!g->removed_state[x])
+                        g->removed_state[x] =
+                            ma_open_index_mover_map(j->in->ix, mover, &g->removed[x]) ? 1 : 2;
+                    if (g->removed_state[x] == 1) {
+                        const uint32_t *px = g->removed[x].point;
+                        uint32_t c = 0;
+                        for (uint32_t y = nm; y; y &= y - 1)
+                            c |= px[__builtin_ctz(y)];
+                        uint64_t e = ma_open_mover_map_rank(&g->removed[x], c, k);
+                        if (cfm && e < cfm->header.entry_count)
+                            __builtin_prefetch(cfm->body + 2 * e);
+                        p->succ_entry[n] = e;
+                    } else {
+                        t->succ[nb].mover = mover;
+                        t->succ[nb].opp = nm;
+                        g->pos[nb++] = (uint16_t)n;
+                    }
+                    t->kind[n++] = (uint8_t)(kind + 1);
+                }
+            }
+        }
+    }
+    t->n = n;
+    if (nb) {
+        ma_open_index_rank_many(j->in->ix, w->cache, t->succ, nb, g->ranks);
+        for (int i = 0; i < nb; i++) {
+            const ma_open_file *f = j->child[t->kind[g->pos[i]]];
+            p->succ_entry[g->pos[i]] = g->ranks[i];
+            if (f && g->ranks[i] < f->header.entry_count)
+                __builtin_prefetch(f->body + 2 * g->ranks[i]);
+        }
+    }
     return 0;
 }
 
@@ -186,7 +311,7 @@ static void prepare(struct worker *w, struct pending *p, uint64_t r, uint32_t op
         return;
     }
     ma_vturns *t = &p->turns;
-    if (ma_vrules_generate(r_, p->pos, t)) {
+    if (w->grp->ok ? fused_turns(w, p) : ma_vrules_generate(r_, p->pos, t)) {
         w->rc = MA_EINTERNAL;
         p->state = -1;
         return;
@@ -202,6 +327,15 @@ static void prepare(struct worker *w, struct pending *p, uint64_t r, uint32_t op
         return;
     }
     p->state = 2;
+    if (w->grp->ok) {
+        /* fused_turns ranked and prefetched; only the absent children remain to be noted */
+        for (int i = 0; j->any_absent && i < t->n; i++)
+            if (!j->child[t->kind[i]]) {
+                p->missing = 1;
+                w->part.missing_kind[t->kind[i]] = 1;
+            }
+        return;
+    }
     /* Rank every successor and prefetch its word now; the words are read in finish(). */
     ma_open_index_rank_many(j->in->ix, w->cache, t->succ, t->n, p->succ_entry);
     for (int i = 0; i < t->n; i++) {
@@ -364,7 +498,11 @@ static uint64_t chunk_by_opp(struct worker *w, uint64_t c_lo, uint64_t c_hi)
     const struct job *j = w->job;
     uint32_t opp = colex_subset(j->in->ix, c_lo, j->b);
     uint64_t done = 0;
+    struct group *g = w->grp;
     for (uint64_t c = c_lo; c < c_hi && !w->rc; c++) {
+        /* the group's maps for fused_turns (a pending entry was ranked when it was prepared) */
+        g->ok = j->group_maps && ma_open_index_mover_map(j->in->ix, opp, &g->map);
+        memset(g->removed_state, 0, sizeof g->removed_state);
         for (uint64_t t = 0; t < j->n_tiles && !w->rc; t++) {
             const uint64_t *wo = j->without + t * MA_POINTS;
             uint64_t left = j->n_reps - 64 * t;
@@ -382,6 +520,7 @@ static uint64_t chunk_by_opp(struct worker *w, uint64_t c_lo, uint64_t c_hi)
             opp = (((ripple ^ opp) >> 2) / low) | ripple;
         }
     }
+    g->ok = 0; /* the walk in entry order has no group */
     drain(w);
     return done;
 }
@@ -415,14 +554,17 @@ static void *run_worker(void *arg)
     const volatile sig_atomic_t *cancel = j->in->cancel;
     uint64_t per = j->by_opp ? j->opp_per_chunk : CHUNK;
     uint64_t end = j->by_opp ? j->n_opp : j->entries;
+    uint64_t n_chunks = (end + per - 1) / per, stride = ma_chunk_stride(n_chunks);
     for (;;) {
         if (cancel && *cancel) {
             atomic_store(&j->canceled, 1);
             break;
         }
-        uint64_t lo = atomic_fetch_add(&j->next_chunk, per);
-        if (lo >= end || w->rc)
+        /* chunks in a spread order: the threads' chunks do not share visited words */
+        uint64_t k = atomic_fetch_add(&j->next_chunk, 1);
+        if (k >= n_chunks || w->rc)
             break;
+        uint64_t lo = ma_chunk_at(k, n_chunks, stride) * per;
         uint64_t hi = lo + per < end ? lo + per : end;
         uint64_t done = j->by_opp ? chunk_by_opp(w, lo, hi) : chunk_by_entry(w, lo, hi);
         if (j->in->progress)
@@ -578,6 +720,10 @@ int ma_check_sector(ma_check_result *out, const ma_check_input *in, ma_error *er
     }
     j->w = h->sector.w;
     j->b = h->sector.b;
+    j->group_maps = j->b > 0 && ma_open_index_prepared(in->ix, j->b) &&
+                    ma_open_index_prepared(in->ix, j->b - 1);
+    for (int k = 0; k < MA_TURN_KINDS; k++)
+        j->any_absent |= j->rules.succ_exists[k] && !j->child[k];
     make_resident(j);
     int n = in->threads;
     if ((uint64_t)n > j->entries / CHUNK + 1)
@@ -590,12 +736,14 @@ int ma_check_sector(ma_check_result *out, const ma_check_input *in, ma_error *er
         ws[i].index = i;
         ws[i].slot = malloc(2 * sizeof *ws[i].slot);
         ws[i].cache = calloc(1, sizeof *ws[i].cache);
-        nomem = !ws[i].slot || !ws[i].cache;
+        ws[i].grp = calloc(1, sizeof *ws[i].grp);
+        nomem = !ws[i].slot || !ws[i].cache || !ws[i].grp;
     }
     if (nomem) {
         for (int i = 0; ws && i < n; i++) {
             free(ws[i].slot);
             free(ws[i].cache);
+            free(ws[i].grp);
         }
         free(ws);
         free(tids);
@@ -645,6 +793,7 @@ int ma_check_sector(ma_check_result *out, const ma_check_input *in, ma_error *er
         free(ws[i].part.items);
         free(ws[i].slot);
         free(ws[i].cache);
+        free(ws[i].grp);
     }
     free(ws);
     free(tids);

@@ -8,6 +8,7 @@
 #include <string.h>
 #include <sys/mman.h>
 
+#include "common/chunk_order.h"
 #include "common/progress.h"
 
 #define CHUNK 4096
@@ -329,6 +330,15 @@ struct fchild {
     struct byte_turn *bytes;   /* legacy child: 256 entries */
     struct key1_turn *key1s;   /* .sec2 child: 2^f1 entries, indexed by key1 + 2^(f1-1) */
     int32_t key1_bias;
+    /* .sec2 child: the turn value's score (value_score) by the stored key1 field alone, for
+     * fast_finish's loop over .sec2 children without rank tables (three-byte entries): score =
+     * base + a * key2 + b, where the key1 field's bits x give the table index x ^ m1 (the signed
+     * key1 plus key1_bias). */
+    struct key1_score {
+        int64_t base;
+        int32_t a, b;
+    } *k1score;
+    uint32_t mask1, m1, m2;
     /* When every child has entries of one size, 1 or 2 bytes (struct fast, ranked): the order of
      * each stored byte's or word's turn value among all children's as one int32 (score_rank),
      * or RANK_BROKEN (a marker), RANK_SLOW (needs the file's slow path). */
@@ -353,6 +363,15 @@ struct fast {
     int64_t *scores;
     size_t n_scores;
     int32_t no_turn_rank;
+    /* ranked and every successor sector the rules name is present: fast_finish compares the
+     * successors through ent[k] and rank[k] (the child of kind k's entries and rank table)
+     * without a per-successor check (kinds whose successor sector does not exist are NULL). */
+    int complete;
+    /* not ranked, every successor sector the rules name present and a .sec2 file (key1 score
+     * tables): fast_finish scores the successors from their raw fields in one loop */
+    int complete_sec2;
+    const uint8_t *ent[MA_TURN_KINDS];
+    const int32_t *rank[MA_TURN_KINDS];
     void *resident[MA_TURN_KINDS];
     /* The sector's representatives (rank order) and the bit set of ops fixing each. */
     uint32_t *reps;
@@ -394,6 +413,18 @@ struct fworker {
     struct fpending slot[2];
     struct fpending *prev; /* prepared, not yet finished */
     int turn;              /* which slot the next index uses */
+    /* The walk's current opponent mask as the mover mask of the successors without a removal
+     * (fused_turns): its map, when one op reaches its representative (group_ok). */
+    int group_ok;
+    ma_malom_mover_map group;
+    /* The same for the mover mask the removal of the group's stone x leaves (the successors of
+     * every mill-closing turn that removes x), made when the group first needs it:
+     * removed_state[x] 0 not yet made, 1 usable, 2 several ops (ranked through the cache). */
+    uint8_t removed_state[MA_POINTS];
+    ma_malom_mover_map removed[MA_POINTS];
+    /* fused_turns: the removal successors to rank in one batch and where their ranks go */
+    uint16_t pos[MA_VRULES_MAX_TURNS];
+    uint64_t ranks[MA_VRULES_MAX_TURNS];
 };
 
 static uint32_t relabel(uint32_t open_mask)
@@ -424,6 +455,7 @@ static void fast_free(struct fast *f)
     for (int k = 0; k < MA_TURN_KINDS; k++) {
         free(f->ch[k].bytes);
         free(f->ch[k].key1s);
+        free(f->ch[k].k1score);
         free(f->ch[k].rank);
         free(f->resident[k]);
     }
@@ -483,6 +515,21 @@ static int child_tables(struct fchild *c, int32_t v_parent)
         c->key1s[i].add = (int8_t)a.key2;
         c->key1s[i].mul = (int8_t)(b.key2 - a.key2);
     }
+    c->k1score = malloc((size_t)n * sizeof *c->k1score);
+    if (!c->k1score)
+        return MA_ENOMEM;
+    for (int i = 0; i < n; i++) {
+        /* value_score of (key1, mul * key2 + add): key1 * 2^33 - key2' for a win, + key2' for a
+         * loss, key2' ignored for a draw */
+        const struct key1_turn *t = &c->key1s[i];
+        int32_t sgn = t->key1 > 0 ? -1 : t->key1 < 0 ? 1 : 0;
+        c->k1score[i].base = (int64_t)t->key1 * ((int64_t)1 << 33);
+        c->k1score[i].a = sgn * t->mul;
+        c->k1score[i].b = sgn * t->add;
+    }
+    c->mask1 = (1u << c->view.f1) - 1u;
+    c->m1 = 1u << (c->view.f1 - 1);
+    c->m2 = 1u << (c->view.f2 - 1);
     return MA_OK;
 }
 
@@ -724,6 +771,16 @@ static int fast_setup(struct shared *sh)
     uint64_t per_opp = n / (f->n_opp ? f->n_opp : 1) + 1;
     f->opp_per_chunk = 8192 / per_opp + 1;
     make_resident(f, sh);
+    f->complete = f->ranked != 0;
+    f->complete_sec2 = !f->ranked;
+    for (int k = 0; k < MA_TURN_KINDS; k++) {
+        if (sh->rules.succ_exists[k] && !f->ch[k].file)
+            f->complete = f->complete_sec2 = 0;
+        if (f->ch[k].file && !f->ch[k].k1score)
+            f->complete_sec2 = 0;
+        f->ent[k] = f->ch[k].file ? f->ch[k].view.entries : NULL;
+        f->rank[k] = f->ch[k].file ? f->ch[k].rank : NULL;
+    }
     sh->fast = f;
     return MA_OK;
 }
@@ -752,6 +809,109 @@ static int index_bug(struct worker *w, uint64_t idx, uint64_t back)
                         sh->in->path ? sh->in->path : "(sector file)", sec,
                         (unsigned long long)ma_malom_file_entry_offset(sh->in->file, idx),
                         (unsigned long long)idx, (unsigned long long)back);
+}
+
+/* The mill test of check/rules.c (ma_vrules_closes_mill) inline: the turn to point d leaves the
+ * mover on `mover`; unused partner slots hold a mask no mover contains. */
+static inline int closes_mill(const ma_vrules *r, uint32_t mover, int d)
+{
+    const uint32_t *pt = r->partners[d];
+    return ((mover & pt[0]) == pt[0]) | ((mover & pt[1]) == pt[1]) | ((mover & pt[2]) == pt[2]);
+}
+
+/* ma_vrules_generate on the Malom-numbered board (m, o), fused with the ranking of its
+ * successors (docs/malom-verification.md, Performance): the same turns in the same order into
+ * p->turns (kinds, immediate wins) and their canonical indices into p->succ. A turn without a
+ * removal keeps o as the successor's mover mask, the walk's group (fw->group): its index is the
+ * group's block plus the colex rank of the compressed mover image, updated by two points per turn,
+ * so no board is written and no cache slot looked up. Removal successors (a mover mask per
+ * removed stone) are ranked in one batch through the rank cache. Stops at the first immediate
+ * win: it fixes the value whatever the other turns are. */
+static void fused_turns(const ma_malom_index *ix, const struct fast *f, struct fworker *fw,
+                        uint32_t m, uint32_t o, struct fpending *p)
+{
+    const ma_vrules *r = &f->rules;
+    ma_vturns *t = &p->turns;
+    const uint32_t *pt = fw->group.point;
+    const uint32_t empty = MA_FULL_MASK & ~(m | o);
+    uint32_t cm = 0; /* the compressed image of the mover's points */
+    for (uint32_t x = m; x; x &= x - 1)
+        cm |= pt[__builtin_ctz(x)];
+    uint32_t removable = 0;
+    int have_removable = 0, n = 0, nb = 0;
+    t->immediate_wins = 0;
+    for (int phase = 0; phase < 2; phase++) {
+        if (phase == 0 ? !r->can_place : !r->can_move)
+            continue;
+        uint32_t froms = phase == 0 ? 1u : m; /* placing: one pass with no stone lifted */
+        for (; froms; froms &= froms - 1) {
+            int from = phase == 0 ? -1 : __builtin_ctz(froms);
+            uint32_t rest = phase == 0 ? m : m & ~(1u << from);
+            uint32_t crest = phase == 0 ? cm : cm & ~pt[from];
+            uint32_t dest = phase == 0 || r->flying ? empty : empty & r->adj[from];
+            int kind = phase == 0 ? MA_TURN_PLACE : MA_TURN_MOVE;
+            int k = phase == 0 ? f->w + 1 : f->w; /* the successor's opponent stones */
+            const struct fchild *ch = &f->ch[kind];
+            const uint8_t *ent = ch->file ? ch->view.entries : NULL;
+            uint64_t esize = (uint64_t)ch->view.entry_size;
+            for (; dest; dest &= dest - 1) {
+                int d = __builtin_ctz(dest);
+                uint32_t nm = rest | 1u << d;
+                if (!closes_mill(r, nm, d)) {
+                    uint64_t idx = ma_malom_mover_map_rank(&fw->group, crest | pt[d], k);
+                    if (ent)
+                        __builtin_prefetch(ent + idx * esize);
+                    p->succ[n] = idx;
+                    t->kind[n++] = (uint8_t)kind;
+                    continue;
+                }
+                if (!o)
+                    continue; /* nothing to remove: the turn does not exist */
+                if (r->mill_wins) {
+                    t->immediate_wins = 1;
+                    t->n = n;
+                    return;
+                }
+                if (!have_removable) {
+                    removable = ma_vrules_removable(r, o);
+                    have_removable = 1;
+                }
+                const struct fchild *chm = &f->ch[kind + 1];
+                for (uint32_t rm = removable; rm; rm &= rm - 1) {
+                    int x = __builtin_ctz(rm);
+                    uint32_t mover = o & ~(1u << x);
+                    if (!fw->removed_state[x])
+                        fw->removed_state[x] =
+                            ma_malom_index_mover_map(ix, mover, &fw->removed[x]) ? 1 : 2;
+                    if (fw->removed_state[x] == 1) {
+                        const uint32_t *px = fw->removed[x].point;
+                        uint32_t c = 0;
+                        for (uint32_t y = nm; y; y &= y - 1)
+                            c |= px[__builtin_ctz(y)];
+                        uint64_t idx = ma_malom_mover_map_rank(&fw->removed[x], c, k);
+                        if (chm->file)
+                            __builtin_prefetch(chm->view.entries + idx * (uint64_t)chm->view.entry_size);
+                        p->succ[n] = idx;
+                    } else {
+                        t->succ[nb].mover = mover;
+                        t->succ[nb].opp = nm;
+                        fw->pos[nb++] = (uint16_t)n;
+                    }
+                    t->kind[n++] = (uint8_t)(kind + 1);
+                }
+            }
+        }
+    }
+    t->n = n;
+    if (nb) {
+        ma_malom_index_rank_many(ix, &fw->cache, t->succ, nb, fw->ranks);
+        for (int j = 0; j < nb; j++) {
+            const struct fchild *ch = &f->ch[t->kind[fw->pos[j]]];
+            p->succ[fw->pos[j]] = fw->ranks[j];
+            if (ch->file)
+                __builtin_prefetch(ch->view.entries + fw->ranks[j] * (uint64_t)ch->view.entry_size);
+        }
+    }
 }
 
 /* Prepares index idx, the board (reps[r], opp): marker rule, stored entry, turns, successor
@@ -792,8 +952,12 @@ static void fast_prepare(struct worker *w, struct fpending *p, uint64_t r, uint3
         return;
     }
     ma_vturns *t = &p->turns;
-    ma_board pos = {rep, opp};
-    ma_vrules_generate(&f->rules, pos, t);
+    if (fw->group_ok) {
+        fused_turns(sh->in->ix, f, fw, rep, opp, p);
+    } else {
+        ma_board pos = {rep, opp};
+        ma_vrules_generate(&f->rules, pos, t);
+    }
     if (t->immediate_wins > 0) {
         /* A win in 1 is the largest value any turn can have, so no successor can change it. */
         p->fixed = f->win1;
@@ -804,8 +968,9 @@ static void fast_prepare(struct worker *w, struct fpending *p, uint64_t r, uint3
         return;
     }
     p->state = 3;
+    if (fw->group_ok)
+        return; /* fused_turns ranked and prefetched */
     ma_malom_index_rank_many(sh->in->ix, &fw->cache, t->succ, t->n, p->succ);
-    (void)fw;
     for (int i = 0; i < t->n; i++) {
         const struct fchild *c = &f->ch[t->kind[i]];
         if (c->file)
@@ -875,8 +1040,17 @@ static int fast_finish(struct worker *w, struct fpending *p)
     const struct shared *sh = w->sh;
     const struct fast *f = sh->fast;
     uint64_t bit = (uint64_t)1 << (p->idx & 63);
-    if (atomic_fetch_or_explicit(&f->visited[p->idx >> 6], bit, memory_order_relaxed) & bit)
+    _Atomic uint64_t *vw = &f->visited[p->idx >> 6];
+    if (sh->in->threads == 1) {
+        /* One thread: no other writer, so a plain read and write (a locked OR costs ~20 cycles
+         * per index) with the same reached-twice test. */
+        uint64_t old = atomic_load_explicit(vw, memory_order_relaxed);
+        if (old & bit)
+            return index_twice(w, p->idx);
+        atomic_store_explicit(vw, old | bit, memory_order_relaxed);
+    } else if (atomic_fetch_or_explicit(vw, bit, memory_order_relaxed) & bit) {
         return index_twice(w, p->idx);
+    }
     if (!ma_malom_view_entry(&f->self, p->idx, &p->st))
         ma_malom_file_entry(sh->in->file, p->idx, &p->st);
     if (p->state >= 2 && p->st.kind == MA_MALOM_SYM)
@@ -923,6 +1097,55 @@ static int fast_finish(struct worker *w, struct fpending *p)
     ma_malom_value best = f->no_turn;
     int64_t best_key = f->ranked ? f->no_turn_rank : f->no_turn_score;
     int best_i = -1;
+    if (f->complete) {
+        /* Every successor is in a present child with a rank table: one load each. A negative
+         * rank (a marker, or a value only the file's slow path decodes) sends the index through
+         * the general loop below, from the start. */
+        int32_t bk = f->no_turn_rank, slow = 0;
+        int bi = -1;
+        for (int i = 0; i < t->n; i++) {
+            int k = t->kind[i];
+            const uint8_t *e = f->ent[k] + (uint64_t)f->ranked * p->succ[i];
+            int32_t r = f->rank[k][f->ranked == 1 ? e[0] : (uint32_t)e[0] | (uint32_t)e[1] << 8];
+            slow |= r < 0;
+            if (r > bk) {
+                bk = r;
+                bi = i;
+            }
+        }
+        if (!slow) {
+            best_key = bk;
+            best_i = bi;
+            goto decode;
+        }
+    } else if (f->complete_sec2) {
+        /* .sec2 children without rank tables: each successor's score from its raw key1 and key2
+         * fields through the child's key1 score table. A marker (key1 0, key2 < 0) or an
+         * overflowed key2 sends the index through the general loop below, from the start. */
+        int64_t bk = f->no_turn_score;
+        int bi = -1, slow = 0;
+        for (int i = 0; i < t->n && !slow; i++) {
+            const struct fchild *c = &f->ch[t->kind[i]];
+            const uint8_t *e = c->view.entries + (uint64_t)c->view.entry_size * p->succ[i];
+            uint32_t raw = (uint32_t)e[0] | (uint32_t)e[1] << 8;
+            if (c->view.entry_size == 3)
+                raw |= (uint32_t)e[2] << 16;
+            uint32_t x = (raw & c->mask1) ^ c->m1; /* signed key1 + key1_bias */
+            int32_t k2 = (int32_t)(((raw >> c->view.f1) ^ c->m2) - c->m2);
+            slow = k2 == c->view.spec || (x == c->m1 && k2 < 0);
+            const struct key1_score *ks = &c->k1score[x];
+            int64_t sc = ks->base + (int64_t)ks->a * k2 + ks->b;
+            if (!slow && sc > bk) {
+                bk = sc;
+                bi = i;
+            }
+        }
+        if (!slow) {
+            best_key = bk;
+            best_i = bi;
+            goto decode;
+        }
+    }
     for (int i = 0; i < t->n; i++) {
         int k = t->kind[i];
         const struct fchild *c = &f->ch[k];
@@ -939,6 +1162,7 @@ static int fast_finish(struct worker *w, struct fpending *p)
             best_i = i;
         }
     }
+decode:
     /* Only the best successor is decoded into its turn value. */
     if (best_i >= 0) {
         int64_t sc;
@@ -1016,18 +1240,35 @@ static uint64_t fast_chunk(struct worker *w, uint64_t c_lo, uint64_t c_hi)
     const ma_malom_index *ix = sh->in->ix;
     uint32_t opp = colex_subset(c_lo, f->b);
     uint64_t done = 0;
+    struct fworker *fw = w->fw;
     for (uint64_t c = c_lo; c < c_hi && !w->rc; c++) {
         int first = 1;
+        /* The group's map for fused_turns (the pending index was ranked when it was prepared,
+         * so changing the map here does not touch it). */
+        fw->group_ok = ma_malom_index_prepared(ix, f->b) && ma_malom_index_mover_map(ix, opp, &fw->group);
+        memset(fw->removed_state, 0, sizeof fw->removed_state);
         for (uint64_t t = 0; t < f->n_tiles && !w->rc; t++) {
           const uint64_t *wo = f->without + t * MA_POINTS;
           uint64_t left = f->n_reps - 64 * t; /* representatives in this tile */
           uint64_t beside = left >= 64 ? ~(uint64_t)0 : ((uint64_t)1 << left) - 1;
           for (uint32_t o = opp; o; o &= o - 1)
               beside &= wo[__builtin_ctz(o)];
+          /* Each index is computed one ahead and its stored entry and visited word prefetched
+           * then: the walk strides a representative block between indices, so each is a miss
+           * to memory, and fast_step reads them one index later still. */
+          uint64_t r = 0, idx = 0;
+          if (beside) {
+              r = 64 * t + (uint64_t)__builtin_ctzll(beside);
+              idx = r * f->per_rep + ma_malom_index_g_rank(ix, f->reps[r], opp);
+          }
           for (; beside && !w->rc; beside &= beside - 1) {
-            uint64_t r = 64 * t + (uint64_t)__builtin_ctzll(beside);
-            uint32_t rep = f->reps[r];
-            uint64_t idx = r * f->per_rep + ma_malom_index_g_rank(ix, rep, opp);
+            uint64_t ahead = beside & (beside - 1), r_next = 0, idx_next = 0;
+            if (ahead) {
+                r_next = 64 * t + (uint64_t)__builtin_ctzll(ahead);
+                idx_next = r_next * f->per_rep + ma_malom_index_g_rank(ix, f->reps[r_next], opp);
+                __builtin_prefetch(f->self.entries + idx_next * (uint64_t)f->self.entry_size);
+                __builtin_prefetch((const void *)&f->visited[idx_next >> 6], 1);
+            }
             if (first) {
                 first = 0;
                 if (reference_round_trip(w, r, opp, idx)) {
@@ -1037,6 +1278,8 @@ static uint64_t fast_chunk(struct worker *w, uint64_t c_lo, uint64_t c_hi)
             }
             fast_step(w, r, opp, idx);
             done++;
+            r = r_next;
+            idx = idx_next;
           }
         }
         if (opp && c + 1 < c_hi) {
@@ -1045,7 +1288,7 @@ static uint64_t fast_chunk(struct worker *w, uint64_t c_lo, uint64_t c_hi)
             opp = (((ripple ^ opp) >> 2) / low) | ripple;
         }
     }
-    struct fworker *fw = w->fw;
+    fw->group_ok = 0; /* the walk by index (fast_chunk_by_rep) has no group */
     if (fw->prev && !w->rc) {
         int rc = fast_finish(w, fw->prev);
         if (rc)
@@ -1154,9 +1397,12 @@ static void *work(void *arg)
             const struct fast *f = sh->fast;
             uint64_t per = f->by_opp ? f->opp_per_chunk : CHUNK;
             uint64_t end = f->by_opp ? f->n_opp : sh->entries;
-            uint64_t lo = atomic_fetch_add(&sh->next, per);
-            if (lo >= end)
+            uint64_t n_chunks = (end + per - 1) / per;
+            /* chunks in a spread order: the two threads' chunks do not share visited words */
+            uint64_t k = atomic_fetch_add(&sh->next, 1);
+            if (k >= n_chunks)
                 break;
+            uint64_t lo = ma_chunk_at(k, n_chunks, ma_chunk_stride(n_chunks)) * per;
             uint64_t hi = lo + per < end ? lo + per : end;
             uint64_t done = f->by_opp ? fast_chunk(w, lo, hi) : fast_chunk_by_rep(w, lo, hi);
             if (w->rc) {

@@ -710,3 +710,21 @@ void ma_malom_index_rank_many(const ma_malom_index *ix, ma_malom_rank_cache *cac
                  colex_of(ix, c);
     }
 }
+
+int ma_malom_index_mover_map(const ma_malom_index *ix, uint32_t malom_mover, ma_malom_mover_map *mm)
+{
+    ma_malom_rank_slot slot, *s = &slot; /* about 3 KiB, its compress map unused here */
+    fill_slot(ix, s, malom_mover & MA_FULL_MASK);
+    int one = s->nops == 1;
+    if (one) {
+        fill_q(s);
+        for (int p = 0; p < MA_POINTS; p++) {
+            uint32_t img = apply_mask(s->ops[0], 1u << p);
+            mm->point[p] = img & s->rep ? 0u : 1u << s->q[__builtin_ctz(img)];
+        }
+        for (int k = 0; k <= MA_POINTS; k++)
+            mm->block[k] = (uint64_t)s->f_rank * binom(MA_POINTS - s->w, k);
+        mm->colex = ix->colex_byte;
+    }
+    return one;
+}

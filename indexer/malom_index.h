@@ -165,4 +165,34 @@ void ma_malom_index_use_bit_extract(ma_malom_index *ix, int on);
 void ma_malom_index_rank_many(const ma_malom_index *ix, ma_malom_rank_cache *cache,
                               const ma_board *malom_boards, int n, uint64_t *out);
 
+/* The rank of boards that share one mover mask m (Malom numbering) when exactly one op maps m onto
+ * its representative (most masks): the op and the compress step (§4.4) then both distribute over
+ * union, so the compressed opponent image of a board is the OR of one word per opponent point, and
+ * a turn that moves one opponent point changes two of them. The successors of one position that keep
+ * its opponent mask as their mover mask (every turn without a removal) are ranked this way, without
+ * a board written or a cache looked up per successor.
+ *   point[p]: the compressed image of point p (0 for a point of m);
+ *   block[k]: f_rank(representative) * C(24 - w, k), the first index of the representative's block
+ *             for opponents of k stones;
+ *   colex:    the index's colex byte tables (three loads per rank, ma_malom_mover_map_rank). */
+typedef struct ma_malom_mover_map {
+    uint32_t point[MA_POINTS];
+    uint64_t block[MA_POINTS + 1];
+    const uint32_t (*colex)[MA_MALOM_MAX_STONES + 1][256];
+} ma_malom_mover_map;
+
+/* Fills mm for mover mask m (Malom numbering, popcount(m) prepared) and returns 1, or returns 0
+ * (mm unusable) when several ops map m onto its representative: rank those boards with
+ * ma_malom_index_rank_many. */
+int ma_malom_index_mover_map(const ma_malom_index *ix, uint32_t malom_mover, ma_malom_mover_map *mm);
+
+/* The canonical index of the board (m, opp) of k opponent stones, given c = the OR of mm->point[p]
+ * over the points p of opp: equals ma_malom_index_rank_many on that board. */
+static inline uint64_t ma_malom_mover_map_rank(const ma_malom_mover_map *mm, uint32_t c, int k)
+{
+    int j1 = __builtin_popcount(c & 0xFFu), j2 = j1 + __builtin_popcount(c & 0xFF00u);
+    return mm->block[k] + mm->colex[0][0][c & 0xFFu] + mm->colex[1][j1][(c >> 8) & 0xFFu] +
+           mm->colex[2][j2][c >> 16];
+}
+
 #endif

@@ -634,3 +634,26 @@ void ma_open_index_use_bit_extract(ma_open_index *ix, int on)
 {
     ix->use_pext = on && fast_pext();
 }
+
+int ma_open_index_prepared(const ma_open_index *ix, int w)
+{
+    return w >= 0 && w <= MAX_W && ix->reps[w] != NULL;
+}
+
+_Static_assert(MAX_W + 1 == MA_OPEN_COLEX_COUNTS, "the mover map reads the colex byte tables");
+
+int ma_open_index_mover_map(const ma_open_index *ix, uint32_t mover, ma_open_mover_map *mm)
+{
+    ma_open_rank_slot slot, *s = &slot; /* about 3 KiB, its compress map unused here */
+    fill_rank_slot(ix, s, mover & MA_FULL_MASK);
+    if (s->n_ops != 1)
+        return 0;
+    for (int p = 0; p < MA_POINTS; p++) {
+        uint32_t img = perm_fast(ix, s->ops[0], 1u << p);
+        mm->point[p] = img & s->rep ? 0u : 1u << s->q[__builtin_ctz(img)];
+    }
+    for (int k = 0; k <= MA_POINTS; k++)
+        mm->block[k] = s->rep_rank * ix->binom[MA_POINTS - s->w][k];
+    mm->colex = ix->colex_byte;
+    return 1;
+}

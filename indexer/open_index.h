@@ -140,4 +140,37 @@ void ma_open_index_rank_many(const ma_open_index *ix, ma_open_rank_cache *cache,
  * whose mover mask is the representative rep; opp disjoint from rep). */
 uint64_t ma_open_index_g_rank(const ma_open_index *ix, uint32_t rep, uint32_t opp);
 
+/* The rank of boards that share one mover mask m when exactly one op maps m onto its
+ * representative (most masks): the op and the compress step (§4.3) both distribute over union, so
+ * the compressed opponent image of a board is the OR of one word per opponent point, and a turn
+ * that moves one opponent point changes two of them. The checker ranks the successors of one entry
+ * that keep its opponent mask as their mover mask (every turn without a removal) this way, with no
+ * board written and no cache slot looked up per successor.
+ *   point[p]: the compressed image of point p (0 for a point of m);
+ *   block[k]: rank(representative) * C(24 - w, k), the first entry of the representative's block
+ *             for opponents of k stones;
+ *   colex:    the index's colex byte tables (three loads per rank, ma_open_mover_map_rank). */
+#define MA_OPEN_COLEX_COUNTS 13 /* mover counts 0..12 the colex byte tables cover */
+typedef struct ma_open_mover_map {
+    uint32_t point[MA_POINTS];
+    uint64_t block[MA_POINTS + 1];
+    const uint32_t (*colex)[MA_OPEN_COLEX_COUNTS][256];
+} ma_open_mover_map;
+
+/* Non-zero once ma_open_index_prepare(w) has succeeded (0 for w out of range). */
+int ma_open_index_prepared(const ma_open_index *ix, int w);
+
+/* Fills mm for mover mask m (popcount(m) prepared) and returns 1, or returns 0 (mm unusable) when
+ * several ops map m onto its representative: rank those boards with ma_open_index_rank_many. */
+int ma_open_index_mover_map(const ma_open_index *ix, uint32_t mover, ma_open_mover_map *mm);
+
+/* The entry of the board (m, opp) of k opponent stones, given c = the OR of mm->point[p] over the
+ * points p of opp: equals ma_open_index_rank_many on that board. */
+static inline uint64_t ma_open_mover_map_rank(const ma_open_mover_map *mm, uint32_t c, int k)
+{
+    int j1 = __builtin_popcount(c & 0xFFu), j2 = j1 + __builtin_popcount(c & 0xFF00u);
+    return mm->block[k] + mm->colex[0][0][c & 0xFFu] + mm->colex[1][j1][(c >> 8) & 0xFFu] +
+           mm->colex[2][j2][c >> 16];
+}
+
 #endif

@@ -11,11 +11,20 @@ validation and the check, as Malom's own figures are measured), M entries/s over
 the median check time the sector reports, the CPU seconds of the process (user + system; on a
 loaded machine the steadier figure, single-threaded about the wall time of an idle machine), peak
 RSS, and the ratios current/baseline of wall and CPU time.
-Malom's own verifier's wall times on this machine class (issue 16) are printed beside the sectors
-they were measured on. DIR defaults to /work/bench-malom/sec (the benchmark set of `.sec` files up
+DIR defaults to /work/bench-malom/sec (the benchmark set of `.sec` files up
 to 5_5_0_0; `.sec2` STONE_DIFF ones are in /work/bench-malom/sec2) when it exists, else the
 std-strong fixtures. The load average is printed with the table: on a shared machine only ratios of
 interleaved runs mean something.
+
+Malom itself, side by side (issue 25): with MALOM_BIN (its legacy `.sec` build, `malom-legacy` of
+../shared/bench/malom), MALOM_SD_BIN (`malom-sd`, STONE_DIFF `.sec2`), MALOM_ULTRA_BIN
+(`malom-ultra`, `.sec2` with a `std.secval` beside the files) and MALOM_AUX (the kit's aux
+directory with `std.movegen`) set, Malom's own `W B WF BF -verify` runs in the same rotation
+(baseline, current, Malom, ...) on the same files, one thread (Malom's verifier has no threads);
+its CPU seconds, peak RSS and Malom CPU / current CPU are printed beside ours, and for 2 threads
+the scaling (current wall with 1 thread / with 2). A `.sec2` directory holding `std.secval` is run
+with MALOM_ULTRA_BIN, any other with MALOM_SD_BIN. --data may name several directories
+(comma-separated), so one run gives the whole table.
 """
 import json
 import os
@@ -26,12 +35,6 @@ import sys
 import tempfile
 import time
 
-# Malom's verifier (-verify, its Release build) on the same files, seconds, issue 16.
-MALOM_SECONDS = {
-    ("sec", "3_3_0_0"): 0.51, ("sec", "3_4_0_0"): 2.03, ("sec", "4_3_0_0"): 0.61,
-    ("sec", "4_4_0_0"): 2.16, ("sec", "5_4_0_0"): 9.7, ("sec", "5_5_0_0"): 22.5,
-    ("sec2", "4_4_0_0"): 2.55, ("sec2", "3_5_0_0"): 6.63,
-}
 
 
 def _run_rss(binary, data, sector, threads):
@@ -50,6 +53,33 @@ def _run_rss(binary, data, sector, threads):
     if s["verified"] != s["entries"]:
         sys.exit(f"bench malom: {sector} does not verify completely with {binary}")
     return wall, s["seconds"], s["entries"], ru.ru_maxrss, ru.ru_utime + ru.ru_stime
+
+
+def _run_malom(binary, aux, data, sector):
+    """Malom's own verifier on one sector: (wall s, CPU s, peak RSS KiB). It writes log files into
+    the sector's directory, so that must be writable."""
+    t0 = time.monotonic()
+    env = dict(os.environ, MALOM_AUX_DIR=aux)
+    proc = subprocess.Popen([binary, *sector.split("_"), "-verify"], cwd=data, env=env,
+                            stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
+    out = proc.stdout.read()
+    _, status, ru = os.wait4(proc.pid, 0)
+    wall = time.monotonic() - t0
+    if os.waitstatus_to_exitcode(status) != 0 or b"Verification OK" not in out:
+        sys.exit(f"bench malom: {binary} {sector} -verify in {data} failed")
+    return wall, ru.ru_utime + ru.ru_stime, ru.ru_maxrss
+
+
+def _malom_binary(data, fmt):
+    """The Malom build for the files of data (environment, see the module doc), or None."""
+    if fmt == "sec":
+        name = "MALOM_BIN"
+    elif os.path.exists(os.path.join(data, "std.secval")):
+        name = "MALOM_ULTRA_BIN"
+    else:
+        name = "MALOM_SD_BIN"
+    b = os.environ.get(name)
+    return (b, name) if b and os.environ.get("MALOM_AUX") else (None, name)
 
 
 def _sectors(data, wanted):
@@ -75,7 +105,7 @@ def cmd_malom(args, build, root):
         if os.path.isdir(d) and any(n.endswith((".sec", ".sec2")) for n in os.listdir(d)):
             default = d
             break
-    data = os.path.abspath(args.data or default)
+    datas = [os.path.abspath(d) for d in (args.data or default).split(",")]
     current = args.binary or build(root, os.path.join(root, "build-bench"))
     wt = None
     baseline = args.baseline_binary
@@ -85,39 +115,54 @@ def cmd_malom(args, build, root):
             subprocess.run(["git", "-C", root, "worktree", "add", "--detach", wt, args.baseline],
                            check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
             baseline = build(wt, os.path.join(wt, "build"))
-        sectors = _sectors(data, args.sectors)
         load = open("/proc/loadavg").read().split()[:3]
-        print(f"data {data}; current {current}; baseline {baseline or '-'}; "
-              f"{args.runs} interleaved runs each, medians; load average {' '.join(load)}")
-        head = (f"{'sector':>9} {'fmt':>4} {'entries':>11} {'thr':>3} | {'baseline s':>10} {'M/s':>6} "
-                f"{'CPU s':>6} {'RSS MiB':>7} | {'current s':>9} {'M/s':>6} {'CPU s':>6} {'RSS MiB':>7} "
-                f"{'check s':>7} | {'cur/base':>8} {'CPU':>5} | {'Malom s':>7} {'Malom/cur':>9}")
+        print(f"data {','.join(datas)}; current {current}; baseline {baseline or '-'}; "
+              f"{args.runs} interleaved runs each, medians; CPU s = user + system of the whole "
+              f"process; load average {' '.join(load)}")
+        head = (f"{'sector':>9} {'fmt':>4} {'entries':>11} {'thr':>3} | {'baseline s':>10} {'CPU s':>6} "
+                f"{'RSS MiB':>7} | {'current s':>9} {'M/s':>6} {'CPU s':>6} {'RSS MiB':>7} "
+                f"{'check s':>7} | {'cur/base':>8} {'CPU':>5} | {'Malom CPU':>9} {'RSS MiB':>7} "
+                f"{'Malom/cur CPU':>13} | {'1thr/2thr':>9}")
         print(head)
-        for sector, fmt in sectors:
-            for threads in [int(t) for t in args.threads.split(",")]:
-                cur, base = [], []
-                for _ in range(args.runs):
-                    if baseline:
-                        base.append(_run_rss(baseline, data, sector, threads))
-                    cur.append(_run_rss(current, data, sector, threads))
-                n = cur[0][2]
-                cw = statistics.median(r[0] for r in cur)
-                cc = statistics.median(r[1] for r in cur)
-                ccpu = statistics.median(r[4] for r in cur)
-                crss = max(r[3] for r in cur) / 1024
-                line = f"{sector:>9} {fmt:>4} {n:>11,} {threads:>3} | "
-                if base:
-                    bw = statistics.median(r[0] for r in base)
-                    bcpu = statistics.median(r[4] for r in base)
-                    brss = max(r[3] for r in base) / 1024
-                    line += f"{bw:>10.2f} {n / bw / 1e6:>6.2f} {bcpu:>6.2f} {brss:>7.0f} | "
-                else:
-                    line += f"{'-':>10} {'-':>6} {'-':>6} {'-':>7} | "
-                line += f"{cw:>9.2f} {n / cw / 1e6:>6.2f} {ccpu:>6.2f} {crss:>7.0f} {cc:>7.2f} | "
-                line += f"{cw / bw:>8.2f} {ccpu / bcpu:>5.2f} | " if base else f"{'-':>8} {'-':>5} | "
-                malom = MALOM_SECONDS.get((fmt, sector)) if threads == 1 else None
-                line += f"{malom:>7.2f} {malom / cw:>9.2f}" if malom else f"{'-':>7} {'-':>9}"
-                print(line, flush=True)
+        for data in datas:
+            for sector, fmt in _sectors(data, args.sectors):
+                malom, _ = _malom_binary(data, fmt)
+                wall1 = None
+                for threads in [int(t) for t in args.threads.split(",")]:
+                    cur, base, mal = [], [], []
+                    for _ in range(args.runs):
+                        if baseline:
+                            base.append(_run_rss(baseline, data, sector, threads))
+                        cur.append(_run_rss(current, data, sector, threads))
+                        if malom and threads == 1:
+                            mal.append(_run_malom(malom, os.environ["MALOM_AUX"], data, sector))
+                    n = cur[0][2]
+                    cw = statistics.median(r[0] for r in cur)
+                    cc = statistics.median(r[1] for r in cur)
+                    ccpu = statistics.median(r[4] for r in cur)
+                    crss = max(r[3] for r in cur) / 1024
+                    kind = fmt if fmt == "sec" else ("sv2" if os.path.exists(
+                        os.path.join(data, "std.secval")) else "sd2")
+                    line = f"{sector:>9} {kind:>4} {n:>11,} {threads:>3} | "
+                    if base:
+                        bw = statistics.median(r[0] for r in base)
+                        bcpu = statistics.median(r[4] for r in base)
+                        brss = max(r[3] for r in base) / 1024
+                        line += f"{bw:>10.2f} {bcpu:>6.2f} {brss:>7.0f} | "
+                    else:
+                        line += f"{'-':>10} {'-':>6} {'-':>7} | "
+                    line += f"{cw:>9.2f} {n / cw / 1e6:>6.2f} {ccpu:>6.2f} {crss:>7.0f} {cc:>7.2f} | "
+                    line += f"{cw / bw:>8.2f} {ccpu / bcpu:>5.2f} | " if base else f"{'-':>8} {'-':>5} | "
+                    if mal:
+                        mcpu = statistics.median(r[1] for r in mal)
+                        mrss = max(r[2] for r in mal) / 1024
+                        line += f"{mcpu:>9.2f} {mrss:>7.0f} {mcpu / ccpu:>13.2f} | "
+                    else:
+                        line += f"{'-':>9} {'-':>7} {'-':>13} | "
+                    if threads == 1:
+                        wall1 = cw
+                    line += f"{wall1 / cw:>9.2f}" if wall1 and threads != 1 else f"{'-':>9}"
+                    print(line, flush=True)
     finally:
         if wt:
             subprocess.run(["git", "-C", root, "worktree", "remove", "--force", wt],
@@ -128,8 +173,8 @@ def cmd_malom(args, build, root):
 def register(sub, build, root):
     """Adds the `malom` subcommand to scripts/bench's parser."""
     m = sub.add_parser("malom", help="Malom-format checker against a baseline, per sector and thread count")
-    m.add_argument("--data", metavar="DIR", help="directory of Malom sector files (default /work/bench-malom or "
-                   "the std-strong fixtures)")
+    m.add_argument("--data", metavar="DIR", help="directory of Malom sector files, or several comma-separated "
+                   "(default /work/bench-malom or the std-strong fixtures)")
     m.add_argument("--sectors", help="comma-separated sectors (default every sector file of DIR)")
     m.add_argument("--threads", default="1,2", help="comma-separated thread counts (default 1,2)")
     m.add_argument("--runs", type=int, default=3, help="interleaved runs per build (median; default 3)")

@@ -532,6 +532,69 @@ static void test_fast_path_equals_reference(void **state)
                                             &err), MA_OK);
     const ma_malom_file *one[MA_TURN_KINDS] = {NULL, NULL, f43, NULL};
     expect_paths_agree(c, f34, one);
+    /* the corrupted 4_3_0_0 itself (sliding turns, ranked while generated on the fast path)
+     * against the clean 3_4_0_0 */
+    const ma_malom_file *back[MA_TURN_KINDS] = {NULL, NULL, f34, NULL};
+    expect_paths_agree(c, f43, back);
+    ma_malom_file_close(f34);
+    ma_malom_file_close(f43);
+}
+
+/* The fast path equals the reference on the published format (the original excerpt: .sec2 with
+ * three-byte entries and std.secval, no rank tables): 3_3_0_0 (flying) clean and with random byte
+ * edits (those that break the file are skipped), and 4_3_0_0 (sliding) against 3_4_0_0. */
+static void test_fast_path_equals_reference_secval(void **state)
+{
+    ctx *c = *state;
+    MA_TEST_NEED_FIXTURES(c->fixtures);
+    ma_error err;
+    char ex[600], p33[1024], p34[1024], p43[1024], path[1024], sv[1024], svcopy[1024];
+    snprintf(ex, sizeof ex, "%s/../original-excerpt", c->fixtures);
+    snprintf(p33, sizeof p33, "%s/std_3_3_0_0.sec2", ex);
+    snprintf(p34, sizeof p34, "%s/std_3_4_0_0.sec2", ex);
+    snprintf(p43, sizeof p43, "%s/std_4_3_0_0.sec2", ex);
+    const ma_malom_file *none[MA_TURN_KINDS] = {NULL, NULL, NULL, NULL};
+    ma_malom_file *f33, *f34, *f43;
+    assert_int_equal(ma_malom_file_open_sec2(&f33, p33, MA_VARIANT_STD, (ma_sector){3, 3, 0, 0}, NULL,
+                                             &err), MA_OK);
+    expect_paths_agree(c, f33, none);
+    ma_malom_file_close(f33);
+    /* a copy of std.secval beside the edited copies */
+    snprintf(sv, sizeof sv, "%s/std.secval", ex);
+    snprintf(svcopy, sizeof svcopy, "%s/std.secval", c->tmpdir);
+    FILE *in = fopen(sv, "rb"), *out = fopen(svcopy, "wb");
+    assert_non_null(in);
+    assert_non_null(out);
+    char buf[4096];
+    size_t got;
+    while ((got = fread(buf, 1, sizeof buf, in)) > 0)
+        assert_int_equal(fwrite(buf, 1, got, out), got);
+    fclose(in);
+    fclose(out);
+    uint64_t x = 777;
+    int rounds = 0;
+    for (int round = 0; round < 3; round++) {
+        long at[40];
+        unsigned char byte[40];
+        for (int i = 0; i < 40; i++) {
+            at[i] = 64 + (long)(lcg(&x) % (3 * N33));
+            byte[i] = (unsigned char)(lcg(&x) % 256);
+        }
+        write_edited(c, p33, "std_3_3_0_0.sec2", at, byte, 40, NULL, 0, path, sizeof path);
+        if (ma_malom_file_open_sec2(&f33, path, MA_VARIANT_STD, (ma_sector){3, 3, 0, 0}, NULL,
+                                    &err) == MA_OK) {
+            expect_paths_agree(c, f33, none);
+            ma_malom_file_close(f33);
+            rounds++;
+        }
+    }
+    assert_true(rounds >= 1);
+    assert_int_equal(ma_malom_file_open_sec2(&f34, p34, MA_VARIANT_STD, (ma_sector){3, 4, 0, 0}, NULL,
+                                             &err), MA_OK);
+    assert_int_equal(ma_malom_file_open_sec2(&f43, p43, MA_VARIANT_STD, (ma_sector){4, 3, 0, 0}, NULL,
+                                             &err), MA_OK);
+    const ma_malom_file *back[MA_TURN_KINDS] = {NULL, NULL, f34, NULL};
+    expect_paths_agree(c, f43, back);
     ma_malom_file_close(f34);
     ma_malom_file_close(f43);
 }
@@ -567,6 +630,7 @@ int main(void)
         cmocka_unit_test(test_value_at_marker_index),
         cmocka_unit_test(test_bounds_when_child_missing),
         cmocka_unit_test(test_fast_path_equals_reference),
+        cmocka_unit_test(test_fast_path_equals_reference_secval),
         cmocka_unit_test(test_bounds_mode_reports_a_value_below_the_bound),
         cmocka_unit_test(test_full_board_rule),
     };
