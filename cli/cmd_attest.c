@@ -188,5 +188,5 @@ static int attest_result(int argc, char **argv)
 int ma_cmd_attest(int argc, char **argv)
 {
     int result = attest_result(argc, argv);
-    return ma_result_exit_code(result);
+    return result; /* cli/main.c maps it to the exit status */
 }

@@ -164,5 +164,5 @@ int ma_cmd_diff(int argc, char **argv, const ma_cli_invocation *typed)
     } else if (result == MA_ENOMEM || result == MA_EINVAL) { /* not even a report */
         fprintf(stderr, "millaudit diff: %s\n", err.msg);
     }
-    return ma_result_exit_code(result);
+    return result; /* cli/main.c maps it to the exit status */
 }

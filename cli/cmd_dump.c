@@ -74,5 +74,5 @@ int ma_cmd_dump(int argc, char **argv)
             ma_dump_render_end(stderr, &s);
         }
     }
-    return ma_result_exit_code(result);
+    return result; /* cli/main.c maps it to the exit status */
 }

@@ -264,5 +264,5 @@ int ma_cmd_grade(int argc, char **argv)
     else if (result == MA_OK && !(result = check_live(argc, argv, a)))
         result = grade(argc, argv, a);
     free(a);
-    return ma_result_exit_code(result);
+    return result; /* cli/main.c maps it to the exit status */
 }

@@ -105,5 +105,5 @@ int ma_cmd_index_check(int argc, char **argv)
         if (d.started)
             ma_progress_finish(&d.progress, r.entries + r.placements);
     }
-    return ma_result_exit_code(result);
+    return result; /* cli/main.c maps it to the exit status */
 }

@@ -373,5 +373,5 @@ static int manifest_result(int argc, char **argv, const ma_cli_invocation *typed
 int ma_cmd_manifest(int argc, char **argv, const ma_cli_invocation *typed)
 {
     int result = manifest_result(argc, argv, typed);
-    return ma_result_exit_code(result);
+    return result; /* cli/main.c maps it to the exit status */
 }

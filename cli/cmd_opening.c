@@ -147,5 +147,5 @@ int ma_cmd_opening(int argc, char **argv)
         result = MA_OK;
     else if (result == MA_OK)
         result = run(&o, json, quiet, argc, argv);
-    return ma_result_exit_code(result);
+    return result; /* cli/main.c maps it to the exit status */
 }

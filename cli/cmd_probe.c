@@ -114,5 +114,5 @@ int ma_cmd_probe(int argc, char **argv)
             result = MA_EIO;
     }
     free(pos_args);
-    return ma_result_exit_code(result);
+    return result; /* cli/main.c maps it to the exit status */
 }

@@ -394,7 +394,7 @@ static int cmd_merge(int argc, char **argv)
         usage(stdout);
     else if (result == MA_OK)
         result = run_merge(&o, allow_bounds);
-    return ma_result_exit_code(result);
+    return result; /* cli/main.c maps it to the exit status */
 }
 
 /* The one line for arguments that do not fit the subcommand: its synopsis. */
@@ -535,5 +535,5 @@ int ma_cmd_runs(int argc, char **argv)
     if (argc >= 2 && !strcmp(argv[1], "merge")) /* still an exit code: helper "verify" converts it */
         return cmd_merge(argc - 1, argv + 1);
     int result = runs_result(argc, argv);
-    return ma_result_exit_code(result);
+    return result; /* cli/main.c maps it to the exit status */
 }

@@ -11,6 +11,7 @@
 #include "cli/commands.h"
 #include "common/ma_error.h"
 #include "common/options.h"
+#include "common/verdict.h"
 #include "solver/solver.h"
 #include "solver/svmalom.h"
 #include "solver/svmalom_file.h"
@@ -145,6 +146,9 @@ static void on_signal(int sig)
     atomic_store(&stop_signal, sig);
 }
 
+/* A command-line mistake: ma_opt_error's lines on stderr, and the usage result (common/verdict.h). */
+#define USAGE_ERROR(...) (ma_opt_error("solve", __VA_ARGS__), MA_EUSAGE)
+
 /* The command line of one solve, as parsed. */
 struct solve_request {
     const char *variant_name, *stones_text, *out, *bug_name, *format, *open_dir, *secval;
@@ -177,7 +181,7 @@ int ma_cmd_solve(int argc, char **argv)
         case 'k': q.stones_text = optarg; break;
         case 's':
             if (q.nsectors == MAX_SECTORS)
-                return ma_opt_error("solve", "at most %d --sector options", MAX_SECTORS);
+                return USAGE_ERROR("at most %d --sector options", MAX_SECTORS);
             q.sector_text[q.nsectors++] = optarg;
             break;
         case 'd': q.with_deps = 1; break;
@@ -186,28 +190,28 @@ int ma_cmd_solve(int argc, char **argv)
         case 't': {
             long n;
             if (ma_opt_long("solve", "--threads", optarg, 1, MA_SOLVER_MAX_THREADS, &n))
-                return MA_EXIT_USAGE;
+                return MA_EUSAGE;
             q.threads = (int)n;
             break;
         }
         case 'm':
             q.memory_limit = parse_bytes(optarg);
             if (!q.memory_limit)
-                return ma_opt_error("solve", "--memory-limit %s: expected a positive number of "
+                return USAGE_ERROR("--memory-limit %s: expected a positive number of "
                                              "bytes, optionally with K, M, G or T", optarg);
             break;
         case 'b': q.bug_name = optarg; break;
         case 'f': q.format = optarg; break;
         case 'O': q.open_dir = optarg; break;
         case 'S': q.secval = optarg; break;
-        case 'h': usage(stdout); return MA_EXIT_OK;
-        default: return MA_EXIT_USAGE; /* ma_opt_next said what is wrong */
+        case 'h': usage(stdout); return MA_OK;
+        default: return MA_EUSAGE; /* ma_opt_next said what is wrong */
         }
     }
     if (optind < argc)
-        return ma_opt_error("solve", "unexpected argument '%s'", argv[optind]);
+        return USAGE_ERROR("unexpected argument '%s'", argv[optind]);
     if (!q.variant_name || !q.out || (!q.stones_text == !q.nsectors) || (q.with_deps && !q.nsectors))
-        return ma_opt_error("solve", "need --variant, --out and exactly one of --stones or "
+        return USAGE_ERROR("need --variant, --out and exactly one of --stones or "
                                      "--sector (--with-deps only with --sector)");
     return solve(&q);
 }
@@ -225,17 +229,17 @@ static int solve(const struct solve_request *q)
                      : !strcmp(format, "open")       ? 0
                                                      : -1;
     if (malom_kind < 0 || (!malom_kind && open_dir) || (secval && malom_kind != MA_SVM_SEC2))
-        return ma_opt_error("solve", "--format is open, malom-sec or malom-sec2; --open-dir only "
+        return USAGE_ERROR("--format is open, malom-sec or malom-sec2; --open-dir only "
                                      "with a malom format, --secval only with malom-sec2");
     ma_solver_opts o = {0};
     o.variant = ma_svrules_variant_parse(variant_name);
     if (!o.variant)
-        return ma_opt_error("solve", "unknown variant '%s' (std, lask or mora)", variant_name);
+        return USAGE_ERROR("unknown variant '%s' (std, lask or mora)", variant_name);
     o.bug = MA_SVBUG_NONE;
     if (bug_name) {
         o.bug = ma_svrules_bug_parse(bug_name);
         if (o.bug < 0)
-            return ma_opt_error("solve", "unknown planted bug '%s'", bug_name);
+            return USAGE_ERROR("unknown planted bug '%s'", bug_name);
     }
     char open_default[4096];
     if (malom_kind && !open_dir) {
@@ -259,7 +263,7 @@ static int solve(const struct solve_request *q)
         ma_svrules r;
         ma_svrules_init(&r, o.variant, MA_SVBUG_NONE, NULL);
         if (!isdigit((unsigned char)*stones_text) || *end != '\0' || k < 3 || k > r.stones)
-            return ma_opt_error("solve", "--stones must be 3..%d for %s, not '%s'", r.stones,
+            return USAGE_ERROR("--stones must be 3..%d for %s, not '%s'", r.stones,
                                 variant_name, stones_text);
         stones = (int)k;
         ma_sv_sector s = {0, 0, stones, stones};
@@ -269,12 +273,12 @@ static int solve(const struct solve_request *q)
         for (int i = 0; i < nsectors; i++) {
             int rc = ma_svsector_parse(&targets[ntargets++], sector_text[i], &err);
             if (rc != MA_OK)
-                return ma_opt_error("solve", "%s", err.msg);
+                return USAGE_ERROR("%s", err.msg);
         }
     }
 #ifdef MA_PLANT_BUGS
     if (malom_kind && o.bug != MA_SVBUG_NONE && malom_kind != MA_SVM_SEC)
-        return ma_opt_error("solve", "--plant-bug writes malom-sec only");
+        return USAGE_ERROR("--plant-bug writes malom-sec only");
 #endif
     /* SIGINT / SIGTERM stop the run between chunks of work: no half-written file stays behind. */
     struct sigaction sa, old_int, old_term;
@@ -306,22 +310,22 @@ static int solve(const struct solve_request *q)
         int sig = atomic_load(&stop_signal);
         fprintf(stderr, "millaudit solve: interrupted by %s; finished sectors are kept, no "
                         "partial file was left\n", sig == SIGTERM ? "SIGTERM" : "SIGINT");
-        return 128 + (sig ? sig : SIGINT);
+        return ma_result_of_signal(sig ? sig : SIGINT);
     }
     if (rc != MA_OK) {
         fprintf(stderr, "millaudit solve: %s\n", err.msg);
-        return ma_exit_code_for(rc);
+        return rc;
     }
     if (stones) {
         uint16_t v = 0;
         rc = ma_solver_start_value(&o, stones, &v, &err);
         if (rc != MA_OK) {
             fprintf(stderr, "millaudit solve: %s\n", err.msg);
-            return ma_exit_code_for(rc);
+            return rc;
         }
         char text[32];
         describe(text, sizeof text, v);
         printf("start %s_0_0_%d_%d: %s\n", variant_name, stones, stones, text);
     }
-    return MA_EXIT_OK;
+    return MA_OK;
 }

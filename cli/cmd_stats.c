@@ -100,5 +100,5 @@ int ma_cmd_stats(int argc, char **argv)
     } else if (result == MA_ENOMEM || result == MA_EINVAL) { /* not even a report */
         fprintf(stderr, "millaudit stats: %s\n", err.msg);
     }
-    return ma_result_exit_code(result);
+    return result; /* cli/main.c maps it to the exit status */
 }

@@ -365,5 +365,5 @@ int ma_cmd_verify(int argc, char **argv)
         result = run_verify(&c, host, cmdline);
     free(c.sectors);
     free(c.args);
-    return ma_result_exit_code(result);
+    return result; /* cli/main.c maps it to the exit status */
 }

@@ -1,7 +1,8 @@
 /*
  * The millaudit subcommands. Each takes the arguments after its own name (argv[0] is the
- * subcommand name, as getopt expects), prints its own usage on --help, and returns a process
- * exit status from MA_EXIT_* (common/ma_error.h). Only main() calls exit.
+ * subcommand name, as getopt expects), prints its own usage on --help, and returns its result
+ * (common/verdict.h: MA_OK, an MA_E* code, ma_result_of_verdict or ma_result_of_signal); main()
+ * alone maps it to the exit status (ma_result_exit_code) and exits.
  */
 #ifndef MA_COMMANDS_H
 #define MA_COMMANDS_H

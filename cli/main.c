@@ -1,4 +1,5 @@
-/* millaudit: one CLI, one subcommand per job. main() is the only place that exits. */
+/* millaudit: one CLI, one subcommand per job. main() is the only place that exits, and the only
+ * place that turns what a command ends with (its result, common/verdict.h) into an exit status. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -7,6 +8,7 @@
 #include "common/invocation.h"
 #include "common/ma_error.h"
 #include "common/options.h"
+#include "common/verdict.h"
 #include "ma_version.h"
 
 struct command {
@@ -46,16 +48,16 @@ static int run_typed(const char *name, int argc, char **argv)
     char **typed = malloc((size_t)(argc + 1) * sizeof *typed);
     if (!typed) {
         fprintf(stderr, "millaudit: out of memory\n");
-        return MA_EXIT_INTERNAL;
+        return MA_ENOMEM;
     }
     memcpy(typed, argv, (size_t)(argc + 1) * sizeof *typed);
     const ma_cli_invocation inv = {argc - 1, typed + 1};
-    int status = MA_EXIT_INTERNAL;
+    int result = MA_EINTERNAL;
     for (size_t i = 0; i < sizeof typed_commands / sizeof typed_commands[0]; i++)
         if (!strcmp(name, typed_commands[i].name))
-            status = typed_commands[i].run(argc - 1, argv + 1, &inv);
+            result = typed_commands[i].run(argc - 1, argv + 1, &inv);
     free(typed);
-    return status;
+    return result;
 }
 
 #define N_COMMANDS (sizeof commands / sizeof commands[0])
@@ -103,7 +105,8 @@ int main(int argc, char **argv)
         for (size_t i = 0; i < N_COMMANDS; i++)
             if (!strcmp(argv[2], commands[i].name)) {
                 char *help_argv[] = {argv[0], argv[2], "--help", NULL};
-                return commands[i].run ? commands[i].run(2, help_argv + 1) : run_typed(argv[2], 3, help_argv);
+                return ma_result_exit_code(commands[i].run ? commands[i].run(2, help_argv + 1)
+                                                           : run_typed(argv[2], 3, help_argv));
             }
         fputs("millaudit: unknown command '", stderr);
         put_word(stderr, argv[2]);
@@ -122,7 +125,8 @@ int main(int argc, char **argv)
     }
     for (size_t i = 0; i < N_COMMANDS; i++)
         if (!strcmp(argv[1], commands[i].name))
-            return commands[i].run ? commands[i].run(argc - 1, argv + 1) : run_typed(argv[1], argc, argv);
+            return ma_result_exit_code(commands[i].run ? commands[i].run(argc - 1, argv + 1)
+                                                       : run_typed(argv[1], argc, argv));
     fputs(argv[1][0] == '-' ? "millaudit: unknown option '" : "millaudit: unknown command '", stderr);
     put_word(stderr, argv[1]);
     fputs("'", stderr);
