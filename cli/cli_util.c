@@ -49,17 +49,10 @@ int ma_cli_output_result(const char *cmd, const char *out_path, const char *role
     return rc == MA_EINVAL ? MA_EUSAGE : rc;
 }
 
-int ma_cli_check_output(const char *cmd, const char *out_path, const char *role, int kind,
-                        const struct ma_output_input *inputs, size_t n)
-{
-    int result = ma_cli_output_result(cmd, out_path, role, kind, inputs, n);
-    return result ? ma_result_exit_code(result) : 0;
-}
-
 int ma_cli_opt_run_id(const char *cmd, const char *opt, const char *text, int64_t *id)
 {
     if (ma_cli_parse_run_id(text, id))
-        return MA_CLI_USAGE(cmd, "%s %s: not a run id (a positive integer)", opt, text);
+        return ma_opt_error(cmd, "%s %s: not a run id (a positive integer)", opt, text);
     return MA_OK;
 }
 
@@ -70,15 +63,4 @@ int ma_cli_write_document(const char *out_path, const char *text, size_t len, ma
     if (fwrite(text, 1, len, stdout) != len || fflush(stdout) != 0)
         return ma_error_set(err, MA_EIO, "stdout: write failed");
     return MA_OK;
-}
-
-int ma_cli_result_of_status(int status)
-{
-    switch (status) {
-    case MA_EXIT_OK: return MA_OK;
-    case MA_EXIT_USAGE: return MA_EUSAGE;
-    case MA_EXIT_BAD_INPUT: return MA_EFORMAT;
-    case MA_EXIT_IO: return MA_EIO;
-    default: return MA_EINTERNAL;
-    }
 }

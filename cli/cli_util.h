@@ -26,21 +26,14 @@ struct json_t *ma_cli_json_text(const char *s);
 int ma_cli_parse_shard(const char *text, unsigned *index, unsigned *count);
 
 
-/* The output check of common/output.h (ma_output_check) done before any work, its refusal printed as
- * "millaudit CMD: message". Returns 0 when out_path may be written (or is NULL), else the exit code:
- * 2 when it names an input of the command, 4 when it cannot be written. */
 struct ma_output_input;
-int ma_cli_check_output(const char *cmd, const char *out_path, const char *role, int kind,
-                        const struct ma_output_input *inputs, size_t n);
 
-/* The same check in the result convention of common/verdict.h: MA_OK, MA_EUSAGE when out_path names
- * an input, else the refusal's MA_E* code (the message printed as above). */
+/* The output check of common/output.h (ma_output_check) done before any work, its refusal printed as
+ * "millaudit CMD: message". A result (common/verdict.h): MA_OK when out_path may be written (or is
+ * NULL), MA_EUSAGE when it names an input of the command, else the refusal's MA_E* code. */
 int ma_cli_output_result(const char *cmd, const char *out_path, const char *role, int kind,
                          const struct ma_output_input *inputs, size_t n);
 
-/* A command-line mistake of command cmd in the result convention: ma_opt_error's two lines on
- * stderr, then MA_EUSAGE. */
-#define MA_CLI_USAGE(...) (ma_opt_error(__VA_ARGS__), MA_EUSAGE)
 
 /* A run id given to option opt (--run, --since): MA_OK with *id set, or the usage error
  * "OPT TEXT: not a run id (a positive integer)" and MA_EUSAGE. */
@@ -49,10 +42,5 @@ int ma_cli_opt_run_id(const char *cmd, const char *opt, const char *text, int64_
 /* A rendered document written to out_path atomically (ma_render_write_atomic), or to stdout when
  * out_path is NULL. MA_OK, or MA_EIO with err naming the path ("stdout: write failed"). */
 int ma_cli_write_document(const char *out_path, const char *text, size_t len, ma_error *err);
-
-/* An exit status of the helpers above that still return one (ma_cli_check_output, ma_opt_*) as a
- * command result (common/verdict.h) that maps back to the same status: 0 MA_OK, 2 MA_EUSAGE,
- * 3 MA_EFORMAT, 4 MA_EIO, anything else MA_EINTERNAL. */
-int ma_cli_result_of_status(int status);
 
 #endif

@@ -99,7 +99,7 @@ static int cmd_create(int argc, char **argv)
     if (result)
         return result;
     if (optind != argc || !audit_path || !key_path || !out_path)
-        return MA_CLI_USAGE("attest create", "--audit, --key and --out are required");
+        return ma_opt_error("attest create", "--audit, --key and --out are required");
     /* the envelope must never land on the store or the key it is made from */
     const ma_output_input inputs[] = {{audit_path, "the audit store", MA_INPUT_STORE},
                                       {key_path, "the signing key", MA_INPUT_FILE}};
@@ -167,14 +167,14 @@ static int cmd_verify(int argc, char **argv)
         }
     }
     if (optind != argc - 1 || !pub_path)
-        return MA_CLI_USAGE("attest verify", "one FILE and --pub are required");
+        return ma_opt_error("attest verify", "one FILE and --pub are required");
     return check(argv[optind], pub_path, db_dir, (unsigned)threads, json);
 }
 
 static int attest_result(int argc, char **argv)
 {
     if (argc < 2)
-        return MA_CLI_USAGE("attest", "no subcommand given (create, verify)");
+        return ma_opt_error("attest", "no subcommand given (create, verify)");
     const char *sub = argv[1];
     if (!strcmp(sub, "--help") || !strcmp(sub, "-h"))
         return usage(stdout), MA_OK;
@@ -182,7 +182,7 @@ static int attest_result(int argc, char **argv)
         return cmd_create(argc - 1, argv + 1);
     if (!strcmp(sub, "verify"))
         return cmd_verify(argc - 1, argv + 1);
-    return MA_CLI_USAGE("attest", "unknown subcommand '%s' (create, verify)", sub);
+    return ma_opt_error("attest", "unknown subcommand '%s' (create, verify)", sub);
 }
 
 int ma_cmd_attest(int argc, char **argv)

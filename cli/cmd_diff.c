@@ -144,8 +144,8 @@ int ma_cmd_diff(int argc, char **argv, const ma_cli_invocation *typed)
         const ma_output_input inputs[] = {{opt.path_a, "database A", MA_INPUT_FILE},
                                           {opt.path_b, "database B", MA_INPUT_FILE},
                                           {opt.audit_path, "the audit store", MA_INPUT_STORE}};
-        int refused = ma_cli_check_output("diff", opt.junit_path, "--junit", MA_OUTPUT_DOCUMENT, inputs, 3);
-        result = !refused ? MA_OK : refused == MA_EXIT_USAGE ? MA_EUSAGE : MA_EIO;
+        int refused = ma_cli_output_result("diff", opt.junit_path, "--junit", MA_OUTPUT_DOCUMENT, inputs, 3);
+        result = refused == MA_OK || refused == MA_EUSAGE ? refused : MA_EIO;
     }
     ma_diff_report *r = NULL;
     ma_error err;

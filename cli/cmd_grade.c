@@ -87,11 +87,11 @@ static int parse_value(args *a, int c, const char *arg)
         errno = 0;
         unsigned long long v = strtoull(arg, &end, 0);
         if (errno || *end || end == arg || arg[0] == '-')
-            return ma_opt_error("grade", "--seed '%s': expected a number 0..2^64-1", arg), MA_EUSAGE;
+            return ma_opt_error("grade", "--seed '%s': expected a number 0..2^64-1", arg);
         a->o.seed = v;
     } else if (c == 'S') {
         if (ma_grade_sectors_add(&a->sectors, arg, &err))
-            return ma_opt_error("grade", "%s", err.msg), MA_EUSAGE;
+            return ma_opt_error("grade", "%s", err.msg);
     } else if (c == 't') {
         a->o.engine_timeout = strtod(arg, &end);
         if (*end || end == arg || !(a->o.engine_timeout >= 0.01 && a->o.engine_timeout <= 3600))
@@ -101,7 +101,7 @@ static int parse_value(args *a, int c, const char *arg)
         errno = 0;
         long long id = strtoll(arg, &end, 10);
         if (errno || *end || end == arg || id < 1)
-            return ma_opt_error("grade", "--run '%s': expected a run id >= 1", arg), MA_EUSAGE;
+            return ma_opt_error("grade", "--run '%s': expected a run id >= 1", arg);
         a->stored_run = id;
     }
     return MA_OK;
@@ -165,13 +165,13 @@ static int check_live(int argc, char **argv, args *a)
 {
     ma_error err;
     if (optind + 1 != argc)
-        return ma_opt_error("grade", "need exactly one database DIR"), MA_EUSAGE;
+        return ma_opt_error("grade", "need exactly one database DIR");
     if (!a->o.player)
-        return ma_opt_error("grade", "--player is required"), MA_EUSAGE;
+        return ma_opt_error("grade", "--player is required");
     if (a->positions && a->games)
-        return ma_opt_error("grade", "--positions and --games exclude each other"), MA_EUSAGE;
+        return ma_opt_error("grade", "--positions and --games exclude each other");
     if (a->games && a->sectors.n)
-        return ma_opt_error("grade", "--sector applies to --positions, not to --games"), MA_EUSAGE;
+        return ma_opt_error("grade", "--sector applies to --positions, not to --games");
     a->o.database = argv[optind];
     /* the HTML file must not replace the database, the store or its side files */
     const ma_output_input inputs[] = {{a->o.database, "the database", MA_INPUT_FILE},
@@ -181,10 +181,10 @@ static int check_live(int argc, char **argv, args *a)
         return refused;
     ma_variant v = 0;
     if (a->variant_text && ma_variant_parse(a->variant_text, &v, &err))
-        return ma_opt_error("grade", "%s", err.msg), MA_EUSAGE;
+        return ma_opt_error("grade", "%s", err.msg);
     if (v && a->sectors.variant && v != a->sectors.variant)
         return ma_opt_error("grade", "--sector names %s, --variant %s",
-                            ma_variant_name(a->sectors.variant), ma_variant_name(v)), MA_EUSAGE;
+                            ma_variant_name(a->sectors.variant), ma_variant_name(v));
     a->o.variant = v ? v : a->sectors.variant;
     a->o.games = a->games > 0;
     a->o.count = a->games ? a->games : a->positions ? a->positions : 1000;
@@ -214,7 +214,7 @@ static int render_stored(int argc, args *a)
 {
     if (!a->o.audit_path || optind != argc || a->o.player)
         return ma_opt_error("grade", "--run N renders a stored run: give --audit FILE and no "
-                                     "DIR or --player"), MA_EUSAGE;
+                                     "DIR or --player");
     const ma_output_input inputs[] = {{a->o.audit_path, "the audit store", MA_INPUT_STORE}};
     int refused = check_html(a->html_path, inputs, 1);
     if (refused)

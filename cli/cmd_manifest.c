@@ -62,19 +62,6 @@ static void fail(const char *msg)
     fprintf(stderr, "millaudit manifest: %s\n", msg);
 }
 
-/* The command result of a status the shared cli helpers return (ma_opt_error, ma_cli_check_output:
- * MA_EXIT_*), so every path of this command ends in one result (common/verdict.h). */
-static int result_of_status(int status)
-{
-    switch (status) {
-    case MA_EXIT_OK: return MA_OK;
-    case MA_EXIT_USAGE: return MA_EUSAGE;
-    case MA_EXIT_BAD_INPUT: return MA_EFORMAT;
-    case MA_EXIT_IO: return MA_EIO;
-    default: return MA_EINTERNAL;
-    }
-}
-
 /* The test build's rendezvous after the first hashed chunk (cli/test_hook.h); in millaudit
  * ma_cli_test_hook_env is a NULL weak reference, no step is asked for and no callback is set. */
 struct hashing_hook {
@@ -126,8 +113,8 @@ static int create_options(ma_manifest_create_options *o, int *quiet, int *done, 
         case 'a': o->audit_path = optarg; break;
         case 'c':
             if (ma_opt_bytes(optarg, &o->chunk_size) != 0 || o->chunk_size > MA_MANIFEST_MAX_CHUNK)
-                return result_of_status(ma_opt_error("manifest create",
-                        "--chunk-size '%s': want 1 to %u bytes (K/M/G allowed)", optarg, MA_MANIFEST_MAX_CHUNK));
+                return ma_opt_error("manifest create",
+                        "--chunk-size '%s': want 1 to %u bytes (K/M/G allowed)", optarg, MA_MANIFEST_MAX_CHUNK);
             break;
         case 't':
             if (ma_opt_long("manifest create", "--threads", optarg, 1, 256, &threads))
@@ -137,16 +124,16 @@ static int create_options(ma_manifest_create_options *o, int *quiet, int *done, 
         case 'q': *quiet = 1; break;
         case 'S':
             if (ma_cli_parse_shard(optarg, &o->shard_index, &o->shard_count))
-                return result_of_status(ma_opt_error("manifest create",
-                        "--shard %s: expected I/N with 0 <= I < N, e.g. 0/4", optarg));
+                return ma_opt_error("manifest create",
+                        "--shard %s: expected I/N with 0 <= I < N, e.g. 0/4", optarg);
             break;
         case 'h': usage(stdout); *done = 1; return MA_OK;
         default: return MA_EUSAGE; /* ma_opt_next said what is wrong */
         }
     }
     if (argc - optind != 1)
-        return result_of_status(ma_opt_error("manifest create", argc - optind ? "one database directory expected"
-                                                                              : "no database directory given"));
+        return ma_opt_error("manifest create", argc - optind ? "one database directory expected"
+                                                                              : "no database directory given");
     o->dir = argv[optind];
     return MA_OK;
 }
@@ -167,7 +154,7 @@ static int create_output(ma_manifest_create_options *o, char **owned)
     const ma_output_input inputs[] = {{ma_manifest_is_manifest_file(o->out) ? NULL : o->dir, "the database",
                                        MA_INPUT_FILE},
                                       {o->audit_path, "the audit store", MA_INPUT_STORE}};
-    return result_of_status(ma_cli_check_output("manifest create", o->out, "--out", MA_OUTPUT_DOCUMENT, inputs, 2));
+    return ma_cli_output_result("manifest create", o->out, "--out", MA_OUTPUT_DOCUMENT, inputs, 2);
 }
 
 static int cmd_create(int argc, char **argv, const ma_cli_invocation *typed)
@@ -253,8 +240,7 @@ static int check_options(ma_manifest_check_options *o, ma_manifest_verbosity *v,
         }
     }
     if (argc - optind != 1)
-        return result_of_status(
-            ma_opt_error("manifest check", argc - optind ? "one manifest expected" : "no manifest given"));
+        return ma_opt_error("manifest check", argc - optind ? "one manifest expected" : "no manifest given");
     o->manifest = argv[optind];
     return MA_OK;
 }
@@ -313,10 +299,9 @@ static int cmd_merge(int argc, char **argv, const ma_cli_invocation *typed)
         }
     }
     if (argc - optind < 2)
-        return result_of_status(ma_opt_error("manifest merge", "need OUT and at least one shard manifest"));
+        return ma_opt_error("manifest merge", "need OUT and at least one shard manifest");
     if (o.dir && !o.audit_path)
-        return result_of_status(
-            ma_opt_error("manifest merge", "--dir names where --audit takes the files' sizes; give --audit too"));
+        return ma_opt_error("manifest merge", "--dir names where --audit takes the files' sizes; give --audit too");
     o.out = argv[optind];
     o.inputs = (const char *const *)argv + optind + 1;
     o.n_inputs = (size_t)(argc - optind - 1);
@@ -328,11 +313,9 @@ static int cmd_merge(int argc, char **argv, const ma_cli_invocation *typed)
     for (size_t k = 0; k < o.n_inputs; k++)
         inputs[k] = (ma_output_input){o.inputs[k], "a shard manifest", MA_INPUT_FILE};
     inputs[o.n_inputs] = (ma_output_input){o.audit_path, "the audit store", MA_INPUT_STORE};
-    int result = result_of_status(
-        ma_cli_check_output("manifest merge", o.out, "OUT", MA_OUTPUT_DOCUMENT, inputs, o.n_inputs + 1));
+    int result = ma_cli_output_result("manifest merge", o.out, "OUT", MA_OUTPUT_DOCUMENT, inputs, o.n_inputs + 1);
     if (result == MA_OK && o.audit_path)
-        result = result_of_status(
-            ma_cli_check_output("manifest merge", o.audit_path, "--audit", MA_OUTPUT_STORE, inputs, o.n_inputs));
+        result = ma_cli_output_result("manifest merge", o.audit_path, "--audit", MA_OUTPUT_STORE, inputs, o.n_inputs);
     free(inputs);
     if (result != MA_OK)
         return result;
@@ -356,7 +339,7 @@ static int cmd_merge(int argc, char **argv, const ma_cli_invocation *typed)
 static int manifest_result(int argc, char **argv, const ma_cli_invocation *typed)
 {
     if (argc < 2)
-        return result_of_status(ma_opt_error("manifest", "no action given (create, check or merge)"));
+        return ma_opt_error("manifest", "no action given (create, check or merge)");
     if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h")) {
         usage(stdout);
         return MA_OK;
@@ -367,7 +350,7 @@ static int manifest_result(int argc, char **argv, const ma_cli_invocation *typed
         return cmd_check(argc - 1, argv + 1);
     if (!strcmp(argv[1], "merge"))
         return cmd_merge(argc - 1, argv + 1, typed);
-    return result_of_status(ma_opt_error("manifest", "unknown action '%s' (create, check or merge)", argv[1]));
+    return ma_opt_error("manifest", "unknown action '%s' (create, check or merge)", argv[1]);
 }
 
 int ma_cmd_manifest(int argc, char **argv, const ma_cli_invocation *typed)

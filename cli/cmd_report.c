@@ -94,11 +94,11 @@ static int report_result(int argc, char **argv)
     ma_error_clear(&err);
     ma_render_format fmt = MA_RENDER_TEXT;
     if (optind != argc)
-        return MA_CLI_USAGE("report", "unexpected argument '%s'", argv[optind]);
+        return ma_opt_error("report", "unexpected argument '%s'", argv[optind]);
     if (!audit_path)
-        return MA_CLI_USAGE("report", "no --audit FILE given");
+        return ma_opt_error("report", "no --audit FILE given");
     if (ma_render_format_parse(format, &fmt, &err))
-        return MA_CLI_USAGE("report", "--format: %s", err.msg);
+        return ma_opt_error("report", "--format: %s", err.msg);
     const ma_output_input inputs[] = {{audit_path, "the audit store", MA_INPUT_STORE}};
     result = ma_cli_output_result("report", out_path, "--out", MA_OUTPUT_DOCUMENT, inputs, 1);
     return result ? result : render(audit_path, run_id, fmt, out_path, check);

@@ -190,9 +190,9 @@ static int cmd_compare(const char *audit_path, const char *sa, const char *sb, i
     int64_t id[2];
     char paths[2][4096];
     if (parse_side(sa, audit_path, paths[0], sizeof paths[0], &store[0], &id[0]))
-        return MA_CLI_USAGE("runs compare", "'%s': not a run id%s or STORE:ID", sa, audit_path ? "" : " (no --audit given)");
+        return ma_opt_error("runs compare", "'%s': not a run id%s or STORE:ID", sa, audit_path ? "" : " (no --audit given)");
     if (parse_side(sb, audit_path, paths[1], sizeof paths[1], &store[1], &id[1]))
-        return MA_CLI_USAGE("runs compare", "'%s': not a run id%s or STORE:ID", sb, audit_path ? "" : " (no --audit given)");
+        return ma_opt_error("runs compare", "'%s': not a run id%s or STORE:ID", sb, audit_path ? "" : " (no --audit given)");
     ma_error err;
     ma_error_clear(&err);
     ma_run *a = NULL, *b = NULL;
@@ -313,8 +313,7 @@ static int merge_output_refused(const ma_merge_options *o)
         inputs[i] = (ma_output_input){names[i], "a shard store", MA_INPUT_STORE};
     }
     if (result == MA_OK)
-        result = ma_cli_result_of_status(
-            ma_cli_check_output("runs merge", o->out_path, "OUT", MA_OUTPUT_STORE, inputs, ns));
+        result = ma_cli_output_result("runs merge", o->out_path, "OUT", MA_OUTPUT_STORE, inputs, ns);
     for (size_t i = 0; names && i < ns; i++)
         free(names[i]);
     free(names);
@@ -380,8 +379,8 @@ static int cmd_merge(int argc, char **argv)
         }
     }
     if (result == MA_OK && !help && argc - optind < 2)
-        result = ma_cli_result_of_status(ma_opt_error(
-            "runs merge", "%s", argc - optind < 1 ? "no output store given" : "no shard store given"));
+        result = ma_opt_error(
+            "runs merge", "%s", argc - optind < 1 ? "no output store given" : "no shard store given");
     if (result == MA_OK && !help) {
         o.out_path = argv[optind];
         o.shards = (const char *const *)(argv + optind + 1);
@@ -411,8 +410,8 @@ static int misuse(const char *sub)
     snprintf(cmd, sizeof cmd, "runs %s", sub);
     for (size_t i = 0; i < sizeof synopsis / sizeof *synopsis; i++)
         if (!strcmp(sub, synopsis[i][0]))
-            return MA_CLI_USAGE(cmd, "usage: millaudit runs %s %s", sub, synopsis[i][1]);
-    return MA_CLI_USAGE(cmd, "wrong arguments");
+            return ma_opt_error(cmd, "usage: millaudit runs %s %s", sub, synopsis[i][1]);
+    return ma_opt_error(cmd, "wrong arguments");
 }
 
 /* The options of export, import, compare, list and regressions. */
@@ -450,7 +449,7 @@ static int parse_args(runs_args *o, const char *cmd, int argc, char **argv)
         case 'p': o->pub_path = optarg; break;
         case 'l':
             if (ma_opt_parse_long(optarg, 1, LONG_MAX, &o->last))
-                result = MA_CLI_USAGE(cmd, "--last %s: not a count (a positive integer)", optarg);
+                result = ma_opt_error(cmd, "--last %s: not a count (a positive integer)", optarg);
             o->history_opts |= 8;
             break;
         case 's': result = ma_cli_opt_run_id(cmd, "--since", optarg, &o->since), o->history_opts |= 16; break;
@@ -484,7 +483,7 @@ static int run_history(const runs_args *o)
 static int run_document(const runs_args *o, const char *cmd)
 {
     if (o->history_opts || (o->json && strcmp(o->sub, "compare")))
-        return MA_CLI_USAGE(cmd, "--json, --kind, --root, --last, --since and --junit belong to list, "
+        return ma_opt_error(cmd, "--json, --kind, --root, --last, --since and --junit belong to list, "
                                  "regressions (and --json to compare)");
     if (!strcmp(o->sub, "export")) {
         if (o->rest || !o->audit_path)
@@ -507,13 +506,13 @@ static int run_document(const runs_args *o, const char *cmd)
 static int runs_result(int argc, char **argv)
 {
     if (argc < 2)
-        return MA_CLI_USAGE("runs", "no subcommand given (export, import, compare, list, regressions, merge)");
+        return ma_opt_error("runs", "no subcommand given (export, import, compare, list, regressions, merge)");
     if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h"))
         return usage(stdout), MA_OK;
     const char *sub = argv[1];
     if (strcmp(sub, "export") && strcmp(sub, "import") && strcmp(sub, "compare") && strcmp(sub, "list") &&
         strcmp(sub, "regressions"))
-        return MA_CLI_USAGE("runs", "unknown subcommand '%s' (export, import, compare, list, regressions, merge)", sub);
+        return ma_opt_error("runs", "unknown subcommand '%s' (export, import, compare, list, regressions, merge)", sub);
     char cmd[32];
     snprintf(cmd, sizeof cmd, "runs %s", sub);
     runs_args o = {.sub = sub};

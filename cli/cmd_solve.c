@@ -146,8 +146,8 @@ static void on_signal(int sig)
     atomic_store(&stop_signal, sig);
 }
 
-/* A command-line mistake: ma_opt_error's lines on stderr, and the usage result (common/verdict.h). */
-#define USAGE_ERROR(...) (ma_opt_error("solve", __VA_ARGS__), MA_EUSAGE)
+/* A command-line mistake: ma_opt_error's two lines on stderr, and its result MA_EUSAGE. */
+#define USAGE_ERROR(...) ma_opt_error("solve", __VA_ARGS__)
 
 /* The command line of one solve, as parsed. */
 struct solve_request {

@@ -240,8 +240,7 @@ static int parse_options(struct verify_cli *c)
     /* the JUnit file must not replace the database, the store or its side files */
     const ma_output_input inputs[] = {{c->args[optind], "the database", MA_INPUT_FILE},
                                       {o->audit_path, "the audit store", MA_INPUT_STORE}};
-    return ma_cli_result_of_status(
-        ma_cli_check_output("verify", c->junit_path, "--junit", MA_OUTPUT_DOCUMENT, inputs, 2));
+    return ma_cli_output_result("verify", c->junit_path, "--junit", MA_OUTPUT_DOCUMENT, inputs, 2);
 }
 
 /* ---- the run ---- */

@@ -34,7 +34,7 @@ int ma_opt_error(const char *cmd, const char *fmt, ...)
     put_word(stderr, msg, strlen(msg));
     fputc('\n', stderr);
     hint(cmd);
-    return MA_EXIT_USAGE;
+    return MA_EUSAGE;
 }
 
 int ma_opt_parse_long(const char *text, long lo, long hi, long *out)
@@ -173,7 +173,7 @@ int ma_opt_unknown(const char *cmd, const char *arg, const struct option *longop
     }
     fputc('\n', stderr);
     hint(cmd);
-    return MA_EXIT_USAGE;
+    return MA_EUSAGE;
 }
 
 int ma_opt_next(const char *cmd, int argc, char **argv, const char *shortopts,

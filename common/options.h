@@ -2,7 +2,7 @@
  * options: one way for every command to read its options and to say what is wrong with them, so
  * `verify`, `solve` and the rest answer a mistake alike (issue 23).
  *
- * An option error is always exactly two lines on stderr and exit status 2 (MA_EXIT_USAGE):
+ * An option error is always exactly two lines on stderr and the result MA_EUSAGE (exit status 2):
  *     millaudit verify: option '--threads' needs a value
  *     try 'millaudit verify --help'
  * An unknown long option gets the nearest known names as a suggestion, like a mistyped command:
@@ -17,9 +17,9 @@
  *
  * ma_opt_error prints "millaudit CMD: <message>" and the hint line for any other mistake on the
  * command line (a malformed value, a missing argument, options that exclude each other) and
- * returns MA_EXIT_USAGE. ma_opt_long reads a decimal integer in lo..hi for option opt, digits only
+ * returns MA_EUSAGE. ma_opt_long reads a decimal integer in lo..hi for option opt, digits only
  * (a leading '-' only when lo < 0), refusing anything else ("", "1x", " 1", "+1", out of range)
- * with ma_opt_error; returns 0 with *out set, or MA_EXIT_USAGE leaving *out alone.
+ * with ma_opt_error; returns 0 with *out set, or MA_EUSAGE leaving *out alone.
  *
  * ma_opt_edit_distance is the optimal string alignment distance (Levenshtein plus adjacent
  * transpositions), capped at 32; ma_opt_suggest writes the names of names[0..n) nearest to word,
@@ -44,7 +44,7 @@ __attribute__((format(printf, 2, 3)))
 int ma_opt_error(const char *cmd, const char *fmt, ...);
 
 /* The unknown-option error of ma_opt_next for a command that reads its options by hand (probe:
- * a board may start with '-'): arg as typed, suggestions from longopts. Returns MA_EXIT_USAGE. */
+ * a board may start with '-'): arg as typed, suggestions from longopts. Returns MA_EUSAGE. */
 int ma_opt_unknown(const char *cmd, const char *arg, const struct option *longopts);
 
 int ma_opt_long(const char *cmd, const char *opt, const char *text, long lo, long hi, long *out);
