@@ -44,7 +44,7 @@ struct parse {
     int seen[4];
 };
 
-/* Parses every option as a command would; returns MA_EXIT_USAGE at the first error. */
+/* Parses every option as a command would; returns MA_EUSAGE at the first error. */
 static int parse_all(void *arg)
 {
     struct parse *p = arg;
@@ -52,7 +52,7 @@ static int parse_all(void *arg)
     optind = 1;
     while ((c = ma_opt_next("verify", p->argc, p->argv, "h", opts)) != -1) {
         if (c == MA_OPT_ERROR)
-            return MA_EXIT_USAGE;
+            return MA_EUSAGE;
         p->seen[c == 't' ? 0 : c == 'q' ? 1 : c == 's' ? 2 : 3]++;
     }
     return 0;
@@ -73,7 +73,7 @@ static void test_errors_are_one_line_and_the_hint(void **state)
     int ret;
     char *w1[] = {"verify", "db", "--threads", NULL};
     char *err = run(&p, &ret, w1, 3);
-    assert_int_equal(ret, MA_EXIT_USAGE);
+    assert_int_equal(ret, MA_EUSAGE);
     assert_string_equal(err, "millaudit verify: option '--threads' needs a value\ntry 'millaudit verify --help'\n");
     free(err);
     char *w2[] = {"verify", "--treads", "4", "db", NULL};
@@ -122,7 +122,7 @@ static void test_numbers(void **state)
     for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
         struct num n = {bad[i], 7};
         char *err = capture_stderr(parse_threads, &n, &ret);
-        assert_int_equal(ret, MA_EXIT_USAGE);
+        assert_int_equal(ret, MA_EUSAGE);
         assert_int_equal(n.out, 7);
         assert_non_null(strstr(err, ": not a number in 1..256\ntry 'millaudit solve --help'\n"));
         free(err);
