@@ -275,24 +275,9 @@ static void html_facts(ma_out *o, const ma_report *r)
 {
     const ma_run *x = &r->run;
     char variants[64];
-    int diff = ma_report_is_diff(r);
     ma_out_printf(o, "<h2 id=\"run\">Run</h2>\n<table class=\"facts\">\n");
-    struct {
-        const char *name, *value;
-    } f[] = {{diff ? "A (database root)" : "database root", x->database_root},
-             {diff ? "B" : NULL, r->side_b ? r->side_b : "not recorded by the build that ran it"},
-             {"kind", x->kind},
-             {r->mode ? "mode" : NULL, r->mode},
-             {"variant", ma_render_variants(r, variants, sizeof variants)},
-             {"format", x->format},
-             {"started", x->started_at},
-             {"ended", x->ended_at ? x->ended_at : "never (interrupted or still running)"},
-             {"recorded status", x->status},
-             {"tool version", x->tool_version},
-             {"git revision", x->git_revision},
-             {"host", x->host},
-             {"command line", x->command_line},
-             {r->options ? "options" : NULL, r->options}};
+    ma_render_fact f[MA_RENDER_RUN_FACTS];
+    ma_render_run_facts(r, variants, sizeof variants, f);
     for (size_t i = 0; i < sizeof f / sizeof f[0]; i++) {
         if (!f[i].name)
             continue;

@@ -405,3 +405,26 @@ void ma_render_shards(ma_out *o, const ma_report *r)
         ma_out_printf(o, "</table>\n");
 }
 
+
+void ma_render_run_facts(const ma_report *r, char *variants, size_t n, ma_render_fact f[MA_RENDER_RUN_FACTS])
+{
+    const ma_run *x = &r->run;
+    int diff = ma_report_is_diff(r);
+    const ma_render_fact facts[MA_RENDER_RUN_FACTS] = {
+        {diff ? "A (database root)" : "database root", x->database_root},
+        {diff ? "B" : NULL, r->side_b ? r->side_b : "not recorded by the build that ran it"},
+        {"kind", x->kind},
+        {r->mode ? "mode" : NULL, r->mode},
+        {"variant", ma_render_variants(r, variants, n)},
+        {"format", x->format},
+        {"started", x->started_at},
+        {"ended", x->ended_at ? x->ended_at : "never (interrupted or still running)"},
+        {"recorded status", x->status},
+        {"tool version", x->tool_version},
+        {"git revision", x->git_revision},
+        {"host", x->host},
+        {"command line", x->command_line},
+        {r->options ? "options" : NULL, r->options}};
+    for (int i = 0; i < MA_RENDER_RUN_FACTS; i++)
+        f[i] = facts[i];
+}

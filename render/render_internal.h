@@ -69,6 +69,15 @@ size_t *ma_render_disc_order(ma_out *o, const ma_report *r);
  * sectors: "std, lask, mora". Into buf; returns it. */
 const char *ma_render_variants(const ma_report *r, char *buf, size_t n);
 
+/* The facts of a report's Run section, in the order every format shows them; a fact whose name is
+ * NULL does not apply to this run (no second side, no mode, no options). variants (n bytes) holds
+ * the variant list the facts point into. */
+typedef struct ma_render_fact {
+    const char *name, *value;
+} ma_render_fact;
+#define MA_RENDER_RUN_FACTS 14
+void ma_render_run_facts(const ma_report *r, char *variants, size_t n, ma_render_fact f[MA_RENDER_RUN_FACTS]);
+
 /* Where a sector's row goes: 0 it holds root discrepancies, 1 other discrepancies (diff: values
  * differ), 2 not proven whole (within bounds, incomplete, unusable, interrupted), 3 fine. */
 int ma_render_sector_rank(const ma_report *r, size_t i);
