@@ -21,7 +21,9 @@ its processes live on). `stop()` kills every process of every namespace and dele
 the fixture calls it even when the test fails. Needs root, iproute2, util-linux (unshare), and the
 Slurm, munge, openssh-server and parallel packages scripts/install-deps --test installs."""
 import os
+import pwd
 import secrets
+import shlex
 import shutil
 import signal
 import subprocess
@@ -225,8 +227,16 @@ AcceptEnv MILLAUDIT_*
 """)
         self.ssh_config = d / "config"
         self.env["PARALLEL_SSH"] = f"ssh -F {d / 'config'}"
+        # bash run by sshd sources the user's ~/.bashrc even for a plain command; whatever that prints
+        # (a CI machine's `pyenv init` warns on stderr) reaches GNU parallel's host check and breaks
+        # it. A real cluster user fixes their .bashrc; here each node hides the start files in its
+        # own mount namespace, so the test machine's shell setup cannot decide the outcome.
+        home = pwd.getpwuid(os.getuid()).pw_dir
+        quiet = " && ".join(f"{{ [ ! -f {shlex.quote(f)} ] || mount --bind /dev/null {shlex.quote(f)}; }}"
+                            for f in ("/etc/bash.bashrc", *(os.path.join(home, rc) for rc in
+                                      (".bashrc", ".bash_profile", ".bash_login", ".profile"))))
         for n in self.names:
-            self._boot(n, f"exec /usr/sbin/sshd -D -e -f {d / f'sshd-{n}.conf'}", "sshd.out")
+            self._boot(n, f"{quiet} && exec /usr/sbin/sshd -D -e -f {d / f'sshd-{n}.conf'}", "sshd.out")
 
     def _ssh_ready(self):
         return all(self.run("ctl", "ssh", "-F", self.ssh_config, n, "true", timeout=30).returncode == 0
