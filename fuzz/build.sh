@@ -25,7 +25,8 @@ sed -e 's/@MA_VERSION@/fuzz/; s/@MA_GIT_REVISION@/fuzz/; s/@PROJECT_VERSION@/fuz
     "$root/common/version.h.in" > "$out/gen/ma_version.h"
 common="$root/common/ma_error.c $root/common/fileio.c"
 malom="$common $root/indexer/malom_index.c $root/formats/malom_file.c $root/formats/malom_secval.c"
-open="$common $root/indexer/open_index.c $root/indexer/position.c $root/formats/open_file.c $root/formats/value.c"
+open="$common $root/indexer/open_index.c $root/indexer/position.c $root/formats/open_file.c $root/formats/value.c
+      $root/checksums/sha256.c"
 store="$common $root/common/json_text.c $root/common/verdict.c $root/store/audit.c $root/store/audit_internal.c
        $root/store/audit_manifest.c $root/store/runs.c $root/store/audit_run.c $root/store/audit_game.c
        $root/store/audit_merge.c $root/store/audit_inventory.c"
@@ -38,7 +39,7 @@ all="sec2 sec secval open manifest run_import attest"
 for name in $all; do
     case $name in
     sec2|sec|secval) srcs=$malom; libs="" ;;
-    open) srcs=$open; libs="-lm" ;;
+    open) srcs=$open; libs="-lcrypto -lpthread -lm" ;;
     manifest) srcs=$manifest; libs="-lcrypto -lpthread" ;;
     run_import) srcs=$store; libs="-lsqlite3 -ljansson -lm" ;;
     attest) srcs=$attest; libs="-lsqlite3 -ljansson -lcrypto -lpthread -lm" ;;

@@ -500,16 +500,6 @@ void ma_malom_index_unrank_malom(const ma_malom_index *ix, int w, int b, uint64_
     unrank_malom(ix, w, b, index, mover, opp);
 }
 
-/* Colex rank of a mask among the masks of its popcount on 24 points (= its position in Gosper's
- * increasing enumeration). */
-static inline uint32_t mask_colex(uint32_t m)
-{
-    uint32_t r = 0;
-    for (int i = 1; m; i++, m &= m - 1)
-        r += binom_table[__builtin_ctz(m)][i];
-    return r;
-}
-
 int ma_malom_index_prepare_movers(ma_malom_index *ix, int w, ma_error *err)
 {
     if (!ma_malom_index_prepared(ix, w))
