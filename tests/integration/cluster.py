@@ -230,13 +230,14 @@ AcceptEnv MILLAUDIT_*
         # bash run by sshd sources the user's ~/.bashrc even for a plain command; whatever that prints
         # (a CI machine's `pyenv init` warns on stderr) reaches GNU parallel's host check and breaks
         # it. A real cluster user fixes their .bashrc; here each node hides the start files in its
-        # own mount namespace, so the test machine's shell setup cannot decide the outcome.
+        # own mount namespace, so the test machine's shell setup cannot decide the outcome. A bind
+        # that fails is logged in sshd.out and does not keep sshd from starting.
         home = pwd.getpwuid(os.getuid()).pw_dir
-        quiet = " && ".join(f"{{ [ ! -f {shlex.quote(f)} ] || mount --bind /dev/null {shlex.quote(f)}; }}"
+        quiet = "; ".join(f"{{ [ ! -f {shlex.quote(f)} ] || mount --bind /dev/null {shlex.quote(f)}; }}"
                             for f in ("/etc/bash.bashrc", *(os.path.join(home, rc) for rc in
                                       (".bashrc", ".bash_profile", ".bash_login", ".profile"))))
         for n in self.names:
-            self._boot(n, f"{quiet} && exec /usr/sbin/sshd -D -e -f {d / f'sshd-{n}.conf'}", "sshd.out")
+            self._boot(n, f"{{ {quiet}; true; }} && exec /usr/sbin/sshd -D -e -f {d / f'sshd-{n}.conf'}", "sshd.out")
 
     def _ssh_ready(self):
         return all(self.run("ctl", "ssh", "-F", self.ssh_config, n, "true", timeout=30).returncode == 0
