@@ -102,12 +102,6 @@ static void note(ma_grading *g, const ma_error *e)
     g->result = MA_EIO;
 }
 
-/* An error that makes the input unusable (exit 3) whatever its own code would say. */
-static int unusable(int code)
-{
-    return ma_exit_code_for(code) == MA_EXIT_BAD_INPUT ? code : MA_EFORMAT;
-}
-
 /* The variant to grade: the chosen one, or the database's only one. */
 static int choose_variant(job *J, ma_error *err)
 {
@@ -157,7 +151,7 @@ static int prepare(job *J, ma_error *err)
     ma_database_options dbo = {.no_digest_check = o->no_digest_check};
     int rc = ma_database_open(&J->db, o->database, &dbo, err);
     if (rc)
-        return unusable(rc);
+        return ma_result_of_unusable(rc);
     if ((rc = choose_variant(J, err)))
         return rc;
     double timeout = o->engine_timeout > 0 ? o->engine_timeout : 10.0;
@@ -165,7 +159,7 @@ static int prepare(job *J, ma_error *err)
     if (rc) /* a spec that does not parse is a usage error; an engine that cannot start or fails
              * its handshake is an input the command cannot use */
         return strncmp(o->player, "cmd:", 4) != 0 ? MA_EUSAGE : rc == MA_ENOMEM ? MA_ENOMEM
-                                                                               : unusable(rc);
+                                                                               : ma_result_of_unusable(rc);
     snprintf(J->g->player, sizeof J->g->player, "%s", ma_player_name(J->player));
     if (o->progress) {
         char label[96];
@@ -307,7 +301,7 @@ int ma_grading_load(ma_grading **out, const char *audit_path, int64_t run_id, ma
     }
     ma_audit_close(a);
     if (rc) {
-        g->result = rc == MA_ENOMEM ? MA_ENOMEM : unusable(rc);
+        g->result = rc == MA_ENOMEM ? MA_ENOMEM : ma_result_of_unusable(rc);
         return rc;
     }
     const ma_audit_grade_stored *s = &g->stored;

@@ -62,12 +62,6 @@ static int depth_or_null(ma_value v)
     return v.outcome == MA_OUTCOME_WIN || v.outcome == MA_OUTCOME_LOSS ? v.depth : -1;
 }
 
-/* An error that makes the input unusable (exit 3) whatever its own code would say. */
-static int unusable(int code)
-{
-    return ma_exit_code_for(code) == MA_EXIT_BAD_INPUT ? code : MA_EFORMAT;
-}
-
 /* --only-sectors: movement sectors of the chosen variant, comma- or space-separated. */
 static int parse_only(job *J, ma_error *err)
 {
@@ -135,7 +129,7 @@ static int read_stored_start(job *J, ma_error *err)
     ma_sector root = {0, 0, (uint8_t)J->p->stones, (uint8_t)J->p->stones};
     int rc = o.stored(o.ctx, root, (ma_board){0, 0}, &st, err);
     if (rc < 0)
-        return unusable(rc);
+        return ma_result_of_unusable(rc);
     if (rc == 1) {
         snprintf(J->p->stored_start, sizeof J->p->stored_start, "%s (%s)", st.describe, st.sector);
         J->p->have_stored_start = 1;

@@ -42,6 +42,11 @@ int ma_result_of_verdict(ma_verdict_state v, unsigned flags)
 
 int ma_result_of_signal(int signo) { return RESULT_SIGNAL | (signo & 0x7F); }
 
+int ma_result_of_unusable(int code)
+{
+    return ma_exit_code_for(code) == MA_EXIT_BAD_INPUT ? code : MA_EFORMAT;
+}
+
 int ma_result_exit_code(int result)
 {
     if (result <= 0)

@@ -58,6 +58,9 @@ MA_API int ma_verdict_exit_code(ma_verdict_state s, unsigned flags);
  */
 MA_API int ma_result_of_verdict(ma_verdict_state v, unsigned flags);
 MA_API int ma_result_of_signal(int signo);
+/* An error that made an input unusable, as a result that exits 3 whatever the code alone would
+ * say: code itself when it already reads as bad input, else MA_EFORMAT. */
+MA_API int ma_result_of_unusable(int code);
 MA_API int ma_result_exit_code(int result);
 
 #endif

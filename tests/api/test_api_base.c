@@ -58,6 +58,10 @@ static void test_results_of_errors_and_signals(void **state)
     assert_int_equal(ma_result_exit_code(MA_ENOMEM), MA_EXIT_INTERNAL);
     assert_int_equal(ma_result_exit_code(ma_result_of_signal(15)), 143);
     assert_int_equal(ma_result_exit_code(ma_result_of_signal(2)), 130);
+    /* an unusable input exits 3 whatever the error behind it */
+    assert_int_equal(ma_result_of_unusable(MA_EMISSING), MA_EMISSING);
+    assert_int_equal(ma_result_exit_code(ma_result_of_unusable(MA_EIO)), MA_EXIT_BAD_INPUT);
+    assert_int_equal(ma_result_exit_code(ma_result_of_unusable(MA_EUSAGE)), MA_EXIT_BAD_INPUT);
     /* a bare positive number is no result: a command that returns an exit status by mistake is
      * caught as internal, not passed through */
     assert_int_equal(ma_result_exit_code(1), MA_EXIT_INTERNAL);
