@@ -6,12 +6,13 @@
  * on it without a circle.
  */
 #include "render/render_internal.h"
-
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include "common/progress.h"
 
 /* The board as drawn: '*' marks the 24 points (replaced by '+', 'X' or 'O'). Row 0 is rank 7. */
 const char *const ma_render_board_template[13] = {
@@ -212,16 +213,7 @@ const char *ma_fmt_count(char *buf, size_t n, int64_t v)
         snprintf(buf, n, "-");
         return buf;
     }
-    char d[24];
-    int len = snprintf(d, sizeof d, "%lld", (long long)v);
-    size_t k = 0;
-    for (int i = 0; i < len && k + 2 < n; i++) {
-        if (i && (len - i) % 3 == 0)
-            buf[k++] = ',';
-        buf[k++] = d[i];
-    }
-    buf[k] = 0;
-    return buf;
+    return ma_progress_group(buf, n, (uint64_t)v);
 }
 
 const char *ma_fmt_rate(char *buf, size_t n, int64_t entries, double seconds)
@@ -311,39 +303,39 @@ int ma_render_sector_rank(const ma_report *r, size_t i)
     }
 }
 
-size_t *ma_render_sector_order(ma_out *o, const ma_report *r)
+/* Indexes 0..n-1 by rank(r, i) in 0..ranks-1, ties in recorded order (a stable bucket order:
+ * ranks are few, so one pass per rank). NULL (o->oom set) when out of memory or n is 0. */
+static size_t *order_by_rank(ma_out *o, const ma_report *r, size_t n, int ranks,
+                             int (*rank)(const ma_report *, size_t))
 {
-    size_t n = r->run.n_sectors, k = 0;
     if (!n)
         return NULL;
-    size_t *order = malloc(n * sizeof *order);
+    size_t *order = malloc(n * sizeof *order), k = 0;
     if (!order) {
         o->oom = 1;
         return NULL;
     }
-    for (int rank = 0; rank <= 3; rank++)
+    for (int g = 0; g < ranks; g++)
         for (size_t i = 0; i < n; i++)
-            if (ma_render_sector_rank(r, i) == rank)
+            if (rank(r, i) == g)
                 order[k++] = i;
     return order;
 }
 
+size_t *ma_render_sector_order(ma_out *o, const ma_report *r)
+{
+    return order_by_rank(o, r, r->run.n_sectors, 4, ma_render_sector_rank);
+}
+
+/* Roots first, then rows whose kind was not recorded (any other value), then propagated. */
+static int disc_rank(const ma_report *r, size_t i)
+{
+    return r->dx[i].root == 1 ? 0 : r->dx[i].root == 0 ? 2 : 1;
+}
+
 size_t *ma_render_disc_order(ma_out *o, const ma_report *r)
 {
-    size_t n = r->run.n_disc, k = 0;
-    if (!n)
-        return NULL;
-    size_t *order = malloc(n * sizeof *order);
-    if (!order) {
-        o->oom = 1;
-        return NULL;
-    }
-    static const int groups[] = {1, -1, 0};
-    for (int g = 0; g < 3; g++)
-        for (size_t i = 0; i < n; i++)
-            if (r->dx[i].root == groups[g] || (g == 1 && r->dx[i].root != 0 && r->dx[i].root != 1))
-                order[k++] = i;
-    return order;
+    return order_by_rank(o, r, r->run.n_disc, 3, disc_rank);
 }
 
 /* The shards a merged run was made of (docs/distributed.md), in any of the three formats. */

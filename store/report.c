@@ -11,24 +11,17 @@
 #include <jansson.h>
 #include <sqlite3.h>
 
+#include "common/progress.h"
 #include "store/audit_internal.h"
 
 #define HISTORY_RUNS 30
 
 /* ---------------------------------------------------------------- verdict */
 
+/* A count with thousands separators; the verdict never shows a negative "not recorded" count. */
 static char *group(char *buf, size_t n, int64_t v)
 {
-    char d[24];
-    int len = snprintf(d, sizeof d, "%lld", (long long)(v < 0 ? 0 : v));
-    size_t k = 0;
-    for (int i = 0; i < len && k + 2 < n; i++) {
-        if (i && (len - i) % 3 == 0)
-            buf[k++] = ',';
-        buf[k++] = d[i];
-    }
-    buf[k] = 0;
-    return buf;
+    return ma_progress_group(buf, n, v < 0 ? 0 : (uint64_t)v);
 }
 
 static void detail(ma_verdict *v, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
