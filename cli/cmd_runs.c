@@ -20,7 +20,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 
 #include "millaudit.h"
 #include "cli/audit_store.h"
@@ -301,15 +300,13 @@ static int merge_output_refused(const ma_merge_options *o)
     char **names = calloc(ns ? ns : 1, sizeof *names);
     int result = !inputs || !names ? MA_ENOMEM : MA_OK;
     for (size_t i = 0; result == MA_OK && i < ns; i++) {
-        names[i] = strdup(o->shards[i]);
-        if (!names[i]) {
+        size_t len = strlen(o->shards[i]) + 1;
+        int64_t run;
+        if (!(names[i] = malloc(len))) {
             result = MA_ENOMEM;
             break;
         }
-        char *colon = strrchr(names[i], ':');
-        struct stat st;
-        if (colon && colon[1] && strspn(colon + 1, "0123456789") == strlen(colon + 1) && stat(names[i], &st) != 0)
-            *colon = 0;
+        ma_merge_shard_source(o->shards[i], names[i], len, &run);
         inputs[i] = (ma_output_input){names[i], "a shard store", MA_INPUT_STORE};
     }
     if (result == MA_OK)

@@ -105,8 +105,7 @@ static int all_digits(const char *s)
     return 1;
 }
 
-/* "STORE" or "STORE:RUN" (a name that exists as given is a store, even with a colon). */
-static void split_source(const char *text, char *path, size_t len, int64_t *run)
+void ma_merge_shard_source(const char *text, char *path, size_t len, int64_t *run)
 {
     struct stat st;
     const char *colon = strrchr(text, ':');
@@ -154,7 +153,7 @@ static int open_shards(merge_ctx *c, ma_error *err)
     for (size_t i = 0; i < c->n_sh; i++) {
         shard_in *s = &c->sh[i];
         int64_t run = 0;
-        split_source(opt->shards[i], s->path, sizeof s->path, &run);
+        ma_merge_shard_source(opt->shards[i], s->path, sizeof s->path, &run);
         if (stat(s->path, &s->st) != 0)
             return ma_error_set(err, MA_EMISSING, "%s: audit store does not exist", s->path);
         for (size_t j = 0; j < i; j++)

@@ -341,6 +341,11 @@ typedef struct ma_merge_result {
 MA_API int ma_merge_runs(const ma_merge_options *opt, ma_merge_result *out, ma_error *err);
 MA_API void ma_merge_result_free(ma_merge_result *r);
 
+/* A shard argument "STORE" or "STORE:RUN" as the merge reads it: the store's path into path (len
+ * bytes) and the run into *run (0: the store's newest verify run). A name that exists as given is
+ * a store even with a colon. */
+MA_API void ma_merge_shard_source(const char *text, char *path, size_t len, int64_t *run);
+
 /* ================================================================ documents (render/) */
 
 /* The text of a finished run (after ma_vrun_execute returned MA_OK or MA_ECANCELED): unless quiet,

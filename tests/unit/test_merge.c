@@ -536,6 +536,38 @@ static void test_empty_shards_merge_like_any_other(void **state)
     }
 }
 
+/* A shard argument: STORE or STORE:RUN, and a name that exists as given stays whole. The CLI's
+ * output check reads the same split (runs merge refuses OUT = a shard's store). */
+static void test_shard_source_split(void **state)
+{
+    const fixture *fx = *state;
+    char path[1100], named[1100];
+    int64_t run = -1;
+    ma_merge_shard_source("/x/s.sqlite:12", path, sizeof path, &run);
+    assert_string_equal(path, "/x/s.sqlite");
+    assert_int_equal(run, 12);
+    ma_merge_shard_source("/x/s.sqlite", path, sizeof path, &run);
+    assert_string_equal(path, "/x/s.sqlite");
+    assert_int_equal(run, 0);
+    ma_merge_shard_source("/x/s.sqlite:", path, sizeof path, &run); /* no run number: a name */
+    assert_string_equal(path, "/x/s.sqlite:");
+    assert_int_equal(run, 0);
+    ma_merge_shard_source("/x/s.sqlite:1a", path, sizeof path, &run);
+    assert_string_equal(path, "/x/s.sqlite:1a");
+    assert_int_equal(run, 0);
+    snprintf(named, sizeof named, "%s/store:7", fx->dir);
+    FILE *f = fopen(named, "w");
+    assert_non_null(f);
+    fclose(f);
+    ma_merge_shard_source(named, path, sizeof path, &run);
+    assert_string_equal(path, named);
+    assert_int_equal(run, 0);
+    remove(named);
+    ma_merge_shard_source(named, path, sizeof path, &run); /* gone: now it is store, run 7 */
+    assert_int_equal(run, 7);
+    assert_int_equal(strlen(path), strlen(named) - 2);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -544,6 +576,7 @@ int main(void)
         cmocka_unit_test(test_refusals),
         cmocka_unit_test(test_coverage_refusals),
         cmocka_unit_test(test_empty_shards_merge_like_any_other),
+        cmocka_unit_test(test_shard_source_split),
     };
     return cmocka_run_group_tests(tests, group_setup, group_teardown);
 }
