@@ -135,15 +135,13 @@ struct pending {
 
 /* A worker's maps of the walk's current opponent mask (chunk_by_opp), for fused_turns: the mask
  * is the mover mask of every successor without a removal, and the mask less stone x that of every
- * successor removing x. ok: the mask's own map is usable (one op reaches its representative);
- * removed_state[x]: 0 not made yet, 1 usable, 2 several ops (ranked through the cache). */
+ * successor removing x. ok: the mask's own map is made (the walk in entry order has none);
+ * removed_made[x]: the map of the mask less x is made (when the group first needs it). */
 struct group {
     int ok;
     ma_open_mover_map map;
-    uint8_t removed_state[MA_POINTS];
+    uint8_t removed_made[MA_POINTS];
     ma_open_mover_map removed[MA_POINTS];
-    uint16_t pos[MA_VRULES_MAX_TURNS]; /* removal successors ranked in one batch: their place */
-    uint64_t ranks[MA_VRULES_MAX_TURNS];
 };
 
 /* Per-thread counters and discrepancy list. */
@@ -190,25 +188,30 @@ static inline int closes_mill(const ma_vrules *r, uint32_t mover, int d)
 /* ma_vrules_generate of p->pos fused with the ranking of its successors: the same turns in the same
  * order into p->turns (kinds, immediate wins) and their entries into p->succ_entry, each word
  * prefetched. A turn without a removal keeps the entry's opponent mask as the successor's mover
- * mask (the group): its entry is the group's block plus the colex rank of the compressed mover
- * image, updated by two points per turn; a removal of stone x uses the map of the mask less x, or
- * the rank cache when several ops reach that mask's representative. Stops at the first immediate
- * win (it fixes the value whatever the other turns are). MA_EINTERNAL if the turn bound were
- * exceeded (never for a valid position), else 0. */
-static int fused_turns(struct worker *w, struct pending *p)
+ * mask (the group): its entry is the group's block plus the colex rank of the least compressed
+ * mover image over the group's ops (ma_open_mover_map), each image updated by two points per
+ * turn; a removal of stone x uses the map of the mask less x. Stops at the first immediate win (it
+ * fixes the value whatever the other turns are). MA_EINTERNAL if the turn bound were exceeded
+ * (never for a valid position), else 0. n_ops is the group's op count; fused_turns calls this with
+ * the constant 1 for the common case, so that path compiles without the loops over ops. */
+static inline __attribute__((always_inline)) int fused_body(struct worker *w, struct pending *p,
+                                                            const int n_ops)
 {
     const struct job *j = w->job;
     const ma_vrules *r = &j->rules;
     struct group *g = w->grp;
     ma_vturns *t = &p->turns;
     const uint32_t m = p->pos.mover, o = p->pos.opp;
-    const uint32_t *pt = g->map.point;
+    const ma_open_mover_map *gm = &g->map;
     const uint32_t empty = MA_FULL_MASK & ~(m | o);
-    uint32_t cm = 0; /* the compressed image of the mover's points */
-    for (uint32_t x = m; x; x &= x - 1)
-        cm |= pt[__builtin_ctz(x)];
+    uint32_t cm[MA_SYM_OPS]; /* per op: the compressed image of the mover's points */
+    for (int s = 0; s < n_ops; s++) {
+        cm[s] = 0;
+        for (uint32_t x = m; x; x &= x - 1)
+            cm[s] |= gm->point[s][__builtin_ctz(x)];
+    }
     uint32_t removable = 0;
-    int have_removable = 0, n = 0, nb = 0;
+    int have_removable = 0, n = 0;
     t->immediate_wins = 0;
     for (int phase = 0; phase < 2; phase++) {
         if (phase == 0 ? !r->can_place : !r->can_move)
@@ -220,7 +223,9 @@ static int fused_turns(struct worker *w, struct pending *p)
         for (; froms; froms &= froms - 1) {
             int from = phase == 0 ? -1 : __builtin_ctz(froms);
             uint32_t rest = phase == 0 ? m : m & ~(1u << from);
-            uint32_t crest = phase == 0 ? cm : cm & ~pt[from];
+            uint32_t crest[MA_SYM_OPS];
+            for (int s = 0; s < n_ops; s++)
+                crest[s] = phase == 0 ? cm[s] : cm[s] & ~gm->point[s][from];
             uint32_t dest = phase == 0 || r->flying ? empty : empty & r->adj[from];
             for (; dest; dest &= dest - 1) {
                 int d = __builtin_ctz(dest);
@@ -228,7 +233,12 @@ static int fused_turns(struct worker *w, struct pending *p)
                 if (!closes_mill(r, nm, d)) {
                     if (n >= MA_VRULES_MAX_TURNS)
                         return MA_EINTERNAL;
-                    uint64_t e = ma_open_mover_map_rank(&g->map, crest | pt[d], k);
+                    uint32_t c = crest[0] | gm->point[0][d];
+                    for (int s = 1; s < n_ops; s++) {
+                        uint32_t cs = crest[s] | gm->point[s][d];
+                        c = cs < c ? cs : c;
+                    }
+                    uint64_t e = ma_open_mover_map_rank(gm, c, k);
                     if (cf && e < cf->header.entry_count)
                         __builtin_prefetch(cf->body + 2 * e);
                     p->succ_entry[n] = e;
@@ -250,40 +260,28 @@ static int fused_turns(struct worker *w, struct pending *p)
                     if (n >= MA_VRULES_MAX_TURNS)
                         return MA_EINTERNAL;
                     int x = __builtin_ctz(rm);
-                    uint32_t mover = o & ~(1u << x);
-                    if (!g->removed_state[x])
-                        g->removed_state[x] =
-                            ma_open_index_mover_map(j->in->ix, mover, &g->removed[x]) ? 1 : 2;
-                    if (g->removed_state[x] == 1) {
-                        const uint32_t *px = g->removed[x].point;
-                        uint32_t c = 0;
-                        for (uint32_t y = nm; y; y &= y - 1)
-                            c |= px[__builtin_ctz(y)];
-                        uint64_t e = ma_open_mover_map_rank(&g->removed[x], c, k);
-                        if (cfm && e < cfm->header.entry_count)
-                            __builtin_prefetch(cfm->body + 2 * e);
-                        p->succ_entry[n] = e;
-                    } else {
-                        t->succ[nb].mover = mover;
-                        t->succ[nb].opp = nm;
-                        g->pos[nb++] = (uint16_t)n;
+                    if (!g->removed_made[x]) {
+                        (void)ma_open_index_mover_map(j->in->ix, o & ~(1u << x), &g->removed[x]);
+                        g->removed_made[x] = 1;
                     }
+                    uint64_t e = ma_open_mover_map_rank(
+                        &g->removed[x], ma_open_mover_map_least(&g->removed[x], nm), k);
+                    if (cfm && e < cfm->header.entry_count)
+                        __builtin_prefetch(cfm->body + 2 * e);
+                    p->succ_entry[n] = e;
                     t->kind[n++] = (uint8_t)(kind + 1);
                 }
             }
         }
     }
     t->n = n;
-    if (nb) {
-        ma_open_index_rank_many(j->in->ix, w->cache, t->succ, nb, g->ranks);
-        for (int i = 0; i < nb; i++) {
-            const ma_open_file *f = j->child[t->kind[g->pos[i]]];
-            p->succ_entry[g->pos[i]] = g->ranks[i];
-            if (f && g->ranks[i] < f->header.entry_count)
-                __builtin_prefetch(f->body + 2 * g->ranks[i]);
-        }
-    }
     return 0;
+}
+
+static int fused_turns(struct worker *w, struct pending *p)
+{
+    int n_ops = w->grp->map.n_ops;
+    return n_ops == 1 ? fused_body(w, p, 1) : fused_body(w, p, n_ops);
 }
 
 /* Prepares entry e, the board (reps[r], opp). */
@@ -502,7 +500,7 @@ static uint64_t chunk_by_opp(struct worker *w, uint64_t c_lo, uint64_t c_hi)
     for (uint64_t c = c_lo; c < c_hi && !w->rc; c++) {
         /* the group's maps for fused_turns (a pending entry was ranked when it was prepared) */
         g->ok = j->group_maps && ma_open_index_mover_map(j->in->ix, opp, &g->map);
-        memset(g->removed_state, 0, sizeof g->removed_state);
+        memset(g->removed_made, 0, sizeof g->removed_made);
         for (uint64_t t = 0; t < j->n_tiles && !w->rc; t++) {
             const uint64_t *wo = j->without + t * MA_POINTS;
             uint64_t left = j->n_reps - 64 * t;

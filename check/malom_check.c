@@ -414,17 +414,13 @@ struct fworker {
     struct fpending *prev; /* prepared, not yet finished */
     int turn;              /* which slot the next index uses */
     /* The walk's current opponent mask as the mover mask of the successors without a removal
-     * (fused_turns): its map, when one op reaches its representative (group_ok). */
+     * (fused_turns): its map (group_ok: made; the walk by index has no group). */
     int group_ok;
     ma_malom_mover_map group;
     /* The same for the mover mask the removal of the group's stone x leaves (the successors of
-     * every mill-closing turn that removes x), made when the group first needs it:
-     * removed_state[x] 0 not yet made, 1 usable, 2 several ops (ranked through the cache). */
-    uint8_t removed_state[MA_POINTS];
+     * every mill-closing turn that removes x), made when the group first needs it. */
+    uint8_t removed_made[MA_POINTS];
     ma_malom_mover_map removed[MA_POINTS];
-    /* fused_turns: the removal successors to rank in one batch and where their ranks go */
-    uint16_t pos[MA_VRULES_MAX_TURNS];
-    uint64_t ranks[MA_VRULES_MAX_TURNS];
 };
 
 static uint32_t relabel(uint32_t open_mask)
@@ -823,22 +819,28 @@ static inline int closes_mill(const ma_vrules *r, uint32_t mover, int d)
  * successors (docs/malom-verification.md, Performance): the same turns in the same order into
  * p->turns (kinds, immediate wins) and their canonical indices into p->succ. A turn without a
  * removal keeps o as the successor's mover mask, the walk's group (fw->group): its index is the
- * group's block plus the colex rank of the compressed mover image, updated by two points per turn,
- * so no board is written and no cache slot looked up. Removal successors (a mover mask per
- * removed stone) are ranked in one batch through the rank cache. Stops at the first immediate
- * win: it fixes the value whatever the other turns are. */
-static void fused_turns(const ma_malom_index *ix, const struct fast *f, struct fworker *fw,
-                        uint32_t m, uint32_t o, struct fpending *p)
+ * group's block plus the colex rank of the least compressed mover image over the group's ops
+ * (ma_malom_mover_map), each image updated by two points per turn, so no board is written and no
+ * cache slot looked up. A removal of stone x uses the map of o less x, made when the group first
+ * needs it. Stops at the first immediate win: it fixes the value whatever the other turns are.
+ * nops is the group's op count; fused_turns calls this with the constant 1 for the common case, so
+ * that path compiles without the loops over ops. */
+static inline __attribute__((always_inline)) void
+fused_body(const ma_malom_index *ix, const struct fast *f, struct fworker *fw, uint32_t m,
+           uint32_t o, struct fpending *p, const int nops)
 {
     const ma_vrules *r = &f->rules;
     ma_vturns *t = &p->turns;
-    const uint32_t *pt = fw->group.point;
+    const ma_malom_mover_map *g = &fw->group;
     const uint32_t empty = MA_FULL_MASK & ~(m | o);
-    uint32_t cm = 0; /* the compressed image of the mover's points */
-    for (uint32_t x = m; x; x &= x - 1)
-        cm |= pt[__builtin_ctz(x)];
+    uint32_t cm[MA_MALOM_SYM_OPS]; /* per op: the compressed image of the mover's points */
+    for (int s = 0; s < nops; s++) {
+        cm[s] = 0;
+        for (uint32_t x = m; x; x &= x - 1)
+            cm[s] |= g->point[s][__builtin_ctz(x)];
+    }
     uint32_t removable = 0;
-    int have_removable = 0, n = 0, nb = 0;
+    int have_removable = 0, n = 0;
     t->immediate_wins = 0;
     for (int phase = 0; phase < 2; phase++) {
         if (phase == 0 ? !r->can_place : !r->can_move)
@@ -847,7 +849,9 @@ static void fused_turns(const ma_malom_index *ix, const struct fast *f, struct f
         for (; froms; froms &= froms - 1) {
             int from = phase == 0 ? -1 : __builtin_ctz(froms);
             uint32_t rest = phase == 0 ? m : m & ~(1u << from);
-            uint32_t crest = phase == 0 ? cm : cm & ~pt[from];
+            uint32_t crest[MA_MALOM_SYM_OPS];
+            for (int s = 0; s < nops; s++)
+                crest[s] = phase == 0 ? cm[s] : cm[s] & ~g->point[s][from];
             uint32_t dest = phase == 0 || r->flying ? empty : empty & r->adj[from];
             int kind = phase == 0 ? MA_TURN_PLACE : MA_TURN_MOVE;
             int k = phase == 0 ? f->w + 1 : f->w; /* the successor's opponent stones */
@@ -858,7 +862,12 @@ static void fused_turns(const ma_malom_index *ix, const struct fast *f, struct f
                 int d = __builtin_ctz(dest);
                 uint32_t nm = rest | 1u << d;
                 if (!closes_mill(r, nm, d)) {
-                    uint64_t idx = ma_malom_mover_map_rank(&fw->group, crest | pt[d], k);
+                    uint32_t c = crest[0] | g->point[0][d];
+                    for (int s = 1; s < nops; s++) {
+                        uint32_t cs = crest[s] | g->point[s][d];
+                        c = cs < c ? cs : c;
+                    }
+                    uint64_t idx = ma_malom_mover_map_rank(g, c, k);
                     if (ent)
                         __builtin_prefetch(ent + idx * esize);
                     p->succ[n] = idx;
@@ -879,39 +888,30 @@ static void fused_turns(const ma_malom_index *ix, const struct fast *f, struct f
                 const struct fchild *chm = &f->ch[kind + 1];
                 for (uint32_t rm = removable; rm; rm &= rm - 1) {
                     int x = __builtin_ctz(rm);
-                    uint32_t mover = o & ~(1u << x);
-                    if (!fw->removed_state[x])
-                        fw->removed_state[x] =
-                            ma_malom_index_mover_map(ix, mover, &fw->removed[x]) ? 1 : 2;
-                    if (fw->removed_state[x] == 1) {
-                        const uint32_t *px = fw->removed[x].point;
-                        uint32_t c = 0;
-                        for (uint32_t y = nm; y; y &= y - 1)
-                            c |= px[__builtin_ctz(y)];
-                        uint64_t idx = ma_malom_mover_map_rank(&fw->removed[x], c, k);
-                        if (chm->file)
-                            __builtin_prefetch(chm->view.entries + idx * (uint64_t)chm->view.entry_size);
-                        p->succ[n] = idx;
-                    } else {
-                        t->succ[nb].mover = mover;
-                        t->succ[nb].opp = nm;
-                        fw->pos[nb++] = (uint16_t)n;
+                    if (!fw->removed_made[x]) {
+                        (void)ma_malom_index_mover_map(ix, o & ~(1u << x), &fw->removed[x]);
+                        fw->removed_made[x] = 1;
                     }
+                    uint64_t idx = ma_malom_mover_map_rank(
+                        &fw->removed[x], ma_malom_mover_map_least(&fw->removed[x], nm), k);
+                    if (chm->file)
+                        __builtin_prefetch(chm->view.entries + idx * (uint64_t)chm->view.entry_size);
+                    p->succ[n] = idx;
                     t->kind[n++] = (uint8_t)(kind + 1);
                 }
             }
         }
     }
     t->n = n;
-    if (nb) {
-        ma_malom_index_rank_many(ix, &fw->cache, t->succ, nb, fw->ranks);
-        for (int j = 0; j < nb; j++) {
-            const struct fchild *ch = &f->ch[t->kind[fw->pos[j]]];
-            p->succ[fw->pos[j]] = fw->ranks[j];
-            if (ch->file)
-                __builtin_prefetch(ch->view.entries + fw->ranks[j] * (uint64_t)ch->view.entry_size);
-        }
-    }
+}
+
+static void fused_turns(const ma_malom_index *ix, const struct fast *f, struct fworker *fw,
+                        uint32_t m, uint32_t o, struct fpending *p)
+{
+    if (fw->group.nops == 1)
+        fused_body(ix, f, fw, m, o, p, 1);
+    else
+        fused_body(ix, f, fw, m, o, p, fw->group.nops);
 }
 
 /* Prepares index idx, the board (reps[r], opp): marker rule, stored entry, turns, successor
@@ -1246,7 +1246,7 @@ static uint64_t fast_chunk(struct worker *w, uint64_t c_lo, uint64_t c_hi)
         /* The group's map for fused_turns (the pending index was ranked when it was prepared,
          * so changing the map here does not touch it). */
         fw->group_ok = ma_malom_index_prepared(ix, f->b) && ma_malom_index_mover_map(ix, opp, &fw->group);
-        memset(fw->removed_state, 0, sizeof fw->removed_state);
+        memset(fw->removed_made, 0, sizeof fw->removed_made);
         for (uint64_t t = 0; t < f->n_tiles && !w->rc; t++) {
           const uint64_t *wo = f->without + t * MA_POINTS;
           uint64_t left = f->n_reps - 64 * t; /* representatives in this tile */

@@ -705,16 +705,15 @@ int ma_malom_index_mover_map(const ma_malom_index *ix, uint32_t malom_mover, ma_
 {
     ma_malom_rank_slot slot, *s = &slot; /* about 3 KiB, its compress map unused here */
     fill_slot(ix, s, malom_mover & MA_FULL_MASK);
-    int one = s->nops == 1;
-    if (one) {
-        fill_q(s);
+    fill_q(s);
+    mm->nops = s->nops;
+    for (int k = 0; k < s->nops; k++)
         for (int p = 0; p < MA_POINTS; p++) {
-            uint32_t img = apply_mask(s->ops[0], 1u << p);
-            mm->point[p] = img & s->rep ? 0u : 1u << s->q[__builtin_ctz(img)];
+            uint32_t img = apply_mask(s->ops[k], 1u << p);
+            mm->point[k][p] = img & s->rep ? 0u : 1u << s->q[__builtin_ctz(img)];
         }
-        for (int k = 0; k <= MA_POINTS; k++)
-            mm->block[k] = (uint64_t)s->f_rank * binom(MA_POINTS - s->w, k);
-        mm->colex = ix->colex_byte;
-    }
-    return one;
+    for (int k = 0; k <= MA_POINTS; k++)
+        mm->block[k] = (uint64_t)s->f_rank * binom(MA_POINTS - s->w, k);
+    mm->colex = ix->colex_byte;
+    return mm->nops;
 }

@@ -512,15 +512,6 @@ static inline uint32_t colex_of(const ma_open_index *ix, uint32_t c)
            ix->colex_byte[2][j2][c >> 16];
 }
 
-uint64_t ma_open_index_g_rank(const ma_open_index *ix, uint32_t rep, uint32_t opp)
-{
-    uint32_t c = 0, free_pts = ~rep & MA_FULL_MASK;
-    for (; opp; opp &= opp - 1) {
-        int p = __builtin_ctz(opp);
-        c |= 1u << popcount24(free_pts & ((1u << p) - 1));
-    }
-    return colex_of(ix, c);
-}
 
 static void fill_rank_slot(const ma_open_index *ix, ma_open_rank_slot *s, uint32_t m)
 {
@@ -613,6 +604,22 @@ static inline uint32_t compress_slow(const ma_open_index *ix, const ma_open_rank
     return c;
 }
 
+/* The checker's walk ranks every entry's opponent part here: a bit extract where the CPU has a fast
+ * one (about 20 instructions instead of about 85 for the loop: cachegrind, std 4_4_0_0). */
+uint64_t ma_open_index_g_rank(const ma_open_index *ix, uint32_t rep, uint32_t opp)
+{
+#if defined(__x86_64__) && defined(__GNUC__)
+    if (ix->use_pext)
+        return colex_of(ix, compress_pext(opp & MA_FULL_MASK, rep));
+#endif
+    uint32_t c = 0, free_pts = ~rep & MA_FULL_MASK;
+    for (; opp; opp &= opp - 1) {
+        int p = __builtin_ctz(opp);
+        c |= 1u << popcount24(free_pts & ((1u << p) - 1));
+    }
+    return colex_of(ix, c);
+}
+
 void ma_open_index_rank_many(const ma_open_index *ix, ma_open_rank_cache *cache,
                              const ma_board *boards, int n, uint64_t *out)
 {
@@ -646,14 +653,14 @@ int ma_open_index_mover_map(const ma_open_index *ix, uint32_t mover, ma_open_mov
 {
     ma_open_rank_slot slot, *s = &slot; /* about 3 KiB, its compress map unused here */
     fill_rank_slot(ix, s, mover & MA_FULL_MASK);
-    if (s->n_ops != 1)
-        return 0;
-    for (int p = 0; p < MA_POINTS; p++) {
-        uint32_t img = perm_fast(ix, s->ops[0], 1u << p);
-        mm->point[p] = img & s->rep ? 0u : 1u << s->q[__builtin_ctz(img)];
-    }
+    mm->n_ops = s->n_ops;
+    for (int k = 0; k < s->n_ops; k++)
+        for (int p = 0; p < MA_POINTS; p++) {
+            uint32_t img = perm_fast(ix, s->ops[k], 1u << p);
+            mm->point[k][p] = img & s->rep ? 0u : 1u << s->q[__builtin_ctz(img)];
+        }
     for (int k = 0; k <= MA_POINTS; k++)
         mm->block[k] = s->rep_rank * ix->binom[MA_POINTS - s->w][k];
     mm->colex = ix->colex_byte;
-    return 1;
+    return mm->n_ops;
 }

@@ -374,6 +374,49 @@ static void test_rank_many_matches_rank(void **state)
     ma_malom_index_free(plain);
 }
 
+/* The checkers' per-group ranking (ma_malom_mover_map): the least compressed image over the ops
+ * reaching the mover's representative, ranked through the byte tables, equals
+ * ma_malom_index_rank for random boards of every (W, B), symmetric mover masks (several ops) and
+ * the empty mover (all 16) included, and after the mover's points moved one at a time as turns
+ * move them. */
+static void test_mover_map_matches_rank(void **state)
+{
+    (void)state;
+    ma_error err;
+    for (int w = 0; w <= MA_MALOM_MAX_STONES; w++)
+        assert_int_equal(ma_malom_index_prepare_movers(g_ix, w, &err), MA_OK);
+    ma_malom_mover_map *mm = malloc(sizeof *mm);
+    assert_non_null(mm);
+    uint64_t x = 0xB7E151628AED2A6Bull;
+    int several = 0;
+    for (int w = 0; w <= MA_MALOM_MAX_STONES; w++)
+        for (int b = 0; w + b <= MA_POINTS && b <= MA_MALOM_MAX_STONES; b++)
+            for (int t = 0; t < 40; t++) {
+                uint32_t mover = random_points(&x, w, 0);
+                if (t & 1) {
+                    int op = (int)(next_random(&x) % MA_MALOM_SYM_OPS);
+                    ma_board half = {random_points(&x, w / 2, 0), 0};
+                    uint32_t sym = half.mover | ma_malom_sym_apply(op, half).mover;
+                    if (__builtin_popcount(sym) == w)
+                        mover = sym;
+                }
+                int nops = ma_malom_index_mover_map(g_ix, ma_malom_mask_from_open(mover), mm);
+                assert_int_equal(nops, mm->nops);
+                assert_true(nops >= 1 && nops <= MA_MALOM_SYM_OPS);
+                if (w == 0)
+                    assert_int_equal(nops, MA_MALOM_SYM_OPS);
+                several += nops > 1;
+                for (int i = 0; i < 8; i++) {
+                    ma_board board = {mover, random_points(&x, b, mover)};
+                    uint32_t c = ma_malom_mover_map_least(mm, ma_malom_mask_from_open(board.opp));
+                    assert_int_equal(ma_malom_mover_map_rank(mm, c, b),
+                                     ma_malom_index_rank(g_ix, board, NULL));
+                }
+            }
+    assert_true(several > 100);
+    free(mm);
+}
+
 /* The Malom-numbered pieces the checker walks entries with: the raw index of an unranked board is
  * f_rank * C(24 - W, B) + g_rank, the representative list is the unranked mover mask, and
  * ma_malom_apply_mask is ma_malom_sym_apply on one mask. */
@@ -644,6 +687,7 @@ int main(void)
         cmocka_unit_test(test_rank_unrank_round_trip),
         cmocka_unit_test(test_rank_with_mover_part_matches_rank),
         cmocka_unit_test(test_rank_many_matches_rank),
+        cmocka_unit_test(test_mover_map_matches_rank),
         cmocka_unit_test(test_malom_numbered_helpers),
         cmocka_unit_test(test_concurrent_use_after_prepare),
         cmocka_unit_test(test_markers_of_every_fixture_entry),

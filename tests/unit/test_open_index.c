@@ -450,16 +450,64 @@ static void test_rank_many_equals_rank(void **state)
         assert_true(tabled > 0);
         free(cache);
     }
-    ma_open_index_use_bit_extract(ix, 1);
-    for (int w = 0; w <= 12; w++)
-        for (int b = 0; b <= 12 && w + b <= 24; b++) {
-            uint64_t n = ma_open_index_entry_count(ix, w, b), per = ma_open_binomial(24 - w, b);
-            for (int i = 0; i < 50 && n; i++) {
-                uint64_t e = ((uint64_t)rnd() << 20 ^ rnd()) % n;
-                ma_board board = ma_open_index_unrank(ix, w, b, e);
-                assert_int_equal(ma_open_index_g_rank(ix, board.mover, board.opp), e % per);
+    /* g_rank by bit extract (where the CPU has a fast one) and by the portable loop */
+    for (int mode = 1; mode >= 0; mode--) {
+        ma_open_index_use_bit_extract(ix, mode);
+        for (int w = 0; w <= 12; w++)
+            for (int b = 0; b <= 12 && w + b <= 24; b++) {
+                uint64_t n = ma_open_index_entry_count(ix, w, b), per = ma_open_binomial(24 - w, b);
+                for (int i = 0; i < 50 && n; i++) {
+                    uint64_t e = ((uint64_t)rnd() << 20 ^ rnd()) % n;
+                    ma_board board = ma_open_index_unrank(ix, w, b, e);
+                    assert_int_equal(ma_open_index_g_rank(ix, board.mover, board.opp), e % per);
+                }
             }
-        }
+    }
+    ma_open_index_use_bit_extract(ix, 1);
+}
+
+/* The checker's per-group ranking (ma_open_mover_map): the least compressed image over the ops
+ * reaching the mover's representative, ranked through the byte tables, equals ma_open_index_rank
+ * for random boards of every (W, B), symmetric mover masks (several ops) and the empty mover
+ * (all 16) included. */
+static void test_mover_map_equals_rank(void **state)
+{
+    (void)state;
+    static const int involutions[] = {2, 4, 5, 6, 7, 8, 10, 12, 13, 14, 15};
+    ma_open_mover_map *mm = malloc(sizeof *mm);
+    assert_non_null(mm);
+    int several = 0;
+    for (int w = 0; w <= 12; w++)
+        for (int b = 0; b <= 12 && w + b <= 24; b++)
+            for (int round = 0; round < 40; round++) {
+                uint32_t m = random_board(w, 0).mover;
+                if (round & 1) {
+                    int k = involutions[rnd() % (sizeof involutions / sizeof *involutions)];
+                    ma_board half = random_board(w / 2, 0);
+                    uint32_t sym = half.mover | ma_open_index_apply(ix, k, half).mover;
+                    if (__builtin_popcount(sym) == w)
+                        m = sym;
+                }
+                int n_ops = ma_open_index_mover_map(ix, m, mm);
+                assert_int_equal(n_ops, mm->n_ops);
+                assert_true(n_ops >= 1 && n_ops <= MA_SYM_OPS);
+                if (w == 0)
+                    assert_int_equal(n_ops, MA_SYM_OPS);
+                several += n_ops > 1;
+                for (int i = 0; i < 8; i++) {
+                    ma_board board = {m, 0};
+                    while (__builtin_popcount(board.opp) < b) {
+                        uint32_t bit = 1u << (rnd() % 24);
+                        if (!(m & bit))
+                            board.opp |= bit;
+                    }
+                    uint32_t c = ma_open_mover_map_least(mm, board.opp);
+                    assert_int_equal(ma_open_mover_map_rank(mm, c, b),
+                                     ma_open_index_rank(ix, board, NULL));
+                }
+            }
+    assert_true(several > 100);
+    free(mm);
 }
 
 /* With the mover table the mover part is looked up instead of computed: it must be the same. */
@@ -520,6 +568,7 @@ int main(void)
         cmocka_unit_test(test_rank_many_equals_rank),
         cmocka_unit_test(test_rank_opp_equals_rank),
         cmocka_unit_test(test_mover_table_equals_computed_mover_part),
+        cmocka_unit_test(test_mover_map_equals_rank),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }
