@@ -117,7 +117,32 @@ struct job {
     _Atomic uint64_t *visited;
     _Atomic uint64_t next_chunk;
     atomic_int canceled; /* set by the worker that saw in->cancel */
+    /* turn_score[word]: the value to the mover of a turn to a successor whose stored word is
+     * word, as a score (value_from_score), or TURN_BAD for a word no successor can hold; one
+     * load per successor instead of a decode with three data-dependent branches */
+    int32_t turn_score[1u << 16];
 };
+
+enum { TURN_BAD = INT32_MIN };
+
+/* §5.3: bits 15-14 outcome (01 loss, 10 draw, 11 win), bits 13-0 depth. A successor that wins in n
+ * (n odd: the mover there moves last) means a loss in n + 1 here, one that loses in n (n even) a
+ * win in n + 1; a draw is 0x8000 exactly. Anything else (a wrong parity, 00, a draw with a depth)
+ * is not a value a successor may hold. */
+static void fill_turn_scores(int32_t *score)
+{
+    for (uint32_t word = 0; word < (1u << 16); word++) {
+        uint32_t oc = word >> 14, depth = word & 0x3FFFu;
+        if (oc == 3 && (depth & 1u))
+            score[word] = -65536 + (int32_t)depth + 1;
+        else if (oc == 1 && !(depth & 1u))
+            score[word] = 65536 - (int32_t)depth - 1;
+        else if (word == 0x8000u)
+            score[word] = 0;
+        else
+            score[word] = TURN_BAD;
+    }
+}
 
 /* One entry between its preparation (board, turns, successor ranks, prefetches issued) and its
  * evaluation: two are in flight per thread so the words of one entry arrive from memory while the
@@ -218,7 +243,7 @@ static inline __attribute__((always_inline)) int fused_body(struct worker *w, st
             continue;
         int kind = phase == 0 ? MA_TURN_PLACE : MA_TURN_MOVE;
         int k = phase == 0 ? j->w + 1 : j->w; /* the successor's opponent stones */
-        const ma_open_file *cf = j->child[kind], *cfm = j->child[kind + 1];
+        const ma_open_file *cfm = j->child[kind + 1];
         uint32_t froms = phase == 0 ? 1u : m; /* placing: one pass with no stone lifted */
         for (; froms; froms &= froms - 1) {
             int from = phase == 0 ? -1 : __builtin_ctz(froms);
@@ -238,9 +263,9 @@ static inline __attribute__((always_inline)) int fused_body(struct worker *w, st
                         uint32_t cs = crest[s] | gm->point[s][d];
                         c = cs < c ? cs : c;
                     }
+                    /* no prefetch: these successors share one block of the child, the group's,
+                     * which stays in cache while the group is walked */
                     uint64_t e = ma_open_mover_map_rank(gm, c, k);
-                    if (cf && e < cf->header.entry_count)
-                        __builtin_prefetch(cf->body + 2 * e);
                     p->succ_entry[n] = e;
                     t->kind[n++] = (uint8_t)kind;
                     continue;
@@ -399,17 +424,9 @@ static void finish(struct worker *w, struct pending *p)
                 bad_succ = 1;
                 continue;
             }
-            /* §5.3 inline: bits 15-14 outcome (01 loss, 10 draw, 11 win), depth parity */
             uint32_t word = (uint32_t)f->body[2 * se] | (uint32_t)f->body[2 * se + 1] << 8;
-            uint32_t oc = word >> 14, depth = word & 0x3FFFu;
-            int32_t sc;
-            if (oc == 3 && (depth & 1u))
-                sc = -65536 + (int32_t)depth + 1; /* the successor wins in n: we lose in n + 1 */
-            else if (oc == 1 && !(depth & 1u))
-                sc = 65536 - (int32_t)depth - 1;  /* the successor loses in n: we win in n + 1 */
-            else if (word == 0x8000u)
-                sc = 0;
-            else {
+            int32_t sc = j->turn_score[word];
+            if (sc == TURN_BAD) {
                 bad_succ = 1;
                 continue;
             }
@@ -718,6 +735,7 @@ int ma_check_sector(ma_check_result *out, const ma_check_input *in, ma_error *er
     }
     j->w = h->sector.w;
     j->b = h->sector.b;
+    fill_turn_scores(j->turn_score);
     j->group_maps = j->b > 0 && ma_open_index_prepared(in->ix, j->b) &&
                     ma_open_index_prepared(in->ix, j->b - 1);
     for (int k = 0; k < MA_TURN_KINDS; k++)
