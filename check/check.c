@@ -95,6 +95,7 @@ int ma_check_prepare_index(ma_open_index *ix, ma_variant v, ma_sector s, ma_erro
 struct job {
     const ma_check_input *in;
     ma_vrules rules;
+    ma_mill_table mill; /* the rules' mill lines for fused_turns */
     const ma_open_file *child[MA_TURN_KINDS];
     ma_open_file resident[MA_TURN_KINDS]; /* huge-page copies of the successor bodies */
     void *resident_mem[MA_TURN_KINDS];
@@ -202,14 +203,6 @@ static int push_item(struct worker *w, const ma_check_item *it)
     return 0;
 }
 
-/* The mill test of check/rules.c (ma_vrules_closes_mill) inline: the turn to point d leaves the
- * mover on `mover`; unused partner slots hold a mask no mover contains. */
-static inline int closes_mill(const ma_vrules *r, uint32_t mover, int d)
-{
-    const uint32_t *pt = r->partners[d];
-    return ((mover & pt[0]) == pt[0]) | ((mover & pt[1]) == pt[1]) | ((mover & pt[2]) == pt[2]);
-}
-
 /* ma_vrules_generate of p->pos fused with the ranking of its successors: the same turns in the same
  * order into p->turns (kinds, immediate wins) and their entries into p->succ_entry, each word
  * prefetched. A turn without a removal keeps the entry's opponent mask as the successor's mover
@@ -248,6 +241,7 @@ static inline __attribute__((always_inline)) int fused_body(struct worker *w, st
         for (; froms; froms &= froms - 1) {
             int from = phase == 0 ? -1 : __builtin_ctz(froms);
             uint32_t rest = phase == 0 ? m : m & ~(1u << from);
+            uint64_t gaps = ma_mill_gaps(rest);
             uint32_t crest[MA_SYM_OPS];
             for (int s = 0; s < n_ops; s++)
                 crest[s] = phase == 0 ? cm[s] : cm[s] & ~gm->point[s][from];
@@ -255,7 +249,7 @@ static inline __attribute__((always_inline)) int fused_body(struct worker *w, st
             for (; dest; dest &= dest - 1) {
                 int d = __builtin_ctz(dest);
                 uint32_t nm = rest | 1u << d;
-                if (!closes_mill(r, nm, d)) {
+                if (!ma_mill_closes(&j->mill, gaps, d)) {
                     if (n >= MA_VRULES_MAX_TURNS)
                         return MA_EINTERNAL;
                     uint32_t c = crest[0] | gm->point[0][d];
@@ -725,6 +719,7 @@ int ma_check_sector(ma_check_result *out, const ma_check_input *in, ma_error *er
         free(j);
         return rc;
     }
+    ma_mill_table_init(&j->mill, &j->rules);
     j->in = in;
     j->entries = h->entry_count;
     j->per_rep = ma_open_binomial(MA_POINTS - h->sector.w, h->sector.b);

@@ -349,6 +349,7 @@ enum { RANK_BROKEN = -1, RANK_SLOW = -2 };
 
 struct fast {
     ma_vrules rules;           /* the sector's rules on Malom-numbered points */
+    ma_mill_table mill;        /* their mill lines for fused_turns */
     ma_malom_view self;
     struct fchild ch[MA_TURN_KINDS];
     int w, b;
@@ -705,6 +706,7 @@ static int fast_setup(struct shared *sh)
     if (!f)
         return MA_ENOMEM;
     rules_to_malom(&sh->rules, &f->rules);
+    ma_mill_table_init(&f->mill, &f->rules);
     ma_malom_file_view(sh->in->file, &f->self);
     f->w = sh->sector.w;
     f->b = sh->sector.b;
@@ -807,14 +809,6 @@ static int index_bug(struct worker *w, uint64_t idx, uint64_t back)
                         (unsigned long long)idx, (unsigned long long)back);
 }
 
-/* The mill test of check/rules.c (ma_vrules_closes_mill) inline: the turn to point d leaves the
- * mover on `mover`; unused partner slots hold a mask no mover contains. */
-static inline int closes_mill(const ma_vrules *r, uint32_t mover, int d)
-{
-    const uint32_t *pt = r->partners[d];
-    return ((mover & pt[0]) == pt[0]) | ((mover & pt[1]) == pt[1]) | ((mover & pt[2]) == pt[2]);
-}
-
 /* ma_vrules_generate on the Malom-numbered board (m, o), fused with the ranking of its
  * successors (docs/malom-verification.md, Performance): the same turns in the same order into
  * p->turns (kinds, immediate wins) and their canonical indices into p->succ. A turn without a
@@ -849,6 +843,7 @@ fused_body(const ma_malom_index *ix, const struct fast *f, struct fworker *fw, u
         for (; froms; froms &= froms - 1) {
             int from = phase == 0 ? -1 : __builtin_ctz(froms);
             uint32_t rest = phase == 0 ? m : m & ~(1u << from);
+            uint64_t gaps = ma_mill_gaps(rest);
             uint32_t crest[MA_MALOM_SYM_OPS];
             for (int s = 0; s < nops; s++)
                 crest[s] = phase == 0 ? cm[s] : cm[s] & ~g->point[s][from];
@@ -858,7 +853,7 @@ fused_body(const ma_malom_index *ix, const struct fast *f, struct fworker *fw, u
             for (; dest; dest &= dest - 1) {
                 int d = __builtin_ctz(dest);
                 uint32_t nm = rest | 1u << d;
-                if (!closes_mill(r, nm, d)) {
+                if (!ma_mill_closes(&f->mill, gaps, d)) {
                     uint32_t c = crest[0] | g->point[0][d];
                     for (int s = 1; s < nops; s++) {
                         uint32_t cs = crest[s] | g->point[s][d];
