@@ -313,15 +313,20 @@ static void test_bad_successor_makes_entries_unverifiable_and_classify_finds_roo
         if (!mill) /* reached from a parent by a placement that closes no mill */
             break;
     }
-    fx->child_words[ce] = 0x4001;
-    map_both(fx);
+    /* Words no successor may hold (§5.3): a loss of odd depth, a win of even depth (the side to
+     * move there cannot have moved last), a draw with a depth, outcome 00. */
+    static const uint16_t bad_words[] = {0x4001, 0xC002, 0xC000, 0x8001, 0xBFFF, 0x0000, 0x0005};
     ma_check_result res;
-    run_check(fx, &res, 1, 1);
-    assert_int_equal(res.discrepancies, 0);
-    assert_true(res.unverifiable > 0);
-    assert_int_equal(res.verified + res.unverifiable, fx->parent_n);
-    ma_check_result_free(&res);
-    unmap_both(fx);
+    for (size_t i = 0; i < sizeof bad_words / sizeof *bad_words; i++) {
+        fx->child_words[ce] = bad_words[i];
+        map_both(fx);
+        run_check(fx, &res, 1 + (int)(i & 1), 1);
+        assert_int_equal(res.discrepancies, 0);
+        assert_true(res.unverifiable > 0);
+        assert_int_equal(res.verified + res.unverifiable, fx->parent_n);
+        ma_check_result_free(&res);
+        unmap_both(fx);
+    }
 
     /* The same child entry as a loss in 0: its draw parents become wins in 1, i.e. discrepancies
      * propagated from the child's own discrepancy. */
