@@ -316,16 +316,17 @@ uint64_t ma_malom_index_rep_count(const ma_malom_index *ix, int w)
     return ma_malom_index_prepared(ix, w) ? ix->rep_count[w] : 0;
 }
 
+/* The place of rep in the increasing list of representatives (the last entry <= rep). A binary
+ * search whose step is a conditional move, not a branch (the checker's reference round trip of
+ * every marker index comes through here). */
 static uint32_t f_rank(const ma_malom_index *ix, int w, uint32_t rep)
 {
     const uint32_t *list = ix->reps[w];
-    uint32_t lo = 0, hi = ix->rep_count[w];
-    while (hi - lo > 1) {
-        uint32_t mid = lo + (hi - lo) / 2;
-        if (list[mid] <= rep)
-            lo = mid;
-        else
-            hi = mid;
+    uint32_t lo = 0, n = ix->rep_count[w];
+    while (n > 1) {
+        uint32_t half = n / 2;
+        lo = list[lo + half] <= rep ? lo + half : lo;
+        n -= half;
     }
     return lo;
 }
