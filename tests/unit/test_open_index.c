@@ -56,6 +56,34 @@ static ma_board random_board(int w, int b)
     return r;
 }
 
+/* b random points outside m. */
+static uint32_t random_opp(uint32_t m, int b)
+{
+    uint32_t opp = 0;
+    while (__builtin_popcount(opp) < b) {
+        uint32_t bit = 1u << (rnd() % 24);
+        if (!(m & bit))
+            opp |= bit;
+    }
+    return opp;
+}
+
+/* A random mover of w stones; when symmetric, if it can be, the union of a set and its image under
+ * an involution (so several ops reach its representative). */
+static uint32_t random_mover(int w, int symmetric)
+{
+    static const int involutions[] = {2, 4, 5, 6, 7, 8, 10, 12, 13, 14, 15};
+    uint32_t m = random_board(w, 0).mover;
+    if (symmetric) {
+        int k = involutions[rnd() % (sizeof involutions / sizeof *involutions)];
+        ma_board half = random_board(w / 2, 0);
+        uint32_t sym = half.mover | ma_open_index_apply(ix, k, half).mover;
+        if (__builtin_popcount(sym) == w)
+            m = sym;
+    }
+    return m;
+}
+
 static void test_rep_counts_match_spec(void **state)
 {
     (void)state;
@@ -383,12 +411,7 @@ static void test_rank_opp_equals_rank(void **state)
             continue;
         int room = 24 - __builtin_popcount(m);
         int b = (int)(rnd() % (unsigned)((room < 12 ? room : 12) + 1));
-        ma_board board = {m, 0};
-        while (__builtin_popcount(board.opp) < b) {
-            uint32_t bit = 1u << (rnd() % 24);
-            if (!(m & bit))
-                board.opp |= bit;
-        }
+        ma_board board = {m, random_opp(m, b)};
         check_rank_opp(board, &multi_op);
     }
     assert_true(multi_op > 1000);
@@ -400,7 +423,6 @@ static void test_rank_opp_equals_rank(void **state)
 static void test_rank_many_equals_rank(void **state)
 {
     (void)state;
-    static const int involutions[] = {2, 4, 5, 6, 7, 8, 10, 12, 13, 14, 15};
     for (int mode = 1; mode >= 0; mode--) {
         ma_open_index_use_bit_extract(ix, mode);
         ma_open_rank_cache *cache = calloc(1, sizeof *cache);
@@ -410,22 +432,10 @@ static void test_rank_many_equals_rank(void **state)
                 for (int round = 0; round < 40; round++) {
                     ma_board batch[24];
                     uint64_t got[24];
-                    uint32_t m = random_board(w, 0).mover;
-                    if (round & 1) {
-                        int k = involutions[rnd() % (sizeof involutions / sizeof *involutions)];
-                        ma_board half = random_board(w / 2, 0);
-                        uint32_t sym = half.mover | ma_open_index_apply(ix, k, half).mover;
-                        if (__builtin_popcount(sym) == w)
-                            m = sym;
-                    }
+                    uint32_t m = random_mover(w, round & 1);
                     for (int i = 0; i < 24; i++) {
                         batch[i].mover = i < 12 ? m : random_board(w, 0).mover;
-                        batch[i].opp = 0;
-                        while (__builtin_popcount(batch[i].opp) < b) {
-                            uint32_t bit = 1u << (rnd() % 24);
-                            if (!(batch[i].mover & bit))
-                                batch[i].opp |= bit;
-                        }
+                        batch[i].opp = random_opp(batch[i].mover, b);
                     }
                     for (int again = 0; again < 3; again++) {
                         ma_open_index_rank_many(ix, cache, batch, 24, got);
@@ -434,14 +444,8 @@ static void test_rank_many_equals_rank(void **state)
                         /* the same mover with new opponents: from its
                          * MA_OPEN_RANK_TABLES_AFTER-th board on, the slot ranks through its
                          * byte tables */
-                        for (int i = 0; i < 12; i++) {
-                            batch[i].opp = 0;
-                            while (__builtin_popcount(batch[i].opp) < b) {
-                                uint32_t bit = 1u << (rnd() % 24);
-                                if (!(batch[i].mover & bit))
-                                    batch[i].opp |= bit;
-                            }
-                        }
+                        for (int i = 0; i < 12; i++)
+                            batch[i].opp = random_opp(batch[i].mover, b);
                     }
                 }
         int tabled = 0;
@@ -473,21 +477,13 @@ static void test_rank_many_equals_rank(void **state)
 static void test_mover_map_equals_rank(void **state)
 {
     (void)state;
-    static const int involutions[] = {2, 4, 5, 6, 7, 8, 10, 12, 13, 14, 15};
     ma_open_mover_map *mm = malloc(sizeof *mm);
     assert_non_null(mm);
     int several = 0;
     for (int w = 0; w <= 12; w++)
         for (int b = 0; b <= 12 && w + b <= 24; b++)
             for (int round = 0; round < 40; round++) {
-                uint32_t m = random_board(w, 0).mover;
-                if (round & 1) {
-                    int k = involutions[rnd() % (sizeof involutions / sizeof *involutions)];
-                    ma_board half = random_board(w / 2, 0);
-                    uint32_t sym = half.mover | ma_open_index_apply(ix, k, half).mover;
-                    if (__builtin_popcount(sym) == w)
-                        m = sym;
-                }
+                uint32_t m = random_mover(w, round & 1);
                 int n_ops = ma_open_index_mover_map(ix, m, mm);
                 assert_int_equal(n_ops, mm->n_ops);
                 assert_true(n_ops >= 1 && n_ops <= MA_SYM_OPS);
@@ -495,12 +491,7 @@ static void test_mover_map_equals_rank(void **state)
                     assert_int_equal(n_ops, MA_SYM_OPS);
                 several += n_ops > 1;
                 for (int i = 0; i < 8; i++) {
-                    ma_board board = {m, 0};
-                    while (__builtin_popcount(board.opp) < b) {
-                        uint32_t bit = 1u << (rnd() % 24);
-                        if (!(m & bit))
-                            board.opp |= bit;
-                    }
+                    ma_board board = {m, random_opp(m, b)};
                     uint32_t c = ma_open_mover_map_least(mm, board.opp);
                     assert_int_equal(ma_open_mover_map_rank(mm, c, b),
                                      ma_open_index_rank(ix, board, NULL));
