@@ -126,22 +126,16 @@ struct job {
 
 enum { TURN_BAD = INT32_MIN };
 
-/* §5.3: bits 15-14 outcome (01 loss, 10 draw, 11 win), bits 13-0 depth. A successor that wins in n
- * (n odd: the mover there moves last) means a loss in n + 1 here, one that loses in n (n even) a
- * win in n + 1; a draw is 0x8000 exactly. Anything else (a wrong parity, 00, a draw with a depth)
- * is not a value a successor may hold. */
+/* A successor's word as the score of the turn to it: its value (§5.3, ma_open_value_decode, which
+ * refuses a wrong depth parity and a draw with a depth) negated to the mover's view. A word no
+ * successor may hold, including "no value" (a canonical successor always has one), is TURN_BAD. */
 static void fill_turn_scores(int32_t *score)
 {
     for (uint32_t word = 0; word < (1u << 16); word++) {
-        uint32_t oc = word >> 14, depth = word & 0x3FFFu;
-        if (oc == 3 && (depth & 1u))
-            score[word] = -65536 + (int32_t)depth + 1;
-        else if (oc == 1 && !(depth & 1u))
-            score[word] = 65536 - (int32_t)depth - 1;
-        else if (word == 0x8000u)
-            score[word] = 0;
-        else
-            score[word] = TURN_BAD;
+        ma_value v;
+        score[word] = ma_open_value_decode((uint16_t)word, &v) || v.outcome == MA_OUTCOME_NONE
+                          ? TURN_BAD
+                          : ma_check_value_score(ma_check_value_negate(v));
     }
 }
 
@@ -510,7 +504,9 @@ static uint64_t chunk_by_opp(struct worker *w, uint64_t c_lo, uint64_t c_hi)
     struct group *g = w->grp;
     for (uint64_t c = c_lo; c < c_hi && !w->rc; c++) {
         /* the group's maps for fused_turns (a pending entry was ranked when it was prepared) */
-        g->ok = j->group_maps && ma_open_index_mover_map(j->in->ix, opp, &g->map);
+        g->ok = j->group_maps;
+        if (g->ok)
+            (void)ma_open_index_mover_map(j->in->ix, opp, &g->map);
         memset(g->removed_made, 0, sizeof g->removed_made);
         for (uint64_t t = 0; t < j->n_tiles && !w->rc; t++) {
             const uint64_t *wo = j->without + t * MA_POINTS;

@@ -1237,7 +1237,9 @@ static uint64_t fast_chunk(struct worker *w, uint64_t c_lo, uint64_t c_hi)
         int first = 1;
         /* The group's map for fused_turns (the pending index was ranked when it was prepared,
          * so changing the map here does not touch it). */
-        fw->group_ok = ma_malom_index_prepared(ix, f->b) && ma_malom_index_mover_map(ix, opp, &fw->group);
+        fw->group_ok = ma_malom_index_prepared(ix, f->b);
+        if (fw->group_ok)
+            (void)ma_malom_index_mover_map(ix, opp, &fw->group);
         memset(fw->removed_made, 0, sizeof fw->removed_made);
         for (uint64_t t = 0; t < f->n_tiles && !w->rc; t++) {
           const uint64_t *wo = f->without + t * MA_POINTS;
