@@ -512,7 +512,6 @@ static inline uint32_t colex_of(const ma_open_index *ix, uint32_t c)
            ix->colex_byte[2][j2][c >> 16];
 }
 
-
 static void fill_rank_slot(const ma_open_index *ix, ma_open_rank_slot *s, uint32_t m)
 {
     ma_open_mover_info mi;
