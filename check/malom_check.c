@@ -6,8 +6,8 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
 
+#include "check/resident.h"
 #include "common/chunk_order.h"
 #include "common/progress.h"
 
@@ -392,6 +392,8 @@ struct fast {
     _Atomic uint64_t *visited;
     int self_child;            /* k + 1 when child k is the sector itself, else 0 */
     void *self_resident;       /* huge-page copy of the sector's entries, or NULL */
+    /* The copies above and the zeroing of visited, made by the threads (work) before the walk. */
+    ma_resident copies;
 };
 
 /* One index between its preparation (board, turns, successor ranks, prefetches issued) and its
@@ -462,6 +464,7 @@ static void fast_free(struct fast *f)
     free(f->self_resident);
     free(f->without);
     free((void *)f->visited);
+    ma_resident_destroy(&f->copies);
     free(f);
 }
 
@@ -621,19 +624,6 @@ static int rank_tables(struct fast *f, int32_t v_parent)
 /* Successor files up to this total are copied into huge-page backed memory: their entries are
  * read at random, and with 4 KiB pages nearly every read also misses the TLB. */
 #define RESIDENT_BUDGET ((uint64_t)1 << 30)
-#define HUGE_PAGE ((size_t)2 << 20)
-
-static void *huge_alloc(size_t bytes, int zero)
-{
-    size_t alloc = (bytes + HUGE_PAGE - 1) / HUGE_PAGE * HUGE_PAGE;
-    void *mem = aligned_alloc(HUGE_PAGE, alloc ? alloc : HUGE_PAGE);
-    if (!mem)
-        return NULL;
-    madvise(mem, alloc, MADV_HUGEPAGE);
-    if (zero)
-        memset(mem, 0, alloc);
-    return mem;
-}
 
 static void make_resident(struct fast *f, const struct shared *sh)
 {
@@ -653,7 +643,7 @@ static void make_resident(struct fast *f, const struct shared *sh)
         if (f->ch[k].file && !dup)
             total += ma_malom_file_entry_count(f->ch[k].file) * (uint64_t)f->ch[k].view.entry_size;
     }
-    if (total > RESIDENT_BUDGET || total < HUGE_PAGE)
+    if (total > RESIDENT_BUDGET || total < MA_RESIDENT_PAGE)
         return;
     for (int k = 0; k < MA_TURN_KINDS; k++) {
         struct fchild *c = &f->ch[k];
@@ -668,10 +658,10 @@ static void make_resident(struct fast *f, const struct shared *sh)
             continue;
         }
         size_t bytes = (size_t)(ma_malom_file_entry_count(c->file) * (uint64_t)c->view.entry_size);
-        void *mem = huge_alloc(bytes, 0);
+        void *mem = ma_resident_alloc(bytes);
         if (!mem)
             continue;
-        memcpy(mem, c->view.entries, bytes);
+        ma_resident_add(&f->copies, mem, c->view.entries, bytes);
         f->resident[k] = mem;
         c->view.entries = mem;
     }
@@ -679,9 +669,9 @@ static void make_resident(struct fast *f, const struct shared *sh)
         f->self.entries = f->ch[f->self_child - 1].view.entries;
     } else {
         size_t bytes = (size_t)(ma_malom_file_entry_count(sh->in->file) * (uint64_t)f->self.entry_size);
-        void *mem = huge_alloc(bytes, 0);
+        void *mem = ma_resident_alloc(bytes);
         if (mem) {
-            memcpy(mem, f->self.entries, bytes);
+            ma_resident_add(&f->copies, mem, f->self.entries, bytes);
             f->self_resident = mem;
             f->self.entries = mem;
         }
@@ -705,6 +695,7 @@ static int fast_setup(struct shared *sh)
     struct fast *f = calloc(1, sizeof *f);
     if (!f)
         return MA_ENOMEM;
+    ma_resident_init(&f->copies);
     rules_to_malom(&sh->rules, &f->rules);
     ma_mill_table_init(&f->mill, &f->rules);
     ma_malom_file_view(sh->in->file, &f->self);
@@ -734,11 +725,12 @@ static int fast_setup(struct shared *sh)
     f->reps = malloc(f->n_reps * sizeof *f->reps);
     f->stab = malloc(f->n_reps * sizeof *f->stab);
     uint64_t n = ma_malom_hash_count(f->w, f->b);
-    f->visited = huge_alloc((n / 64 + 1) * sizeof *f->visited, 1);
+    f->visited = ma_resident_alloc((n / 64 + 1) * sizeof *f->visited);
     if (!f->reps || !f->stab || !f->visited) {
         fast_free(f);
         return MA_ENOMEM;
     }
+    ma_resident_add(&f->copies, (void *)f->visited, NULL, (n / 64 + 1) * sizeof *f->visited);
     for (uint64_t r = 0; r < f->n_reps; r++) {
         uint32_t rep = ma_malom_index_rep(sh->in->ix, f->w, r);
         uint16_t bits = 0;
@@ -1371,6 +1363,8 @@ static void *work(void *arg)
 {
     struct worker *w = arg;
     struct shared *sh = w->sh;
+    if (sh->fast)
+        ma_resident_fill(&sh->fast->copies);
     ma_vturns *turns = malloc(sizeof *turns);
     if (sh->fast)
         w->fw = calloc(1, sizeof *w->fw);
