@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "check/resident.h"
+#include "check/score_sort.h"
 #include "common/chunk_order.h"
 #include "common/progress.h"
 
@@ -533,12 +534,6 @@ static int child_tables(struct fchild *c, int32_t v_parent)
     return MA_OK;
 }
 
-static int cmp_score(const void *a, const void *b)
-{
-    int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
-    return (x > y) - (x < y);
-}
-
 /* 2i + 1 for the i-th distinct score, 2i for a score between the (i-1)-th and the i-th: order
  * and equality of scores are kept, so "greater rank" is "greater score". */
 static int32_t score_rank(const struct fast *f, int64_t sc)
@@ -570,10 +565,13 @@ static int rank_tables(struct fast *f, int32_t v_parent)
     if (size < 1 || size > 2)
         return MA_OK;
     const uint32_t n_raw = size == 1 ? 1u << 8 : 1u << 16;
-    /* First pass: each child's rank table holds RANK_* or 0 (a value, its score in all[]). */
-    int64_t *all = malloc((size_t)MA_TURN_KINDS * n_raw * sizeof *all);
+    /* Each child's rank table first holds RANK_* or 0 (a value, its score in all[]). The values
+     * are listed field 1 by field 1 (the low f1 bits), field 2 increasing: in that order the
+     * scores of one child and field 1 are monotone, which ma_score_sort's runs make use of. */
+    ma_scored *all = malloc((size_t)MA_TURN_KINDS * n_raw * sizeof *all);
+    ma_scored *tmp = malloc((size_t)MA_TURN_KINDS * n_raw * sizeof *tmp);
     f->scores = malloc((size_t)MA_TURN_KINDS * n_raw * sizeof *f->scores);
-    int rc = all && f->scores ? MA_OK : MA_ENOMEM;
+    int rc = all && tmp && f->scores ? MA_OK : MA_ENOMEM;
     size_t n = 0;
     for (int k = 0; k < MA_TURN_KINDS && !rc; k++) {
         struct fchild *c = &f->ch[k];
@@ -584,7 +582,10 @@ static int rank_tables(struct fast *f, int32_t v_parent)
             rc = MA_ENOMEM;
             break;
         }
-        for (uint32_t raw = 0; raw < n_raw; raw++) {
+        const uint32_t f1 = (uint32_t)c->view.f1;
+        for (uint32_t i = 0; i < n_raw; i++) {
+            /* i = field 1 * 2^f2 + field 2, so raw rotates i left by f1 bits */
+            uint32_t raw = size == 1 ? i : (i >> (16 - f1) | i << f1) & 0xFFFFu;
             uint8_t bytes[3] = {(uint8_t)raw, (uint8_t)(raw >> 8), 0}; /* the view reads up to 3 */
             ma_malom_view one = c->view;
             one.entries = bytes;
@@ -596,28 +597,26 @@ static int rank_tables(struct fast *f, int32_t v_parent)
                 c->rank[raw] = RANK_BROKEN;
             } else {
                 ma_malom_value cv = {e.key1, e.key2};
-                all[k * n_raw + raw] = value_score(ma_malom_turn_value(cv, c->v, v_parent));
-                f->scores[n++] = all[k * n_raw + raw];
+                all[n].score = value_score(ma_malom_turn_value(cv, c->v, v_parent));
+                all[n++].id = (uint32_t)k * n_raw + raw;
             }
         }
     }
     if (!rc) {
-        qsort(f->scores, n, sizeof *f->scores, cmp_score);
+        /* In score order, the u-th distinct score gets rank 2u + 1 (see score_rank). */
+        ma_score_sort(all, n, tmp);
         size_t u = 0;
-        for (size_t i = 0; i < n; i++)
-            if (u == 0 || f->scores[u - 1] != f->scores[i])
-                f->scores[u++] = f->scores[i];
-        f->n_scores = u;
-        for (int k = 0; k < MA_TURN_KINDS; k++) {
-            struct fchild *c = &f->ch[k];
-            for (uint32_t raw = 0; c->file && raw < n_raw; raw++)
-                if (c->rank[raw] == 0)
-                    c->rank[raw] = score_rank(f, all[k * n_raw + raw]);
+        for (size_t i = 0; i < n; i++) {
+            if (u == 0 || f->scores[u - 1] != all[i].score)
+                f->scores[u++] = all[i].score;
+            f->ch[all[i].id / n_raw].rank[all[i].id % n_raw] = (int32_t)(2 * u - 1);
         }
+        f->n_scores = u;
         f->no_turn_rank = score_rank(f, f->no_turn_score);
         f->ranked = size;
     }
     free(all);
+    free(tmp);
     return rc;
 }
 
