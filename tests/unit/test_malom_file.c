@@ -781,6 +781,95 @@ static void test_sec2_stone_diff_needs_no_secval(void **state)
     free(b);
 }
 
+/* ---- overflow entries wherever the scan's blocks begin and end ------------------------- */
+
+/* Marks entry i of a 3_3_0_0 body as "see the overflow table": byte 179 (.sec), or field 2 =
+ * spec (.sec2: 12-bit field 2 at bit 12 of 3 bytes, or 10-bit at bit 6 of 2 bytes). */
+static void mark_overflow(unsigned char *body, int size, uint64_t i)
+{
+    unsigned char *p = body + (uint64_t)size * i;
+    if (size == 1) {
+        p[0] = 179;
+    } else if (size == 3) {
+        p[1] = (unsigned char)(p[1] & 0x0F);
+        p[2] = 0x80;
+    } else {
+        p[0] = (unsigned char)(p[0] & 0x3F);
+        p[1] = 0x80;
+    }
+}
+
+/* The scan tests entries in blocks and walks only a block that holds an overflow entry: entries
+ * at the first and last index of a block, of the file, and side by side must be found, with or
+ * without their records, in every entry size. */
+static void test_overflow_entries_at_block_edges(void **state)
+{
+    ctx *c = *state;
+    MA_TEST_NEED_FIXTURES(c->fixtures);
+    static const struct {
+        const char *rel, *name;
+        int header, size;
+        int32_t value; /* an overflowed value that does not fit inline */
+    } files[] = {
+        {"std-strong/std_3_3_0_0.sec", "std_3_3_0_0.sec", 0, 1, 200},
+        {"original-excerpt/std_3_3_0_0.sec2", "std_3_3_0_0.sec2", 64, 3, 5000},
+        {"std-ultra-stonediff/std_3_3_0_0.sec2", "std_3_3_0_0.sec2", 64, 2, -1000},
+    };
+    const uint64_t n = 210140;
+    const uint64_t at[] = {0, 1, 510, 511, 512, 513, 1023, 1024, 4095, 4096, n - 2, n - 1};
+    enum { K = sizeof at / sizeof *at };
+    copy_secval(c, "std");
+    for (size_t fi = 0; fi < sizeof files / sizeof *files; fi++) {
+        char src[700], path[400];
+        fixture_path(c, src, sizeof src, files[fi].rel);
+        snprintf(path, sizeof path, "%s/%s", c->tmp, files[fi].name);
+        size_t len;
+        unsigned char *good = ma_test_slurp(src, &len);
+        const uint64_t body = (uint64_t)files[fi].header + n * (uint64_t)files[fi].size;
+        assert_int_equal(len, body + 4); /* the fixture has no overflow record of its own */
+        unsigned char *b = malloc(len + 8 * K);
+        assert_non_null(b);
+        for (int skip = -1; skip < 2 * K; skip++) {
+            /* skip < K: that entry has no record; skip >= K: entry skip - K is not marked */
+            memcpy(b, good, body);
+            int32_t records = 0;
+            for (int k = 0; k < K; k++) {
+                if (skip != K + k)
+                    mark_overflow(b + files[fi].header, files[fi].size, at[k]);
+                if (skip == k)
+                    continue;
+                put32(b + body + 4 + 8 * (uint64_t)records, (int32_t)at[k]);
+                put32(b + body + 8 + 8 * (uint64_t)records, files[fi].value + k);
+                records++;
+            }
+            put32(b + body, records);
+            ma_test_spit(path, b, body + 4 + 8 * (uint64_t)records);
+            ma_malom_file *f;
+            ma_error err;
+            int rc = ma_malom_file_open(&f, path, NULL, &err);
+            if (skip < 0) {
+                if (rc != MA_OK)
+                    fail_msg("%s: %s", files[fi].rel, err.msg);
+                for (int k = 0; k < K; k++) {
+                    ma_malom_entry e;
+                    ma_malom_file_entry(f, at[k], &e);
+                    assert_int_equal(e.key2, files[fi].value + k);
+                }
+                ma_malom_file_close(f);
+            } else if (skip < K) {
+                expect_error(rc, &err, MA_EFORMAT, path, "3_3_0_0",
+                             (long long)(files[fi].header + at[skip] * (uint64_t)files[fi].size));
+            } else {
+                expect_error(rc, &err, MA_EFORMAT, path, "3_3_0_0",
+                             (long long)(body + 4 + 8 * (uint64_t)(skip - K)));
+            }
+        }
+        unlink(path);
+        free(b);
+        free(good);
+    }
+}
+
 /* ---- malformed .sec --------------------------------------------------------------------- */
 
 static int open_sec(ctx *c, const unsigned char *buf, size_t len, char *path, size_t plen,
@@ -1038,6 +1127,7 @@ int main(void)
         cmocka_unit_test(test_analyze_statistics_reproduced),
         cmocka_unit_test(test_three_formats_of_3_3_0_0_agree),
         cmocka_unit_test(test_secval_files),
+        cmocka_unit_test(test_overflow_entries_at_block_edges),
         cmocka_unit_test(test_stonediff_frames_and_transience),
         cmocka_unit_test(test_turn_value_and_ordering),
         cmocka_unit_test(test_file_names),
