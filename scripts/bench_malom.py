@@ -22,7 +22,15 @@ Malom itself, side by side (issue 25): with MALOM_BIN (its legacy `.sec` build, 
 directory with `std.movegen`) set, Malom's own `W B WF BF -verify` runs in the same rotation
 (baseline, current, Malom, ...) on the same files, one thread (Malom's verifier has no threads);
 its CPU seconds, peak RSS and Malom CPU / current CPU are printed beside ours, and for 2 threads
-the scaling (current wall with 1 thread / with 2). A `.sec2` directory holding `std.secval` is run
+the scaling (current wall with 1 thread / with 2).
+
+Scaling is taken per rotation: every rotation runs each thread count once, so the 1-thread and the
+T-thread run it compares are minutes, not a whole block of runs, apart (the speed of a shared
+machine changes in phases longer than one run), and the printed figure is the median of the
+rotations' ratios. Beside it, the machine's own ceiling: in the same rotation, T independent
+1-thread processes of the current build on the same sector at once; "T procs" is T x (wall of one
+alone) / (wall of the T together), which is T on a machine whose cores do not slow each other
+down. Threads cannot scale past what independent processes get. A `.sec2` directory holding `std.secval` is run
 with MALOM_ULTRA_BIN, any other with MALOM_SD_BIN. --data may name several directories
 (comma-separated), so one run gives the whole table.
 """
@@ -53,6 +61,19 @@ def _run_rss(binary, data, sector, threads):
     if s["verified"] != s["entries"]:
         sys.exit(f"bench malom: {sector} does not verify completely with {binary}")
     return wall, s["seconds"], s["entries"], ru.ru_maxrss, ru.ru_utime + ru.ru_stime
+
+
+def _run_copies(binary, data, sector, copies):
+    """`copies` independent 1-thread checks of one sector started together: the wall time until
+    the last one ends."""
+    t0 = time.monotonic()
+    procs = [subprocess.Popen([binary, "verify", data, "--sector", sector, "--threads", "1", "--json"],
+                              stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+             for _ in range(copies)]
+    for proc in procs:
+        if proc.wait() != 0:
+            sys.exit(f"bench malom: {binary} verify {data} --sector {sector} exited {proc.returncode}")
+    return time.monotonic() - t0
 
 
 def _run_malom(binary, aux, data, sector):
@@ -122,46 +143,57 @@ def cmd_malom(args, build, root):
         head = (f"{'sector':>9} {'fmt':>4} {'entries':>11} {'thr':>3} | {'baseline s':>10} {'CPU s':>6} "
                 f"{'RSS MiB':>7} | {'current s':>9} {'M/s':>6} {'CPU s':>6} {'RSS MiB':>7} "
                 f"{'check s':>7} | {'cur/base':>8} {'CPU':>5} | {'Malom CPU':>9} {'RSS MiB':>7} "
-                f"{'Malom/cur CPU':>13} | {'1thr/2thr':>9}")
+                f"{'Malom/cur CPU':>13} | {'1thr/Tthr':>9} {'T procs':>7}")
         print(head)
         for data in datas:
             for sector, fmt in _sectors(data, args.sectors):
                 malom, _ = _malom_binary(data, fmt)
-                wall1 = None
-                for threads in [int(t) for t in args.threads.split(",")]:
-                    cur, base, mal = [], [], []
-                    for _ in range(args.runs):
+                counts = [int(t) for t in args.threads.split(",")]
+                cur = {t: [] for t in counts}
+                base = {t: [] for t in counts}
+                copies = {t: [] for t in counts}
+                mal = []
+                for _ in range(args.runs):
+                    for threads in counts:
                         if baseline:
-                            base.append(_run_rss(baseline, data, sector, threads))
-                        cur.append(_run_rss(current, data, sector, threads))
+                            base[threads].append(_run_rss(baseline, data, sector, threads))
+                        cur[threads].append(_run_rss(current, data, sector, threads))
                         if malom and threads == 1:
                             mal.append(_run_malom(malom, os.environ["MALOM_AUX"], data, sector))
-                    n = cur[0][2]
-                    cw = statistics.median(r[0] for r in cur)
-                    cc = statistics.median(r[1] for r in cur)
-                    ccpu = statistics.median(r[4] for r in cur)
-                    crss = max(r[3] for r in cur) / 1024
+                        if threads > 1 and 1 in counts:
+                            copies[threads].append(_run_copies(current, data, sector, threads))
+                for threads in counts:
+                    c, b = cur[threads], base[threads]
+                    n = c[0][2]
+                    cw = statistics.median(r[0] for r in c)
+                    cc = statistics.median(r[1] for r in c)
+                    ccpu = statistics.median(r[4] for r in c)
+                    crss = max(r[3] for r in c) / 1024
                     kind = fmt if fmt == "sec" else ("sv2" if os.path.exists(
                         os.path.join(data, "std.secval")) else "sd2")
                     line = f"{sector:>9} {kind:>4} {n:>11,} {threads:>3} | "
-                    if base:
-                        bw = statistics.median(r[0] for r in base)
-                        bcpu = statistics.median(r[4] for r in base)
-                        brss = max(r[3] for r in base) / 1024
+                    if b:
+                        bw = statistics.median(r[0] for r in b)
+                        bcpu = statistics.median(r[4] for r in b)
+                        brss = max(r[3] for r in b) / 1024
                         line += f"{bw:>10.2f} {bcpu:>6.2f} {brss:>7.0f} | "
                     else:
                         line += f"{'-':>10} {'-':>6} {'-':>7} | "
                     line += f"{cw:>9.2f} {n / cw / 1e6:>6.2f} {ccpu:>6.2f} {crss:>7.0f} {cc:>7.2f} | "
-                    line += f"{cw / bw:>8.2f} {ccpu / bcpu:>5.2f} | " if base else f"{'-':>8} {'-':>5} | "
-                    if mal:
+                    line += f"{cw / bw:>8.2f} {ccpu / bcpu:>5.2f} | " if b else f"{'-':>8} {'-':>5} | "
+                    if mal and threads == 1:
                         mcpu = statistics.median(r[1] for r in mal)
                         mrss = max(r[2] for r in mal) / 1024
                         line += f"{mcpu:>9.2f} {mrss:>7.0f} {mcpu / ccpu:>13.2f} | "
                     else:
                         line += f"{'-':>9} {'-':>7} {'-':>13} | "
-                    if threads == 1:
-                        wall1 = cw
-                    line += f"{wall1 / cw:>9.2f}" if wall1 and threads != 1 else f"{'-':>9}"
+                    if threads > 1 and copies[threads]:
+                        one = [r[0] for r in cur[1]]
+                        scaling = statistics.median(w1 / r[0] for w1, r in zip(one, c))
+                        ceiling = statistics.median(threads * w1 / w for w1, w in zip(one, copies[threads]))
+                        line += f"{scaling:>9.2f} {ceiling:>7.2f}"
+                    else:
+                        line += f"{'-':>9} {'-':>7}"
                     print(line, flush=True)
     finally:
         if wt:
