@@ -14,6 +14,9 @@
 /* Successor files up to this total are copied into huge-page backed memory before the pass: the
  * lookups are random, and with 4 KiB pages nearly every one misses the TLB. */
 #define RESIDENT_BUDGET ((uint64_t)1 << 30)
+/* Each child, the sector itself and the visited bitmap take one planned part at most: a copy that
+ * could not be planned would leave its memory unwritten while the walk reads it. */
+_Static_assert(MA_RESIDENT_PARTS >= MA_TURN_KINDS + 2, "a resident part for every copy");
 
 static const char *const class_names[MA_CHECK_CLASSES + 1] = {
     "wrong-outcome", "wrong-depth", "bad-encoding", "wrong-terminal", "symmetry-inconsistency",

@@ -603,7 +603,8 @@ static int rank_tables(struct fast *f, int32_t v_parent)
         }
     }
     if (!rc) {
-        /* In score order, the u-th distinct score gets rank 2u + 1 (see score_rank). */
+        /* In score order, the i-th distinct score (from 0) gets rank 2i + 1 (see score_rank); u
+         * counts the distinct scores so far, so the current one's rank is 2u - 1. */
         ma_score_sort(all, n, tmp);
         size_t u = 0;
         for (size_t i = 0; i < n; i++) {
@@ -623,6 +624,9 @@ static int rank_tables(struct fast *f, int32_t v_parent)
 /* Successor files up to this total are copied into huge-page backed memory: their entries are
  * read at random, and with 4 KiB pages nearly every read also misses the TLB. */
 #define RESIDENT_BUDGET ((uint64_t)1 << 30)
+/* Each child, the sector itself and the visited bitmap take one planned part at most: a copy that
+ * could not be planned would leave its memory unwritten while the walk reads it. */
+_Static_assert(MA_RESIDENT_PARTS >= MA_TURN_KINDS + 2, "a resident part for every copy");
 
 static void make_resident(struct fast *f, const struct shared *sh)
 {
