@@ -6,6 +6,8 @@
  *
  *   MILLAUDIT_TEST_STEP=hashed           verify: after the hash phase (this pause, too, ends on a
  *                                        SIGINT or SIGTERM reaching verify's handler)
+ *   MILLAUDIT_TEST_STEP=opened:<sector>  verify: right after the reader first opened <sector>'s file
+ *                                        (its checks at open done), before any check read it
  *   MILLAUDIT_TEST_STEP=checked:<sector> verify: after the check of <sector> (e.g. std_4_4_0_0),
  *                                        before the files it read are hashed again; the pause
  *                                        also ends when a SIGINT or SIGTERM has reached verify's

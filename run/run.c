@@ -70,8 +70,8 @@ typedef struct node {
                                    * classification a merge may change (docs/distributed.md) */
     char sha256[65];              /* when hashed; "" if absent */
     uint64_t planned_entries;     /* selected nodes: entries of the file, as planned */
-    char mapped_sha[65];          /* runs without a store: the digest of the mapping when it was
-                                   * first read ("" while not mapped) */
+    char mapped_sha[65];          /* runs without a store: the digest of the file before it was
+                                   * first opened (hash_before_open; "" while not opened) */
     int seen_unit;                /* the last unit whose snapshot check hashed this node, -1 none */
     int changed;                  /* that check found its mapping differs from the digest expected */
     char changed_msg[1024];
@@ -998,6 +998,26 @@ static int commit_unit(ma_vrun *r, const int *members, size_t n, ma_error *err)
     return rc;
 }
 
+/* Without a store there is no hash phase: the file is hashed from its path before it is first
+ * opened, so that the reader's own checks at open (the overflow table of a Malom file, the body
+ * digest of an open one), the check and the snapshot after it (snapshot_node) all read bytes whose
+ * change the snapshot sees. Hashing the mapping after the open would leave the open's checks on
+ * bytes that may differ from the ones hashed and checked. "" when the path cannot be hashed. */
+static void hash_before_open(const ma_vrun *r, node *nd)
+{
+    ma_sha256_options o;
+    memset(&o, 0, sizeof o);
+    o.threads = r->opt.threads > 0 ? (unsigned)r->opt.threads : 1;
+    o.whole_only = 1;
+    o.cancel = r->opt.cancel;
+    ma_file_digest d;
+    ma_error e;
+    if (ma_sha256_file(&d, nd->dbs->path, &o, &e) != MA_OK)
+        return;
+    ma_sha256_hex(nd->mapped_sha, d.digest);
+    ma_file_digest_free(&d);
+}
+
 /* The opened source of node i, or NULL (absent or unusable: the reason is recorded once). */
 static const ma_source *node_source(ma_vrun *r, int i, int *present)
 {
@@ -1005,21 +1025,25 @@ static const ma_source *node_source(ma_vrun *r, int i, int *present)
     *present = nd->dbs != NULL;
     if (!nd->dbs)
         return NULL;
+    if (!r->audit && !nd->mapped_sha[0])
+        hash_before_open(r, nd);
     const ma_source *src;
     ma_error e;
     if (ma_database_source(r->db, nd->pub.variant, nd->pub.sector, &src, &e)) {
         add_error(r, e.msg);
         return NULL;
     }
-    /* without a store there is no hash phase: the digest of the mapping before anything reads it
-     * is what the snapshot check compares with */
+    if (r->opt.on_step)
+        r->opt.on_step(r->opt.step_ctx, "opened", nd->pub.name);
+    /* the path could not be hashed (an error the open then reports, or a cancel): the mapping,
+     * before the check reads it */
     if (!r->audit && !nd->mapped_sha[0])
         ma_source_bytes_digest(src, nd->mapped_sha);
     return src;
 }
 
 /* The digest a node's mapping must still have after a check read it: the hash phase's (recorded
- * as the sector inputs), or without a store the one taken when it was mapped. */
+ * as the sector inputs), or without a store the one taken before the file was first opened. */
 static const char *expected_digest(const ma_vrun *r, const node *nd)
 {
     return r->audit ? nd->sha256 : nd->mapped_sha;

@@ -175,8 +175,10 @@ typedef struct ma_vrun_options {
      * in millaudit-planted), so tests interrupt a run at an exact point instead of racing a signal
      * against the run's speed. */
     size_t stop_after_sectors;
-    /* Called at two fixed points: step "hashed" once after the hash phase (sector NULL), and
-     * "checked" after each sector's check, before its inputs are hashed again. Only the test build
+    /* Called at fixed points: step "hashed" once after the hash phase (sector NULL), "opened"
+     * each time a sector's file is got from the reader for a check (the first time right after
+     * the reader opened it), and "checked" after each sector's check, before its inputs are
+     * hashed again. Only the test build
      * sets it (cli/test_hook.c), so a test can change a file at a defined moment. NULL: none. */
     void (*on_step)(void *ctx, const char *step, const char *sector);
     void *step_ctx;

@@ -46,11 +46,13 @@ def faulty(game3, tmp_path, name):
 
 
 def paused_verify(planted, db, store, step, act, tmp_path, *extra):
-    """Runs `verify db --audit store --json`, pauses at `step`, calls act(), lets the run finish."""
+    """Runs `verify db --audit store --json` (no --audit when store is None), pauses at `step`,
+    calls act(), lets the run finish."""
     ctl = tmp_path / "ctl"
     ctl.mkdir(exist_ok=True)
     env = dict(os.environ, MILLAUDIT_TEST_STEP=step, MILLAUDIT_TEST_STEP_DIR=str(ctl))
-    proc = subprocess.Popen([str(planted.path), "verify", str(db), "--audit", str(store), "--json",
+    audit = ["--audit", str(store)] if store is not None else []
+    proc = subprocess.Popen([str(planted.path), "verify", str(db), *audit, "--json",
                              "--threads", "1", *extra],
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
     while not (ctl / "paused").exists():
@@ -154,6 +156,27 @@ def test_own_file_rewritten_in_place_during_its_check(millaudit, millaudit_plant
     inc = millaudit.run("verify", db, "--audit", store, "--incremental", "--json")
     assert inc.returncode == fresh_full(millaudit, db)[0] == 1
     assert not sector(json.loads(inc.stdout), PARENT)["carried_over"]
+
+
+@pytest.mark.parametrize("name", [CHILD, PARENT])
+def test_rewritten_right_after_its_open_without_a_store(millaudit, millaudit_planted, game3, tmp_path,
+                                                        name):
+    """Without --audit there is no hash phase. A file rewritten in place right after the reader
+    opened it (the reader's own checks done on the old bytes) and before any check read it: the
+    digest the snapshot compares with was taken from the path before the open, so the sectors that
+    read the file are withdrawn, as with a store. A digest of the mapping taken after the open
+    would equal the re-hash, and the run would report the new bytes' discrepancy (exit 1) as if
+    the open's checks had seen them."""
+    db = shutil.copytree(game3, tmp_path / "db")
+    bad = faulty(game3, tmp_path, name).read_bytes()
+    rc, doc, err = paused_verify(millaudit_planted, db, None, f"opened:{name}",
+                                 lambda: rewrite_in_place(db / f"{name}.mdb", bad), tmp_path)
+    assert rc == 3 and doc["verdict"] == "incomplete", err
+    s = sector(doc, name)
+    assert s["status"] == "unusable"
+    assert f"{name}.mdb: sector {name}: offset 0: changed while being checked" in s["message"]
+    assert doc["totals"]["discrepancies"] == 0  # the withdrawn sector's counts are dropped
+    assert fresh_full(millaudit, db)[0] == 1  # the bytes on disk now do hold a discrepancy
 
 
 def test_renamed_over_during_the_check_keeps_the_bytes_checked(millaudit, millaudit_planted, game3,
