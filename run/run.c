@@ -1002,7 +1002,9 @@ static int commit_unit(ma_vrun *r, const int *members, size_t n, ma_error *err)
  * opened, so that the reader's own checks at open (the overflow table of a Malom file, the body
  * digest of an open one), the check and the snapshot after it (snapshot_node) all read bytes whose
  * change the snapshot sees. Hashing the mapping after the open would leave the open's checks on
- * bytes that may differ from the ones hashed and checked. "" when the path cannot be hashed. */
+ * bytes that may differ from the ones hashed and checked. When the path cannot be hashed (a read
+ * error, a cancel) mapped_sha stays "": no digest of the mapping stands in for it, so the snapshot
+ * check finds no match and withdraws every sector that read the file. */
 static void hash_before_open(const ma_vrun *r, node *nd)
 {
     ma_sha256_options o;
@@ -1035,10 +1037,6 @@ static const ma_source *node_source(ma_vrun *r, int i, int *present)
     }
     if (r->opt.on_step)
         r->opt.on_step(r->opt.step_ctx, "opened", nd->pub.name);
-    /* the path could not be hashed (an error the open then reports, or a cancel): the mapping,
-     * before the check reads it */
-    if (!r->audit && !nd->mapped_sha[0])
-        ma_source_bytes_digest(src, nd->mapped_sha);
     return src;
 }
 

@@ -69,6 +69,15 @@ def sector(doc, name):
     return next(s for s in doc["sectors"] if s["sector"] == name)
 
 
+def assert_withdrawn(rc, doc, err, name, changed):
+    """The run ended incomplete (exit 3) with sector `name` withdrawn because file `changed` (its
+    own or a successor's) differed after the check."""
+    assert rc == 3 and doc["verdict"] == "incomplete", err
+    s = sector(doc, name)
+    assert s["status"] == "unusable"
+    assert f"{changed}.mdb: sector {changed}: offset 0: changed while being checked" in s["message"]
+
+
 def fresh_full(millaudit, db):
     """The oracle: a fresh full single-process verify of the bytes now on disk."""
     proc = millaudit.run("verify", db, "--json")
@@ -130,10 +139,7 @@ def test_successor_rewritten_in_place_during_the_check(millaudit, millaudit_plan
     store = tmp_path / "a.sqlite"
     rc, doc, err = paused_verify(millaudit_planted, db, store, f"checked:{PARENT}",
                                  lambda: rewrite_in_place(db / f"{CHILD}.mdb", bad), tmp_path)
-    assert rc == 3 and doc["verdict"] == "incomplete", err
-    p = sector(doc, PARENT)
-    assert p["status"] == "unusable"
-    assert f"{CHILD}.mdb: sector {CHILD}: offset 0: changed while being checked" in p["message"]
+    assert_withdrawn(rc, doc, err, PARENT, CHILD)
     # CHILD's own check was over before the change: its recorded digest is of the bytes it checked
     assert sector(doc, CHILD)["status"] == "ok"
 
@@ -171,10 +177,7 @@ def test_rewritten_right_after_its_open_without_a_store(millaudit, millaudit_pla
     bad = faulty(game3, tmp_path, name).read_bytes()
     rc, doc, err = paused_verify(millaudit_planted, db, None, f"opened:{name}",
                                  lambda: rewrite_in_place(db / f"{name}.mdb", bad), tmp_path)
-    assert rc == 3 and doc["verdict"] == "incomplete", err
-    s = sector(doc, name)
-    assert s["status"] == "unusable"
-    assert f"{name}.mdb: sector {name}: offset 0: changed while being checked" in s["message"]
+    assert_withdrawn(rc, doc, err, name, name)
     assert doc["totals"]["discrepancies"] == 0  # the withdrawn sector's counts are dropped
     assert fresh_full(millaudit, db)[0] == 1  # the bytes on disk now do hold a discrepancy
 
