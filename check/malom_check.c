@@ -346,7 +346,7 @@ struct fchild {
     int32_t *rank;
 };
 
-enum { RANK_BROKEN = -1, RANK_SLOW = -2 };
+enum { RANK_BROKEN = -1, RANK_SLOW = -2, RANK_NONE = -3 };
 
 struct fast {
     ma_vrules rules;           /* the sector's rules on Malom-numbered points */
@@ -365,6 +365,22 @@ struct fast {
     int64_t *scores;
     size_t n_scores;
     int32_t no_turn_rank;
+    /* ranked, every successor sector present (complete) and the sector's own entries of the
+     * ranked size: by the stored byte or word, the rank of the stored value when it is a
+     * well-formed value (ma_malom_interpret) whose score some child entry has, an odd rank, which
+     * only that score has (score_rank); else RANK_NONE. An index whose best successor has this
+     * rank is verified without decoding either (fast_finish); any other goes the whole way. */
+    int32_t *self_rank;
+    /* The same for .sec2 sectors scored through key1 tables (complete_sec2): by the sector's own
+     * key1 field x, the stored value's score is base + a * key2 (value_score), valid for the key2
+     * classes set in ok (bit 0: key2 < 0, 1: key2 = 0, 2: odd > 0, 3: even > 0) where the entry is
+     * a value ma_malom_interpret accepts; NULL when not complete_sec2. */
+    struct self_key1 {
+        int64_t base;
+        int32_t a;
+        uint8_t ok;
+    } *self_k1;
+    uint32_t self_mask1, self_m1, self_m2;
     /* ranked and every successor sector the rules name is present: fast_finish compares the
      * successors through ent[k] and rank[k] (the child of kind k's entries and rank table)
      * without a per-successor check (kinds whose successor sector does not exist are NULL). */
@@ -460,6 +476,8 @@ static void fast_free(struct fast *f)
         free(f->resident[k]);
     }
     free(f->scores);
+    free(f->self_rank);
+    free(f->self_k1);
     free(f->reps);
     free(f->stab);
     free(f->self_resident);
@@ -621,6 +639,78 @@ static int rank_tables(struct fast *f, int32_t v_parent)
     return rc;
 }
 
+/* f->self_rank when f->complete and the sector's entries have the ranked size; 0 or MA_ENOMEM.
+ * Each stored byte or word is decoded and interpreted as conclude does, so a stored value the
+ * whole way would not find well-formed and equal to the best turn value has no odd rank. */
+static int self_ranks(struct fast *f, const ma_malom_frame *frame)
+{
+    if (!f->complete || f->self.entry_size != f->ranked)
+        return MA_OK;
+    const uint32_t n_raw = f->ranked == 1 ? 1u << 8 : 1u << 16;
+    f->self_rank = malloc(n_raw * sizeof *f->self_rank);
+    if (!f->self_rank)
+        return MA_ENOMEM;
+    for (uint32_t raw = 0; raw < n_raw; raw++) {
+        uint8_t bytes[3] = {(uint8_t)raw, (uint8_t)(raw >> 8), 0}; /* the view reads up to 3 */
+        ma_malom_view one = f->self;
+        one.entries = bytes;
+        ma_malom_entry e;
+        ma_malom_result rs;
+        int32_t r = RANK_NONE;
+        if (ma_malom_view_entry(&one, 0, &e) && e.kind != MA_MALOM_SYM &&
+            !ma_malom_interpret(frame, &e, &rs)) {
+            int32_t sr = score_rank(f, value_score((ma_malom_value){e.key1, e.key2}));
+            if (sr & 1)
+                r = sr;
+        }
+        f->self_rank[raw] = r;
+    }
+    return MA_OK;
+}
+
+/* The key2 class of a stored key2 (struct self_key1's ok bits). */
+static inline int key2_class(int32_t k2)
+{
+    return k2 < 0 ? 0 : k2 == 0 ? 1 : 2 + !(k2 & 1);
+}
+
+/* f->self_k1 when f->complete_sec2; 0 or MA_ENOMEM. The score and the classes are read off
+ * value_score and ma_malom_interpret at sample key2 values; a class whose samples disagree is
+ * left out, so the fast verdict never accepts what conclude would not. */
+static int self_key1s(struct fast *f, const ma_malom_frame *frame)
+{
+    if (!f->complete_sec2 || f->self.entry_size < 2)
+        return MA_OK;
+    const uint32_t n = 1u << f->self.f1;
+    f->self_k1 = malloc(n * sizeof *f->self_k1);
+    if (!f->self_k1)
+        return MA_ENOMEM;
+    f->self_mask1 = n - 1u;
+    f->self_m1 = 1u << (f->self.f1 - 1);
+    f->self_m2 = 1u << (f->self.f2 - 1);
+    static const int32_t samples[4][3] = {{-1, -2, -3}, {0, 0, 0}, {1, 3, 5}, {2, 4, 6}};
+    for (uint32_t x = 0; x < n; x++) {
+        int32_t k1 = (int32_t)x - (int32_t)f->self_m1;
+        struct self_key1 *sk = &f->self_k1[x];
+        sk->base = value_score((ma_malom_value){k1, 0});
+        sk->a = (int32_t)(value_score((ma_malom_value){k1, 1}) - sk->base);
+        sk->ok = 0;
+        for (int cls = 0; cls < 4; cls++) {
+            int ok = 1;
+            for (int i = 0; i < 3; i++) {
+                int32_t k2 = samples[cls][i];
+                ma_malom_entry e = {k1 ? MA_MALOM_VAL : k2 < 0 ? MA_MALOM_SYM : MA_MALOM_COUNT,
+                                    k1, k2, -1};
+                ma_malom_result rs;
+                ok &= e.kind != MA_MALOM_SYM && !ma_malom_interpret(frame, &e, &rs) &&
+                      value_score((ma_malom_value){k1, k2}) == sk->base + (int64_t)sk->a * k2;
+            }
+            sk->ok |= (uint8_t)(ok << cls);
+        }
+    }
+    return MA_OK;
+}
+
 /* Successor files up to this total are copied into huge-page backed memory: their entries are
  * read at random, and with 4 KiB pages nearly every read also misses the TLB. */
 #define RESIDENT_BUDGET ((uint64_t)1 << 30)
@@ -773,6 +863,10 @@ static int fast_setup(struct shared *sh)
             f->complete_sec2 = 0;
         f->ent[k] = f->ch[k].file ? f->ch[k].view.entries : NULL;
         f->rank[k] = f->ch[k].file ? f->ch[k].rank : NULL;
+    }
+    if (self_ranks(f, &sh->frame) || self_key1s(f, &sh->frame)) {
+        fast_free(f);
+        return MA_ENOMEM;
     }
     sh->fast = f;
     return MA_OK;
@@ -1022,6 +1116,80 @@ static inline int successor_key(const struct shared *sh, const struct fast *f,
     return 0;
 }
 
+/* The best successor of p by rank (f->complete: every successor in a present child with a rank
+ * table, one load each): its rank, at least no_turn_rank, with *bi its turn (-1: none beats no
+ * turn); or RANK_SLOW when some successor's rank is negative (a marker, or a value only the
+ * file's slow path decodes): fast_finish's general loop then takes the index from the start. */
+static inline int32_t ranked_best(const struct fast *f, const struct fpending *p, int *bi)
+{
+    const ma_vturns *t = &p->turns;
+    int32_t bk = f->no_turn_rank, slow = 0;
+    *bi = -1;
+    for (int i = 0; i < t->n; i++) {
+        int k = t->kind[i];
+        const uint8_t *e = f->ent[k] + (uint64_t)f->ranked * p->succ[i];
+        int32_t r = f->rank[k][f->ranked == 1 ? e[0] : (uint32_t)e[0] | (uint32_t)e[1] << 8];
+        slow |= r < 0;
+        if (r > bk) {
+            bk = r;
+            *bi = i;
+        }
+    }
+    return slow ? RANK_SLOW : bk;
+}
+
+/* The best successor of p by score (f->complete_sec2: .sec2 children without rank tables, each
+ * successor's score from its raw key1 and key2 fields through the child's key1 score table): 1
+ * with its score in *best, at least no_turn_score, and *bi its turn (-1: none beats no turn); or
+ * 0 when a successor is a marker (key1 0, key2 < 0) or has an overflowed key2: fast_finish's
+ * general loop then takes the index from the start. */
+static inline int sec2_best(const struct fast *f, const struct fpending *p, int64_t *best, int *bi)
+{
+    const ma_vturns *t = &p->turns;
+    int64_t bk = f->no_turn_score;
+    int slow = 0;
+    *bi = -1;
+    for (int i = 0; i < t->n && !slow; i++) {
+        const struct fchild *c = &f->ch[t->kind[i]];
+        const uint8_t *e = c->view.entries + (uint64_t)c->view.entry_size * p->succ[i];
+        uint32_t raw = (uint32_t)e[0] | (uint32_t)e[1] << 8;
+        if (c->view.entry_size == 3)
+            raw |= (uint32_t)e[2] << 16;
+        uint32_t x = (raw & c->mask1) ^ c->m1; /* signed key1 + key1_bias */
+        int32_t k2 = (int32_t)(((raw >> c->view.f1) ^ c->m2) - c->m2);
+        slow = k2 == c->view.spec || (x == c->m1 && k2 < 0);
+        const struct key1_score *ks = &c->k1score[x];
+        int64_t sc = ks->base + (int64_t)ks->a * k2 + ks->b;
+        if (!slow && sc > bk) {
+            bk = sc;
+            *bi = i;
+        }
+    }
+    *best = bk;
+    return !slow;
+}
+
+/* The key of index idx's stored value in the order fast_finish compares successors by (ranked:
+ * its rank, else its score), when it is a value conclude finds well-formed and the key names it
+ * alone; else a key no successor has (RANK_NONE, INT64_MIN). */
+static inline int64_t stored_key(const struct fast *f, uint64_t idx)
+{
+    const uint8_t *e = f->self.entries + (uint64_t)f->self.entry_size * idx;
+    uint32_t raw = (uint32_t)e[0];
+    if (f->self.entry_size >= 2)
+        raw |= (uint32_t)e[1] << 8;
+    if (f->self_rank)
+        return f->self_rank[raw];
+    if (f->self.entry_size == 3)
+        raw |= (uint32_t)e[2] << 16;
+    uint32_t x = (raw & f->self_mask1) ^ f->self_m1;
+    int32_t k2 = (int32_t)(((raw >> f->self.f1) ^ f->self_m2) - f->self_m2);
+    const struct self_key1 *sk = &f->self_k1[x];
+    if (k2 == f->self.spec || !(sk->ok >> key2_class(k2) & 1))
+        return INT64_MIN;
+    return sk->base + (int64_t)sk->a * k2;
+}
+
 static int fast_finish(struct worker *w, struct fpending *p)
 {
     const struct shared *sh = w->sh;
@@ -1037,6 +1205,28 @@ static int fast_finish(struct worker *w, struct fpending *p)
         atomic_store_explicit(vw, old | bit, memory_order_relaxed);
     } else if (atomic_fetch_or_explicit(vw, bit, memory_order_relaxed) & bit) {
         return index_twice(w, p->idx);
+    }
+    /* The best successor's key, when every successor has one (fast_best); fast_bi its turn. */
+    int64_t fast_bk = 0;
+    int fast_bi = -1, fast_ok = 0;
+    if (p->state == 3 && (f->complete || f->complete_sec2)) {
+        if (f->complete) {
+            int32_t r = ranked_best(f, p, &fast_bi);
+            fast_ok = r >= 0;
+            fast_bk = r;
+        } else {
+            fast_ok = sec2_best(f, p, &fast_bk, &fast_bi);
+        }
+        /* The common case: the stored value is the best turn value. Equal keys are one value
+         * (an odd rank is one score, score_rank; a score one value, value_score), and
+         * stored_key gives a key only to stored values conclude finds well-formed: this is the
+         * verdict conclude would give, without decoding the stored entry or the best
+         * successor's. */
+        if (fast_ok && (f->self_rank || f->self_k1) && stored_key(f, p->idx) == fast_bk) {
+            w->part.canonical++;
+            w->part.verified++;
+            return MA_OK;
+        }
     }
     if (!ma_malom_view_entry(&f->self, p->idx, &p->st))
         ma_malom_file_entry(sh->in->file, p->idx, &p->st);
@@ -1084,54 +1274,12 @@ static int fast_finish(struct worker *w, struct fpending *p)
     ma_malom_value best = f->no_turn;
     int64_t best_key = f->ranked ? f->no_turn_rank : f->no_turn_score;
     int best_i = -1;
-    if (f->complete) {
-        /* Every successor is in a present child with a rank table: one load each. A negative
-         * rank (a marker, or a value only the file's slow path decodes) sends the index through
-         * the general loop below, from the start. */
-        int32_t bk = f->no_turn_rank, slow = 0;
-        int bi = -1;
-        for (int i = 0; i < t->n; i++) {
-            int k = t->kind[i];
-            const uint8_t *e = f->ent[k] + (uint64_t)f->ranked * p->succ[i];
-            int32_t r = f->rank[k][f->ranked == 1 ? e[0] : (uint32_t)e[0] | (uint32_t)e[1] << 8];
-            slow |= r < 0;
-            if (r > bk) {
-                bk = r;
-                bi = i;
-            }
-        }
-        if (!slow) {
-            best_key = bk;
-            best_i = bi;
-            goto decode;
-        }
-    } else if (f->complete_sec2) {
-        /* .sec2 children without rank tables: each successor's score from its raw key1 and key2
-         * fields through the child's key1 score table. A marker (key1 0, key2 < 0) or an
-         * overflowed key2 sends the index through the general loop below, from the start. */
-        int64_t bk = f->no_turn_score;
-        int bi = -1, slow = 0;
-        for (int i = 0; i < t->n && !slow; i++) {
-            const struct fchild *c = &f->ch[t->kind[i]];
-            const uint8_t *e = c->view.entries + (uint64_t)c->view.entry_size * p->succ[i];
-            uint32_t raw = (uint32_t)e[0] | (uint32_t)e[1] << 8;
-            if (c->view.entry_size == 3)
-                raw |= (uint32_t)e[2] << 16;
-            uint32_t x = (raw & c->mask1) ^ c->m1; /* signed key1 + key1_bias */
-            int32_t k2 = (int32_t)(((raw >> c->view.f1) ^ c->m2) - c->m2);
-            slow = k2 == c->view.spec || (x == c->m1 && k2 < 0);
-            const struct key1_score *ks = &c->k1score[x];
-            int64_t sc = ks->base + (int64_t)ks->a * k2 + ks->b;
-            if (!slow && sc > bk) {
-                bk = sc;
-                bi = i;
-            }
-        }
-        if (!slow) {
-            best_key = bk;
-            best_i = bi;
-            goto decode;
-        }
+    if (fast_ok) {
+        /* ranked_best or sec2_best above; a successor without a key goes through the general
+         * loop below */
+        best_key = fast_bk;
+        best_i = fast_bi;
+        goto decode;
     }
     for (int i = 0; i < t->n; i++) {
         int k = t->kind[i];

@@ -20,6 +20,7 @@
 #include "formats/malom_file.h"
 #include "indexer/malom_index.h"
 #include "check/malom_check.h"
+#include "check/rules.h"
 
 #define N33 210140u
 
@@ -599,6 +600,144 @@ static void test_fast_path_equals_reference_secval(void **state)
     ma_malom_file_close(f43);
 }
 
+/* The raw entry of (key1, key2) in a .sec2 view: field 1 in the low f1 bits, field 2 above. */
+static uint32_t sec2_raw(const ma_malom_view *v, int32_t key1, int32_t key2)
+{
+    return ((uint32_t)key1 & ((1u << v->f1) - 1u)) |
+           ((uint32_t)key2 & ((1u << v->f2) - 1u)) << v->f1;
+}
+
+static int sec2_fits(const ma_malom_view *v, int32_t key1, int32_t key2)
+{
+    int32_t h1 = 1 << (v->f1 - 1), h2 = 1 << (v->f2 - 1);
+    return key1 >= -h1 && key1 < h1 && key2 >= -h2 && key2 < h2 && key2 != v->spec;
+}
+
+/* A .sec2 3_3_0_0 (its own child) where one canonical index P stores exactly the value its
+ * successors derive, and that value is malformed (ma_malom_interpret refuses it): every successor
+ * of P holds a value M whose turn value T is a win of even depth or a loss of odd depth, and P
+ * holds T. The whole way reports P as bad-encoding; a verdict that compares the stored value with
+ * the best turn value without interpreting it would call P verified. */
+static void expect_malformed_best_is_bad_encoding(ctx *c, const char *src, const char *name)
+{
+    ma_error err;
+    ma_malom_file *f0;
+    const ma_sector s33 = {3, 3, 0, 0};
+    assert_int_equal(ma_malom_file_open_sec2(&f0, src, MA_VARIANT_STD, s33, NULL, &err), MA_OK);
+    ma_malom_frame fr = ma_malom_file_frame(f0);
+    ma_malom_view v;
+    ma_malom_file_view(f0, &v);
+    ma_malom_value m = {0, 0}, t = {0, 0};
+    int found = 0;
+    int32_t h1 = 1 << (v.f1 - 1);
+    for (int32_t k1 = -h1; k1 < h1 && !found; k1++) {
+        for (int32_t k2 = -3; k2 <= 3 && !found; k2++) {
+            if (k1 == 0 || !sec2_fits(&v, k1, k2))
+                continue;
+            ma_malom_value cand = ma_malom_turn_value((ma_malom_value){k1, k2}, fr.v, fr.v);
+            ma_malom_entry e = {MA_MALOM_VAL, cand.key1, cand.key2, -1};
+            ma_malom_result rs;
+            if (cand.key1 != 0 && sec2_fits(&v, cand.key1, cand.key2) &&
+                ma_malom_interpret(&fr, &e, &rs) != MA_OK &&
+                ma_malom_value_cmp(cand, ma_malom_no_turn(&fr)) > 0) {
+                m = (ma_malom_value){k1, k2};
+                t = cand;
+                found = 1;
+            }
+        }
+    }
+    assert_true(found);
+    ma_vrules rules;
+    assert_int_equal(ma_vrules_init(&rules, MA_VARIANT_STD, s33, &err), MA_OK);
+    uint64_t p_idx = 0, succ[MA_VRULES_MAX_TURNS];
+    int n = 0;
+    for (uint64_t idx = 0; idx < N33 && n == 0; idx++) {
+        if (ma_malom_index_marker(c->ix, 3, 3, idx) >= 0)
+            continue;
+        ma_vturns turns;
+        assert_int_equal(ma_vrules_generate(&rules, ma_malom_index_unrank(c->ix, 3, 3, idx), &turns),
+                         0);
+        int ok = turns.n > 0 && !turns.immediate_wins;
+        for (int i = 0; i < turns.n && ok; i++) {
+            succ[i] = ma_malom_index_rank(c->ix, turns.succ[i], NULL);
+            ok = turns.kind[i] == MA_TURN_MOVE && succ[i] != idx;
+        }
+        if (ok) {
+            p_idx = idx;
+            n = turns.n;
+        }
+    }
+    assert_true(n > 0);
+    size_t size;
+    const uint8_t *bytes = ma_malom_file_bytes(f0, &size);
+    uint8_t *buf = malloc(size);
+    assert_non_null(buf);
+    memcpy(buf, bytes, size);
+    for (int i = 0; i <= n; i++) {
+        uint64_t at = ma_malom_file_entry_offset(f0, i < n ? succ[i] : p_idx);
+        uint32_t raw = i < n ? sec2_raw(&v, m.key1, m.key2) : sec2_raw(&v, t.key1, t.key2);
+        for (int b = 0; b < v.entry_size; b++)
+            buf[at + (uint64_t)b] = (uint8_t)(raw >> 8 * b);
+    }
+    ma_malom_file_close(f0);
+    char path[1024];
+    snprintf(path, sizeof path, "%s/%s", c->tmpdir, name);
+    FILE *out = fopen(path, "wb");
+    assert_non_null(out);
+    assert_int_equal(fwrite(buf, 1, size, out), size);
+    fclose(out);
+    free(buf);
+    ma_malom_file *f;
+    assert_int_equal(ma_malom_file_open_sec2(&f, path, MA_VARIANT_STD, s33, NULL, &err), MA_OK);
+    ma_mcheck_input in;
+    memset(&in, 0, sizeof in);
+    in.ix = c->ix;
+    in.file = f;
+    in.full_board_draw = 1;
+    in.threads = 1;
+    in.reference = 1;
+    ma_mcheck_result ref;
+    assert_int_equal(ma_mcheck_sector(&ref, &in, &err), MA_OK);
+    int at_p = 0;
+    for (size_t i = 0; i < ref.n_items; i++)
+        if (ref.items[i].entry == p_idx) {
+            assert_int_equal(ref.items[i].cls, MA_MCHECK_BAD_ENCODING);
+            at_p = 1;
+        }
+    assert_true(at_p);
+    ma_mcheck_result_free(&ref);
+    const ma_malom_file *none[MA_TURN_KINDS] = {NULL, NULL, NULL, NULL};
+    expect_paths_agree(c, f, none);
+    ma_malom_file_close(f);
+}
+
+/* The fast path's verdict "stored value = best turn value" only for stored values that are well
+ * formed: STONE_DIFF (two-byte entries, rank tables) and the published format (three-byte entries
+ * with std.secval, key1 score tables). */
+static void test_malformed_best_value_is_bad_encoding(void **state)
+{
+    ctx *c = *state;
+    MA_TEST_NEED_FIXTURES(c->fixtures);
+    char src[1024], sv[1024], svcopy[1024];
+    snprintf(src, sizeof src, "%s/../std-ultra-stonediff/std_3_3_0_0.sec2", c->fixtures);
+    expect_malformed_best_is_bad_encoding(c, src, "std_3_3_0_0.sec2");
+    /* the published format reads std.secval beside the file */
+    snprintf(sv, sizeof sv, "%s/../original-excerpt/std.secval", c->fixtures);
+    snprintf(svcopy, sizeof svcopy, "%s/std.secval", c->tmpdir);
+    FILE *in = fopen(sv, "rb"), *out = fopen(svcopy, "wb");
+    assert_non_null(in);
+    assert_non_null(out);
+    char buf[4096];
+    size_t got;
+    while ((got = fread(buf, 1, sizeof buf, in)) > 0)
+        assert_int_equal(fwrite(buf, 1, got, out), got);
+    fclose(in);
+    fclose(out);
+    snprintf(src, sizeof src, "%s/../original-excerpt/std_3_3_0_0.sec2", c->fixtures);
+    expect_malformed_best_is_bad_encoding(c, src, "std_3_3_0_0.sec2");
+    remove(svcopy);
+}
+
 static void test_format_value(void **state)
 {
     (void)state;
@@ -631,6 +770,7 @@ int main(void)
         cmocka_unit_test(test_bounds_when_child_missing),
         cmocka_unit_test(test_fast_path_equals_reference),
         cmocka_unit_test(test_fast_path_equals_reference_secval),
+        cmocka_unit_test(test_malformed_best_value_is_bad_encoding),
         cmocka_unit_test(test_bounds_mode_reports_a_value_below_the_bound),
         cmocka_unit_test(test_full_board_rule),
     };
