@@ -332,12 +332,14 @@ struct fchild {
     struct key1_turn *key1s;   /* .sec2 child: 2^f1 entries, indexed by key1 + 2^(f1-1) */
     int32_t key1_bias;
     /* .sec2 child: the turn value's score (value_score) by the stored key1 field alone, for
-     * fast_finish's loop over .sec2 children without rank tables (three-byte entries): score =
-     * base + a * key2 + b, where the key1 field's bits x give the table index x ^ m1 (the signed
-     * key1 plus key1_bias). */
+     * sec2_best's loop over .sec2 children without rank tables (three-byte entries): score =
+     * base + a * key2, where the key1 field's bits x give the table index x ^ m1 (the signed
+     * key1 plus key1_bias). A key2 below lim is no value: the overflow mark SPEC, the most
+     * negative field-2 value (so lim = SPEC + 1), or for key1 = 0 any negative key2, a marker
+     * (lim = 0). */
     struct key1_score {
         int64_t base;
-        int32_t a, b;
+        int32_t a, lim;
     } *k1score;
     uint32_t mask1, m1, m2;
     /* When every child has entries of one size, 1 or 2 bytes (struct fast, ranked): the order of
@@ -386,8 +388,12 @@ struct fast {
      * without a per-successor check (kinds whose successor sector does not exist are NULL). */
     int complete;
     /* not ranked, every successor sector the rules name present and a .sec2 file (key1 score
-     * tables): fast_finish scores the successors from their raw fields in one loop */
+     * tables) whose entries have the layout sec2_* (size, fields, overflow value): sec2_best
+     * scores the successors from their raw fields in one loop */
     int complete_sec2;
+    int sec2_size, sec2_f1;
+    uint32_t sec2_mask1, sec2_m1, sec2_m2;
+    const struct key1_score *k1s[MA_TURN_KINDS];
     const uint8_t *ent[MA_TURN_KINDS];
     const int32_t *rank[MA_TURN_KINDS];
     void *resident[MA_TURN_KINDS];
@@ -542,9 +548,9 @@ static int child_tables(struct fchild *c, int32_t v_parent)
          * loss, key2' ignored for a draw */
         const struct key1_turn *t = &c->key1s[i];
         int32_t sgn = t->key1 > 0 ? -1 : t->key1 < 0 ? 1 : 0;
-        c->k1score[i].base = (int64_t)t->key1 * ((int64_t)1 << 33);
+        c->k1score[i].base = (int64_t)t->key1 * ((int64_t)1 << 33) + sgn * t->add;
         c->k1score[i].a = sgn * t->mul;
-        c->k1score[i].b = sgn * t->add;
+        c->k1score[i].lim = i == c->key1_bias ? 0 : c->view.spec + 1;
     }
     c->mask1 = (1u << c->view.f1) - 1u;
     c->m1 = 1u << (c->view.f1 - 1);
@@ -856,13 +862,34 @@ static int fast_setup(struct shared *sh)
     make_resident(f, sh);
     f->complete = f->ranked != 0;
     f->complete_sec2 = !f->ranked;
+    const ma_malom_view *layout = NULL;
     for (int k = 0; k < MA_TURN_KINDS; k++) {
-        if (sh->rules.succ_exists[k] && !f->ch[k].file)
+        const struct fchild *c = &f->ch[k];
+        if (sh->rules.succ_exists[k] && !c->file)
             f->complete = f->complete_sec2 = 0;
-        if (f->ch[k].file && !f->ch[k].k1score)
+        if (c->file && !c->k1score)
             f->complete_sec2 = 0;
-        f->ent[k] = f->ch[k].file ? f->ch[k].view.entries : NULL;
-        f->rank[k] = f->ch[k].file ? f->ch[k].rank : NULL;
+        if (c->file && c->k1score) {
+            if (!layout)
+                layout = &c->view;
+            else if (c->view.entry_size != layout->entry_size || c->view.f1 != layout->f1 ||
+                     c->view.f2 != layout->f2 || c->view.spec != layout->spec)
+                f->complete_sec2 = 0; /* one layout for all children, so sec2_best hoists it */
+            if (c->view.spec != -(int32_t)(1u << (c->view.f2 - 1)))
+                f->complete_sec2 = 0; /* key1_score's lim needs SPEC below every value */
+        }
+        f->ent[k] = c->file ? c->view.entries : NULL;
+        f->rank[k] = c->file ? c->rank : NULL;
+        f->k1s[k] = c->file ? c->k1score : NULL;
+    }
+    if (!layout)
+        f->complete_sec2 = 0;
+    if (f->complete_sec2) {
+        f->sec2_size = layout->entry_size;
+        f->sec2_f1 = layout->f1;
+        f->sec2_mask1 = (1u << layout->f1) - 1u;
+        f->sec2_m1 = 1u << (layout->f1 - 1);
+        f->sec2_m2 = 1u << (layout->f2 - 1);
     }
     if (self_ranks(f, &sh->frame) || self_key1s(f, &sh->frame)) {
         fast_free(f);
@@ -1138,35 +1165,45 @@ static inline int32_t ranked_best(const struct fast *f, const struct fpending *p
     return slow ? RANK_SLOW : bk;
 }
 
-/* The best successor of p by score (f->complete_sec2: .sec2 children without rank tables, each
- * successor's score from its raw key1 and key2 fields through the child's key1 score table): 1
- * with its score in *best, at least no_turn_score, and *bi its turn (-1: none beats no turn); or
- * 0 when a successor is a marker (key1 0, key2 < 0) or has an overflowed key2: fast_finish's
- * general loop then takes the index from the start. */
-static inline int sec2_best(const struct fast *f, const struct fpending *p, int64_t *best, int *bi)
+/* The best successor of p by score (f->complete_sec2: .sec2 children of one layout without rank
+ * tables, each successor's score from its raw key1 and key2 fields through its child's key1
+ * score table): 1 with its score in *best, at least no_turn_score, and *bi its turn (-1: none
+ * beats no turn); or 0 when a successor is a marker (key1 0, key2 < 0) or has an overflowed key2:
+ * fast_finish's general loop then takes the index from the start. size is f->sec2_size, a
+ * constant in each of sec2_best's two calls. */
+static inline __attribute__((always_inline)) int
+sec2_best_size(const struct fast *f, const struct fpending *p, int64_t *best, int *bi,
+               const int size)
 {
     const ma_vturns *t = &p->turns;
+    const int f1 = f->sec2_f1;
+    const uint32_t mask1 = f->sec2_mask1, m1 = f->sec2_m1, m2 = f->sec2_m2;
     int64_t bk = f->no_turn_score;
     int slow = 0;
     *bi = -1;
-    for (int i = 0; i < t->n && !slow; i++) {
-        const struct fchild *c = &f->ch[t->kind[i]];
-        const uint8_t *e = c->view.entries + (uint64_t)c->view.entry_size * p->succ[i];
+    for (int i = 0; i < t->n; i++) {
+        int k = t->kind[i];
+        const uint8_t *e = f->ent[k] + (uint64_t)size * p->succ[i];
         uint32_t raw = (uint32_t)e[0] | (uint32_t)e[1] << 8;
-        if (c->view.entry_size == 3)
+        if (size == 3)
             raw |= (uint32_t)e[2] << 16;
-        uint32_t x = (raw & c->mask1) ^ c->m1; /* signed key1 + key1_bias */
-        int32_t k2 = (int32_t)(((raw >> c->view.f1) ^ c->m2) - c->m2);
-        slow = k2 == c->view.spec || (x == c->m1 && k2 < 0);
-        const struct key1_score *ks = &c->k1score[x];
-        int64_t sc = ks->base + (int64_t)ks->a * k2 + ks->b;
-        if (!slow && sc > bk) {
+        uint32_t x = (raw & mask1) ^ m1; /* signed key1 + key1_bias */
+        int32_t k2 = (int32_t)(((raw >> f1) ^ m2) - m2);
+        const struct key1_score *ks = &f->k1s[k][x];
+        slow |= k2 < ks->lim;
+        int64_t sc = ks->base + (int64_t)ks->a * k2;
+        if (sc > bk) {
             bk = sc;
             *bi = i;
         }
     }
     *best = bk;
     return !slow;
+}
+
+static inline int sec2_best(const struct fast *f, const struct fpending *p, int64_t *best, int *bi)
+{
+    return f->sec2_size == 3 ? sec2_best_size(f, p, best, bi, 3) : sec2_best_size(f, p, best, bi, 2);
 }
 
 /* The key of index idx's stored value in the order fast_finish compares successors by (ranked:

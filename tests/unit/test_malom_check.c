@@ -541,6 +541,19 @@ static void test_fast_path_equals_reference(void **state)
     ma_malom_file_close(f43);
 }
 
+/* The raw entry of (key1, key2) in a .sec2 view: field 1 in the low f1 bits, field 2 above. */
+static uint32_t sec2_raw(const ma_malom_view *v, int32_t key1, int32_t key2)
+{
+    return ((uint32_t)key1 & ((1u << v->f1) - 1u)) |
+           ((uint32_t)key2 & ((1u << v->f2) - 1u)) << v->f1;
+}
+
+static int sec2_fits(const ma_malom_view *v, int32_t key1, int32_t key2)
+{
+    int32_t h1 = 1 << (v->f1 - 1), h2 = 1 << (v->f2 - 1);
+    return key1 >= -h1 && key1 < h1 && key2 >= -h2 && key2 < h2 && key2 != v->spec;
+}
+
 /* The fast path equals the reference on the published format (the original excerpt: .sec2 with
  * three-byte entries and std.secval, no rank tables): 3_3_0_0 (flying) clean and with random byte
  * edits (those that break the file are skipped), and 4_3_0_0 (sliding) against 3_4_0_0. */
@@ -596,21 +609,35 @@ static void test_fast_path_equals_reference_secval(void **state)
                                              &err), MA_OK);
     const ma_malom_file *back[MA_TURN_KINDS] = {NULL, NULL, f34, NULL};
     expect_paths_agree(c, f43, back);
+    /* the child with markers at 60 random indices, canonical ones among them (broken children:
+     * key1 0 and a negative key2 in three bytes) */
+    ma_malom_view v;
+    ma_malom_file_view(f34, &v);
+    size_t size;
+    const uint8_t *bytes = ma_malom_file_bytes(f34, &size);
+    uint8_t *copy = malloc(size);
+    assert_non_null(copy);
+    memcpy(copy, bytes, size);
+    for (int i = 0; i < 60; i++) {
+        uint64_t at = ma_malom_file_entry_offset(f34, lcg(&x) % ma_malom_file_entry_count(f34));
+        uint32_t raw = sec2_raw(&v, 0, -(int32_t)(1 + lcg(&x) % 15));
+        for (int b = 0; b < v.entry_size; b++)
+            copy[at + (uint64_t)b] = (uint8_t)(raw >> 8 * b);
+    }
+    snprintf(path, sizeof path, "%s/std_3_4_0_0.sec2", c->tmpdir);
+    FILE *fo = fopen(path, "wb");
+    assert_non_null(fo);
+    assert_int_equal(fwrite(copy, 1, size, fo), size);
+    fclose(fo);
+    free(copy);
+    ma_malom_file *bad34;
+    assert_int_equal(ma_malom_file_open_sec2(&bad34, path, MA_VARIANT_STD, (ma_sector){3, 4, 0, 0},
+                                             NULL, &err), MA_OK);
+    const ma_malom_file *broken[MA_TURN_KINDS] = {NULL, NULL, bad34, NULL};
+    expect_paths_agree(c, f43, broken);
+    ma_malom_file_close(bad34);
     ma_malom_file_close(f34);
     ma_malom_file_close(f43);
-}
-
-/* The raw entry of (key1, key2) in a .sec2 view: field 1 in the low f1 bits, field 2 above. */
-static uint32_t sec2_raw(const ma_malom_view *v, int32_t key1, int32_t key2)
-{
-    return ((uint32_t)key1 & ((1u << v->f1) - 1u)) |
-           ((uint32_t)key2 & ((1u << v->f2) - 1u)) << v->f1;
-}
-
-static int sec2_fits(const ma_malom_view *v, int32_t key1, int32_t key2)
-{
-    int32_t h1 = 1 << (v->f1 - 1), h2 = 1 << (v->f2 - 1);
-    return key1 >= -h1 && key1 < h1 && key2 >= -h2 && key2 < h2 && key2 != v->spec;
 }
 
 /* A .sec2 3_3_0_0 (its own child) where one canonical index P stores exactly the value its
