@@ -357,6 +357,37 @@ static void test_bad_successor_makes_entries_unverifiable_and_classify_finds_roo
     fx->child_words[ce] = 0x8000;
 }
 
+/* A successor index past the end of its child file can only come from an index bug; the entries
+ * that reach one are unverifiable, never derived from some other word. The child here claims half
+ * its entries, and its entry 0 holds a value, the word any clamped read would find. */
+static void test_successor_past_the_child_end_is_unverifiable(void **state)
+{
+    struct fixture *fx = *state;
+    uint16_t first = fx->child_words[0];
+    fx->child_words[0] = 0x8000;
+    map_both(fx);
+    ma_open_file short_child = fx->child;
+    short_child.header.entry_count = fx->child_n / 2;
+    for (int threads = 1; threads <= 2; threads++) {
+        ma_check_input in;
+        memset(&in, 0, sizeof in);
+        in.ix = fx->ix;
+        in.file = &fx->parent;
+        in.threads = threads;
+        in.child[MA_TURN_PLACE] = &short_child;
+        ma_check_result res;
+        ma_error err;
+        assert_int_equal(ma_check_sector(&res, &in, &err), MA_OK);
+        assert_int_equal(res.checked, fx->parent_n);
+        assert_int_equal(res.discrepancies, 0);
+        assert_true(res.unverifiable > 0);
+        assert_int_equal(res.verified + res.unverifiable, fx->parent_n);
+        ma_check_result_free(&res);
+    }
+    unmap_both(fx);
+    fx->child_words[0] = first;
+}
+
 static void test_full_mora_board_is_a_draw(void **state)
 {
     (void)state;
@@ -414,6 +445,8 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_missing_child_is_never_verified, setup, teardown),
         cmocka_unit_test_setup_teardown(
             test_bad_successor_makes_entries_unverifiable_and_classify_finds_roots, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_successor_past_the_child_end_is_unverifiable, setup,
+                                        teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
