@@ -22,7 +22,10 @@ Malom itself, side by side (issue 25): with MALOM_BIN (its legacy `.sec` build, 
 directory with `std.movegen`) set, Malom's own `W B WF BF -verify` runs in the same rotation
 (baseline, current, Malom, ...) on the same files, one thread (Malom's verifier has no threads);
 its CPU seconds, peak RSS and Malom CPU / current CPU are printed beside ours, and for 2 threads
-the scaling (current wall with 1 thread / with 2).
+the scaling (current wall with 1 thread / with 2). Malom CPU / current CPU is given twice: as the
+ratio of the two medians, and as "paired", the median over rotations of the ratio within one
+rotation, where Malom runs right after our 1-thread run (the same reasoning as for scaling below:
+a phase of the machine slows both runs of a rotation alike).
 
 Scaling is taken per rotation: every rotation runs each thread count once, so the 1-thread and the
 T-thread run it compares are minutes, not a whole block of runs, apart (the speed of a shared
@@ -143,7 +146,7 @@ def cmd_malom(args, build, root):
         head = (f"{'sector':>9} {'fmt':>4} {'entries':>11} {'thr':>3} | {'baseline s':>10} {'CPU s':>6} "
                 f"{'RSS MiB':>7} | {'current s':>9} {'M/s':>6} {'CPU s':>6} {'RSS MiB':>7} "
                 f"{'check s':>7} | {'cur/base':>8} {'CPU':>5} | {'Malom CPU':>9} {'RSS MiB':>7} "
-                f"{'Malom/cur CPU':>13} | {'1thr/Tthr':>9} {'T procs':>7}")
+                f"{'Malom/cur CPU':>13} {'paired':>6} | {'1thr/Tthr':>9} {'T procs':>7}")
         print(head)
         for data in datas:
             for sector, fmt in _sectors(data, args.sectors):
@@ -184,9 +187,10 @@ def cmd_malom(args, build, root):
                     if mal and threads == 1:
                         mcpu = statistics.median(r[1] for r in mal)
                         mrss = max(r[2] for r in mal) / 1024
-                        line += f"{mcpu:>9.2f} {mrss:>7.0f} {mcpu / ccpu:>13.2f} | "
+                        paired = statistics.median(m[1] / r[4] for m, r in zip(mal, c))
+                        line += f"{mcpu:>9.2f} {mrss:>7.0f} {mcpu / ccpu:>13.2f} {paired:>6.2f} | "
                     else:
-                        line += f"{'-':>9} {'-':>7} {'-':>13} | "
+                        line += f"{'-':>9} {'-':>7} {'-':>13} {'-':>6} | "
                     if threads > 1 and copies[threads]:
                         one = [r[0] for r in cur[1]]
                         scaling = statistics.median(w1 / r[0] for w1, r in zip(one, c))
