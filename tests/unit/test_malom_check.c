@@ -422,6 +422,28 @@ static void expect_paths_agree(ctx *c, const ma_malom_file *file,
     ma_mcheck_result_free(&ref);
 }
 
+static void copy_file(const char *from, const char *to)
+{
+    FILE *in = fopen(from, "rb"), *out = fopen(to, "wb");
+    assert_non_null(in);
+    assert_non_null(out);
+    char buf[4096];
+    size_t got;
+    while ((got = fread(buf, 1, sizeof buf, in)) > 0)
+        assert_int_equal(fwrite(buf, 1, got, out), got);
+    fclose(in);
+    fclose(out);
+}
+
+/* Writes size bytes of buf to path. */
+static void write_file(const char *path, const uint8_t *buf, size_t size)
+{
+    FILE *out = fopen(path, "wb");
+    assert_non_null(out);
+    assert_int_equal(fwrite(buf, 1, size, out), size);
+    fclose(out);
+}
+
 /* Writes `name` into tmpdir: the fixture at `src` with `n` single-byte edits and, when n_over > 0,
  * an overflow table of n_over (index, value) records replacing the empty one at the end. */
 static void write_edited(ctx *c, const char *src, const char *name, const long *at,
@@ -576,15 +598,7 @@ static void test_fast_path_equals_reference_secval(void **state)
     /* a copy of std.secval beside the edited copies */
     snprintf(sv, sizeof sv, "%s/std.secval", ex);
     snprintf(svcopy, sizeof svcopy, "%s/std.secval", c->tmpdir);
-    FILE *in = fopen(sv, "rb"), *out = fopen(svcopy, "wb");
-    assert_non_null(in);
-    assert_non_null(out);
-    char buf[4096];
-    size_t got;
-    while ((got = fread(buf, 1, sizeof buf, in)) > 0)
-        assert_int_equal(fwrite(buf, 1, got, out), got);
-    fclose(in);
-    fclose(out);
+    copy_file(sv, svcopy);
     uint64_t x = 777;
     int rounds = 0;
     for (int round = 0; round < 3; round++) {
@@ -625,10 +639,7 @@ static void test_fast_path_equals_reference_secval(void **state)
             copy[at + (uint64_t)b] = (uint8_t)(raw >> 8 * b);
     }
     snprintf(path, sizeof path, "%s/std_3_4_0_0.sec2", c->tmpdir);
-    FILE *fo = fopen(path, "wb");
-    assert_non_null(fo);
-    assert_int_equal(fwrite(copy, 1, size, fo), size);
-    fclose(fo);
+    write_file(path, copy, size);
     free(copy);
     ma_malom_file *bad34;
     assert_int_equal(ma_malom_file_open_sec2(&bad34, path, MA_VARIANT_STD, (ma_sector){3, 4, 0, 0},
@@ -709,10 +720,7 @@ static void expect_malformed_best_is_bad_encoding(ctx *c, const char *src, const
     ma_malom_file_close(f0);
     char path[1024];
     snprintf(path, sizeof path, "%s/%s", c->tmpdir, name);
-    FILE *out = fopen(path, "wb");
-    assert_non_null(out);
-    assert_int_equal(fwrite(buf, 1, size, out), size);
-    fclose(out);
+    write_file(path, buf, size);
     free(buf);
     ma_malom_file *f;
     assert_int_equal(ma_malom_file_open_sec2(&f, path, MA_VARIANT_STD, s33, NULL, &err), MA_OK);
@@ -751,15 +759,7 @@ static void test_malformed_best_value_is_bad_encoding(void **state)
     /* the published format reads std.secval beside the file */
     snprintf(sv, sizeof sv, "%s/../original-excerpt/std.secval", c->fixtures);
     snprintf(svcopy, sizeof svcopy, "%s/std.secval", c->tmpdir);
-    FILE *in = fopen(sv, "rb"), *out = fopen(svcopy, "wb");
-    assert_non_null(in);
-    assert_non_null(out);
-    char buf[4096];
-    size_t got;
-    while ((got = fread(buf, 1, sizeof buf, in)) > 0)
-        assert_int_equal(fwrite(buf, 1, got, out), got);
-    fclose(in);
-    fclose(out);
+    copy_file(sv, svcopy);
     snprintf(src, sizeof src, "%s/../original-excerpt/std_3_3_0_0.sec2", c->fixtures);
     expect_malformed_best_is_bad_encoding(c, src, "std_3_3_0_0.sec2");
     remove(svcopy);
