@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "check/resident.h"
+#include "check/visited.h"
 #include "common/chunk_order.h"
 #include "common/progress.h"
 
@@ -406,22 +407,9 @@ static void finish(struct worker *w, struct pending *p)
         w->rc = MA_EINTERNAL; /* an index bug: ranks past the end */
         return;
     }
-    if (j->visited) {
-        uint64_t bit = (uint64_t)1 << (p->entry & 63);
-        _Atomic uint64_t *vw = &j->visited[p->entry >> 6];
-        uint64_t old;
-        if (j->shared_visited) {
-            old = atomic_fetch_or_explicit(vw, bit, memory_order_relaxed);
-        } else {
-            /* One thread: no other writer, so a plain read and write (a locked OR costs ~20
-             * cycles per entry) with the same reached-twice test. */
-            old = atomic_load_explicit(vw, memory_order_relaxed);
-            atomic_store_explicit(vw, old | bit, memory_order_relaxed);
-        }
-        if (old & bit) {
-            w->rc = MA_EINTERNAL; /* reached twice: an index bug, reported by ma_check_sector */
-            return;
-        }
+    if (j->visited && ma_visited_mark(j->visited, p->entry, j->shared_visited)) {
+        w->rc = MA_EINTERNAL; /* reached twice: an index bug, reported by ma_check_sector */
+        return;
     }
     p->word = (uint16_t)(j->self_body[2 * p->entry] | j->self_body[2 * p->entry + 1] << 8);
     int32_t tight = 0;
@@ -738,7 +726,7 @@ static int plan_walk(struct job *j)
     if (!j->by_opp)
         return MA_OK;
     j->without = calloc(j->n_tiles * MA_POINTS, sizeof *j->without);
-    size_t words = (size_t)(j->entries / 64 + 1);
+    size_t words = (size_t)ma_visited_words(j->entries);
     j->visited = ma_resident_alloc(words * sizeof *j->visited);
     if (!j->without || !j->visited)
         return MA_ENOMEM;
@@ -863,7 +851,19 @@ int ma_check_sector(ma_check_result *out, const ma_check_input *in, ma_error *er
     free(ws);
     free(tids);
     int canceled = atomic_load(&j->canceled);
+    /* The walk by opponent mask marks every entry it reaches: every entry once, none past the end
+     * (checked == entries below counts the same from the other side). */
+    uint64_t gap = 0;
+    int coverage = !rc && !canceled && j->visited ? ma_visited_check(j->visited, j->entries, &gap)
+                                                  : MA_VISITED_ALL;
     free_job(j);
+    if (coverage != MA_VISITED_ALL) {
+        ma_check_result_free(out);
+        return ma_error_set(err, MA_EINTERNAL, "internal error: entry %llu %s (checker index bug)",
+                            (unsigned long long)gap,
+                            coverage == MA_VISITED_GAP ? "never examined"
+                                                       : "past the last entry reached");
+    }
     if (!rc && canceled) {
         ma_check_result_free(out);
         return ma_error_set(err, MA_ECANCELED, "check of the sector canceled");

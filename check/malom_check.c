@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "check/resident.h"
+#include "check/visited.h"
 #include "check/score_sort.h"
 #include "common/chunk_order.h"
 #include "common/progress.h"
@@ -824,12 +825,12 @@ static int fast_setup(struct shared *sh)
     f->reps = malloc(f->n_reps * sizeof *f->reps);
     f->stab = malloc(f->n_reps * sizeof *f->stab);
     uint64_t n = ma_malom_hash_count(f->w, f->b);
-    f->visited = ma_resident_alloc((n / 64 + 1) * sizeof *f->visited);
+    f->visited = ma_resident_alloc(ma_visited_words(n) * sizeof *f->visited);
     if (!f->reps || !f->stab || !f->visited) {
         fast_free(f);
         return MA_ENOMEM;
     }
-    ma_resident_add(&f->copies, (void *)f->visited, NULL, (n / 64 + 1) * sizeof *f->visited);
+    ma_resident_add(&f->copies, (void *)f->visited, NULL, ma_visited_words(n) * sizeof *f->visited);
     for (uint64_t r = 0; r < f->n_reps; r++) {
         uint32_t rep = ma_malom_index_rep(sh->in->ix, f->w, r);
         uint16_t bits = 0;
@@ -1231,18 +1232,8 @@ static int fast_finish(struct worker *w, struct fpending *p)
 {
     const struct shared *sh = w->sh;
     const struct fast *f = sh->fast;
-    uint64_t bit = (uint64_t)1 << (p->idx & 63);
-    _Atomic uint64_t *vw = &f->visited[p->idx >> 6];
-    if (sh->in->threads == 1) {
-        /* One thread: no other writer, so a plain read and write (a locked OR costs ~20 cycles
-         * per index) with the same reached-twice test. */
-        uint64_t old = atomic_load_explicit(vw, memory_order_relaxed);
-        if (old & bit)
-            return index_twice(w, p->idx);
-        atomic_store_explicit(vw, old | bit, memory_order_relaxed);
-    } else if (atomic_fetch_or_explicit(vw, bit, memory_order_relaxed) & bit) {
+    if (ma_visited_mark(f->visited, p->idx, sh->in->threads > 1))
         return index_twice(w, p->idx);
-    }
     /* The best successor's key, when every successor has one (fast_best); fast_bi its turn. */
     int64_t fast_bk = 0;
     int fast_bi = -1, fast_ok = 0;
@@ -1528,23 +1519,18 @@ static uint64_t fast_chunk_by_rep(struct worker *w, uint64_t lo, uint64_t hi)
 static int fast_coverage(struct shared *sh, ma_error *err)
 {
     const struct fast *f = sh->fast;
-    uint64_t n = sh->entries;
-    for (uint64_t i = 0; i < n / 64 + 1; i++) {
-        uint64_t want = i < n / 64 ? ~(uint64_t)0 : ((uint64_t)1 << (n % 64)) - 1;
-        uint64_t got = atomic_load_explicit(&f->visited[i], memory_order_relaxed);
-        if (got != want) {
-            uint64_t idx = 64 * i + (uint64_t)__builtin_ctzll(~got & want);
-            char sec[16];
-            ma_sector_format(sh->sector, sec, sizeof sec);
-            return ma_error_set(err, MA_EINTERNAL,
-                                "%s: sector %s: offset %llu: index %llu was never checked: checker "
-                                "index bug",
-                                sh->in->path ? sh->in->path : "(sector file)", sec,
-                                (unsigned long long)ma_malom_file_entry_offset(sh->in->file, idx),
-                                (unsigned long long)idx);
-        }
-    }
-    return MA_OK;
+    uint64_t idx = 0;
+    int got = ma_visited_check(f->visited, sh->entries, &idx);
+    if (got == MA_VISITED_ALL)
+        return MA_OK;
+    char sec[16];
+    ma_sector_format(sh->sector, sec, sizeof sec);
+    return ma_error_set(err, MA_EINTERNAL,
+                        "%s: sector %s: offset %llu: index %llu %s: checker index bug",
+                        sh->in->path ? sh->in->path : "(sector file)", sec,
+                        (unsigned long long)ma_malom_file_entry_offset(sh->in->file, idx),
+                        (unsigned long long)idx,
+                        got == MA_VISITED_GAP ? "was never checked" : "lies past the last index and was reached");
 }
 
 static void *work(void *arg)

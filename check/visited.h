@@ -1,0 +1,54 @@
+/*
+ * The visited bitmap of a sector walk: one bit per entry (bit e % 64 of word e / 64), set when the
+ * walk checks entry e.
+ *
+ * Contract. The checkers walk a sector in an order of their own (by opponent mask, in chunks over
+ * threads), not entry by entry, so nothing in the walk itself shows that every entry was checked.
+ * The bitmap does: ma_visited_mark reports an entry reached a second time, and after the walk
+ * ma_visited_check finds the first entry never reached, or a bit past the last entry. Both are
+ * index bugs of the checker, never faults of the file: a sector is "verified" only when every
+ * entry was reached exactly once (docs/verifier.md, docs/malom-verification.md).
+ *
+ * The bitmap holds entries / 64 + 1 words, zeroed before the walk (the checkers zero it through
+ * check/resident.h). ma_visited_mark is inline: it runs once per entry.
+ */
+#ifndef MA_CHECK_VISITED_H
+#define MA_CHECK_VISITED_H
+
+#include <stdatomic.h>
+#include <stdint.h>
+
+/* Words of the bitmap of n entries. */
+static inline uint64_t ma_visited_words(uint64_t n)
+{
+    return n / 64 + 1;
+}
+
+/* Marks entry e; returns 1 when it was marked already (reached twice), else 0. shared: other
+ * threads mark the same bitmap, so the mark is an atomic OR; with one thread a plain read and
+ * write (a locked OR costs about 20 cycles per entry) with the same test. */
+static inline int ma_visited_mark(_Atomic uint64_t *bits, uint64_t e, int shared)
+{
+    uint64_t bit = (uint64_t)1 << (e & 63);
+    _Atomic uint64_t *word = &bits[e >> 6];
+    uint64_t old;
+    if (shared) {
+        old = atomic_fetch_or_explicit(word, bit, memory_order_relaxed);
+    } else {
+        old = atomic_load_explicit(word, memory_order_relaxed);
+        atomic_store_explicit(word, old | bit, memory_order_relaxed);
+    }
+    return (old & bit) != 0;
+}
+
+enum {
+    MA_VISITED_ALL = 0,  /* entries 0 .. n-1 marked, nothing past them */
+    MA_VISITED_GAP = 1,  /* *entry: the least entry below n never marked */
+    MA_VISITED_PAST = 2  /* *entry: the least bit at or past n that is marked (an index past the end) */
+};
+
+/* After the walk (all threads joined): MA_VISITED_ALL, or MA_VISITED_GAP / MA_VISITED_PAST with
+ * *entry as above (a gap is reported before a bit past the end). */
+int ma_visited_check(const _Atomic uint64_t *bits, uint64_t n, uint64_t *entry);
+
+#endif

@@ -1,0 +1,156 @@
+/* check/visited.h: an entry marked twice is reported, with one thread and with several; after the
+ * walk the least entry never marked is found wherever it lies in a word, and a bit past the last
+ * entry is found too, for entry counts on and off a word boundary. */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <pthread.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <cmocka.h>
+
+#include "check/visited.h"
+
+static _Atomic uint64_t *bitmap(uint64_t n)
+{
+    _Atomic uint64_t *b = calloc(ma_visited_words(n), sizeof *b);
+    assert_non_null(b);
+    return b;
+}
+
+static void mark_all(_Atomic uint64_t *b, uint64_t n, int shared)
+{
+    for (uint64_t e = 0; e < n; e++)
+        assert_int_equal(ma_visited_mark(b, e, shared), 0);
+}
+
+static void test_second_mark_is_reported(void **state)
+{
+    (void)state;
+    static const uint64_t at[] = {0, 1, 63, 64, 127, 199};
+    const size_t n_at = sizeof at / sizeof *at;
+    for (int shared = 0; shared <= 1; shared++) {
+        _Atomic uint64_t *b = bitmap(200);
+        for (size_t i = 0; i < n_at; i++) {
+            assert_int_equal(ma_visited_mark(b, at[i], shared), 0);
+            assert_int_equal(ma_visited_mark(b, at[i], shared), 1);
+        }
+        /* exactly those entries were marked: a mark sets its own bit and no other */
+        for (uint64_t e = 0; e < 200; e++) {
+            int listed = 0;
+            for (size_t i = 0; i < n_at; i++)
+                listed |= at[i] == e;
+            assert_int_equal(ma_visited_mark(b, e, shared), listed);
+        }
+        free((void *)b);
+    }
+}
+
+static void test_complete_walk(void **state)
+{
+    (void)state;
+    static const uint64_t counts[] = {0, 1, 63, 64, 65, 128, 1000};
+    for (size_t i = 0; i < sizeof counts / sizeof *counts; i++) {
+        uint64_t n = counts[i], e = 12345;
+        _Atomic uint64_t *b = bitmap(n);
+        mark_all(b, n, 0);
+        assert_int_equal(ma_visited_check(b, n, &e), MA_VISITED_ALL);
+        free((void *)b);
+    }
+}
+
+static void test_gap_is_the_least_unmarked_entry(void **state)
+{
+    (void)state;
+    static const uint64_t counts[] = {1, 63, 64, 65, 128, 1000};
+    for (size_t i = 0; i < sizeof counts / sizeof *counts; i++) {
+        uint64_t n = counts[i];
+        uint64_t holes[] = {0, 1, 62, 63, 64, 65, n / 2, n - 2, n - 1};
+        for (size_t h = 0; h < sizeof holes / sizeof *holes; h++) {
+            if (holes[h] >= n)
+                continue;
+            _Atomic uint64_t *b = bitmap(n);
+            for (uint64_t e = 0; e < n; e++)
+                if (e != holes[h] && e != n - 1)
+                    ma_visited_mark(b, e, 0);
+            uint64_t got = 0;
+            /* the hole, and the last entry unless it is the hole: the least is reported */
+            assert_int_equal(ma_visited_check(b, n, &got), MA_VISITED_GAP);
+            assert_int_equal(got, holes[h]);
+            free((void *)b);
+        }
+    }
+}
+
+static void test_bit_past_the_end_is_found(void **state)
+{
+    (void)state;
+    static const uint64_t counts[] = {0, 1, 63, 64, 65, 130};
+    for (size_t i = 0; i < sizeof counts / sizeof *counts; i++) {
+        uint64_t n = counts[i];
+        /* the bitmap has a word more than n / 64 entries fill: bits n .. of the last word */
+        uint64_t last = 64 * (ma_visited_words(n) - 1) + 63;
+        uint64_t past[] = {n, last};
+        for (size_t k = 0; k < 2; k++) {
+            _Atomic uint64_t *b = bitmap(n);
+            mark_all(b, n, 0);
+            ma_visited_mark(b, past[k], 0);
+            uint64_t got = 0;
+            assert_int_equal(ma_visited_check(b, n, &got), MA_VISITED_PAST);
+            assert_int_equal(got, past[k]);
+            free((void *)b);
+        }
+    }
+}
+
+struct marker {
+    _Atomic uint64_t *b;
+    uint64_t from, step, n;
+    uint64_t twice; /* marks that found their bit set */
+};
+
+static void *mark_every_step(void *arg)
+{
+    struct marker *m = arg;
+    for (uint64_t e = m->from; e < m->n; e += m->step)
+        m->twice += (uint64_t)ma_visited_mark(m->b, e, 1);
+    return NULL;
+}
+
+/* Threads marking interleaved entries of the same words lose no mark; when every thread marks
+ * every entry, each entry is reported as new to exactly one of them. */
+static void test_shared_marks(void **state)
+{
+    (void)state;
+    enum { THREADS = 4, N = 100003 };
+    pthread_t t[THREADS];
+    struct marker m[THREADS];
+    for (int all = 0; all <= 1; all++) {
+        _Atomic uint64_t *b = bitmap(N);
+        for (int i = 0; i < THREADS; i++) {
+            m[i] = all ? (struct marker){b, 0, 1, N, 0}
+                       : (struct marker){b, (uint64_t)i, THREADS, N, 0};
+            assert_int_equal(pthread_create(&t[i], NULL, mark_every_step, &m[i]), 0);
+        }
+        uint64_t twice = 0, got = 0;
+        for (int i = 0; i < THREADS; i++) {
+            assert_int_equal(pthread_join(t[i], NULL), 0);
+            twice += m[i].twice;
+        }
+        assert_int_equal(ma_visited_check(b, N, &got), MA_VISITED_ALL);
+        assert_int_equal(twice, all ? (uint64_t)(THREADS - 1) * N : 0);
+        free((void *)b);
+    }
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_second_mark_is_reported),
+        cmocka_unit_test(test_complete_walk),
+        cmocka_unit_test(test_gap_is_the_least_unmarked_entry),
+        cmocka_unit_test(test_bit_past_the_end_is_found),
+        cmocka_unit_test(test_shared_marks),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
