@@ -858,11 +858,14 @@ int ma_check_sector(ma_check_result *out, const ma_check_input *in, ma_error *er
                                                   : MA_VISITED_ALL;
     free_job(j);
     if (coverage != MA_VISITED_ALL) {
+        char sec[16];
+        ma_sector_format(out->sector, sec, sizeof sec);
         ma_check_result_free(out);
-        return ma_error_set(err, MA_EINTERNAL, "internal error: entry %llu %s (checker index bug)",
-                            (unsigned long long)gap,
-                            coverage == MA_VISITED_GAP ? "never examined"
-                                                       : "past the last entry reached");
+        return ma_error_set(err, MA_EINTERNAL, "%s: sector %s: offset %llu: entry %llu %s: checker "
+                            "index bug", in->file->path, sec,
+                            (unsigned long long)ma_open_file_offset(gap), (unsigned long long)gap,
+                            coverage == MA_VISITED_GAP ? "was never checked"
+                                                       : "lies past the last entry and was reached");
     }
     if (!rc && canceled) {
         ma_check_result_free(out);

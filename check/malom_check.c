@@ -334,7 +334,7 @@ struct fchild {
     int32_t key1_bias;
     /* .sec2 child: the turn value's score (value_score) by the stored key1 field alone, for
      * sec2_best's loop over .sec2 children without rank tables (three-byte entries): score =
-     * base + a * key2, where the key1 field's bits x give the table index x ^ m1 (the signed
+     * base + a * key2, where the key1 field's bits x give the table index x ^ 2^(f1-1) (the signed
      * key1 plus key1_bias). A key2 below lim is no value: the overflow mark SPEC, the most
      * negative field-2 value (so lim = SPEC + 1), or for key1 = 0 any negative key2, a marker
      * (lim = 0). */
@@ -342,7 +342,6 @@ struct fchild {
         int64_t base;
         int32_t a, lim;
     } *k1score;
-    uint32_t mask1, m1, m2;
     /* When every child has entries of one size, 1 or 2 bytes (struct fast, ranked): the order of
      * each stored byte's or word's turn value among all children's as one int32 (score_rank),
      * or RANK_BROKEN (a marker), RANK_SLOW (needs the file's slow path). */
@@ -553,9 +552,6 @@ static int child_tables(struct fchild *c, int32_t v_parent)
         c->k1score[i].a = sgn * t->mul;
         c->k1score[i].lim = i == c->key1_bias ? 0 : c->view.spec + 1;
     }
-    c->mask1 = (1u << c->view.f1) - 1u;
-    c->m1 = 1u << (c->view.f1 - 1);
-    c->m2 = 1u << (c->view.f2 - 1);
     return MA_OK;
 }
 
@@ -1234,7 +1230,8 @@ static int fast_finish(struct worker *w, struct fpending *p)
     const struct fast *f = sh->fast;
     if (ma_visited_mark(f->visited, p->idx, sh->in->threads > 1))
         return index_twice(w, p->idx);
-    /* The best successor's key, when every successor has one (fast_best); fast_bi its turn. */
+    /* The best successor's key, when every successor has one (ranked_best, sec2_best); fast_bi
+     * its turn. */
     int64_t fast_bk = 0;
     int fast_bi = -1, fast_ok = 0;
     if (p->state == 3 && (f->complete || f->complete_sec2)) {
