@@ -140,9 +140,10 @@ struct job {
 /* TURN_BAD lies above every score, so a maximum over turns is TURN_BAD when any turn is bad. */
 enum { TURN_BAD = INT32_MAX - 1, STORED_NONE = INT32_MAX };
 
-/* A successor's word as the score of the turn to it: its value (§5.3, ma_open_value_decode, which
- * refuses a wrong depth parity and a draw with a depth) negated to the mover's view. A word no
- * successor may hold, including "no value" (a canonical successor always has one), is TURN_BAD. */
+/* score[word]: a successor's word as the score of the turn to it: its value (§5.3,
+ * ma_open_value_decode, which refuses a wrong depth parity and a draw with a depth) negated to the
+ * mover's view; a word no successor may hold, including "no value" (a canonical successor always
+ * has one), is TURN_BAD. stored[word]: a stored word's own value as a score, or STORED_NONE. */
 static void fill_turn_scores(int32_t *score, int32_t *stored)
 {
     for (uint32_t word = 0; word < (1u << 16); word++) {
@@ -376,9 +377,9 @@ static void prepare(struct worker *w, struct pending *p, uint64_t r, uint32_t op
 }
 
 /* The best turn score of p (state 2, no successor sector absent): 1 with it in *best, or 0
- * when a successor's entry lies past its file's end or holds no value a successor may hold;
- * finish's general loop then takes the entry from the start. No branch per successor but the
- * loop's: the index is clamped to 0 before the read when it is out of range. */
+ * when a successor's entry lies past its file's end or holds no value a successor may hold (the
+ * entry is then unverifiable). No branch per successor but the loop's: the index is clamped to 0
+ * before the read when it is out of range. */
 static inline int best_turn(const struct job *j, const struct pending *p, int32_t *best)
 {
     const ma_vturns *t = &p->turns;
@@ -445,32 +446,12 @@ static void finish(struct worker *w, struct pending *p)
     ma_value stored;
     int bad_word = ma_open_value_decode(p->word, &stored) != 0 || stored.outcome == MA_OUTCOME_NONE;
     ma_value derived = p->fixed;
-    int known = 1, bad_succ = 0;
-    if (p->state == 2 && tight_ok) {
-        derived = value_from_score(tight);
-    } else if (p->state == 2) {
-        const ma_vturns *t = &p->turns;
-        int32_t best = INT32_MIN;
-        for (int i = 0; i < t->n; i++) {
-            const ma_open_file *f = j->child[t->kind[i]];
-            uint64_t se = p->succ_entry[i];
-            if (!f)
-                continue;
-            if (se >= f->header.entry_count) {
-                bad_succ = 1;
-                continue;
-            }
-            uint32_t word = (uint32_t)f->body[2 * se] | (uint32_t)f->body[2 * se + 1] << 8;
-            int32_t sc = j->turn_score[word];
-            if (sc == TURN_BAD) {
-                bad_succ = 1;
-                continue;
-            }
-            if (sc > best)
-                best = sc;
-        }
-        known = !p->missing && !bad_succ;
-        derived = known ? value_from_score(best) : (ma_value){MA_OUTCOME_NONE, 0};
+    int known = 1;
+    if (p->state == 2) {
+        /* best_turn above decides it: derived only when every successor sector is present and
+         * every successor word in range holds a value (else missing-child or unverifiable) */
+        known = tight_ok;
+        derived = known ? value_from_score(tight) : (ma_value){MA_OUTCOME_NONE, 0};
     }
     it.derived_known = (uint8_t)known;
     it.derived_outcome = (uint8_t)derived.outcome;

@@ -1116,6 +1116,24 @@ static inline int turn_of(const struct shared *sh, const struct fchild *c, uint6
     return TS_OK;
 }
 
+/* The stored word of a size-byte entry at e (little-endian), as the rank and key1 tables index it:
+ * a legacy byte, or a .sec2 entry's key1 field in the low F1 bits and key2 above. */
+static inline uint32_t raw_entry(const uint8_t *e, int size)
+{
+    uint32_t raw = e[0];
+    if (size >= 2)
+        raw |= (uint32_t)e[1] << 8;
+    if (size == 3)
+        raw |= (uint32_t)e[2] << 16;
+    return raw;
+}
+
+/* A .sec2 raw word's key2 field, sign-extended (m2 = 2^(F2-1)). */
+static inline int32_t raw_key2(uint32_t raw, int f1, uint32_t m2)
+{
+    return (int32_t)(((raw >> f1) ^ m2) - m2);
+}
+
 /* The key of the turn value of successor idx in child c: greater key, greater §5.8 value; its
  * rank (score_rank) when the sector is ranked, one table load for all but slow-path entries, else
  * its score. 0 with *key set, or 1 when the child's canonical entry is a marker. */
@@ -1123,8 +1141,7 @@ static inline int successor_key(const struct shared *sh, const struct fast *f,
                                 const struct fchild *c, uint64_t idx, int64_t *key)
 {
     if (f->ranked) {
-        const uint8_t *e = c->view.entries + (uint64_t)f->ranked * idx;
-        int32_t r = c->rank[f->ranked == 1 ? e[0] : (uint32_t)e[0] | (uint32_t)e[1] << 8];
+        int32_t r = c->rank[raw_entry(c->view.entries + (uint64_t)f->ranked * idx, f->ranked)];
         if (r >= 0) {
             *key = r;
             return 0;
@@ -1151,8 +1168,7 @@ static inline int32_t ranked_best(const struct fast *f, const struct fpending *p
     *bi = -1;
     for (int i = 0; i < t->n; i++) {
         int k = t->kind[i];
-        const uint8_t *e = f->ent[k] + (uint64_t)f->ranked * p->succ[i];
-        int32_t r = f->rank[k][f->ranked == 1 ? e[0] : (uint32_t)e[0] | (uint32_t)e[1] << 8];
+        int32_t r = f->rank[k][raw_entry(f->ent[k] + (uint64_t)f->ranked * p->succ[i], f->ranked)];
         slow |= r < 0;
         if (r > bk) {
             bk = r;
@@ -1180,12 +1196,9 @@ sec2_best_size(const struct fast *f, const struct fpending *p, int64_t *best, in
     *bi = -1;
     for (int i = 0; i < t->n; i++) {
         int k = t->kind[i];
-        const uint8_t *e = f->ent[k] + (uint64_t)size * p->succ[i];
-        uint32_t raw = (uint32_t)e[0] | (uint32_t)e[1] << 8;
-        if (size == 3)
-            raw |= (uint32_t)e[2] << 16;
+        uint32_t raw = raw_entry(f->ent[k] + (uint64_t)size * p->succ[i], size);
         uint32_t x = (raw & mask1) ^ m1; /* signed key1 + key1_bias */
-        int32_t k2 = (int32_t)(((raw >> f1) ^ m2) - m2);
+        int32_t k2 = raw_key2(raw, f1, m2);
         const struct key1_score *ks = &f->k1s[k][x];
         slow |= k2 < ks->lim;
         int64_t sc = ks->base + (int64_t)ks->a * k2;
@@ -1208,16 +1221,12 @@ static inline int sec2_best(const struct fast *f, const struct fpending *p, int6
  * alone; else a key no successor has (RANK_NONE, INT64_MIN). */
 static inline int64_t stored_key(const struct fast *f, uint64_t idx)
 {
-    const uint8_t *e = f->self.entries + (uint64_t)f->self.entry_size * idx;
-    uint32_t raw = (uint32_t)e[0];
-    if (f->self.entry_size >= 2)
-        raw |= (uint32_t)e[1] << 8;
+    const int size = f->self.entry_size;
+    uint32_t raw = raw_entry(f->self.entries + (uint64_t)size * idx, size);
     if (f->self_rank)
         return f->self_rank[raw];
-    if (f->self.entry_size == 3)
-        raw |= (uint32_t)e[2] << 16;
     uint32_t x = (raw & f->self_mask1) ^ f->self_m1;
-    int32_t k2 = (int32_t)(((raw >> f->self.f1) ^ f->self_m2) - f->self_m2);
+    int32_t k2 = raw_key2(raw, f->self.f1, f->self_m2);
     const struct self_key1 *sk = &f->self_k1[x];
     if (k2 == f->self.spec || !(sk->ok >> key2_class(k2) & 1))
         return INT64_MIN;

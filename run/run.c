@@ -71,7 +71,10 @@ typedef struct node {
     char sha256[65];              /* when hashed; "" if absent */
     uint64_t planned_entries;     /* selected nodes: entries of the file, as planned */
     char mapped_sha[65];          /* runs without a store: the digest of the file before it was
-                                   * first opened (hash_before_open; "" while not opened) */
+                                   * first opened (hash_before_open; "" while not opened, or when
+                                   * the path could not be hashed) */
+    int opened;                   /* node_source got it from the reader once: hash_before_open
+                                   * ran, whatever it found, and never runs again */
     int seen_unit;                /* the last unit whose snapshot check hashed this node, -1 none */
     int changed;                  /* that check found its mapping differs from the digest expected */
     char changed_msg[1024];
@@ -1030,8 +1033,11 @@ static const ma_source *node_source(ma_vrun *r, int i, int *present)
     *present = nd->dbs != NULL;
     if (!nd->dbs)
         return NULL;
-    if (!r->audit && !nd->mapped_sha[0])
+    /* Once only, before the first open: a retry after a failed hash would take its digest after
+     * the reader's checks at open, the very order hash_before_open exists to avoid. */
+    if (!r->audit && !nd->opened)
         hash_before_open(r, nd);
+    nd->opened = 1;
     const ma_source *src;
     ma_error e;
     if (ma_database_source(r->db, nd->pub.variant, nd->pub.sector, &src, &e)) {
