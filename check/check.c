@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "check/resident.h"
+#include "check/turn_masks.h"
 #include "check/visited.h"
 #include "common/chunk_order.h"
 #include "common/progress.h"
@@ -98,7 +99,7 @@ int ma_check_prepare_index(ma_open_index *ix, ma_variant v, ma_sector s, ma_erro
 struct job {
     const ma_check_input *in;
     ma_vrules rules;
-    ma_mill_table mill; /* the rules' mill lines for fused_turns */
+    ma_turn_masks turn_rows; /* each representative's destinations, for fused_turns (by_opp) */
     const ma_open_file *child[MA_TURN_KINDS];
     ma_open_file resident[MA_TURN_KINDS]; /* huge-page copies of the successor bodies */
     void *resident_mem[MA_TURN_KINDS];
@@ -222,6 +223,7 @@ static int push_item(struct worker *w, const ma_check_item *it)
  * (never for a valid position), else 0. n_ops is the group's op count; fused_turns calls this with
  * the constant 1 for the common case, so that path compiles without the loops over ops. */
 static inline __attribute__((always_inline)) int fused_body(struct worker *w, struct pending *p,
+                                                            const ma_turn_dests *row,
                                                             const int n_ops)
 {
     const struct job *j = w->job;
@@ -230,7 +232,6 @@ static inline __attribute__((always_inline)) int fused_body(struct worker *w, st
     ma_vturns *t = &p->turns;
     const uint32_t m = p->pos.mover, o = p->pos.opp;
     const ma_open_mover_map *gm = &g->map;
-    const uint32_t empty = MA_FULL_MASK & ~(m | o);
     uint32_t cm[MA_SYM_OPS]; /* per op: the compressed image of the mover's points */
     for (int s = 0; s < n_ops; s++) {
         cm[s] = 0;
@@ -247,43 +248,41 @@ static inline __attribute__((always_inline)) int fused_body(struct worker *w, st
         int k = phase == 0 ? j->w + 1 : j->w; /* the successor's opponent stones */
         const ma_open_file *cfm = j->child[kind + 1];
         uint32_t froms = phase == 0 ? 1u : m; /* placing: one pass with no stone lifted */
-        for (; froms; froms &= froms - 1) {
+        for (; froms; froms &= froms - 1, row++) {
             int from = phase == 0 ? -1 : __builtin_ctz(froms);
-            uint32_t rest = phase == 0 ? m : m & ~(1u << from);
-            uint64_t gaps = ma_mill_gaps(rest);
             uint32_t crest[MA_SYM_OPS];
             for (int s = 0; s < n_ops; s++)
                 crest[s] = phase == 0 ? cm[s] : cm[s] & ~gm->point[s][from];
-            uint32_t dest = phase == 0 || r->flying ? empty : empty & r->adj[from];
-            for (; dest; dest &= dest - 1) {
+            /* the row's destinations where the opponent leaves them free (check/turn_masks.h) */
+            for (uint32_t dest = row->plain & ~o; dest; dest &= dest - 1) {
+                if (n >= MA_VRULES_MAX_TURNS)
+                    return MA_EINTERNAL;
                 int d = __builtin_ctz(dest);
-                uint32_t nm = rest | 1u << d;
-                if (!ma_mill_closes(&j->mill, gaps, d)) {
-                    if (n >= MA_VRULES_MAX_TURNS)
-                        return MA_EINTERNAL;
-                    uint32_t c = crest[0] | gm->point[0][d];
-                    for (int s = 1; s < n_ops; s++) {
-                        uint32_t cs = crest[s] | gm->point[s][d];
-                        c = cs < c ? cs : c;
-                    }
-                    /* no prefetch: these successors share one block of the child, the group's,
-                     * which stays in cache while the group is walked */
-                    uint64_t e = ma_open_mover_map_rank(gm, c, k);
-                    p->succ_entry[n] = e;
-                    t->kind[n++] = (uint8_t)kind;
-                    continue;
+                uint32_t c = crest[0] | gm->point[0][d];
+                for (int s = 1; s < n_ops; s++) {
+                    uint32_t cs = crest[s] | gm->point[s][d];
+                    c = cs < c ? cs : c;
                 }
-                if (!o)
-                    continue; /* nothing to remove: the turn does not exist */
-                if (r->mill_wins) {
-                    t->immediate_wins = 1;
-                    t->n = n;
-                    return 0;
-                }
-                if (!have_removable) {
-                    removable = ma_vrules_removable(r, o);
-                    have_removable = 1;
-                }
+                /* no prefetch: these successors share one block of the child, the group's, which
+                 * stays in cache while the group is walked */
+                p->succ_entry[n] = ma_open_mover_map_rank(gm, c, k);
+                t->kind[n++] = (uint8_t)kind;
+            }
+            uint32_t closing = row->closing & ~o;
+            if (!closing || !o)
+                continue; /* nothing to remove: a closing turn does not exist */
+            if (r->mill_wins) {
+                t->immediate_wins = 1;
+                t->n = n;
+                return 0;
+            }
+            if (!have_removable) {
+                removable = ma_vrules_removable(r, o);
+                have_removable = 1;
+            }
+            uint32_t rest = phase == 0 ? m : m & ~(1u << from);
+            for (; closing; closing &= closing - 1) {
+                uint32_t nm = rest | (closing & (0u - closing));
                 for (uint32_t rm = removable; rm; rm &= rm - 1) {
                     if (n >= MA_VRULES_MAX_TURNS)
                         return MA_EINTERNAL;
@@ -306,10 +305,10 @@ static inline __attribute__((always_inline)) int fused_body(struct worker *w, st
     return 0;
 }
 
-static int fused_turns(struct worker *w, struct pending *p)
+static int fused_turns(struct worker *w, struct pending *p, const ma_turn_dests *row)
 {
     int n_ops = w->grp->map.n_ops;
-    return n_ops == 1 ? fused_body(w, p, 1) : fused_body(w, p, n_ops);
+    return n_ops == 1 ? fused_body(w, p, row, 1) : fused_body(w, p, row, n_ops);
 }
 
 /* Prepares entry e, the board (reps[r], opp). */
@@ -337,7 +336,8 @@ static void prepare(struct worker *w, struct pending *p, uint64_t r, uint32_t op
         return;
     }
     ma_vturns *t = &p->turns;
-    if (w->grp->ok ? fused_turns(w, p) : ma_vrules_generate(r_, p->pos, t)) {
+    if (w->grp->ok ? fused_turns(w, p, ma_turn_masks_of(&j->turn_rows, r))
+                    : ma_vrules_generate(r_, p->pos, t)) {
         w->rc = MA_EINTERNAL;
         p->state = -1;
         return;
@@ -661,13 +661,14 @@ static void free_job(struct job *j)
     free(j->self_mem);
     free(j->reps);
     free(j->stab);
+    ma_turn_masks_free(&j->turn_rows);
     free(j->without);
     free((void *)j->visited);
     ma_resident_destroy(&j->copies);
     free(j);
 }
 
-/* The walk's tables (see struct job). 0 or MA_ENOMEM. */
+/* The walk's tables (see struct job). 0, MA_ENOMEM, or MA_EINTERNAL (an index bug). */
 static int plan_walk(struct job *j)
 {
     const ma_open_index *ix = j->in->ix;
@@ -712,6 +713,10 @@ static int plan_walk(struct job *j)
     if (!j->without || !j->visited)
         return MA_ENOMEM;
     ma_resident_add(&j->copies, (void *)j->visited, NULL, words * sizeof *j->visited);
+    /* MA_EINVAL there is a representative of another stone count: an index bug */
+    int rc = ma_turn_masks_build(&j->turn_rows, &j->rules, j->reps, j->n_reps, j->w);
+    if (rc)
+        return rc == MA_ENOMEM ? MA_ENOMEM : MA_EINTERNAL;
     for (uint64_t r = 0; r < j->n_reps; r++)
         for (int p = 0; p < MA_POINTS; p++)
             if (!(j->reps[r] >> p & 1u))
@@ -737,7 +742,6 @@ int ma_check_sector(ma_check_result *out, const ma_check_input *in, ma_error *er
         free_job(j);
         return rc;
     }
-    ma_mill_table_init(&j->mill, &j->rules);
     j->in = in;
     j->entries = h->entry_count;
     j->per_rep = ma_open_binomial(MA_POINTS - h->sector.w, h->sector.b);
@@ -763,7 +767,8 @@ int ma_check_sector(ma_check_result *out, const ma_check_input *in, ma_error *er
         n = (int)(j->entries / CHUNK + 1);
     struct worker *ws = calloc((size_t)n, sizeof *ws);
     pthread_t *tids = calloc((size_t)n, sizeof *tids);
-    int nomem = !ws || !tids || plan_walk(j);
+    int planned = !ws || !tids ? MA_ENOMEM : plan_walk(j);
+    int nomem = planned != 0;
     for (int i = 0; ws && !nomem && i < n; i++) {
         ws[i].job = j;
         ws[i].index = i;
@@ -781,6 +786,10 @@ int ma_check_sector(ma_check_result *out, const ma_check_input *in, ma_error *er
         free(ws);
         free(tids);
         free_job(j);
+        if (planned == MA_EINTERNAL)
+            return ma_error_set(err, MA_EINTERNAL, "index bug: a representative of sector %d_%d_%d_%d "
+                                "has another stone count", h->sector.w, h->sector.b, h->sector.wf,
+                                h->sector.bf);
         return ma_error_set(err, MA_ENOMEM, "out of memory");
     }
     j->shared_visited = n > 1;

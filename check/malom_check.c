@@ -8,8 +8,9 @@
 #include <string.h>
 
 #include "check/resident.h"
-#include "check/visited.h"
 #include "check/score_sort.h"
+#include "check/turn_masks.h"
+#include "check/visited.h"
 #include "common/chunk_order.h"
 #include "common/progress.h"
 
@@ -352,7 +353,7 @@ enum { RANK_BROKEN = -1, RANK_SLOW = -2, RANK_NONE = -3 };
 
 struct fast {
     ma_vrules rules;           /* the sector's rules on Malom-numbered points */
-    ma_mill_table mill;        /* their mill lines for fused_turns */
+    ma_turn_masks turn_rows;   /* each representative's destinations, for fused_turns */
     ma_malom_view self;
     struct fchild ch[MA_TURN_KINDS];
     int w, b;
@@ -486,6 +487,7 @@ static void fast_free(struct fast *f)
     free(f->self_k1);
     free(f->reps);
     free(f->stab);
+    ma_turn_masks_free(&f->turn_rows);
     free(f->self_resident);
     free(f->without);
     free((void *)f->visited);
@@ -775,7 +777,7 @@ static void make_resident(struct fast *f, const struct shared *sh)
 }
 
 /* Sets up the fast path, or leaves sh->fast NULL when it does not apply (values too large for the
- * integer score). 0 or MA_ENOMEM. */
+ * integer score). 0, MA_ENOMEM, or MA_EINTERNAL (an index bug). */
 static int fast_setup(struct shared *sh)
 {
     int32_t big = 0;
@@ -793,7 +795,6 @@ static int fast_setup(struct shared *sh)
         return MA_ENOMEM;
     ma_resident_init(&f->copies);
     rules_to_malom(&sh->rules, &f->rules);
-    ma_mill_table_init(&f->mill, &f->rules);
     ma_malom_file_view(sh->in->file, &f->self);
     f->w = sh->sector.w;
     f->b = sh->sector.b;
@@ -844,9 +845,12 @@ static int fast_setup(struct shared *sh)
     f->by_opp = f->n_opp * f->n_tiles * (uint64_t)(f->b ? f->b : 1) <= 16 * n;
     if (f->by_opp) {
         f->without = calloc(f->n_tiles * MA_POINTS, sizeof *f->without);
-        if (!f->without) {
+        int rc = f->without ? ma_turn_masks_build(&f->turn_rows, &f->rules, f->reps, f->n_reps, f->w)
+                            : MA_ENOMEM;
+        if (rc) {
             fast_free(f);
-            return MA_ENOMEM;
+            /* MA_EINVAL: a representative of another stone count, an index bug */
+            return rc == MA_ENOMEM ? MA_ENOMEM : MA_EINTERNAL;
         }
         for (uint64_t r = 0; r < f->n_reps; r++)
             for (int p = 0; p < MA_POINTS; p++)
@@ -934,12 +938,11 @@ static int index_bug(struct worker *w, uint64_t idx, uint64_t back)
  * that path compiles without the loops over ops. */
 static inline __attribute__((always_inline)) void
 fused_body(const ma_malom_index *ix, const struct fast *f, struct fworker *fw, uint32_t m,
-           uint32_t o, struct fpending *p, const int nops)
+           uint32_t o, const ma_turn_dests *row, struct fpending *p, const int nops)
 {
     const ma_vrules *r = &f->rules;
     ma_vturns *t = &p->turns;
     const ma_malom_mover_map *g = &fw->group;
-    const uint32_t empty = MA_FULL_MASK & ~(m | o);
     uint32_t cm[MA_MALOM_SYM_OPS]; /* per op: the compressed image of the mover's points */
     for (int s = 0; s < nops; s++) {
         cm[s] = 0;
@@ -952,45 +955,44 @@ fused_body(const ma_malom_index *ix, const struct fast *f, struct fworker *fw, u
     for (int phase = 0; phase < 2; phase++) {
         if (phase == 0 ? !r->can_place : !r->can_move)
             continue;
+        int kind = phase == 0 ? MA_TURN_PLACE : MA_TURN_MOVE;
+        int k = phase == 0 ? f->w + 1 : f->w; /* the successor's opponent stones */
         uint32_t froms = phase == 0 ? 1u : m; /* placing: one pass with no stone lifted */
-        for (; froms; froms &= froms - 1) {
+        for (; froms; froms &= froms - 1, row++) {
             int from = phase == 0 ? -1 : __builtin_ctz(froms);
-            uint32_t rest = phase == 0 ? m : m & ~(1u << from);
-            uint64_t gaps = ma_mill_gaps(rest);
             uint32_t crest[MA_MALOM_SYM_OPS];
             for (int s = 0; s < nops; s++)
                 crest[s] = phase == 0 ? cm[s] : cm[s] & ~g->point[s][from];
-            uint32_t dest = phase == 0 || r->flying ? empty : empty & r->adj[from];
-            int kind = phase == 0 ? MA_TURN_PLACE : MA_TURN_MOVE;
-            int k = phase == 0 ? f->w + 1 : f->w; /* the successor's opponent stones */
-            for (; dest; dest &= dest - 1) {
+            /* the row's destinations where the opponent leaves them free (check/turn_masks.h) */
+            for (uint32_t dest = row->plain & ~o; dest; dest &= dest - 1) {
                 int d = __builtin_ctz(dest);
-                uint32_t nm = rest | 1u << d;
-                if (!ma_mill_closes(&f->mill, gaps, d)) {
-                    uint32_t c = crest[0] | g->point[0][d];
-                    for (int s = 1; s < nops; s++) {
-                        uint32_t cs = crest[s] | g->point[s][d];
-                        c = cs < c ? cs : c;
-                    }
-                    /* no prefetch: these successors share one block of the child, the group's,
-                     * which stays in cache while the group is walked (cachegrind: 1.4% of their
-                     * reads miss L1 on 4_4 .sec2) */
-                    p->succ[n] = ma_malom_mover_map_rank(g, c, k);
-                    t->kind[n++] = (uint8_t)kind;
-                    continue;
+                uint32_t c = crest[0] | g->point[0][d];
+                for (int s = 1; s < nops; s++) {
+                    uint32_t cs = crest[s] | g->point[s][d];
+                    c = cs < c ? cs : c;
                 }
-                if (!o)
-                    continue; /* nothing to remove: the turn does not exist */
-                if (r->mill_wins) {
-                    t->immediate_wins = 1;
-                    t->n = n;
-                    return;
-                }
-                if (!have_removable) {
-                    removable = ma_vrules_removable(r, o);
-                    have_removable = 1;
-                }
-                const struct fchild *chm = &f->ch[kind + 1];
+                /* no prefetch: these successors share one block of the child, the group's,
+                 * which stays in cache while the group is walked (cachegrind: 1.4% of their
+                 * reads miss L1 on 4_4 .sec2) */
+                p->succ[n] = ma_malom_mover_map_rank(g, c, k);
+                t->kind[n++] = (uint8_t)kind;
+            }
+            uint32_t closing = row->closing & ~o;
+            if (!closing || !o)
+                continue; /* nothing to remove: a closing turn does not exist */
+            if (r->mill_wins) {
+                t->immediate_wins = 1;
+                t->n = n;
+                return;
+            }
+            if (!have_removable) {
+                removable = ma_vrules_removable(r, o);
+                have_removable = 1;
+            }
+            const struct fchild *chm = &f->ch[kind + 1];
+            uint32_t rest = phase == 0 ? m : m & ~(1u << from);
+            for (; closing; closing &= closing - 1) {
+                uint32_t nm = rest | (closing & (0u - closing));
                 for (uint32_t rm = removable; rm; rm &= rm - 1) {
                     int x = __builtin_ctz(rm);
                     if (!fw->removed_made[x]) {
@@ -1011,12 +1013,12 @@ fused_body(const ma_malom_index *ix, const struct fast *f, struct fworker *fw, u
 }
 
 static void fused_turns(const ma_malom_index *ix, const struct fast *f, struct fworker *fw,
-                        uint32_t m, uint32_t o, struct fpending *p)
+                        uint32_t m, uint32_t o, const ma_turn_dests *row, struct fpending *p)
 {
     if (fw->group.nops == 1)
-        fused_body(ix, f, fw, m, o, p, 1);
+        fused_body(ix, f, fw, m, o, row, p, 1);
     else
-        fused_body(ix, f, fw, m, o, p, fw->group.nops);
+        fused_body(ix, f, fw, m, o, row, p, fw->group.nops);
 }
 
 /* Prepares index idx, the board (reps[r], opp): marker rule, stored entry, turns, successor
@@ -1058,7 +1060,7 @@ static void fast_prepare(struct worker *w, struct fpending *p, uint64_t r, uint3
     }
     ma_vturns *t = &p->turns;
     if (fw->group_ok) {
-        fused_turns(sh->in->ix, f, fw, rep, opp, p);
+        fused_turns(sh->in->ix, f, fw, rep, opp, ma_turn_masks_of(&f->turn_rows, r), p);
     } else {
         ma_board pos = {rep, opp};
         ma_vrules_generate(&f->rules, pos, t);
@@ -1651,7 +1653,11 @@ int ma_mcheck_sector(ma_mcheck_result *out, const ma_mcheck_input *in, ma_error 
     if (!sh)
         return ma_error_set(err, MA_ENOMEM, "malom check: out of memory");
     int rc = setup(sh, in, err);
-    if (!rc && !in->reference && fast_setup(sh))
+    int frc = !rc && !in->reference ? fast_setup(sh) : 0;
+    if (frc == MA_EINTERNAL)
+        rc = ma_error_set(err, MA_EINTERNAL, "malom check: index bug: a representative of %s has "
+                          "another stone count", in->path ? in->path : "the sector");
+    else if (frc)
         rc = ma_error_set(err, MA_ENOMEM, "malom check: out of memory");
     if (rc) {
         fast_free(sh->fast);

@@ -79,17 +79,6 @@ int ma_vrules_closes_mill(const ma_vrules *r, uint32_t mover, int d)
     return ((mover & pt[0]) == pt[0]) | ((mover & pt[1]) == pt[1]) | ((mover & pt[2]) == pt[2]);
 }
 
-void ma_mill_table_init(ma_mill_table *t, const ma_vrules *r)
-{
-    for (int p = 0; p < MA_POINTS; p++) {
-        uint32_t line[3];
-        for (int i = 0; i < 3; i++)
-            line[i] = i < r->n_partners[p] ? r->partners[p][i] & MA_FULL_MASK : 1u << 31;
-        t->pair[p] = (uint64_t)line[0] | (uint64_t)line[1] << 32;
-        t->third[p] = line[2];
-    }
-}
-
 uint32_t ma_vrules_removable(const ma_vrules *r, uint32_t opp)
 {
     uint32_t in_mill = 0;

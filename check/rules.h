@@ -78,37 +78,6 @@ int ma_vrules_generate(const ma_vrules *r, ma_board pos, ma_vturns *out);
  * mill. */
 int ma_vrules_closes_mill(const ma_vrules *r, uint32_t mover, int d);
 
-/* The mill test of the checkers' fused generators, with the lines through each point in a form
- * that tests two of them at once (ma_mill_closes). Built from any ma_vrules (also relabelled ones:
- * it only reads partners). pair[p]: the partner masks of the first two lines through p, one per
- * 32-bit half; third[p]: those of a third line (Morabaraba's diagonals). A missing line is bit 31,
- * a point no mask of the board holds. */
-typedef struct ma_mill_table {
-    uint64_t pair[MA_POINTS];
-    uint32_t third[MA_POINTS];
-} ma_mill_table;
-
-void ma_mill_table_init(ma_mill_table *t, const ma_vrules *r);
-
-/* The points not holding the mover's other stones (rest: the mover's stones besides the one that
- * lands), in both halves: one value per lifted stone, shared by all its destinations. */
-static inline uint64_t ma_mill_gaps(uint32_t rest)
-{
-    uint64_t g = (uint32_t)~rest;
-    return g | g << 32;
-}
-
-/* Equals ma_vrules_closes_mill(r, rest | 1 << d, d), gaps = ma_mill_gaps(rest). A line closes when
- * its partners hold no gap (d is never its own partner): a half of pair & gaps is zero. Each half
- * is below 2^24 or exactly 2^31, so subtracting 1 from both sets bit 31 of a half exactly when it
- * was zero (a borrow out of a zero low half only reaches the high half when the answer is already
- * yes). */
-static inline int ma_mill_closes(const ma_mill_table *t, uint64_t gaps, int d)
-{
-    uint64_t v = t->pair[d] & gaps;
-    return ((v - 0x100000001ull) & 0x8000000080000000ull) != 0 || (t->third[d] & (uint32_t)gaps) == 0;
-}
-
 /* The opponent stones a mill-closing turn may remove (0 if the opponent has none on the board). */
 uint32_t ma_vrules_removable(const ma_vrules *r, uint32_t opp);
 

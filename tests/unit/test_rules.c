@@ -116,57 +116,6 @@ static void test_mill_detection(void **state)
     assert_true(ma_vrules_closes_mill(&r, diag, ma_point_from_name("b2")));
 }
 
-/* The fused generators' two-lines-at-once mill test equals ma_vrules_closes_mill for every
- * variant, point and placement of the mover's other stones on that point's lines (all of them),
- * with random stones elsewhere; so does a table built from relabelled partners (the Malom
- * checker's numbering), here the board's points reversed. */
-static void test_mill_table_equals_closes_mill(void **state)
-{
-    (void)state;
-    uint64_t x = 0x2545F4914F6CDD1Dull;
-    for (int v = MA_VARIANT_STD; v <= MA_VARIANT_MORA; v++)
-        for (int reversed = 0; reversed < 2; reversed++) {
-            ma_vrules r;
-            ma_error err;
-            assert_int_equal(ma_vrules_init(&r, v, sec(3, 3, 0, 0), &err), MA_OK);
-            if (reversed) {
-                ma_vrules o = r;
-                for (int p = 0; p < MA_POINTS; p++) {
-                    r.n_partners[MA_POINTS - 1 - p] = o.n_partners[p];
-                    for (int i = 0; i < 3; i++) {
-                        uint32_t m = 0;
-                        for (int q = 0; q < MA_POINTS; q++)
-                            if (i < o.n_partners[p] && (o.partners[p][i] >> q & 1u))
-                                m |= 1u << (MA_POINTS - 1 - q);
-                        r.partners[MA_POINTS - 1 - p][i] = i < o.n_partners[p] ? m : UINT32_MAX;
-                    }
-                }
-            }
-            ma_mill_table t;
-            ma_mill_table_init(&t, &r);
-            int closing = 0;
-            for (int d = 0; d < MA_POINTS; d++) {
-                uint32_t near = 0;
-                for (int i = 0; i < r.n_partners[d]; i++)
-                    near |= r.partners[d][i];
-                for (int round = 0; round < 8; round++) {
-                    x ^= x << 13, x ^= x >> 7, x ^= x << 17;
-                    uint32_t far = (uint32_t)x & MA_FULL_MASK & ~near & ~(1u << d);
-                    /* every subset of the partner points */
-                    for (uint32_t sub = near;; sub = (sub - 1) & near) {
-                        uint32_t rest = far | sub;
-                        int want = ma_vrules_closes_mill(&r, rest | 1u << d, d) != 0;
-                        assert_int_equal(ma_mill_closes(&t, ma_mill_gaps(rest), d) != 0, want);
-                        closing += want;
-                        if (!sub)
-                            break;
-                    }
-                }
-            }
-            assert_true(closing > 0);
-        }
-}
-
 static void test_stones_in_mills_are_protected_unless_all_are(void **state)
 {
     (void)state;
@@ -350,7 +299,6 @@ int main(void)
         cmocka_unit_test(test_boards_are_symmetric_graphs_with_the_right_edge_counts),
         cmocka_unit_test(test_init_rejects_invalid_sectors),
         cmocka_unit_test(test_mill_detection),
-        cmocka_unit_test(test_mill_table_equals_closes_mill),
         cmocka_unit_test(test_stones_in_mills_are_protected_unless_all_are),
         cmocka_unit_test(test_placing_with_a_mill_lists_each_removal),
         cmocka_unit_test(test_double_mill_removes_one_stone),
