@@ -213,15 +213,17 @@ static int push_item(struct worker *w, const ma_check_item *it)
     return 0;
 }
 
-/* ma_vrules_generate of p->pos fused with the ranking of its successors: the same turns in the same
- * order into p->turns (kinds, immediate wins) and their entries into p->succ_entry, each word
- * prefetched. A turn without a removal keeps the entry's opponent mask as the successor's mover
- * mask (the group): its entry is the group's block plus the colex rank of the least compressed
- * mover image over the group's ops (ma_open_mover_map), each image updated by two points per
- * turn; a removal of stone x uses the map of the mask less x. Stops at the first immediate win (it
- * fixes the value whatever the other turns are). MA_EINTERNAL if the turn bound were exceeded
- * (never for a valid position), else 0. n_ops is the group's op count; fused_turns calls this with
- * the constant 1 for the common case, so that path compiles without the loops over ops. */
+/* ma_vrules_generate of p->pos fused with the ranking of its successors: the same turns (per
+ * lifted stone those closing no mill first, read from row, the entry's representative's rows in
+ * check/turn_masks.h; the order never changes a maximum) into p->turns (kinds, immediate wins) and
+ * their entries into p->succ_entry, each removal's word prefetched. A turn without a removal
+ * keeps the entry's opponent mask as the successor's mover mask (the group): its entry is the
+ * group's block plus the colex rank of the least compressed mover image over the group's ops
+ * (ma_open_mover_map), each image updated by two points per turn; a removal of stone x uses the
+ * map of the mask less x. Stops at the first immediate win (it fixes the value whatever the other
+ * turns are). MA_EINTERNAL if the turn bound were exceeded (never for a valid position), else 0.
+ * n_ops is the group's op count; fused_turns calls this with the constant 1 for the common case,
+ * so that path compiles without the loops over ops. */
 static inline __attribute__((always_inline)) int fused_body(struct worker *w, struct pending *p,
                                                             const ma_turn_dests *row,
                                                             const int n_ops)
@@ -787,9 +789,10 @@ int ma_check_sector(ma_check_result *out, const ma_check_input *in, ma_error *er
         free(tids);
         free_job(j);
         if (planned == MA_EINTERNAL)
-            return ma_error_set(err, MA_EINTERNAL, "index bug: a representative of sector %d_%d_%d_%d "
-                                "has another stone count", h->sector.w, h->sector.b, h->sector.wf,
-                                h->sector.bf);
+            return ma_error_set(err, MA_EINTERNAL,
+                                "index bug: a representative of sector %d_%d_%d_%d has another "
+                                "stone count",
+                                h->sector.w, h->sector.b, h->sector.wf, h->sector.bf);
         return ma_error_set(err, MA_ENOMEM, "out of memory");
     }
     j->shared_visited = n > 1;

@@ -927,8 +927,10 @@ static int index_bug(struct worker *w, uint64_t idx, uint64_t back)
 }
 
 /* ma_vrules_generate on the Malom-numbered board (m, o), fused with the ranking of its
- * successors (docs/malom-verification.md, Performance): the same turns in the same order into
- * p->turns (kinds, immediate wins) and their canonical indices into p->succ. A turn without a
+ * successors (docs/malom-verification.md, Performance): the same turns (per lifted stone those
+ * closing no mill first, read from row, the representative's rows in check/turn_masks.h; the order
+ * never changes a maximum) into p->turns (kinds, immediate wins) and their canonical indices into
+ * p->succ. A turn without a
  * removal keeps o as the successor's mover mask, the walk's group (fw->group): its index is the
  * group's block plus the colex rank of the least compressed mover image over the group's ops
  * (ma_malom_mover_map), each image updated by two points per turn, so no board is written and no
