@@ -857,8 +857,9 @@ int ma_check_sector(ma_check_result *out, const ma_check_input *in, ma_error *er
         return ma_error_set(err, MA_EINTERNAL, "%s: sector %s: offset %llu: entry %llu %s: checker "
                             "index bug", in->file->path, sec,
                             (unsigned long long)ma_open_file_offset(gap), (unsigned long long)gap,
-                            coverage == MA_VISITED_GAP ? "was never checked"
-                                                       : "lies past the last entry and was reached");
+                            coverage == MA_VISITED_GAP
+                                ? "was never checked"
+                                : "lies past the last entry and was reached");
     }
     if (!rc && canceled) {
         ma_check_result_free(out);

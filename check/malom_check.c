@@ -845,8 +845,9 @@ static int fast_setup(struct shared *sh)
     f->by_opp = f->n_opp * f->n_tiles * (uint64_t)(f->b ? f->b : 1) <= 16 * n;
     if (f->by_opp) {
         f->without = calloc(f->n_tiles * MA_POINTS, sizeof *f->without);
-        int rc = f->without ? ma_turn_masks_build(&f->turn_rows, &f->rules, f->reps, f->n_reps, f->w)
-                            : MA_ENOMEM;
+        int rc = f->without
+                     ? ma_turn_masks_build(&f->turn_rows, &f->rules, f->reps, f->n_reps, f->w)
+                     : MA_ENOMEM;
         if (rc) {
             fast_free(f);
             /* MA_EINVAL: a representative of another stone count, an index bug */
@@ -926,18 +927,17 @@ static int index_bug(struct worker *w, uint64_t idx, uint64_t back)
                         (unsigned long long)idx, (unsigned long long)back);
 }
 
-/* ma_vrules_generate on the Malom-numbered board (m, o), fused with the ranking of its
- * successors (docs/malom-verification.md, Performance): the same turns (per lifted stone those
- * closing no mill first, read from row, the representative's rows in check/turn_masks.h; the order
- * never changes a maximum) into p->turns (kinds, immediate wins) and their canonical indices into
- * p->succ. A turn without a
- * removal keeps o as the successor's mover mask, the walk's group (fw->group): its index is the
- * group's block plus the colex rank of the least compressed mover image over the group's ops
- * (ma_malom_mover_map), each image updated by two points per turn, so no board is written and no
- * cache slot looked up. A removal of stone x uses the map of o less x, made when the group first
- * needs it. Stops at the first immediate win: it fixes the value whatever the other turns are.
- * nops is the group's op count; fused_turns calls this with the constant 1 for the common case, so
- * that path compiles without the loops over ops. */
+/* ma_vrules_generate on the Malom-numbered board (m, o), fused with the ranking of its successors
+ * (docs/malom-verification.md, Performance): the same turns (per lifted stone those closing no
+ * mill first, read from row, the representative's rows in check/turn_masks.h; the order never
+ * changes a maximum) into p->turns (kinds, immediate wins) and their canonical indices into
+ * p->succ. A turn without a removal keeps o as the successor's mover mask, the walk's group
+ * (fw->group): its index is the group's block plus the colex rank of the least compressed mover
+ * image over the group's ops (ma_malom_mover_map), each image updated by two points per turn, so
+ * no board is written and no cache slot looked up. A removal of stone x uses the map of o less x,
+ * made when the group first needs it. Stops at the first immediate win: it fixes the value
+ * whatever the other turns are. nops is the group's op count; fused_turns calls this with the
+ * constant 1 for the common case, so that path compiles without the loops over ops. */
 static inline __attribute__((always_inline)) void
 fused_body(const ma_malom_index *ix, const struct fast *f, struct fworker *fw, uint32_t m,
            uint32_t o, const ma_turn_dests *row, struct fpending *p, const int nops)
@@ -1540,7 +1540,8 @@ static int fast_coverage(struct shared *sh, ma_error *err)
                         sh->in->path ? sh->in->path : "(sector file)", sec,
                         (unsigned long long)ma_malom_file_entry_offset(sh->in->file, idx),
                         (unsigned long long)idx,
-                        got == MA_VISITED_GAP ? "was never checked" : "lies past the last index and was reached");
+                        got == MA_VISITED_GAP ? "was never checked"
+                                              : "lies past the last index and was reached");
 }
 
 static void *work(void *arg)

@@ -44,7 +44,7 @@ static inline int ma_visited_mark(_Atomic uint64_t *bits, uint64_t e, int shared
 enum {
     MA_VISITED_ALL = 0,  /* entries 0 .. n-1 marked, nothing past them */
     MA_VISITED_GAP = 1,  /* *entry: the least entry below n never marked */
-    MA_VISITED_PAST = 2  /* *entry: the least bit at or past n that is marked (an index past the end) */
+    MA_VISITED_PAST = 2  /* *entry: the least marked bit at or past n (an index past the end) */
 };
 
 /* After the walk (all threads joined): MA_VISITED_ALL, or MA_VISITED_GAP / MA_VISITED_PAST with
