@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "check/fused_turns.h"
 #include "check/resident.h"
 #include "check/turn_masks.h"
 #include "check/visited.h"
@@ -99,11 +100,12 @@ int ma_check_prepare_index(ma_open_index *ix, ma_variant v, ma_sector s, ma_erro
 struct job {
     const ma_check_input *in;
     ma_vrules rules;
-    ma_turn_masks turn_rows; /* each representative's destinations, for fused_turns (by_opp) */
+    ma_turn_masks turn_rows; /* each representative's destinations, for ma_fused_turns (by_opp) */
+    ma_fused_sector fused;   /* the generator's view of this sector (by_opp) */
     const ma_open_file *child[MA_TURN_KINDS];
     ma_open_file resident[MA_TURN_KINDS]; /* huge-page copies of the successor bodies */
     void *resident_mem[MA_TURN_KINDS];
-    int group_maps;    /* the walk by opponent mask may rank through mover maps (fused_turns):
+    int group_maps;    /* the walk by opponent mask may rank through mover maps (ma_fused_turns):
                           every mover count the maps need is prepared */
     int any_absent;    /* some successor sector the rules name has no file */
     const uint8_t *self_body;  /* the sector's words (a huge-page copy when one exists) */
@@ -169,17 +171,6 @@ struct pending {
     uint64_t succ_entry[MA_VRULES_MAX_TURNS];
 };
 
-/* A worker's maps of the walk's current opponent mask (chunk_by_opp), for fused_turns: the mask
- * is the mover mask of every successor without a removal, and the mask less stone x that of every
- * successor removing x. ok: the mask's own map is made (the walk in entry order has none);
- * removed_made[x]: the map of the mask less x is made (when the group first needs it). */
-struct group {
-    int ok;
-    ma_open_mover_map map;
-    uint8_t removed_made[MA_POINTS];
-    ma_open_mover_map removed[MA_POINTS];
-};
-
 /* Per-thread counters and discrepancy list. */
 struct worker {
     struct job *job;
@@ -191,7 +182,10 @@ struct worker {
     struct pending *prev; /* prepared, not yet finished */
     int turn;
     ma_open_rank_cache *cache;
-    struct group *grp;
+    /* the maps of the walk's current opponent mask, for ma_fused_turns; group_ok: made (the walk
+     * in entry order has none) */
+    int group_ok;
+    ma_fused_group *grp;
     /* Workers sit side by side in one array and write their counters for every entry: keep the
      * written fields of neighbours at least two cache lines apart. */
     char pad[128];
@@ -213,104 +207,10 @@ static int push_item(struct worker *w, const ma_check_item *it)
     return 0;
 }
 
-/* ma_vrules_generate of p->pos fused with the ranking of its successors: the same turns (per
- * lifted stone those closing no mill first, read from row, the entry's representative's rows in
- * check/turn_masks.h; the order never changes a maximum) into p->turns (kinds, immediate wins) and
- * their entries into p->succ_entry, each removal's word prefetched. A turn without a removal
- * keeps the entry's opponent mask as the successor's mover mask (the group): its entry is the
- * group's block plus the colex rank of the least compressed mover image over the group's ops
- * (ma_open_mover_map), each image updated by two points per turn; a removal of stone x uses the
- * map of the mask less x. Stops at the first immediate win (it fixes the value whatever the other
- * turns are). MA_EINTERNAL if the turn bound were exceeded (never for a valid position), else 0.
- * n_ops is the group's op count; fused_turns calls this with the constant 1 for the common case,
- * so that path compiles without the loops over ops. */
-static inline __attribute__((always_inline)) int fused_body(struct worker *w, struct pending *p,
-                                                            const ma_turn_dests *row,
-                                                            const int n_ops)
+/* ma_fused_turns's maps come from the open index. */
+static int fill_map(const void *ix, uint32_t mover, ma_mover_map *mm)
 {
-    const struct job *j = w->job;
-    const ma_vrules *r = &j->rules;
-    struct group *g = w->grp;
-    ma_vturns *t = &p->turns;
-    const uint32_t m = p->pos.mover, o = p->pos.opp;
-    const ma_open_mover_map *gm = &g->map;
-    uint32_t cm[MA_SYM_OPS]; /* per op: the compressed image of the mover's points */
-    for (int s = 0; s < n_ops; s++) {
-        cm[s] = 0;
-        for (uint32_t x = m; x; x &= x - 1)
-            cm[s] |= gm->point[s][__builtin_ctz(x)];
-    }
-    uint32_t removable = 0;
-    int have_removable = 0, n = 0;
-    t->immediate_wins = 0;
-    for (int phase = 0; phase < 2; phase++) {
-        if (phase == 0 ? !r->can_place : !r->can_move)
-            continue;
-        int kind = phase == 0 ? MA_TURN_PLACE : MA_TURN_MOVE;
-        int k = phase == 0 ? j->w + 1 : j->w; /* the successor's opponent stones */
-        const ma_open_file *cfm = j->child[kind + 1];
-        uint32_t froms = phase == 0 ? 1u : m; /* placing: one pass with no stone lifted */
-        for (; froms; froms &= froms - 1, row++) {
-            int from = phase == 0 ? -1 : __builtin_ctz(froms);
-            uint32_t crest[MA_SYM_OPS];
-            for (int s = 0; s < n_ops; s++)
-                crest[s] = phase == 0 ? cm[s] : cm[s] & ~gm->point[s][from];
-            /* the row's destinations where the opponent leaves them free (check/turn_masks.h) */
-            for (uint32_t dest = row->plain & ~o; dest; dest &= dest - 1) {
-                if (n >= MA_VRULES_MAX_TURNS)
-                    return MA_EINTERNAL;
-                int d = __builtin_ctz(dest);
-                uint32_t c = crest[0] | gm->point[0][d];
-                for (int s = 1; s < n_ops; s++) {
-                    uint32_t cs = crest[s] | gm->point[s][d];
-                    c = cs < c ? cs : c;
-                }
-                /* no prefetch: these successors share one block of the child, the group's, which
-                 * stays in cache while the group is walked */
-                p->succ_entry[n] = ma_open_mover_map_rank(gm, c, k);
-                t->kind[n++] = (uint8_t)kind;
-            }
-            uint32_t closing = row->closing & ~o;
-            if (!closing || !o)
-                continue; /* nothing to remove: a closing turn does not exist */
-            if (r->mill_wins) {
-                t->immediate_wins = 1;
-                t->n = n;
-                return 0;
-            }
-            if (!have_removable) {
-                removable = ma_vrules_removable(r, o);
-                have_removable = 1;
-            }
-            uint32_t rest = phase == 0 ? m : m & ~(1u << from);
-            for (; closing; closing &= closing - 1) {
-                uint32_t nm = rest | (closing & (0u - closing));
-                for (uint32_t rm = removable; rm; rm &= rm - 1) {
-                    if (n >= MA_VRULES_MAX_TURNS)
-                        return MA_EINTERNAL;
-                    int x = __builtin_ctz(rm);
-                    if (!g->removed_made[x]) {
-                        (void)ma_open_index_mover_map(j->in->ix, o & ~(1u << x), &g->removed[x]);
-                        g->removed_made[x] = 1;
-                    }
-                    uint64_t e = ma_open_mover_map_rank(
-                        &g->removed[x], ma_open_mover_map_least(&g->removed[x], nm), k);
-                    if (cfm && e < cfm->header.entry_count)
-                        __builtin_prefetch(cfm->body + 2 * e);
-                    p->succ_entry[n] = e;
-                    t->kind[n++] = (uint8_t)(kind + 1);
-                }
-            }
-        }
-    }
-    t->n = n;
-    return 0;
-}
-
-static int fused_turns(struct worker *w, struct pending *p, const ma_turn_dests *row)
-{
-    int n_ops = w->grp->map.n_ops;
-    return n_ops == 1 ? fused_body(w, p, row, 1) : fused_body(w, p, row, n_ops);
+    return ma_open_index_mover_map(ix, mover, mm);
 }
 
 /* Prepares entry e, the board (reps[r], opp). */
@@ -338,7 +238,8 @@ static void prepare(struct worker *w, struct pending *p, uint64_t r, uint32_t op
         return;
     }
     ma_vturns *t = &p->turns;
-    if (w->grp->ok ? fused_turns(w, p, ma_turn_masks_of(&j->turn_rows, r))
+    if (w->group_ok ? ma_fused_turns(&j->fused, w->grp, p->pos.mover, opp,
+                                     ma_turn_masks_of(&j->turn_rows, r), t, p->succ_entry)
                     : ma_vrules_generate(r_, p->pos, t)) {
         w->rc = MA_EINTERNAL;
         p->state = -1;
@@ -355,8 +256,8 @@ static void prepare(struct worker *w, struct pending *p, uint64_t r, uint32_t op
         return;
     }
     p->state = 2;
-    if (w->grp->ok) {
-        /* fused_turns ranked and prefetched; only the absent children remain to be noted */
+    if (w->group_ok) {
+        /* ma_fused_turns ranked and prefetched; only the absent children remain to be noted */
         for (int i = 0; j->any_absent && i < t->n; i++)
             if (!j->child[t->kind[i]]) {
                 p->missing = 1;
@@ -532,13 +433,11 @@ static uint64_t chunk_by_opp(struct worker *w, uint64_t c_lo, uint64_t c_hi)
     const struct job *j = w->job;
     uint32_t opp = colex_subset(j->in->ix, c_lo, j->b);
     uint64_t done = 0;
-    struct group *g = w->grp;
     for (uint64_t c = c_lo; c < c_hi && !w->rc; c++) {
-        /* the group's maps for fused_turns (a pending entry was ranked when it was prepared) */
-        g->ok = j->group_maps;
-        if (g->ok)
-            (void)ma_open_index_mover_map(j->in->ix, opp, &g->map);
-        memset(g->removed_made, 0, sizeof g->removed_made);
+        /* the group's maps for ma_fused_turns (a pending entry was ranked when it was prepared) */
+        w->group_ok = j->group_maps;
+        if (w->group_ok)
+            (void)ma_fused_group_start(w->grp, &j->fused, opp);
         for (uint64_t t = 0; t < j->n_tiles && !w->rc; t++) {
             const uint64_t *wo = j->without + t * MA_POINTS;
             uint64_t left = j->n_reps - 64 * t;
@@ -556,7 +455,7 @@ static uint64_t chunk_by_opp(struct worker *w, uint64_t c_lo, uint64_t c_hi)
             opp = (((ripple ^ opp) >> 2) / low) | ripple;
         }
     }
-    g->ok = 0; /* the walk in entry order has no group */
+    w->group_ok = 0; /* the walk in entry order has no group */
     drain(w);
     return done;
 }
@@ -760,9 +659,13 @@ int ma_check_sector(ma_check_result *out, const ma_check_input *in, ma_error *er
     for (int k = 0; k < MA_TURN_KINDS; k++)
         j->any_absent |= j->rules.succ_exists[k] && !j->child[k];
     make_resident(j);
+    j->fused = (ma_fused_sector){.rules = &j->rules, .w = j->w, .ix = in->ix, .fill_map = fill_map};
     for (int k = 0; k < MA_TURN_KINDS; k++) {
         j->child_body[k] = j->child[k] ? j->child[k]->body : NULL;
         j->child_count[k] = j->child[k] ? j->child[k]->header.entry_count : 0;
+        j->fused.body[k] = j->child_body[k];
+        j->fused.entry_size[k] = 2;
+        j->fused.entries[k] = j->child_count[k];
     }
     int n = in->threads;
     if ((uint64_t)n > j->entries / CHUNK + 1)

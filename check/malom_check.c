@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "check/fused_turns.h"
 #include "check/resident.h"
 #include "check/score_sort.h"
 #include "check/turn_masks.h"
@@ -353,7 +354,8 @@ enum { RANK_BROKEN = -1, RANK_SLOW = -2, RANK_NONE = -3 };
 
 struct fast {
     ma_vrules rules;           /* the sector's rules on Malom-numbered points */
-    ma_turn_masks turn_rows;   /* each representative's destinations, for fused_turns */
+    ma_turn_masks turn_rows;   /* each representative's destinations, for ma_fused_turns */
+    ma_fused_sector fused;     /* the generator's view of this sector (by_opp) */
     ma_malom_view self;
     struct fchild ch[MA_TURN_KINDS];
     int w, b;
@@ -440,14 +442,10 @@ struct fworker {
     struct fpending slot[2];
     struct fpending *prev; /* prepared, not yet finished */
     int turn;              /* which slot the next index uses */
-    /* The walk's current opponent mask as the mover mask of the successors without a removal
-     * (fused_turns): its map (group_ok: made; the walk by index has no group). */
+    /* The maps of the walk's current opponent mask, for ma_fused_turns (group_ok: made; the walk
+     * by index has none). */
     int group_ok;
-    ma_malom_mover_map group;
-    /* The same for the mover mask the removal of the group's stone x leaves (the successors of
-     * every mill-closing turn that removes x), made when the group first needs it. */
-    uint8_t removed_made[MA_POINTS];
-    ma_malom_mover_map removed[MA_POINTS];
+    ma_fused_group group;
 };
 
 static uint32_t relabel(uint32_t open_mask)
@@ -776,6 +774,12 @@ static void make_resident(struct fast *f, const struct shared *sh)
     }
 }
 
+/* ma_fused_turns's maps come from Malom's index, in its numbering. */
+static int fill_map(const void *ix, uint32_t mover, ma_mover_map *mm)
+{
+    return ma_malom_index_mover_map(ix, mover, mm);
+}
+
 /* Sets up the fast path, or leaves sh->fast NULL when it does not apply (values too large for the
  * integer score). 0, MA_ENOMEM, or MA_EINTERNAL (an index bug). */
 static int fast_setup(struct shared *sh)
@@ -862,6 +866,14 @@ static int fast_setup(struct shared *sh)
     uint64_t per_opp = n / (f->n_opp ? f->n_opp : 1) + 1;
     f->opp_per_chunk = 8192 / per_opp + 1;
     make_resident(f, sh);
+    f->fused = (ma_fused_sector){.rules = &f->rules, .w = f->w, .ix = sh->in->ix,
+                                 .fill_map = fill_map};
+    for (int k = 0; k < MA_TURN_KINDS; k++) {
+        const struct fchild *c = &f->ch[k];
+        f->fused.body[k] = c->file ? c->view.entries : NULL;
+        f->fused.entry_size[k] = c->file ? (uint32_t)c->view.entry_size : 0;
+        f->fused.entries[k] = c->file ? ma_malom_file_entry_count(c->file) : 0;
+    }
     f->complete = f->ranked != 0;
     f->complete_sec2 = !f->ranked;
     const ma_malom_view *layout = NULL;
@@ -914,6 +926,19 @@ static int index_twice(struct worker *w, uint64_t idx)
                         (unsigned long long)idx);
 }
 
+/* More turns than MA_VRULES_MAX_TURNS: impossible under the rules, so a bug of the checker. */
+static __attribute__((cold)) int too_many_turns(struct worker *w, uint64_t idx)
+{
+    const struct shared *sh = w->sh;
+    char sec[16];
+    ma_sector_format(sh->sector, sec, sizeof sec);
+    return ma_error_set(&w->err, MA_EINTERNAL,
+                        "%s: sector %s: offset %llu: index %llu has more than %d turns: checker bug",
+                        sh->in->path ? sh->in->path : "(sector file)", sec,
+                        (unsigned long long)ma_malom_file_entry_offset(sh->in->file, idx),
+                        (unsigned long long)idx, MA_VRULES_MAX_TURNS);
+}
+
 static int index_bug(struct worker *w, uint64_t idx, uint64_t back)
 {
     const struct shared *sh = w->sh;
@@ -925,102 +950,6 @@ static int index_bug(struct worker *w, uint64_t idx, uint64_t back)
                         sh->in->path ? sh->in->path : "(sector file)", sec,
                         (unsigned long long)ma_malom_file_entry_offset(sh->in->file, idx),
                         (unsigned long long)idx, (unsigned long long)back);
-}
-
-/* ma_vrules_generate on the Malom-numbered board (m, o), fused with the ranking of its successors
- * (docs/malom-verification.md, Performance): the same turns (per lifted stone those closing no
- * mill first, read from row, the representative's rows in check/turn_masks.h; the order never
- * changes a maximum) into p->turns (kinds, immediate wins) and their canonical indices into
- * p->succ. A turn without a removal keeps o as the successor's mover mask, the walk's group
- * (fw->group): its index is the group's block plus the colex rank of the least compressed mover
- * image over the group's ops (ma_malom_mover_map), each image updated by two points per turn, so
- * no board is written and no cache slot looked up. A removal of stone x uses the map of o less x,
- * made when the group first needs it. Stops at the first immediate win: it fixes the value
- * whatever the other turns are. nops is the group's op count; fused_turns calls this with the
- * constant 1 for the common case, so that path compiles without the loops over ops. */
-static inline __attribute__((always_inline)) void
-fused_body(const ma_malom_index *ix, const struct fast *f, struct fworker *fw, uint32_t m,
-           uint32_t o, const ma_turn_dests *row, struct fpending *p, const int nops)
-{
-    const ma_vrules *r = &f->rules;
-    ma_vturns *t = &p->turns;
-    const ma_malom_mover_map *g = &fw->group;
-    uint32_t cm[MA_MALOM_SYM_OPS]; /* per op: the compressed image of the mover's points */
-    for (int s = 0; s < nops; s++) {
-        cm[s] = 0;
-        for (uint32_t x = m; x; x &= x - 1)
-            cm[s] |= g->point[s][__builtin_ctz(x)];
-    }
-    uint32_t removable = 0;
-    int have_removable = 0, n = 0;
-    t->immediate_wins = 0;
-    for (int phase = 0; phase < 2; phase++) {
-        if (phase == 0 ? !r->can_place : !r->can_move)
-            continue;
-        int kind = phase == 0 ? MA_TURN_PLACE : MA_TURN_MOVE;
-        int k = phase == 0 ? f->w + 1 : f->w; /* the successor's opponent stones */
-        uint32_t froms = phase == 0 ? 1u : m; /* placing: one pass with no stone lifted */
-        for (; froms; froms &= froms - 1, row++) {
-            int from = phase == 0 ? -1 : __builtin_ctz(froms);
-            uint32_t crest[MA_MALOM_SYM_OPS];
-            for (int s = 0; s < nops; s++)
-                crest[s] = phase == 0 ? cm[s] : cm[s] & ~g->point[s][from];
-            /* the row's destinations where the opponent leaves them free (check/turn_masks.h) */
-            for (uint32_t dest = row->plain & ~o; dest; dest &= dest - 1) {
-                int d = __builtin_ctz(dest);
-                uint32_t c = crest[0] | g->point[0][d];
-                for (int s = 1; s < nops; s++) {
-                    uint32_t cs = crest[s] | g->point[s][d];
-                    c = cs < c ? cs : c;
-                }
-                /* no prefetch: these successors share one block of the child, the group's,
-                 * which stays in cache while the group is walked (cachegrind: 1.4% of their
-                 * reads miss L1 on 4_4 .sec2) */
-                p->succ[n] = ma_malom_mover_map_rank(g, c, k);
-                t->kind[n++] = (uint8_t)kind;
-            }
-            uint32_t closing = row->closing & ~o;
-            if (!closing || !o)
-                continue; /* nothing to remove: a closing turn does not exist */
-            if (r->mill_wins) {
-                t->immediate_wins = 1;
-                t->n = n;
-                return;
-            }
-            if (!have_removable) {
-                removable = ma_vrules_removable(r, o);
-                have_removable = 1;
-            }
-            const struct fchild *chm = &f->ch[kind + 1];
-            uint32_t rest = phase == 0 ? m : m & ~(1u << from);
-            for (; closing; closing &= closing - 1) {
-                uint32_t nm = rest | (closing & (0u - closing));
-                for (uint32_t rm = removable; rm; rm &= rm - 1) {
-                    int x = __builtin_ctz(rm);
-                    if (!fw->removed_made[x]) {
-                        (void)ma_malom_index_mover_map(ix, o & ~(1u << x), &fw->removed[x]);
-                        fw->removed_made[x] = 1;
-                    }
-                    uint64_t idx = ma_malom_mover_map_rank(
-                        &fw->removed[x], ma_malom_mover_map_least(&fw->removed[x], nm), k);
-                    if (chm->file)
-                        __builtin_prefetch(chm->view.entries + idx * (uint64_t)chm->view.entry_size);
-                    p->succ[n] = idx;
-                    t->kind[n++] = (uint8_t)(kind + 1);
-                }
-            }
-        }
-    }
-    t->n = n;
-}
-
-static void fused_turns(const ma_malom_index *ix, const struct fast *f, struct fworker *fw,
-                        uint32_t m, uint32_t o, const ma_turn_dests *row, struct fpending *p)
-{
-    if (fw->group.nops == 1)
-        fused_body(ix, f, fw, m, o, row, p, 1);
-    else
-        fused_body(ix, f, fw, m, o, row, p, fw->group.nops);
 }
 
 /* Prepares index idx, the board (reps[r], opp): marker rule, stored entry, turns, successor
@@ -1061,11 +990,12 @@ static void fast_prepare(struct worker *w, struct fpending *p, uint64_t r, uint3
         return;
     }
     ma_vturns *t = &p->turns;
-    if (fw->group_ok) {
-        fused_turns(sh->in->ix, f, fw, rep, opp, ma_turn_masks_of(&f->turn_rows, r), p);
-    } else {
-        ma_board pos = {rep, opp};
-        ma_vrules_generate(&f->rules, pos, t);
+    if (fw->group_ok ? ma_fused_turns(&f->fused, &fw->group, rep, opp,
+                                      ma_turn_masks_of(&f->turn_rows, r), t, p->succ)
+                     : ma_vrules_generate(&f->rules, (ma_board){rep, opp}, t)) {
+        w->rc = too_many_turns(w, idx);
+        p->state = -1; /* never finished: fast_step drops it */
+        return;
     }
     if (t->immediate_wins > 0) {
         /* A win in 1 is the largest value any turn can have, so no successor can change it. */
@@ -1078,7 +1008,7 @@ static void fast_prepare(struct worker *w, struct fpending *p, uint64_t r, uint3
     }
     p->state = 3;
     if (fw->group_ok)
-        return; /* fused_turns ranked and prefetched */
+        return; /* ma_fused_turns ranked and prefetched */
     ma_malom_index_rank_many(sh->in->ix, &fw->cache, t->succ, t->n, p->succ);
     for (int i = 0; i < t->n; i++) {
         const struct fchild *c = &f->ch[t->kind[i]];
@@ -1416,12 +1346,11 @@ static uint64_t fast_chunk(struct worker *w, uint64_t c_lo, uint64_t c_hi)
     struct fworker *fw = w->fw;
     for (uint64_t c = c_lo; c < c_hi && !w->rc; c++) {
         int first = 1;
-        /* The group's map for fused_turns (the pending index was ranked when it was prepared,
+        /* The group's map for ma_fused_turns (the pending index was ranked when it was prepared,
          * so changing the map here does not touch it). */
         fw->group_ok = ma_malom_index_prepared(ix, f->b);
         if (fw->group_ok)
-            (void)ma_malom_index_mover_map(ix, opp, &fw->group);
-        memset(fw->removed_made, 0, sizeof fw->removed_made);
+            (void)ma_fused_group_start(&fw->group, &f->fused, opp);
         for (uint64_t t = 0; t < f->n_tiles && !w->rc; t++) {
           const uint64_t *wo = f->without + t * MA_POINTS;
           uint64_t left = f->n_reps - 64 * t; /* representatives in this tile */

@@ -702,7 +702,10 @@ void ma_malom_index_rank_many(const ma_malom_index *ix, ma_malom_rank_cache *cac
     }
 }
 
-int ma_malom_index_mover_map(const ma_malom_index *ix, uint32_t malom_mover, ma_malom_mover_map *mm)
+_Static_assert(MA_MALOM_MAX_STONES + 1 == MA_COLEX_COUNTS, "the mover map reads the colex tables");
+_Static_assert(MA_MALOM_SYM_OPS <= MA_MOVER_MAP_OPS, "a mover map holds every op");
+
+int ma_malom_index_mover_map(const ma_malom_index *ix, uint32_t malom_mover, ma_mover_map *mm)
 {
     ma_malom_rank_slot slot, *s = &slot; /* about 3 KiB, its compress map unused here */
     fill_slot(ix, s, malom_mover & MA_FULL_MASK);

@@ -22,6 +22,7 @@
 
 #include "common/ma_error.h"
 #include "indexer/mask_map.h"
+#include "indexer/mover_map.h"
 #include "indexer/position.h"
 
 #define MA_MALOM_SYM_OPS 16
@@ -165,50 +166,9 @@ void ma_malom_index_use_bit_extract(ma_malom_index *ix, int on);
 void ma_malom_index_rank_many(const ma_malom_index *ix, ma_malom_rank_cache *cache,
                               const ma_board *malom_boards, int n, uint64_t *out);
 
-/* The rank of boards that share one mover mask m (Malom numbering). Each op that maps m onto its
- * representative and the compress step (§4.4) distribute over union, so the compressed opponent
- * image of a board under that op is the OR of one word per opponent point, and a turn that moves
- * one opponent point changes two of them. §4.2 takes the least image over those ops; compress
- * keeps the order of masks disjoint from the representative (it only deletes bits both lack), so
- * the least compressed image is the compressed least image. The successors of one position that
- * keep its opponent mask as their mover mask (every turn without a removal) are ranked this way,
- * without a board written or a cache looked up per successor.
- *   nops:        the ops reaching the representative (1 for most masks, at most 16);
- *   point[s][p]: the compressed image of point p under the s-th of them (0 for a point of m);
- *   block[k]:    f_rank(representative) * C(24 - w, k), the first index of the representative's
- *                block for opponents of k stones;
- *   colex:       the index's colex byte tables (three loads per rank, ma_malom_mover_map_rank). */
-typedef struct ma_malom_mover_map {
-    int nops;
-    uint32_t point[MA_MALOM_SYM_OPS][MA_POINTS];
-    uint64_t block[MA_POINTS + 1];
-    const uint32_t (*colex)[MA_MALOM_MAX_STONES + 1][256];
-} ma_malom_mover_map;
-
-/* Fills mm for mover mask m (Malom numbering, popcount(m) prepared). Returns mm->nops (>= 1). */
-int ma_malom_index_mover_map(const ma_malom_index *ix, uint32_t malom_mover, ma_malom_mover_map *mm);
-
-/* The least compressed image of opp (§4.2, §4.4) under mm's ops: the c ma_malom_mover_map_rank
- * takes. */
-static inline uint32_t ma_malom_mover_map_least(const ma_malom_mover_map *mm, uint32_t opp)
-{
-    uint32_t best = UINT32_MAX;
-    for (int s = 0; s < mm->nops; s++) {
-        uint32_t c = 0;
-        for (uint32_t y = opp; y; y &= y - 1)
-            c |= mm->point[s][__builtin_ctz(y)];
-        best = c < best ? c : best;
-    }
-    return best;
-}
-
-/* The canonical index of the board (m, opp) of k opponent stones, given c = the least compressed
- * image of opp (ma_malom_mover_map_least): equals ma_malom_index_rank_many on that board. */
-static inline uint64_t ma_malom_mover_map_rank(const ma_malom_mover_map *mm, uint32_t c, int k)
-{
-    int j1 = __builtin_popcount(c & 0xFFu), j2 = j1 + __builtin_popcount(c & 0xFF00u);
-    return mm->block[k] + mm->colex[0][0][c & 0xFFu] + mm->colex[1][j1][(c >> 8) & 0xFFu] +
-           mm->colex[2][j2][c >> 16];
-}
+/* Fills mm (indexer/mover_map.h) for mover mask m (Malom numbering, popcount(m) prepared), so
+ * that its rank of (m, opp) equals ma_malom_index_rank_many on that board: block[k] is
+ * f_rank(representative) * C(24 - w, k), the compress step is §4.4's. Returns mm->nops (>= 1). */
+int ma_malom_index_mover_map(const ma_malom_index *ix, uint32_t malom_mover, ma_mover_map *mm);
 
 #endif

@@ -646,13 +646,14 @@ int ma_open_index_prepared(const ma_open_index *ix, int w)
     return w >= 0 && w <= MAX_W && ix->reps[w] != NULL;
 }
 
-_Static_assert(MAX_W + 1 == MA_OPEN_COLEX_COUNTS, "the mover map reads the colex byte tables");
+_Static_assert(MAX_W + 1 == MA_COLEX_COUNTS, "the mover map reads the colex byte tables");
+_Static_assert(MA_SYM_OPS <= MA_MOVER_MAP_OPS, "a mover map holds every op");
 
-int ma_open_index_mover_map(const ma_open_index *ix, uint32_t mover, ma_open_mover_map *mm)
+int ma_open_index_mover_map(const ma_open_index *ix, uint32_t mover, ma_mover_map *mm)
 {
     ma_open_rank_slot slot, *s = &slot; /* about 3 KiB, its compress map unused here */
     fill_rank_slot(ix, s, mover & MA_FULL_MASK);
-    mm->n_ops = s->n_ops;
+    mm->nops = s->n_ops;
     for (int k = 0; k < s->n_ops; k++)
         for (int p = 0; p < MA_POINTS; p++) {
             uint32_t img = perm_fast(ix, s->ops[k], 1u << p);
@@ -661,5 +662,5 @@ int ma_open_index_mover_map(const ma_open_index *ix, uint32_t mover, ma_open_mov
     for (int k = 0; k <= MA_POINTS; k++)
         mm->block[k] = s->rep_rank * ix->binom[MA_POINTS - s->w][k];
     mm->colex = ix->colex_byte;
-    return mm->n_ops;
+    return mm->nops;
 }

@@ -15,6 +15,7 @@
 
 #include "common/ma_error.h"
 #include "indexer/mask_map.h"
+#include "indexer/mover_map.h"
 #include "indexer/position.h"
 
 #define MA_SYM_OPS 16
@@ -140,54 +141,12 @@ void ma_open_index_rank_many(const ma_open_index *ix, ma_open_rank_cache *cache,
  * whose mover mask is the representative rep; opp disjoint from rep). */
 uint64_t ma_open_index_g_rank(const ma_open_index *ix, uint32_t rep, uint32_t opp);
 
-/* The rank of boards that share one mover mask m. Each op that maps m onto its representative
- * and the compress step (§4.3) distribute over union, so the compressed opponent image of a board
- * under that op is the OR of one word per opponent point, and a turn that moves one opponent point
- * changes two of them. §4.2 takes the least image over those ops; compress keeps the order of
- * masks disjoint from the representative (it only deletes bits both lack), so the least
- * compressed image is the compressed least image. The checker ranks the successors of one entry
- * that keep its opponent mask as their mover mask (every turn without a removal) this way, with no
- * board written and no cache slot looked up per successor.
- *   n_ops:       the ops reaching the representative (1 for most masks, at most 16);
- *   point[s][p]: the compressed image of point p under the s-th of them (0 for a point of m);
- *   block[k]:    rank(representative) * C(24 - w, k), the first entry of the representative's
- *                block for opponents of k stones;
- *   colex:       the index's colex byte tables (three loads per rank, ma_open_mover_map_rank). */
-#define MA_OPEN_COLEX_COUNTS 13 /* mover counts 0..12 the colex byte tables cover */
-typedef struct ma_open_mover_map {
-    int n_ops;
-    uint32_t point[MA_SYM_OPS][MA_POINTS];
-    uint64_t block[MA_POINTS + 1];
-    const uint32_t (*colex)[MA_OPEN_COLEX_COUNTS][256];
-} ma_open_mover_map;
-
 /* Non-zero once ma_open_index_prepare(w) has succeeded (0 for w out of range). */
 int ma_open_index_prepared(const ma_open_index *ix, int w);
 
-/* Fills mm for mover mask m (popcount(m) prepared). Returns mm->n_ops (>= 1). */
-int ma_open_index_mover_map(const ma_open_index *ix, uint32_t mover, ma_open_mover_map *mm);
-
-/* The least compressed image of opp (§4.2, §4.3) under mm's ops: the c ma_open_mover_map_rank
- * takes. */
-static inline uint32_t ma_open_mover_map_least(const ma_open_mover_map *mm, uint32_t opp)
-{
-    uint32_t best = UINT32_MAX;
-    for (int s = 0; s < mm->n_ops; s++) {
-        uint32_t c = 0;
-        for (uint32_t y = opp; y; y &= y - 1)
-            c |= mm->point[s][__builtin_ctz(y)];
-        best = c < best ? c : best;
-    }
-    return best;
-}
-
-/* The entry of the board (m, opp) of k opponent stones, given c = the least compressed image of
- * opp (ma_open_mover_map_least): equals ma_open_index_rank_many on that board. */
-static inline uint64_t ma_open_mover_map_rank(const ma_open_mover_map *mm, uint32_t c, int k)
-{
-    int j1 = __builtin_popcount(c & 0xFFu), j2 = j1 + __builtin_popcount(c & 0xFF00u);
-    return mm->block[k] + mm->colex[0][0][c & 0xFFu] + mm->colex[1][j1][(c >> 8) & 0xFFu] +
-           mm->colex[2][j2][c >> 16];
-}
+/* Fills mm (indexer/mover_map.h) for mover mask m (popcount(m) prepared), so that its rank of
+ * (m, opp) equals ma_open_index_rank_many on that board: block[k] is rank(representative) *
+ * C(24 - w, k), the compress step is §4.3's. Returns mm->nops (>= 1). */
+int ma_open_index_mover_map(const ma_open_index *ix, uint32_t mover, ma_mover_map *mm);
 
 #endif

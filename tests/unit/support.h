@@ -1,6 +1,6 @@
 /*
  * Helpers shared by the unit tests: fixtures of ../shared/fixtures/malom that skip (or fail when
- * required), scratch files, and the exit status ctest reads (77 = skipped). Static inline in a
+ * required), scratch files, seeded random boards, and the exit status ctest reads (77 = skipped). Static inline in a
  * header on purpose: every tests/unit/test_*.c is its own executable and links no test library.
  * Include after <cmocka.h> (the helpers assert through cmocka).
  */
@@ -8,6 +8,7 @@
 #define MA_TEST_SUPPORT_H
 
 #include <dirent.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -118,6 +119,27 @@ static inline unsigned char *ma_test_slurp(const char *path, size_t *len)
     fclose(f);
     *len = (size_t)n;
     return buf;
+}
+
+/* Seeded randomness (xorshift64, *x never 0): the same seed draws the same boards everywhere. */
+static inline uint64_t ma_test_next_random(uint64_t *x)
+{
+    *x ^= *x << 13;
+    *x ^= *x >> 7;
+    *x ^= *x << 17;
+    return *x;
+}
+
+/* A random set of k of the 24 points outside taken (k at most the points taken leaves). */
+static inline uint32_t ma_test_random_points(uint64_t *x, int k, uint32_t taken)
+{
+    uint32_t m = 0;
+    while (__builtin_popcount(m) < k) {
+        uint32_t p = 1u << (ma_test_next_random(x) % 24);
+        if (!((m | taken) & p))
+            m |= p;
+    }
+    return m;
 }
 
 static inline void ma_test_spit(const char *path, const void *buf, size_t len)

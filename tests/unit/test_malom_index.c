@@ -220,30 +220,6 @@ static void test_worked_example_of_4_8(void **state)
     assert_int_equal(c2.opp, canon.opp);
 }
 
-/* Every canonical index decodes to a board that ranks back to it; every marker index decodes to
- * a board whose marker op leads to a canonical board of the same class. */
-static uint64_t next_random(uint64_t *x)
-{
-    *x ^= *x << 13;
-    *x ^= *x >> 7;
-    *x ^= *x << 17;
-    return *x;
-}
-
-/* A random set of k points outside taken (open numbering). */
-static uint32_t random_points(uint64_t *x, int k, uint32_t taken)
-{
-    uint32_t m = 0;
-    while (k > 0) {
-        uint32_t p = 1u << (next_random(x) % MA_POINTS);
-        if ((m | taken) & p)
-            continue;
-        m |= p;
-        k--;
-    }
-    return m;
-}
-
 static void check_mover_part(ma_board board)
 {
     ma_malom_mover mi;
@@ -263,17 +239,17 @@ static void test_rank_with_mover_part_matches_rank(void **state)
         for (int b = 0; w + b <= MA_POINTS && b <= MA_MALOM_MAX_STONES; b++)
             for (int t = 0; t < 200; t++) {
                 ma_board board;
-                board.mover = random_points(&x, w, 0);
-                board.opp = random_points(&x, b, board.mover);
+                board.mover = ma_test_random_points(&x, w, 0);
+                board.opp = ma_test_random_points(&x, b, board.mover);
                 check_mover_part(board);
                 /* a symmetric mover: the union of a set and one of its images */
-                int op = (int)(next_random(&x) % MA_MALOM_SYM_OPS);
-                ma_board half = {random_points(&x, w / 2, 0), 0};
+                int op = (int)(ma_test_next_random(&x) % MA_MALOM_SYM_OPS);
+                ma_board half = {ma_test_random_points(&x, w / 2, 0), 0};
                 uint32_t sym = half.mover | ma_malom_sym_apply(op, half).mover;
                 if (__builtin_popcount(sym) > MA_MALOM_MAX_STONES ||
                     MA_POINTS - __builtin_popcount(sym) < b)
                     continue;
-                ma_board sb = {sym, random_points(&x, b, sym)};
+                ma_board sb = {sym, ma_test_random_points(&x, b, sym)};
                 ma_malom_mover mi;
                 ma_malom_mover_info(g_ix, sym, &mi);
                 if (mi.nops > 1)
@@ -328,11 +304,11 @@ static void test_rank_many_matches_rank(void **state)
                 for (int t = 0; t < 60; t++) {
                     ma_board batch[24];
                     int n = 0;
-                    uint32_t mover = random_points(&x, w, 0);
+                    uint32_t mover = ma_test_random_points(&x, w, 0);
                     if (t & 1) {
                         /* a symmetric mover: the union of a set and one of its images */
-                        int op = (int)(next_random(&x) % MA_MALOM_SYM_OPS);
-                        ma_board half = {random_points(&x, w / 2, 0), 0};
+                        int op = (int)(ma_test_next_random(&x) % MA_MALOM_SYM_OPS);
+                        ma_board half = {ma_test_random_points(&x, w / 2, 0), 0};
                         uint32_t sym = half.mover | ma_malom_sym_apply(op, half).mover;
                         if (__builtin_popcount(sym) == w) {
                             mover = sym;
@@ -340,10 +316,10 @@ static void test_rank_many_matches_rank(void **state)
                         }
                     }
                     for (; n < 8; n++)
-                        batch[n] = (ma_board){mover, random_points(&x, b, mover)};
+                        batch[n] = (ma_board){mover, ma_test_random_points(&x, b, mover)};
                     for (; n < 16; n++) {
-                        uint32_t m2 = random_points(&x, w, 0);
-                        batch[n] = (ma_board){m2, random_points(&x, b, m2)};
+                        uint32_t m2 = ma_test_random_points(&x, w, 0);
+                        batch[n] = (ma_board){m2, ma_test_random_points(&x, b, m2)};
                     }
                     check_rank_many(ix, cache, batch, n);
                     /* the same mover with new opponents: from its
@@ -351,7 +327,7 @@ static void test_rank_many_matches_rank(void **state)
                      * tables */
                     for (int again = 0; again < 3; again++) {
                         for (n = 0; n < 8; n++)
-                            batch[n] = (ma_board){mover, random_points(&x, b, mover)};
+                            batch[n] = (ma_board){mover, ma_test_random_points(&x, b, mover)};
                         check_rank_many(ix, cache, batch, n);
                     }
                 }
@@ -374,7 +350,7 @@ static void test_rank_many_matches_rank(void **state)
     ma_malom_index_free(plain);
 }
 
-/* The checkers' per-group ranking (ma_malom_mover_map): the least compressed image over the ops
+/* The checkers' per-group ranking (ma_mover_map): the least compressed image over the ops
  * reaching the mover's representative, ranked through the byte tables, equals
  * ma_malom_index_rank for random boards of every (W, B), symmetric mover masks (several ops) and
  * the empty mover (all 16) included, and after the mover's points moved one at a time as turns
@@ -385,17 +361,17 @@ static void test_mover_map_matches_rank(void **state)
     ma_error err;
     for (int w = 0; w <= MA_MALOM_MAX_STONES; w++)
         assert_int_equal(ma_malom_index_prepare_movers(g_ix, w, &err), MA_OK);
-    ma_malom_mover_map *mm = malloc(sizeof *mm);
+    ma_mover_map *mm = malloc(sizeof *mm);
     assert_non_null(mm);
     uint64_t x = 0xB7E151628AED2A6Bull;
     int several = 0;
     for (int w = 0; w <= MA_MALOM_MAX_STONES; w++)
         for (int b = 0; w + b <= MA_POINTS && b <= MA_MALOM_MAX_STONES; b++)
             for (int t = 0; t < 40; t++) {
-                uint32_t mover = random_points(&x, w, 0);
+                uint32_t mover = ma_test_random_points(&x, w, 0);
                 if (t & 1) {
-                    int op = (int)(next_random(&x) % MA_MALOM_SYM_OPS);
-                    ma_board half = {random_points(&x, w / 2, 0), 0};
+                    int op = (int)(ma_test_next_random(&x) % MA_MALOM_SYM_OPS);
+                    ma_board half = {ma_test_random_points(&x, w / 2, 0), 0};
                     uint32_t sym = half.mover | ma_malom_sym_apply(op, half).mover;
                     if (__builtin_popcount(sym) == w)
                         mover = sym;
@@ -407,9 +383,9 @@ static void test_mover_map_matches_rank(void **state)
                     assert_int_equal(nops, MA_MALOM_SYM_OPS);
                 several += nops > 1;
                 for (int i = 0; i < 8; i++) {
-                    ma_board board = {mover, random_points(&x, b, mover)};
-                    uint32_t c = ma_malom_mover_map_least(mm, ma_malom_mask_from_open(board.opp));
-                    assert_int_equal(ma_malom_mover_map_rank(mm, c, b),
+                    ma_board board = {mover, ma_test_random_points(&x, b, mover)};
+                    uint32_t c = ma_mover_map_least(mm, ma_malom_mask_from_open(board.opp));
+                    assert_int_equal(ma_mover_map_rank(mm, c, b),
                                      ma_malom_index_rank(g_ix, board, NULL));
                 }
             }
@@ -429,7 +405,7 @@ static void test_malom_numbered_helpers(void **state)
         int w = wb[k][0], b = wb[k][1];
         uint64_t n = ma_malom_hash_count(w, b), per = n / ma_malom_f_count(w);
         for (int t = 0; t < 2000; t++) {
-            uint64_t h = next_random(&x) % n;
+            uint64_t h = ma_test_next_random(&x) % n;
             uint32_t mw, mb;
             ma_malom_index_unrank_malom(g_ix, w, b, h, &mw, &mb);
             ma_board open = ma_malom_index_unrank(g_ix, w, b, h);
@@ -437,13 +413,15 @@ static void test_malom_numbered_helpers(void **state)
             assert_int_equal(ma_malom_mask_to_open(mb), open.opp);
             assert_int_equal(ma_malom_index_rep(g_ix, w, h / per), mw);
             assert_int_equal(ma_malom_g_rank(mw, mb), h % per);
-            int op = (int)(next_random(&x) % MA_MALOM_SYM_OPS);
+            int op = (int)(ma_test_next_random(&x) % MA_MALOM_SYM_OPS);
             assert_int_equal(ma_malom_mask_to_open(ma_malom_apply_mask(op, mb)),
                              ma_malom_sym_apply(op, open).opp);
         }
     }
 }
 
+/* Every canonical index decodes to a board that ranks back to it; every marker index decodes to
+ * a board whose marker op leads to a canonical board of the same class. */
 static void test_rank_unrank_round_trip(void **state)
 {
     (void)state;

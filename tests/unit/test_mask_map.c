@@ -8,14 +8,7 @@
 #include <stdlib.h>
 
 #include "indexer/mask_map.h"
-
-static uint64_t next_random(uint64_t *x)
-{
-    *x ^= *x << 13;
-    *x ^= *x >> 7;
-    *x ^= *x << 17;
-    return *x;
-}
+#include "support.h"
 
 static uint32_t union_of_images(const uint32_t image[24], uint32_t mask)
 {
@@ -37,7 +30,7 @@ static void test_apply_is_the_union_of_point_images(void **state)
     for (int round = 0; round < 200; round++) {
         uint32_t image[24];
         for (int p = 0; p < 24; p++) {
-            uint32_t r = (uint32_t)next_random(&x);
+            uint32_t r = (uint32_t)ma_test_next_random(&x);
             image[p] = round % 3 == 0 ? 1u << (r % 24) : round % 3 == 1 ? r & r >> 7 : r;
             if (r % 11 == 0)
                 image[p] = 0;
@@ -46,7 +39,7 @@ static void test_apply_is_the_union_of_point_images(void **state)
         assert_int_equal(ma_mask_map_apply(map, 0), 0);
         assert_int_equal(ma_mask_map_apply(map, 0xFFFFFFu), union_of_images(image, 0xFFFFFFu));
         for (int t = 0; t < 500; t++) {
-            uint32_t mask = (uint32_t)next_random(&x);
+            uint32_t mask = (uint32_t)ma_test_next_random(&x);
             assert_int_equal(ma_mask_map_apply(map, mask), union_of_images(image, mask & 0xFFFFFFu));
         }
     }

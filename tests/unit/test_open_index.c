@@ -470,14 +470,14 @@ static void test_rank_many_equals_rank(void **state)
     ma_open_index_use_bit_extract(ix, 1);
 }
 
-/* The checker's per-group ranking (ma_open_mover_map): the least compressed image over the ops
+/* The checker's per-group ranking (ma_mover_map): the least compressed image over the ops
  * reaching the mover's representative, ranked through the byte tables, equals ma_open_index_rank
  * for random boards of every (W, B), symmetric mover masks (several ops) and the empty mover
  * (all 16) included. */
 static void test_mover_map_equals_rank(void **state)
 {
     (void)state;
-    ma_open_mover_map *mm = malloc(sizeof *mm);
+    ma_mover_map *mm = malloc(sizeof *mm);
     assert_non_null(mm);
     int several = 0;
     for (int w = 0; w <= 12; w++)
@@ -485,15 +485,15 @@ static void test_mover_map_equals_rank(void **state)
             for (int round = 0; round < 40; round++) {
                 uint32_t m = random_mover(w, round & 1);
                 int n_ops = ma_open_index_mover_map(ix, m, mm);
-                assert_int_equal(n_ops, mm->n_ops);
+                assert_int_equal(n_ops, mm->nops);
                 assert_true(n_ops >= 1 && n_ops <= MA_SYM_OPS);
                 if (w == 0)
                     assert_int_equal(n_ops, MA_SYM_OPS);
                 several += n_ops > 1;
                 for (int i = 0; i < 8; i++) {
                     ma_board board = {m, random_opp(m, b)};
-                    uint32_t c = ma_open_mover_map_least(mm, board.opp);
-                    assert_int_equal(ma_open_mover_map_rank(mm, c, b),
+                    uint32_t c = ma_mover_map_least(mm, board.opp);
+                    assert_int_equal(ma_mover_map_rank(mm, c, b),
                                      ma_open_index_rank(ix, board, NULL));
                 }
             }

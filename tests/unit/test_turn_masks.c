@@ -1,8 +1,8 @@
 /* check/turn_masks: the turns rebuilt from a representative's rows, the way the checkers' fused
- * generators read them, are exactly ma_vrules_generate's, for every variant and for sectors that
- * place, move, fly, mix placing with moving (Lasker) and win by a mill; also under relabelled
- * rules (the Malom checker's numbering), here the board's points reversed. A mask of another stone
- * count is refused. */
+ * generator (check/fused_turns.h) reads them, are exactly ma_vrules_generate's, for every variant
+ * and for sectors that place, move, fly, mix placing with moving (Lasker) and win by a mill; also
+ * under relabelled rules (the Malom checker's numbering), here the board's points reversed. A
+ * mask of another stone count is refused. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -14,24 +14,7 @@
 #include "check/rules.h"
 #include "check/turn_masks.h"
 #include "indexer/position.h"
-
-static uint64_t next(uint64_t *x)
-{
-    *x ^= *x << 13, *x ^= *x >> 7, *x ^= *x << 17;
-    return *x;
-}
-
-/* A random mask of k points outside `taken`. */
-static uint32_t random_mask(uint64_t *x, int k, uint32_t taken)
-{
-    uint32_t m = 0;
-    while (__builtin_popcount(m) < k) {
-        int p = (int)(next(x) % MA_POINTS);
-        if (!((m | taken) >> p & 1u))
-            m |= 1u << p;
-    }
-    return m;
-}
+#include "support.h"
 
 static uint32_t reverse(uint32_t mask)
 {
@@ -72,8 +55,8 @@ static int cmp_turn(const void *a, const void *b)
     return x->opp < y->opp ? -1 : x->opp > y->opp;
 }
 
-/* The turns of (m, o) from m's rows, read as fused_body reads them: *n successors into out, or -1
- * for an immediate win. */
+/* The turns of (m, o) from m's rows, read as ma_fused_turns reads them: *n successors into out,
+ * or -1 for an immediate win. */
 static int turns_from_rows(const ma_vrules *r, const ma_turn_dests *row, uint32_t m, uint32_t o,
                            struct turn *out)
 {
@@ -111,7 +94,7 @@ static void check_sector(ma_variant v, ma_sector s, int reversed, uint64_t *x, i
     enum { REPS = 24, OPPS = 12 };
     uint32_t reps[REPS];
     for (int i = 0; i < REPS; i++)
-        reps[i] = random_mask(x, s.w, 0);
+        reps[i] = ma_test_random_points(x, s.w, 0);
     ma_turn_masks tm;
     assert_int_equal(ma_turn_masks_build(&tm, &r, reps, REPS, s.w), 0);
     assert_int_equal(tm.rows, (r.can_place ? 1 : 0) + (r.can_move ? s.w : 0));
@@ -119,7 +102,7 @@ static void check_sector(ma_variant v, ma_sector s, int reversed, uint64_t *x, i
     static struct turn got[MA_VRULES_MAX_TURNS], ref[MA_VRULES_MAX_TURNS];
     for (int i = 0; i < REPS; i++)
         for (int k = 0; k < OPPS; k++) {
-            uint32_t o = random_mask(x, s.b, reps[i]);
+            uint32_t o = ma_test_random_points(x, s.b, reps[i]);
             assert_int_equal(ma_vrules_generate(&r, (ma_board){reps[i], o}, &want), 0);
             int n = turns_from_rows(&r, ma_turn_masks_of(&tm, (uint64_t)i), reps[i], o, got);
             if (want.immediate_wins > 0) {
