@@ -627,6 +627,21 @@ static int plan_walk(struct job *j)
     return MA_OK;
 }
 
+/* Where the walk reads each successor sector's words (after make_resident: the copies when made):
+ * for best_turn, and for the fused generator's prefetches. */
+static void read_children(struct job *j)
+{
+    j->fused = (ma_fused_sector){.rules = &j->rules, .w = j->w, .ix = j->in->ix,
+                                 .fill_map = fill_map};
+    for (int k = 0; k < MA_TURN_KINDS; k++) {
+        j->child_body[k] = j->child[k] ? j->child[k]->body : NULL;
+        j->child_count[k] = j->child[k] ? j->child[k]->header.entry_count : 0;
+        j->fused.body[k] = j->child_body[k];
+        j->fused.entry_size[k] = 2;
+        j->fused.entries[k] = j->child_count[k];
+    }
+}
+
 int ma_check_sector(ma_check_result *out, const ma_check_input *in, ma_error *err)
 {
     memset(out, 0, sizeof *out);
@@ -659,14 +674,7 @@ int ma_check_sector(ma_check_result *out, const ma_check_input *in, ma_error *er
     for (int k = 0; k < MA_TURN_KINDS; k++)
         j->any_absent |= j->rules.succ_exists[k] && !j->child[k];
     make_resident(j);
-    j->fused = (ma_fused_sector){.rules = &j->rules, .w = j->w, .ix = in->ix, .fill_map = fill_map};
-    for (int k = 0; k < MA_TURN_KINDS; k++) {
-        j->child_body[k] = j->child[k] ? j->child[k]->body : NULL;
-        j->child_count[k] = j->child[k] ? j->child[k]->header.entry_count : 0;
-        j->fused.body[k] = j->child_body[k];
-        j->fused.entry_size[k] = 2;
-        j->fused.entries[k] = j->child_count[k];
-    }
+    read_children(j);
     int n = in->threads;
     if ((uint64_t)n > j->entries / CHUNK + 1)
         n = (int)(j->entries / CHUNK + 1);
