@@ -1103,13 +1103,13 @@ static inline int32_t ranked_best(const struct fast *f, const struct fpending *p
     for (int i = 0; i < t->n; i++) {
         int k = t->kind[i];
         int32_t r = f->rank[k][raw_entry(f->ent[k] + (uint64_t)f->ranked * p->succ[i], f->ranked)];
-        slow |= r < 0;
+        slow |= r; /* the sign bit: some rank is negative */
         if (r > bk) {
             bk = r;
             *bi = i;
         }
     }
-    return slow ? RANK_SLOW : bk;
+    return slow < 0 ? RANK_SLOW : bk;
 }
 
 /* The best successor of p by score (f->complete_sec2: .sec2 children of one layout without rank
@@ -1126,7 +1126,7 @@ sec2_best_size(const struct fast *f, const struct fpending *p, int64_t *best, in
     const int f1 = f->sec2_f1;
     const uint32_t mask1 = f->sec2_mask1, m1 = f->sec2_m1, m2 = f->sec2_m2;
     int64_t bk = f->no_turn_score;
-    int slow = 0;
+    int32_t slow = 0;
     *bi = -1;
     for (int i = 0; i < t->n; i++) {
         int k = t->kind[i];
@@ -1134,7 +1134,7 @@ sec2_best_size(const struct fast *f, const struct fpending *p, int64_t *best, in
         uint32_t x = (raw & mask1) ^ m1; /* signed key1 + key1_bias */
         int32_t k2 = raw_key2(raw, f1, m2);
         const struct key1_score *ks = &f->k1s[k][x];
-        slow |= k2 < ks->lim;
+        slow |= k2 - ks->lim; /* the sign bit when k2 < lim (both below 2^23 in magnitude) */
         int64_t sc = ks->base + (int64_t)ks->a * k2;
         if (sc > bk) {
             bk = sc;
@@ -1142,7 +1142,7 @@ sec2_best_size(const struct fast *f, const struct fpending *p, int64_t *best, in
         }
     }
     *best = bk;
-    return !slow;
+    return slow >= 0;
 }
 
 static inline int sec2_best(const struct fast *f, const struct fpending *p, int64_t *best, int *bi)
@@ -1209,14 +1209,14 @@ static int fast_finish(struct worker *w, struct fpending *p)
     if (p->state == 0) {
         w->part.markers++;
         /* The marker index against the reference: rank gives the class's canonical board, which
-         * the prescribed op must produce. */
-        ma_board pos = {ma_malom_mask_to_open(p->rep), ma_malom_mask_to_open(p->opp)}, canon;
-        uint64_t back = ma_malom_index_rank(sh->in->ix, pos, &canon);
+         * the prescribed op must produce (both in Malom's numbering, as the walk's masks are). */
+        uint32_t cw, cb;
+        uint64_t back = ma_malom_index_rank_malom(sh->in->ix, p->rep, p->opp, &cw, &cb);
         if (back == p->idx)
             return index_bug(w, p->idx, back);
-        ma_board image = ma_malom_sym_apply(p->marker, pos);
         if (p->st.kind == MA_MALOM_SYM && p->st.sym_op == p->marker &&
-            image.mover == canon.mover && image.opp == canon.opp) {
+            ma_malom_apply_mask(p->marker, p->rep) == cw &&
+            ma_malom_apply_mask(p->marker, p->opp) == cb) {
             w->part.verified++;
             return MA_OK;
         }

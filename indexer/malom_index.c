@@ -352,15 +352,23 @@ static uint64_t raw_index(const ma_malom_index *ix, uint32_t w, uint32_t b)
     return (uint64_t)f_rank(ix, nw, w) * binom(MA_POINTS - nw, nb) + g_rank(w, b);
 }
 
+uint64_t ma_malom_index_rank_malom(const ma_malom_index *ix, uint32_t w, uint32_t b, uint32_t *cw,
+                                   uint32_t *cb)
+{
+    canon_malom(w & MA_FULL_MASK, b & MA_FULL_MASK, cw, cb);
+    return raw_index(ix, *cw, *cb);
+}
+
 uint64_t ma_malom_index_rank(const ma_malom_index *ix, ma_board board, ma_board *canon_out)
 {
     uint32_t cw, cb;
-    canon_malom(ma_malom_mask_from_open(board.mover), ma_malom_mask_from_open(board.opp), &cw, &cb);
+    uint64_t index = ma_malom_index_rank_malom(ix, ma_malom_mask_from_open(board.mover),
+                                               ma_malom_mask_from_open(board.opp), &cw, &cb);
     if (canon_out) {
         canon_out->mover = ma_malom_mask_to_open(cw);
         canon_out->opp = ma_malom_mask_to_open(cb);
     }
-    return raw_index(ix, cw, cb);
+    return index;
 }
 
 void ma_malom_mover_info(const ma_malom_index *ix, uint32_t mover_open, ma_malom_mover *mi)

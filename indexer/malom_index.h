@@ -61,6 +61,10 @@ uint64_t ma_malom_index_rep_count(const ma_malom_index *ix, int w);
 /* Board -> canonical index (§4.2-4.5). The board must have disjoint masks and W = popcount(mover)
  * prepared; B may be anything 0..24-W. If canon_out is non-NULL it receives the canonical board. */
 uint64_t ma_malom_index_rank(const ma_malom_index *ix, ma_board board, ma_board *canon_out);
+/* ma_malom_index_rank of the Malom-numbered board (w, b), with the canonical board, Malom-numbered,
+ * in *cw and *cb (the same computation without the renumbering to and from the open points). */
+uint64_t ma_malom_index_rank_malom(const ma_malom_index *ix, uint32_t w, uint32_t b, uint32_t *cw,
+                                   uint32_t *cb);
 /* The mover part of the index, shared by every board with the same mover mask (successors are
  * colour-swapped, so all non-removal successors of an entry share it). ops lists every op that maps
  * the mover mask onto its representative; the canonical form minimises the opponent image over

@@ -28,6 +28,7 @@
 #ifndef MA_MOVER_MAP_H
 #define MA_MOVER_MAP_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 #include "indexer/position.h"
@@ -55,13 +56,22 @@ static inline uint32_t ma_mover_map_least(const ma_mover_map *mm, uint32_t opp)
     return best;
 }
 
+/* The colex rank of a compressed opponent image c (§4.3, §4.4), its place in the
+ * representative's block: three table loads. */
+static inline uint64_t ma_mover_map_colex(const ma_mover_map *mm, uint32_t c)
+{
+    /* unsigned and pointer-wide: no sign extension between the popcounts and the loads */
+    size_t j1 = (size_t)__builtin_popcount(c & 0xFFu);
+    size_t j2 = j1 + (size_t)__builtin_popcount(c & 0xFF00u);
+    return (uint64_t)mm->colex[0][0][c & 0xFFu] + mm->colex[1][j1][(c >> 8) & 0xFFu] +
+           mm->colex[2][j2][c >> 16];
+}
+
 /* The index of the board (m, opp) of k opponent stones, given c = the least compressed image of
- * opp (ma_mover_map_least): three table loads. */
+ * opp (ma_mover_map_least). */
 static inline uint64_t ma_mover_map_rank(const ma_mover_map *mm, uint32_t c, int k)
 {
-    int j1 = __builtin_popcount(c & 0xFFu), j2 = j1 + __builtin_popcount(c & 0xFF00u);
-    return mm->block[k] + mm->colex[0][0][c & 0xFFu] + mm->colex[1][j1][(c >> 8) & 0xFFu] +
-           mm->colex[2][j2][c >> 16];
+    return mm->block[k] + ma_mover_map_colex(mm, c);
 }
 
 #endif

@@ -420,6 +420,32 @@ static void test_malom_numbered_helpers(void **state)
     }
 }
 
+/* The Malom-numbered rank (the checker's marker test uses it) gives the index and canonical board
+ * the open-numbered one gives, on random boards of every W and B. */
+static void test_rank_malom_equals_rank(void **state)
+{
+    (void)state;
+    uint64_t x = 0x5DEECE66Dull;
+    int symmetric = 0;
+    for (int w = 0; w <= MA_MALOM_MAX_STONES; w++)
+        for (int b = 0; w + b <= MA_POINTS && b <= MA_MALOM_MAX_STONES; b++)
+            for (int t = 0; t < 40; t++) {
+                ma_board board = {ma_test_random_points(&x, w, 0), 0};
+                board.opp = ma_test_random_points(&x, b, board.mover);
+                ma_board canon;
+                uint64_t want = ma_malom_index_rank(g_ix, board, &canon);
+                uint32_t cw, cb;
+                uint64_t got = ma_malom_index_rank_malom(g_ix, ma_malom_mask_from_open(board.mover),
+                                                         ma_malom_mask_from_open(board.opp), &cw,
+                                                         &cb);
+                assert_int_equal(got, want);
+                assert_int_equal(ma_malom_mask_to_open(cw), canon.mover);
+                assert_int_equal(ma_malom_mask_to_open(cb), canon.opp);
+                symmetric += canon.mover != board.mover || canon.opp != board.opp;
+            }
+    assert_true(symmetric > 1000); /* most boards are not their own canonical form */
+}
+
 /* Every canonical index decodes to a board that ranks back to it; every marker index decodes to
  * a board whose marker op leads to a canonical board of the same class. */
 static void test_rank_unrank_round_trip(void **state)
@@ -662,6 +688,7 @@ int main(void)
         cmocka_unit_test(test_hash_count_examples_of_4_9),
         cmocka_unit_test(test_marker_examples_of_4_6),
         cmocka_unit_test(test_worked_example_of_4_8),
+        cmocka_unit_test(test_rank_malom_equals_rank),
         cmocka_unit_test(test_rank_unrank_round_trip),
         cmocka_unit_test(test_rank_with_mover_part_matches_rank),
         cmocka_unit_test(test_rank_many_matches_rank),
