@@ -21,6 +21,7 @@
 #include "indexer/open_index.h"
 #include "indexer/position.h"
 #include "support.h"
+#include "turn_sectors.h"
 
 /* The two indexes under test, with what the generator needs of each. */
 struct scheme {
@@ -177,24 +178,13 @@ static void check_sector(const struct scheme *sc, ma_variant v, ma_sector s, uin
     ma_turn_masks_free(&tm);
 }
 
-static const ma_sector sectors[] = {
-    {4, 4, 0, 0}, /* moving */
-    {5, 6, 0, 0},
-    {3, 5, 0, 0}, /* flying */
-    {5, 3, 0, 0}, /* a mill wins */
-    {2, 3, 5, 5}, /* placing */
-    {6, 6, 2, 1},
-    {3, 3, 4, 4}, /* Lasker: placing and moving */
-    {8, 8, 0, 0},
-};
-
 static void run_scheme(const struct scheme *sc)
 {
     uint64_t x = 0x2545F4914F6CDD1Dull;
     struct tally tl = {0};
     for (int v = MA_VARIANT_STD; v <= MA_VARIANT_MORA; v++)
-        for (size_t i = 0; i < sizeof sectors / sizeof *sectors; i++)
-            check_sector(sc, (ma_variant)v, sectors[i], &x, &tl);
+        for (size_t i = 0; i < MA_TEST_TURN_SECTORS; i++)
+            check_sector(sc, (ma_variant)v, ma_test_turn_sectors[i], &x, &tl);
     print_message("%s: %d boards compared, %d symmetric groups, %d immediate wins\n", sc->name,
                   tl.compared, tl.symmetric, tl.wins);
     assert_true(tl.compared > 1000);

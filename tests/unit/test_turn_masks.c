@@ -15,6 +15,7 @@
 #include "check/turn_masks.h"
 #include "indexer/position.h"
 #include "support.h"
+#include "turn_sectors.h"
 
 static uint32_t reverse(uint32_t mask)
 {
@@ -128,22 +129,12 @@ static void check_sector(ma_variant v, ma_sector s, int reversed, uint64_t *x, i
 static void test_rows_give_the_generators_turns(void **state)
 {
     (void)state;
-    static const ma_sector sectors[] = {
-        {4, 4, 0, 0}, /* moving */
-        {5, 6, 0, 0},
-        {3, 5, 0, 0}, /* flying */
-        {5, 3, 0, 0}, /* a mill wins */
-        {2, 3, 5, 5}, /* placing */
-        {6, 6, 2, 1},
-        {3, 3, 4, 4}, /* Lasker: placing and moving */
-        {8, 8, 0, 0},
-    };
     uint64_t x = 0x9E3779B97F4A7C15ull;
     int compared = 0;
     for (int v = MA_VARIANT_STD; v <= MA_VARIANT_MORA; v++)
-        for (size_t i = 0; i < sizeof sectors / sizeof *sectors; i++)
+        for (size_t i = 0; i < MA_TEST_TURN_SECTORS; i++)
             for (int reversed = 0; reversed < 2; reversed++)
-                check_sector((ma_variant)v, sectors[i], reversed, &x, &compared);
+                check_sector((ma_variant)v, ma_test_turn_sectors[i], reversed, &x, &compared);
     assert_true(compared > 1000);
 }
 
