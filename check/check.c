@@ -294,8 +294,9 @@ static inline uint32_t word_at(const uint8_t *body, uint64_t e)
 
 /* The best turn score of p (state 2, no successor sector absent): 1 with it in *best, or 0
  * when a successor's entry lies past its file's end or holds no value a successor may hold (the
- * entry is then unverifiable). No branch per successor but the loop's: the index is clamped to 0
- * before the read when it is out of range. */
+ * entry is then unverifiable). An index out of range is noted and entry 0 read in its place; that
+ * branch is never taken on a sound index (as a flag and a select per successor it cost 3.5% of
+ * the instructions on std 4_4). */
 static inline int best_turn(const struct job *j, const struct pending *p, int32_t *best)
 {
     const ma_vturns *t = &p->turns;
@@ -304,9 +305,10 @@ static inline int best_turn(const struct job *j, const struct pending *p, int32_
     for (int i = 0; i < t->n; i++) {
         int k = t->kind[i];
         uint64_t se = p->succ_entry[i];
-        int out = se >= j->child_count[k];
-        out_any |= out;
-        se = out ? 0 : se;
+        if (__builtin_expect(se >= j->child_count[k], 0)) {
+            out_any = 1; /* an index bug: noted, and entry 0 read in its place */
+            se = 0;
+        }
         const uint8_t *body = j->child_body[k];
         int32_t sc = j->turn_score[word_at(body, se)];
         b = sc > b ? sc : b; /* TURN_BAD wins the maximum */

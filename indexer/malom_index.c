@@ -75,10 +75,7 @@ struct ma_malom_index {
     /* movers[w][colex rank of a mask of w stones] = f_rank | op << MOVER_OP_SHIFT | MOVER_MULTI
      * when more than one op maps the mask onto its representative; NULL until prepare_movers(w). */
     uint32_t *movers[MA_MALOM_MAX_STONES + 1];
-    /* colex_byte[k][j][x]: the colex rank contribution of byte x at bits 8k..8k+7 of a subset with
-     * j members below bit 8k (sum of C(8k + q, j + t) over the t-th set bit q of x). Used with the
-     * BMI2 bit extract, when the CPU has a fast one. */
-    uint32_t colex_byte[3][MA_MALOM_MAX_STONES + 1][256];
+    ma_colex colex; /* colex ranks of mover masks and opponent placements (indexer/colex.h) */
     int use_pext;
     /* stabs[w][f_rank]: bit set of the ops fixing that representative (identity included); built
      * with the mover table. compose[a][b]: the op equal to a applied after b. Together they give
@@ -200,16 +197,7 @@ int ma_malom_index_create(ma_malom_index **out, ma_error *err)
     ma_malom_index *ix = calloc(1, sizeof *ix);
     if (!ix)
         return ma_error_set(err, MA_ENOMEM, "malom index: out of memory");
-    for (int k = 0; k < 3; k++)
-        for (int j = 0; j <= MA_MALOM_MAX_STONES; j++)
-            for (int x = 0; x < 256; x++) {
-                uint32_t sum = 0;
-                int t = 0;
-                for (int q = 0; q < 8; q++)
-                    if (x >> q & 1)
-                        sum += j + ++t <= MA_POINTS ? binom_table[8 * k + q][j + t] : 0;
-                ix->colex_byte[k][j][x] = sum;
-            }
+    ma_colex_build(&ix->colex);
     ix->use_pext = cpu_has_fast_pext();
     for (int a = 0; a < MA_MALOM_SYM_OPS; a++)
         for (int b = 0; b < MA_MALOM_SYM_OPS; b++) {
@@ -561,10 +549,7 @@ static void fill_slot(const ma_malom_index *ix, ma_malom_rank_slot *s, uint32_t 
     s->mover = m;
     s->w = (uint8_t)w;
     if (ix->movers[w]) {
-        int j1 = __builtin_popcount(m & 0xFFu), j2 = j1 + __builtin_popcount(m & 0xFF00u);
-        uint32_t colex = ix->colex_byte[0][0][m & 0xFFu] + ix->colex_byte[1][j1][(m >> 8) & 0xFFu] +
-                         ix->colex_byte[2][j2][m >> 16];
-        uint32_t t = ix->movers[w][colex];
+        uint32_t t = ix->movers[w][ma_colex_rank(&ix->colex, m)];
         int op0 = (int)(t >> MOVER_OP_SHIFT & 0xFu);
         s->f_rank = t & MOVER_RANK_MASK;
         s->rep = apply_mask(op0, m);
@@ -645,12 +630,10 @@ static inline ma_malom_rank_slot *slot_of(const ma_malom_index *ix, ma_malom_ran
     return s;
 }
 
-/* The colex rank of a compressed opponent mask (§4.4), three table loads. */
+/* The colex rank of a compressed opponent mask (§4.4), two table loads. */
 static inline uint32_t colex_of(const ma_malom_index *ix, uint32_t c)
 {
-    int j1 = __builtin_popcount(c & 0xFFu), j2 = j1 + __builtin_popcount(c & 0xFF00u);
-    return ix->colex_byte[0][0][c & 0xFFu] + ix->colex_byte[1][j1][(c >> 8) & 0xFFu] +
-           ix->colex_byte[2][j2][c >> 16];
+    return ma_colex_rank(&ix->colex, c);
 }
 
 #ifdef HAVE_PEXT_PATH
@@ -710,7 +693,7 @@ void ma_malom_index_rank_many(const ma_malom_index *ix, ma_malom_rank_cache *cac
     }
 }
 
-_Static_assert(MA_MALOM_MAX_STONES + 1 == MA_COLEX_COUNTS, "the mover map reads the colex tables");
+_Static_assert(MA_MALOM_MAX_STONES + 1 <= MA_COLEX_HI_ROWS, "the colex tables rank every mask");
 _Static_assert(MA_MALOM_SYM_OPS <= MA_MOVER_MAP_OPS, "a mover map holds every op");
 
 int ma_malom_index_mover_map(const ma_malom_index *ix, uint32_t malom_mover, ma_mover_map *mm)
@@ -726,6 +709,6 @@ int ma_malom_index_mover_map(const ma_malom_index *ix, uint32_t malom_mover, ma_
         }
     for (int k = 0; k <= MA_POINTS; k++)
         mm->block[k] = (uint64_t)s->f_rank * binom(MA_POINTS - s->w, k);
-    mm->colex = ix->colex_byte;
+    mm->colex = &ix->colex;
     return mm->nops;
 }

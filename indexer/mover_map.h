@@ -19,8 +19,7 @@
  *   point[s][p]: the compressed image of point p under the s-th of them (0 for a point of m);
  *   block[k]:    the first index of the representative's block for opponents of k stones
  *                (the representative's rank times C(24 - w, k));
- *   colex:       the index's colex byte tables: colex[i][j][x] is the colex rank contribution of
- *                byte x at bits 8i..8i+7 of a subset with j members below bit 8i.
+ *   colex:       the index's colex tables (indexer/colex.h).
  * ma_mover_map_rank(mm, ma_mover_map_least(mm, opp), popcount(opp)) is then the index of (m, opp)
  * in that scheme, for every opp disjoint from m. Header-only: used in the checkers' innermost
  * loops. A map is about 1.8 KiB.
@@ -28,19 +27,18 @@
 #ifndef MA_MOVER_MAP_H
 #define MA_MOVER_MAP_H
 
-#include <stddef.h>
 #include <stdint.h>
 
+#include "indexer/colex.h"
 #include "indexer/position.h"
 
 #define MA_MOVER_MAP_OPS 16
-#define MA_COLEX_COUNTS 13 /* subset sizes 0..12 the colex byte tables cover */
 
 typedef struct ma_mover_map {
     int nops;
     uint32_t point[MA_MOVER_MAP_OPS][MA_POINTS];
     uint64_t block[MA_POINTS + 1];
-    const uint32_t (*colex)[MA_COLEX_COUNTS][256];
+    const ma_colex *colex;
 } ma_mover_map;
 
 /* The least compressed image of opp under mm's ops: the c ma_mover_map_rank takes. */
@@ -57,14 +55,10 @@ static inline uint32_t ma_mover_map_least(const ma_mover_map *mm, uint32_t opp)
 }
 
 /* The colex rank of a compressed opponent image c (§4.3, §4.4), its place in the
- * representative's block: three table loads. */
+ * representative's block: two table loads. */
 static inline uint64_t ma_mover_map_colex(const ma_mover_map *mm, uint32_t c)
 {
-    /* unsigned and pointer-wide: no sign extension between the popcounts and the loads */
-    size_t j1 = (size_t)__builtin_popcount(c & 0xFFu);
-    size_t j2 = j1 + (size_t)__builtin_popcount(c & 0xFF00u);
-    return (uint64_t)mm->colex[0][0][c & 0xFFu] + mm->colex[1][j1][(c >> 8) & 0xFFu] +
-           mm->colex[2][j2][c >> 16];
+    return ma_colex_rank(mm->colex, c);
 }
 
 /* The index of the board (m, opp) of k opponent stones, given c = the least compressed image of

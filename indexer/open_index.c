@@ -49,9 +49,7 @@ struct ma_open_index {
     /* movers[w][colex rank of a mask of w stones] = rep_rank << 16 | bit set of the ops that map
      * the mask to its representative; NULL until prepare_movers(w). */
     uint64_t *movers[MAX_W + 1];
-    /* colex_byte[k][j][x]: colex contribution of byte x at bits 8k..8k+7 of a subset with j
-     * members below bit 8k (sum of C(8k + q, j + t) over the t-th set bit q of x). */
-    uint32_t colex_byte[3][MAX_W + 1][256];
+    ma_colex colex; /* colex ranks of opponent placements (indexer/colex.h) */
     int use_pext; /* the CPU has a fast BMI2 bit extract (see compress_slow) */
 };
 
@@ -110,19 +108,7 @@ int ma_open_index_create(ma_open_index **out, ma_error *err)
     for (int n = 0; n <= MA_POINTS; n++)
         for (int k = 0; k <= MA_POINTS; k++)
             ix->binom[n][k] = ma_open_binomial(n, k);
-    for (int k = 0; k < 3; k++)
-        for (int j = 0; j <= MAX_W; j++)
-            for (int x = 0; x < 256; x++) {
-                uint64_t sum = 0;
-                int t = 0;
-                for (int q = 0; q < 8; q++)
-                    if (x >> q & 1) {
-                        t++;
-                        if (j + t <= MA_POINTS)
-                            sum += ix->binom[8 * k + q][j + t];
-                    }
-                ix->colex_byte[k][j][x] = (uint32_t)sum;
-            }
+    ma_colex_build(&ix->colex);
     ix->use_pext = fast_pext();
     *out = ix;
     return MA_OK;
@@ -507,9 +493,7 @@ int ma_open_orbit_size(ma_board board)
  * where it is one instruction. */
 static inline uint32_t colex_of(const ma_open_index *ix, uint32_t c)
 {
-    int j1 = __builtin_popcount(c & 0xFFu), j2 = j1 + __builtin_popcount(c & 0xFF00u);
-    return ix->colex_byte[0][0][c & 0xFFu] + ix->colex_byte[1][j1][(c >> 8) & 0xFFu] +
-           ix->colex_byte[2][j2][c >> 16];
+    return ma_colex_rank(&ix->colex, c);
 }
 
 static void fill_rank_slot(const ma_open_index *ix, ma_open_rank_slot *s, uint32_t m)
@@ -646,7 +630,7 @@ int ma_open_index_prepared(const ma_open_index *ix, int w)
     return w >= 0 && w <= MAX_W && ix->reps[w] != NULL;
 }
 
-_Static_assert(MAX_W + 1 == MA_COLEX_COUNTS, "the mover map reads the colex byte tables");
+_Static_assert(MAX_W + 1 <= MA_COLEX_HI_ROWS, "the colex tables rank every opponent placement");
 _Static_assert(MA_SYM_OPS <= MA_MOVER_MAP_OPS, "a mover map holds every op");
 
 int ma_open_index_mover_map(const ma_open_index *ix, uint32_t mover, ma_mover_map *mm)
@@ -661,6 +645,6 @@ int ma_open_index_mover_map(const ma_open_index *ix, uint32_t mover, ma_mover_ma
         }
     for (int k = 0; k <= MA_POINTS; k++)
         mm->block[k] = s->rep_rank * ix->binom[MA_POINTS - s->w][k];
-    mm->colex = ix->colex_byte;
+    mm->colex = &ix->colex;
     return mm->nops;
 }
