@@ -66,6 +66,8 @@ static inline int ma_fused_group_start(ma_fused_group *g, const ma_fused_sector 
     return fs->fill_map(fs->ix, o, &g->map);
 }
 
+/* The generator of the contract above; nops is the group's op count, passed as the constant 1 on
+ * the common path so that path compiles without the loops over ops. */
 static inline __attribute__((always_inline)) int
 ma_fused_turns_body(const ma_fused_sector *fs, ma_fused_group *g, uint32_t m, uint32_t o,
                     const ma_turn_dests *row, ma_vturns *t, uint64_t *succ, const int nops)
