@@ -101,7 +101,9 @@ struct job {
     const ma_check_input *in;
     ma_vrules rules;
     ma_turn_masks turn_rows; /* each representative's destinations, for ma_fused_turns (by_opp) */
-    ma_fused_sector fused;   /* the generator's view of this sector (by_opp) */
+    /* the generator's view of this sector (by_opp); its body[k] and entries[k], child[k]'s words
+     * and entry count (NULL, 0 when absent), are also what best_turn reads */
+    ma_fused_sector fused;
     const ma_open_file *child[MA_TURN_KINDS];
     ma_open_file resident[MA_TURN_KINDS]; /* huge-page copies of the successor bodies */
     void *resident_mem[MA_TURN_KINDS];
@@ -135,9 +137,6 @@ struct job {
      * "no value"), else STORED_NONE, which no turn has: equal to the best turn's score exactly
      * when finish would find the stored and the derived value equal. */
     int32_t stored_score[1u << 16];
-    /* child[k]'s words and entry count (NULL, 0 when absent), for best_turn */
-    const uint8_t *child_body[MA_TURN_KINDS];
-    uint64_t child_count[MA_TURN_KINDS];
 };
 
 /* TURN_BAD lies above every score, so a maximum over turns is TURN_BAD when any turn is bad. */
@@ -305,11 +304,11 @@ static inline int best_turn(const struct job *j, const struct pending *p, int32_
     for (int i = 0; i < t->n; i++) {
         int k = t->kind[i];
         uint64_t se = p->succ_entry[i];
-        if (__builtin_expect(se >= j->child_count[k], 0)) {
+        if (__builtin_expect(se >= j->fused.entries[k], 0)) {
             out_any = 1; /* an index bug: noted, and entry 0 read in its place */
             se = 0;
         }
-        const uint8_t *body = j->child_body[k];
+        const uint8_t *body = j->fused.body[k];
         int32_t sc = j->turn_score[word_at(body, se)];
         b = sc > b ? sc : b; /* TURN_BAD wins the maximum */
     }
@@ -649,11 +648,9 @@ static void read_children(struct job *j)
     j->fused = (ma_fused_sector){.rules = &j->rules, .w = j->w, .ix = j->in->ix,
                                  .fill_map = fill_map};
     for (int k = 0; k < MA_TURN_KINDS; k++) {
-        j->child_body[k] = j->child[k] ? j->child[k]->body : NULL;
-        j->child_count[k] = j->child[k] ? j->child[k]->header.entry_count : 0;
-        j->fused.body[k] = j->child_body[k];
+        j->fused.body[k] = j->child[k] ? j->child[k]->body : NULL;
         j->fused.entry_size[k] = 2;
-        j->fused.entries[k] = j->child_count[k];
+        j->fused.entries[k] = j->child[k] ? j->child[k]->header.entry_count : 0;
     }
 }
 

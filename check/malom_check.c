@@ -868,12 +868,6 @@ static int fast_setup(struct shared *sh)
     make_resident(f, sh);
     f->fused = (ma_fused_sector){.rules = &f->rules, .w = f->w, .ix = sh->in->ix,
                                  .fill_map = fill_map};
-    for (int k = 0; k < MA_TURN_KINDS; k++) {
-        const struct fchild *c = &f->ch[k];
-        f->fused.body[k] = c->file ? c->view.entries : NULL;
-        f->fused.entry_size[k] = c->file ? (uint32_t)c->view.entry_size : 0;
-        f->fused.entries[k] = c->file ? ma_malom_file_entry_count(c->file) : 0;
-    }
     f->complete = f->ranked != 0;
     f->complete_sec2 = !f->ranked;
     const ma_malom_view *layout = NULL;
@@ -895,6 +889,9 @@ static int fast_setup(struct shared *sh)
         f->ent[k] = c->file ? c->view.entries : NULL;
         f->rank[k] = c->file ? c->rank : NULL;
         f->k1s[k] = c->file ? c->k1score : NULL;
+        f->fused.body[k] = f->ent[k];
+        f->fused.entry_size[k] = c->file ? (uint32_t)c->view.entry_size : 0;
+        f->fused.entries[k] = c->file ? ma_malom_file_entry_count(c->file) : 0;
     }
     if (!layout)
         f->complete_sec2 = 0;
