@@ -79,6 +79,7 @@ struct shared {
     atomic_int failed;
     atomic_int canceled;
     struct fast *fast; /* the table-driven path, NULL for the reference path */
+    int visited_shared; /* the threads mark fast->visited itself, by atomic OR (own_visited) */
 };
 
 static void derive(const struct shared *sh, ma_board pos, ma_vturns *turns, struct derivation *d)
@@ -167,6 +168,8 @@ struct worker {
     ma_error err;
     int rc;
     struct fworker *fw; /* fast-path state of this thread */
+    _Atomic uint64_t *visited; /* where this thread marks: its own bitmap, or fast->visited */
+    int own_visited;           /* visited is this thread's, zeroed by it, merged at the end */
     /* Workers sit side by side in one array and write their counters for every entry: keep the
      * written fields of neighbours apart (false sharing halved the 2-thread speed-up). */
     char pad[128];
@@ -963,7 +966,7 @@ static void fast_prepare(struct worker *w, struct fpending *p, uint64_t r, uint3
     p->opp = opp;
     /* Both are read in fast_finish, one index later. */
     __builtin_prefetch(f->self.entries + idx * (uint64_t)f->self.entry_size);
-    __builtin_prefetch((const void *)&f->visited[idx >> 6], 1);
+    __builtin_prefetch((const void *)&w->visited[idx >> 6], 1);
     /* §4.6 on the representative's stabiliser: the smallest op reaching the least image. */
     int marker = -1;
     uint32_t least = opp;
@@ -1168,7 +1171,7 @@ static int fast_finish(struct worker *w, struct fpending *p)
 {
     const struct shared *sh = w->sh;
     const struct fast *f = sh->fast;
-    if (ma_visited_mark(f->visited, p->idx, sh->in->threads > 1))
+    if (ma_visited_mark(w->visited, p->idx, sh->visited_shared))
         return index_twice(w, p->idx);
     /* The best successor's key, when every successor has one (ranked_best, sec2_best); fast_bi
      * its turn. */
@@ -1368,7 +1371,7 @@ static uint64_t fast_chunk(struct worker *w, uint64_t c_lo, uint64_t c_hi)
                 r_next = 64 * t + (uint64_t)__builtin_ctzll(ahead);
                 idx_next = r_next * f->per_rep + ma_malom_index_g_rank(ix, f->reps[r_next], opp);
                 __builtin_prefetch(f->self.entries + idx_next * (uint64_t)f->self.entry_size);
-                __builtin_prefetch((const void *)&f->visited[idx_next >> 6], 1);
+                __builtin_prefetch((const void *)&w->visited[idx_next >> 6], 1);
             }
             if (first) {
                 first = 0;
@@ -1451,29 +1454,60 @@ static uint64_t fast_chunk_by_rep(struct worker *w, uint64_t lo, uint64_t hi)
     return hi - lo;
 }
 
-/* After a complete walk: every index was checked (each at most once, see fast_prepare). */
-static int fast_coverage(struct shared *sh, ma_error *err)
+/* After a complete walk: every index was checked (each at most once, see fast_prepare), by one
+ * thread (own bitmaps are merged into the first here). */
+static int fast_coverage(struct shared *sh, struct worker *ws, int n_workers, ma_error *err)
 {
     const struct fast *f = sh->fast;
     uint64_t idx = 0;
-    int got = ma_visited_check(f->visited, sh->entries, &idx);
-    if (got == MA_VISITED_ALL)
-        return MA_OK;
+    int got = MA_VISITED_ALL;
+    const char *what = NULL;
+    for (int t = 0; t < n_workers && !what; t++)
+        if (ws[t].own_visited && ma_visited_merge(f->visited, ws[t].visited, sh->entries, &idx))
+            what = "was reached twice by the walk (by two threads)";
+    if (!what) {
+        got = ma_visited_check(f->visited, sh->entries, &idx);
+        if (got == MA_VISITED_ALL)
+            return MA_OK;
+        what = got == MA_VISITED_GAP ? "was never checked" : "lies past the last index and was reached";
+    }
     char sec[16];
     ma_sector_format(sh->sector, sec, sizeof sec);
     return ma_error_set(err, MA_EINTERNAL,
                         "%s: sector %s: offset %llu: index %llu %s: checker index bug",
                         sh->in->path ? sh->in->path : "(sector file)", sec,
                         (unsigned long long)ma_malom_file_entry_offset(sh->in->file, idx),
-                        (unsigned long long)idx,
-                        got == MA_VISITED_GAP ? "was never checked"
-                                              : "lies past the last index and was reached");
+                        (unsigned long long)idx, what);
+}
+
+/* Where each thread marks (visited.h): a bitmap of its own for every thread past the first when
+ * they fit in OWN_VISITED_BUDGET bytes together (std 5_5: 4 MiB a thread), else fast->visited for
+ * all, marked by atomic OR. */
+#define OWN_VISITED_BUDGET ((uint64_t)64 << 20)
+static void plan_visited(struct shared *sh, struct worker *ws, int nt)
+{
+    struct fast *f = sh->fast;
+    size_t bytes = (size_t)ma_visited_words(sh->entries) * sizeof *f->visited;
+    int own = nt > 1 && (uint64_t)(nt - 1) * bytes <= OWN_VISITED_BUDGET;
+    for (int t = 1; t < nt && own; t++)
+        own = (ws[t].visited = ma_resident_alloc(bytes)) != NULL;
+    for (int t = 0; t < nt; t++) {
+        if (!own || t == 0) {
+            if (t > 0)
+                free((void *)ws[t].visited);
+            ws[t].visited = f->visited;
+        }
+        ws[t].own_visited = own && t > 0;
+    }
+    sh->visited_shared = nt > 1 && !own;
 }
 
 static void *work(void *arg)
 {
     struct worker *w = arg;
     struct shared *sh = w->sh;
+    if (w->own_visited)
+        memset((void *)w->visited, 0, (size_t)ma_visited_words(sh->entries) * sizeof *w->visited);
     if (sh->fast)
         ma_resident_fill(&sh->fast->copies);
     ma_vturns *turns = malloc(sizeof *turns);
@@ -1603,6 +1637,8 @@ int ma_mcheck_sector(ma_mcheck_result *out, const ma_mcheck_input *in, ma_error 
         free(sh);
         return ma_error_set(err, MA_ENOMEM, "malom check: out of memory");
     }
+    if (sh->fast)
+        plan_visited(sh, ws, nt);
     int started = 0;
     for (int t = 0; t < nt; t++) {
         ws[t].sh = sh;
@@ -1653,14 +1689,17 @@ int ma_mcheck_sector(ma_mcheck_result *out, const ma_mcheck_input *in, ma_error 
         }
         free(p->items);
     }
-    free(ws);
-    free(tid);
     if (!rc && out->n_items > 1)
         qsort(out->items, out->n_items, sizeof *out->items, cmp_items);
     if (!rc && atomic_load(&sh->canceled))
         rc = ma_error_set(err, MA_ECANCELED, "malom check: check of the sector canceled");
     if (!rc && sh->fast)
-        rc = fast_coverage(sh, err);
+        rc = fast_coverage(sh, ws, started + 1, err);
+    for (int t = 0; t < nt; t++)
+        if (ws[t].own_visited)
+            free((void *)ws[t].visited);
+    free(ws);
+    free(tid);
     fast_free(sh->fast);
     free(sh);
     out->seconds = ma_now() - t0;

@@ -21,3 +21,18 @@ int ma_visited_check(const _Atomic uint64_t *bits, uint64_t n, uint64_t *entry)
     }
     return MA_VISITED_ALL;
 }
+
+int ma_visited_merge(_Atomic uint64_t *into, const _Atomic uint64_t *from, uint64_t n,
+                     uint64_t *entry)
+{
+    for (uint64_t i = 0, words = ma_visited_words(n); i != words; i++) {
+        uint64_t a = atomic_load_explicit(&into[i], memory_order_relaxed);
+        uint64_t b = atomic_load_explicit(&from[i], memory_order_relaxed);
+        if (a & b) {
+            *entry = 64 * i + (uint64_t)__builtin_ctzll(a & b);
+            return 1;
+        }
+        atomic_store_explicit(&into[i], a | b, memory_order_relaxed);
+    }
+    return 0;
+}

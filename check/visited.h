@@ -47,6 +47,15 @@ enum {
     MA_VISITED_PAST = 2  /* *entry: the least marked bit at or past n (an index past the end) */
 };
 
+/* A thread's own bitmap: with one bitmap per thread no mark is an atomic OR and no thread
+ * writes another's cache lines (on a small sector the threads' marks met in the same lines, and
+ * the locked ORs and line transfers cost 10% of the 2-thread check). After the walk each one is
+ * merged into the first: ma_visited_merge ORs `from` into `into` (n entries' words) and returns 0,
+ * or returns 1 with *entry the least entry marked in both (reached twice, by two threads), leaving
+ * `into` partly merged. */
+int ma_visited_merge(_Atomic uint64_t *into, const _Atomic uint64_t *from, uint64_t n,
+                     uint64_t *entry);
+
 /* After the walk (all threads joined): MA_VISITED_ALL, or MA_VISITED_GAP / MA_VISITED_PAST with
  * *entry as above (a gap is reported before a bit past the end). */
 int ma_visited_check(const _Atomic uint64_t *bits, uint64_t n, uint64_t *entry);

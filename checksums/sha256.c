@@ -21,6 +21,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -59,6 +60,7 @@ typedef struct pool {
     const EVP_MD *md;
     uint64_t chunk_size;
     int whole_only;             /* no chunk digests wanted */
+    int file_per_worker;        /* with whole_only: every file is one task (read_hash_single) */
     void (*on_progress)(void *ctx, uint64_t bytes_done);
     void *progress_ctx;
     const volatile sig_atomic_t *cancel; /* the caller's stop flag, or NULL */
@@ -123,6 +125,8 @@ void ma_file_digest_free(ma_file_digest *d)
 
 static uint64_t chunk_len(const pool *p, size_t f, size_t k)
 {
+    if (p->files[f].single)
+        return p->out[f].size; /* one task covers the file (at most a chunk unless file_per_worker) */
     uint64_t off = (uint64_t)k * p->chunk_size;
     uint64_t left = p->out[f].size - off;
     return left < p->chunk_size ? left : p->chunk_size;
@@ -197,6 +201,10 @@ static void file_open(pool *p, size_t f)
     fs->n_chunks = (size_t)((d->size + p->chunk_size - 1) / p->chunk_size);
     d->n_chunks = fs->n_chunks;
     fs->single = fs->n_chunks == 1;
+    if (p->file_per_worker && fs->n_chunks > 1) {
+        fs->single = 1; /* d->n_chunks keeps its contract value; the pool claims one task */
+        fs->n_chunks = 1;
+    }
     fs->ctx = EVP_MD_CTX_new();
     if (fs->n_chunks) {
         if (!p->whole_only)
@@ -287,8 +295,12 @@ static int read_hash_single(pool *p, size_t f, uint8_t *buf, ma_error *e)
     uint64_t len = chunk_len(p, f, 0), got = 0;
     if (EVP_DigestInit_ex(fs->ctx, p->md, NULL) != 1)
         return ma_error_set(e, MA_EINTERNAL, "%s: SHA-256 initialisation failed", fs->path);
-    for (; got < len; got += SINGLE_PIECE) {
-        size_t piece = len - got < SINGLE_PIECE ? (size_t)(len - got) : SINGLE_PIECE;
+    /* the buffer holds a chunk; with file_per_worker the file may be longer than one */
+    size_t most = p->chunk_size < SINGLE_PIECE ? (size_t)p->chunk_size : SINGLE_PIECE;
+    for (; got < len; got += most) {
+        if (p->cancel && *p->cancel)
+            return ma_error_set(e, MA_ECANCELED, "%s: interrupted", fs->path);
+        size_t piece = len - got < most ? (size_t)(len - got) : most;
         int rc = read_range(p, f, got, piece, buf, e);
         if (rc != MA_OK)
             return rc;
@@ -498,6 +510,7 @@ int ma_sha256_files(ma_file_digest *out, int *rcs, ma_error *errs, const char *c
     memset(&p, 0, sizeof p);
     p.chunk_size = chunk;
     p.whole_only = opt && opt->whole_only;
+    p.file_per_worker = p.whole_only && opt->file_per_worker;
     p.on_progress = opt ? opt->on_progress : NULL;
     p.progress_ctx = opt ? opt->progress_ctx : NULL;
     p.cancel = opt ? opt->cancel : NULL;
@@ -563,4 +576,63 @@ int ma_sha256_files(ma_file_digest *out, int *rcs, ma_error *errs, const char *c
 int ma_sha256_file(ma_file_digest *out, const char *path, const ma_sha256_options *opt, ma_error *err)
 {
     return ma_sha256_files(out, NULL, NULL, &path, 1, opt, err);
+}
+
+/* ---- several buffers at once ---- */
+
+typedef struct buffers_job {
+    uint8_t (*out)[MA_SHA256_LEN];
+    const void *const *data;
+    const size_t *len;
+    const size_t *order; /* buffer numbers, largest first */
+    size_t n;
+    atomic_size_t next;
+} buffers_job;
+
+static void *buffers_worker(void *arg)
+{
+    buffers_job *j = arg;
+    for (size_t k; (k = atomic_fetch_add(&j->next, 1)) < j->n;) {
+        size_t i = j->order[k];
+        ma_sha256_buffer(j->out[i], j->len[i] ? j->data[i] : "", j->len[i]);
+    }
+    return NULL;
+}
+
+int ma_sha256_buffers(uint8_t (*out)[MA_SHA256_LEN], const void *const *data, const size_t *len,
+                      size_t n, unsigned threads, ma_error *err)
+{
+    if (n == 0)
+        return MA_OK;
+    long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+    if (threads == 0)
+        threads = cpus > 0 ? (unsigned)cpus : 1;
+    if (threads > n)
+        threads = (unsigned)n;
+    size_t *order = malloc(n * sizeof *order);
+    pthread_t *tids = calloc(threads, sizeof *tids);
+    if (!order || !tids) {
+        free(order);
+        free(tids);
+        return ma_error_set(err, MA_ENOMEM, "out of memory hashing %zu buffers", n);
+    }
+    /* largest first, so the last buffer started is a short one (an insertion sort: n is a unit's
+     * files, a handful) */
+    for (size_t i = 0; i < n; i++) {
+        size_t k = i;
+        for (; k > 0 && len[order[k - 1]] < len[i]; k--)
+            order[k] = order[k - 1];
+        order[k] = i;
+    }
+    buffers_job j = {out, data, len, order, n, 0};
+    unsigned started = 0;
+    for (; started + 1 < threads; started++)
+        if (pthread_create(&tids[started], NULL, buffers_worker, &j) != 0)
+            break;
+    buffers_worker(&j); /* this thread works too; alone if no thread could start */
+    for (unsigned t = 0; t < started; t++)
+        pthread_join(tids[t], NULL);
+    free(order);
+    free(tids);
+    return MA_OK;
 }

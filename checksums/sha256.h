@@ -12,6 +12,8 @@
  * the threads with no second pass and no round trip through memory. Several files are in flight at once:
  * workers claim unread chunks in list order.
  *
+ * ma_sha256_buffers hashes buffers already in memory (mappings) the same way: one thread per buffer.
+ *
  * Memory is bounded: at most threads + 2 chunk buffers exist at any time (each chunk_size bytes),
  * plus 32 bytes per chunk for the chunk digests. SHA-256 itself is OpenSSL libcrypto's EVP API.
  *
@@ -36,6 +38,11 @@ typedef struct ma_sha256_options {
     uint64_t chunk_size; /* bytes per chunk; 0 = MA_SHA256_DEFAULT_CHUNK; at most MA_SHA256_MAX_CHUNK */
     unsigned threads;    /* worker threads; 0 = number of online CPUs */
     int whole_only;      /* non-zero: skip the chunk digests (chunks stays NULL), half the CPU work */
+    /* Non-zero, with whole_only: each file is read and hashed by one worker, several files at
+     * once. A whole-file digest is one sequential stream, so files streamed one after another
+     * keep one core busy; spread over the workers, a set of files takes about as long as its
+     * largest. Progress and cancel are then seen per 256 KiB piece, not per chunk. */
+    int file_per_worker;
     /* Optional: called with the bytes hashed so far (all files) after each chunk; calls are
      * serialised (made under the pool's lock), so the callback must be quick and not re-enter. */
     void (*on_progress)(void *ctx, uint64_t bytes_done);
@@ -71,6 +78,12 @@ int ma_sha256_parse_hex(uint8_t out[MA_SHA256_LEN], const char *hex);
  * MA_EFORMAT (not a regular file). */
 int ma_sha256_files(ma_file_digest *out, int *rcs, ma_error *errs, const char *const *paths, size_t n,
                     const ma_sha256_options *opt, ma_error *err);
+
+/* SHA-256 of n memory buffers, out[i] of data[i] (len[i] bytes), by up to `threads` threads at
+ * once, one buffer per thread at a time, largest first (0 threads: the online CPUs). Returns MA_OK,
+ * or MA_ENOMEM (then out is undefined). */
+int ma_sha256_buffers(uint8_t (*out)[MA_SHA256_LEN], const void *const *data, const size_t *len,
+                      size_t n, unsigned threads, ma_error *err);
 
 /* One file: ma_sha256_files with n = 1. */
 int ma_sha256_file(ma_file_digest *out, const char *path, const ma_sha256_options *opt, ma_error *err);

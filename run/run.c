@@ -73,8 +73,9 @@ typedef struct node {
     char mapped_sha[65];          /* runs without a store: the digest of the file before it was
                                    * first opened (hash_before_open; "" while not opened, or when
                                    * the path could not be hashed) */
-    int opened;                   /* node_source got it from the reader once: hash_before_open
-                                   * ran, whatever it found, and never runs again */
+    int opened;                   /* node_source got it from the reader once */
+    int hashed;                   /* hash_before_open (alone or with a unit's other files) ran for it,
+                                   * whatever it found, and never runs again */
     int seen_unit;                /* the last unit whose snapshot check hashed this node, -1 none */
     int changed;                  /* that check found its mapping differs from the digest expected */
     char changed_msg[1024];
@@ -1008,22 +1009,54 @@ static int commit_unit(ma_vrun *r, const int *members, size_t n, ma_error *err)
  * bytes that may differ from the ones hashed and checked. When the path cannot be hashed (a read
  * error, a cancel) mapped_sha stays "": no digest of the mapping stands in for it, so the snapshot
  * check finds no match and withdraws every sector that read the file. */
-static void hash_before_open(const ma_vrun *r, node *nd)
+static void hash_before_open(ma_vrun *r, const int *which, size_t n)
 {
     ma_sha256_options o;
     memset(&o, 0, sizeof o);
     o.threads = r->opt.threads > 0 ? (unsigned)r->opt.threads : 1;
     o.whole_only = 1;
+    /* Each file's digest is one sequential stream: several files go one to a thread. */
+    o.file_per_worker = n > 1;
     /* Without chunk digests the chunk size only sizes the read buffers (threads + 2 of them):
      * 1 MiB ones keep this hash from adding up to 64 MiB to the peak RSS of a verify. */
     o.chunk_size = 1u << 20;
     o.cancel = r->opt.cancel;
-    ma_file_digest d;
-    ma_error e;
-    if (ma_sha256_file(&d, nd->dbs->path, &o, &e) != MA_OK)
-        return;
-    ma_sha256_hex(nd->mapped_sha, d.digest);
-    ma_file_digest_free(&d);
+    ma_file_digest d[1 + MA_TURN_KINDS];
+    int rcs[1 + MA_TURN_KINDS];
+    ma_error errs[1 + MA_TURN_KINDS], e;
+    const char *paths[1 + MA_TURN_KINDS];
+    for (size_t k = 0; k < n; k++) {
+        paths[k] = r->nodes[which[k]].dbs->path;
+        r->nodes[which[k]].hashed = 1;
+    }
+    int rc = ma_sha256_files(d, rcs, errs, paths, n, &o, &e);
+    int per_file = rc == MA_OK; /* else a file failed, or the pool did (then no file has a digest) */
+    for (size_t k = 0; k < n; k++)
+        per_file |= rcs[k] != MA_OK;
+    for (size_t k = 0; per_file && k < n; k++) {
+        if (rcs[k] != MA_OK)
+            continue;
+        ma_sha256_hex(r->nodes[which[k]].mapped_sha, d[k].digest);
+        ma_file_digest_free(&d[k]);
+    }
+}
+
+/* hash_before_open for node i and its successors' nodes, those present and not yet hashed, all
+ * at once before the first of them is opened. */
+static void hash_node_before_open(ma_vrun *r, int i)
+{
+    int which[1 + MA_TURN_KINDS];
+    size_t n = 0;
+    for (int k = -1; k < MA_TURN_KINDS; k++) {
+        int c = k < 0 ? i : r->nodes[i].succ[k];
+        int seen = c < 0;
+        for (size_t q = 0; q < n && !seen; q++)
+            seen = which[q] == c;
+        if (!seen && r->nodes[c].dbs && !r->nodes[c].hashed && !r->nodes[c].opened)
+            which[n++] = c;
+    }
+    if (n)
+        hash_before_open(r, which, n);
 }
 
 /* The opened source of node i, or NULL (absent or unusable: the reason is recorded once). */
@@ -1035,8 +1068,8 @@ static const ma_source *node_source(ma_vrun *r, int i, int *present)
         return NULL;
     /* Once only, before the first open: a retry after a failed hash would take its digest after
      * the reader's checks at open, the very order hash_before_open exists to avoid. */
-    if (!r->audit && !nd->opened)
-        hash_before_open(r, nd);
+    if (!r->audit && !nd->hashed && !nd->opened)
+        hash_before_open(r, &i, 1);
     nd->opened = 1;
     const ma_source *src;
     ma_error e;
@@ -1056,19 +1089,11 @@ static const char *expected_digest(const ma_vrun *r, const node *nd)
     return r->audit ? nd->sha256 : nd->mapped_sha;
 }
 
-/* Hashes node m's mapping once per unit and compares it with what is expected (see above). */
-static void snapshot_node(ma_vrun *r, int m, int unit)
+/* Compares node m's mapping's digest `now` with what is expected (see above), once per unit. */
+static void snapshot_node(ma_vrun *r, int m, const char *now)
 {
     node *nd = &r->nodes[m];
-    if (nd->seen_unit == unit)
-        return;
-    nd->seen_unit = unit;
     nd->changed = 0;
-    const ma_source *src;
-    if (!nd->dbs || ma_database_source(r->db, nd->pub.variant, nd->pub.sector, &src, NULL))
-        return; /* absent or unusable: nothing was read from it */
-    char now[65];
-    ma_source_bytes_digest(src, now);
     const char *want = expected_digest(r, nd);
     if (!strcmp(now, want))
         return;
@@ -1082,6 +1107,58 @@ static void snapshot_node(ma_vrun *r, int m, int unit)
     add_error(r, nd->changed_msg);
 }
 
+/* Hashes, once per unit, the mapping of every node the unit's checked sectors read (their own and
+ * their successors'), several at once: each digest is one sequential stream. A node absent or
+ * unusable was not read and is not compared. Without memory to hash, every such node counts as
+ * changed: no sector of the unit is then verified on bytes not hashed again. */
+static void snapshot_unit(ma_vrun *r, size_t first, size_t n, const int *checked)
+{
+    int unit = r->unit_of_pos[first];
+    size_t cap = n * (1 + MA_TURN_KINDS), m = 0;
+    int *which = malloc(cap * sizeof *which);
+    const void **data = malloc(cap * sizeof *data);
+    size_t *len = malloc(cap * sizeof *len);
+    uint8_t (*dg)[MA_SHA256_LEN] = malloc(cap * sizeof *dg);
+    ma_error e;
+    int ok = which && data && len && dg;
+    for (size_t i = 0; i < n; i++) {
+        if (!checked[i])
+            continue;
+        int idx = r->order[first + i];
+        for (int k = -1; k < MA_TURN_KINDS; k++) {
+            int c = k < 0 ? idx : r->nodes[idx].succ[k];
+            if (c < 0 || r->nodes[c].seen_unit == unit)
+                continue;
+            node *nd = &r->nodes[c];
+            nd->seen_unit = unit;
+            nd->changed = 0;
+            const ma_source *src;
+            if (!nd->dbs || ma_database_source(r->db, nd->pub.variant, nd->pub.sector, &src, NULL))
+                continue; /* absent or unusable: nothing was read from it */
+            if (!ok) {
+                snapshot_node(r, c, "(not hashed: out of memory)");
+                continue;
+            }
+            which[m] = c;
+            data[m] = ma_source_bytes(src, &len[m]);
+            m++;
+        }
+    }
+    if (ok && ma_sha256_buffers(dg, data, len, m, r->opt.threads > 0 ? (unsigned)r->opt.threads : 1,
+                                &e) != MA_OK)
+        ok = 0;
+    for (size_t k = 0; k < m; k++) {
+        char now[65];
+        if (ok)
+            ma_sha256_hex(now, dg[k]);
+        snapshot_node(r, which[k], ok ? now : "(not hashed: out of memory)");
+    }
+    free(which);
+    free(data);
+    free(len);
+    free(dg);
+}
+
 /* The bytes hashed are the bytes checked: after the check of a unit, every file its sectors read
  * (their own and their successors') is hashed again from the mapping the check read. A sector one
  * of whose inputs differs from its expected digest is withdrawn: "unusable", its counts and
@@ -1089,22 +1166,20 @@ static void snapshot_node(ma_vrun *r, int m, int unit)
  * Returns the number of sectors withdrawn. */
 static size_t snapshot_check(ma_vrun *r, size_t first, size_t n, int *checked, ma_rs_result *res)
 {
-    int unit = r->unit_of_pos[first];
     size_t withdrawn = 0;
+    snapshot_unit(r, first, n, checked);
     for (size_t i = 0; i < n; i++) {
         if (!checked[i])
             continue;
         int idx = r->order[first + i];
         node *nd = &r->nodes[idx];
         const char *why = NULL;
-        snapshot_node(r, idx, unit);
         if (nd->changed)
             why = nd->changed_msg;
         for (int k = 0; k < MA_TURN_KINDS; k++) {
             int c = nd->succ[k];
             if (c < 0 || c == idx)
                 continue;
-            snapshot_node(r, c, unit);
             if (!why && r->nodes[c].changed)
                 why = r->nodes[c].changed_msg;
         }
@@ -1136,6 +1211,8 @@ static int check_node(ma_vrun *r, int i, ma_rs_result *res, ma_rs_input *in, ma_
     memset(res, 0, sizeof *res);
     memset(in, 0, sizeof *in);
     res->out = &nd->pub;
+    if (!r->audit)
+        hash_node_before_open(r, i);
     int present;
     const ma_source *src = node_source(r, i, &present);
     if (!src) {

@@ -234,6 +234,85 @@ static void test_many_files_one_vs_n_threads_and_per_file_errors(void **state)
     }
 }
 
+/* file_per_worker: each file read and hashed by one worker in pieces, files longer than a chunk
+ * (and than a 256 KiB piece) among them, with a missing file and a directory: every digest the
+ * chunked pool's, every error the same; the contract's n_chunks is kept. */
+static void test_file_per_worker(void **state)
+{
+    (void)state;
+    enum { N = 6 };
+    const size_t sizes[N] = {0, 1, 700000, 50, 3 * 65536 + 5, 9};
+    char names[N][128];
+    const char *paths[N];
+    uint8_t *data[N] = {0};
+    for (int i = 0; i < N; i++) {
+        snprintf(names[i], sizeof names[i], "%s/per_worker_%d", tmpdir, i);
+        paths[i] = names[i];
+        if (i != 3)
+            data[i] = make_file(names[i], sizes[i]);
+    }
+    free(data[5]);
+    data[5] = NULL;
+    unlink(names[5]);
+    assert_int_equal(mkdir(names[5], 0755), 0); /* file 3 is missing, file 5 a directory */
+    for (unsigned threads = 1; threads <= 4; threads++) {
+        for (uint64_t chunk = 1000; chunk <= 1000000; chunk *= 1000) {
+            ma_sha256_options o = {.chunk_size = chunk, .threads = threads, .whole_only = 1,
+                                   .file_per_worker = 1};
+            ma_file_digest d[N];
+            int rcs[N];
+            ma_error errs[N], e;
+            assert_int_equal(ma_sha256_files(d, rcs, errs, paths, N, &o, &e), MA_EMISSING);
+            for (int i = 0; i < N; i++) {
+                if (i == 3 || i == 5) {
+                    assert_int_equal(rcs[i], i == 3 ? MA_EMISSING : MA_EFORMAT);
+                    assert_non_null(strstr(errs[i].msg, names[i]));
+                    continue;
+                }
+                uint8_t want[MA_SHA256_LEN];
+                ma_sha256_buffer(want, data[i], sizes[i]);
+                assert_int_equal(rcs[i], MA_OK);
+                assert_memory_equal(d[i].digest, want, MA_SHA256_LEN);
+                assert_int_equal(d[i].size, sizes[i]);
+                assert_int_equal(d[i].n_chunks, (sizes[i] + chunk - 1) / chunk);
+                assert_null(d[i].chunks);
+                ma_file_digest_free(&d[i]);
+            }
+        }
+    }
+    for (int i = 0; i < N; i++)
+        free(data[i]);
+}
+
+/* ma_sha256_buffers: each buffer's digest, empty ones included, whatever the thread count. */
+static void test_buffers(void **state)
+{
+    (void)state;
+    enum { N = 7 };
+    const size_t sizes[N] = {5, 0, 300000, 64, 65, 1, 123457};
+    const void *data[N];
+    uint8_t *bufs[N];
+    for (int i = 0; i < N; i++) {
+        bufs[i] = malloc(sizes[i] ? sizes[i] : 1);
+        assert_non_null(bufs[i]);
+        for (size_t k = 0; k < sizes[i]; k++)
+            bufs[i][k] = (uint8_t)(k * 31 + (size_t)i);
+        data[i] = sizes[i] ? bufs[i] : NULL;
+    }
+    for (unsigned threads = 0; threads <= 9; threads++) {
+        uint8_t got[N][MA_SHA256_LEN];
+        ma_error e;
+        assert_int_equal(ma_sha256_buffers(got, data, sizes, N, threads, &e), MA_OK);
+        for (int i = 0; i < N; i++) {
+            uint8_t want[MA_SHA256_LEN];
+            ma_sha256_buffer(want, sizes[i] ? bufs[i] : (const uint8_t *)"", sizes[i]);
+            assert_memory_equal(got[i], want, MA_SHA256_LEN);
+        }
+    }
+    for (int i = 0; i < N; i++)
+        free(bufs[i]);
+}
+
 /* Many files of one chunk (whole-file digest = chunk digest, no stream) mixed with files of
  * several chunks, hashed by 2 and 4 threads many times over, with and without chunk digests: every
  * digest right (a one-chunk file once offered a stream feed that raced its own finish). */
@@ -378,6 +457,8 @@ int main(void)
         cmocka_unit_test(test_one_chunk_file_in_several_pieces),
         cmocka_unit_test(test_progress_reports_every_byte_once),
         cmocka_unit_test(test_default_chunk_and_too_large_chunk),
+        cmocka_unit_test(test_file_per_worker),
+        cmocka_unit_test(test_buffers),
     };
     return cmocka_run_group_tests(tests, group_setup, group_teardown);
 }

@@ -1,6 +1,7 @@
-/* check/visited.h: an entry marked twice is reported, with one thread and with several; after the
- * walk the least entry never marked is found wherever it lies in a word, and a bit past the last
- * entry is found too, for entry counts on and off a word boundary. */
+/* check/visited.h: an entry marked twice is reported, with one thread and with several, and when two
+ * threads' own bitmaps are merged; after the walk the least entry never marked is found wherever it
+ * lies in a word, and a bit past the last entry is found too, for entry counts on and off a word
+ * boundary. */
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>
@@ -143,6 +144,36 @@ static void test_shared_marks(void **state)
     }
 }
 
+/* Own bitmaps merged: disjoint marks merge into one complete walk; an entry two threads marked is
+ * found, the least such entry, wherever it lies in a word. */
+static void test_merge_finds_an_entry_of_two_threads(void **state)
+{
+    (void)state;
+    enum { N = 1000 };
+    _Atomic uint64_t *a = bitmap(N), *b = bitmap(N);
+    for (uint64_t e = 0; e < N; e++)
+        assert_int_equal(ma_visited_mark(e % 3 ? a : b, e, 0), 0);
+    uint64_t got = 7;
+    assert_int_equal(ma_visited_merge(a, b, N, &got), 0);
+    assert_int_equal(got, 7);
+    assert_int_equal(ma_visited_check(a, N, &got), MA_VISITED_ALL);
+    static const uint64_t both[] = {0, 63, 64, 500, 999};
+    for (size_t k = 0; k < sizeof both / sizeof both[0]; k++) {
+        _Atomic uint64_t *x = bitmap(N), *y = bitmap(N);
+        for (uint64_t e = 0; e < N; e++)
+            ma_visited_mark(e % 2 ? x : y, e, 0);
+        ma_visited_mark(both[k] % 2 ? y : x, both[k], 0); /* and once more, by the other */
+        if (k + 1 < sizeof both / sizeof both[0])
+            ma_visited_mark(both[k + 1] % 2 ? y : x, both[k + 1], 0); /* a later one too */
+        assert_int_equal(ma_visited_merge(x, y, N, &got), 1);
+        assert_int_equal(got, both[k]);
+        free((void *)x);
+        free((void *)y);
+    }
+    free((void *)a);
+    free((void *)b);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -151,6 +182,7 @@ int main(void)
         cmocka_unit_test(test_gap_is_the_least_unmarked_entry),
         cmocka_unit_test(test_bit_past_the_end_is_found),
         cmocka_unit_test(test_shared_marks),
+        cmocka_unit_test(test_merge_finds_an_entry_of_two_threads),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
