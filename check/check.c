@@ -185,6 +185,8 @@ struct worker {
      * in entry order has none) */
     int group_ok;
     ma_fused_group *grp;
+    _Atomic uint64_t *visited; /* where this thread marks: its own bitmap, or job->visited */
+    int own_visited;           /* visited is this thread's, zeroed by it, merged at the end */
     /* Workers sit side by side in one array and write their counters for every entry: keep the
      * written fields of neighbours at least two cache lines apart. */
     char pad[128];
@@ -222,8 +224,8 @@ static void prepare(struct worker *w, struct pending *p, uint64_t r, uint32_t op
     p->pos.opp = opp;
     p->missing = 0;
     __builtin_prefetch(j->self_body + 2 * e);
-    if (j->visited)
-        __builtin_prefetch((const void *)&j->visited[e >> 6], 1);
+    if (w->visited)
+        __builtin_prefetch((const void *)&w->visited[e >> 6], 1);
     /* canonical iff no op fixing the representative lowers the opponent mask (§4.2) */
     for (uint32_t st = j->stab[r]; st; st &= st - 1)
         if (ma_open_index_apply(j->in->ix, __builtin_ctz(st), p->pos).opp < opp) {
@@ -325,7 +327,7 @@ static void finish(struct worker *w, struct pending *p)
         w->rc = MA_EINTERNAL; /* an index bug: ranks past the end */
         return;
     }
-    if (j->visited && ma_visited_mark(j->visited, p->entry, j->shared_visited)) {
+    if (w->visited && ma_visited_mark(w->visited, p->entry, j->shared_visited)) {
         w->rc = MA_EINTERNAL; /* reached twice: an index bug, reported by ma_check_sector */
         return;
     }
@@ -496,10 +498,32 @@ static uint64_t chunk_by_entry(struct worker *w, uint64_t lo, uint64_t hi)
     return hi - lo;
 }
 
+/* Where each thread marks (visited.h): a bitmap of its own for every thread past the first when
+ * ma_visited_own_fits, else job->visited for all, by atomic OR when there are several. A walk in
+ * entry order has no bitmap. */
+static void plan_visited(struct job *j, struct worker *ws, int n)
+{
+    size_t bytes = (size_t)ma_visited_words(j->entries) * sizeof *j->visited;
+    int own = j->visited && ma_visited_own_fits(j->entries, n);
+    for (int i = 1; i < n && own; i++)
+        own = (ws[i].visited = ma_resident_alloc(bytes)) != NULL;
+    for (int i = 0; i < n; i++) {
+        if (!own || i == 0) {
+            if (i > 0)
+                free((void *)ws[i].visited);
+            ws[i].visited = j->visited;
+        }
+        ws[i].own_visited = own && i > 0;
+    }
+    j->shared_visited = n > 1 && !own;
+}
+
 static void *run_worker(void *arg)
 {
     struct worker *w = arg;
     struct job *j = w->job;
+    if (w->own_visited)
+        memset((void *)w->visited, 0, (size_t)ma_visited_words(j->entries) * sizeof *w->visited);
     ma_resident_fill(&j->copies);
     const volatile sig_atomic_t *cancel = j->in->cancel;
     uint64_t per = j->by_opp ? j->opp_per_chunk : CHUNK;
@@ -718,7 +742,7 @@ int ma_check_sector(ma_check_result *out, const ma_check_input *in, ma_error *er
                                 h->sector.w, h->sector.b, h->sector.wf, h->sector.bf);
         return ma_error_set(err, MA_ENOMEM, "out of memory");
     }
-    j->shared_visited = n > 1;
+    plan_visited(j, ws, n);
     int started = 0;
     for (int i = 1; i < n; i++) {
         if (pthread_create(&tids[i], NULL, run_worker, &ws[i]))
@@ -728,6 +752,11 @@ int ma_check_sector(ma_check_result *out, const ma_check_input *in, ma_error *er
     run_worker(&ws[0]);
     for (int i = 1; i <= started; i++)
         pthread_join(tids[i], NULL);
+    /* the threads' own bitmaps into the first (visited.h); the coverage check below reads it */
+    uint64_t gap = 0;
+    int twice = 0;
+    for (int i = 1; i <= started && !twice; i++)
+        twice = ws[i].own_visited && ma_visited_merge(j->visited, ws[i].visited, j->entries, &gap);
 
     out->sector = h->sector;
     out->entries = j->entries;
@@ -760,6 +789,8 @@ int ma_check_sector(ma_check_result *out, const ma_check_input *in, ma_error *er
             out->n_items += p->n_items;
         }
         free(ws[i].part.items);
+        if (ws[i].own_visited)
+            free((void *)ws[i].visited);
         free(ws[i].slot);
         free(ws[i].cache);
         free(ws[i].grp);
@@ -769,20 +800,20 @@ int ma_check_sector(ma_check_result *out, const ma_check_input *in, ma_error *er
     int canceled = atomic_load(&j->canceled);
     /* The walk by opponent mask marks every entry it reaches: every entry once, none past the end
      * (checked == entries below counts the same from the other side). */
-    uint64_t gap = 0;
-    int coverage = !rc && !canceled && j->visited ? ma_visited_check(j->visited, j->entries, &gap)
-                                                  : MA_VISITED_ALL;
+    int coverage = MA_VISITED_ALL;
+    if (!rc && !canceled && j->visited && !twice)
+        coverage = ma_visited_check(j->visited, j->entries, &gap);
     free_job(j);
-    if (coverage != MA_VISITED_ALL) {
+    if (twice || coverage != MA_VISITED_ALL) {
         char sec[16];
         ma_sector_format(out->sector, sec, sizeof sec);
         ma_check_result_free(out);
         return ma_error_set(err, MA_EINTERNAL, "%s: sector %s: offset %llu: entry %llu %s: checker "
                             "index bug", in->file->path, sec,
                             (unsigned long long)ma_open_file_offset(gap), (unsigned long long)gap,
-                            coverage == MA_VISITED_GAP
-                                ? "was never checked"
-                                : "lies past the last entry and was reached");
+                            twice                      ? "was reached twice (by two threads)"
+                            : coverage == MA_VISITED_GAP ? "was never checked"
+                                                         : "lies past the last entry and was reached");
     }
     if (!rc && canceled) {
         ma_check_result_free(out);

@@ -1481,14 +1481,12 @@ static int fast_coverage(struct shared *sh, struct worker *ws, int n_workers, ma
 }
 
 /* Where each thread marks (visited.h): a bitmap of its own for every thread past the first when
- * they fit in OWN_VISITED_BUDGET bytes together (std 5_5: 4 MiB a thread), else fast->visited for
- * all, marked by atomic OR. */
-#define OWN_VISITED_BUDGET ((uint64_t)64 << 20)
+ * ma_visited_own_fits, else fast->visited for all, marked by atomic OR. */
 static void plan_visited(struct shared *sh, struct worker *ws, int nt)
 {
     struct fast *f = sh->fast;
     size_t bytes = (size_t)ma_visited_words(sh->entries) * sizeof *f->visited;
-    int own = nt > 1 && (uint64_t)(nt - 1) * bytes <= OWN_VISITED_BUDGET;
+    int own = ma_visited_own_fits(sh->entries, nt);
     for (int t = 1; t < nt && own; t++)
         own = (ws[t].visited = ma_resident_alloc(bytes)) != NULL;
     for (int t = 0; t < nt; t++) {

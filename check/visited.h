@@ -56,6 +56,18 @@ enum {
 int ma_visited_merge(_Atomic uint64_t *into, const _Atomic uint64_t *from, uint64_t n,
                      uint64_t *entry);
 
+/* Own bitmaps are for walks whose threads past the first need at most this much for them
+ * together (std 5_5: 4 MiB a thread); past it the threads share one bitmap, by atomic OR. */
+#define MA_VISITED_OWN_BUDGET ((uint64_t)64 << 20)
+
+/* 1 when `threads` threads walking n entries may mark bitmaps of their own (more than one
+ * thread, within MA_VISITED_OWN_BUDGET), else 0. */
+static inline int ma_visited_own_fits(uint64_t n, int threads)
+{
+    return threads > 1 &&
+           (uint64_t)(threads - 1) * ma_visited_words(n) * sizeof(uint64_t) <= MA_VISITED_OWN_BUDGET;
+}
+
 /* After the walk (all threads joined): MA_VISITED_ALL, or MA_VISITED_GAP / MA_VISITED_PAST with
  * *entry as above (a gap is reported before a bit past the end). */
 int ma_visited_check(const _Atomic uint64_t *bits, uint64_t n, uint64_t *entry);
