@@ -518,6 +518,19 @@ static void plan_visited(struct job *j, struct worker *ws, int n)
     j->shared_visited = n > 1 && !own;
 }
 
+/* After the walk by opponent mask, which marks every entry it reaches: every entry once, none past
+ * the end (checked == entries counts the same from the other side). The threads' own bitmaps are
+ * merged into the first (visited.h) and the result checked: MA_VISITED_ALL, MA_VISITED_GAP or
+ * MA_VISITED_PAST with *entry, or COVERAGE_TWICE when two threads marked *entry. */
+enum { COVERAGE_TWICE = MA_VISITED_PAST + 1 };
+static int walk_coverage(struct job *j, const struct worker *ws, int started, uint64_t *entry)
+{
+    for (int i = 1; i <= started; i++)
+        if (ws[i].own_visited && ma_visited_merge(j->visited, ws[i].visited, j->entries, entry))
+            return COVERAGE_TWICE;
+    return ma_visited_check(j->visited, j->entries, entry);
+}
+
 static void *run_worker(void *arg)
 {
     struct worker *w = arg;
@@ -752,11 +765,8 @@ int ma_check_sector(ma_check_result *out, const ma_check_input *in, ma_error *er
     run_worker(&ws[0]);
     for (int i = 1; i <= started; i++)
         pthread_join(tids[i], NULL);
-    /* the threads' own bitmaps into the first (visited.h); the coverage check below reads it */
     uint64_t gap = 0;
-    int twice = 0;
-    for (int i = 1; i <= started && !twice; i++)
-        twice = ws[i].own_visited && ma_visited_merge(j->visited, ws[i].visited, j->entries, &gap);
+    int coverage = j->visited ? walk_coverage(j, ws, started, &gap) : MA_VISITED_ALL;
 
     out->sector = h->sector;
     out->entries = j->entries;
@@ -798,20 +808,15 @@ int ma_check_sector(ma_check_result *out, const ma_check_input *in, ma_error *er
     free(ws);
     free(tids);
     int canceled = atomic_load(&j->canceled);
-    /* The walk by opponent mask marks every entry it reaches: every entry once, none past the end
-     * (checked == entries below counts the same from the other side). */
-    int coverage = MA_VISITED_ALL;
-    if (!rc && !canceled && j->visited && !twice)
-        coverage = ma_visited_check(j->visited, j->entries, &gap);
     free_job(j);
-    if (twice || coverage != MA_VISITED_ALL) {
+    if (!rc && !canceled && coverage != MA_VISITED_ALL) { /* a stopped walk leaves gaps */
         char sec[16];
         ma_sector_format(out->sector, sec, sizeof sec);
         ma_check_result_free(out);
         return ma_error_set(err, MA_EINTERNAL, "%s: sector %s: offset %llu: entry %llu %s: checker "
                             "index bug", in->file->path, sec,
                             (unsigned long long)ma_open_file_offset(gap), (unsigned long long)gap,
-                            twice                      ? "was reached twice (by two threads)"
+                            coverage == COVERAGE_TWICE   ? "was reached twice (by two threads)"
                             : coverage == MA_VISITED_GAP ? "was never checked"
                                                          : "lies past the last entry and was reached");
     }

@@ -11,7 +11,6 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "checksums/sha256.h"
 #include "common/fileio.h"
 
 /* What the database knows about one sector's file beyond its name. */
@@ -795,15 +794,6 @@ const uint8_t *ma_source_bytes(const ma_source *src, size_t *size)
         return src->of.map;
     }
     return ma_malom_file_bytes(src->mf, size);
-}
-
-void ma_source_bytes_digest(const ma_source *src, char hex[65])
-{
-    size_t n;
-    const uint8_t *p = ma_source_bytes(src, &n);
-    uint8_t d[MA_SHA256_LEN];
-    ma_sha256_buffer(d, n ? p : (const uint8_t *)"", n);
-    ma_sha256_hex(hex, d);
 }
 
 const ma_open_file *ma_source_open_file(const ma_source *src)

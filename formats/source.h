@@ -183,11 +183,10 @@ void ma_source_describe(const ma_source *src, const ma_stored *v, char *buf, siz
 
 /* The whole file as the source reads it (header and body; *size bytes): the mapping every entry
  * is read from. SHA-256 of these bytes is the digest of what was read, whatever happened to the
- * file on disk since it was opened (run/run.h: the bytes hashed are the bytes checked). */
+ * file on disk since it was opened (run/run.h: the bytes hashed are the bytes checked): a file
+ * rewritten in place since it was opened shows its new bytes here, a renamed-over file keeps its
+ * old inode mapped. */
 const uint8_t *ma_source_bytes(const ma_source *src, size_t *size);
-/* SHA-256 of ma_source_bytes, as lowercase hex. Reads the whole mapping: a file rewritten in place
- * since it was opened shows its new bytes here (a renamed-over file keeps its old inode mapped). */
-void ma_source_bytes_digest(const ma_source *src, char hex[65]);
 
 /* The format readers' handles, for the checkers (NULL for the other format). */
 const ma_open_file *ma_source_open_file(const ma_source *src);
