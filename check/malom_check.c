@@ -562,15 +562,7 @@ static int child_tables(struct fchild *c, int32_t v_parent)
  * and equality of scores are kept, so "greater rank" is "greater score". */
 static int32_t score_rank(const struct fast *f, int64_t sc)
 {
-    size_t lo = 0, hi = f->n_scores;
-    while (lo < hi) {
-        size_t mid = lo + (hi - lo) / 2;
-        if (f->scores[mid] < sc)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
-    return (int32_t)(2 * lo + (lo < f->n_scores && f->scores[lo] == sc));
+    return ma_score_rank(f->scores, f->n_scores, sc);
 }
 
 /* The rank tables (struct fast, ranked) when every existing child has entries of one size, 1 or

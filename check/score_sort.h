@@ -1,5 +1,5 @@
 /*
- * Sorting the scores of a checker's rank tables.
+ * Sorting the scores of a checker's rank tables, and ranking a score among them.
  *
  * The Malom checker ranks the turn value of every stored word of its successor sectors (up to
  * 65,536 per child) among all of them once per sector, before its threads start. The words of one
@@ -10,6 +10,12 @@
  * Contract: ma_score_sort orders a[0..n) by score, ascending (ties in any order), using tmp[0..n)
  * as scratch. It is correct for any input (runs are found, not assumed: a strictly decreasing run
  * is reversed first) and takes O(n log r) for r runs. No allocation.
+ *
+ * ma_score_rank(scores, n, sc), for n distinct scores in ascending order: 2i + 1 when sc is the
+ * i-th (from 0), 2i when i of them lie below sc and sc is none of them. Order and equality are
+ * kept, so a greater rank is a greater score. Its steps are selects, not branches: the scores
+ * looked up come in no order (the Malom checker looks up 65,536 before its threads start; with a
+ * branchy search the setup of STONE_DIFF 5_3 took 7.1 ms, with this one 4.9).
  */
 #ifndef MA_CHECK_SCORE_SORT_H
 #define MA_CHECK_SCORE_SORT_H
@@ -23,5 +29,17 @@ typedef struct {
 } ma_scored;
 
 void ma_score_sort(ma_scored *a, size_t n, ma_scored *tmp);
+
+static inline int32_t ma_score_rank(const int64_t *scores, size_t n, int64_t sc)
+{
+    size_t lo = 0;
+    if (n) {
+        const int64_t *base = scores;
+        for (size_t left = n; left > 1; left -= left / 2)
+            base = base[left / 2] < sc ? base + left / 2 : base;
+        lo = (size_t)(base - scores) + (*base < sc); /* the scores below sc */
+    }
+    return (int32_t)(2 * lo + (lo < n && scores[lo] == sc));
+}
 
 #endif

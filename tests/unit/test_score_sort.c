@@ -1,6 +1,7 @@
 /* check/score_sort.h: the natural merge sort orders any input by score and keeps every element,
  * on the shapes rank tables give it (monotone runs, ties) and on shapes they do not (random,
- * strictly and weakly decreasing, one element, none). */
+ * strictly and weakly decreasing, one element, none); a score's rank is the count of the scores
+ * below it, doubled, plus one when it is one of them, for every table size and every place. */
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>
@@ -99,11 +100,45 @@ static void test_extreme_scores(void **state)
     expect_sorted(in, sizeof in / sizeof *in);
 }
 
+/* The rank by definition: 2 * (scores below sc) + (sc is one of them). */
+static int32_t rank_by_count(const int64_t *s, size_t n, int64_t sc)
+{
+    size_t below = 0;
+    int hit = 0;
+    for (size_t i = 0; i < n; i++) {
+        below += s[i] < sc;
+        hit |= s[i] == sc;
+    }
+    return (int32_t)(2 * below + (size_t)hit);
+}
+
+/* Tables of 0 to 70 distinct scores with gaps of 1 to 3; every score, every gap, below the first
+ * and above the last, and the extremes. */
+static void test_rank_at_every_place(void **state)
+{
+    (void)state;
+    int64_t s[70];
+    uint32_t x = 12345;
+    for (size_t n = 0; n <= 70; n++) {
+        int64_t v = -100;
+        for (size_t i = 0; i < n; i++) {
+            x = x * 1103515245u + 12345u;
+            v += 1 + (int64_t)(x >> 16) % 3;
+            s[i] = v;
+        }
+        for (int64_t sc = -102; sc <= v + 2; sc++)
+            assert_int_equal(ma_score_rank(s, n, sc), rank_by_count(s, n, sc));
+        assert_int_equal(ma_score_rank(s, n, INT64_MIN), rank_by_count(s, n, INT64_MIN));
+        assert_int_equal(ma_score_rank(s, n, INT64_MAX), rank_by_count(s, n, INT64_MAX));
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_shapes),
         cmocka_unit_test(test_extreme_scores),
+        cmocka_unit_test(test_rank_at_every_place),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
