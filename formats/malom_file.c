@@ -72,9 +72,6 @@ static int32_t rd32(const uint8_t *p)
     return (int32_t)u;
 }
 
-/* GCC and Clang compile these four byte loads into one load on a little-endian host. */
-static uint32_t load_le32(const uint8_t *p) { return (uint32_t)rd32(p); }
-
 static int32_t sign_extend(uint32_t x, int bits)
 {
     uint32_t m = 1u << (bits - 1);
@@ -249,7 +246,7 @@ static uint64_t next_overflow_entry(const ma_malom_file *f, uint64_t i)
              * shifts per entry made this scan, serial before the check, cost 2% of a check. */
             uint64_t n = end - i - (end == f->count);
             for (uint64_t k = 0; k < n; k++)
-                any |= (load_le32(p + 3 * k) & field2) == want;
+                any |= ((uint32_t)rd32(p + 3 * k) & field2) == want; /* one load (GCC, Clang) */
             for (uint64_t k = n; k < end - i; k++)
                 any |= (((uint32_t)p[3 * k] | (uint32_t)p[3 * k + 1] << 8 |
                          (uint32_t)p[3 * k + 2] << 16) & field2) == want;
