@@ -188,6 +188,14 @@ static size_t line_of(const char *text, size_t len, size_t off)
         goto fail;                                                                                 \
     } while (0)
 
+/* FAIL at sector s_: its name is formatted only when failing, since every one of the 28,561 slots
+ * is looked at on each open (snprintf for each took 6 ms, serial before a check's threads start). */
+#define FAIL_AT(s_, off, ...)                                                                      \
+    do {                                                                                           \
+        sector_text((s_), sec, sizeof sec);                                                        \
+        FAIL(sec, off, __VA_ARGS__);                                                               \
+    } while (0)
+
 /* A listed nonzero value and where it was given, for finding two sectors with one value. */
 typedef struct sv_value {
     int32_t v;
@@ -280,15 +288,14 @@ int ma_malom_secval_parse(ma_malom_secval **out, const char *path, const char *t
                 FAIL("-", line_start, "sector line %ld: stone count %ld outside 0..%d", i + 1, f[j],
                      n_stones);
         ma_sector s = {(uint8_t)f[0], (uint8_t)f[1], (uint8_t)f[2], (uint8_t)f[3]};
-        sector_text(s, sec, sizeof sec);
         if (s.w + s.wf > n_stones || s.b + s.bf > n_stones || s.w + s.wf < 3 || s.b + s.bf < 3 ||
             s.w + s.b > 24)
-            FAIL(sec, line_start, "not a sector of %s", variant_word(variant));
+            FAIL_AT(s, line_start, "not a sector of %s", variant_word(variant));
         if (sv->listed[slot(s)])
-            FAIL(sec, line_start, "sector listed twice");
+            FAIL_AT(s, line_start, "sector listed twice");
         v = f[4];
         if (v <= sv->vl || v >= sv->vw)
-            FAIL(sec, line_start, "value %ld not strictly between %d and %d", v, sv->vl, sv->vw);
+            FAIL_AT(s, line_start, "value %ld not strictly between %d and %d", v, sv->vl, sv->vw);
         sv->listed[slot(s)] = 1;
         sv->value[slot(s)] = (int32_t)v;
         line_off[slot(s)] = line_start;
@@ -303,18 +310,17 @@ int ma_malom_secval_parse(ma_malom_secval **out, const char *path, const char *t
     sector_closure(variant, expected, queue);
     for (int k = 0; k < SV_SLOTS; k++) {
         ma_sector s = sector_of_slot(k);
-        sector_text(s, sec, sizeof sec);
         if (expected[k] != sv->listed[k])
-            FAIL(sec, expected[k] ? end_of_lines : line_off[k],
-                 expected[k] ? "sector of the %s game missing" : "sector not in the %s game",
-                 variant_word(variant));
+            FAIL_AT(s, expected[k] ? end_of_lines : line_off[k],
+                    expected[k] ? "sector of the %s game missing" : "sector not in the %s game",
+                    variant_word(variant));
         if (!sv->listed[k])
             continue;
         int32_t val = sv->value[k];
         ma_sector ns = negate(s);
         int self = slot(ns) == k;
         if (val == 0 && !self)
-            FAIL(sec, line_off[k], "value 0 for a sector that is not self-symmetric");
+            FAIL_AT(s, line_off[k], "value 0 for a sector that is not self-symmetric");
         if (!ma_malom_sector_transient(variant, s) && sv->listed[slot(ns)] &&
             sv->value[slot(ns)] != -val) {
             /* reported at the later of the two lines, naming the other */
