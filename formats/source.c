@@ -6,16 +6,19 @@
 #include <dirent.h>
 #include <errno.h>
 #include <stdarg.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 
+#include "common/fanout.h"
 #include "common/fileio.h"
 
 /* What the database knows about one sector's file beyond its name. */
 typedef struct cached {
-    int state;        /* 0 not opened, 1 open, 2 failed (err holds why) */
+    int state;        /* 0 not opened, 1 open, 2 failed (err holds why), 3 failed when opened in
+                       * advance (ma_database_open_sources) and not yet reported */
     ma_source *src;
     ma_error err;
 } cached;
@@ -672,7 +675,11 @@ static void name_the_file(const ma_db_sector *s, ma_error *err)
     memcpy(err->msg, msg, sizeof msg);
 }
 
-static int open_source(ma_database *db, const ma_db_sector *s, ma_source **out, ma_error *err)
+/* Opening once the indexes are prepared for s's W and sv is the secval s is read with (NULL
+ * unless .sec2): of the database, reads only what these set, so for the Malom formats (whose readers
+ * use no index) several of these run at once (ma_database_open_sources). */
+static int open_prepared(ma_database *db, const ma_db_sector *s, const ma_malom_secval *sv,
+                         ma_source **out, ma_error *err)
 {
     ma_source *src = calloc(1, sizeof *src);
     if (!src)
@@ -681,8 +688,8 @@ static int open_source(ma_database *db, const ma_db_sector *s, ma_source **out, 
     src->variant = s->variant;
     src->sector = s->sector;
     src->where = s;
-    int rc = ma_database_prepare(db, s->sector.w, err);
-    if (rc == MA_OK && db->format == MA_FORMAT_OPEN) {
+    int rc = MA_OK;
+    if (db->format == MA_FORMAT_OPEN) {
         rc = ma_open_file_map(&src->of, s->path, db->oix, 1, err);
         if (rc == MA_OK)
             src->entries = src->of.header.entry_count;
@@ -699,11 +706,10 @@ static int open_source(ma_database *db, const ma_db_sector *s, ma_source **out, 
                               shown, s->name);
             ma_open_file_close(&src->of);
         }
-    } else if (rc == MA_OK) {
+    } else {
         rc = db->format == MA_FORMAT_SEC
                  ? ma_malom_file_open_sec(&src->mf, s->path, s->variant, s->sector, err)
-                 : ma_malom_file_open_sec2(&src->mf, s->path, s->variant, s->sector,
-                                           secval_for(db, s->variant), err);
+                 : ma_malom_file_open_sec2(&src->mf, s->path, s->variant, s->sector, sv, err);
         if (rc == MA_OK) {
             src->entries = ma_malom_file_entry_count(src->mf);
             src->frame = ma_malom_file_frame(src->mf);
@@ -723,6 +729,95 @@ static int open_source(ma_database *db, const ma_db_sector *s, ma_source **out, 
     return MA_OK;
 }
 
+static int open_source(ma_database *db, const ma_db_sector *s, ma_source **out, ma_error *err)
+{
+    int rc = ma_database_prepare(db, s->sector.w, err);
+    if (rc) {
+        name_the_file(s, err);
+        return rc;
+    }
+    return open_prepared(db, s, db->format == MA_FORMAT_SEC2 ? secval_for(db, s->variant) : NULL,
+                         out, err);
+}
+
+/* Caches the outcome of opening sector i: MA_ENOMEM is not a property of the file and is not
+ * cached; a failure is listed among the unusable files now when report is set, else (state 3) at
+ * the first ma_database_source of the sector, where a serial open would have listed it. */
+static void cache_outcome(ma_database *db, size_t i, int rc, ma_source *src, const ma_error *e,
+                          int report)
+{
+    cached *c = &db->cache[i];
+    if (rc == MA_ENOMEM)
+        return;
+    if (rc == MA_OK) {
+        c->state = 1;
+        c->src = src;
+        return;
+    }
+    c->err = *e;
+    c->state = report ? 2 : 3;
+    if (report)
+        add_bad(db, db->sectors[i].path, rc, "%s", e->msg);
+}
+
+typedef struct open_job {
+    ma_database *db;
+    size_t at; /* in db->sectors */
+    const ma_malom_secval *sv;
+    ma_source *src;
+    ma_error err;
+    int rc;
+} open_job;
+
+typedef struct open_pool {
+    open_job *jobs;
+    size_t n;
+    atomic_size_t next; /* the next job to take: parts take jobs until none is left */
+} open_pool;
+
+static void open_part(void *ctx, unsigned part, unsigned parts)
+{
+    (void)part;
+    (void)parts;
+    open_pool *p = ctx;
+    for (size_t k; (k = atomic_fetch_add(&p->next, 1)) < p->n;) {
+        open_job *j = &p->jobs[k];
+        ma_error_clear(&j->err);
+        j->src = NULL;
+        j->rc = open_prepared(j->db, &j->db->sectors[j->at], j->sv, &j->src, &j->err);
+    }
+}
+
+void ma_database_open_sources(ma_database *db, const ma_variant *v, const ma_sector *s, size_t n,
+                              unsigned threads)
+{
+    if (threads < 2 || n < 2 || db->format == MA_FORMAT_OPEN || db->format == 0)
+        return;
+    open_job *jobs = calloc(n, sizeof *jobs);
+    size_t m = 0;
+    for (size_t k = 0; jobs && k < n; k++) {
+        ptrdiff_t i = find_at(db, v[k], s[k]);
+        int dup = i < 0 || db->cache[i].state != 0;
+        for (size_t q = 0; q < m && !dup; q++)
+            dup = jobs[q].at == (size_t)i;
+        ma_error e;
+        /* what cannot be prepared here is left to ma_database_source, which reports it */
+        if (dup || ma_database_prepare(db, s[k].w, &e) != MA_OK)
+            continue;
+        jobs[m].db = db;
+        jobs[m].at = (size_t)i;
+        jobs[m].sv = db->format == MA_FORMAT_SEC2 ? secval_for(db, v[k]) : NULL;
+        m++;
+    }
+    if (m >= 2) {
+        open_pool pool = {jobs, m, 0};
+        ma_fanout(threads < m ? threads : (unsigned)m, open_part, &pool);
+        for (size_t k = 0; k < m; k++)
+            cache_outcome(db, jobs[k].at, jobs[k].rc, jobs[k].src, &jobs[k].err, 0);
+    }
+    free(jobs);
+}
+
 int ma_database_source(ma_database *db, ma_variant v, ma_sector s, const ma_source **out,
                        ma_error *err)
 {
@@ -738,6 +833,10 @@ int ma_database_source(ma_database *db, ma_variant v, ma_sector s, const ma_sour
                             shown, ma_variant_name(v), sec);
     }
     cached *c = &db->cache[i];
+    if (c->state == 3) {
+        c->state = 2;
+        add_bad(db, db->sectors[i].path, c->err.code, "%s", c->err.msg);
+    }
     if (c->state == 1) {
         *out = c->src;
         return MA_OK;
@@ -749,21 +848,14 @@ int ma_database_source(ma_database *db, ma_variant v, ma_sector s, const ma_sour
     }
     ma_error e;
     ma_error_clear(&e);
-    int rc = open_source(db, &db->sectors[i], &c->src, &e);
-    if (rc == MA_ENOMEM) { /* not a property of the file: do not cache */
-        if (err)
-            *err = e;
-        return rc;
-    }
+    ma_source *src = NULL;
+    int rc = open_source(db, &db->sectors[i], &src, &e);
+    cache_outcome(db, (size_t)i, rc, src, &e, 1);
     if (rc) {
-        c->state = 2;
-        c->err = e;
-        add_bad(db, db->sectors[i].path, rc, "%s", e.msg);
         if (err)
             *err = e;
         return rc;
     }
-    c->state = 1;
     *out = c->src;
     return MA_OK;
 }

@@ -38,9 +38,10 @@
  * and offset apply, "<path>: <what>: <strerror>" for a directory that cannot be read. Control
  * characters of file names are escaped (\n, \x1b) so a message stays one line.
  *
- * Threading: ma_database_open, ma_database_source and ma_database_release are single-threaded (they
- * prepare index tables). Every function taking a const ma_source may then be called from any number
- * of threads at once.
+ * Threading: ma_database_open, ma_database_source, ma_database_open_sources and
+ * ma_database_release are single-threaded (they prepare index tables; ma_database_open_sources runs
+ * threads of its own inside). Every function taking a const ma_source may then be called from any
+ * number of threads at once.
  */
 #ifndef MA_FORMATS_SOURCE_H
 #define MA_FORMATS_SOURCE_H
@@ -137,6 +138,15 @@ int ma_database_prepare(ma_database *db, int w, ma_error *err);
  * returned on every later call without touching the file again. */
 int ma_database_source(ma_database *db, ma_variant v, ma_sector s, const ma_source **out,
                        ma_error *err);
+/* Opens the sectors (v[k], s[k]) not yet opened as ma_database_source would, up to `threads` files
+ * at once; afterwards ma_database_source of each returns the cached outcome, and reports a failure
+ * (among the unusable files too) at that call, as if the file were opened then. An open reads its
+ * whole file (a Malom file's overflow scan), time in which a check's other threads would wait.
+ * Nothing is opened in advance for the open format, whose reader prepares the index itself, nor
+ * when threads < 2 or fewer than two sectors need opening: ma_database_source opens those. A sector
+ * the database does not hold, or an out-of-memory open, is left to ma_database_source. */
+void ma_database_open_sources(ma_database *db, const ma_variant *v, const ma_sector *s, size_t n,
+                              unsigned threads);
 /* Unmaps the cached source of (v, s) if open; a later ma_database_source maps it again. */
 void ma_database_release(ma_database *db, ma_variant v, ma_sector s);
 

@@ -1059,6 +1059,28 @@ static void hash_node_before_open(ma_vrun *r, int i)
         hash_before_open(r, which, n);
 }
 
+/* Opens node i's file and its successors' (those present, hashed or audited, and not opened yet)
+ * several at once: each open reads its whole file, in time the check's other threads would wait.
+ * node_source then takes them from the database's cache. */
+static void open_node_sources(ma_vrun *r, int i)
+{
+    ma_variant v[1 + MA_TURN_KINDS];
+    ma_sector s[1 + MA_TURN_KINDS];
+    size_t n = 0;
+    for (int k = -1; k < MA_TURN_KINDS; k++) {
+        int c = k < 0 ? i : r->nodes[i].succ[k];
+        if (c < 0)
+            continue;
+        const node *nd = &r->nodes[c];
+        /* hashed first: the bytes the reader checks at open are the ones hashed */
+        if (nd->dbs && !nd->opened && (r->audit || nd->hashed)) {
+            v[n] = nd->pub.variant;
+            s[n++] = nd->pub.sector;
+        }
+    }
+    ma_database_open_sources(r->db, v, s, n, r->opt.threads > 0 ? (unsigned)r->opt.threads : 1);
+}
+
 /* The opened source of node i, or NULL (absent or unusable: the reason is recorded once). */
 static const ma_source *node_source(ma_vrun *r, int i, int *present)
 {
@@ -1213,6 +1235,7 @@ static int check_node(ma_vrun *r, int i, ma_rs_result *res, ma_rs_input *in, ma_
     res->out = &nd->pub;
     if (!r->audit)
         hash_node_before_open(r, i);
+    open_node_sources(r, i);
     int present;
     const ma_source *src = node_source(r, i, &present);
     if (!src) {

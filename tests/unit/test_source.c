@@ -421,6 +421,100 @@ static void test_malom_sources_read_like_open_ones(void **state)
     ma_database_close(db);
 }
 
+/* Copies the std-strong fixture's three .sec files into dir, with byte 179 (overflow) planted at
+ * entry 100 of std_4_3_0_0.sec, which has no overflow record: a fault the open's overflow scan
+ * finds. Returns 0 when the fixtures are absent. */
+static int copy_strong_with_fault(const char *dir)
+{
+    char fixtures[512];
+    ma_test_fixture_dir(fixtures, sizeof fixtures);
+    static const char *const names[] = {"std_3_3_0_0.sec", "std_3_4_0_0.sec", "std_4_3_0_0.sec"};
+    for (int i = 0; i < 3; i++) {
+        char from[700], to[700];
+        snprintf(from, sizeof from, "%s/std-strong/%s", fixtures, names[i]);
+        snprintf(to, sizeof to, "%s/%s", dir, names[i]);
+        size_t len;
+        unsigned char *b = ma_test_slurp(from, &len);
+        if (!b)
+            return 0;
+        if (i == 2) {
+            assert_int_not_equal(b[100], 179);
+            b[100] = 179;
+        }
+        ma_test_spit(to, b, len);
+        free(b);
+    }
+    return 1;
+}
+
+/* ma_database_open_sources opens in advance, several files at once, what ma_database_source would
+ * open: the outcome is cached (a file deleted or repaired afterwards changes nothing), and a
+ * failure is reported, with the serial open's message, only when ma_database_source asks. */
+static void test_sources_opened_in_advance(void **state)
+{
+    fixture *fx = *state;
+    char fixtures[512];
+    ma_test_fixture_dir(fixtures, sizeof fixtures);
+    MA_TEST_NEED_FIXTURES(fixtures);
+    if (!copy_strong_with_fault(fx->dir))
+        MA_TEST_SKIP_OR_FAIL("std-strong fixture files absent");
+    ma_sector s33 = {3, 3, 0, 0}, s34 = {3, 4, 0, 0}, s43 = {4, 3, 0, 0}, s35 = {3, 5, 0, 0};
+    ma_database *db;
+    ma_error err;
+    const ma_source *src;
+    /* the serial open's message */
+    assert_int_equal(ma_database_open(&db, fx->dir, NULL, &err), MA_OK);
+    assert_int_equal(ma_database_source(db, MA_VARIANT_STD, s43, &src, &err), MA_EFORMAT);
+    char serial[sizeof err.msg];
+    memcpy(serial, err.msg, sizeof serial);
+    assert_non_null(strstr(serial, "std_4_3_0_0.sec: sector 4_3_0_0: offset 100: entry 100: byte 179"));
+    ma_database_close(db);
+
+    for (unsigned threads = 1; threads <= 3; threads++) {
+        char p33[600], p43[600];
+        snprintf(p33, sizeof p33, "%s/std_3_3_0_0.sec", fx->dir);
+        snprintf(p43, sizeof p43, "%s/std_4_3_0_0.sec", fx->dir);
+        assert_true(copy_strong_with_fault(fx->dir));
+        assert_int_equal(ma_database_open(&db, fx->dir, NULL, &err), MA_OK);
+        /* a repeat and a sector the database does not hold are passed over */
+        ma_variant v[5] = {MA_VARIANT_STD, MA_VARIANT_STD, MA_VARIANT_STD, MA_VARIANT_STD,
+                           MA_VARIANT_STD};
+        ma_sector s[5] = {s33, s43, s34, s33, s35};
+        ma_database_open_sources(db, v, s, 5, threads);
+        assert_int_equal(ma_database_unusable_count(db), 0); /* not reported yet */
+        /* the files change: 3_3 deleted, 4_3 repaired */
+        assert_int_equal(unlink(p33), 0);
+        size_t len;
+        char good43[600];
+        snprintf(good43, sizeof good43, "%s/std-strong/std_4_3_0_0.sec", fixtures);
+        unsigned char *b = ma_test_slurp(good43, &len);
+        assert_non_null(b);
+        ma_test_spit(p43, b, len);
+        free(b);
+        if (threads < 2) {
+            /* nothing was opened in advance: the opens happen now, on the changed files */
+            assert_int_not_equal(ma_database_source(db, MA_VARIANT_STD, s33, &src, &err), MA_OK);
+            assert_int_equal(ma_database_source(db, MA_VARIANT_STD, s43, &src, &err), MA_OK);
+            ma_database_close(db);
+            continue;
+        }
+        assert_int_equal(ma_database_source(db, MA_VARIANT_STD, s33, &src, &err), MA_OK);
+        assert_int_equal(ma_source_entries(src), ma_malom_hash_count(3, 3));
+        const ma_source *again;
+        assert_int_equal(ma_database_source(db, MA_VARIANT_STD, s33, &again, &err), MA_OK);
+        assert_ptr_equal(src, again);
+        for (int twice = 0; twice < 2; twice++) {
+            assert_int_equal(ma_database_source(db, MA_VARIANT_STD, s43, &src, &err), MA_EFORMAT);
+            assert_string_equal(err.msg, serial);
+            assert_int_equal(ma_database_unusable_count(db), 1);
+            assert_string_equal(ma_database_unusable(db, 0)->message, serial);
+        }
+        assert_int_equal(ma_database_source(db, MA_VARIANT_STD, s34, &src, &err), MA_OK);
+        assert_int_equal(ma_source_entries(src), ma_malom_hash_count(3, 4));
+        ma_database_close(db);
+    }
+}
+
 static void set_body_digest(uint8_t *buf)
 {
     ma_sha256_buffer(buf + 80, buf + 128, GOOD_SIZE - 128);
@@ -536,6 +630,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_bytes_digest_follows_the_mapping, setup, teardown),
         cmocka_unit_test(test_sector_arguments),
         cmocka_unit_test(test_malom_sources_read_like_open_ones),
+        cmocka_unit_test_setup_teardown(test_sources_opened_in_advance, setup, teardown),
     };
     return ma_test_run_group(tests, NULL, NULL);
 }
