@@ -648,7 +648,13 @@ static int self_ranks(struct fast *f, const ma_malom_frame *frame)
     f->self_rank = malloc(n_raw * sizeof *f->self_rank);
     if (!f->self_rank)
         return MA_ENOMEM;
-    for (uint32_t raw = 0; raw < n_raw; raw++) {
+    /* Field 1 by field 1, field 2 increasing (as rank_tables lists them): the scores then come in
+     * monotone runs, and each is searched from where the last one was found (1 ms of the setup of
+     * STONE_DIFF 5_3, where a search from scratch for each took 2.2). */
+    const uint32_t f1 = (uint32_t)f->self.f1;
+    size_t near = 0;
+    for (uint32_t i = 0; i < n_raw; i++) {
+        uint32_t raw = f->ranked == 1 ? i : (i >> (16 - f1) | i << f1) & 0xFFFFu;
         uint8_t bytes[3] = {(uint8_t)raw, (uint8_t)(raw >> 8), 0}; /* the view reads up to 3 */
         ma_malom_view one = f->self;
         one.entries = bytes;
@@ -657,7 +663,8 @@ static int self_ranks(struct fast *f, const ma_malom_frame *frame)
         int32_t r = RANK_NONE;
         if (ma_malom_view_entry(&one, 0, &e) && e.kind != MA_MALOM_SYM &&
             !ma_malom_interpret(frame, &e, &rs)) {
-            int32_t sr = score_rank(f, value_score((ma_malom_value){e.key1, e.key2}));
+            int32_t sr = ma_score_rank_near(f->scores, f->n_scores,
+                                            value_score((ma_malom_value){e.key1, e.key2}), &near);
             if (sr & 1)
                 r = sr;
         }

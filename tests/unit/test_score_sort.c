@@ -133,12 +133,49 @@ static void test_rank_at_every_place(void **state)
     }
 }
 
+/* ma_score_rank_near agrees with the plain search from every hint, and leaves the count below. */
+static void test_rank_near_from_every_hint(void **state)
+{
+    (void)state;
+    int64_t s[70];
+    uint32_t x = 54321;
+    for (size_t n = 0; n <= 70; n++) {
+        int64_t v = -100;
+        for (size_t i = 0; i < n; i++) {
+            x = x * 1103515245u + 12345u;
+            v += 1 + (int64_t)(x >> 16) % 3;
+            s[i] = v;
+        }
+        for (size_t h0 = 0; h0 <= n + 2; h0++) {
+            for (int64_t sc = -102; sc <= v + 2; sc++) {
+                size_t hint = h0;
+                int32_t r = ma_score_rank_near(s, n, sc, &hint);
+                assert_int_equal(r, rank_by_count(s, n, sc));
+                assert_int_equal(hint, (size_t)rank_by_count(s, n, sc) / 2);
+            }
+            size_t hint = h0;
+            assert_int_equal(ma_score_rank_near(s, n, INT64_MIN, &hint), 0);
+            assert_int_equal(hint, 0);
+            hint = h0;
+            assert_int_equal(ma_score_rank_near(s, n, INT64_MAX, &hint), rank_by_count(s, n, INT64_MAX));
+            assert_int_equal(hint, n);
+        }
+        /* a run up and a run down, each hint the last answer */
+        size_t hint = 0;
+        for (int64_t sc = -102; sc <= v + 2; sc++)
+            assert_int_equal(ma_score_rank_near(s, n, sc, &hint), rank_by_count(s, n, sc));
+        for (int64_t sc = v + 2; sc >= -102; sc--)
+            assert_int_equal(ma_score_rank_near(s, n, sc, &hint), rank_by_count(s, n, sc));
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_shapes),
         cmocka_unit_test(test_extreme_scores),
         cmocka_unit_test(test_rank_at_every_place),
+        cmocka_unit_test(test_rank_near_from_every_hint),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
