@@ -563,6 +563,54 @@ static void test_fast_path_equals_reference(void **state)
     ma_malom_file_close(f43);
 }
 
+/* STONE_DIFF words rotated by 1 to 15 bits (a word written with its fields shifted: field 1, the
+ * low 6 bits, read from another place) at 300 entries each: the fast path, whose verdict compares
+ * a stored word's rank with the best successor's, gives exactly the reference path's result. A
+ * rank table that gave a word the rank of some other word's value would verify a rotated word
+ * whose rotation back is the right one (rotation by 6 bits: the words listed field 1 by field 1). */
+static void test_fast_path_equals_reference_rotated_words(void **state)
+{
+    ctx *c = *state;
+    MA_TEST_NEED_FIXTURES(c->fixtures);
+    char src[1024], path[1024];
+    snprintf(src, sizeof src, "%s/../std-ultra-stonediff/std_3_3_0_0.sec2", c->fixtures);
+    size_t size;
+    unsigned char *orig = ma_test_slurp(src, &size);
+    assert_non_null(orig);
+    assert_true(size >= 64 + 2 * (size_t)N33);
+    const ma_malom_file *none[MA_TURN_KINDS] = {NULL, NULL, NULL, NULL};
+    uint64_t x = 777;
+    for (unsigned rot = 1; rot < 16; rot++) {
+        unsigned char *buf = malloc(size);
+        assert_non_null(buf);
+        memcpy(buf, orig, size);
+        int planted = 0;
+        for (int tries = 0; planted < 300 && tries < 3000; tries++) {
+            uint64_t e = lcg(&x) % N33;
+            unsigned char *w = buf + 64 + 2 * e;
+            uint32_t word = (uint32_t)w[0] | (uint32_t)w[1] << 8;
+            uint32_t r = (word << rot | word >> (16 - rot)) & 0xFFFFu;
+            /* field 2 = -512 says "overflow": without a record the file would not open */
+            if (r == word || (r >> 6) == 0x200)
+                continue;
+            w[0] = (unsigned char)r;
+            w[1] = (unsigned char)(r >> 8);
+            planted++;
+        }
+        assert_int_equal(planted, 300);
+        snprintf(path, sizeof path, "%s/std_3_3_0_0.sec2", c->tmpdir);
+        write_file(path, buf, size);
+        free(buf);
+        ma_malom_file *f;
+        ma_error err;
+        assert_int_equal(ma_malom_file_open_sec2(&f, path, MA_VARIANT_STD, (ma_sector){3, 3, 0, 0},
+                                                 NULL, &err), MA_OK);
+        expect_paths_agree(c, f, none);
+        ma_malom_file_close(f);
+    }
+    free(orig);
+}
+
 /* The raw entry of (key1, key2) in a .sec2 view: field 1 in the low f1 bits, field 2 above. */
 static uint32_t sec2_raw(const ma_malom_view *v, int32_t key1, int32_t key2)
 {
@@ -797,6 +845,7 @@ int main(void)
         cmocka_unit_test(test_bounds_when_child_missing),
         cmocka_unit_test(test_fast_path_equals_reference),
         cmocka_unit_test(test_fast_path_equals_reference_secval),
+        cmocka_unit_test(test_fast_path_equals_reference_rotated_words),
         cmocka_unit_test(test_malformed_best_value_is_bad_encoding),
         cmocka_unit_test(test_bounds_mode_reports_a_value_below_the_bound),
         cmocka_unit_test(test_full_board_rule),
