@@ -1,11 +1,13 @@
 /*
  * Short parallel steps outside a check's walk: the same function run as parts 0..parts-1 at once.
  *
- * A check's setup (rank tables of a Malom sector) and the opening of a sector's files are each a
- * few milliseconds in which, run on one thread, every other core of the check waits. ma_fanout
- * runs fn(ctx, part, parts) for every part, part 0 on the calling thread and the others on threads
- * of their own, and returns when all have returned. Threads cost tens of microseconds to start, so
- * this is for steps of a millisecond or more; a step that is not worth splitting asks for 1 part.
+ * Opening the files a check reads (formats/source.h, ma_database_open_sources) takes milliseconds
+ * in which, run on one thread, every other core of the check waits. ma_fanout runs
+ * fn(ctx, part, parts) for every part, part 0 on the calling thread and the others on threads of
+ * their own, and returns when all have returned. A thread takes 60 to 180 us from pthread_create
+ * to running on the 2-core machines of docs/performance.md, so a part must be worth several times
+ * that: the Malom setup's decodes split in parts of about 0.4 ms came out slower than on one thread
+ * (issue 25, ninth round). A step not worth splitting asks for 1 part, which starts no thread.
  *
  * Contract:
  *  - parts >= 1 (0 is taken as 1). Every part 0..parts-1 runs exactly once, and all of them have

@@ -112,6 +112,19 @@ static int32_t rank_by_count(const int64_t *s, size_t n, int64_t sc)
     return (int32_t)(2 * below + (size_t)hit);
 }
 
+/* Fills s[0..n) with ascending scores from -99 on, gaps of 1 to 3 drawn from *x; returns the last
+ * (-100 for none). */
+static int64_t distinct_scores(int64_t *s, size_t n, uint32_t *x)
+{
+    int64_t v = -100;
+    for (size_t i = 0; i < n; i++) {
+        *x = *x * 1103515245u + 12345u;
+        v += 1 + (int64_t)(*x >> 16) % 3;
+        s[i] = v;
+    }
+    return v;
+}
+
 /* Tables of 0 to 70 distinct scores with gaps of 1 to 3; every score, every gap, below the first
  * and above the last, and the extremes. */
 static void test_rank_at_every_place(void **state)
@@ -120,12 +133,7 @@ static void test_rank_at_every_place(void **state)
     int64_t s[70];
     uint32_t x = 12345;
     for (size_t n = 0; n <= 70; n++) {
-        int64_t v = -100;
-        for (size_t i = 0; i < n; i++) {
-            x = x * 1103515245u + 12345u;
-            v += 1 + (int64_t)(x >> 16) % 3;
-            s[i] = v;
-        }
+        int64_t v = distinct_scores(s, n, &x);
         for (int64_t sc = -102; sc <= v + 2; sc++)
             assert_int_equal(ma_score_rank(s, n, sc), rank_by_count(s, n, sc));
         assert_int_equal(ma_score_rank(s, n, INT64_MIN), rank_by_count(s, n, INT64_MIN));
@@ -140,12 +148,7 @@ static void test_rank_near_from_every_hint(void **state)
     int64_t s[70];
     uint32_t x = 54321;
     for (size_t n = 0; n <= 70; n++) {
-        int64_t v = -100;
-        for (size_t i = 0; i < n; i++) {
-            x = x * 1103515245u + 12345u;
-            v += 1 + (int64_t)(x >> 16) % 3;
-            s[i] = v;
-        }
+        int64_t v = distinct_scores(s, n, &x);
         for (size_t h0 = 0; h0 <= n + 2; h0++) {
             for (int64_t sc = -102; sc <= v + 2; sc++) {
                 size_t hint = h0;
