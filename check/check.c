@@ -124,7 +124,7 @@ struct job {
     uint64_t n_tiles;
     uint64_t *without; /* without[t * 24 + p]: bit j when representative 64t + j leaves p free */
     _Atomic uint64_t *visited;
-    int shared_visited; /* more than one thread marks visited: by an atomic OR */
+    ma_visited_team team; /* where each thread marks: visited, or a bitmap of its own */
     /* The huge-page copies and the zeroing of visited, made by the threads before the walk. */
     ma_resident copies;
     _Atomic uint64_t next_chunk;
@@ -185,8 +185,7 @@ struct worker {
      * in entry order has none) */
     int group_ok;
     ma_fused_group *grp;
-    _Atomic uint64_t *visited; /* where this thread marks: its own bitmap, or job->visited */
-    int own_visited;           /* visited is this thread's, zeroed by it, merged at the end */
+    _Atomic uint64_t *visited; /* where this thread marks (ma_visited_team_bits) */
     /* Workers sit side by side in one array and write their counters for every entry: keep the
      * written fields of neighbours at least two cache lines apart. */
     char pad[128];
@@ -327,7 +326,7 @@ static void finish(struct worker *w, struct pending *p)
         w->rc = MA_EINTERNAL; /* an index bug: ranks past the end */
         return;
     }
-    if (w->visited && ma_visited_mark(w->visited, p->entry, j->shared_visited)) {
+    if (w->visited && ma_visited_mark(w->visited, p->entry, j->team.shared)) {
         w->rc = MA_EINTERNAL; /* reached twice: an index bug, reported by ma_check_sector */
         return;
     }
@@ -498,45 +497,11 @@ static uint64_t chunk_by_entry(struct worker *w, uint64_t lo, uint64_t hi)
     return hi - lo;
 }
 
-/* Where each thread marks (visited.h): a bitmap of its own for every thread past the first when
- * ma_visited_own_fits, else job->visited for all, by atomic OR when there are several. A walk in
- * entry order has no bitmap. */
-static void plan_visited(struct job *j, struct worker *ws, int n)
-{
-    size_t bytes = (size_t)ma_visited_words(j->entries) * sizeof *j->visited;
-    int own = j->visited && ma_visited_own_fits(j->entries, n);
-    for (int i = 1; i < n && own; i++)
-        own = (ws[i].visited = ma_resident_alloc(bytes)) != NULL;
-    for (int i = 0; i < n; i++) {
-        if (!own || i == 0) {
-            if (i > 0)
-                free((void *)ws[i].visited);
-            ws[i].visited = j->visited;
-        }
-        ws[i].own_visited = own && i > 0;
-    }
-    j->shared_visited = n > 1 && !own;
-}
-
-/* After the walk by opponent mask, which marks every entry it reaches: every entry once, none past
- * the end (checked == entries counts the same from the other side). The threads' own bitmaps are
- * merged into the first (visited.h) and the result checked: MA_VISITED_ALL, MA_VISITED_GAP or
- * MA_VISITED_PAST with *entry, or COVERAGE_TWICE when two threads marked *entry. */
-enum { COVERAGE_TWICE = MA_VISITED_PAST + 1 };
-static int walk_coverage(struct job *j, const struct worker *ws, int started, uint64_t *entry)
-{
-    for (int i = 1; i <= started; i++)
-        if (ws[i].own_visited && ma_visited_merge(j->visited, ws[i].visited, j->entries, entry))
-            return COVERAGE_TWICE;
-    return ma_visited_check(j->visited, j->entries, entry);
-}
-
 static void *run_worker(void *arg)
 {
     struct worker *w = arg;
     struct job *j = w->job;
-    if (w->own_visited)
-        memset((void *)w->visited, 0, (size_t)ma_visited_words(j->entries) * sizeof *w->visited);
+    ma_visited_team_zero(&j->team, w->index);
     ma_resident_fill(&j->copies);
     const volatile sig_atomic_t *cancel = j->in->cancel;
     uint64_t per = j->by_opp ? j->opp_per_chunk : CHUNK;
@@ -615,6 +580,7 @@ static void free_job(struct job *j)
     free(j->stab);
     ma_turn_masks_free(&j->turn_rows);
     free(j->without);
+    ma_visited_team_free(&j->team);
     free((void *)j->visited);
     ma_resident_destroy(&j->copies);
     free(j);
@@ -755,7 +721,9 @@ int ma_check_sector(ma_check_result *out, const ma_check_input *in, ma_error *er
                                 h->sector.w, h->sector.b, h->sector.wf, h->sector.bf);
         return ma_error_set(err, MA_ENOMEM, "out of memory");
     }
-    plan_visited(j, ws, n);
+    ma_visited_team_plan(&j->team, j->visited, j->entries, n);
+    for (int i = 0; i < n; i++)
+        ws[i].visited = ma_visited_team_bits(&j->team, i);
     int started = 0;
     for (int i = 1; i < n; i++) {
         if (pthread_create(&tids[i], NULL, run_worker, &ws[i]))
@@ -766,7 +734,9 @@ int ma_check_sector(ma_check_result *out, const ma_check_input *in, ma_error *er
     for (int i = 1; i <= started; i++)
         pthread_join(tids[i], NULL);
     uint64_t gap = 0;
-    int coverage = j->visited ? walk_coverage(j, ws, started, &gap) : MA_VISITED_ALL;
+    /* The walk by opponent mask marks every entry it reaches: every entry once, none past the end
+     * (checked == entries counts the same from the other side). */
+    int coverage = j->visited ? ma_visited_team_cover(&j->team, started + 1, &gap) : MA_VISITED_ALL;
 
     out->sector = h->sector;
     out->entries = j->entries;
@@ -799,8 +769,6 @@ int ma_check_sector(ma_check_result *out, const ma_check_input *in, ma_error *er
             out->n_items += p->n_items;
         }
         free(ws[i].part.items);
-        if (ws[i].own_visited)
-            free((void *)ws[i].visited);
         free(ws[i].slot);
         free(ws[i].cache);
         free(ws[i].grp);
@@ -816,7 +784,7 @@ int ma_check_sector(ma_check_result *out, const ma_check_input *in, ma_error *er
         return ma_error_set(err, MA_EINTERNAL, "%s: sector %s: offset %llu: entry %llu %s: checker "
                             "index bug", in->file->path, sec,
                             (unsigned long long)ma_open_file_offset(gap), (unsigned long long)gap,
-                            coverage == COVERAGE_TWICE   ? "was reached twice (by two threads)"
+                            coverage == MA_VISITED_TWICE ? "was reached twice (by two threads)"
                             : coverage == MA_VISITED_GAP ? "was never checked"
                                                          : "lies past the last entry and was reached");
     }

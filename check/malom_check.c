@@ -79,7 +79,7 @@ struct shared {
     atomic_int failed;
     atomic_int canceled;
     struct fast *fast; /* the table-driven path, NULL for the reference path */
-    int visited_shared; /* the threads mark fast->visited itself, by atomic OR (own_visited) */
+    ma_visited_team team; /* where each thread marks: fast->visited, or a bitmap of its own */
 };
 
 static void derive(const struct shared *sh, ma_board pos, ma_vturns *turns, struct derivation *d)
@@ -168,8 +168,7 @@ struct worker {
     ma_error err;
     int rc;
     struct fworker *fw; /* fast-path state of this thread */
-    _Atomic uint64_t *visited; /* where this thread marks: its own bitmap, or fast->visited */
-    int own_visited;           /* visited is this thread's, zeroed by it, merged at the end */
+    _Atomic uint64_t *visited; /* where this thread marks (ma_visited_team_bits) */
     /* Workers sit side by side in one array and write their counters for every entry: keep the
      * written fields of neighbours apart (false sharing halved the 2-thread speed-up). */
     char pad[128];
@@ -565,6 +564,14 @@ static int32_t score_rank(const struct fast *f, int64_t sc)
     return ma_score_rank(f->scores, f->n_scores, sc);
 }
 
+/* Stored word i in listed order: field 1 by field 1 (the low f1 bits), field 2 increasing, where
+ * the scores of one child (or of the sector itself) and one field 1 are monotone. i = field 1 *
+ * 2^f2 + field 2, so the word rotates i left by f1 bits; one-byte words are listed as they are. */
+static inline uint32_t listed_word(int size, uint32_t f1, uint32_t i)
+{
+    return size == 1 ? i : (i >> (16 - f1) | i << f1) & 0xFFFFu;
+}
+
 /* The rank tables (struct fast, ranked) when every existing child has entries of one size, 1 or
  * 2 bytes; 0 or MA_ENOMEM (then f->ranked = 0). 65,536 decodes per two-byte child take a few
  * milliseconds: less than they save on the 210,140 indices of std 3_3. */
@@ -582,8 +589,7 @@ static int rank_tables(struct fast *f, int32_t v_parent)
         return MA_OK;
     const uint32_t n_raw = size == 1 ? 1u << 8 : 1u << 16;
     /* Each child's rank table first holds RANK_* or 0 (a value, its score in all[]). The values
-     * are listed field 1 by field 1 (the low f1 bits), field 2 increasing: in that order the
-     * scores of one child and field 1 are monotone, which ma_score_sort's runs make use of. */
+     * are listed in listed_word order, whose monotone runs ma_score_sort makes use of. */
     ma_scored *all = malloc((size_t)MA_TURN_KINDS * n_raw * sizeof *all);
     ma_scored *tmp = malloc((size_t)MA_TURN_KINDS * n_raw * sizeof *tmp);
     f->scores = malloc((size_t)MA_TURN_KINDS * n_raw * sizeof *f->scores);
@@ -598,10 +604,8 @@ static int rank_tables(struct fast *f, int32_t v_parent)
             rc = MA_ENOMEM;
             break;
         }
-        const uint32_t f1 = (uint32_t)c->view.f1;
         for (uint32_t i = 0; i < n_raw; i++) {
-            /* i = field 1 * 2^f2 + field 2, so raw rotates i left by f1 bits */
-            uint32_t raw = size == 1 ? i : (i >> (16 - f1) | i << f1) & 0xFFFFu;
+            uint32_t raw = listed_word(size, (uint32_t)c->view.f1, i);
             uint8_t bytes[3] = {(uint8_t)raw, (uint8_t)(raw >> 8), 0}; /* the view reads up to 3 */
             ma_malom_view one = c->view;
             one.entries = bytes;
@@ -648,13 +652,12 @@ static int self_ranks(struct fast *f, const ma_malom_frame *frame)
     f->self_rank = malloc(n_raw * sizeof *f->self_rank);
     if (!f->self_rank)
         return MA_ENOMEM;
-    /* Field 1 by field 1, field 2 increasing (as rank_tables lists them): the scores then come in
-     * monotone runs, and each is searched from where the last one was found (1 ms of the setup of
-     * STONE_DIFF 5_3, where a search from scratch for each took 2.2). */
-    const uint32_t f1 = (uint32_t)f->self.f1;
+    /* In listed order the scores come in monotone runs, and each is searched from where the last
+     * one was found (1 ms of the setup of STONE_DIFF 5_3, where a search from scratch for each
+     * took 2.2). */
     size_t near = 0;
     for (uint32_t i = 0; i < n_raw; i++) {
-        uint32_t raw = f->ranked == 1 ? i : (i >> (16 - f1) | i << f1) & 0xFFFFu;
+        uint32_t raw = listed_word(f->ranked, (uint32_t)f->self.f1, i);
         uint8_t bytes[3] = {(uint8_t)raw, (uint8_t)(raw >> 8), 0}; /* the view reads up to 3 */
         ma_malom_view one = f->self;
         one.entries = bytes;
@@ -1170,7 +1173,7 @@ static int fast_finish(struct worker *w, struct fpending *p)
 {
     const struct shared *sh = w->sh;
     const struct fast *f = sh->fast;
-    if (ma_visited_mark(w->visited, p->idx, sh->visited_shared))
+    if (ma_visited_mark(w->visited, p->idx, sh->team.shared))
         return index_twice(w, p->idx);
     /* The best successor's key, when every successor has one (ranked_best, sec2_best); fast_bi
      * its turn. */
@@ -1454,57 +1457,30 @@ static uint64_t fast_chunk_by_rep(struct worker *w, uint64_t lo, uint64_t hi)
 }
 
 /* After a complete walk: every index was checked (each at most once, see fast_prepare), by one
- * thread (own bitmaps are merged into the first here). */
-static int fast_coverage(struct shared *sh, struct worker *ws, int n_workers, ma_error *err)
+ * thread (the threads' own bitmaps are merged here, ma_visited_team_cover). */
+static int fast_coverage(struct shared *sh, int n_workers, ma_error *err)
 {
-    const struct fast *f = sh->fast;
     uint64_t idx = 0;
-    int got = MA_VISITED_ALL;
-    const char *what = NULL;
-    for (int t = 0; t < n_workers && !what; t++)
-        if (ws[t].own_visited && ma_visited_merge(f->visited, ws[t].visited, sh->entries, &idx))
-            what = "was reached twice by the walk (by two threads)";
-    if (!what) {
-        got = ma_visited_check(f->visited, sh->entries, &idx);
-        if (got == MA_VISITED_ALL)
-            return MA_OK;
-        what = got == MA_VISITED_GAP ? "was never checked" : "lies past the last index and was reached";
-    }
+    int got = ma_visited_team_cover(&sh->team, n_workers, &idx);
+    if (got == MA_VISITED_ALL)
+        return MA_OK;
     char sec[16];
     ma_sector_format(sh->sector, sec, sizeof sec);
     return ma_error_set(err, MA_EINTERNAL,
                         "%s: sector %s: offset %llu: index %llu %s: checker index bug",
                         sh->in->path ? sh->in->path : "(sector file)", sec,
                         (unsigned long long)ma_malom_file_entry_offset(sh->in->file, idx),
-                        (unsigned long long)idx, what);
-}
-
-/* Where each thread marks (visited.h): a bitmap of its own for every thread past the first when
- * ma_visited_own_fits, else fast->visited for all, marked by atomic OR. */
-static void plan_visited(struct shared *sh, struct worker *ws, int nt)
-{
-    struct fast *f = sh->fast;
-    size_t bytes = (size_t)ma_visited_words(sh->entries) * sizeof *f->visited;
-    int own = ma_visited_own_fits(sh->entries, nt);
-    for (int t = 1; t < nt && own; t++)
-        own = (ws[t].visited = ma_resident_alloc(bytes)) != NULL;
-    for (int t = 0; t < nt; t++) {
-        if (!own || t == 0) {
-            if (t > 0)
-                free((void *)ws[t].visited);
-            ws[t].visited = f->visited;
-        }
-        ws[t].own_visited = own && t > 0;
-    }
-    sh->visited_shared = nt > 1 && !own;
+                        (unsigned long long)idx,
+                        got == MA_VISITED_TWICE ? "was reached twice by the walk (by two threads)"
+                        : got == MA_VISITED_GAP ? "was never checked"
+                                                : "lies past the last index and was reached");
 }
 
 static void *work(void *arg)
 {
     struct worker *w = arg;
     struct shared *sh = w->sh;
-    if (w->own_visited)
-        memset((void *)w->visited, 0, (size_t)ma_visited_words(sh->entries) * sizeof *w->visited);
+    ma_visited_team_zero(&sh->team, w->id);
     if (sh->fast)
         ma_resident_fill(&sh->fast->copies);
     ma_vturns *turns = malloc(sizeof *turns);
@@ -1635,7 +1611,9 @@ int ma_mcheck_sector(ma_mcheck_result *out, const ma_mcheck_input *in, ma_error 
         return ma_error_set(err, MA_ENOMEM, "malom check: out of memory");
     }
     if (sh->fast)
-        plan_visited(sh, ws, nt);
+        ma_visited_team_plan(&sh->team, sh->fast->visited, sh->entries, nt);
+    for (int t = 0; t < nt; t++)
+        ws[t].visited = ma_visited_team_bits(&sh->team, t);
     int started = 0;
     for (int t = 0; t < nt; t++) {
         ws[t].sh = sh;
@@ -1691,10 +1669,8 @@ int ma_mcheck_sector(ma_mcheck_result *out, const ma_mcheck_input *in, ma_error 
     if (!rc && atomic_load(&sh->canceled))
         rc = ma_error_set(err, MA_ECANCELED, "malom check: check of the sector canceled");
     if (!rc && sh->fast)
-        rc = fast_coverage(sh, ws, started + 1, err);
-    for (int t = 0; t < nt; t++)
-        if (ws[t].own_visited)
-            free((void *)ws[t].visited);
+        rc = fast_coverage(sh, started + 1, err);
+    ma_visited_team_free(&sh->team);
     free(ws);
     free(tid);
     fast_free(sh->fast);

@@ -44,7 +44,8 @@ static inline int ma_visited_mark(_Atomic uint64_t *bits, uint64_t e, int shared
 enum {
     MA_VISITED_ALL = 0,  /* entries 0 .. n-1 marked, nothing past them */
     MA_VISITED_GAP = 1,  /* *entry: the least entry below n never marked */
-    MA_VISITED_PAST = 2  /* *entry: the least marked bit at or past n (an index past the end) */
+    MA_VISITED_PAST = 2, /* *entry: the least marked bit at or past n (an index past the end) */
+    MA_VISITED_TWICE = 3 /* *entry: marked by two threads in their own bitmaps (ma_visited_team) */
 };
 
 /* A thread's own bitmap: with one bitmap per thread no mark is an atomic OR and no thread
@@ -71,5 +72,35 @@ static inline int ma_visited_own_fits(uint64_t n, int threads)
 /* After the walk (all threads joined): MA_VISITED_ALL, or MA_VISITED_GAP / MA_VISITED_PAST with
  * *entry as above (a gap is reported before a bit past the end). */
 int ma_visited_check(const _Atomic uint64_t *bits, uint64_t n, uint64_t *entry);
+
+/* Where the threads of one walk mark, for both checkers: thread 0 marks the walk's bitmap, and so
+ * do the others unless each gets a bitmap of its own (ma_visited_own_fits, and the memory for all
+ * of them; else none has one). An own bitmap comes from ma_resident_alloc untouched: its thread
+ * zeroes it (ma_visited_team_zero) before marking, so no single thread writes them all.
+ *
+ *  - ma_visited_team_plan never fails: without memory for own bitmaps the threads share `walk`.
+ *    walk NULL (a walk with no bitmap) gives NULL for every thread.
+ *  - ma_visited_team_bits(tm, t): where thread t marks; tm->shared is ma_visited_mark's `shared`.
+ *  - ma_visited_team_cover(tm, ran, entry), after the walk, when threads 0..ran-1 took part (a
+ *    thread never started did not zero its bitmap and is not merged): merges their own bitmaps
+ *    into walk, then ma_visited_check. MA_VISITED_TWICE when two threads marked *entry.
+ *  - ma_visited_team_free frees the own bitmaps, not walk. */
+typedef struct {
+    _Atomic uint64_t *walk;
+    _Atomic uint64_t **own; /* own[t - 1]: thread t's bitmap; NULL when the threads share walk */
+    uint64_t n;
+    int threads;
+    int shared; /* more than one thread marks walk: by atomic OR */
+} ma_visited_team;
+
+void ma_visited_team_plan(ma_visited_team *tm, _Atomic uint64_t *walk, uint64_t n, int threads);
+void ma_visited_team_zero(const ma_visited_team *tm, int t);
+int ma_visited_team_cover(const ma_visited_team *tm, int ran, uint64_t *entry);
+void ma_visited_team_free(ma_visited_team *tm);
+
+static inline _Atomic uint64_t *ma_visited_team_bits(const ma_visited_team *tm, int t)
+{
+    return tm->own && t > 0 ? tm->own[t - 1] : tm->walk;
+}
 
 #endif

@@ -174,6 +174,79 @@ static void test_merge_finds_an_entry_of_two_threads(void **state)
     free((void *)b);
 }
 
+/* The team: who marks where (own bitmaps within the budget, one shared bitmap past it, none for a
+ * walk without one), every own bitmap zeroed by its thread, and the cover merging exactly the
+ * threads that ran: complete when they split the entries, TWICE at the least entry two of them
+ * marked, and a thread that never ran (its bitmap never zeroed) left out. */
+static void test_team(void **state)
+{
+    (void)state;
+    enum { N = 1000 };
+    ma_visited_team tm;
+    ma_visited_team_plan(&tm, NULL, N, 4);
+    for (int t = 0; t < 4; t++)
+        assert_null(ma_visited_team_bits(&tm, t));
+    ma_visited_team_free(&tm);
+
+    _Atomic uint64_t *walk = calloc(ma_visited_words(N), sizeof *walk);
+    assert_non_null(walk);
+    ma_visited_team_plan(&tm, walk, N, 1);
+    assert_ptr_equal(ma_visited_team_bits(&tm, 0), walk);
+    assert_int_equal(tm.shared, 0);
+    ma_visited_team_free(&tm);
+
+    /* past the budget: one bitmap, marked by atomic OR */
+    uint64_t big = (uint64_t)64 * 8 * (MA_VISITED_OWN_BUDGET / 8);
+    ma_visited_team_plan(&tm, walk, big, 3);
+    for (int t = 0; t < 3; t++)
+        assert_ptr_equal(ma_visited_team_bits(&tm, t), walk);
+    assert_int_equal(tm.shared, 1);
+    ma_visited_team_free(&tm);
+
+    for (int ran = 1; ran <= 4; ran++) {
+        for (uint64_t w = 0; w < ma_visited_words(N); w++)
+            walk[w] = 0;
+        ma_visited_team_plan(&tm, walk, N, 4);
+        assert_int_equal(tm.shared, 0);
+        assert_ptr_equal(ma_visited_team_bits(&tm, 0), walk);
+        for (int t = 1; t < 4; t++) {
+            assert_ptr_not_equal(ma_visited_team_bits(&tm, t), walk);
+            if (t < ran)
+                ma_visited_team_zero(&tm, t);
+            else /* never ran: its bitmap is whatever the memory held */
+                for (uint64_t w = 0; w < ma_visited_words(N); w++)
+                    ma_visited_team_bits(&tm, t)[w] = ~(uint64_t)0;
+        }
+        /* the threads that ran split the entries by e % ran */
+        for (uint64_t e = 0; e < N; e++)
+            assert_int_equal(ma_visited_mark(ma_visited_team_bits(&tm, (int)(e % (uint64_t)ran)), e, 0), 0);
+        uint64_t entry = 0;
+        assert_int_equal(ma_visited_team_cover(&tm, ran, &entry), MA_VISITED_ALL);
+        ma_visited_team_free(&tm);
+        if (ran < 2)
+            continue;
+        /* the last thread that ran also marks 700 and 300: reported at 300 */
+        for (uint64_t w = 0; w < ma_visited_words(N); w++)
+            walk[w] = 0;
+        ma_visited_team_plan(&tm, walk, N, 4);
+        for (int t = 1; t < 4; t++)
+            ma_visited_team_zero(&tm, t);
+        for (uint64_t e = 0; e < N; e++)
+            ma_visited_mark(ma_visited_team_bits(&tm, (int)(e % (uint64_t)ran)), e, 0);
+        _Atomic uint64_t *last = ma_visited_team_bits(&tm, ran - 1);
+        if (700 % (uint64_t)ran != (uint64_t)ran - 1)
+            ma_visited_mark(last, 700, 0);
+        if (300 % (uint64_t)ran != (uint64_t)ran - 1)
+            ma_visited_mark(last, 300, 0);
+        else
+            ma_visited_mark(ma_visited_team_bits(&tm, 0), 300, 0);
+        assert_int_equal(ma_visited_team_cover(&tm, ran, &entry), MA_VISITED_TWICE);
+        assert_int_equal(entry, 300);
+        ma_visited_team_free(&tm);
+    }
+    free((void *)walk);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -183,6 +256,7 @@ int main(void)
         cmocka_unit_test(test_bit_past_the_end_is_found),
         cmocka_unit_test(test_shared_marks),
         cmocka_unit_test(test_merge_finds_an_entry_of_two_threads),
+        cmocka_unit_test(test_team),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
