@@ -1070,27 +1070,26 @@ static inline int32_t raw_key2(uint32_t raw, int f1, uint32_t m2)
     return (int32_t)(((raw >> f1) ^ m2) - m2);
 }
 
-/* The key of the turn value of successor idx in child c: greater key, greater §5.8 value; its
- * rank (score_rank) when the sector is ranked, one table load for all but slow-path entries, else
- * its score. 0 with *key set, or 1 when the child's canonical entry is a marker. */
-static inline int successor_key(const struct shared *sh, const struct fast *f,
-                                const struct fchild *c, uint64_t idx, int64_t *key)
+/* The score (value_score) of the turn value of successor idx in child c: greater score, greater
+ * §5.8 value. When the sector is ranked, one table load for all but slow-path entries: an odd rank
+ * 2i + 1 is the i-th of f->scores. A rank is not compared here: a value no stored word names (an
+ * overflowed entry) has an even rank shared by every value between the same two scores, and two
+ * such successors of one position would tie by rank with different values. 0 with *score set,
+ * or 1 when the child's canonical entry is a marker. */
+static inline int successor_score(const struct shared *sh, const struct fast *f,
+                                  const struct fchild *c, uint64_t idx, int64_t *score)
 {
     if (f->ranked) {
         int32_t r = c->rank[raw_entry(c->view.entries + (uint64_t)f->ranked * idx, f->ranked)];
         if (r >= 0) {
-            *key = r;
+            *score = f->scores[r >> 1];
             return 0;
         }
         if (r == RANK_BROKEN)
             return 1;
     }
     ma_malom_value m;
-    int64_t sc;
-    if (turn_of(sh, c, idx, &m, &sc) != TS_OK)
-        return 1;
-    *key = f->ranked ? score_rank(f, sc) : sc;
-    return 0;
+    return turn_of(sh, c, idx, &m, score) != TS_OK;
 }
 
 /* The best successor of p by rank (f->complete: every successor in a present child with a rank
@@ -1242,12 +1241,11 @@ static int fast_finish(struct worker *w, struct fpending *p)
     }
     const ma_vturns *t = &p->turns;
     ma_malom_value best = f->no_turn;
-    int64_t best_key = f->ranked ? f->no_turn_rank : f->no_turn_score;
+    int64_t best_key = f->no_turn_score; /* the general loop compares scores, never ranks */
     int best_i = -1;
     if (fast_ok) {
         /* ranked_best or sec2_best above; a successor without a key goes through the general
          * loop below */
-        best_key = fast_bk;
         best_i = fast_bi;
         goto decode;
     }
@@ -1259,7 +1257,7 @@ static int fast_finish(struct worker *w, struct fpending *p)
             d.full = 0;
             d.missing = 1;
             d.missing_kind[k] = 1;
-        } else if (successor_key(sh, f, c, p->succ[i], &key)) {
+        } else if (successor_score(sh, f, c, p->succ[i], &key)) {
             d.full = 0;
             d.broken = 1;
         } else if (key > best_key) {

@@ -563,6 +563,42 @@ static void test_fast_path_equals_reference(void **state)
     ma_malom_file_close(f43);
 }
 
+/* Many successors through the overflow table: 4000 entries of std 3_3_0_0 (its own child) hold
+ * byte 179 with distinct overflow values, depths above 178 and counters above 60. Their turn
+ * values lie beyond every value a stored byte can name, so in the rank order they share the even
+ * ranks past the ends: two of them at one position tie by rank while their values differ. The
+ * best of them must still be the best by value, as on the reference path. */
+static void test_fast_path_equals_reference_many_overflows(void **state)
+{
+    ctx *c = *state;
+    MA_TEST_NEED_FIXTURES(c->fixtures);
+    char src[1024], path[1024];
+    snprintf(src, sizeof src, "%s/std_3_3_0_0.sec", c->fixtures);
+    enum { N_OVER = 4000 };
+    long *at = malloc(N_OVER * sizeof *at);
+    unsigned char *byte = malloc(N_OVER);
+    int32_t *over = malloc(2 * N_OVER * sizeof *over);
+    assert_true(at && byte && over);
+    /* evenly spread, sorted and distinct indices, as the overflow table requires */
+    for (int j = 0; j < N_OVER; j++) {
+        at[j] = (long)((uint64_t)j * N33 / N_OVER + (uint64_t)j % 7);
+        byte[j] = 179;
+        over[2 * j] = (int32_t)at[j];
+        over[2 * j + 1] = j % 2 ? -(61 + j) : 179 + j;
+    }
+    write_edited(c, src, "std_3_3_0_0.sec", at, byte, N_OVER, over, N_OVER, path, sizeof path);
+    free(at);
+    free(byte);
+    free(over);
+    ma_malom_file *f;
+    ma_error err;
+    assert_int_equal(ma_malom_file_open_sec(&f, path, MA_VARIANT_STD, (ma_sector){3, 3, 0, 0},
+                                            &err), MA_OK);
+    const ma_malom_file *none[MA_TURN_KINDS] = {NULL, NULL, NULL, NULL};
+    expect_paths_agree(c, f, none);
+    ma_malom_file_close(f);
+}
+
 /* STONE_DIFF words rotated by 1 to 15 bits (a word written with its fields shifted: field 1, the
  * low 6 bits, read from another place) at 300 entries each: the fast path, whose verdict compares
  * a stored word's rank with the best successor's, gives exactly the reference path's result. A
@@ -846,6 +882,7 @@ int main(void)
         cmocka_unit_test(test_fast_path_equals_reference),
         cmocka_unit_test(test_fast_path_equals_reference_secval),
         cmocka_unit_test(test_fast_path_equals_reference_rotated_words),
+        cmocka_unit_test(test_fast_path_equals_reference_many_overflows),
         cmocka_unit_test(test_malformed_best_value_is_bad_encoding),
         cmocka_unit_test(test_bounds_mode_reports_a_value_below_the_bound),
         cmocka_unit_test(test_full_board_rule),
