@@ -12,6 +12,7 @@
 #include "check/score_sort.h"
 #include "check/turn_masks.h"
 #include "check/visited.h"
+#include "check/word_set.h"
 #include "common/chunk_order.h"
 #include "common/progress.h"
 
@@ -369,6 +370,9 @@ struct fast {
      * scores: the distinct scores of all children's entries, increasing; no_turn_rank:
      * score_rank of no_turn_score. */
     int ranked;
+    /* While the tables are built: seen[raw] non-zero when some entry of a child or of the sector
+     * holds the two-byte word raw (NULL: every word counts as seen). */
+    uint8_t *seen;
     int64_t *scores;
     size_t n_scores;
     int32_t no_turn_rank;
@@ -483,6 +487,7 @@ static void fast_free(struct fast *f)
         free(f->resident[k]);
     }
     free(f->scores);
+    free(f->seen);
     free(f->self_rank);
     free(f->self_k1);
     free(f->reps);
@@ -572,10 +577,35 @@ static inline uint32_t listed_word(int size, uint32_t f1, uint32_t i)
     return size == 1 ? i : (i >> (16 - f1) | i << f1) & 0xFFFFu;
 }
 
+/* f->seen for two-byte entries: every word some entry of a child, or of the sector itself when
+ * its entries have the same size, holds (check/word_set.h). The marks only decide which words
+ * the tables decode and rank: a word not marked (none is missed, but a file rewritten under the
+ * check could hold one) goes the slow way, RANK_SLOW in a child's table and RANK_NONE in the
+ * sector's own, so what the check derives never depends on them. 0 or MA_ENOMEM. */
+static int seen_words(struct fast *f, const ma_malom_file *self_file, unsigned threads)
+{
+    ma_word_range r[1 + MA_TURN_KINDS];
+    int n = 0;
+    for (int k = -1; k < MA_TURN_KINDS; k++) {
+        const ma_malom_file *file = k < 0 ? self_file : f->ch[k].file;
+        const ma_malom_view *v = k < 0 ? &f->self : &f->ch[k].view;
+        if (!file || v->entry_size != 2)
+            continue;
+        int dup = 0;
+        for (int i = 0; i < n; i++)
+            dup |= r[i].base == v->entries;
+        if (!dup)
+            r[n++] = (ma_word_range){v->entries, ma_malom_file_entry_count(file)};
+    }
+    f->seen = calloc(MA_WORD_SET_WORDS, 1);
+    return f->seen ? ma_word_set_scan(f->seen, r, n, threads) : MA_ENOMEM;
+}
+
 /* The rank tables (struct fast, ranked) when every existing child has entries of one size, 1 or
- * 2 bytes; 0 or MA_ENOMEM (then f->ranked = 0). 65,536 decodes per two-byte child take a few
- * milliseconds: less than they save on the 210,140 indices of std 3_3. */
-static int rank_tables(struct fast *f, int32_t v_parent)
+ * 2 bytes; 0 or MA_ENOMEM (then f->ranked = 0). Two-byte words are ranked when seen (seen_words);
+ * all 256 one-byte words are. */
+static int rank_tables(struct fast *f, int32_t v_parent, const ma_malom_file *self_file,
+                       unsigned threads)
 {
     int size = 0;
     for (int k = 0; k < MA_TURN_KINDS; k++) {
@@ -587,13 +617,19 @@ static int rank_tables(struct fast *f, int32_t v_parent)
     }
     if (size < 1 || size > 2)
         return MA_OK;
+    if (size == 2 && seen_words(f, self_file, threads))
+        return MA_ENOMEM;
     const uint32_t n_raw = size == 1 ? 1u << 8 : 1u << 16;
-    /* Each child's rank table first holds RANK_* or 0 (a value, its score in all[]). The values
-     * are listed in listed_word order, whose monotone runs ma_score_sort makes use of. */
-    ma_scored *all = malloc((size_t)MA_TURN_KINDS * n_raw * sizeof *all);
-    ma_scored *tmp = malloc((size_t)MA_TURN_KINDS * n_raw * sizeof *tmp);
-    f->scores = malloc((size_t)MA_TURN_KINDS * n_raw * sizeof *f->scores);
-    int rc = all && tmp && f->scores ? MA_OK : MA_ENOMEM;
+    /* The words to decode: the seen ones (two-byte entries), or every byte. */
+    uint32_t *words = malloc(n_raw * sizeof *words), n_words = 0;
+    for (uint32_t raw = 0; words && raw < n_raw; raw++)
+        if (!f->seen || f->seen[raw])
+            words[n_words++] = raw;
+    /* Each child's rank table first holds RANK_* or 0 (a value, its score in all[]). */
+    ma_scored *all = malloc((size_t)MA_TURN_KINDS * n_words * sizeof *all + 1);
+    ma_scored *tmp = malloc((size_t)MA_TURN_KINDS * n_words * sizeof *tmp + 1);
+    f->scores = malloc((size_t)MA_TURN_KINDS * n_words * sizeof *f->scores + 1);
+    int rc = words && all && tmp && f->scores ? MA_OK : MA_ENOMEM;
     size_t n = 0;
     for (int k = 0; k < MA_TURN_KINDS && !rc; k++) {
         struct fchild *c = &f->ch[k];
@@ -604,8 +640,11 @@ static int rank_tables(struct fast *f, int32_t v_parent)
             rc = MA_ENOMEM;
             break;
         }
-        for (uint32_t i = 0; i < n_raw; i++) {
-            uint32_t raw = listed_word(size, (uint32_t)c->view.f1, i);
+        if (f->seen)
+            for (uint32_t raw = 0; raw < n_raw; raw++)
+                c->rank[raw] = RANK_SLOW;
+        for (uint32_t i = 0; i < n_words; i++) {
+            uint32_t raw = words[i];
             uint8_t bytes[3] = {(uint8_t)raw, (uint8_t)(raw >> 8), 0}; /* the view reads up to 3 */
             ma_malom_view one = c->view;
             one.entries = bytes;
@@ -622,6 +661,7 @@ static int rank_tables(struct fast *f, int32_t v_parent)
             }
         }
     }
+    free(words);
     if (!rc) {
         /* In score order, the i-th distinct score (from 0) gets rank 2i + 1 (see score_rank); u
          * counts the distinct scores so far, so the current one's rank is 2u - 1. */
@@ -664,8 +704,8 @@ static int self_ranks(struct fast *f, const ma_malom_frame *frame)
         ma_malom_entry e;
         ma_malom_result rs;
         int32_t r = RANK_NONE;
-        if (ma_malom_view_entry(&one, 0, &e) && e.kind != MA_MALOM_SYM &&
-            !ma_malom_interpret(frame, &e, &rs)) {
+        if ((!f->seen || f->seen[raw]) && ma_malom_view_entry(&one, 0, &e) &&
+            e.kind != MA_MALOM_SYM && !ma_malom_interpret(frame, &e, &rs)) {
             int32_t sr = ma_score_rank_near(f->scores, f->n_scores,
                                             value_score((ma_malom_value){e.key1, e.key2}), &near);
             if (sr & 1)
@@ -823,7 +863,7 @@ static int fast_setup(struct shared *sh)
             return MA_ENOMEM;
         }
     }
-    if (rank_tables(f, sh->frame.v)) {
+    if (rank_tables(f, sh->frame.v, sh->in->file, (unsigned)sh->in->threads)) {
         fast_free(f);
         return MA_ENOMEM;
     }
@@ -907,7 +947,10 @@ static int fast_setup(struct shared *sh)
         f->sec2_m1 = 1u << (layout->f1 - 1);
         f->sec2_m2 = 1u << (layout->f2 - 1);
     }
-    if (self_ranks(f, &sh->frame) || self_key1s(f, &sh->frame)) {
+    int rc = self_ranks(f, &sh->frame) || self_key1s(f, &sh->frame) ? MA_ENOMEM : MA_OK;
+    free(f->seen);
+    f->seen = NULL;
+    if (rc) {
         fast_free(f);
         return MA_ENOMEM;
     }
