@@ -367,8 +367,8 @@ struct fast {
     int64_t no_turn_score;
     /* ranked: 1 or 2 when every existing child has entries of that many bytes and rank tables;
      * successors are then compared by one table load each, and only the best is decoded.
-     * scores: the distinct scores of all children's entries, increasing; no_turn_rank:
-     * score_rank of no_turn_score. */
+     * scores: the distinct scores of the children's ranked words (the seen ones), increasing;
+     * no_turn_rank: score_rank of no_turn_score. */
     int ranked;
     /* While the tables are built: seen[raw] non-zero when some entry of a child or of the sector
      * holds the two-byte word raw (NULL: every word counts as seen). */
