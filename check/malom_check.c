@@ -370,9 +370,6 @@ struct fast {
      * scores: the distinct scores of the children's ranked words (the seen ones), increasing;
      * no_turn_rank: score_rank of no_turn_score. */
     int ranked;
-    /* While the tables are built: seen[raw] non-zero when some entry of a child or of the sector
-     * holds the two-byte word raw (NULL: every word counts as seen). */
-    uint8_t *seen;
     int64_t *scores;
     size_t n_scores;
     int32_t no_turn_rank;
@@ -487,7 +484,6 @@ static void fast_free(struct fast *f)
         free(f->resident[k]);
     }
     free(f->scores);
-    free(f->seen);
     free(f->self_rank);
     free(f->self_k1);
     free(f->reps);
@@ -577,12 +573,14 @@ static inline uint32_t listed_word(int size, uint32_t f1, uint32_t i)
     return size == 1 ? i : (i >> (16 - f1) | i << f1) & 0xFFFFu;
 }
 
-/* f->seen for two-byte entries: every word some entry of a child, or of the sector itself when
- * its entries have the same size, holds (check/word_set.h). The marks only decide which words
- * the tables decode and rank: a word not marked (none is missed, but a file rewritten under the
- * check could hold one) goes the slow way, RANK_SLOW in a child's table and RANK_NONE in the
- * sector's own, so what the check derives never depends on them. 0 or MA_ENOMEM. */
-static int seen_words(struct fast *f, const ma_malom_file *self_file, unsigned threads)
+/* *seen for two-byte entries: seen[raw] non-zero when some entry of a child, or of the sector
+ * itself when its entries have the same size, holds the word raw (check/word_set.h). The marks
+ * only decide which words the tables decode and rank: a word not marked (none is missed, but a
+ * file rewritten under the check could hold one) goes the slow way, RANK_SLOW in a child's table
+ * and RANK_NONE in the sector's own, so what the check derives never depends on them. 0 or
+ * MA_ENOMEM; the caller frees *seen. */
+static int seen_words(const struct fast *f, const ma_malom_file *self_file, unsigned threads,
+                      uint8_t **seen)
 {
     ma_word_range r[1 + MA_TURN_KINDS];
     int n = 0;
@@ -597,15 +595,15 @@ static int seen_words(struct fast *f, const ma_malom_file *self_file, unsigned t
         if (!dup)
             r[n++] = (ma_word_range){v->entries, ma_malom_file_entry_count(file)};
     }
-    f->seen = calloc(MA_WORD_SET_WORDS, 1);
-    return f->seen ? ma_word_set_scan(f->seen, r, n, threads) : MA_ENOMEM;
+    *seen = calloc(MA_WORD_SET_WORDS, 1);
+    return *seen ? ma_word_set_scan(*seen, r, n, threads) : MA_ENOMEM;
 }
 
 /* The rank tables (struct fast, ranked) when every existing child has entries of one size, 1 or
- * 2 bytes; 0 or MA_ENOMEM (then f->ranked = 0). Two-byte words are ranked when seen (seen_words);
- * all 256 one-byte words are. */
+ * 2 bytes; 0 or MA_ENOMEM (then f->ranked = 0). Two-byte words are ranked when seen (seen_words,
+ * left in *seen for self_ranks; NULL for one-byte words, all 256 of which are ranked). */
 static int rank_tables(struct fast *f, int32_t v_parent, const ma_malom_file *self_file,
-                       unsigned threads)
+                       unsigned threads, uint8_t **seen)
 {
     int size = 0;
     for (int k = 0; k < MA_TURN_KINDS; k++) {
@@ -617,13 +615,13 @@ static int rank_tables(struct fast *f, int32_t v_parent, const ma_malom_file *se
     }
     if (size < 1 || size > 2)
         return MA_OK;
-    if (size == 2 && seen_words(f, self_file, threads))
+    if (size == 2 && seen_words(f, self_file, threads, seen))
         return MA_ENOMEM;
     const uint32_t n_raw = size == 1 ? 1u << 8 : 1u << 16;
     /* The words to decode: the seen ones (two-byte entries), or every byte. */
     uint32_t *words = malloc(n_raw * sizeof *words), n_words = 0;
     for (uint32_t raw = 0; words && raw < n_raw; raw++)
-        if (!f->seen || f->seen[raw])
+        if (!*seen || (*seen)[raw])
             words[n_words++] = raw;
     /* Each child's rank table first holds RANK_* or 0 (a value, its score in all[]). */
     ma_scored *all = malloc((size_t)MA_TURN_KINDS * n_words * sizeof *all + 1);
@@ -640,7 +638,7 @@ static int rank_tables(struct fast *f, int32_t v_parent, const ma_malom_file *se
             rc = MA_ENOMEM;
             break;
         }
-        if (f->seen)
+        if (*seen)
             for (uint32_t raw = 0; raw < n_raw; raw++)
                 c->rank[raw] = RANK_SLOW;
         for (uint32_t i = 0; i < n_words; i++) {
@@ -684,7 +682,7 @@ static int rank_tables(struct fast *f, int32_t v_parent, const ma_malom_file *se
 /* f->self_rank when f->complete and the sector's entries have the ranked size; 0 or MA_ENOMEM.
  * Each stored byte or word is decoded and interpreted as conclude does, so a stored value the
  * whole way would not find well-formed and equal to the best turn value has no odd rank. */
-static int self_ranks(struct fast *f, const ma_malom_frame *frame)
+static int self_ranks(struct fast *f, const ma_malom_frame *frame, const uint8_t *seen)
 {
     if (!f->complete || f->self.entry_size != f->ranked)
         return MA_OK;
@@ -704,7 +702,7 @@ static int self_ranks(struct fast *f, const ma_malom_frame *frame)
         ma_malom_entry e;
         ma_malom_result rs;
         int32_t r = RANK_NONE;
-        if ((!f->seen || f->seen[raw]) && ma_malom_view_entry(&one, 0, &e) &&
+        if ((!seen || seen[raw]) && ma_malom_view_entry(&one, 0, &e) &&
             e.kind != MA_MALOM_SYM && !ma_malom_interpret(frame, &e, &rs)) {
             int32_t sr = ma_score_rank_near(f->scores, f->n_scores,
                                             value_score((ma_malom_value){e.key1, e.key2}), &near);
@@ -863,7 +861,9 @@ static int fast_setup(struct shared *sh)
             return MA_ENOMEM;
         }
     }
-    if (rank_tables(f, sh->frame.v, sh->in->file, (unsigned)sh->in->threads)) {
+    uint8_t *seen = NULL; /* the words held, from rank_tables to self_ranks */
+    if (rank_tables(f, sh->frame.v, sh->in->file, (unsigned)sh->in->threads, &seen)) {
+        free(seen);
         fast_free(f);
         return MA_ENOMEM;
     }
@@ -873,6 +873,7 @@ static int fast_setup(struct shared *sh)
     uint64_t n = ma_malom_hash_count(f->w, f->b);
     f->visited = ma_resident_alloc(ma_visited_words(n) * sizeof *f->visited);
     if (!f->reps || !f->stab || !f->visited) {
+        free(seen);
         fast_free(f);
         return MA_ENOMEM;
     }
@@ -898,6 +899,7 @@ static int fast_setup(struct shared *sh)
                      ? ma_turn_masks_build(&f->turn_rows, &f->rules, f->reps, f->n_reps, f->w)
                      : MA_ENOMEM;
         if (rc) {
+            free(seen);
             fast_free(f);
             /* MA_EINVAL: a representative of another stone count, an index bug */
             return rc == MA_ENOMEM ? MA_ENOMEM : MA_EINTERNAL;
@@ -947,9 +949,8 @@ static int fast_setup(struct shared *sh)
         f->sec2_m1 = 1u << (layout->f1 - 1);
         f->sec2_m2 = 1u << (layout->f2 - 1);
     }
-    int rc = self_ranks(f, &sh->frame) || self_key1s(f, &sh->frame) ? MA_ENOMEM : MA_OK;
-    free(f->seen);
-    f->seen = NULL;
+    int rc = self_ranks(f, &sh->frame, seen) || self_key1s(f, &sh->frame) ? MA_ENOMEM : MA_OK;
+    free(seen);
     if (rc) {
         fast_free(f);
         return MA_ENOMEM;

@@ -422,6 +422,15 @@ static void expect_paths_agree(ctx *c, const ma_malom_file *file,
     ma_mcheck_result_free(&ref);
 }
 
+/* expect_paths_agree for a sector with no child file to pass (std 3_3 is its own only child),
+ * then closes it. */
+static void expect_alone_agrees(ctx *c, ma_malom_file *f)
+{
+    const ma_malom_file *none[MA_TURN_KINDS] = {NULL, NULL, NULL, NULL};
+    expect_paths_agree(c, f, none);
+    ma_malom_file_close(f);
+}
+
 static void copy_file(const char *from, const char *to)
 {
     FILE *in = fopen(from, "rb"), *out = fopen(to, "wb");
@@ -491,7 +500,6 @@ static void test_fast_path_equals_reference(void **state)
     ctx *c = *state;
     MA_TEST_NEED_FIXTURES(c->fixtures);
     ma_error err;
-    const ma_malom_file *none[MA_TURN_KINDS] = {NULL, NULL, NULL, NULL};
     char src33[1024], src34[1024], src43[1024], srcsd[1024], path[1024], p43[1024];
     snprintf(src33, sizeof src33, "%s/std_3_3_0_0.sec", c->fixtures);
     snprintf(src34, sizeof src34, "%s/std_3_4_0_0.sec", c->fixtures);
@@ -525,16 +533,14 @@ static void test_fast_path_equals_reference(void **state)
         write_edited(c, src33, "std_3_3_0_0.sec", at, byte, n, over, n_over, path, sizeof path);
         assert_int_equal(ma_malom_file_open_sec(&f, path, MA_VARIANT_STD, (ma_sector){3, 3, 0, 0},
                                                 &err), MA_OK);
-        expect_paths_agree(c, f, none);
-        ma_malom_file_close(f);
+        expect_alone_agrees(c, f);
         /* STONE_DIFF .sec2: random bytes in the entries; edits that break the file are skipped */
         for (int i = 0; i < n; i++)
             at[i] = 64 + (long)(lcg(&x) % (2 * N33));
         write_edited(c, srcsd, "std_3_3_0_0.sec2", at, byte, n, NULL, 0, path, sizeof path);
         if (ma_malom_file_open_sec2(&f, path, MA_VARIANT_STD, (ma_sector){3, 3, 0, 0}, NULL,
                                     &err) == MA_OK) {
-            expect_paths_agree(c, f, none);
-            ma_malom_file_close(f);
+            expect_alone_agrees(c, f);
             sec2_rounds++;
         }
     }
@@ -594,9 +600,7 @@ static void test_fast_path_equals_reference_many_overflows(void **state)
     ma_error err;
     assert_int_equal(ma_malom_file_open_sec(&f, path, MA_VARIANT_STD, (ma_sector){3, 3, 0, 0},
                                             &err), MA_OK);
-    const ma_malom_file *none[MA_TURN_KINDS] = {NULL, NULL, NULL, NULL};
-    expect_paths_agree(c, f, none);
-    ma_malom_file_close(f);
+    expect_alone_agrees(c, f);
 }
 
 /* STONE_DIFF words rotated by 1 to 15 bits (a word written with its fields shifted: field 1, the
@@ -614,7 +618,6 @@ static void test_fast_path_equals_reference_rotated_words(void **state)
     unsigned char *orig = ma_test_slurp(src, &size);
     assert_non_null(orig);
     assert_true(size >= 64 + 2 * (size_t)N33);
-    const ma_malom_file *none[MA_TURN_KINDS] = {NULL, NULL, NULL, NULL};
     uint64_t x = 777;
     for (unsigned rot = 1; rot < 16; rot++) {
         unsigned char *buf = malloc(size);
@@ -641,8 +644,7 @@ static void test_fast_path_equals_reference_rotated_words(void **state)
         ma_error err;
         assert_int_equal(ma_malom_file_open_sec2(&f, path, MA_VARIANT_STD, (ma_sector){3, 3, 0, 0},
                                                  NULL, &err), MA_OK);
-        expect_paths_agree(c, f, none);
-        ma_malom_file_close(f);
+        expect_alone_agrees(c, f);
     }
     free(orig);
 }
@@ -825,9 +827,7 @@ static void expect_malformed_best_is_bad_encoding(ctx *c, const char *src, const
         }
     assert_true(at_p);
     ma_mcheck_result_free(&ref);
-    const ma_malom_file *none[MA_TURN_KINDS] = {NULL, NULL, NULL, NULL};
-    expect_paths_agree(c, f, none);
-    ma_malom_file_close(f);
+    expect_alone_agrees(c, f);
 }
 
 /* The fast path's verdict "stored value = best turn value" only for stored values that are well
