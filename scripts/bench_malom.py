@@ -33,7 +33,12 @@ machine changes in phases longer than one run), and the printed figure is the me
 rotations' ratios. Beside it, the machine's own ceiling: in the same rotation, T independent
 1-thread processes of the current build on the same sector at once; "T procs" is T x (wall of one
 alone) / (wall of the T together), which is T on a machine whose cores do not slow each other
-down. Threads cannot scale past what independent processes get. A `.sec2` directory holding `std.secval` is run
+down. Threads cannot scale past what independent processes get. After the table, "scaling against the
+machine" sets the two side by side for each T > 1, against the target 0.95 T (1.9 for 2 threads,
+issue 25): on how many sectors each median reaches it, and over every rotation of every sector,
+how often ours reaches it in the rotations where the T processes did and where they did not, with
+the median of ours minus theirs; without MALOM_* and a baseline only our runs are made, so more
+rotations fit in the same time. A `.sec2` directory holding `std.secval` is run
 with MALOM_ULTRA_BIN, any other with MALOM_SD_BIN. --data may name several directories
 (comma-separated), so one run gives the whole table.
 """
@@ -123,6 +128,28 @@ def _sectors(data, wanted):
     return [(s, fmt) for _, s, fmt in found]
 
 
+def scaling_summary(pairs):
+    """Prints, per thread count T > 1, our scaling beside the T independent processes' (see the
+    module doc). pairs[T]: [(sector label, [(ours, T procs) per rotation])]."""
+    for threads, rows in sorted(pairs.items()):
+        target = 0.95 * threads
+        ours_med = [statistics.median(o for o, _ in rot) for _, rot in rows]
+        procs_med = [statistics.median(p for _, p in rot) for _, rot in rows]
+        every = [pair for _, rot in rows for pair in rot]
+        could = [o for o, p in every if p >= target]
+        could_not = [o for o, p in every if p < target]
+        print(f"scaling against the machine, {threads} threads, target {target:.2f}: "
+              f"medians reach it on {sum(m >= target for m in ours_med)} of {len(rows)} sectors "
+              f"(ours), {sum(m >= target for m in procs_med)} of {len(rows)} ({threads} procs); "
+              f"rotations where the {threads} procs reached it: ours too in "
+              f"{sum(o >= target for o in could)} of {len(could)}; where they did not: ours in "
+              f"{sum(o >= target for o in could_not)} of {len(could_not)}; median ours - procs "
+              f"{statistics.median(o - p for o, p in every):+.3f} over {len(every)} rotations")
+        for (label, _), o, p in zip(rows, ours_med, procs_med):
+            if o < target:
+                print(f"  below {target:.2f}: {label} ours {o:.2f}, {threads} procs {p:.2f}")
+
+
 def cmd_malom(args, build, root):
     default = os.path.join(root, "..", "shared", "fixtures", "malom", "std-strong")
     for d in ("/work/bench-malom/sec", "/work/bench-malom"):
@@ -148,6 +175,8 @@ def cmd_malom(args, build, root):
                 f"{'check s':>7} | {'cur/base':>8} {'CPU':>5} | {'Malom CPU':>9} {'RSS MiB':>7} "
                 f"{'Malom/cur CPU':>13} {'paired':>6} | {'1thr/Tthr':>9} {'T procs':>7}")
         print(head)
+        # per thread count > 1: (sector, [(ours, T procs) per rotation]) for scaling_summary
+        pairs = {}
         for data in datas:
             for sector, fmt in _sectors(data, args.sectors):
                 malom, _ = _malom_binary(data, fmt)
@@ -193,12 +222,15 @@ def cmd_malom(args, build, root):
                         line += f"{'-':>9} {'-':>7} {'-':>13} {'-':>6} | "
                     if threads > 1 and copies[threads]:
                         one = [r[0] for r in cur[1]]
-                        scaling = statistics.median(w1 / r[0] for w1, r in zip(one, c))
-                        ceiling = statistics.median(threads * w1 / w for w1, w in zip(one, copies[threads]))
+                        rot = [(w1 / r[0], threads * w1 / w) for w1, r, w in zip(one, c, copies[threads])]
+                        scaling = statistics.median(o for o, _ in rot)
+                        ceiling = statistics.median(p for _, p in rot)
                         line += f"{scaling:>9.2f} {ceiling:>7.2f}"
+                        pairs.setdefault(threads, []).append((f"{sector} {kind}", rot))
                     else:
                         line += f"{'-':>9} {'-':>7}"
                     print(line, flush=True)
+        scaling_summary(pairs)
     finally:
         if wt:
             subprocess.run(["git", "-C", root, "worktree", "remove", "--force", wt],
