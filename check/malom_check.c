@@ -862,21 +862,16 @@ static int fast_setup(struct shared *sh)
         }
     }
     uint8_t *seen = NULL; /* the words held, from rank_tables to self_ranks */
-    if (rank_tables(f, sh->frame.v, sh->in->file, (unsigned)sh->in->threads, &seen)) {
-        free(seen);
-        fast_free(f);
-        return MA_ENOMEM;
-    }
+    int rc = MA_ENOMEM;
+    if (rank_tables(f, sh->frame.v, sh->in->file, (unsigned)sh->in->threads, &seen))
+        goto fail;
     f->n_reps = ma_malom_f_count(f->w);
     f->reps = malloc(f->n_reps * sizeof *f->reps);
     f->stab = malloc(f->n_reps * sizeof *f->stab);
     uint64_t n = ma_malom_hash_count(f->w, f->b);
     f->visited = ma_resident_alloc(ma_visited_words(n) * sizeof *f->visited);
-    if (!f->reps || !f->stab || !f->visited) {
-        free(seen);
-        fast_free(f);
-        return MA_ENOMEM;
-    }
+    if (!f->reps || !f->stab || !f->visited)
+        goto fail;
     ma_resident_add(&f->copies, (void *)f->visited, NULL, ma_visited_words(n) * sizeof *f->visited);
     for (uint64_t r = 0; r < f->n_reps; r++) {
         uint32_t rep = ma_malom_index_rep(sh->in->ix, f->w, r);
@@ -895,14 +890,13 @@ static int fast_setup(struct shared *sh)
     f->by_opp = f->n_opp * f->n_tiles * (uint64_t)(f->b ? f->b : 1) <= 16 * n;
     if (f->by_opp) {
         f->without = calloc(f->n_tiles * MA_POINTS, sizeof *f->without);
-        int rc = f->without
-                     ? ma_turn_masks_build(&f->turn_rows, &f->rules, f->reps, f->n_reps, f->w)
-                     : MA_ENOMEM;
-        if (rc) {
-            free(seen);
-            fast_free(f);
+        int built = f->without
+                        ? ma_turn_masks_build(&f->turn_rows, &f->rules, f->reps, f->n_reps, f->w)
+                        : MA_ENOMEM;
+        if (built) {
             /* MA_EINVAL: a representative of another stone count, an index bug */
-            return rc == MA_ENOMEM ? MA_ENOMEM : MA_EINTERNAL;
+            rc = built == MA_ENOMEM ? MA_ENOMEM : MA_EINTERNAL;
+            goto fail;
         }
         for (uint64_t r = 0; r < f->n_reps; r++)
             for (int p = 0; p < MA_POINTS; p++)
@@ -949,14 +943,15 @@ static int fast_setup(struct shared *sh)
         f->sec2_m1 = 1u << (layout->f1 - 1);
         f->sec2_m2 = 1u << (layout->f2 - 1);
     }
-    int rc = self_ranks(f, &sh->frame, seen) || self_key1s(f, &sh->frame) ? MA_ENOMEM : MA_OK;
+    if (self_ranks(f, &sh->frame, seen) || self_key1s(f, &sh->frame))
+        goto fail;
     free(seen);
-    if (rc) {
-        fast_free(f);
-        return MA_ENOMEM;
-    }
     sh->fast = f;
     return MA_OK;
+fail:
+    free(seen);
+    fast_free(f);
+    return rc;
 }
 
 static int index_twice(struct worker *w, uint64_t idx)
