@@ -288,10 +288,11 @@ static int solve(const struct solve_request *q)
     atomic_store(&stop_signal, 0);
     sigaction(SIGINT, &sa, &old_int);
     sigaction(SIGTERM, &sa, &old_term);
-    ma_svmalom_opts mo = {o.variant, o.bug, malom_kind, secval, open_dir, out, quiet, stderr};
+    struct print_ctx pc = {variant_name, 0, SIGINT, 0};
+    ma_svmalom_opts mo = {o.variant, o.bug,        malom_kind,   secval, open_dir, out,
+                          quiet,     stderr,       &o,           print_report, &pc};
     /* Nothing is written when a Malom output would be refused: check it before solving. */
     int rc = malom_kind ? ma_svmalom_check(&mo, targets, ntargets, with_deps, &err) : MA_OK;
-    struct print_ctx pc = {variant_name, 0, SIGINT, 0};
 #ifdef MA_PLANT_BUGS
     const char *stop_after = getenv("MILLAUDIT_TEST_STOP_AFTER_SECTORS");
     const char *stop_sig = getenv("MILLAUDIT_TEST_STOP_SIGNAL");
@@ -300,10 +301,12 @@ static int solve(const struct solve_request *q)
     if (stop_sig && !strcmp(stop_sig, "TERM"))
         pc.stop_signal = SIGTERM;
 #endif
-    if (rc == MA_OK)
-        rc = ma_solver_solve(&o, targets, ntargets, with_deps, print_report, &pc, &err);
+    /* With a Malom format the export runs the solve itself: it writes each component's Malom
+     * files while the solution is in memory. */
     if (rc == MA_OK && malom_kind)
         rc = ma_svmalom_export(&mo, targets, ntargets, with_deps, print_malom_report, NULL, &err);
+    else if (rc == MA_OK)
+        rc = ma_solver_solve(&o, targets, ntargets, with_deps, print_report, &pc, &err);
     sigaction(SIGINT, &old_int, NULL);
     sigaction(SIGTERM, &old_term, NULL);
     if (rc == MA_ECANCELED) {

@@ -87,6 +87,8 @@ struct target {
     int member;              /* member index, or -1 for a child */
     const uint16_t *vals;    /* the child's values */
     uint64_t entries;
+    const ma_svm_key *keys;  /* the child's Malom keys, NULL when no exits are wanted */
+    int value;               /* the child's v(C) */
 };
 
 static inline uint32_t sector_key(ma_sv_sector s)
@@ -131,6 +133,7 @@ struct worker {
     int best_win;            /* smallest win depth over external turns, INT_MAX if none */
     int has_draw;
     int max_loss;            /* largest loss depth over external turns, -1 if none */
+    int has_exit, ex1, ex2;  /* best Malom value over turns into a child draw (Malom export) */
     int nclass;
     uint64_t classes[MAX_CLASSES];
     uint32_t class_w[MAX_CLASSES], class_b[MAX_CLASSES];
@@ -214,6 +217,28 @@ static void add_class(struct worker *wk, int member, uint64_t e, uint32_t w, uin
     wk->classes[wk->nclass++] = key;
 }
 
+/* A turn into a child's draw, for the Malom export: its value by malom-format.md §5.8 from the
+ * child's stored key, kept when it is the best so far. */
+static void note_exit(struct worker *wk, const struct target *tg, uint64_t e, ma_sv_sector s)
+{
+    ma_svm_key k = tg->keys[e];
+    if (k.k1 == 0 && k.k2 < 0) {
+        fail(wk, MA_EFORMAT, "a draw of the child's Malom file holds a symmetry marker", s, e);
+        return;
+    }
+    int m1, m2;
+    ma_svm_turn_value(k.k1, k.k2, tg->value + wk->job->members[wk->member].value, &m1, &m2);
+    if (m1 <= INT16_MIN || m1 > INT16_MAX || m2 < INT16_MIN || m2 > INT16_MAX) {
+        fail(wk, MA_EINTERNAL, "a Malom value does not fit 16 bits", s, e);
+        return;
+    }
+    if (!wk->has_exit || ma_svm_less(wk->ex1, wk->ex2, m1, m2)) {
+        wk->has_exit = 1;
+        wk->ex1 = m1;
+        wk->ex2 = m2;
+    }
+}
+
 /* Folds the child values of the turns seen so far into best_win / has_draw / max_loss. */
 static void settle_children(struct worker *wk)
 {
@@ -225,6 +250,8 @@ static void settle_children(struct worker *wk)
             break;
         }
         uint16_t mine = ma_retro_negate(v);
+        if (OUTCOME(v) == V_DRAW && wk->pending[i].tg->keys)
+            note_exit(wk, wk->pending[i].tg, wk->pending[i].e, wk->pending[i].sector);
         if (OUTCOME(mine) == V_WIN) {
             if ((int)DEPTH(mine) < wk->best_win)
                 wk->best_win = (int)DEPTH(mine);
@@ -265,6 +292,8 @@ static void on_turn(void *ctx, const ma_sv_turn *t)
     }
     /* The child value is most likely not in cache: ask for it now, read it after the turns. */
     __builtin_prefetch(&tg->vals[e]);
+    if (tg->keys)
+        __builtin_prefetch(&tg->keys[e]);
     if (wk->npending == MAX_PENDING)
         settle_children(wk);
     wk->pending[wk->npending].tg = tg;
@@ -280,6 +309,7 @@ static int evaluate(struct worker *wk, int m, uint32_t w, uint32_t b)
     wk->best_win = INT_MAX;
     wk->has_draw = 0;
     wk->max_loss = -1;
+    wk->has_exit = 0;
     wk->npending = 0;
     new_round(wk);
     int n = ma_svrules_turns(wk->job->rules, wk->job->members[m].sector, w, b, on_turn, wk);
@@ -394,6 +424,7 @@ static void init_reps(struct worker *wk, int m, uint32_t f0, uint32_t f1)
     int nfree = 24 - s.w;
     uint64_t per_rep = ma_svindex_binom(ix, nfree, s.b);
     int full_draw = ma_svrules_full_board_draw(job->rules, s);
+    const ma_svm_state no_exit = {{MA_SVM_NO_EXIT, 0}, MA_SVM_FIXED, 0};
     for (uint32_t f = f0; f < f1 && wk->rc == MA_OK; f++) {
         uint32_t w = ix->reps[s.w][f];
         uint16_t stab = ix->stab[s.w][f];
@@ -410,15 +441,26 @@ static void init_reps(struct worker *wk, int m, uint32_t f0, uint32_t f1)
                 c = ma_svindex_colex_next(c);
             if (!ma_svindex_stab_canonical(ix, stab, b)) {
                 t->vals[e] = 0;
+                if (t->state)
+                    t->state[e] = no_exit;
                 continue;
             }
             if (full_draw) {
                 t->vals[e] = V_DRAW;
+                if (t->state)
+                    t->state[e] = no_exit;
                 continue;
             }
             int nturns = evaluate(wk, m, w, b);
             if (wk->rc != MA_OK)
                 return;
+            if (t->state) {
+                t->state[e] = no_exit;
+                if (wk->has_exit) {
+                    t->state[e].key.k1 = (int16_t)wk->ex1;
+                    t->state[e].key.k2 = (int16_t)wk->ex2;
+                }
+            }
             if (nturns == 0) {
                 uint16_t v = blocked_value(job->rules);
                 if (v == V_DRAW || !job->cyclic) {
@@ -566,6 +608,12 @@ static void finish_range(struct worker *wk, int m, uint64_t e0, uint64_t e1)
     ma_retro_stats *st = &wk->stats[m];
     for (uint64_t e = e0; e < e1; e++) {
         uint16_t v = t->vals[e];
+        if (t->state) {
+            /* a draw's word holds the classes of its draw successors, plus the bias */
+            uint16_t count = IS_COUNT(v) ? (uint16_t)(v & (NEVER_LOSS - 1)) : 0;
+            t->state[e].count = count;
+            t->state[e].rem = IS_COUNT(v) || v == V_DRAW ? count : MA_SVM_FIXED;
+        }
         if (v == 0)
             continue;
         if (IS_COUNT(v))
@@ -764,12 +812,14 @@ int ma_retro_solve(ma_retro_job *job, ma_retro_stats stats[2], ma_error *err)
     atomic_init(&sh->next, 0);
     for (int m = 0; m < job->nmembers; m++) {
         sh->pred_member[m] = find_member(job, ma_svrules_negate(job->members[m].sector));
-        struct target tg = {sector_key(job->members[m].sector), m, NULL, job->members[m].entries};
+        struct target tg = {sector_key(job->members[m].sector), m, NULL, job->members[m].entries,
+                            NULL, 0};
         sh->targets[sh->ntargets++] = tg;
     }
     for (int i = 0; i < job->nchildren && i < MA_RETRO_MAX_CHILDREN; i++) {
         struct target tg = {sector_key(job->children[i].sector), -1, job->children[i].vals,
-                            job->children[i].entries};
+                            job->children[i].entries, job->children[i].keys,
+                            job->children[i].value};
         sh->targets[sh->ntargets++] = tg;
     }
     pthread_mutex_init(&sh->lock, NULL);

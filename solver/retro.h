@@ -26,6 +26,15 @@
  *     later depths as sets, are the same in every interleaving.
  *  3. entries never resolved are draws; per-member counts are taken.
  * A component without cycles needs phase 1 only: every value follows from the children at once.
+ *
+ * For the Malom export a member may carry `state` (solver/svmalom_value.h): the init pass then
+ * stores in state[e].key every canonical entry's exit, the best value (malom-format.md §5.8,
+ * cor = v(C) + v(S)) over its turns into children that hold a draw, read from the children's
+ * `keys` (MA_SVM_NO_EXIT when none, or when no child has keys), and phase 3 stores per draw the
+ * count its word was left with, which is the number of its distinct internal successor classes
+ * that are draws (every other class was a win for the opponent, and a loss would have made the
+ * entry a win), in state[e].count and state[e].rem; every other entry gets rem = MA_SVM_FIXED.
+ * This costs one more read per turn into a child, where the child's value is read anyway.
  */
 #ifndef MA_RETRO_H
 #define MA_RETRO_H
@@ -37,6 +46,7 @@
 #include "common/ma_error.h"
 #include "common/progress.h"
 #include "solver/svindex.h"
+#include "solver/svmalom_value.h"
 #include "solver/svrules.h"
 
 #define MA_RETRO_MAX_CHILDREN 16
@@ -51,6 +61,10 @@ typedef struct ma_retro_table {
     ma_sv_sector sector;
     uint64_t entries;
     uint16_t *vals;        /* entries words: children's stored values, or members' results */
+    /* Only for the Malom export (solver/svmalom.h), NULL / 0 otherwise: */
+    int value;             /* v(S), malom-format.md §5.4-5.6 */
+    const ma_svm_key *keys;   /* a child's stored (key1, key2) by open entry, read at its draws */
+    ma_svm_state *state;   /* a member's, out: see below */
 } ma_retro_table;
 
 typedef struct ma_retro_stats {

@@ -122,6 +122,7 @@ struct task {
     ma_svcomponent comp;
     int exists[2];
     int skip;                /* every member's file is already there and intact */
+    int forced;              /* the sink wants it solved although its files are there */
     uint64_t member_entries, child_entries;
     int nchildren;
     ma_sv_sector children[MA_RETRO_MAX_CHILDREN];
@@ -152,6 +153,28 @@ struct ctx {
     int running;
     uint64_t mem_running;
 };
+
+/* A member whose file was already there and is solved again for the sink: the file must hold
+ * exactly the fresh solution (its header's body digest, proven intact before the run started). */
+static int same_as_file(const char *path, const uint16_t *vals, uint64_t entries, ma_error *err)
+{
+    uint8_t want[MA_SVFILE_DIGEST_SIZE], have[MA_SVFILE_DIGEST_SIZE];
+    FILE *f = fopen(path, "rb");
+    int ok = f && fseek(f, MA_SVFILE_DIGEST_OFFSET, SEEK_SET) == 0 &&
+             fread(have, 1, sizeof have, f) == sizeof have;
+    if (f)
+        fclose(f);
+    if (!ok)
+        return ma_error_set(err, MA_EIO, "%s: offset %d: cannot read the body digest", path,
+                            MA_SVFILE_DIGEST_OFFSET);
+    ma_svfile_body_digest(vals, entries, want);
+    if (memcmp(want, have, sizeof want))
+        return ma_error_set(err, MA_EEXIST,
+                            "%s: offset %d: exists but differs from this producer's solution, "
+                            "solved again for the Malom files; remove it",
+                            path, MA_SVFILE_DIGEST_OFFSET);
+    return MA_OK;
+}
 
 static int canceled(const struct ctx *c)
 {
@@ -244,25 +267,41 @@ static int solve_component(struct task *t, int threads)
         else
             rc = ma_svfile_read(ch->vals, path, h, c->check_encoding, err);
     }
+    const ma_solver_sink *sink = c->o->sink;
+    int began = 0;
+    double sink_secs = 0;
+    if (rc == MA_OK && sink && sink->begin) {
+        double s0 = ma_now();
+        rc = sink->begin(sink->ctx, &job, threads, err);
+        sink_secs = ma_now() - s0; /* the sink's own work, not the solve's */
+        began = 1;
+    }
     ma_retro_stats stats[2];
     if (rc == MA_OK)
         rc = ma_retro_solve(&job, stats, err);
-    double secs = ma_now() - t0;
+    double secs = ma_now() - t0 - sink_secs;
     for (int i = 0; i < t->comp.n && rc == MA_OK; i++) {
         ma_retro_table *m = &job.members[i];
         ma_solver_report rep = {m->sector, m->entries, stats[i], secs, t->exists[i], threads,
                                 t->mem, job.peak_queue_bytes};
-        if (!t->exists[i]) {
-            if (MA_SV_HAS_BUG(&c->rules, MA_SVBUG_DEPTH_IN_MOVES))
-                for (uint64_t e = 0; e < m->entries; e++)
-                    if (m->vals[e] & 0x4000u)
-                        m->vals[e] = (uint16_t)((m->vals[e] & 0xC000u) |
-                                                (((m->vals[e] & 0x3FFFu) + 1) / 2));
-            rc = header_for(c, m->sector, h, path, sizeof path, err);
-            if (rc == MA_OK)
-                rc = ma_svfile_write(path, h, m->vals, c->o->cancel, err);
-        }
+        if (MA_SV_HAS_BUG(&c->rules, MA_SVBUG_DEPTH_IN_MOVES))
+            for (uint64_t e = 0; e < m->entries; e++)
+                if (m->vals[e] & 0x4000u)
+                    m->vals[e] = (uint16_t)((m->vals[e] & 0xC000u) |
+                                            (((m->vals[e] & 0x3FFFu) + 1) / 2));
+        rc = header_for(c, m->sector, h, path, sizeof path, err);
+        if (rc == MA_OK && !t->exists[i])
+            rc = ma_svfile_write(path, h, m->vals, c->o->cancel, err);
+        else if (rc == MA_OK && t->forced)
+            rc = same_as_file(path, m->vals, m->entries, err);
         t->rep[i] = rep;
+    }
+    if (began) {
+        /* the sink's own error wins only when the solve itself went through */
+        ma_error scratch;
+        int src = sink->end(sink->ctx, &job, threads, rc == MA_OK, rc == MA_OK ? err : &scratch);
+        if (rc == MA_OK)
+            rc = src;
     }
     for (int i = 0; i < job.nmembers; i++)
         free(job.members[i].vals);
@@ -443,6 +482,12 @@ static int make_plan(struct ctx *c, ma_svcomponent *comps, int ncomp, struct tas
         t->wide = c->threads == 1 || t->member_entries >= MA_SOLVER_WIDE_ENTRIES;
         t->mem = ma_solver_component_bytes(t->member_entries, t->child_entries, t->comp.cyclic,
                                            t->wide ? c->threads : 1);
+        const ma_solver_sink *sink = c->o->sink;
+        if (rc == MA_OK && sink && sink->plan) {
+            uint64_t extra = 0;
+            rc = sink->plan(sink->ctx, &t->comp, &t->forced, &extra, c->err);
+            t->mem += extra;
+        }
     }
     if (rc != MA_OK) {
         free(plan);
@@ -464,7 +509,8 @@ static int preflight_files(struct ctx *c, struct task *plan, int n)
             if (rc == MA_OK)
                 rc = ma_svfile_probe(&plan[i].exists[j], path, h, c->check_encoding, c->err);
         }
-        plan[i].skip = plan[i].exists[0] && (plan[i].comp.n == 1 || plan[i].exists[1]);
+        plan[i].skip = plan[i].exists[0] && (plan[i].comp.n == 1 || plan[i].exists[1]) &&
+                       !plan[i].forced;
         if (plan[i].skip)
             for (int j = 0; j < plan[i].comp.n; j++) {
                 ma_solver_report *r = &plan[i].rep[j];

@@ -23,6 +23,7 @@
 #include "common/ma_error.h"
 #include "solver/retro.h"
 #include "solver/svrules.h"
+#include "solver/svsector.h"
 
 #define MA_SOLVER_MAX_THREADS 256
 /* Components smaller than this are solved one thread each, side by side. */
@@ -33,6 +34,24 @@
 #define MA_SOLVER_THREAD_BYTES ((uint64_t)2 << 20)
 
 typedef void (*ma_solver_note_fn)(void *ctx, const char *line);
+
+/* A consumer of the solved components inside the solve (the Malom export, solver/svmalom.h): it
+ * sees each component's values while they are in memory, and may ask the analysis for the extra
+ * per-entry results of solver/retro.h (the `value`, `keys` and `state` fields of its tables).
+ * Components run side by side on several threads, so the callbacks must be thread-safe. */
+typedef struct ma_solver_sink {
+    void *ctx;
+    /* Planning, before anything is written: *solve = 1 makes the solver solve the component even
+     * when its open files are already there (they are then compared with the fresh solution, not
+     * rewritten); *bytes is the memory the sink holds while the component runs. */
+    int (*plan)(void *ctx, const ma_svcomponent *comp, int *solve, uint64_t *bytes,
+                ma_error *err);
+    /* The children's values are loaded; the sink may fill the job's Malom fields. */
+    int (*begin)(void *ctx, ma_retro_job *job, int threads, ma_error *err);
+    /* After begin, always: solved = 1 when the members were solved and their open files written
+     * (or found equal to the solution); 0 when the component failed, and the sink only frees. */
+    int (*end)(void *ctx, ma_retro_job *job, int threads, int solved, ma_error *err);
+} ma_solver_sink;
 
 typedef struct ma_solver_opts {
     int variant;           /* MA_SV_* */
@@ -45,6 +64,7 @@ typedef struct ma_solver_opts {
     const atomic_int *cancel; /* NULL, or set non-zero (e.g. by a signal) to stop: MA_ECANCELED */
     ma_solver_note_fn note;   /* NULL, or told about housekeeping (stale temporary files removed) */
     void *note_ctx;
+    const ma_solver_sink *sink; /* NULL, or a consumer of every component solved */
 } ma_solver_opts;
 
 typedef struct ma_solver_report {

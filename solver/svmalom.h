@@ -2,8 +2,10 @@
  * svmalom: the producer's Malom-format output (`millaudit solve --format malom-sec|malom-sec2`).
  *
  * The producer solves in its own open format (solver/solver.h) into an "open directory"; this
- * module then writes the same sectors as Malom files (../shared/docs/malom-format.md §5) into the
- * output directory, children first:
+ * module runs that solve and, as each component is solved and still in memory (the solver's sink),
+ * writes its sectors as Malom files (../shared/docs/malom-format.md §5) into the output directory,
+ * children first. A component whose open files are already there is solved again in memory
+ * (the files must then equal the fresh solution) when one of its Malom files is missing:
  *  - `.sec` (legacy strong, §5.7): every index of Malom's hash (solver/svmalom_index.h) is mapped
  *    to its board; a non-canonical index gets the symmetry marker §4.6 prescribes, a canonical one
  *    the producer's value of that board (looked up through the producer's own open index): a win or
@@ -15,6 +17,12 @@
  *
  * Files are written atomically. A Malom file already there is skipped when its header and length
  * are exactly what this writer produces, and refused (MA_EEXIST, never overwritten) otherwise.
+ *
+ * Speed: the analysis leaves each draw's best turn into a child and its count of internal draw
+ * successor classes (solver/retro.h), so the export adds one retrograde step per ranked draw
+ * (solver/svmalom_ultra.h) and one walk over the file's indices, which maps each Malom index to
+ * the producer's open entry by tables per representative; the children's .sec2 are read once per
+ * component into keys by open entry. Every pass runs on the component's threads.
  */
 #ifndef MA_SVMALOM_H
 #define MA_SVMALOM_H
@@ -23,6 +31,7 @@
 #include <stdio.h>
 
 #include "common/ma_error.h"
+#include "solver/solver.h"
 #include "solver/svrules.h"
 
 typedef struct ma_svmalom_opts {
@@ -34,6 +43,11 @@ typedef struct ma_svmalom_opts {
     const char *out_dir;   /* where the Malom files go */
     int quiet;
     FILE *progress_out;    /* NULL: stderr */
+    /* the solve this export runs (out_dir = open_dir, sink, variant and bug are set here);
+     * NULL: defaults, with quiet and progress_out from above */
+    const ma_solver_opts *solver;
+    ma_solver_report_fn solver_report; /* NULL, or the solver's line per sector */
+    void *solver_ctx;
 } ma_svmalom_opts;
 
 typedef struct ma_svmalom_report {
@@ -55,7 +69,9 @@ typedef void (*ma_svmalom_report_fn)(void *ctx, const ma_svmalom_report *report)
 int ma_svmalom_check(const ma_svmalom_opts *o, const ma_sv_sector *targets, int ntargets,
                      int with_deps, ma_error *err);
 
-/* Writes the Malom files of the planned sectors from the open files in o->open_dir. */
+/* Solves the planned sectors into o->open_dir (reusing open files there; a component whose Malom
+ * files are missing is solved again in memory) and writes their Malom files; fn gets one report
+ * per Malom file, in plan order, after the solve. */
 int ma_svmalom_export(const ma_svmalom_opts *o, const ma_sv_sector *targets, int ntargets,
                       int with_deps, ma_svmalom_report_fn fn, void *ctx, ma_error *err);
 

@@ -62,21 +62,43 @@ static size_t header_size(ma_svm_layout layout)
     return layout.kind == MA_SVM_SEC2 ? MA_SVM_SEC2_HEADER : 0;
 }
 
-int ma_svm_image_init(ma_svm_image *img, ma_svm_layout layout, uint64_t count, const char *name,
-                      ma_error *err)
+static int image_alloc(ma_svm_image *img, ma_svm_layout layout, size_t head, uint64_t count,
+                       const char *name, ma_error *err)
 {
     memset(img, 0, sizeof *img);
     img->layout = layout;
     img->count = count;
+    img->head = head;
     snprintf(img->name, sizeof img->name, "%s", name);
-    img->nbytes = header_size(layout) + (size_t)count * (size_t)layout.entry_bytes;
+    img->nbytes = head + (size_t)count * (size_t)layout.entry_bytes;
     img->bytes = malloc(img->nbytes ? img->nbytes : 1);
     if (!img->bytes)
         return ma_error_set(err, MA_ENOMEM, "%s: out of memory for %llu entries", name,
                             (unsigned long long)count);
-    if (layout.kind == MA_SVM_SEC2)
-        ma_svm_sec2_header(img->bytes, layout);
     return MA_OK;
+}
+
+int ma_svm_image_init(ma_svm_image *img, ma_svm_layout layout, uint64_t count, const char *name,
+                      ma_error *err)
+{
+    int rc = image_alloc(img, layout, header_size(layout), count, name, err);
+    if (rc == MA_OK && layout.kind == MA_SVM_SEC2)
+        ma_svm_sec2_header(img->bytes, layout);
+    return rc;
+}
+
+int ma_svm_image_window(ma_svm_image *img, ma_svm_layout layout, uint64_t capacity,
+                        const char *name, ma_error *err)
+{
+    return image_alloc(img, layout, 0, capacity, name, err);
+}
+
+void ma_svm_image_reset(ma_svm_image *img, uint64_t first, uint64_t count)
+{
+    img->first = first;
+    img->next = first;
+    img->count = count;
+    img->novf = 0;
 }
 
 void ma_svm_image_free(ma_svm_image *img)
@@ -88,7 +110,7 @@ void ma_svm_image_free(ma_svm_image *img)
 
 static int check_order(ma_svm_image *img, uint64_t h, ma_error *err)
 {
-    if (h != img->next || h >= img->count)
+    if (h != img->next || h >= img->first + img->count)
         return ma_error_set(err, MA_EINTERNAL, "%s: entry %llu written out of order (next %llu)",
                             img->name, (unsigned long long)h, (unsigned long long)img->next);
     return MA_OK;
@@ -133,7 +155,7 @@ static int put_raw2(ma_svm_image *img, uint64_t h, int key1, int key2, ma_error 
     }
     uint32_t raw = ((uint32_t)key1 & ((1u << f1) - 1)) |
                    ((uint32_t)inline2 & ((1u << f2) - 1)) << f1;
-    uint8_t *p = img->bytes + MA_SVM_SEC2_HEADER + h * (uint64_t)img->layout.entry_bytes;
+    uint8_t *p = img->bytes + img->head + (h - img->first) * (uint64_t)img->layout.entry_bytes;
     for (int i = 0; i < img->layout.entry_bytes; i++)
         p[i] = (uint8_t)(raw >> (8 * i));
     img->next++;
@@ -148,7 +170,7 @@ static int put_byte(ma_svm_image *img, uint64_t h, int byte, int ovf, int32_t va
         rc = add_overflow(img, h, value, err);
     if (rc != MA_OK)
         return rc;
-    img->bytes[h] = (uint8_t)byte;
+    img->bytes[img->head + (h - img->first)] = (uint8_t)byte;
     img->next++;
     return MA_OK;
 }
@@ -191,6 +213,32 @@ int ma_svm_put_sec2(ma_svm_image *img, uint64_t h, int key1, int key2, ma_error 
         return ma_error_set(err, MA_EINTERNAL, "%s: entry %llu: a value needs key1 != 0 in a .sec2",
                             img->name, (unsigned long long)h);
     return put_raw2(img, h, key1, key2, err);
+}
+
+/* The overflow table: the record count, then (index, value) pairs. NULL when out of memory. */
+static uint8_t *trailer(const int32_t *ovf, size_t novf, size_t *n)
+{
+    *n = 4 + 8 * novf;
+    uint8_t *t = malloc(*n);
+    if (!t)
+        return NULL;
+    put32(t, (uint32_t)novf);
+    for (size_t i = 0; i < novf; i++) {
+        put32(t + 4 + 8 * i, (uint32_t)ovf[2 * i]);
+        put32(t + 8 + 8 * i, (uint32_t)ovf[2 * i + 1]);
+    }
+    return t;
+}
+
+static void sync_dir(const char *path)
+{
+    char dir[4200];
+    snprintf(dir, sizeof dir, "%s", path);
+    int dfd = open(dirname(dir), O_RDONLY);
+    if (dfd >= 0) {
+        fsync(dfd);
+        close(dfd);
+    }
 }
 
 int ma_svm_write_atomic(const char *path, const void *a, size_t na, const void *b, size_t nb,
@@ -236,34 +284,115 @@ int ma_svm_write_atomic(const char *path, const void *a, size_t na, const void *
         unlink(tmp);
         return ma_error_set(err, MA_EIO, "%s: cannot write: %s", path, strerror(saved));
     }
-    char dir[4200];
-    snprintf(dir, sizeof dir, "%s", path);
-    int dfd = open(dirname(dir), O_RDONLY);
-    if (dfd >= 0) {
-        fsync(dfd);
-        close(dfd);
-    }
+    sync_dir(path);
     return MA_OK;
 }
 
 int ma_svm_image_write(const ma_svm_image *img, const char *path, ma_error *err)
 {
-    if (img->next != img->count)
+    if (img->first != 0 || img->next != img->count)
         return ma_error_set(err, MA_EINTERNAL, "%s: only %llu of %llu entries were filled",
                             img->name, (unsigned long long)img->next,
                             (unsigned long long)img->count);
-    size_t ntrail = 4 + 8 * img->novf;
-    uint8_t *trail = malloc(ntrail);
+    size_t ntrail;
+    uint8_t *trail = trailer(img->ovf, img->novf, &ntrail);
     if (!trail)
         return ma_error_set(err, MA_ENOMEM, "%s: out of memory", img->name);
-    put32(trail, (uint32_t)img->novf);
-    for (size_t i = 0; i < img->novf; i++) {
-        put32(trail + 4 + 8 * i, (uint32_t)img->ovf[2 * i]);
-        put32(trail + 8 + 8 * i, (uint32_t)img->ovf[2 * i + 1]);
-    }
     int rc = ma_svm_write_atomic(path, img->bytes, img->nbytes, trail, ntrail, err);
     free(trail);
     return rc;
+}
+
+static int write_all(int fd, const uint8_t *p, size_t n, uint64_t off)
+{
+    while (n) {
+        ssize_t w = pwrite(fd, p, n > (1u << 30) ? (1u << 30) : n, (off_t)off);
+        if (w < 0 && errno == EINTR)
+            continue;
+        if (w <= 0)
+            return 0;
+        p += w;
+        n -= (size_t)w;
+        off += (uint64_t)w;
+    }
+    return 1;
+}
+
+int ma_svm_out_open(ma_svm_out *o, const char *path, ma_svm_layout layout, uint64_t count,
+                    ma_error *err)
+{
+    memset(o, 0, sizeof *o);
+    o->fd = -1;
+    o->layout = layout;
+    o->count = count;
+    int len = snprintf(o->path, sizeof o->path, "%s", path);
+    int len2 = snprintf(o->tmp, sizeof o->tmp, "%s.tmp.%ld", path, (long)getpid());
+    if (len < 0 || (size_t)len >= sizeof o->path || len2 < 0 || (size_t)len2 >= sizeof o->tmp)
+        return ma_error_set(err, MA_EINVAL, "%s: output path too long", path);
+    o->fd = open(o->tmp, O_WRONLY | O_CREAT | O_EXCL, 0644);
+    if (o->fd < 0)
+        return ma_error_set(err, MA_EIO, "%s: cannot create: %s", o->tmp, strerror(errno));
+    if (layout.kind == MA_SVM_SEC2) {
+        uint8_t h[MA_SVM_SEC2_HEADER];
+        ma_svm_sec2_header(h, layout);
+        if (!write_all(o->fd, h, sizeof h, 0)) {
+            int saved = errno;
+            ma_svm_out_abort(o);
+            return ma_error_set(err, MA_EIO, "%s: cannot write: %s", path, strerror(saved));
+        }
+    }
+    return MA_OK;
+}
+
+int ma_svm_out_put(ma_svm_out *o, const ma_svm_image *win, ma_error *err)
+{
+    if (win->next != win->first + win->count || win->first + win->count > o->count)
+        return ma_error_set(err, MA_EINTERNAL, "%s: window of %llu entries at %llu not filled",
+                            win->name, (unsigned long long)win->count,
+                            (unsigned long long)win->first);
+    uint64_t s = (uint64_t)o->layout.entry_bytes;
+    if (!write_all(o->fd, win->bytes + win->head, (size_t)(win->count * s),
+                   header_size(o->layout) + win->first * s))
+        return ma_error_set(err, MA_EIO, "%s: cannot write: %s", o->path, strerror(errno));
+    return MA_OK;
+}
+
+int ma_svm_out_close(ma_svm_out *o, const int32_t *ovf, size_t novf, ma_error *err)
+{
+    size_t ntrail;
+    uint8_t *trail = trailer(ovf, novf, &ntrail);
+    if (!trail) {
+        ma_svm_out_abort(o);
+        return ma_error_set(err, MA_ENOMEM, "%s: out of memory", o->path);
+    }
+    uint64_t end = header_size(o->layout) + o->count * (uint64_t)o->layout.entry_bytes;
+    int failed = !write_all(o->fd, trail, ntrail, end) || fsync(o->fd) != 0;
+    int saved = errno;
+    free(trail);
+    if (close(o->fd) != 0 && !failed) {
+        failed = 1;
+        saved = errno;
+    }
+    o->fd = -1;
+    if (!failed && rename(o->tmp, o->path) != 0) {
+        failed = 1;
+        saved = errno;
+    }
+    if (failed) {
+        unlink(o->tmp);
+        return ma_error_set(err, MA_EIO, "%s: cannot write: %s", o->path, strerror(saved));
+    }
+    sync_dir(o->path);
+    return MA_OK;
+}
+
+void ma_svm_out_abort(ma_svm_out *o)
+{
+    if (o->fd >= 0) {
+        close(o->fd);
+        unlink(o->tmp);
+    }
+    o->fd = -1;
 }
 
 int ma_svm_probe(int *exists, const char *path, ma_sv_sector s, ma_svm_layout layout,

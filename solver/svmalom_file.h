@@ -9,7 +9,9 @@
  *
  * A file is assembled in memory (ma_svm_image), entry by entry in increasing index order (so the
  * overflow table comes out sorted), and written atomically: "<final>.tmp.<pid>" in the same
- * directory, fsync, rename, fsync of the directory. ma_svm_probe tells whether a file of the final
+ * directory, fsync, rename, fsync of the directory. A large file is assembled in windows instead
+ * (consecutive index ranges, filled by several threads at once) and streamed into its temporary
+ * file by ma_svm_out, which appends the windows' overflow records in index order at the end. ma_svm_probe tells whether a file of the final
  * name is one this writer would have produced (exact header and length); anything else is MA_EEXIST
  * and never overwritten. ma_svm_reader reads back a `.sec2` this writer produced (the producer
  * needs its children's values to derive a sector's draw classes).
@@ -52,8 +54,10 @@ enum { MA_SVM_SEC_MAX_INLINE = 178, MA_SVM_SEC_OVERFLOW = 179, MA_SVM_SEC_MARKER
 /* ---- a file being assembled ----------------------------------------------------------------- */
 typedef struct ma_svm_image {
     ma_svm_layout layout;
-    uint64_t count;        /* hash_count */
-    uint8_t *bytes;        /* header (.sec2) + count * entry_bytes */
+    uint64_t first;        /* index of the first entry held (0 for a whole file) */
+    uint64_t count;        /* entries held: hash_count for a whole file */
+    size_t head;           /* bytes before the first entry: the .sec2 header of a whole file */
+    uint8_t *bytes;        /* head + count * entry_bytes */
     size_t nbytes;
     int32_t *ovf;          /* pairs (index, value), ascending index */
     size_t novf, ovf_cap;
@@ -61,8 +65,14 @@ typedef struct ma_svm_image {
     char name[96];         /* for messages: "std_3_3_0_0.sec" */
 } ma_svm_image;
 
+/* A whole file of hash_count entries (with its header for .sec2). */
 int ma_svm_image_init(ma_svm_image *img, ma_svm_layout layout, uint64_t count, const char *name,
                       ma_error *err);
+/* A window: room for up to `capacity` entries, no header; ma_svm_image_reset places it. */
+int ma_svm_image_window(ma_svm_image *img, ma_svm_layout layout, uint64_t capacity,
+                        const char *name, ma_error *err);
+/* The window now holds entries first .. first + count - 1, none put yet, no overflow records. */
+void ma_svm_image_reset(ma_svm_image *img, uint64_t first, uint64_t count);
 void ma_svm_image_free(ma_svm_image *img);
 
 /* Index h holds a symmetry marker naming op (0..14). */
@@ -78,6 +88,24 @@ int ma_svm_put_sec2(ma_svm_image *img, uint64_t h, int key1, int key2, ma_error 
 
 /* Writes the image atomically to path. */
 int ma_svm_image_write(const ma_svm_image *img, const char *path, ma_error *err);
+
+/* A file streamed from windows: header first, windows in any order (each at its place), then
+ * the overflow table, fsync, rename, fsync of the directory. Any failure, a cancellation or
+ * ma_svm_out_abort removes the temporary file. */
+typedef struct ma_svm_out {
+    ma_svm_layout layout;
+    uint64_t count;        /* hash_count */
+    int fd;
+    char path[4200], tmp[4224];
+} ma_svm_out;
+
+int ma_svm_out_open(ma_svm_out *o, const char *path, ma_svm_layout layout, uint64_t count,
+                    ma_error *err);
+/* Writes a filled window's entries at their place (thread-safe: positioned writes). */
+int ma_svm_out_put(ma_svm_out *o, const ma_svm_image *win, ma_error *err);
+/* Appends the overflow table (novf pairs (index, value), ascending) and commits the file. */
+int ma_svm_out_close(ma_svm_out *o, const int32_t *ovf, size_t novf, ma_error *err);
+void ma_svm_out_abort(ma_svm_out *o);
 
 /* The header a .sec2 of this layout starts with. */
 void ma_svm_sec2_header(uint8_t h[MA_SVM_SEC2_HEADER], ma_svm_layout layout);

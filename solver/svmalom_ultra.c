@@ -1,623 +1,717 @@
 /* svmalom_ultra: ultra-strong (.sec2) values of a component from the producer's solution. */
 #include "solver/svmalom_ultra.h"
 
-#include <limits.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
+#include <stdio.h>
 
 #include "solver/svsector.h"
 
-#define V_LOSS 0x4000u
 #define V_DRAW 0x8000u
-#define V_WIN 0xC000u
 #define OUTCOME(v) ((v) & 0xC000u)
-#define DEPTH(v) ((int)((v) & 0x3FFFu))
 #define MAX_CLASSES 512
-#define NO_EXIT INT16_MIN
-#define NEVER 0xFFFFu
+/* A queue item: member bit, "settled at -t" bit, entry number (30 bits, as in solver/retro.h). */
+#define ITEM_MEMBER 0x80000000u
+#define ITEM_BAD 0x40000000u
+#define ITEM_ENTRY 0x3FFFFFFFu
+/* key2 is an int16: one bucket per value */
+#define NBUCKETS 65536
+#define BUCKET(k2) ((int)(k2) + 32768)
+#define CHUNK 256
+/* Settled entries whose predecessors' states are being prefetched before they are updated: the
+ * states are read at random from arrays far larger than the caches. */
+#define PIPE 8
+#define AHEAD 8
 
-enum { F_GOOD = 1, F_BAD = 2, F_FINAL = 4 };
+enum { PHASE_BUCKET, PHASE_STOP };
 
-int ma_svm_less(int a1, int a2, int b1, int b2)
-{
-    if (a1 != b1)
-        return a1 < b1;
-    if (a1 < 0)
-        return a2 < b2;
-    if (a1 > 0)
-        return a2 > b2;
-    return 0;
-}
-
-void ma_svm_turn_value(int k1, int k2, int cor, int *m1, int *m2)
-{
-    int k1c = k1 + cor;
-    if (k1c == 0) {
-        *m1 = 0;
-        *m2 = 0;
-        return;
-    }
-    long long prod = (long long)k1c * k1;
-    int sign = prod > 0 ? 1 : prod < 0 ? -1 : 0;
-    *m1 = -k1c;
-    *m2 = sign * k2 + 1;
-}
-
-struct heap {
-    int32_t *key;
-    uint32_t *item;
+struct vec {
+    uint32_t *v;
     size_t n, cap;
 };
 
-struct ctx {
-    ma_svm_ultra_job *job;
-    ma_error *err;
-    int rc;
-    /* per member, only for cyclic components */
-    ma_svm_key *exitv[2];
-    uint16_t *cnt[2], *rem[2];
-    uint8_t *flag[2];
-    uint32_t *draws;         /* member << 31 | entry, every draw entry */
-    uint64_t ndraws;
-    uint32_t *queue;
-    uint64_t full_draws;     /* draws stored as a Count outright (full board, counts_only) */
-    uint64_t pr_done;        /* progress of the threshold and layer passes */
-    struct heap heap;
-    /* turn evaluation of one position */
-    int member, value;
-    int has_exit, ex1, ex2;
-    int layer;               /* when > 0: count only internal successors with key1 == layer */
-    int nclass;
-    uint64_t classes[MAX_CLASSES];
-    uint64_t round;
-    uint64_t hstamp[2 * MAX_CLASSES], hkey[2 * MAX_CLASSES];
+struct push {
+    int32_t bucket;
+    uint32_t item;
 };
 
-static void fail(struct ctx *c, int code, ma_sv_sector s, uint64_t e, const char *what)
+struct shared {
+    ma_svm_rank_job *job;
+    int nthreads;
+    pthread_barrier_t barrier;
+    pthread_mutex_t lock;    /* the first error, the gate */
+    pthread_cond_t gate;
+    int gate_open;
+    atomic_int rc;
+    ma_error err;
+    struct vec *buckets;     /* [NBUCKETS] of the level at work */
+    struct vec *good_seeds, *bad_seeds; /* [32768] by level t: draws whose exit has key1 = t / -t */
+    int levels[32768], nlevels, level_i;
+    int t;                   /* level at work */
+    int bucket;              /* bucket at work, -1 before the level's first */
+    int phase;
+    uint64_t units;
+    atomic_ullong next;
+    uint64_t queue_bytes, queue_peak;
+    uint64_t settled, nbuckets_done;
+    /* boards of entries without a search: per member the compressed opponent mask of each colex
+     * rank (one table of C(24 - W, B) words), spread onto the representative's free points */
+    uint32_t *unrank[2];
+    uint32_t per_rep[2];
+    uint8_t pdep8[256][256];  /* [mask][value]: the low bits of value spread onto mask's bits */
+    uint8_t pop8[256];        /* bits set in a byte */
+    int pred_member[2];       /* member holding the predecessors of member i's entries, or -1 */
+};
+
+/* A settled entry waiting for its predecessors' states to arrive. */
+struct slot {
+    int bad;                 /* settled at (-t, d), else at (t, d) */
+    int pm, t, d;
+    int n;
+    uint32_t cls[MAX_CLASSES]; /* its distinct predecessor classes, entries of member pm */
+};
+
+struct worker {
+    struct shared *sh;
+    ma_svm_rank_job *job;
+    int id;
+    int rc;
+    ma_error err;
+    int member;              /* member holding the predecessors being collected */
+    int nclass;
+    uint32_t *classes;       /* the slot being filled */
+    struct slot slots[PIPE];
+    int head, used;
+    uint64_t round;
+    uint64_t hstamp[2 * MAX_CLASSES], hkey[2 * MAX_CLASSES];
+    struct push *pushes;
+    size_t npush, push_cap;
+    uint64_t settled;
+};
+
+static void fail(ma_error *err, int *rc, int code, const ma_svm_rank_job *job, int m, uint64_t e,
+                 const char *what)
 {
-    if (c->rc != MA_OK)
+    if (*rc != MA_OK)
         return;
     char name[32];
-    ma_svsector_format(name, sizeof name, s);
-    c->rc = ma_error_set(c->err, code, "malom export: %s_%s: entry %llu: %s",
-                         ma_svrules_variant_name(c->job->rules->variant), name,
-                         (unsigned long long)e, what);
+    ma_svsector_format(name, sizeof name, job->members[m].sector);
+    *rc = ma_error_set(err, code, "malom export: %s_%s: entry %llu: %s",
+                       ma_svrules_variant_name(job->rules->variant), name, (unsigned long long)e,
+                       what);
 }
 
-static int find_member(const ma_svm_ultra_job *job, ma_sv_sector s)
+static int vec_push(struct vec *v, uint32_t x)
 {
-    for (int i = 0; i < job->nmembers; i++)
-        if (ma_svrules_sector_eq(job->members[i].sector, s))
-            return i;
-    return -1;
-}
-
-static const ma_svm_child *find_child(const ma_svm_ultra_job *job, ma_sv_sector s)
-{
-    for (int i = 0; i < job->nchildren; i++)
-        if (ma_svrules_sector_eq(job->children[i].sector, s))
-            return &job->children[i];
-    return NULL;
-}
-
-static void new_round(struct ctx *c)
-{
-    c->nclass = 0;
-    c->round++;
-}
-
-static void add_class(struct ctx *c, int member, uint64_t e)
-{
-    uint64_t key = (uint64_t)member << 40 | e;
-    unsigned h = (unsigned)((key * 0x9E3779B97F4A7C15ull) >> 54);
-    while (c->hstamp[h] == c->round) {
-        if (c->hkey[h] == key)
-            return;
-        h = (h + 1) & (2 * MAX_CLASSES - 1);
+    if (v->n == v->cap) {
+        size_t cap = v->cap ? 2 * v->cap : 1024;
+        uint32_t *n = realloc(v->v, cap * sizeof *n);
+        if (!n)
+            return 0;
+        v->v = n;
+        v->cap = cap;
     }
-    if (c->nclass == MAX_CLASSES) {
-        fail(c, MA_EINTERNAL, c->job->members[member].sector, e, "too many successor classes");
-        return;
-    }
-    c->hstamp[h] = c->round;
-    c->hkey[h] = key;
-    c->classes[c->nclass++] = key;
-}
-
-static void on_turn(void *ctx, const ma_sv_turn *t)
-{
-    struct ctx *c = ctx;
-    const ma_svm_ultra_job *job = c->job;
-    ma_sv_sector here = job->members[c->member].sector;
-    if (c->rc != MA_OK)
-        return;
-    if (t->kind == MA_SVTURN_WIN) {
-        fail(c, MA_EINTERNAL, here, 0, "a draw of the producer's solution has a winning turn");
-        return;
-    }
-    int m = find_member(job, t->sector);
-    if (m >= 0) {
-        uint64_t e = ma_svindex_entry(job->ix, t->w, t->b);
-        if (c->layer > 0) {
-            if (job->members[m].keys[e].k1 == c->layer &&
-                OUTCOME(job->members[m].open[e]) == V_DRAW)
-                add_class(c, m, e);
-            return;
-        }
-        uint16_t v = job->members[m].open[e];
-        if (OUTCOME(v) == V_DRAW)
-            add_class(c, m, e);
-        else if (OUTCOME(v) != V_WIN)
-            fail(c, MA_EINTERNAL, here, 0,
-                 "a draw of the producer's solution has a turn into a loss");
-        return;
-    }
-    if (c->layer > 0 || job->counts_only)
-        return;
-    const ma_svm_child *child = find_child(job, t->sector);
-    if (!child) {
-        fail(c, MA_EINTERNAL, t->sector, 0, "a turn leads to a sector that is not loaded");
-        return;
-    }
-    uint32_t mw = ma_svmidx_from_open(job->mix, t->w), mb = ma_svmidx_from_open(job->mix, t->b);
-    uint64_t h = ma_svmidx_index(job->mix, mw, mb);
-    int k1, k2;
-    if (h >= child->file->count || ma_svm_reader_get(child->file, h, &k1, &k2) != MA_OK ||
-        (k1 == 0 && k2 < 0)) {
-        fail(c, MA_EFORMAT, t->sector, h, "no value at a canonical index of the child's file");
-        return;
-    }
-    int a = k1 + child->value;
-    if (k1 != 0 && a == job->vw)
-        return; /* a win for the opponent: a loss for us, below every draw */
-    if (k1 != 0 && a == job->vl) {
-        fail(c, MA_EINTERNAL, here, 0, "a draw of the producer's solution has a turn into a loss");
-        return;
-    }
-    int m1, m2;
-    ma_svm_turn_value(k1, k2, child->value + c->value, &m1, &m2);
-    if (!c->has_exit || ma_svm_less(c->ex1, c->ex2, m1, m2)) {
-        c->has_exit = 1;
-        c->ex1 = m1;
-        c->ex2 = m2;
-    }
-}
-
-static int evaluate(struct ctx *c, int m, uint32_t w, uint32_t b, int layer)
-{
-    c->member = m;
-    c->value = c->job->members[m].value;
-    c->has_exit = 0;
-    c->layer = layer;
-    new_round(c);
-    return ma_svrules_turns(c->job->rules, c->job->members[m].sector, w, b, on_turn, c);
-}
-
-static int fits16(struct ctx *c, int m, uint64_t e, int v)
-{
-    if (v < INT16_MIN + 1 || v > INT16_MAX) {
-        fail(c, MA_EINTERNAL, c->job->members[m].sector, e, "value does not fit 16 bits");
-        return 0;
-    }
+    v->v[v->n++] = x;
     return 1;
 }
 
-/* First pass: wins and losses from the open values, exits and internal counts of the draws. */
-static void init_member(struct ctx *c, int m, ma_progress *pr, uint64_t *done)
+static void vec_free(struct vec *v)
 {
-    ma_svm_ultra_job *job = c->job;
-    ma_svm_member *mb = &job->members[m];
-    const ma_svindex *ix = job->ix;
-    ma_sv_sector s = mb->sector;
-    uint64_t per_rep = ma_svindex_binom(ix, 24 - s.w, s.b);
-    int full_draw = ma_svrules_full_board_draw(job->rules, s);
-    memset(mb->keys, 0, mb->entries * sizeof *mb->keys);
-    for (uint32_t f = 0; f < ix->rep_count[s.w] && c->rc == MA_OK; f++) {
-        uint32_t w = ix->reps[s.w][f];
-        uint16_t stab = ix->stab[s.w][f];
-        uint32_t pts[24];
-        int k = 0;
-        for (uint32_t fr = ~w & MA_SV_FULL; fr; fr &= fr - 1)
-            pts[k++] = fr & -fr;
-        uint32_t cm = s.b ? (1u << s.b) - 1 : 0;
-        for (uint64_t g = 0; g < per_rep && c->rc == MA_OK; g++) {
-            uint64_t e = (uint64_t)f * per_rep + g;
-            uint32_t b = ma_svindex_spread(pts, cm);
-            if (s.b)
-                cm = ma_svindex_colex_next(cm);
-            uint16_t v = mb->open[e];
-            if (!ma_svindex_stab_canonical(ix, stab, b))
-                continue;
-            if (OUTCOME(v) == V_WIN || OUTCOME(v) == V_LOSS) {
-                int k1 = (OUTCOME(v) == V_WIN ? job->vw : job->vl) - mb->value;
-                if (fits16(c, m, e, DEPTH(v))) {
-                    mb->keys[e].k1 = (int16_t)k1;
-                    mb->keys[e].k2 = (int16_t)DEPTH(v);
-                }
-                continue;
-            }
-            if (OUTCOME(v) != V_DRAW) {
-                fail(c, MA_EINTERNAL, s, e,
-                     "the producer's file holds no value at a canonical entry");
-                return;
-            }
-            if (full_draw || (job->counts_only && !job->cyclic)) {
-                c->full_draws++;
-                continue; /* (0, 0): a Count */
-            }
-            int nturns = evaluate(c, m, w, b, 0);
-            if (c->rc != MA_OK)
-                return;
-            if (nturns == 0) {
-                fail(c, MA_EINTERNAL, s, e, "a draw of the producer's solution has no turn");
-                return;
-            }
-            if (!job->cyclic) {
-                if (c->nclass) {
-                    fail(c, MA_EINTERNAL, s, e, "a turn stays inside an acyclic sector");
-                    return;
-                }
-                if (!c->has_exit) {
-                    fail(c, MA_EINTERNAL, s, e,
-                         "a draw of the producer's solution has no draw turn");
-                    return;
-                }
-                if (c->ex1 != 0 && fits16(c, m, e, c->ex1) && fits16(c, m, e, c->ex2)) {
-                    mb->keys[e].k1 = (int16_t)c->ex1;
-                    mb->keys[e].k2 = (int16_t)c->ex2;
-                }
-                c->draws[c->ndraws++] = (uint32_t)e | (uint32_t)m << 31;
-                continue;
-            }
-            if (job->counts_only) {
-                mb->keys[e].k2 = (int16_t)c->nclass;
-                c->full_draws++;
-                continue;
-            }
-            if (!c->has_exit && c->nclass == 0) {
-                fail(c, MA_EINTERNAL, s, e, "a draw of the producer's solution has no draw turn");
-                return;
-            }
-            if (c->has_exit && fits16(c, m, e, c->ex1) && fits16(c, m, e, c->ex2)) {
-                c->exitv[m][e].k1 = (int16_t)c->ex1;
-                c->exitv[m][e].k2 = (int16_t)c->ex2;
-            } else {
-                c->exitv[m][e].k1 = NO_EXIT;
-            }
-            c->cnt[m][e] = (uint16_t)c->nclass;
-            c->draws[c->ndraws++] = (uint32_t)e | (uint32_t)m << 31;
-        }
-        *done += per_rep;
-        ma_progress_update(pr, *done);
+    free(v->v);
+    memset(v, 0, sizeof *v);
+}
+
+static inline ma_svm_key load_key(const ma_svm_state *st)
+{
+    ma_svm_key k;
+    __atomic_load(&st->key, &k, __ATOMIC_RELAXED);
+    return k;
+}
+
+static inline void store_key(ma_svm_state *st, int k1, int k2)
+{
+    ma_svm_key k = {(int16_t)k1, (int16_t)k2};
+    __atomic_store(&st->key, &k, __ATOMIC_RELAXED);
+}
+
+/* Moves rem from "open" to MA_SVM_FIXED; 0 when another thread settled it first. */
+static inline int settle(ma_svm_state *st)
+{
+    uint16_t old = __atomic_load_n(&st->rem, __ATOMIC_RELAXED);
+    while (old != MA_SVM_FIXED)
+        if (__atomic_compare_exchange_n(&st->rem, &old, (uint16_t)MA_SVM_FIXED, 1, __ATOMIC_RELAXED,
+                                        __ATOMIC_RELAXED))
+            return 1;
+    return 0;
+}
+
+static void add_class(struct worker *wk, uint64_t e)
+{
+    uint64_t key = e;
+    unsigned h = (unsigned)((key * 0x9E3779B97F4A7C15ull) >> 54);
+    while (wk->hstamp[h] == wk->round) {
+        if (wk->hkey[h] == key)
+            return;
+        h = (h + 1) & (2 * MAX_CLASSES - 1);
     }
+    if (wk->nclass == MAX_CLASSES) {
+        fail(&wk->err, &wk->rc, MA_EINTERNAL, wk->job, wk->member, e, "too many successor classes");
+        return;
+    }
+    wk->hstamp[h] = wk->round;
+    wk->hkey[h] = key;
+    wk->classes[wk->nclass++] = (uint32_t)key;
+}
+
+/* The open entry of (w, b) (solver/svindex.h: ma_svindex_entry), with the popcounts it needs
+ * taken from a byte table: a predecessor's entry is most of the ranking's work. */
+static inline uint64_t entry_of(const struct shared *sh, uint64_t per_rep, uint32_t w, uint32_t b)
+{
+    const ma_svindex *ix = sh->job->ix;
+    uint32_t w0 = w & 255, w1 = (w >> 8) & 255, w2 = w >> 16;
+    int a1 = sh->pop8[w0], a2 = a1 + sh->pop8[w1], wn = a2 + sh->pop8[w2];
+    uint32_t t = ix->mover[wn][ix->colex_lut[0][w0][0] + ix->colex_lut[1][w1][a1] +
+                               ix->colex_lut[2][w2][a2]];
+    uint32_t rank = t >> 4;
+    uint32_t bc = ma_svindex_apply(ix, (int)(t & 15), b);
+    uint16_t stab = ix->stab[wn][rank] & (uint16_t)~1u;
+    if (stab) {
+        uint32_t b1 = bc;
+        for (; stab; stab &= (uint16_t)(stab - 1)) {
+            uint32_t img = ma_svindex_apply(ix, __builtin_ctz(stab), b1);
+            if (img < bc)
+                bc = img;
+        }
+    }
+    uint32_t fr = ~ix->reps[wn][rank] & MA_SV_FULL;
+    uint32_t f0 = fr & 255, f1 = (fr >> 8) & 255, f2 = fr >> 16;
+    int n0 = sh->pop8[f0], n1 = n0 + sh->pop8[f1];
+    uint32_t c = (uint32_t)ix->pext8[f0][bc & 255] | (uint32_t)ix->pext8[f1][(bc >> 8) & 255] << n0 |
+                 (uint32_t)ix->pext8[f2][bc >> 16] << n1;
+    uint32_t c0 = c & 255, c1 = (c >> 8) & 255, c2 = c >> 16;
+    int k1 = sh->pop8[c0], k2 = k1 + sh->pop8[c1];
+    return (uint64_t)rank * per_rep + ix->colex_lut[0][c0][0] + ix->colex_lut[1][c1][k1] +
+           ix->colex_lut[2][c2][k2];
 }
 
 static void on_unmove(void *ctx, uint32_t w, uint32_t b)
 {
-    struct ctx *c = ctx;
-    add_class(c, c->member, ma_svindex_entry(c->job->ix, w, b));
+    struct worker *wk = ctx;
+    add_class(wk, entry_of(wk->sh, wk->sh->per_rep[wk->member], w, b));
 }
 
-/* Distinct predecessor classes (non-mill un-moves) of entry e of member m, in c->classes;
- * returns their member, -1 when none can exist. */
-static int preds(struct ctx *c, int m, uint64_t e)
+/* The distinct predecessor classes (non-mill un-moves) of entry e of member m, in wk->classes,
+ * their states prefetched; returns their member, -1 when there are none. */
+static int preds(struct worker *wk, int m, uint64_t e)
 {
-    ma_svm_ultra_job *job = c->job;
+    ma_svm_rank_job *job = wk->job;
     ma_sv_sector s = job->members[m].sector;
-    int pm = find_member(job, ma_svrules_negate(s));
-    new_round(c);
+    int pm = wk->sh->pred_member[m];
+    wk->nclass = 0;
+    wk->round++;
     if (pm < 0)
         return -1;
-    uint32_t w, b;
-    int rc = ma_svindex_board(job->ix, s.w, s.b, e, &w, &b, c->err);
-    if (rc != MA_OK) {
-        c->rc = rc;
-        return -1;
-    }
-    c->member = pm;
-    ma_svrules_unmoves(job->rules, s, w, b, on_unmove, c);
+    const struct shared *sh = wk->sh;
+    uint32_t f = (uint32_t)e / sh->per_rep[m], c = sh->unrank[m][(uint32_t)e % sh->per_rep[m]];
+    uint32_t w = job->ix->reps[s.w][f], fr = ~w & MA_SV_FULL;
+    uint32_t f0 = fr & 255, f1 = (fr >> 8) & 255, f2 = fr >> 16;
+    int n0 = ma_sv_popcount(f0), n1 = ma_sv_popcount(f1);
+    uint32_t b = (uint32_t)sh->pdep8[f0][c & 255] |
+                 (uint32_t)sh->pdep8[f1][(c >> n0) & 255] << 8 |
+                 (uint32_t)sh->pdep8[f2][(c >> (n0 + n1)) & 255] << 16;
+    wk->member = pm;
+    ma_svrules_unmoves(job->rules, s, w, b, on_unmove, wk);
+    const ma_svm_state *ps = job->members[pm].state;
+    for (int i = 0; i < wk->nclass; i++)
+        __builtin_prefetch(&ps[wk->classes[i]]);
     return pm;
 }
 
-/* Who can force key1 >= t, and who is forced to key1 <= -t; fixes key1 of draws not yet fixed. */
-static void attractor(struct ctx *c, int t)
+static void push(struct worker *wk, int k2, uint32_t item)
 {
-    ma_svm_ultra_job *job = c->job;
-    uint64_t qn = 0;
-    for (uint64_t i = 0; i < c->ndraws; i++) {
-        int m = (int)(c->draws[i] >> 31);
-        uint64_t e = c->draws[i] & 0x7FFFFFFFu;
-        ma_svm_key ex = c->exitv[m][e];
-        c->flag[m][e] = 0;
-        c->rem[m][e] = NEVER;
-        if (ex.k1 != NO_EXIT && ex.k1 >= t) {
-            c->flag[m][e] = F_GOOD;
-            c->queue[qn++] = c->draws[i];
-        } else if (ex.k1 == NO_EXIT || ex.k1 <= -t) {
-            if (c->cnt[m][e] == 0) {
-                c->flag[m][e] = F_BAD;
-                c->queue[qn++] = c->draws[i];
-            } else {
-                c->rem[m][e] = c->cnt[m][e];
-            }
-        }
+    if (wk->rc != MA_OK)
+        return;
+    if (k2 < INT16_MIN || k2 > INT16_MAX) {
+        fail(&wk->err, &wk->rc, MA_EINTERNAL, wk->job, item & ITEM_MEMBER ? 1 : 0,
+             item & ITEM_ENTRY, "key2 does not fit 16 bits");
+        return;
     }
-    for (uint64_t qi = 0; qi < qn && c->rc == MA_OK; qi++) {
-        int m = (int)(c->queue[qi] >> 31);
-        uint64_t e = c->queue[qi] & 0x7FFFFFFFu;
-        int good = c->flag[m][e] == F_GOOD;
-        int pm = preds(c, m, e);
-        if (pm < 0)
+    if (wk->npush == wk->push_cap) {
+        size_t cap = wk->push_cap ? 2 * wk->push_cap : 4096;
+        struct push *n = realloc(wk->pushes, cap * sizeof *n);
+        if (!n) {
+            fail(&wk->err, &wk->rc, MA_ENOMEM, wk->job, 0, 0, "out of memory for the queues");
+            return;
+        }
+        wk->pushes = n;
+        wk->push_cap = cap;
+    }
+    wk->pushes[wk->npush].bucket = BUCKET(k2);
+    wk->pushes[wk->npush].item = item;
+    wk->npush++;
+}
+
+static inline uint32_t item_of(int m, uint64_t e, int bad)
+{
+    return (m ? ITEM_MEMBER : 0) | (bad ? ITEM_BAD : 0) | (uint32_t)e;
+}
+
+/* The predecessors of a settled entry, once their states are (likely) in cache. After (t, d):
+ * each is counted off (an open draw whose exit is >= 0 is never forced below 0 and keeps no
+ * count); one left with no open successor and an exit <= -t (or none) is forced to key1 <= -t.
+ * After (-t, d): every open predecessor can force key1 >= t at key2 d + 1. */
+static void finish_slot(struct worker *wk, const struct slot *sl)
+{
+    ma_svm_rank_job *job = wk->job;
+    ma_svm_state *ps = job->members[sl->pm].state;
+    int t = sl->t, d = sl->d;
+    for (int i = 0; i < sl->n && wk->rc == MA_OK; i++) {
+        uint64_t p = sl->cls[i];
+        ma_svm_state *sp = &ps[p];
+        if (sl->bad) {
+            if (__atomic_load_n(&sp->rem, __ATOMIC_RELAXED) != MA_SVM_FIXED)
+                push(wk, d + 1, item_of(sl->pm, p, 0));
             continue;
-        for (int i = 0; i < c->nclass; i++) {
-            uint64_t pe = c->classes[i] & 0xFFFFFFFFFFull;
-            if (OUTCOME(job->members[pm].open[pe]) != V_DRAW || c->flag[pm][pe])
-                continue;
-            if (good) {
-                if (c->rem[pm][pe] == NEVER || --c->rem[pm][pe] != 0)
-                    continue;
-                c->flag[pm][pe] = F_BAD;
-            } else {
-                c->flag[pm][pe] = F_GOOD;
-            }
-            c->queue[qn++] = (uint32_t)pe | (uint32_t)pm << 31;
         }
-    }
-    for (uint64_t i = 0; i < c->ndraws; i++) {
-        int m = (int)(c->draws[i] >> 31);
-        uint64_t e = c->draws[i] & 0x7FFFFFFFu;
-        ma_svm_key *k = &job->members[m].keys[e];
-        if (k->k1 == 0 && c->flag[m][e])
-            k->k1 = (int16_t)(c->flag[m][e] == F_GOOD ? t : -t);
+        ma_svm_key k = load_key(sp);
+        if (k.k1 != MA_SVM_NO_EXIT && k.k1 >= 0)
+            continue;
+        uint16_t old = __atomic_load_n(&sp->rem, __ATOMIC_RELAXED);
+        int zero = 0;
+        while (old != MA_SVM_FIXED) {
+            if (old == 0) {
+                fail(&wk->err, &wk->rc, MA_EINTERNAL, job, sl->pm, p,
+                     "a draw's successor counter went below 0");
+                return;
+            }
+            if (__atomic_compare_exchange_n(&sp->rem, &old, (uint16_t)(old - 1), 1,
+                                            __ATOMIC_RELAXED, __ATOMIC_RELAXED)) {
+                zero = old == 1;
+                break;
+            }
+        }
+        if (!zero || (k.k1 != MA_SVM_NO_EXIT && k.k1 > -t))
+            continue; /* still open, or its exit is settled at a lower level */
+        int k2 = k.k1 == -t && k.k2 > d + 1 ? k.k2 : d + 1;
+        if (!settle(sp))
+            continue;
+        store_key(sp, -t, k2);
+        wk->settled++;
+        push(wk, k2, item_of(sl->pm, p, 1));
     }
 }
 
-static int heap_push(struct ctx *c, int32_t key, uint32_t item)
+static void drain(struct worker *wk)
 {
-    struct heap *hp = &c->heap;
-    if (hp->n == hp->cap) {
-        size_t cap = hp->cap ? 2 * hp->cap : 4096;
-        int32_t *nk = realloc(hp->key, cap * sizeof *nk);
-        if (nk)
-            hp->key = nk;
-        uint32_t *ni = nk ? realloc(hp->item, cap * sizeof *ni) : NULL;
-        if (!nk || !ni) {
-            c->rc = ma_error_set(c->err, MA_ENOMEM, "malom export: out of memory for the queue");
-            return 0;
-        }
-        hp->item = ni;
-        hp->cap = cap;
+    while (wk->used) {
+        finish_slot(wk, &wk->slots[wk->head]);
+        wk->head = (wk->head + 1) % PIPE;
+        wk->used--;
     }
-    size_t i = hp->n++;
-    while (i > 0) {
-        size_t p = (i - 1) / 2;
-        if (hp->key[p] <= key)
+}
+
+/* An item of the bucket at work: a Good one (m, e) can force key1 >= t, best at key2 = d, and is
+ * settled unless it was already; a Bad one was settled at (-t, d) when it was queued. Its
+ * predecessors are collected now and updated PIPE items later. */
+static void take_item(struct worker *wk, int m, uint64_t e, int bad, int t, int d)
+{
+    if (!bad) {
+        ma_svm_state *st = &wk->job->members[m].state[e];
+        if (!settle(st))
+            return;
+        store_key(st, t, d);
+        wk->settled++;
+    }
+    if (wk->used == PIPE) {
+        finish_slot(wk, &wk->slots[wk->head]);
+        wk->head = (wk->head + 1) % PIPE;
+        wk->used--;
+    }
+    struct slot *sl = &wk->slots[(wk->head + wk->used) % PIPE];
+    wk->classes = sl->cls;
+    int pm = preds(wk, m, e);
+    if (pm < 0 || wk->nclass == 0)
+        return;
+    sl->bad = bad;
+    sl->pm = pm;
+    sl->t = t;
+    sl->d = d;
+    sl->n = wk->nclass;
+    wk->used++;
+}
+
+static int stopping(struct worker *wk)
+{
+    const atomic_int *cancel = wk->job->cancel;
+    if (cancel && atomic_load(cancel) && wk->rc == MA_OK)
+        wk->rc = ma_error_set(&wk->err, MA_ECANCELED, "malom export: interrupted");
+    return wk->rc != MA_OK || atomic_load(&wk->sh->rc) != MA_OK;
+}
+
+static void run_bucket(struct worker *wk)
+{
+    struct shared *sh = wk->sh;
+    const struct vec *q = &sh->buckets[sh->bucket];
+    int d = sh->bucket - 32768;
+    for (;;) {
+        if (stopping(wk))
             break;
-        hp->key[i] = hp->key[p];
-        hp->item[i] = hp->item[p];
-        i = p;
+        uint64_t u = atomic_fetch_add(&sh->next, 1);
+        if (u >= sh->units)
+            break;
+        size_t i0 = (size_t)u * CHUNK, i1 = i0 + CHUNK < q->n ? i0 + CHUNK : q->n;
+        for (size_t i = i0; i < i1 && wk->rc == MA_OK; i++) {
+            if (i + AHEAD < i1) {
+                uint32_t ahead = q->v[i + AHEAD];
+                __builtin_prefetch(&wk->job->members[ahead & ITEM_MEMBER ? 1 : 0]
+                                        .state[ahead & ITEM_ENTRY]);
+            }
+            uint32_t item = q->v[i];
+            take_item(wk, item & ITEM_MEMBER ? 1 : 0, item & ITEM_ENTRY, (item & ITEM_BAD) != 0,
+                      sh->t, d);
+        }
     }
-    hp->key[i] = key;
-    hp->item[i] = item;
+    if (wk->rc == MA_OK)
+        drain(wk);
+    wk->used = 0;
+    if (wk->rc != MA_OK) {
+        pthread_mutex_lock(&sh->lock);
+        if (atomic_load(&sh->rc) == MA_OK) {
+            sh->err = wk->err;
+            atomic_store(&sh->rc, wk->rc);
+        }
+        pthread_mutex_unlock(&sh->lock);
+        wk->rc = MA_OK;
+    }
+}
+
+static void account(struct shared *sh, int64_t bytes)
+{
+    sh->queue_bytes += (uint64_t)bytes;
+    if (sh->queue_bytes > sh->queue_peak)
+        sh->queue_peak = sh->queue_bytes;
+}
+
+static int queue_into(struct shared *sh, int bucket, uint32_t item)
+{
+    struct vec *v = &sh->buckets[bucket];
+    size_t cap = v->cap;
+    if (!vec_push(v, item))
+        return 0;
+    account(sh, (int64_t)((v->cap - cap) * sizeof *v->v));
     return 1;
 }
 
-static void heap_pop(struct heap *hp, int32_t *key, uint32_t *item)
+/* Level t begins: draws whose exit is (t, k2) can force key1 >= t at k2; open draws whose counter
+ * reached 0 at a higher level and whose exit is (-t, k2) are forced to key1 <= -t at k2. */
+static int seed_level(struct shared *sh, int t)
 {
-    *key = hp->key[0];
-    *item = hp->item[0];
-    int32_t lk = hp->key[--hp->n];
-    uint32_t li = hp->item[hp->n];
-    size_t i = 0;
-    for (;;) {
-        size_t l = 2 * i + 1, r = l + 1, s = i;
-        int32_t sk = lk;
-        if (l < hp->n && hp->key[l] < sk) {
-            s = l;
-            sk = hp->key[l];
-        }
-        if (r < hp->n && hp->key[r] < sk)
-            s = r;
-        if (s == i)
-            break;
-        hp->key[i] = hp->key[s];
-        hp->item[i] = hp->item[s];
-        i = s;
+    ma_svm_rank_job *job = sh->job;
+    const struct vec *g = &sh->good_seeds[t], *b = &sh->bad_seeds[t];
+    for (size_t i = 0; i < g->n; i++) {
+        uint32_t item = g->v[i];
+        ma_svm_state *st = &job->members[item & ITEM_MEMBER ? 1 : 0].state[item & ITEM_ENTRY];
+        if (st->rem != MA_SVM_FIXED && !queue_into(sh, BUCKET(st->key.k2), item))
+            return 0;
     }
-    if (hp->n) {
-        hp->key[i] = lk;
-        hp->item[i] = li;
-    }
-}
-
-/* key2 of the layer {+t, -t}: +t takes the smallest, -t the largest over its turns of that
- * value, processed in increasing key2 so each is final when taken. */
-static void layer(struct ctx *c, int t)
-{
-    ma_svm_ultra_job *job = c->job;
-    c->heap.n = 0;
-    uint64_t members = 0;
-    for (uint64_t i = 0; i < c->ndraws && c->rc == MA_OK; i++) {
-        int m = (int)(c->draws[i] >> 31);
-        uint64_t e = c->draws[i] & 0x7FFFFFFFu;
-        ma_svm_key *k = &job->members[m].keys[e];
-        ma_svm_key ex = c->exitv[m][e];
-        c->flag[m][e] = 0;
-        if (k->k1 == t) {
-            members++;
-            if (ex.k1 == t)
-                heap_push(c, ex.k2, c->draws[i]);
-        } else if (k->k1 == -t) {
-            members++;
-            uint32_t w, b;
-            ma_sv_sector s = job->members[m].sector;
-            int rc = ma_svindex_board(job->ix, s.w, s.b, e, &w, &b, c->err);
-            if (rc != MA_OK) {
-                c->rc = rc;
-                return;
-            }
-            evaluate(c, m, w, b, t);
-            c->rem[m][e] = (uint16_t)c->nclass;
-            k->k2 = ex.k1 == -t ? ex.k2 : INT16_MIN;
-            if (c->nclass == 0) {
-                if (ex.k1 != -t) {
-                    fail(c, MA_EINTERNAL, s, e, "draw layer without a base value");
-                    return;
-                }
-                c->flag[m][e] = F_FINAL;
-                heap_push(c, k->k2, c->draws[i]);
-            }
-        }
-    }
-    uint64_t final = 0;
-    while (c->heap.n && c->rc == MA_OK) {
-        int32_t key;
-        uint32_t item;
-        heap_pop(&c->heap, &key, &item);
-        int m = (int)(item >> 31);
-        uint64_t e = item & 0x7FFFFFFFu;
-        ma_svm_key *k = &job->members[m].keys[e];
-        int plus = k->k1 == t;
-        if (plus) {
-            if (c->flag[m][e] & F_FINAL)
-                continue;
-            c->flag[m][e] = F_FINAL;
-            if (!fits16(c, m, e, key))
-                return;
-            k->k2 = (int16_t)key;
-        }
-        final++;
-        int pm = preds(c, m, e);
-        if (pm < 0)
+    for (size_t i = 0; i < b->n; i++) {
+        uint32_t item = b->v[i];
+        ma_svm_state *st = &job->members[item & ITEM_MEMBER ? 1 : 0].state[item & ITEM_ENTRY];
+        if (st->rem != 0)
             continue;
-        if (!fits16(c, m, e, key + 1))
-            return;
-        for (int i = 0; i < c->nclass; i++) {
-            uint64_t pe = c->classes[i] & 0xFFFFFFFFFFull;
-            ma_svm_key *pk = &job->members[pm].keys[pe];
-            if (OUTCOME(job->members[pm].open[pe]) != V_DRAW || (c->flag[pm][pe] & F_FINAL))
-                continue;
-            uint32_t pitem = (uint32_t)pe | (uint32_t)pm << 31;
-            if (plus) {
-                if (pk->k1 != -t)
-                    continue;
-                if (key + 1 > pk->k2)
-                    pk->k2 = (int16_t)(key + 1);
-                if (--c->rem[pm][pe] == 0) {
-                    c->flag[pm][pe] = F_FINAL;
-                    heap_push(c, pk->k2, pitem);
-                }
-            } else if (pk->k1 == t) {
-                heap_push(c, key + 1, pitem);
-            }
-        }
+        st->rem = MA_SVM_FIXED;
+        sh->settled++;
+        if (!queue_into(sh, BUCKET(st->key.k2), item | ITEM_BAD))
+            return 0;
     }
-    if (c->rc == MA_OK && final != members)
-        c->rc = ma_error_set(c->err, MA_EINTERNAL,
-                             "malom export: draw layer %d: %llu of %llu positions resolved", t,
-                             (unsigned long long)final, (unsigned long long)members);
+    return 1;
 }
 
-int ma_svm_ultra_solve(ma_svm_ultra_job *job, ma_svm_ultra_stats *stats, ma_error *err)
+/* Thread 0 between two barriers: the pushes of the bucket just done go to their buckets, and the
+ * next bucket (or level) is chosen. */
+static void next_phase(struct shared *sh, struct worker *wks)
 {
-    struct ctx *c = calloc(1, sizeof *c);
-    if (!c)
+    atomic_store(&sh->next, 0);
+    if (sh->bucket >= 0) {
+        struct vec *done = &sh->buckets[sh->bucket];
+        account(sh, -(int64_t)(done->cap * sizeof *done->v));
+        vec_free(done);
+    }
+    for (int i = 0; i < sh->nthreads && atomic_load(&sh->rc) == MA_OK; i++) {
+        struct worker *wk = &wks[i];
+        for (size_t j = 0; j < wk->npush; j++) {
+            if (wk->pushes[j].bucket <= sh->bucket) {
+                atomic_store(&sh->rc, ma_error_set(&sh->err, MA_EINTERNAL,
+                                                   "malom export: a draw was queued at a key2 "
+                                                   "already done"));
+                break;
+            }
+            if (!queue_into(sh, wk->pushes[j].bucket, wk->pushes[j].item)) {
+                atomic_store(&sh->rc, ma_error_set(&sh->err, MA_ENOMEM,
+                                                   "malom export: out of memory for the queues"));
+                break;
+            }
+        }
+        wk->npush = 0;
+    }
+    for (;;) {
+        if (atomic_load(&sh->rc) != MA_OK) {
+            sh->phase = PHASE_STOP;
+            return;
+        }
+        int b = sh->bucket + 1;
+        while (b < NBUCKETS && sh->buckets[b].n == 0)
+            b++;
+        if (b < NBUCKETS) {
+            sh->bucket = b;
+            sh->nbuckets_done++;
+            sh->units = (sh->buckets[b].n + CHUNK - 1) / CHUNK;
+            sh->phase = PHASE_BUCKET;
+            return;
+        }
+        if (sh->level_i == sh->nlevels) {
+            sh->phase = PHASE_STOP;
+            return;
+        }
+        sh->t = sh->levels[sh->level_i++];
+        sh->bucket = -1;
+        ma_svm_rank_job *job = sh->job;
+        if (job->progress) {
+            char label[96], name[32];
+            ma_svsector_format(name, sizeof name, job->members[0].sector);
+            snprintf(label, sizeof label, "rank draws %s_%s%s: level %d of %d",
+                     ma_svrules_variant_name(job->rules->variant), name,
+                     job->nmembers == 2 ? " (+twin)" : "", sh->level_i, sh->nlevels);
+            ma_progress_set_label(job->progress, label);
+        }
+        if (!seed_level(sh, sh->t))
+            atomic_store(&sh->rc, ma_error_set(&sh->err, MA_ENOMEM,
+                                               "malom export: out of memory for the queues"));
+    }
+}
+
+struct thread_arg {
+    struct worker *wks;
+    int id;
+};
+
+static void *worker_main(void *arg)
+{
+    struct thread_arg *ta = arg;
+    struct worker *wk = &ta->wks[ta->id];
+    struct shared *sh = wk->sh;
+    /* Wait until every thread that could be started is: the barrier counts on all of them. */
+    pthread_mutex_lock(&sh->lock);
+    while (!sh->gate_open)
+        pthread_cond_wait(&sh->gate, &sh->lock);
+    pthread_mutex_unlock(&sh->lock);
+    for (;;) {
+        if (sh->phase == PHASE_STOP)
+            break;
+        run_bucket(wk);
+        if (sh->nthreads > 1)
+            pthread_barrier_wait(&sh->barrier);
+        if (wk->id == 0)
+            next_phase(sh, ta->wks);
+        if (sh->nthreads > 1)
+            pthread_barrier_wait(&sh->barrier);
+    }
+    return NULL;
+}
+
+/* One pass over the draws: every exit's level, the seeds of each level, and the draws that can
+ * have no value (neither an exit nor an internal draw successor). */
+static int collect_seeds(struct shared *sh, ma_error *err)
+{
+    ma_svm_rank_job *job = sh->job;
+    uint8_t *seen = calloc(32768, 1);
+    if (!seen)
         return ma_error_set(err, MA_ENOMEM, "malom export: out of memory");
-    c->job = job;
-    c->err = err;
+    int rc = MA_OK;
+    for (int m = 0; m < job->nmembers && rc == MA_OK; m++) {
+        const ma_svm_rank_member *mb = &job->members[m];
+        for (uint64_t e = 0; e < mb->entries && rc == MA_OK; e++) {
+            const ma_svm_state *st = &mb->state[e];
+            if (OUTCOME(mb->open[e]) != V_DRAW)
+                continue;
+            int k1 = st->key.k1;
+            if (k1 == MA_SVM_NO_EXIT) {
+                if (st->count == 0)
+                    fail(err, &rc, MA_EINTERNAL, job, m, e,
+                         "a draw of the producer's solution has no draw turn");
+                continue;
+            }
+            if (k1 == 0)
+                continue;
+            int t = k1 < 0 ? -k1 : k1;
+            seen[t] = 1;
+            if (!vec_push(k1 > 0 ? &sh->good_seeds[t] : &sh->bad_seeds[t], item_of(m, e, 0)))
+                rc = ma_error_set(err, MA_ENOMEM, "malom export: out of memory");
+        }
+    }
+    for (int t = 32767; t > 0; t--)
+        if (seen[t])
+            sh->levels[sh->nlevels++] = t;
+    free(seen);
+    return rc;
+}
+
+/* The colex-rank -> compressed mask tables of the members, and the byte deposit table. */
+static int unrank_tables(struct shared *sh, ma_error *err)
+{
+    ma_svm_rank_job *job = sh->job;
+    for (int v = 0; v < 256; v++)
+        sh->pop8[v] = (uint8_t)ma_sv_popcount((uint32_t)v);
+    for (int m = 0; m < job->nmembers; m++) {
+        ma_sv_sector n = ma_svrules_negate(job->members[m].sector);
+        sh->pred_member[m] = -1;
+        for (int i = 0; i < job->nmembers; i++)
+            if (ma_svrules_sector_eq(job->members[i].sector, n))
+                sh->pred_member[m] = i;
+    }
+    for (int m = 0; m < 256; m++)
+        for (int v = 0; v < 256; v++) {
+            int out = 0, j = 0;
+            for (int q = 0; q < 8; q++)
+                if (m >> q & 1)
+                    out |= (v >> j++ & 1) << q;
+            sh->pdep8[m][v] = (uint8_t)out;
+        }
+    for (int m = 0; m < job->nmembers; m++) {
+        ma_sv_sector s = job->members[m].sector;
+        uint64_t n = ma_svindex_binom(job->ix, 24 - s.w, s.b);
+        sh->per_rep[m] = (uint32_t)n;
+        sh->unrank[m] = malloc((n ? n : 1) * sizeof *sh->unrank[m]);
+        if (!sh->unrank[m])
+            return ma_error_set(err, MA_ENOMEM, "malom export: out of memory");
+        uint32_t c = s.b ? (1u << s.b) - 1 : 0;
+        for (uint64_t g = 0; g < n; g++) {
+            sh->unrank[m][g] = c;
+            if (s.b)
+                c = ma_svindex_colex_next(c);
+        }
+    }
+    return MA_OK;
+}
+
+/* Acyclic components (and mora's full board): every draw's value is its exit, or a Count. */
+static int rank_acyclic(ma_svm_rank_job *job, int full_board, ma_error *err)
+{
+    int rc = MA_OK;
+    for (int m = 0; m < job->nmembers && rc == MA_OK; m++) {
+        const ma_svm_rank_member *mb = &job->members[m];
+        for (uint64_t e = 0; e < mb->entries && rc == MA_OK; e++) {
+            ma_svm_state *st = &mb->state[e];
+            if (OUTCOME(mb->open[e]) != V_DRAW)
+                continue;
+            if (full_board)
+                continue;
+            if (st->key.k1 == MA_SVM_NO_EXIT)
+                fail(err, &rc, MA_EINTERNAL, job, m, e,
+                     "a draw of the producer's solution has no draw turn");
+            else if (st->key.k1 != 0)
+                st->rem = MA_SVM_FIXED;
+        }
+    }
+    return rc;
+}
+
+int ma_svm_rank(ma_svm_rank_job *job, ma_svm_rank_stats *stats, ma_error *err)
+{
     memset(stats, 0, sizeof *stats);
-    uint64_t total = 0;
-    for (int m = 0; m < job->nmembers; m++)
-        total += job->members[m].entries;
-    if (total >= ((uint64_t)1 << 31)) {
-        free(c);
-        return ma_error_set(err, MA_EINTERNAL, "malom export: component too large");
+    int full_board = 0;
+    for (int m = 0; m < job->nmembers; m++) {
+        full_board |= ma_svrules_full_board_draw(job->rules, job->members[m].sector);
+        if (job->members[m].entries > ITEM_ENTRY + (uint64_t)1)
+            return ma_error_set(err, MA_EINTERNAL, "malom export: sector too large for the queues");
     }
-    c->draws = malloc((total ? total : 1) * sizeof *c->draws);
-    if (!c->draws)
-        c->rc = ma_error_set(err, MA_ENOMEM, "malom export: out of memory");
-    for (int m = 0; m < job->nmembers && job->cyclic && !job->counts_only && c->rc == MA_OK; m++) {
-        uint64_t n = job->members[m].entries ? job->members[m].entries : 1;
-        c->exitv[m] = malloc(n * sizeof *c->exitv[m]);
-        c->cnt[m] = calloc(n, sizeof *c->cnt[m]);
-        c->rem[m] = malloc(n * sizeof *c->rem[m]);
-        c->flag[m] = calloc(n, 1);
-        if (!c->exitv[m] || !c->cnt[m] || !c->rem[m] || !c->flag[m])
-            c->rc = ma_error_set(err, MA_ENOMEM, "malom export: out of memory");
+    if (!job->cyclic || full_board)
+        return rank_acyclic(job, full_board, err);
+    struct shared *sh = calloc(1, sizeof *sh);
+    int nthreads = job->threads < 1 ? 1 : job->threads;
+    struct worker *wks = calloc((size_t)nthreads, sizeof *wks);
+    struct thread_arg *args = calloc((size_t)nthreads, sizeof *args);
+    pthread_t *tids = calloc((size_t)nthreads, sizeof *tids);
+    int rc = MA_OK;
+    if (sh) {
+        sh->buckets = calloc(NBUCKETS, sizeof *sh->buckets);
+        sh->good_seeds = calloc(32768, sizeof *sh->good_seeds);
+        sh->bad_seeds = calloc(32768, sizeof *sh->bad_seeds);
     }
-    char label[96], name[32];
-    ma_svsector_format(name, sizeof name, job->members[0].sector);
-    snprintf(label, sizeof label, "rank draws %s_%s%s", ma_svrules_variant_name(job->rules->variant),
-             name, job->nmembers == 2 ? " (+twin)" : "");
-    FILE *out = job->progress_out ? job->progress_out : stderr;
-    ma_progress pr;
-    uint64_t done = 0;
-    ma_progress_start(&pr, out, job->quiet, label, total);
-    for (int m = 0; m < job->nmembers && c->rc == MA_OK; m++)
-        init_member(c, m, &pr, &done);
-    ma_progress_finish(&pr, done);
-    if (c->rc == MA_OK && job->cyclic && !job->counts_only) {
-        c->queue = malloc((c->ndraws ? c->ndraws : 1) * sizeof *c->queue);
-        if (!c->queue)
-            c->rc = ma_error_set(err, MA_ENOMEM, "malom export: out of memory");
-        /* thresholds: every |key1| > 0 an exit offers, largest first */
-        uint8_t *seen = calloc(32768, 1);
-        if (!seen && c->rc == MA_OK)
-            c->rc = ma_error_set(err, MA_ENOMEM, "malom export: out of memory");
-        for (uint64_t i = 0; i < c->ndraws && c->rc == MA_OK; i++) {
-            ma_svm_key ex = c->exitv[c->draws[i] >> 31][c->draws[i] & 0x7FFFFFFFu];
-            if (ex.k1 != NO_EXIT && ex.k1 != 0)
-                seen[ex.k1 < 0 ? -ex.k1 : ex.k1] = 1;
+    if (!sh || !wks || !args || !tids || !sh->buckets || !sh->good_seeds || !sh->bad_seeds)
+        rc = ma_error_set(err, MA_ENOMEM, "malom export: out of memory");
+    if (rc == MA_OK) {
+        sh->job = job;
+        rc = unrank_tables(sh, err);
+    }
+    if (rc == MA_OK)
+        rc = collect_seeds(sh, err);
+    if (rc == MA_OK) {
+        sh->nthreads = nthreads;
+        sh->bucket = -1;
+        atomic_init(&sh->rc, MA_OK);
+        atomic_init(&sh->next, 0);
+        pthread_mutex_init(&sh->lock, NULL);
+        pthread_cond_init(&sh->gate, NULL);
+        for (int i = 0; i < nthreads; i++) {
+            wks[i].sh = sh;
+            wks[i].job = job;
+            wks[i].id = i;
+            args[i].wks = wks;
+            args[i].id = i;
         }
-        /* progress of the passes: draws visited, one round per threshold and one per layer */
-        uint64_t rounds = 0;
-        for (int t = 1; t < 32768 && seen; t++)
-            rounds += seen[t];
-        snprintf(label + strlen(label), sizeof label - strlen(label), " passes");
-        ma_progress_start(&pr, out, job->quiet, label, 2 * rounds * c->ndraws);
-        for (int t = 32767; t > 0 && c->rc == MA_OK; t--)
-            if (seen && seen[t]) {
-                stats->thresholds++;
-                attractor(c, t);
-                c->pr_done += c->ndraws;
-                ma_progress_update(&pr, c->pr_done);
-            }
-        for (int t = 32767; t > 0 && c->rc == MA_OK; t--)
-            if (seen && seen[t]) {
-                layer(c, t);
-                c->pr_done += c->ndraws;
-                ma_progress_update(&pr, c->pr_done);
-            }
-        ma_progress_finish(&pr, c->pr_done);
-        free(seen);
-        /* What no threshold fixed is a Count; its counter: the internal draw classes. */
-        for (uint64_t i = 0; i < c->ndraws && c->rc == MA_OK; i++) {
-            int m = (int)(c->draws[i] >> 31);
-            uint64_t e = c->draws[i] & 0x7FFFFFFFu;
-            ma_svm_key *k = &job->members[m].keys[e];
-            if (k->k1 == 0)
-                k->k2 = (int16_t)c->cnt[m][e];
+        next_phase(sh, wks); /* the first level's seeds and first bucket */
+        int started = 1;
+        pthread_mutex_lock(&sh->lock);
+        for (int i = 1; i < nthreads; i++) {
+            if (pthread_create(&tids[i], NULL, worker_main, &args[i]) != 0)
+                break; /* fewer threads give the same result, only later */
+            started++;
         }
+        sh->nthreads = started;
+        if (started > 1)
+            pthread_barrier_init(&sh->barrier, NULL, (unsigned)started);
+        sh->gate_open = 1;
+        pthread_cond_broadcast(&sh->gate);
+        pthread_mutex_unlock(&sh->lock);
+        worker_main(&args[0]);
+        for (int i = 1; i < started; i++)
+            pthread_join(tids[i], NULL);
+        if (started > 1)
+            pthread_barrier_destroy(&sh->barrier);
+        pthread_cond_destroy(&sh->gate);
+        pthread_mutex_destroy(&sh->lock);
+        rc = atomic_load(&sh->rc);
+        if (rc != MA_OK)
+            *err = sh->err;
+        stats->levels = (uint64_t)sh->nlevels;
+        if (getenv("MA_DEBUG_TIMES")) fprintf(stderr, "DBG buckets %llu peak %llu\n", (unsigned long long)sh->nbuckets_done, (unsigned long long)sh->queue_peak);
+        stats->queue_peak_bytes = sh->queue_peak;
+        stats->settled = sh->settled;
+        for (int i = 0; i < nthreads; i++)
+            stats->settled += wks[i].settled;
     }
-    if (c->rc == MA_OK) {
-        stats->draws = c->ndraws + c->full_draws;
-        stats->counts = c->full_draws;
-        for (uint64_t i = 0; i < c->ndraws; i++) {
-            const ma_svm_member *mb = &job->members[c->draws[i] >> 31];
-            stats->counts += mb->keys[c->draws[i] & 0x7FFFFFFFu].k1 == 0;
+    if (sh) {
+        for (int b = 0; sh->buckets && b < NBUCKETS; b++)
+            vec_free(&sh->buckets[b]);
+        for (int t = 0; t < 32768; t++) {
+            if (sh->good_seeds)
+                vec_free(&sh->good_seeds[t]);
+            if (sh->bad_seeds)
+                vec_free(&sh->bad_seeds[t]);
         }
+        free(sh->unrank[0]);
+        free(sh->unrank[1]);
+        free(sh->buckets);
+        free(sh->good_seeds);
+        free(sh->bad_seeds);
     }
-    int rc = c->rc;
-    for (int m = 0; m < 2; m++) {
-        free(c->exitv[m]);
-        free(c->cnt[m]);
-        free(c->rem[m]);
-        free(c->flag[m]);
-    }
-    free(c->draws);
-    free(c->queue);
-    free(c->heap.key);
-    free(c->heap.item);
-    free(c);
+    for (int i = 0; wks && i < nthreads; i++)
+        free(wks[i].pushes);
+    free(sh);
+    free(wks);
+    free(args);
+    free(tids);
     return rc;
 }

@@ -1,5 +1,5 @@
 /*
- * svmalom_ultra: the values a `.sec2` stores (malom-format.md §5.5, §5.8), derived from the
+ * svmalom_ultra: the ranked draws a `.sec2` stores (malom-format.md §5.5, §5.8), derived from the
  * producer's own solution of one sector-graph component.
  *
  * The open format stores win/loss with a depth, and "draw". Malom's ultra-strong format also
@@ -9,94 +9,74 @@
  * "Count" with key1 = 0), and key2 is a distance-like tie-breaker. The local rule of §6 (the
  * stored entry equals the best turn value under the §5.8 order) defines what must be stored.
  *
- * Wins and losses are taken from the producer's open values: (VW - v, depth), (VL - v, depth).
- * Draws are derived here:
- *  - the best "exit" of each draw: its best turn into a child sector (read from the child's .sec2,
- *    corrected and negated by §5.8). Only draw-valued turns count: every draw value ranks above
- *    every loss, and a draw has no winning turn.
- *  - acyclic component: that exit is the value.
- *  - cyclic component: non-mill moves stay inside (correction 0, so a turn maps (k1, k2) to
- *    (-k1, k2 + 1), and (0, x) to (0, 0)). For each threshold t > 0 among the exits' |key1|, from
- *    the largest down, a retrograde pass over the draws finds who can force ">= t" (some exit >= t,
- *    or a move to a position forced "<= -t") and who is forced "<= -t" (every exit <= -t and every
- *    internal draw successor can force ">= t"); the first t that holds fixes key1 = +t or -t.
- *    Draws never fixed are Count entries (key1 = 0). key2 within one layer {+t, -t} is then the
- *    min/max distance to the exits, solved Dijkstra-style in increasing key2 (the side with +t
- *    takes its smallest, the side with -t its largest; exits supply the base values).
- * Successor classes are canonicalised and deduplicated, as in the producer's retrograde analysis,
- * so counts stay exact although only canonical entries are stored.
+ * Wins and losses are the producer's own. The retrograde analysis that solved the component
+ * (solver/retro.h) leaves per entry an ma_svm_state: the draw's "exit" (its best draw-valued turn
+ * into a child, already corrected and negated by §5.8) and the number of its distinct internal
+ * successor classes that are draws. From these:
+ *  - acyclic component: the exit is the value (a draw without one is an internal error);
+ *  - cyclic component: non-mill moves stay inside with correction 0, so a turn maps (k1, k2) to
+ *    (-k1, k2 + 1) and a Count to (0, 0). Let T be the |key1| > 0 of all exits. Levels t of T are
+ *    settled from the largest down, each in increasing key2 (Dijkstra with buckets, key2 being an
+ *    integer):
+ *      - an open draw with an exit (t, k2), or one turn into an entry settled at (-t, d), can
+ *        force key1 >= t; the smallest such key2 (the exit's k2, or d + 1) is taken first and
+ *        settles it at (t, key2);
+ *      - an open draw whose exit is <= -t (or which has none) and whose internal draw successors
+ *        all settled at some level >= t is forced to key1 <= -t: it settles at (-t, k2) the
+ *        moment its last successor settles at (t, d), with k2 = d + 1 or the exit's k2 if that
+ *        exit is (-t, k2) and longer (a per-entry counter of the successor classes not yet
+ *        settled with key1 > 0, decremented once per distinct class, tells when), or at the start
+ *        of level t when the counter reached 0 at a higher level and the exit is (-t, k2);
+ *      - draws never settled are Counts; their counter (malom-format.md §8.5) is the number of
+ *        distinct internal draw successor classes.
+ *    Because settled sets only grow as t decreases, one pass over the levels settles each entry
+ *    exactly once and generates the predecessors of each settled entry once: the cost is one
+ *    retrograde step per settled draw, and nothing for Counts.
  *
- * Count entries get a solver counter (key2 >= 0) that Malom treats as bookkeeping (§8.5): here, the
- * number of distinct internal draw successor classes (0 in acyclic components), which is what a
- * count/value retrograde analysis is left with. (Malom's own counters agree with it on most
- * entries of the real files, not on all: docs/solver.md.) With counts_only (legacy .sec, which
- * stores every draw as a Count) only these counters are derived.
+ * Threads: each bucket of each level is split among the threads and closed by a barrier. Settling
+ * an entry is a compare-and-swap of its counter to MA_SVM_FIXED, so exactly one thread settles it,
+ * and what it settles to depends only on the level and the bucket; every push goes to a later
+ * bucket. So the stored values are the same for every number of threads and every interleaving.
  */
 #ifndef MA_SVMALOM_ULTRA_H
 #define MA_SVMALOM_ULTRA_H
 
+#include <stdatomic.h>
 #include <stdint.h>
-#include <stdio.h>
 
 #include "common/ma_error.h"
 #include "common/progress.h"
 #include "solver/svindex.h"
-#include "solver/svmalom_file.h"
-#include "solver/svmalom_index.h"
+#include "solver/svmalom_value.h"
 #include "solver/svrules.h"
 
-#define MA_SVM_MAX_CHILDREN 16
-
-/* One stored value, relative to v(S): key1 = 0 with key2 >= 0 is a Count. */
-typedef struct ma_svm_key {
-    int16_t k1, k2;
-} ma_svm_key;
-
-typedef struct ma_svm_member {
+typedef struct ma_svm_rank_member {
     ma_sv_sector sector;
-    int value;              /* v(S) */
     uint64_t entries;       /* open-index entries */
     const uint16_t *open;   /* the producer's values (docs/format.md §5.3) */
-    ma_svm_key *keys;       /* out: by open entry; (0, 0) at non-canonical entries */
-} ma_svm_member;
+    ma_svm_state *state;    /* in: from solver/retro.h; out: a draw stores its key where rem is
+                               MA_SVM_FIXED and key1 != 0, and is a Count everywhere else */
+} ma_svm_rank_member;
 
-typedef struct ma_svm_child {
-    ma_sv_sector sector;
-    int value;              /* v(C) */
-    const ma_svm_reader *file;
-} ma_svm_child;
-
-typedef struct ma_svm_ultra_job {
+typedef struct ma_svm_rank_job {
     const ma_svrules *rules;
-    const ma_svindex *ix;   /* open index, prepared for every W and B of members and children */
-    const ma_svmidx *mix;   /* Malom index, prepared likewise (children are looked up by it) */
-    int vw, vl;             /* virtual win / loss values */
+    const ma_svindex *ix;   /* open index, prepared for every W and B of the members */
     int cyclic;             /* from the sector graph */
-    int counts_only;        /* for .sec: wins and losses, and every draw a Count with its counter;
-                               no children needed */
     int nmembers;
-    ma_svm_member members[2];
-    int nchildren;
-    ma_svm_child children[MA_SVM_MAX_CHILDREN];
-    int quiet;              /* no progress lines */
-    FILE *progress_out;     /* NULL: stderr */
-} ma_svm_ultra_job;
+    ma_svm_rank_member members[2];
+    int threads;            /* >= 1 */
+    const atomic_int *cancel; /* NULL, or non-zero when the caller wants the work to stop */
+    ma_progress *progress;  /* NULL, or a display whose label names the level at work */
+} ma_svm_rank_job;
 
-typedef struct ma_svm_ultra_stats {
-    uint64_t draws, counts, thresholds;
-} ma_svm_ultra_stats;
+typedef struct ma_svm_rank_stats {
+    uint64_t levels;         /* thresholds t */
+    uint64_t settled;        /* draws settled at a level */
+    uint64_t queue_peak_bytes; /* the most the bucket queues held at once */
+} ma_svm_rank_stats;
 
-/* Fills members[i].keys (allocated by the caller, `entries` each). MA_EINTERNAL when the open
- * values and the rules disagree (e.g. a draw with a winning turn), MA_EFORMAT when a child file
- * holds a marker where a value must be. */
-int ma_svm_ultra_solve(ma_svm_ultra_job *job, ma_svm_ultra_stats *stats, ma_error *err);
-
-/* §5.8: a < b in the order of turn values (key1 first; among equal key1 < 0 longer is better,
- * among equal key1 > 0 shorter is better; all key1 = 0 are equal). */
-int ma_svm_less(int a1, int a2, int b1, int b2);
-
-/* §5.8: the value, for the side to move in P, of a turn into a successor stored as (k1, k2) in
- * sector C, with cor = v(C) + v(P). */
-void ma_svm_turn_value(int k1, int k2, int cor, int *m1, int *m2);
+/* Ranks the draws of the members. MA_EINTERNAL when the producer's solution and its rules disagree
+ * (e.g. a draw without a draw-valued turn), MA_ECANCELED when *cancel became non-zero. */
+int ma_svm_rank(ma_svm_rank_job *job, ma_svm_rank_stats *stats, ma_error *err);
 
 #endif
