@@ -424,7 +424,7 @@ static void init_reps(struct worker *wk, int m, uint32_t f0, uint32_t f1)
     int nfree = 24 - s.w;
     uint64_t per_rep = ma_svindex_binom(ix, nfree, s.b);
     int full_draw = ma_svrules_full_board_draw(job->rules, s);
-    const ma_svm_state no_exit = {{MA_SVM_NO_EXIT, 0}, MA_SVM_FIXED, 0};
+    const ma_svm_state no_exit = {{MA_SVM_NO_EXIT, 0}, 0, MA_SVM_SETTLED};
     for (uint32_t f = f0; f < f1 && wk->rc == MA_OK; f++) {
         uint32_t w = ix->reps[s.w][f];
         uint16_t stab = ix->stab[s.w][f];
@@ -611,8 +611,9 @@ static void finish_range(struct worker *wk, int m, uint64_t e0, uint64_t e1)
         if (t->state) {
             /* a draw's word holds the classes of its draw successors, plus the bias */
             uint16_t count = IS_COUNT(v) ? (uint16_t)(v & (NEVER_LOSS - 1)) : 0;
-            t->state[e].count = count;
-            t->state[e].rem = IS_COUNT(v) || v == V_DRAW ? count : MA_SVM_FIXED;
+            int draw = IS_COUNT(v) || v == V_DRAW;
+            t->state[e].count = (uint16_t)(count | (draw ? 0 : MA_SVM_SETTLED));
+            t->state[e].rem = count;
         }
         if (v == 0)
             continue;

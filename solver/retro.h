@@ -33,7 +33,7 @@
  * `keys` (MA_SVM_NO_EXIT when none, or when no child has keys), and phase 3 stores per draw the
  * count its word was left with, which is the number of its distinct internal successor classes
  * that are draws (every other class was a win for the opponent, and a loss would have made the
- * entry a win), in state[e].count and state[e].rem; every other entry gets rem = MA_SVM_FIXED.
+ * entry a win), in state[e].count and state[e].rem; every other entry is marked MA_SVM_SETTLED.
  * This costs one more read per turn into a child, where the child's value is read anyway.
  */
 #ifndef MA_RETRO_H
@@ -64,7 +64,7 @@ typedef struct ma_retro_table {
     /* Only for the Malom export (solver/svmalom.h), NULL / 0 otherwise: */
     int value;             /* v(S), malom-format.md §5.4-5.6 */
     const ma_svm_key *keys;   /* a child's stored (key1, key2) by open entry, read at its draws */
-    ma_svm_state *state;   /* a member's, out: see below */
+    ma_svm_state *state;   /* a member's, out: see above */
 } ma_retro_table;
 
 typedef struct ma_retro_stats {

@@ -10,8 +10,6 @@
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
-#include <time.h>
-static double cpu_now(void){struct timespec ts; clock_gettime(CLOCK_PROCESS_CPUTIME_ID,&ts); return ts.tv_sec+ts.tv_nsec*1e-9;}
 
 #include "common/progress.h"
 #include "ma_version.h"
@@ -768,9 +766,10 @@ static int put_value(const struct ctx *c, const struct member_write *mw, ma_svm_
     case 0x8000u: {
         rep->draws++;
         ma_svm_key k = mw->state[e].key;
-        if (img->layout.kind == MA_SVM_SEC || k.k1 == 0 || mw->state[e].rem != MA_SVM_FIXED) {
+        uint16_t count = mw->state[e].count;
+        if (img->layout.kind == MA_SVM_SEC || k.k1 == 0 || !(count & MA_SVM_SETTLED)) {
             rep->counts++;
-            return ma_svm_put_count(img, h, mw->state[e].count, err);
+            return ma_svm_put_count(img, h, MA_SVM_COUNT(count), err);
         }
         return ma_svm_put_sec2(img, h, k.k1, k.k2, err);
     }
@@ -957,7 +956,6 @@ static int sink_begin(void *ctx, ma_retro_job *job, int threads, ma_error *err)
     if (!ci || !ci->need)
         return MA_OK;
     double t0 = ma_now();
-    if (getenv("MA_DEBUG_TIMES")) fprintf(stderr, "DBG begin cpu %.2f\n", cpu_now());
     int rc = MA_OK;
     for (int j = 0; j < job->nmembers && rc == MA_OK; j++) {
         ma_retro_table *m = &job->members[j];
@@ -981,10 +979,7 @@ static int sink_begin(void *ctx, ma_retro_job *job, int threads, ma_error *err)
         sector_name(name, sizeof name, c, ch->sector);
         snprintf(label, sizeof label, "read %s.sec2", name);
         ma_progress_set_label(job->progress, label);
-        double tl = ma_now(), ctl = cpu_now();
         rc = load_child_keys(c, ch, ch->value, threads, ci->keys[i], err);
-        if (getenv("MA_DEBUG_TIMES"))
-            fprintf(stderr, "DBG load child %s %.2f cpu %.2f\n", name, ma_now() - tl, cpu_now() - ctl);
         ch->keys = ci->keys[i];
     }
     ci->begin_secs = ma_now() - t0;
@@ -1020,22 +1015,18 @@ static int sink_end(void *ctx, ma_retro_job *job, int threads, int solved, ma_er
             rj.members[j].state = ci->state[j];
         }
         ma_svm_rank_stats st;
-        double tr = ma_now(), ctr = cpu_now();
+        double tr = ma_now();
         if (c->layout.kind == MA_SVM_SEC2)
             rc = ma_svm_rank(&rj, &st, err);
         /* the export's part of the component, shared by its members: reading the children's
          * files and ranking the draws */
         double prep = ci->begin_secs + (ma_now() - tr);
-        if (getenv("MA_DEBUG_TIMES"))
-            fprintf(stderr, "DBG %s: begin+solve %.2f rank %.2f cpu %.2f (settled %llu levels %llu)\n", ci->rep[0].file, ci->begin_secs, ma_now() - tr, cpu_now() - ctr, (unsigned long long)st.settled, (unsigned long long)st.levels);
         for (int j = 0; j < job->nmembers && rc == MA_OK; j++) {
             if (ci->exists[j])
                 continue;
-            double t1 = ma_now(), ct1 = cpu_now();
+            double t1 = ma_now();
             rc = write_member(c, ci, j, &job->members[j], threads, job->progress, err);
             ci->rep[j].seconds = ma_now() - t1 + prep / job->nmembers;
-            if (getenv("MA_DEBUG_TIMES"))
-                fprintf(stderr, "DBG write %s %.2f cpu %.2f\n", ci->rep[j].file, ma_now() - t1, cpu_now() - ct1);
         }
     }
     for (int j = 0; j < job->nmembers; j++)

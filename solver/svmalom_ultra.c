@@ -4,7 +4,6 @@
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
-#include <stdio.h>
 
 #include "solver/svsector.h"
 
@@ -54,7 +53,7 @@ struct shared {
     uint64_t units;
     atomic_ullong next;
     uint64_t queue_bytes, queue_peak;
-    uint64_t settled, nbuckets_done;
+    uint64_t settled;
     /* boards of entries without a search: per member the compressed opponent mask of each colex
      * rank (one table of C(24 - W, B) words), spread onto the representative's free points */
     uint32_t *unrank[2];
@@ -79,6 +78,8 @@ struct worker {
     int rc;
     ma_error err;
     int member;              /* member holding the predecessors being collected */
+    int dedup;               /* the predecessors' opponent mask has a symmetry: they may repeat */
+    int shared;              /* other threads work on the same states */
     int nclass;
     uint32_t *classes;       /* the slot being filled */
     struct slot slots[PIPE];
@@ -135,19 +136,46 @@ static inline void store_key(ma_svm_state *st, int k1, int k2)
     __atomic_store(&st->key, &k, __ATOMIC_RELAXED);
 }
 
-/* Moves rem from "open" to MA_SVM_FIXED; 0 when another thread settled it first. */
-static inline int settle(ma_svm_state *st)
+static inline int is_settled(const ma_svm_state *st)
 {
-    uint16_t old = __atomic_load_n(&st->rem, __ATOMIC_RELAXED);
-    while (old != MA_SVM_FIXED)
-        if (__atomic_compare_exchange_n(&st->rem, &old, (uint16_t)MA_SVM_FIXED, 1, __ATOMIC_RELAXED,
-                                        __ATOMIC_RELAXED))
-            return 1;
-    return 0;
+    return (__atomic_load_n(&st->count, __ATOMIC_RELAXED) & MA_SVM_SETTLED) != 0;
+}
+
+/* Marks an open draw settled; 0 when it was settled already (by another thread). With one thread
+ * (shared == 0) without a locked instruction. (A bitmap of the settled entries, to spare the
+ * state reads of settled predecessors, was measured slower: nearly every predecessor of an entry
+ * settled at +t is open, and its state is read anyway.) */
+static inline int settle(ma_svm_state *st, int shared)
+{
+    if (!shared) {
+        if (st->count & MA_SVM_SETTLED)
+            return 0;
+        st->count |= MA_SVM_SETTLED;
+        return 1;
+    }
+    return !(__atomic_fetch_or(&st->count, (uint16_t)MA_SVM_SETTLED, __ATOMIC_RELAXED) &
+             MA_SVM_SETTLED);
+}
+
+/* Counts a successor class off; the new count. */
+static inline uint16_t count_down(ma_svm_state *st, int shared)
+{
+    if (!shared)
+        return --st->rem;
+    return __atomic_sub_fetch(&st->rem, 1, __ATOMIC_RELAXED);
 }
 
 static void add_class(struct worker *wk, uint64_t e)
 {
+    if (!wk->dedup) {
+        /* the opponent mask has no symmetry: every un-move gives a class of its own */
+        if (wk->nclass == MAX_CLASSES)
+            fail(&wk->err, &wk->rc, MA_EINTERNAL, wk->job, wk->member, e,
+                 "too many successor classes");
+        else
+            wk->classes[wk->nclass++] = (uint32_t)e;
+        return;
+    }
     uint64_t key = e;
     unsigned h = (unsigned)((key * 0x9E3779B97F4A7C15ull) >> 54);
     while (wk->hstamp[h] == wk->round) {
@@ -195,11 +223,6 @@ static inline uint64_t entry_of(const struct shared *sh, uint64_t per_rep, uint3
            ix->colex_lut[2][c2][k2];
 }
 
-static void on_unmove(void *ctx, uint32_t w, uint32_t b)
-{
-    struct worker *wk = ctx;
-    add_class(wk, entry_of(wk->sh, wk->sh->per_rep[wk->member], w, b));
-}
 
 /* The distinct predecessor classes (non-mill un-moves) of entry e of member m, in wk->classes,
  * their states prefetched; returns their member, -1 when there are none. */
@@ -221,7 +244,25 @@ static int preds(struct worker *wk, int m, uint64_t e)
                  (uint32_t)sh->pdep8[f1][(c >> n0) & 255] << 8 |
                  (uint32_t)sh->pdep8[f2][(c >> (n0 + n1)) & 255] << 16;
     wk->member = pm;
-    ma_svrules_unmoves(job->rules, s, w, b, on_unmove, wk);
+    /* Two un-moves give boards of one class only through an op fixing w, the opponent mask of
+     * both; a representative without a symmetry has none. */
+    wk->dedup = (job->ix->stab[s.w][f] & (uint16_t)~1u) != 0;
+    /* The predecessors reaching (w, b) by a non-mill move of the side now in b: the rules of
+     * ma_svrules_unmoves, unrolled here because this loop is most of the ranking's work. */
+    const ma_svrules *r = job->rules;
+    if (!(r->variant == MA_SV_LASK ? s.b > 0 : s.bf == 0))
+        return pm;
+    int fly = s.b + s.bf <= r->fly_limit;
+    uint64_t per_rep = sh->per_rep[pm];
+    uint32_t free_pts = ~(w | b) & MA_SV_FULL;
+    for (uint32_t dst = b; dst; dst &= dst - 1) {
+        int d = __builtin_ctz(dst);
+        if (ma_svrules_mills_at(r, b, d))
+            continue; /* arriving there closed a mill: that turn left the component */
+        uint32_t base = b & ~(1u << d);
+        for (uint32_t srcs = fly ? free_pts : r->adj[d] & free_pts; srcs; srcs &= srcs - 1)
+            add_class(wk, entry_of(sh, per_rep, base | (srcs & -srcs), w));
+    }
     const ma_svm_state *ps = job->members[pm].state;
     for (int i = 0; i < wk->nclass; i++)
         __builtin_prefetch(&ps[wk->classes[i]]);
@@ -265,36 +306,23 @@ static void finish_slot(struct worker *wk, const struct slot *sl)
 {
     ma_svm_rank_job *job = wk->job;
     ma_svm_state *ps = job->members[sl->pm].state;
-    int t = sl->t, d = sl->d;
+    int t = sl->t, d = sl->d, shared = wk->shared;
     for (int i = 0; i < sl->n && wk->rc == MA_OK; i++) {
         uint64_t p = sl->cls[i];
         ma_svm_state *sp = &ps[p];
+        if (is_settled(sp))
+            continue;
         if (sl->bad) {
-            if (__atomic_load_n(&sp->rem, __ATOMIC_RELAXED) != MA_SVM_FIXED)
-                push(wk, d + 1, item_of(sl->pm, p, 0));
+            push(wk, d + 1, item_of(sl->pm, p, 0));
             continue;
         }
         ma_svm_key k = load_key(sp);
         if (k.k1 != MA_SVM_NO_EXIT && k.k1 >= 0)
             continue;
-        uint16_t old = __atomic_load_n(&sp->rem, __ATOMIC_RELAXED);
-        int zero = 0;
-        while (old != MA_SVM_FIXED) {
-            if (old == 0) {
-                fail(&wk->err, &wk->rc, MA_EINTERNAL, job, sl->pm, p,
-                     "a draw's successor counter went below 0");
-                return;
-            }
-            if (__atomic_compare_exchange_n(&sp->rem, &old, (uint16_t)(old - 1), 1,
-                                            __ATOMIC_RELAXED, __ATOMIC_RELAXED)) {
-                zero = old == 1;
-                break;
-            }
-        }
-        if (!zero || (k.k1 != MA_SVM_NO_EXIT && k.k1 > -t))
+        if (count_down(sp, shared) != 0 || (k.k1 != MA_SVM_NO_EXIT && k.k1 > -t))
             continue; /* still open, or its exit is settled at a lower level */
         int k2 = k.k1 == -t && k.k2 > d + 1 ? k.k2 : d + 1;
-        if (!settle(sp))
+        if (!settle(sp, shared))
             continue;
         store_key(sp, -t, k2);
         wk->settled++;
@@ -318,7 +346,7 @@ static void take_item(struct worker *wk, int m, uint64_t e, int bad, int t, int 
 {
     if (!bad) {
         ma_svm_state *st = &wk->job->members[m].state[e];
-        if (!settle(st))
+        if (!settle(st, wk->shared))
             return;
         store_key(st, t, d);
         wk->settled++;
@@ -412,15 +440,14 @@ static int seed_level(struct shared *sh, int t)
     for (size_t i = 0; i < g->n; i++) {
         uint32_t item = g->v[i];
         ma_svm_state *st = &job->members[item & ITEM_MEMBER ? 1 : 0].state[item & ITEM_ENTRY];
-        if (st->rem != MA_SVM_FIXED && !queue_into(sh, BUCKET(st->key.k2), item))
+        if (!is_settled(st) && !queue_into(sh, BUCKET(st->key.k2), item))
             return 0;
     }
     for (size_t i = 0; i < b->n; i++) {
         uint32_t item = b->v[i];
         ma_svm_state *st = &job->members[item & ITEM_MEMBER ? 1 : 0].state[item & ITEM_ENTRY];
-        if (st->rem != 0)
+        if (st->rem != 0 || !settle(st, 0))
             continue;
-        st->rem = MA_SVM_FIXED;
         sh->settled++;
         if (!queue_into(sh, BUCKET(st->key.k2), item | ITEM_BAD))
             return 0;
@@ -465,7 +492,6 @@ static void next_phase(struct shared *sh, struct worker *wks)
             b++;
         if (b < NBUCKETS) {
             sh->bucket = b;
-            sh->nbuckets_done++;
             sh->units = (sh->buckets[b].n + CHUNK - 1) / CHUNK;
             sh->phase = PHASE_BUCKET;
             return;
@@ -537,7 +563,7 @@ static int collect_seeds(struct shared *sh, ma_error *err)
                 continue;
             int k1 = st->key.k1;
             if (k1 == MA_SVM_NO_EXIT) {
-                if (st->count == 0)
+                if (MA_SVM_COUNT(st->count) == 0)
                     fail(err, &rc, MA_EINTERNAL, job, m, e,
                          "a draw of the producer's solution has no draw turn");
                 continue;
@@ -611,7 +637,7 @@ static int rank_acyclic(ma_svm_rank_job *job, int full_board, ma_error *err)
                 fail(err, &rc, MA_EINTERNAL, job, m, e,
                      "a draw of the producer's solution has no draw turn");
             else if (st->key.k1 != 0)
-                st->rem = MA_SVM_FIXED;
+                st->count |= MA_SVM_SETTLED;
         }
     }
     return rc;
@@ -670,6 +696,8 @@ int ma_svm_rank(ma_svm_rank_job *job, ma_svm_rank_stats *stats, ma_error *err)
             started++;
         }
         sh->nthreads = started;
+        for (int i = 0; i < nthreads; i++)
+            wks[i].shared = started > 1;
         if (started > 1)
             pthread_barrier_init(&sh->barrier, NULL, (unsigned)started);
         sh->gate_open = 1;
@@ -686,7 +714,6 @@ int ma_svm_rank(ma_svm_rank_job *job, ma_svm_rank_stats *stats, ma_error *err)
         if (rc != MA_OK)
             *err = sh->err;
         stats->levels = (uint64_t)sh->nlevels;
-        if (getenv("MA_DEBUG_TIMES")) fprintf(stderr, "DBG buckets %llu peak %llu\n", (unsigned long long)sh->nbuckets_done, (unsigned long long)sh->queue_peak);
         stats->queue_peak_bytes = sh->queue_peak;
         stats->settled = sh->settled;
         for (int i = 0; i < nthreads; i++)

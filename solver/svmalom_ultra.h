@@ -34,9 +34,12 @@
  *    retrograde step per settled draw, and nothing for Counts.
  *
  * Threads: each bucket of each level is split among the threads and closed by a barrier. Settling
- * an entry is a compare-and-swap of its counter to MA_SVM_FIXED, so exactly one thread settles it,
- * and what it settles to depends only on the level and the bucket; every push goes to a later
- * bucket. So the stored values are the same for every number of threads and every interleaving.
+ * an entry is an atomic or of MA_SVM_SETTLED into it, so exactly one thread settles it, and what it
+ * settles to depends only on the level and the bucket; counters are counted down atomically, and
+ * the one decrement that reaches 0 is the only one that can settle the entry at -t (an entry that
+ * can force key1 >= t keeps a successor that never settles at +t, so its counter never reaches
+ * 0). Every push goes to a later bucket. So the stored values are the same for every number of
+ * threads and every interleaving. One thread does the same without locked instructions.
  */
 #ifndef MA_SVMALOM_ULTRA_H
 #define MA_SVMALOM_ULTRA_H
@@ -54,8 +57,8 @@ typedef struct ma_svm_rank_member {
     ma_sv_sector sector;
     uint64_t entries;       /* open-index entries */
     const uint16_t *open;   /* the producer's values (docs/format.md §5.3) */
-    ma_svm_state *state;    /* in: from solver/retro.h; out: a draw stores its key where rem is
-                               MA_SVM_FIXED and key1 != 0, and is a Count everywhere else */
+    ma_svm_state *state;    /* in: from solver/retro.h; out: a draw stores its key where it is
+                               MA_SVM_SETTLED and key1 != 0, and is a Count everywhere else */
 } ma_svm_rank_member;
 
 typedef struct ma_svm_rank_job {

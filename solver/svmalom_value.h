@@ -21,16 +21,17 @@ typedef struct ma_svm_key {
 /* key1 of an entry without a draw-valued turn into a child ("no exit"). */
 #define MA_SVM_NO_EXIT INT16_MIN
 
-/* rem of an entry whose stored value is settled: a win, a loss, a ranked draw, or no value. */
-#define MA_SVM_FIXED 0xFFFFu
+/* Bit of ma_svm_state.count: the entry's stored value is settled (a win, a loss, no value, or a
+ * ranked draw); an open draw has it clear. */
+#define MA_SVM_SETTLED 0x8000u
+#define MA_SVM_COUNT(c) ((c) & 0x7FFFu)
 
 /* What the export keeps per entry of a member sector (8 bytes, one cache access):
  *  - key: the exit while the entry is an open draw, then its stored (key1, key2);
- *  - rem: for an open draw, its internal draw successor classes not yet known to let the mover
- *    force key1 >= t; MA_SVM_FIXED once settled (wins, losses and non-canonical entries from the
- *    start);
- *  - count: the number of distinct internal successor classes that are draws (the counter a Count
- *    stores, malom-format.md §8.5). */
+ *  - rem: for a draw, its internal draw successor classes not yet known to let the mover force
+ *    key1 >= t (counted down by the ranking, meaningless once settled);
+ *  - count: MA_SVM_SETTLED, and the number of distinct internal successor classes that are draws
+ *    (the counter a Count stores, malom-format.md §8.5). */
 typedef struct ma_svm_state {
     ma_svm_key key;
     uint16_t rem, count;
