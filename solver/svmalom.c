@@ -553,6 +553,7 @@ struct child_load {
     uint64_t count, novf;
     int32_t *ovf;            /* novf pairs */
     uint32_t per_unit;
+    uint64_t entry_bytes;
     uint8_t *buf[MA_SOLVER_MAX_THREADS];
 };
 
@@ -576,7 +577,7 @@ static int child_mismatch(struct child_load *cl, uint64_t h, const char *what, m
                         "%s: sector %d_%d_%d_%d: offset %llu: %s; remove the file to have it "
                         "written again",
                         cl->path, cl->s.w, cl->s.b, cl->s.wf, cl->s.bf,
-                        (unsigned long long)(MA_SVM_SEC2_HEADER + h * 3), what);
+                        (unsigned long long)(MA_SVM_SEC2_HEADER + h * cl->entry_bytes), what);
 }
 
 static int load_unit(struct pass *p, int thread, uint64_t u, ma_error *err)
@@ -673,6 +674,7 @@ static int load_child_keys(struct ctx *c, const ma_retro_table *child, int value
     cl.vals = child->vals;
     cl.keys = keys;
     cl.count = hash_count(c, cl.s);
+    cl.entry_bytes = (uint64_t)c->layout.entry_bytes;
     int rc = malom_path(c, cl.path, sizeof cl.path, cl.s, err);
     int exists = 0;
     if (rc == MA_OK)

@@ -8,7 +8,11 @@ The files are written by the producer (solver/svmalom*) and read here only throu
   (b) `diff` against Malom's real files finds no outcome, depth or draw-class difference, and the
       bytes are identical except the counters of unresolved draws ("Count" entries), which are
       solver bookkeeping (§8.5): same indices hold Counts on both sides;
-  (c) one flipped entry in the producer's std_4_4_0_0.sec is reported by `verify` as the only root.
+  (c) one flipped entry in the producer's std_4_4_0_0.sec is reported by `verify` as the only root;
+  (d) the files are byte for byte those of the previous writer (b7a54e7, which ranked draws from
+      the open files after the solve), for every thread count;
+  (e) an open file that is not this producer's solution, or a child .sec2 that does not hold it, is
+      refused before the Malom files that would depend on it are written.
 """
 import hashlib
 import json
@@ -355,3 +359,84 @@ def test_usage_errors(millaudit_planted, tmp_path, args):
 def test_help_mentions_formats(millaudit):
     out = millaudit.run("solve", "--help", check=0).stdout
     assert "--format" in out and "malom-sec2" in out and "--secval" in out and "--open-dir" in out
+
+
+# --- (d) the same bytes as the previous writer -------------------------------------------------
+
+# SHA-256 over "<sha256>  <name>\n" of every .sec/.sec2/.secval file, by name, of what the writer
+# of b7a54e7 (before the export ran inside the solve, issue 47) wrote for the same sectors.
+PREVIOUS_WRITER = {
+    "std44sec": ("a09bb49f3f775478ea51905f957de7be31c840dfd03fe72d3184377e60b6baa6", 4),
+    "std44sec2": ("659e4fb2d2589aa4ffc5ae64e3a3cc89407f3fef40268fe80af0260fcb6b0146", 4),
+    "std44sv2": ("2e367afb4003214947ffb066da8ab95f1964a338c3bada5d2974ccc8a6a38896", 5),
+    "std3sec2": ("8d53cce53ea94d60ea7a18f4a8551a01f12a5573be2f215d832a6e87a0d6e767", 7),
+    "lask3sec2": ("b92a5792b64280aad4e149aa674dac008f9373282b72c9ea5e3be0ff028dd2db", 11),
+    "mora3sec2": ("728b0fcb13adffd9045cca5e1d90b2f20d94f4477d46a908f8478fbf47b4364a", 7),
+}
+
+
+def combined_digest(d):
+    lines = [f"{hashlib.sha256(p.read_bytes()).hexdigest()}  {p.name}\n"
+             for p in sorted(d.iterdir(), key=lambda p: p.name)
+             if p.is_file() and p.name.endswith((".sec", ".sec2", ".secval"))]
+    return hashlib.sha256("".join(lines).encode()).hexdigest(), len(lines)
+
+
+@pytest.mark.parametrize("case,threads", [
+    ("std44sec", "1"), ("std44sec2", "3"), ("std44sv2", "2"),
+    ("std3sec2", "1"), ("std3sec2", "3"), ("lask3sec2", "2"), ("mora3sec2", "3"),
+])
+def test_same_bytes_as_the_previous_writer(millaudit, open_dir, tmp_path, case, threads):
+    out = tmp_path / case
+    if case.startswith("std44"):
+        extra = {"std44sec": ["--format", "malom-sec"], "std44sec2": ["--format", "malom-sec2"],
+                 "std44sv2": ["--format", "malom-sec2", "--secval", need(EXCERPT / "std.secval")]}[case]
+        export(millaudit, open_dir, out, extra[1], "4_4_0_0", *extra[2:], "--threads", threads)
+    else:
+        millaudit.run("solve", "--variant", case[:4].rstrip("3"), "--stones", "3", "--out", out,
+                      "--format", "malom-sec2", "--threads", threads, "--quiet", check=0)
+    assert combined_digest(out) == PREVIOUS_WRITER[case]
+
+
+# --- (e) inputs that are not this producer's solution ------------------------------------------
+
+def test_open_file_unlike_the_solution_is_refused(millaudit_asan, open_dir, tmp_path):
+    """An intact open file (its digest matches its body) whose values differ from what the solver
+    finds again: the Malom files would not be those of the open directory, so nothing is written."""
+    d = shutil.copytree(open_dir, tmp_path / "open")
+    f = d / "std_3_3_0_0.mdb"
+    data = bytearray(f.read_bytes())
+    words = struct.unpack_from(f"<{(len(data) - 128) // 2}H", data, 128)
+    e = next(i for i, w in enumerate(words) if w >> 14 == 3)  # a win
+    struct.pack_into("<H", data, 128 + 2 * e, words[e] + 2)  # two plies longer: still a valid word
+    data[80:112] = hashlib.sha256(bytes(data[128:])).digest()
+    f.write_bytes(bytes(data))
+    out = tmp_path / "out"
+    proc = millaudit_asan.run("solve", "--variant", "std", "--sector", "3_3_0_0", "--out", out,
+                              "--open-dir", d, "--format", "malom-sec", "--quiet")
+    assert proc.returncode == 3, proc.stderr
+    err = proc.stderr.strip().splitlines()
+    assert len(err) == 1 and "std_3_3_0_0.mdb: offset 80: exists but differs" in err[0]
+    assert not list(out.glob("*.sec"))
+
+
+def test_child_sec2_unlike_the_solution_is_refused(millaudit_asan, open_dir, sec2_dir, tmp_path):
+    """The child's .sec2 feeds the ranking of the parent's draws: one win written two plies longer
+    there is refused at its offset, and the parent's file is not written."""
+    d = shutil.copytree(sec2_dir[0], tmp_path / "db")
+    (d / "std_3_4_0_0.sec2").unlink()
+    (d / "std_4_3_0_0.sec2").unlink()
+    f = d / "std_3_3_0_0.sec2"
+    data = bytearray(f.read_bytes())
+    entries = sec2_entries(bytes(data), hash_count("std_3_3_0_0"))
+    h = [i for i, (k1, k2) in enumerate(entries) if k1 == 10][-1]  # a win: v = 0, VW = 10
+    k1, k2 = entries[h]
+    struct.pack_into("<H", data, 64 + 2 * h, (k1 & 63) | ((k2 + 2) & 1023) << 6)
+    f.write_bytes(bytes(data))
+    proc = millaudit_asan.run("solve", "--variant", "std", "--sector", "4_3_0_0", "--out", d,
+                              "--open-dir", open_dir, "--format", "malom-sec2", "--quiet")
+    assert proc.returncode == 3, proc.stderr
+    err = proc.stderr.strip().splitlines()
+    assert len(err) == 1, err
+    assert f"std_3_3_0_0.sec2: sector 3_3_0_0: offset {64 + 2 * h}: holds another value" in err[0]
+    assert not (d / "std_4_3_0_0.sec2").exists() and not (d / "std_3_4_0_0.sec2").exists()

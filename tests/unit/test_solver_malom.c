@@ -425,6 +425,85 @@ static void test_sec2_packing_and_header(void **state)
     ma_test_tmpdir_remove(sc.dir);
 }
 
+/* A file streamed from windows, filled out of order by index range, is the file the whole image
+ * writes: the windows land at their place and the overflow records, gathered in index order, at
+ * the end. A window not filled is refused; an abort leaves no file. */
+static void put_entry(ma_svm_image *img, uint64_t h)
+{
+    ma_error err;
+    if (h % 4 == 3)
+        assert_int_equal(ma_svm_put_marker(img, h, (int)(h % 15), &err), MA_OK);
+    else if (h % 5 == 1)
+        assert_int_equal(ma_svm_put_count(img, h, (int)h, &err), MA_OK);
+    else /* key2 beyond 511 every few entries: an overflow record */
+        assert_int_equal(ma_svm_put_sec2(img, h, (int)(h % 7) - 3 ? (int)(h % 7) - 3 : 9,
+                                         h % 3 == 0 ? 600 + (int)h : (int)h, &err),
+                         MA_OK);
+}
+
+static void test_windows_make_the_whole_file(void **state)
+{
+    (void)state;
+    ma_error err;
+    ma_svm_layout sd = ma_svm_layout_for(MA_SVM_SEC2, 1, MA_SV_STD);
+    struct scratch a, b;
+    scratch_make(&a, "whole.sec2");
+    scratch_make(&b, "win.sec2");
+    ma_svm_image img;
+    assert_int_equal(ma_svm_image_init(&img, sd, 23, "whole", &err), MA_OK);
+    for (uint64_t h = 0; h < 23; h++)
+        put_entry(&img, h);
+    assert_true(img.novf > 2);
+    assert_int_equal(ma_svm_image_write(&img, a.path, &err), MA_OK);
+    ma_svm_image_free(&img);
+
+    ma_svm_out out;
+    assert_int_equal(ma_svm_out_open(&out, b.path, sd, 23, &err), MA_OK);
+    ma_svm_image win;
+    assert_int_equal(ma_svm_image_window(&win, sd, 10, "win", &err), MA_OK);
+    static const uint64_t first[3] = {20, 0, 10}, count[3] = {3, 10, 10};
+    int32_t ovf[2 * 23];
+    size_t novf[3] = {0, 0, 0};
+    int32_t part[3][2 * 10];
+    for (int i = 0; i < 3; i++) {
+        ma_svm_image_reset(&win, first[i], count[i]);
+        if (i == 0) /* not filled: refused */
+            assert_int_equal(ma_svm_out_put(&out, &win, &err), MA_EINTERNAL);
+        for (uint64_t h = first[i]; h < first[i] + count[i]; h++)
+            put_entry(&win, h);
+        assert_int_equal(ma_svm_out_put(&out, &win, &err), MA_OK);
+        novf[i] = win.novf;
+        memcpy(part[i], win.ovf, win.novf * 2 * sizeof *win.ovf);
+    }
+    size_t n = 0;
+    for (int i = 1; i < 4; i++) { /* windows in index order: 0, 10, 20 */
+        int w = i % 3;
+        memcpy(ovf + 2 * n, part[w], novf[w] * 2 * sizeof *ovf);
+        n += novf[w];
+    }
+    assert_int_equal(ma_svm_out_close(&out, ovf, n, &err), MA_OK);
+    ma_svm_image_free(&win);
+    size_t la, lb;
+    unsigned char *da = ma_test_slurp(a.path, &la), *db = ma_test_slurp(b.path, &lb);
+    assert_int_equal(la, lb);
+    assert_memory_equal(da, db, la);
+    free(da);
+    free(db);
+
+    /* an abort removes the temporary file and writes nothing under the final name */
+    unlink(b.path);
+    assert_int_equal(ma_svm_out_open(&out, b.path, sd, 23, &err), MA_OK);
+    char tmp[sizeof out.tmp];
+    memcpy(tmp, out.tmp, sizeof tmp);
+    assert_int_equal(access(tmp, F_OK), 0);
+    ma_svm_out_abort(&out);
+    assert_int_equal(access(tmp, F_OK), -1);
+    assert_int_equal(access(b.path, F_OK), -1);
+    unlink(a.path);
+    ma_test_tmpdir_remove(a.dir);
+    ma_test_tmpdir_remove(b.dir);
+}
+
 static void test_secval_parsing(void **state)
 {
     (void)state;
@@ -467,6 +546,7 @@ int main(void)
         cmocka_unit_test(test_round_trips),
         cmocka_unit_test(test_sec_byte_encoding),
         cmocka_unit_test(test_sec2_packing_and_header),
+        cmocka_unit_test(test_windows_make_the_whole_file),
         cmocka_unit_test(test_secval_parsing),
     };
     return ma_test_run_group(tests, setup, teardown);

@@ -69,6 +69,9 @@ struct game {
     size_t seclen[64];
 };
 
+/* Threads of the export's own solve (0: the online CPUs). */
+static int export_threads;
+
 static void solve_and_export(struct game *g, int variant, ma_sv_sector start, int kind)
 {
     snprintf(g->dir, sizeof g->dir, "/tmp/ma_svmexp_XXXXXX");
@@ -88,6 +91,11 @@ static void solve_and_export(struct game *g, int variant, ma_sv_sector start, in
     mo.open_dir = g->open;
     mo.out_dir = g->dir;
     mo.quiet = 1;
+    ma_solver_opts eo;
+    memset(&eo, 0, sizeof eo);
+    eo.quiet = 1;
+    eo.threads = export_threads;
+    mo.solver = &eo;
     assert_int_equal(ma_svmalom_check(&mo, &start, 1, 1, &err), MA_OK);
     assert_int_equal(ma_solver_solve(&so, &start, 1, 1, NULL, NULL, &err), MA_OK);
     assert_int_equal(ma_svmalom_export(&mo, &start, 1, 1, NULL, NULL, &err), MA_OK);
@@ -271,7 +279,7 @@ static void test_sec2_stonediff_whole_lask3_game(void **state)
 #if !defined(__SANITIZE_ADDRESS__) /* not in the sanitizer build: see main */
 /* std 3_4_0_0 and its twin 4_3_0_0 (stone differences -1 / +1) above 3_3_0_0 (0): the 3-stone
  * side may capture into a 3_3 draw, which is better for it than endless play in 3_4, so many
- * draws are ranked (key1 != 0) and their key2 come from the layer pass. */
+ * draws are ranked (key1 != 0) and their key2 come from the buckets of their level. */
 static void test_sec2_stonediff_std34(void **state)
 {
     (void)state;
@@ -283,6 +291,44 @@ static void test_sec2_stonediff_std34(void **state)
     assert_true(valued > 1000);
     game_free(g);
     free(g);
+}
+
+/* The ranking settles entries from several threads at once: one and three threads write the same
+ * bytes, and both satisfy the local rule. */
+static void test_sec2_std34_same_bytes_for_1_and_3_threads(void **state)
+{
+    (void)state;
+    unsigned char *data[2][4];
+    size_t len[2][4];
+    int n = 0;
+    for (int run = 0; run < 2; run++) {
+        struct game *g = calloc(1, sizeof *g);
+        ma_sv_sector start = {3, 4, 0, 0};
+        export_threads = run ? 3 : 1;
+        solve_and_export(g, MA_SV_STD, start, MA_SVM_SEC2);
+        export_threads = 0;
+        uint64_t valued;
+        check_game(g, &valued);
+        assert_true(valued > 1000);
+        n = g->n;
+        assert_true(n <= 4);
+        for (int k = 0; k < n; k++) {
+            char path[256];
+            ma_error err;
+            assert_int_equal(ma_svm_path(path, sizeof path, g->dir, MA_SV_STD, g->s[k], MA_SVM_SEC2,
+                                         &err),
+                             MA_OK);
+            data[run][k] = ma_test_slurp(path, &len[run][k]);
+        }
+        game_free(g);
+        free(g);
+    }
+    for (int k = 0; k < n; k++) {
+        assert_int_equal(len[0][k], len[1][k]);
+        assert_memory_equal(data[0][k], data[1][k], len[0][k]);
+        free(data[0][k]);
+        free(data[1][k]);
+    }
 }
 #endif
 
@@ -359,6 +405,7 @@ int main(void)
          * very files in tests/integration/test_solve_malom.py (fixture sec2_dir) instead: not a
          * skip, the sanitizer build has no such test (test_harness.py allows no other skip) */
         cmocka_unit_test(test_sec2_stonediff_std34),
+        cmocka_unit_test(test_sec2_std34_same_bytes_for_1_and_3_threads),
 #endif
         cmocka_unit_test(test_sec2_stonediff_whole_lask3_game),
         cmocka_unit_test(test_existing_and_missing_files),
