@@ -1,7 +1,7 @@
 """`scripts/bench solve` and `scripts/bench scale`: the reference producer's speed and growth.
 
   scripts/bench solve [--variant std] [--sector 5_5_0_0] [--threads 1,2] [--baseline REV]
-                      [--repeat 3] [--binary PATH]
+                      [--repeat 3] [--binary PATH] [--format malom-sec|malom-sec2 [--secval FILE]]
 
 `solve` builds the release binary (build-bench/), solves the sector with everything it depends on
 into a temporary directory once per thread count and repetition, and prints medians of wall time,
@@ -11,8 +11,16 @@ interleaved (base, current, base, current, ...), so that other load hits both al
 without --threads runs single-threaded only. The files of every run are compared (SHA-256 of the
 bodies): a thread count or a revision that changes a value is reported.
 
+With --format malom-sec or malom-sec2 (and --secval FILE for Malom's published layout) every
+round runs, per binary and thread count, the open solve and the Malom solve of the same sectors
+from scratch, side by side, and prints what writing the Malom files adds: the Malom run's wall
+time over the open run's, and per sector the seconds the Malom lines report (reading the children's
+files, ranking the draws, writing) over the seconds of the sector's solve in the same run, against
+the target 0.5. Every binary and thread count must write byte-identical Malom files.
+
   scripts/bench scale [--games std3,std4,std5,std6] [--threads 1,2] [--out-root DIR] [--keep]
                       [--no-verify] [--json FILE] [--binary PATH]
+                      [--format malom-sec|malom-sec2 [--secval FILE]]
 
 `scale` solves whole games (a game is <variant><stones>, e.g. std7, lask5) with each thread count
 and verifies each with `millaudit verify --threads N`, then prints per game: sectors, entries,
@@ -20,7 +28,10 @@ bytes on disk, solve and verify wall time, entries/s, peak RSS (from /usr/bin/ti
 getrusage), start value, whether every thread count wrote identical files; then a least-squares
 fit of time and memory against entries (log-log) and an estimate for larger games. Outputs go to
 --out-root (default: a temporary directory, removed unless --keep); the 7-stone game needs ~7 GB
-there and takes hours on 2 cores, so it runs only when asked for.
+there and takes hours on 2 cores, so it runs only when asked for. A game may also be one sector
+with everything it depends on, `<variant>@<sector>`: `std@7_7_0_0` is the standard game's movement
+phase up to 7 stones a side. With --format the games are written in Malom's format (the open files
+go to OUT/open) and verified as such; "on disk" is then the Malom files.
 
 Load averages are printed with every figure: on a shared machine wall times depend on the
 neighbours; ratios of interleaved runs and CPU seconds are the steadier figures.
@@ -65,9 +76,16 @@ def timed(cmd, **kw):
 
 
 def body_digests(directory):
-    """SHA-256 of every file's body (the header holds the producer version and the digest)."""
+    """SHA-256 of every file's body (the header holds the producer version and the digest), and of
+    every Malom file whole."""
     out = {}
     for name in sorted(os.listdir(directory)):
+        if name.endswith((".sec", ".sec2")):
+            h = hashlib.sha256()
+            with open(os.path.join(directory, name), "rb") as f:
+                for chunk in iter(lambda: f.read(1 << 22), b""):
+                    h.update(chunk)
+            out[name] = h.hexdigest()
         if name.endswith(".mdb"):
             h = hashlib.sha256()
             with open(os.path.join(directory, name), "rb") as f:
@@ -83,6 +101,10 @@ def supports_threads(binary):
                                          text=True).stdout
 
 
+SOLVED = re.compile(r"^(\S+): \d+ entries, \d+ canonical, .*, ([\d.]+) s$", re.M)
+WRITTEN = re.compile(r"^(\S+)\.sec2?: \d+ entries, \d+ markers, .*, ([\d.]+) s$", re.M)
+
+
 def solve_once(binary, args, out, threads):
     cmd = [binary, "solve", *args, "--out", out, "--quiet"]
     if threads:
@@ -94,7 +116,9 @@ def solve_once(binary, args, out, threads):
     entries = sum(int(r[1]) for r in rows)
     start = START.search(proc.stdout)
     return {"wall": wall, "cpu": cpu, "rss_kb": rss, "entries": entries, "sectors": len(rows),
-            "start": start.group(1) if start else None}
+            "start": start.group(1) if start else None,
+            "solved": {m[0]: float(m[1]) for m in SOLVED.findall(proc.stdout)},
+            "written": {m[0]: float(m[1]) for m in WRITTEN.findall(proc.stdout)}}
 
 
 # ---- solve ----------------------------------------------------------------------------------
@@ -103,13 +127,18 @@ def cmd_solve(args, build, root):
     current = args.binary or build(root, os.path.join(root, "build-bench"))
     binaries = [("current", current)]
     wt = None
-    if args.baseline:
+    if args.baseline_binary:
+        binaries.insert(0, (f"baseline {args.baseline_binary}", args.baseline_binary))
+    elif args.baseline:
         wt = tempfile.mkdtemp(prefix="ma_bench_wt_")
         subprocess.run(["git", "-C", root, "worktree", "add", "--detach", wt, args.baseline], check=True,
                        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
         binaries.insert(0, (f"baseline {args.baseline}", build(wt, os.path.join(wt, "build"))))
     threads = [int(t) for t in args.threads.split(",")]
     job = ["--variant", args.variant, "--sector", args.sector, "--with-deps"]
+    if args.format != "open":
+        cmd_solve_malom(args, binaries, threads, job, wt, root)
+        return
     print(f"job: solve {args.variant} {args.sector} with dependencies; threads {threads}; "
           f"{args.repeat} rounds, interleaved; {load()}", flush=True)
     results, digests = {}, {}
@@ -160,9 +189,84 @@ def cmd_solve(args, build, root):
         sys.exit(1)
 
 
+def cmd_solve_malom(args, binaries, threads, job, wt, root):
+    """The open solve and the Malom solve side by side: what writing the Malom files adds."""
+    malom = ["--format", args.format] + (["--secval", os.path.abspath(args.secval)] if args.secval else [])
+    print(f"job: solve {args.variant} {args.sector} with dependencies, open and {args.format}"
+          f"{' with ' + args.secval if args.secval else ''}; threads {threads}; {args.repeat} rounds, "
+          f"interleaved; {load()}", flush=True)
+    runs, digests = {}, {}
+    try:
+        for rnd in range(args.repeat):
+            for label, binary in binaries:
+                for t in threads:
+                    if t != 1 and not supports_threads(binary):
+                        continue
+                    for kind in ("open", "malom"):
+                        out = tempfile.mkdtemp(prefix="ma_bench_solve_")
+                        try:
+                            r = solve_once(binary, job + (malom if kind == "malom" else []), out,
+                                           t if supports_threads(binary) else 0)
+                            if kind == "malom":
+                                digests[(label, t)] = body_digests(out)
+                        finally:
+                            shutil.rmtree(out, ignore_errors=True)
+                        runs.setdefault((label, t, kind), []).append(r)
+                        print(f"  round {rnd + 1} {label} threads {t} {kind}: wall {r['wall']:.1f} s, "
+                              f"CPU {r['cpu']:.1f} s, peak RSS {r['rss_kb'] / 1024:.0f} MiB ({load()})",
+                              flush=True)
+    finally:
+        if wt:
+            subprocess.run(["git", "-C", root, "worktree", "remove", "--force", wt],
+                           stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+            shutil.rmtree(wt, ignore_errors=True)
+    med = statistics.median
+    print()
+    print("| binary | threads | open wall s | open CPU s | malom wall s | malom CPU s | malom RSS MiB | "
+          "(malom - open) / open, wall | CPU |")
+    print("|---|---|---|---|---|---|---|---|---|")
+    for label, _ in binaries:
+        for t in threads:
+            o, m = runs.get((label, t, "open")), runs.get((label, t, "malom"))
+            if not o or not m:
+                continue
+            ow, oc, mw, mc = (med(r[k] for r in rs) for rs, k in ((o, "wall"), (o, "cpu"), (m, "wall"), (m, "cpu")))
+            # the ratios per round (open and malom ran back to back), then their median
+            rw = med((mr["wall"] - orr["wall"]) / orr["wall"] for orr, mr in zip(o, m))
+            rc = med((mr["cpu"] - orr["cpu"]) / orr["cpu"] for orr, mr in zip(o, m))
+            print(f"| {label} | {t} | {ow:.1f} | {oc:.1f} | {mw:.1f} | {mc:.1f} | "
+                  f"{med(r['rss_kb'] for r in m) / 1024:.0f} | {rw:.2f} | {rc:.2f} |")
+    print()
+    print("per sector, from the Malom run's own lines: seconds writing its Malom file (the children's "
+          "files read, draws ranked, file written) over the seconds solving it, medians over rounds "
+          "(target 0.5):")
+    for label, _ in binaries:
+        for t in threads:
+            m = runs.get((label, t, "malom"))
+            if not m or not m[0]["written"]:
+                continue
+            cells = []
+            worst = 0.0
+            for name in m[0]["written"]:
+                solved = [r["solved"].get(name) for r in m]
+                written = [r["written"].get(name) for r in m]
+                if None in solved or None in written:
+                    continue
+                ratio = med(w / max(s, 1e-3) for s, w in zip(solved, written))
+                worst = max(worst, ratio)
+                cells.append(f"{name} {med(written):.2f}/{med(solved):.2f} = {ratio:.2f}")
+            print(f"  {label}, threads {t}: worst {worst:.2f}; " + "; ".join(cells))
+    ref = next(iter(digests.values()))
+    same = all(d == ref for d in digests.values())
+    print(f"Malom files identical across every binary and thread count: {'yes' if same else 'NO'}")
+    print(f"({load()}; wall time is shared with whatever else runs: compare the ratios of the same round)")
+    if not same:
+        sys.exit(1)
+
+
 # ---- scale ----------------------------------------------------------------------------------
 
-GAME = re.compile(r"^(std|lask|mora)(\d+)$")
+GAME = re.compile(r"^(std|lask|mora)(?:(\d+)|@(\d+_\d+_\d+_\d+))$")
 
 
 def verify_once(binary, directory, threads):
@@ -180,7 +284,11 @@ def verify_once(binary, directory, threads):
 
 def disk_bytes(directory):
     return sum(os.path.getsize(os.path.join(directory, n)) for n in os.listdir(directory)
-               if n.endswith(".mdb"))
+               if n.endswith((".mdb", ".sec", ".sec2")))
+
+
+def disk_files(directory):
+    return sum(1 for n in os.listdir(directory) if n.endswith((".mdb", ".sec", ".sec2")))
 
 
 def fit(xs, ys):
@@ -214,19 +322,30 @@ def cmd_scale(args, build, root):
         for game in args.games.split(","):
             m = GAME.match(game)
             if not m:
-                sys.exit(f"bench: bad game '{game}' (e.g. std5, lask5)")
-            variant, stones = m.group(1), int(m.group(2))
-            row = {"game": game, "variant": variant, "stones": stones, "solve": {}, "verify": {}}
+                sys.exit(f"bench: bad game '{game}' (e.g. std5, lask5, std@7_7_0_0)")
+            variant = m.group(1)
+            if m.group(2):
+                stones = int(m.group(2))
+                job = ["--variant", variant, "--stones", str(stones)]
+            else:
+                stones = max(int(x) for x in m.group(3).split("_")[:2])
+                job = ["--variant", variant, "--sector", m.group(3), "--with-deps"]
+            if args.format != "open":
+                job += ["--format", args.format]
+                if args.secval:
+                    job += ["--secval", os.path.abspath(args.secval)]
+            row = {"game": game, "variant": variant, "stones": stones, "solve": {}, "verify": {},
+                   "format": args.format}
             digests = {}
             for t in threads:
                 out = os.path.join(out_root, f"{game}_t{t}")
                 shutil.rmtree(out, ignore_errors=True)
                 print(f"{game}: solving with {t} thread(s) into {out} ({load()})", flush=True)
-                r = solve_once(binary, ["--variant", variant, "--stones", str(stones)], out, t)
+                r = solve_once(binary, job, out, t)
                 r["load_after"] = os.getloadavg()
                 row["solve"][t] = r
                 row.update(entries=r["entries"], sectors=r["sectors"], start=r["start"],
-                           bytes=disk_bytes(out))
+                           bytes=disk_bytes(out), files=disk_files(out))
                 digests[t] = body_digests(out)
                 print(f"  solved: {r['sectors']} sectors, {r['entries']} entries, wall {r['wall']:.1f} s, "
                       f"CPU {r['cpu']:.1f} s, peak RSS {r['rss_kb'] / 1024:.0f} MiB, start {r['start']} "
@@ -254,27 +373,31 @@ def cmd_scale(args, build, root):
 
 def report(rows, threads):
     print()
-    head = ["game", "sectors", "entries", "MB on disk"]
+    head = ["game", "format", "sectors", "entries", "files", "MB on disk"]
     for t in threads:
         head += [f"solve {t}t s", f"CPU {t}t s", f"M entries/s {t}t", f"solve RSS {t}t MiB"]
     for t in threads:
-        head += [f"verify {t}t s", f"verify RSS {t}t MiB", f"discr. {t}t"]
+        head += [f"verify {t}t s", f"verify CPU {t}t s", f"M entries/s {t}t", f"verify RSS {t}t MiB",
+                 f"discr. {t}t"]
     head += ["same files", "start value"]
     print("| " + " | ".join(head) + " |")
     print("|" + "---|" * len(head))
     for r in rows:
-        cells = [r["game"], str(r["sectors"]), str(r["entries"]), f"{r['bytes'] / 1e6:.1f}"]
+        cells = [r["game"], r.get("format", "open"), str(r["sectors"]), str(r["entries"]),
+                 str(r.get("files", "-")), f"{r['bytes'] / 1e6:.1f}"]
         for t in threads:
             s = r["solve"].get(t)
             cells += [f"{s['wall']:.1f}", f"{s['cpu']:.1f}", f"{r['entries'] / s['wall'] / 1e6:.2f}",
                       f"{s['rss_kb'] / 1024:.0f}"] if s else ["-", "-", "-", "-"]
         for t in threads:
             v = r["verify"].get(t)
-            cells += [f"{v['wall']:.1f}", f"{v['rss_kb'] / 1024:.0f}", str(v["discrepancies"])] \
-                if v else ["-", "-", "-"]
+            cells += [f"{v['wall']:.1f}", f"{v['cpu']:.1f}", f"{r['entries'] / v['wall'] / 1e6:.2f}",
+                      f"{v['rss_kb'] / 1024:.0f}", str(v["discrepancies"])] \
+                if v else ["-", "-", "-", "-", "-"]
         cells += ["yes" if r["identical"] else "NO", str(r["start"])]
         print("| " + " | ".join(cells) + " |")
-    std = [r for r in rows if r["variant"] == "std" and r["entries"] > 1_000_000]
+    std = [r for r in rows if r["variant"] == "std" and r["entries"] > 1_000_000 and "@" not in r["game"]
+           and r.get("format", "open") == "open"]
     if len(std) < 2:
         return
     print()
@@ -304,6 +427,10 @@ def register(sub, build, root):
     s.add_argument("--repeat", type=int, default=3, help="interleaved rounds (default 3; medians)")
     s.add_argument("--baseline", metavar="REV", help="also run git revision REV, interleaved")
     s.add_argument("--binary", metavar="PATH", help="millaudit to time instead of building build-bench/")
+    s.add_argument("--baseline-binary", metavar="PATH", help="a baseline millaudit already built (instead of --baseline REV)")
+    s.add_argument("--format", default="open", choices=("open", "malom-sec", "malom-sec2"),
+                   help="with a Malom format: the open and the Malom solve side by side")
+    s.add_argument("--secval", metavar="FILE", help="with malom-sec2: Malom's sector values (published layout)")
     s.set_defaults(run=lambda a: cmd_solve(a, build, root))
     c = sub.add_parser("scale", help="solve and verify whole games; growth of time and memory")
     c.add_argument("--games", default="std3,std4,std5,std6",
@@ -314,6 +441,9 @@ def register(sub, build, root):
     c.add_argument("--no-verify", action="store_true", help="solve only")
     c.add_argument("--json", metavar="FILE", help="also write the figures as JSON (after every game)")
     c.add_argument("--binary", metavar="PATH", help="millaudit to run instead of building build-bench/")
+    c.add_argument("--format", default="open", choices=("open", "malom-sec", "malom-sec2"),
+                   help="write the games in Malom's format (the open files go to OUT/open)")
+    c.add_argument("--secval", metavar="FILE", help="with malom-sec2: Malom's sector values")
     c.add_argument("--from-json", metavar="FILE[,FILE]",
                    help="print the table and fits of earlier runs' --json files instead of running")
     c.set_defaults(run=lambda a: cmd_scale(a, build, root))
