@@ -123,6 +123,16 @@ def solve_once(binary, args, out, threads):
 
 # ---- solve ----------------------------------------------------------------------------------
 
+def rotations(args, binaries, threads):
+    """(round, label, binary, threads) in the interleaved order: every binary and thread count once
+    per round, so a slow phase of the machine hits all of them alike."""
+    for rnd in range(args.repeat):
+        for label, binary in binaries:
+            for t in threads:
+                if t == 1 or supports_threads(binary):
+                    yield rnd, label, binary, t
+
+
 def cmd_solve(args, build, root):
     current = args.binary or build(root, os.path.join(root, "build-bench"))
     binaries = [("current", current)]
@@ -143,21 +153,17 @@ def cmd_solve(args, build, root):
           f"{args.repeat} rounds, interleaved; {load()}", flush=True)
     results, digests = {}, {}
     try:
-        for rnd in range(args.repeat):
-            for label, binary in binaries:
-                for t in threads:
-                    if t != 1 and not supports_threads(binary):
-                        continue
-                    out = tempfile.mkdtemp(prefix="ma_bench_solve_")
-                    try:
-                        r = solve_once(binary, job, out, t if supports_threads(binary) else 0)
-                        d = body_digests(out)
-                    finally:
-                        shutil.rmtree(out, ignore_errors=True)
-                    results.setdefault((label, t), []).append(r)
-                    digests[(label, t)] = d
-                    print(f"  round {rnd + 1} {label} threads {t}: wall {r['wall']:.1f} s, CPU "
-                          f"{r['cpu']:.1f} s, peak RSS {r['rss_kb'] / 1024:.0f} MiB ({load()})", flush=True)
+        for rnd, label, binary, t in rotations(args, binaries, threads):
+            out = tempfile.mkdtemp(prefix="ma_bench_solve_")
+            try:
+                r = solve_once(binary, job, out, t if supports_threads(binary) else 0)
+                d = body_digests(out)
+            finally:
+                shutil.rmtree(out, ignore_errors=True)
+            results.setdefault((label, t), []).append(r)
+            digests[(label, t)] = d
+            print(f"  round {rnd + 1} {label} threads {t}: wall {r['wall']:.1f} s, CPU "
+                  f"{r['cpu']:.1f} s, peak RSS {r['rss_kb'] / 1024:.0f} MiB ({load()})", flush=True)
     finally:
         if wt:
             subprocess.run(["git", "-C", root, "worktree", "remove", "--force", wt],
@@ -197,24 +203,20 @@ def cmd_solve_malom(args, binaries, threads, job, wt, root):
           f"interleaved; {load()}", flush=True)
     runs, digests = {}, {}
     try:
-        for rnd in range(args.repeat):
-            for label, binary in binaries:
-                for t in threads:
-                    if t != 1 and not supports_threads(binary):
-                        continue
-                    for kind in ("open", "malom"):
-                        out = tempfile.mkdtemp(prefix="ma_bench_solve_")
-                        try:
-                            r = solve_once(binary, job + (malom if kind == "malom" else []), out,
-                                           t if supports_threads(binary) else 0)
-                            if kind == "malom":
-                                digests[(label, t)] = body_digests(out)
-                        finally:
-                            shutil.rmtree(out, ignore_errors=True)
-                        runs.setdefault((label, t, kind), []).append(r)
-                        print(f"  round {rnd + 1} {label} threads {t} {kind}: wall {r['wall']:.1f} s, "
-                              f"CPU {r['cpu']:.1f} s, peak RSS {r['rss_kb'] / 1024:.0f} MiB ({load()})",
-                              flush=True)
+        for rnd, label, binary, t in rotations(args, binaries, threads):
+            for kind in ("open", "malom"):
+                out = tempfile.mkdtemp(prefix="ma_bench_solve_")
+                try:
+                    r = solve_once(binary, job + (malom if kind == "malom" else []), out,
+                                   t if supports_threads(binary) else 0)
+                    if kind == "malom":
+                        digests[(label, t)] = body_digests(out)
+                finally:
+                    shutil.rmtree(out, ignore_errors=True)
+                runs.setdefault((label, t, kind), []).append(r)
+                print(f"  round {rnd + 1} {label} threads {t} {kind}: wall {r['wall']:.1f} s, "
+                      f"CPU {r['cpu']:.1f} s, peak RSS {r['rss_kb'] / 1024:.0f} MiB ({load()})",
+                      flush=True)
     finally:
         if wt:
             subprocess.run(["git", "-C", root, "worktree", "remove", "--force", wt],

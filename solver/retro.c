@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "solver/svphases.h"
 #include "solver/svsector.h"
 
 #define V_LOSS 0x4000u
@@ -98,14 +99,10 @@ static inline uint32_t sector_key(ma_sv_sector s)
 
 struct shared {
     ma_retro_job *job;
-    int nthreads;
     int ntargets;
     struct target targets[2 + MA_RETRO_MAX_CHILDREN];
     int pred_member[2];      /* member holding the predecessors of member i's entries, or -1 */
-    pthread_barrier_t barrier;
-    pthread_mutex_t lock;    /* queues, queue accounting, first error, gate */
-    pthread_cond_t gate;
-    int gate_open;
+    pthread_mutex_t lock;    /* queues, queue accounting, first error */
     struct depth_queue *queues; /* one per depth 0..MAX_DEPTH, allocated once: never moves */
     int nqueues;
     int max_depth;           /* deepest queue with a published block, -1 if none */
@@ -125,7 +122,6 @@ struct worker {
     ma_retro_job *job;
     const struct target *targets;
     int ntargets;
-    int id;
     int rc;
     ma_error err;
     /* per-position scratch filled by the turn callback */
@@ -631,8 +627,9 @@ static void finish_range(struct worker *wk, int m, uint64_t e0, uint64_t e1)
     }
 }
 
-static void run_phase(struct worker *wk)
+static void run_phase(void *worker)
 {
+    struct worker *wk = worker;
     struct shared *sh = wk->sh;
     ma_retro_job *job = sh->job;
     for (;;) {
@@ -727,8 +724,9 @@ static int start_depth(struct shared *sh)
 }
 
 /* Thread 0, between two barriers: chooses the next phase. */
-static void next_phase(struct shared *sh)
+static void next_phase(void *shared)
 {
+    struct shared *sh = shared;
     ma_retro_job *job = sh->job;
     atomic_store(&sh->next, 0);
     if (atomic_load(&sh->rc) != MA_OK) {
@@ -768,27 +766,9 @@ static void next_phase(struct shared *sh)
     }
 }
 
-static void *worker_main(void *arg)
+static int stopped(const void *shared)
 {
-    struct worker *wk = arg;
-    struct shared *sh = wk->sh;
-    /* Wait until every thread that could be started is: the barrier counts on all of them. */
-    pthread_mutex_lock(&sh->lock);
-    while (!sh->gate_open)
-        pthread_cond_wait(&sh->gate, &sh->lock);
-    pthread_mutex_unlock(&sh->lock);
-    for (;;) {
-        run_phase(wk);
-        if (sh->nthreads > 1)
-            pthread_barrier_wait(&sh->barrier);
-        if (wk->id == 0)
-            next_phase(sh);
-        if (sh->nthreads > 1)
-            pthread_barrier_wait(&sh->barrier);
-        if (sh->phase == PHASE_STOP)
-            break;
-    }
-    return NULL;
+    return ((const struct shared *)shared)->phase == PHASE_STOP;
 }
 
 int ma_retro_solve(ma_retro_job *job, ma_retro_stats stats[2], ma_error *err)
@@ -799,15 +779,12 @@ int ma_retro_solve(ma_retro_job *job, ma_retro_stats stats[2], ma_error *err)
     int nthreads = job->threads < 1 ? 1 : job->threads;
     struct shared *sh = calloc(1, sizeof *sh);
     struct worker *wks = calloc((size_t)nthreads, sizeof *wks);
-    pthread_t *tids = calloc((size_t)nthreads, sizeof *tids);
-    if (!sh || !wks || !tids) {
+    if (!sh || !wks) {
         free(sh);
         free(wks);
-        free(tids);
         return ma_error_set(err, MA_ENOMEM, "solve: out of memory");
     }
     sh->job = job;
-    sh->nthreads = nthreads;
     sh->max_depth = -1;
     atomic_init(&sh->rc, MA_OK);
     atomic_init(&sh->next, 0);
@@ -824,14 +801,11 @@ int ma_retro_solve(ma_retro_job *job, ma_retro_stats stats[2], ma_error *err)
         sh->targets[sh->ntargets++] = tg;
     }
     pthread_mutex_init(&sh->lock, NULL);
-    pthread_cond_init(&sh->gate, NULL);
     sh->queues = calloc(MAX_DEPTH + 1, sizeof *sh->queues);
     if (!sh->queues) {
-        pthread_cond_destroy(&sh->gate);
         pthread_mutex_destroy(&sh->lock);
         free(sh);
         free(wks);
-        free(tids);
         return ma_error_set(err, MA_ENOMEM, "solve: out of memory");
     }
     sh->nqueues = MAX_DEPTH + 1;
@@ -844,25 +818,10 @@ int ma_retro_solve(ma_retro_job *job, ma_retro_stats stats[2], ma_error *err)
         wks[i].job = job;
         wks[i].targets = sh->targets;
         wks[i].ntargets = sh->ntargets;
-        wks[i].id = i;
         wks[i].stats[0].max_depth = wks[i].stats[1].max_depth = -1;
     }
-    int started = 1;
-    pthread_mutex_lock(&sh->lock);
-    for (int i = 1; i < nthreads; i++) {
-        if (pthread_create(&tids[i], NULL, worker_main, &wks[i]) != 0)
-            break; /* fewer threads give the same result, only later */
-        started++;
-    }
-    sh->nthreads = started;
-    if (started > 1)
-        pthread_barrier_init(&sh->barrier, NULL, (unsigned)started);
-    sh->gate_open = 1;
-    pthread_cond_broadcast(&sh->gate);
-    pthread_mutex_unlock(&sh->lock);
-    worker_main(&wks[0]);
-    for (int i = 1; i < started; i++)
-        pthread_join(tids[i], NULL);
+    static const ma_svphases_ops ops = {NULL, run_phase, next_phase, stopped};
+    ma_svphases_run(&ops, sh, wks, sizeof *wks, nthreads);
     int rc = atomic_load(&sh->rc);
     if (rc != MA_OK && err)
         *err = sh->err;
@@ -893,12 +852,8 @@ int ma_retro_solve(ma_retro_job *job, ma_retro_stats stats[2], ma_error *err)
             }
         }
     job->peak_queue_bytes = sh->peak_queue_bytes;
-    if (started > 1)
-        pthread_barrier_destroy(&sh->barrier);
-    pthread_cond_destroy(&sh->gate);
     pthread_mutex_destroy(&sh->lock);
     free(sh);
     free(wks);
-    free(tids);
     return rc;
 }

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "solver/svphases.h"
 #include "solver/svsector.h"
 
 #define V_DRAW 0x8000u
@@ -37,11 +38,9 @@ struct push {
 
 struct shared {
     ma_svm_rank_job *job;
-    int nthreads;
-    pthread_barrier_t barrier;
-    pthread_mutex_t lock;    /* the first error, the gate */
-    pthread_cond_t gate;
-    int gate_open;
+    int nthreads;            /* that work */
+    struct worker *wks;      /* their scratch and pushes */
+    pthread_mutex_t lock;    /* the first error */
     atomic_int rc;
     ma_error err;
     struct vec *buckets;     /* [NBUCKETS] of the level at work */
@@ -74,7 +73,6 @@ struct slot {
 struct worker {
     struct shared *sh;
     ma_svm_rank_job *job;
-    int id;
     int rc;
     ma_error err;
     int member;              /* member holding the predecessors being collected */
@@ -377,8 +375,9 @@ static int stopping(struct worker *wk)
     return wk->rc != MA_OK || atomic_load(&wk->sh->rc) != MA_OK;
 }
 
-static void run_bucket(struct worker *wk)
+static void run_bucket(void *worker)
 {
+    struct worker *wk = worker;
     struct shared *sh = wk->sh;
     const struct vec *q = &sh->buckets[sh->bucket];
     int d = sh->bucket - 32768;
@@ -457,8 +456,10 @@ static int seed_level(struct shared *sh, int t)
 
 /* Thread 0 between two barriers: the pushes of the bucket just done go to their buckets, and the
  * next bucket (or level) is chosen. */
-static void next_phase(struct shared *sh, struct worker *wks)
+static void next_phase(void *shared)
 {
+    struct shared *sh = shared;
+    struct worker *wks = sh->wks;
     atomic_store(&sh->next, 0);
     if (sh->bucket >= 0) {
         struct vec *done = &sh->buckets[sh->bucket];
@@ -517,33 +518,18 @@ static void next_phase(struct shared *sh, struct worker *wks)
     }
 }
 
-struct thread_arg {
-    struct worker *wks;
-    int id;
-};
-
-static void *worker_main(void *arg)
+/* Before the threads start: how many work, and so whether the states are shared. */
+static void begin(void *shared, int threads)
 {
-    struct thread_arg *ta = arg;
-    struct worker *wk = &ta->wks[ta->id];
-    struct shared *sh = wk->sh;
-    /* Wait until every thread that could be started is: the barrier counts on all of them. */
-    pthread_mutex_lock(&sh->lock);
-    while (!sh->gate_open)
-        pthread_cond_wait(&sh->gate, &sh->lock);
-    pthread_mutex_unlock(&sh->lock);
-    for (;;) {
-        if (sh->phase == PHASE_STOP)
-            break;
-        run_bucket(wk);
-        if (sh->nthreads > 1)
-            pthread_barrier_wait(&sh->barrier);
-        if (wk->id == 0)
-            next_phase(sh, ta->wks);
-        if (sh->nthreads > 1)
-            pthread_barrier_wait(&sh->barrier);
-    }
-    return NULL;
+    struct shared *sh = shared;
+    sh->nthreads = threads;
+    for (int i = 0; i < threads; i++)
+        sh->wks[i].shared = threads > 1;
+}
+
+static int stopped(const void *shared)
+{
+    return ((const struct shared *)shared)->phase == PHASE_STOP;
 }
 
 /* One pass over the draws: every exit's level, the seeds of each level, and the draws that can
@@ -657,15 +643,13 @@ int ma_svm_rank(ma_svm_rank_job *job, ma_svm_rank_stats *stats, ma_error *err)
     struct shared *sh = calloc(1, sizeof *sh);
     int nthreads = job->threads < 1 ? 1 : job->threads;
     struct worker *wks = calloc((size_t)nthreads, sizeof *wks);
-    struct thread_arg *args = calloc((size_t)nthreads, sizeof *args);
-    pthread_t *tids = calloc((size_t)nthreads, sizeof *tids);
     int rc = MA_OK;
     if (sh) {
         sh->buckets = calloc(NBUCKETS, sizeof *sh->buckets);
         sh->good_seeds = calloc(32768, sizeof *sh->good_seeds);
         sh->bad_seeds = calloc(32768, sizeof *sh->bad_seeds);
     }
-    if (!sh || !wks || !args || !tids || !sh->buckets || !sh->good_seeds || !sh->bad_seeds)
+    if (!sh || !wks || !sh->buckets || !sh->good_seeds || !sh->bad_seeds)
         rc = ma_error_set(err, MA_ENOMEM, "malom export: out of memory");
     if (rc == MA_OK) {
         sh->job = job;
@@ -674,41 +658,19 @@ int ma_svm_rank(ma_svm_rank_job *job, ma_svm_rank_stats *stats, ma_error *err)
     if (rc == MA_OK)
         rc = collect_seeds(sh, err);
     if (rc == MA_OK) {
-        sh->nthreads = nthreads;
+        sh->nthreads = 1; /* thread 0 merges the pushes of those that work; none yet */
+        sh->wks = wks;
         sh->bucket = -1;
         atomic_init(&sh->rc, MA_OK);
         atomic_init(&sh->next, 0);
         pthread_mutex_init(&sh->lock, NULL);
-        pthread_cond_init(&sh->gate, NULL);
         for (int i = 0; i < nthreads; i++) {
             wks[i].sh = sh;
             wks[i].job = job;
-            wks[i].id = i;
-            args[i].wks = wks;
-            args[i].id = i;
         }
-        next_phase(sh, wks); /* the first level's seeds and first bucket */
-        int started = 1;
-        pthread_mutex_lock(&sh->lock);
-        for (int i = 1; i < nthreads; i++) {
-            if (pthread_create(&tids[i], NULL, worker_main, &args[i]) != 0)
-                break; /* fewer threads give the same result, only later */
-            started++;
-        }
-        sh->nthreads = started;
-        for (int i = 0; i < nthreads; i++)
-            wks[i].shared = started > 1;
-        if (started > 1)
-            pthread_barrier_init(&sh->barrier, NULL, (unsigned)started);
-        sh->gate_open = 1;
-        pthread_cond_broadcast(&sh->gate);
-        pthread_mutex_unlock(&sh->lock);
-        worker_main(&args[0]);
-        for (int i = 1; i < started; i++)
-            pthread_join(tids[i], NULL);
-        if (started > 1)
-            pthread_barrier_destroy(&sh->barrier);
-        pthread_cond_destroy(&sh->gate);
+        next_phase(sh); /* the first level's seeds and first bucket */
+        static const ma_svphases_ops ops = {begin, run_bucket, next_phase, stopped};
+        ma_svphases_run(&ops, sh, wks, sizeof *wks, nthreads);
         pthread_mutex_destroy(&sh->lock);
         rc = atomic_load(&sh->rc);
         if (rc != MA_OK)
@@ -738,7 +700,5 @@ int ma_svm_rank(ma_svm_rank_job *job, ma_svm_rank_stats *stats, ma_error *err)
         free(wks[i].pushes);
     free(sh);
     free(wks);
-    free(args);
-    free(tids);
     return rc;
 }
