@@ -14,9 +14,10 @@ bodies): a thread count or a revision that changes a value is reported.
 With --format malom-sec or malom-sec2 (and --secval FILE for Malom's published layout) every
 round runs, per binary and thread count, the open solve and the Malom solve of the same sectors
 from scratch, side by side, and prints what writing the Malom files adds: the Malom run's wall
-time over the open run's, and per sector the seconds the Malom lines report (reading the children's
-files, ranking the draws, writing) over the seconds of the sector's solve in the same run, against
-the target 0.5. Every binary and thread count must write byte-identical Malom files.
+and CPU time over the open run's, and per component (a sector, or a twin pair solved together) the
+seconds its Malom lines report (reading the children's files, ranking the draws, writing) over the
+seconds the open run took to solve it, against the target 0.5, with the Malom run's own solve
+seconds beside them. Every binary and thread count must write byte-identical Malom files.
 
   scripts/bench scale [--games std3,std4,std5,std6] [--threads 1,2] [--out-root DIR] [--keep]
                       [--no-verify] [--json FILE] [--binary PATH]
@@ -239,25 +240,36 @@ def cmd_solve_malom(args, binaries, threads, job, wt, root):
             print(f"| {label} | {t} | {ow:.1f} | {oc:.1f} | {mw:.1f} | {mc:.1f} | "
                   f"{med(r['rss_kb'] for r in m) / 1024:.0f} | {rw:.2f} | {rc:.2f} |")
     print()
-    print("per sector, from the Malom run's own lines: seconds writing its Malom file (the children's "
-          "files read, draws ranked, file written) over the seconds solving it, medians over rounds "
-          "(target 0.5):")
+    print("per component (a sector, or a twin pair solved together), from the runs' own lines, "
+          "medians over rounds: the open run's solve seconds, the Malom run's solve seconds, the "
+          "seconds of its Malom lines (the children's files read, draws ranked, files written), "
+          "and those over the open solve (target 0.5):")
     for label, _ in binaries:
         for t in threads:
-            m = runs.get((label, t, "malom"))
-            if not m or not m[0]["written"]:
+            m, o = runs.get((label, t, "malom")), runs.get((label, t, "open"))
+            if not m or not o or not m[0]["written"]:
                 continue
-            cells = []
-            worst = 0.0
+            cells, worst, seen = [], 0.0, set()
             for name in m[0]["written"]:
-                solved = [r["solved"].get(name) for r in m]
-                written = [r["written"].get(name) for r in m]
-                if None in solved or None in written:
+                if name in seen:
                     continue
-                ratio = med(w / max(s, 1e-3) for s, w in zip(solved, written))
+                v, w, b, wf, bf = name.split("_")
+                twin = f"{v}_{b}_{w}_{bf}_{wf}"
+                members = [name] + ([twin] if twin != name and twin in m[0]["written"] else [])
+                seen.update(members)
+                try:
+                    opened = [r["solved"][name] for r in o]
+                    solved = [r["solved"][name] for r in m]
+                    written = [sum(r["written"][x] for x in members) for r in m]
+                except KeyError:
+                    continue
+                ratio = med(w / max(s, 1e-3) for s, w in zip(opened, written))
                 worst = max(worst, ratio)
-                cells.append(f"{name} {med(written):.2f}/{med(solved):.2f} = {ratio:.2f}")
-            print(f"  {label}, threads {t}: worst {worst:.2f}; " + "; ".join(cells))
+                cells.append(f"{'+'.join(members)} {med(opened):.2f} / {med(solved):.2f} / "
+                             f"{med(written):.2f} = {ratio:.2f}")
+            print(f"  {label}, threads {t}: worst {worst:.2f}")
+            for cell in cells:
+                print(f"    {cell}")
     ref = next(iter(digests.values()))
     same = all(d == ref for d in digests.values())
     print(f"Malom files identical across every binary and thread count: {'yes' if same else 'NO'}")
