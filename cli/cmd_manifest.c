@@ -3,7 +3,7 @@
  * `sha256sum -c` accepts (docs/manifest.md, docs/distributed.md; usage() below has the options).
  * This file parses the options, checks that an output replaces no input, and prints; the work is
  * the manifest engines' (include/millaudit/manifest.h: ma_manifest_create, ma_manifest_check_run,
- * ma_manifest_merge_run) and the words of a check or a merge are render/manifest_text.c's. Exit: 0
+ * ma_manifest_merge_run) and the words of a check or a merge are reports/render/manifest_text.c's. Exit: 0
  * all OK; 1 FAILED / MISSING / not in manifest; 2 usage; 3 manifest malformed (with --strict),
  * refused path, input or store unusable; 4 output not writable; 128+N stopped by signal N.
  */

@@ -1,6 +1,6 @@
 /*
  * millaudit verify DIR: options of the run engine (millaudit/verify.h), which does the work for
- * every format, and the printing of its documents (render/: text for people, one JSON document,
+ * every format, and the printing of its documents (reports/render/: text for people, one JSON document,
  * docs/json/verify.schema.json, for programs; a JUnit report). The command ends with its result
  * (common/verdict.h): the run's verdict, the error that stopped it, or the signal.
  */

@@ -3,7 +3,7 @@
  * conventions every engine follows.
  *
  * `millaudit diff A B`, position by position, in any of the formats the checker reads: the pair,
- * example and result types of a comparison (run/diff.h has the contract of pairing and classes),
+ * example and result types of a comparison (verifier/run/diff.h has the contract of pairing and classes),
  * the one engine call ma_diff_run and the renderers of its report.
  */
 #ifndef MILLAUDIT_DIFF_H
@@ -133,7 +133,7 @@ MA_API uint64_t ma_diff_report_status_count(const ma_diff_report *r, ma_diff_sta
 MA_API uint64_t ma_diff_report_positions(const ma_diff_report *r);
 MA_API uint64_t ma_diff_report_class_count(const ma_diff_report *r, int cls);
 
-/* Rendering (render/diff_render.c). One pair as the text output shows it (quiet: only pairs with
+/* Rendering (reports/render/diff_render.c). One pair as the text output shows it (quiet: only pairs with
  * value differences, and no board diagrams); the shard line after planning (nothing without a
  * shard); and the end of the run: every message (records not written, unusable files, the
  * failure) on diag prefixed "millaudit diff: ", then the JSON document
@@ -141,7 +141,7 @@ MA_API uint64_t ma_diff_report_class_count(const ma_diff_report *r, int cls);
 MA_API void ma_diff_render_pair_text(FILE *out, const ma_diff_sector *s, int quiet);
 MA_API void ma_diff_render_plan_text(FILE *out, const ma_diff_report *r);
 MA_API int ma_diff_render_end(FILE *out, FILE *diag, const ma_diff_report *r, int json);
-/* The JUnit report of the run (render/diff_junit.h), written atomically to path; pairs the run
+/* The JUnit report of the run (reports/render/diff_junit.h), written atomically to path; pairs the run
  * did not reach are skipped cases. Errors: MA_ENOMEM, MA_EIO naming path. */
 MA_API int ma_diff_render_junit(const ma_diff_report *r, const char *path, ma_error *err);
 

@@ -136,7 +136,7 @@ MA_API int64_t ma_opening_proof_run_id(const ma_opening_proof *p);
 MA_API const char *ma_opening_proof_warning(const ma_opening_proof *p);
 /* The error that kept the store from recording a finished or stopped search, NULL when none. */
 MA_API const ma_error *ma_opening_proof_store_error(const ma_opening_proof *p);
-/* Everything the proof's report shows (render/opening_report.c prints from this alone); the
+/* Everything the proof's report shows (reports/render/opening_report.c prints from this alone); the
  * pointers stay valid until the proof is freed. */
 typedef struct ma_opening_facts {
     const char *database;       /* as given */
@@ -179,7 +179,7 @@ typedef struct ma_grade_tally {
     ma_grade_cell value[3][MA_GRADE_MAX_DEPTH + 1];          /* [outcome][depth]; draws at depth 0 */
 } ma_grade_tally;
 
-/* The facts of a grade run a report shows besides its tally (render/grade_report.h renders them). */
+/* The facts of a grade run a report shows besides its tally (reports/render/grade_report.h renders them). */
 typedef struct ma_grade_report_info {
     const char *player;       /* "ab:material:3" */
     const char *database;     /* the database path */

@@ -26,7 +26,7 @@
 MA_API int ma_sector_arg_check(const char *text, size_t *n_picks, ma_error *err);
 
 /*
- * `millaudit stats DIR`: the statistics of a database's sectors (run/stats.h has the contract of
+ * `millaudit stats DIR`: the statistics of a database's sectors (verifier/run/stats.h has the contract of
  * the counts), counted per stored entry and per position.
  */
 
@@ -112,7 +112,7 @@ MA_API int ma_stats_render_end(FILE *out, FILE *diag, const ma_stats_report *r, 
 
 /*
  * `millaudit dump FILE`: every canonical entry of one sector file (open .mdb, Malom .sec2 or .sec)
- * in the dump notation of docs/format.md §6, in entry order, read through formats/source.h. A
+ * in the dump notation of docs/format.md §6, in entry order, read through verifier/formats/source.h. A
  * canonical entry without a well-formed value and a non-canonical entry holding something other
  * than its scheme's empty slot are bad.
  */
@@ -169,7 +169,7 @@ MA_API void ma_dump_render_end(FILE *diag, const ma_dump_summary *s);
 
 /*
  * `millaudit index-check`: the exhaustive proof of the checker's open index (sym16-colex,
- * docs/format.md §4) on one sector (check/index_proof.h says why each check), and with a file,
+ * docs/format.md §4) on one sector (verifier/check/index_proof.h says why each check), and with a file,
  * the check of its header and of every value word against its entry kind.
  */
 #define MA_INDEX_CHECK_SHOWN 10 /* failures shown one by one; the rest only counted */
@@ -226,7 +226,7 @@ MA_API void ma_index_check_render_end(FILE *out, const ma_index_check_report *r)
 
 /*
  * `millaudit probe DIR POSITION`: the stored value of one position and every turn of the side to
- * move with the value of the position it leads to, best first (run/probe.h has the contract of
+ * move with the value of the position it leads to, best first (verifier/run/probe.h has the contract of
  * the turns and their values); or, in a batch, the stored value of many positions.
  */
 typedef struct ma_probe_turn {

@@ -3,14 +3,14 @@
  * conventions every engine follows.
  *
  * SHA-256 manifests of a database directory (docs/manifest.md): a text file `sha256sum -c`
- * accepts, one "<sha256>  <path>" line per file. Three engines (run/manifest_run.c):
+ * accepts, one "<sha256>  <path>" line per file. Three engines (verifier/run/manifest_run.c):
  *   - create: hash every file of a directory (or of one shard of it), write the manifest and,
  *     with an audit store, record the run with every file's digest, chunk digests and provenance;
  *   - check: hash the files a manifest lists and classify each OK, FAILED, MISSING or unreadable,
  *     and every unlisted file of the directory EXTRA; with a store holding the files' chunk
  *     digests, pin a FAILED file to the byte ranges that changed;
  *   - merge: join shard manifests into one and, with a store, record it as a manifest run.
- * Results are data; the ma_manifest_*_print functions (render/manifest_text.c) word them as the
+ * Results are data; the ma_manifest_*_print functions (reports/render/manifest_text.c) word them as the
  * `millaudit manifest` command does, in `sha256sum -c`'s words.
  */
 #ifndef MILLAUDIT_MANIFEST_H
@@ -194,7 +194,7 @@ MA_API int ma_manifest_merge_run(ma_manifest_merged_info *out, const ma_manifest
                                  ma_error *err);
 MA_API void ma_manifest_merged_info_free(ma_manifest_merged_info *m);
 
-/* ---- words (render/manifest_text.c), as `millaudit manifest` prints them ---- */
+/* ---- words (reports/render/manifest_text.c), as `millaudit manifest` prints them ---- */
 
 /* How much check prints, as sha256sum -c's --status / --quiet. */
 typedef enum ma_manifest_verbosity {

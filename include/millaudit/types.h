@@ -3,7 +3,7 @@
  * variants, sectors, boards in the open point numbering, database formats and values.
  *
  * The definitions live here, and only here; the checker's own modules (indexer/position.h,
- * formats/value.h, formats/source.h) include this header, so the library and a program using it
+ * verifier/formats/value.h, verifier/formats/source.h) include this header, so the library and a program using it
  * see one type of each. The producer (solver/) has its own and never includes this.
  */
 #ifndef MILLAUDIT_TYPES_H

@@ -4,13 +4,13 @@
  *
  * Three engines (docs/runs.md, docs/distributed.md):
  *   - the verify run (ma_vrun_*): one run of a database, every format, in named phases (scan,
- *     plan, hash, carry, check, classify, record; run/run.h walks through them), recorded in an
+ *     plan, hash, carry, check, classify, record; verifier/run/run.h walks through them), recorded in an
  *     audit store when asked; its verdict is a ma_verdict_state;
  *   - the shard plan (ma_shard_plan_run): the deterministic partition of a database's sectors into
  *     N shards that `verify --shard I/N` checks, for sizing a job; nothing is checked;
  *   - the merge (ma_merge_runs): shard runs, each in its own store, merged into one run that reads
  *     like a single process's run of the whole database.
- * And their documents (render/): the text and JSON of a run, of a plan and of a merge, and a run's
+ * And their documents (reports/render/): the text and JSON of a run, of a plan and of a merge, and a run's
  * JUnit report, each written to a caller's FILE or path.
  *
  * The engines print nothing and decide no exit status: a run's verdict (ma_vrun_verdict_of, with
@@ -289,7 +289,7 @@ MA_API void ma_shard_plan_free(ma_shard_plan *p);
 /* Shard runs (verify --shard I/N, each into its own audit store) merged into one run in out_path
  * that reads like a single process's run of the whole database: every discrepancy is classified
  * root or propagated again across shards, and the coverage proof (every planned sector checked,
- * on the bytes whose digests are recorded) is checked; run/merge.h and docs/distributed.md give
+ * on the bytes whose digests are recorded) is checked; verifier/run/merge.h and docs/distributed.md give
  * the rules and what is refused. */
 
 typedef struct ma_merge_options {
@@ -348,7 +348,7 @@ MA_API void ma_merge_result_free(ma_merge_result *r);
  * a store even with a colon. */
 MA_API void ma_merge_shard_source(const char *text, char *path, size_t len, int64_t *run);
 
-/* ================================================================ documents (render/) */
+/* ================================================================ documents (reports/render/) */
 
 /* The text of a finished run (after ma_vrun_execute returned MA_OK or MA_ECANCELED): unless quiet,
  * the children-first table of its sectors with each failing sector's class counts and first
@@ -365,7 +365,7 @@ MA_API void ma_render_verify_sector_line(FILE *out, const ma_vrun_sector *s);
 MA_API void ma_render_verify_json(FILE *out, const ma_vrun *r, const char *const *errors, size_t n_errors,
                                   int exit_status);
 
-/* The JUnit XML report of a run (render/run_junit.h), written atomically to path. stopped_by: the
+/* The JUnit XML report of a run (reports/render/run_junit.h), written atomically to path. stopped_by: the
  * message of the error ma_vrun_execute returned, or NULL. Errors: MA_ENOMEM, MA_EIO naming path. */
 MA_API int ma_vrun_junit_write(const ma_vrun *r, const char *stopped_by, const char *path, ma_error *err);
 

@@ -183,7 +183,7 @@ static void test_planted_fault_is_a_root_discrepancy(void **state)
         if (x != s)
             assert_int_equal(x->roots, 0);
     }
-    /* the JSON document says the same (render/, the one writer) */
+    /* the JSON document says the same (reports/render/, the one writer) */
     char *doc = NULL;
     size_t doc_len = 0;
     FILE *out = open_memstream(&doc, &doc_len);

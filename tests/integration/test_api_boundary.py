@@ -26,19 +26,36 @@ from conftest import ROOT, skip_unless
 
 # --- the rules, each a function of a tree ----------------------------------------------------
 
-# Bottom to top: a folder may include its own files and folders of lower rank only.
+# Bottom to top: a folder may include its own files and folders of lower rank only. The design
+# card's top level (verifier/, reports/, indexer/, checksums/) groups the data path by purpose; the
+# layers are the folders inside it (docs/architecture.md): reports/store sits below the run engine
+# (it records into it) and reports/render above it (it prints the engine's results).
 LAYERS = {
     "common": 0,
     "include": 1, "checksums": 1,
     "indexer": 2, "solver": 2,  # solver/: the producer, reached only by cli/cmd_solve.c
-    "formats": 3,
-    "check": 4, "store": 4,
-    "run": 5,
-    "render": 6, "audit": 6,
+    "verifier/formats": 3,
+    "verifier/check": 4, "reports/store": 4,
+    "verifier/run": 5,
+    "reports/render": 6, "verifier/audit": 6,
     "lib": 7,
     "cli": 8,
 }
-LIBRARY = ("checksums", "indexer", "formats", "check", "store", "run", "render", "audit")
+LIBRARY = ("checksums", "indexer", "verifier/formats", "verifier/check", "reports/store", "verifier/run",
+           "reports/render", "verifier/audit")
+# The design card names the top level; each of its code folders must hold code.
+CARD_CODE_FOLDERS = ("verifier", "indexer", "checksums", "reports")
+
+
+def layer_of(rel):
+    """The layer folder a path lies in: the longest LAYERS key that is a prefix of it."""
+    best = None
+    for key in LAYERS:
+        if (rel == key or rel.startswith(key + "/")) and (best is None or len(key) > len(best)):
+            best = key
+    return best
+
+
 PUBLIC_COMMON = ("common/ma_error.h", "common/progress.h", "common/verdict.h")
 INCLUDE = re.compile(r'^\s*#\s*include\s+"([^"]+)"', re.M)
 # cli files that are not clients of the checker's API: the producer's command (it reaches solver/,
@@ -92,13 +109,13 @@ def house_violations(root):
     out, edges = [], collections.defaultdict(set)
     for p in _sources(root, list(LAYERS)):
         rel = p.relative_to(root).as_posix()
-        top = rel.split("/")[0]
+        top = layer_of(rel)
         for name in INCLUDE.findall(p.read_text()):
             target = _resolve(root, name)
             if target is None:
                 continue
-            dst = target.split("/")[0]
-            if dst not in LAYERS:
+            dst = layer_of(target)
+            if dst is None:
                 out.append(f"{rel}: includes {target}, outside the layered folders")
                 continue
             if top == "include" and not (dst == "include" or target in PUBLIC_COMMON):
@@ -210,6 +227,17 @@ def test_no_function_is_longer_than_150_lines():
     assert long_functions(ROOT) == []
 
 
+def card_violations(root):
+    """The design card's code folders that hold no C code of their own."""
+    return [f"{d}/ holds no C code" for d in CARD_CODE_FOLDERS
+            if not any(p.suffix == ".c" for p in (root / d).rglob("*.c"))]
+
+
+def test_the_design_cards_folders_hold_the_code():
+    assert card_violations(ROOT) == []
+    assert sorted(p.name for p in ROOT.iterdir() if p.name in ("formats", "check", "run", "store", "render", "audit")) == []
+
+
 def test_cli_is_under_12_percent_of_the_c_lines():
     share = cli_share(ROOT)
     assert share < 0.12, f"cli/ holds {share:.1%} of the C lines"
@@ -257,31 +285,36 @@ def _append_include(path, name):
 
 
 def test_rules_see_planted_violations(tree):
-    _append_include(tree / "cli" / "cmd_stats.c", "store/audit.h")
+    _append_include(tree / "cli" / "cmd_stats.c", "reports/store/audit.h")
     (tree / "cli" / "cmd_dump.c").write_text((tree / "cli" / "cmd_dump.c").read_text()
                                              + "\nstatic void f(void) { sqlite3_exec(0, 0, 0, 0, 0); }\n")
-    assert any("cmd_stats.c: includes store/audit.h" in v for v in cli_violations(tree))
+    assert any("cmd_stats.c: includes reports/store/audit.h" in v for v in cli_violations(tree))
     assert any("cmd_dump.c: calls SQLite" in v for v in cli_violations(tree))
 
-    _append_include(tree / "store" / "runs.c", "render/junit.h")   # up a layer
-    _append_include(tree / "include" / "millaudit" / "types.h", "formats/source.h")  # not installed
+    _append_include(tree / "reports" / "store" / "runs.c", "reports/render/junit.h")   # up a layer
+    _append_include(tree / "verifier" / "formats" / "source.c", "verifier/run/run.h")  # up, inside verifier/
+    _append_include(tree / "include" / "millaudit" / "types.h", "verifier/formats/source.h")  # not installed
     found = house_violations(tree)
-    assert any("store/runs.c: includes render/junit.h" in v for v in found), found
-    assert any("public header includes formats/source.h" in v for v in found), found
+    assert any("reports/store/runs.c: includes reports/render/junit.h" in v for v in found), found
+    assert any("verifier/formats/source.c: includes verifier/run/run.h" in v for v in found), found
+    assert any("public header includes verifier/formats/source.h" in v for v in found), found
 
     # a circle inside one folder: two modules that include each other
-    (tree / "run" / "a_mod.h").write_text('#include "run/b_mod.h"\n')
-    (tree / "run" / "b_mod.h").write_text('#include "run/a_mod.h"\n')
-    assert any("circle" in v and "run/a_mod" in v for v in house_violations(tree))
+    (tree / "verifier" / "run" / "a_mod.h").write_text('#include "verifier/run/b_mod.h"\n')
+    (tree / "verifier" / "run" / "b_mod.h").write_text('#include "verifier/run/a_mod.h"\n')
+    assert any("circle" in v and "verifier/run/a_mod" in v for v in house_violations(tree))
 
     body = "\n".join(f"    x += {i};" for i in range(151))
-    (tree / "run" / "long.c").write_text(f"int too_long(int x)\n{{\n{body}\n    return x;\n}}\n")
+    (tree / "verifier" / "run" / "long.c").write_text(f"int too_long(int x)\n{{\n{body}\n    return x;\n}}\n")
     assert any("too_long() is 152 lines" in v for v in long_functions(tree))
 
     (tree / "tests" / "api").mkdir(parents=True)
-    (tree / "tests" / "api" / "helper.h").write_text('#include "run/run.h"\n')
+    (tree / "tests" / "api" / "helper.h").write_text('#include "verifier/run/run.h"\n')
     (tree / "tests" / "api" / "test_api_x.c").write_text('#include "millaudit.h"\n#include "helper.h"\n')
-    assert api_test_violations(tree) == ["tests/api/helper.h: includes run/run.h"]
+    assert api_test_violations(tree) == ["tests/api/helper.h: includes verifier/run/run.h"]
+
+    shutil.rmtree(tree / "reports")
+    assert card_violations(tree) == ["reports/ holds no C code"]
 
     before = cli_share(tree)
     (tree / "cli" / "bulk.c").write_text("int x;\n" * 20000)

@@ -329,7 +329,7 @@ def test_usage_errors(millaudit, produced):
     millaudit.run("diff", produced, produced, "--sector", "nonsense", check=2)
 
 
-# ---- discovery: every file that cannot be used is named (formats/source.h) ----
+# ---- discovery: every file that cannot be used is named (verifier/formats/source.h) ----
 
 def copy_db(src, dst):
     dst.mkdir()

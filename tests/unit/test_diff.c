@@ -1,5 +1,5 @@
 /*
- * Unit tests of run/diff: pairing of two databases (one-sided, unusable, picks, refusals),
+ * Unit tests of verifier/run/diff: pairing of two databases (one-sided, unusable, picks, refusals),
  * position comparison on real Malom files (../shared/fixtures/malom) and edited copies of them,
  * and the audit record of a pair.
  */
@@ -18,8 +18,8 @@
 
 #include "tests/unit/support.h"
 
-#include "run/diff.h"
-#include "run/shard.h"
+#include "verifier/run/diff.h"
+#include "verifier/run/shard.h"
 
 #define SEC33_ENTRIES 210140 /* hash_count(3, 3) */
 
@@ -368,7 +368,7 @@ static void test_record(void **state)
 
 
 /* diff --shard: the pairs of every shard together are the plan, each once, in plan order; with the
- * same sectors on both sides shard k is verify A --shard k/N (run/shard.h's plan of A). */
+ * same sectors on both sides shard k is verify A --shard k/N (verifier/run/shard.h's plan of A). */
 static void test_plan_shard_is_verify_partition(void **state)
 {
     ctx *c = *state;

@@ -1,4 +1,4 @@
-/* Unit tests for store/history: which run is "previous" (same root, finished, not interrupted,
+/* Unit tests for reports/store/history: which run is "previous" (same root, finished, not interrupted,
  * resumed or imported), the list and its totals, the regression rules sector by sector (values
  * changed while not verified vs. corrected into a verified run, new/fixed discrepancies,
  * appeared/vanished, checked less completely), and the JSON and JUnit documents built from them. */
@@ -16,11 +16,11 @@
 #include <libxml/parser.h>
 #include <libxml/xpath.h>
 
-#include "store/audit.h"
-#include "store/audit_run.h"
-#include "render/regressions_junit.h"
-#include "store/history.h"
-#include "store/runs.h"
+#include "reports/store/audit.h"
+#include "reports/store/audit_run.h"
+#include "reports/render/regressions_junit.h"
+#include "reports/store/history.h"
+#include "reports/store/runs.h"
 
 static const char DA[] = "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa";
 static const char DB[] = "bbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbb";

@@ -1,4 +1,4 @@
-/* Unit tests for run/run, the run engine, called directly (no CLI): phases and order,
+/* Unit tests for verifier/run/run, the run engine, called directly (no CLI): phases and order,
  * interruption, resume decisions (only sectors without a committed result are checked again) and
  * incremental decisions (a changed child makes its parents be checked again, even though their
  * own bytes did not change). The database is the reference producer's whole 3-stone standard game,
@@ -17,14 +17,14 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "store/audit.h"
-#include "store/audit_inventory.h"
-#include "run/inventory.h"
-#include "check/rules.h"
+#include "reports/store/audit.h"
+#include "reports/store/audit_inventory.h"
+#include "verifier/run/inventory.h"
+#include "verifier/check/rules.h"
 #include "indexer/open_index.h"
 #include "indexer/position.h"
-#include "run/run.h"
-#include "run/run_sector.h"
+#include "verifier/run/run.h"
+#include "verifier/run/run_sector.h"
 
 typedef struct fixture {
     char dir[256];   /* scratch */
@@ -141,7 +141,7 @@ static pid_t dead_pid(void)
 }
 
 /* The stored successor sector of each sector of the standard 3-stone game, written out by hand from
- * the sector arithmetic (docs/verification-theory.md), not taken from check/rules, which the
+ * the sector arithmetic (docs/verification-theory.md), not taken from verifier/check/rules, which the
  * engine itself plans with: a placement leads to (B, W+1, BF, WF-1) after the colours swap, a move
  * to (B, W, BF, WF). A mill in this game leaves the opponent fewer than three stones, a terminal
  * position with no stored sector, so each sector has exactly one stored successor: a chain, with

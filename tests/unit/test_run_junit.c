@@ -1,4 +1,4 @@
-/* Unit tests for render/run_junit: a verify run of the reference producer's 3-stone game as a JUnit
+/* Unit tests for reports/render/run_junit: a verify run of the reference producer's 3-stone game as a JUnit
  * report, called on the run engine directly (no CLI): every sector a case; a broken entry fails its
  * sector with class counts, the row and a board; an unusable file is an error and its parents'
  * incomplete results too; carried-over results say so; an interrupted run skips what it never reached
@@ -17,8 +17,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "run/run.h"
-#include "render/run_junit.h"
+#include "verifier/run/run.h"
+#include "reports/render/run_junit.h"
 
 typedef struct fixture {
     char dir[256];

@@ -1,4 +1,4 @@
-/* Unit tests for formats/source: directory discovery names every file it cannot use (and never
+/* Unit tests for verifier/formats/source: directory discovery names every file it cannot use (and never
  * blocks on a FIFO), sources read open and Malom entries into one value type, map entries to
  * positions and back, and failures of a file are reported once. */
 #include <setjmp.h>
@@ -13,7 +13,7 @@
 #include <unistd.h>
 
 #include "checksums/sha256.h"
-#include "formats/source.h"
+#include "verifier/formats/source.h"
 #include "support.h"
 
 typedef struct fixture {
