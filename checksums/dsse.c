@@ -1,5 +1,6 @@
 /* DSSE envelopes with Ed25519 over OpenSSL EVP; see dsse.h for the contract. */
 #include "checksums/dsse.h"
+#include "common/counts.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -29,7 +30,7 @@ struct ma_ed25519_key {
 int ma_base64_encode(const uint8_t *data, size_t len, char **out, ma_error *err)
 {
     if (len > (size_t)INT32_MAX / 2)
-        return ma_error_set(err, MA_EINVAL, "base64: %zu bytes is too long", len);
+        return ma_error_set(err, MA_EINVAL, "base64: %s is too long", MA_COUNT(len, "byte", "bytes"));
     char *buf = malloc(4 * ((len + 2) / 3) + 1);
     if (!buf)
         return ma_error_set(err, MA_ENOMEM, "base64: out of memory");
@@ -146,7 +147,7 @@ static int read_small_file(const char *path, char **out, size_t *len, ma_error *
             break;
         n += (size_t)got;
         if (n > MAX_KEY_FILE) {
-            rc = ma_error_set(err, MA_EFORMAT, "%s: larger than %d bytes, not a PEM key", path, MAX_KEY_FILE);
+            rc = ma_error_set(err, MA_EFORMAT, "%s: larger than %s, not a PEM key", path, MA_COUNT(MAX_KEY_FILE, "byte", "bytes"));
             break;
         }
     }
@@ -192,7 +193,7 @@ static int parse_key(const char *pem, size_t len, const char *name, int want_pri
 {
     *out = NULL;
     if (len > MAX_KEY_FILE)
-        return ma_error_set(err, MA_EFORMAT, "%s: larger than %d bytes, not a PEM key", name, MAX_KEY_FILE);
+        return ma_error_set(err, MA_EFORMAT, "%s: larger than %s, not a PEM key", name, MA_COUNT(MAX_KEY_FILE, "byte", "bytes"));
     BIO *bio = BIO_new_mem_buf(pem, (int)len);
     if (!bio)
         return ma_error_set(err, MA_ENOMEM, "%s: out of memory", name);
@@ -340,7 +341,8 @@ int ma_dsse_parse(const char *text, size_t len, const char *name, ma_dsse_envelo
 {
     memset(out, 0, sizeof *out);
     if (len > MA_DSSE_MAX_ENVELOPE)
-        return ma_error_set(err, MA_EFORMAT, "%s: larger than %u bytes, not an envelope", name, MA_DSSE_MAX_ENVELOPE);
+        return ma_error_set(err, MA_EFORMAT, "%s: larger than %s, not an envelope", name,
+                            MA_COUNT(MA_DSSE_MAX_ENVELOPE, "byte", "bytes"));
     json_error_t je;
     json_t *doc = json_loadb(text, len, JSON_REJECT_DUPLICATES, &je);
     if (!doc)

@@ -1,5 +1,6 @@
 /* SHA-256 manifests: listing, writing, reading, merging (contract in manifest.h). */
 #include "checksums/manifest.h"
+#include "common/counts.h"
 
 #include "common/fileio.h"
 #include "common/output.h"
@@ -832,9 +833,9 @@ int ma_manifest_merge(ma_manifest_merged *out, const ma_manifest *const *in, con
         size_t nm = out->n_missing;
         ma_manifest_merged_free(out);
         return ma_error_set(err, MA_EFORMAT,
-                            "%zu of %u shards missing (shard%s %s of %u): nothing merged; --allow-partial merges "
+                            "%s of %s missing (%s %s of %u): nothing merged; --allow-partial merges "
                             "the shards given",
-                            nm, count, nm == 1 ? "" : "s", list, count);
+                            MA_NUM(nm), MA_COUNT(count, "shard", "shards"), ma_noun(nm, "shard", "shards"), list, count);
     }
     out->paths = calloc(unique ? unique : 1, sizeof *out->paths);
     out->digests = calloc(unique ? unique : 1, sizeof *out->digests);

@@ -15,6 +15,7 @@
  * always held or claimable, so the pool cannot deadlock.
  */
 #include "checksums/sha256.h"
+#include "common/counts.h"
 
 #include "common/fileio.h"
 
@@ -213,7 +214,8 @@ static void file_open(pool *p, size_t f)
         fs->buf = calloc(fs->n_chunks, sizeof *fs->buf);
     }
     if (!fs->ctx || (fs->n_chunks && ((!p->whole_only && !d->chunks) || !fs->st || !fs->buf))) {
-        ma_error_set(&e, MA_ENOMEM, "%s: out of memory for %zu chunk digests", fs->path, fs->n_chunks);
+        ma_error_set(&e, MA_ENOMEM, "%s: out of memory for %s", fs->path,
+                     MA_COUNT(fs->n_chunks, "chunk digest", "chunk digests"));
         file_fail(p, f, MA_ENOMEM, &e);
         fs->n_chunks = 0; /* nothing to claim */
         file_finish(p, f);
@@ -526,7 +528,7 @@ int ma_sha256_files(ma_file_digest *out, int *rcs, ma_error *errs, const char *c
     pthread_t *tids = calloc(threads, sizeof *tids);
     int rc = MA_OK;
     if (!p.rcs || !p.errs || !p.files || !p.free_bufs || !tids)
-        rc = ma_error_set(err, MA_ENOMEM, "out of memory hashing %zu files", n);
+        rc = ma_error_set(err, MA_ENOMEM, "out of memory hashing %s", MA_COUNT(n, "file", "files"));
     else if (!md)
         rc = ma_error_set(err, MA_EINTERNAL, "OpenSSL has no SHA256 implementation");
     if (rc == MA_OK) {

@@ -10,6 +10,7 @@
  * 1 bad signature or a file changed, missing or not attested, 3 unusable envelope or key; 2 usage.
  */
 #include <getopt.h>
+#include "common/counts.h"
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -62,8 +63,8 @@ static int create(const char *audit_path, const char *key_path, const char *out_
     if (!rc && ma_output_write(out_path, made.envelope, made.len, &err))
         result = MA_EIO;
     else if (!rc)
-        printf("attested run %lld (verdict %s): %zu files, rules %s, signed by key %s into %s\n",
-               (long long)made.run_id, made.verdict, made.n_subjects,
+        printf("attested run %lld (verdict %s): %s, rules %s, signed by key %s into %s\n",
+               (long long)made.run_id, made.verdict, MA_COUNT(made.n_subjects, "file", "files"),
                made.rules_fingerprint[0] ? made.rules_fingerprint : "(unknown variant)", made.keyid, out_path);
     if (result)
         fprintf(stderr, "millaudit attest create: %s\n", err.msg);

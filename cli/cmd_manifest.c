@@ -8,6 +8,7 @@
  * refused path, input or store unusable; 4 output not writable; 128+N stopped by signal N.
  */
 #include <getopt.h>
+#include "common/counts.h"
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -114,7 +115,8 @@ static int create_options(ma_manifest_create_options *o, int *quiet, int *done, 
         case 'c':
             if (ma_opt_bytes(optarg, &o->chunk_size) != 0 || o->chunk_size > MA_MANIFEST_MAX_CHUNK)
                 return ma_opt_error("manifest create",
-                        "--chunk-size '%s': want 1 to %u bytes (K/M/G allowed)", optarg, MA_MANIFEST_MAX_CHUNK);
+                        "--chunk-size '%s': want 1 to %s (K/M/G allowed)", optarg,
+                        MA_COUNT(MA_MANIFEST_MAX_CHUNK, "byte", "bytes"));
             break;
         case 't':
             if (ma_opt_long("manifest create", "--threads", optarg, 1, 256, &threads))
@@ -187,15 +189,15 @@ static int cmd_create(int argc, char **argv, const ma_cli_invocation *typed)
     /* Messages that are not the manifest go to stderr when the manifest itself is on stdout. */
     FILE *info = strcmp(o.out, "-") ? stdout : stderr;
     if (made.stale_removed && !quiet)
-        fprintf(stderr, "millaudit manifest: removed %zu stale temporary file%s %s.tmp.<pid> of dead processes\n",
-                made.stale_removed, made.stale_removed == 1 ? "" : "s", o.out);
+        fprintf(stderr, "millaudit manifest: removed %s %s.tmp.<pid> of dead processes\n",
+                MA_COUNT(made.stale_removed, "stale temporary file", "stale temporary files"), o.out);
     if (result != MA_OK)
         fail(err.msg);
     if (result == MA_ECANCELED && made.signal)
         result = ma_result_of_signal(made.signal);
     if (result == MA_OK && !quiet) {
-        fprintf(info, "%s: %zu files, %llu bytes\n", info == stdout ? o.out : "standard output", made.files,
-                (unsigned long long)made.bytes);
+        fprintf(info, "%s: %s, %s\n", info == stdout ? o.out : "standard output",
+                MA_COUNT(made.files, "file", "files"), MA_COUNT(made.bytes, "byte", "bytes"));
         if (o.audit_path)
             fprintf(info, "%s: run %lld recorded\n", o.audit_path, (long long)made.run_id);
     }

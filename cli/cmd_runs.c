@@ -16,6 +16,7 @@
  * writable.
  */
 #include <getopt.h>
+#include "common/counts.h"
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -338,9 +339,9 @@ static int run_merge(ma_merge_options *o, int allow_bounds)
     } else {
         ma_render_merge_text(stdout, &m, o->out_path);
         if (m.partial && !o->allow_partial)
-            fprintf(stderr, "millaudit runs merge: %zu of %u shards missing, %zu interrupted: the merged run is "
+            fprintf(stderr, "millaudit runs merge: %s of %s missing, %s interrupted: the merged run is "
                             "marked incomplete (--allow-partial accepts it)\n",
-                    m.n_missing, m.shard_count, m.n_interrupted);
+                    MA_NUM(m.n_missing), MA_COUNT(m.shard_count, "shard", "shards"), MA_NUM(m.n_interrupted));
         result = ma_result_of_verdict(m.verdict, allow_bounds ? MA_VERDICT_ALLOW_BOUNDS : 0);
     }
     ma_merge_result_free(&m);

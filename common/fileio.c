@@ -1,5 +1,6 @@
 /* fileio: non-blocking, type-checked opening of input files. */
 #include "common/fileio.h"
+#include "common/counts.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -134,7 +135,7 @@ int ma_file_read_document(const char *path, size_t max, const char *what, char *
     for (;;) {
         if (n == cap) {
             if (cap >= max) {
-                rc = ma_error_set(err, MA_EFORMAT, "%s: offset %zu: larger than %zu bytes, %s", shown, n, max, what);
+                rc = ma_error_set(err, MA_EFORMAT, "%s: offset %zu: larger than %s, %s", shown, n, MA_COUNT(max, "byte", "bytes"), what);
                 break;
             }
             cap = cap ? 2 * cap : 65536;

@@ -1,6 +1,8 @@
 /* ma_progress: one progress display per run, shared by the worker threads (common/progress.h). */
 #include "common/progress.h"
 
+#include "common/counts.h"
+
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
@@ -15,21 +17,6 @@ double ma_now(void)
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);
     return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
-
-char *ma_progress_group(char *buf, size_t size, uint64_t n)
-{
-    char digits[24];
-    int len = snprintf(digits, sizeof digits, "%llu", (unsigned long long)n);
-    size_t k = 0;
-    for (int i = 0; i < len && k + 1 < size; i++) {
-        if (i && (len - i) % 3 == 0 && k + 2 < size)
-            buf[k++] = ',';
-        buf[k++] = digits[i];
-    }
-    if (size)
-        buf[k < size ? k : size - 1] = 0;
-    return buf;
 }
 
 /* The plain interval: MILLAUDIT_PROGRESS_INTERVAL when it is a number >= 0, else the default. 0
@@ -169,8 +156,8 @@ static void compose(const ma_progress *p, char *line, size_t size, uint64_t done
             human(r, sizeof r, rate, 1);
             snprintf(r + strlen(r), sizeof r - strlen(r), "/s");
         } else {
-            ma_progress_group(d, sizeof d, done);
-            ma_progress_group(t, sizeof t, p->total);
+            ma_num(d, sizeof d, done);
+            ma_num(t, sizeof t, p->total);
             human(r, sizeof r, rate, 0);
             snprintf(r + strlen(r), sizeof r - strlen(r), " %s/s", p->unit);
         }
@@ -184,12 +171,12 @@ static void compose(const ma_progress *p, char *line, size_t size, uint64_t done
         snprintf(line, size, "%s  %s  %s %s  %s", amount, r, c, final ? "total" : eta < 0 ? "elapsed" : "ETA",
                  p->label);
     } else if (known) {
-        snprintf(line, size, "%s: %llu/%llu %s (%d%%), %.0f %s/s, %s %.0f s%s", p->label, (unsigned long long)done,
-                 (unsigned long long)p->total, p->unit, (int)(done * 100 / p->total), rate, p->unit,
+        snprintf(line, size, "%s: %s/%s %s (%d%%), %s %s/s, %s %.0f s%s", p->label, MA_NUM(done), MA_NUM(p->total),
+                 p->unit, (int)(done * 100 / p->total), MA_NUM((uint64_t)(rate + 0.5)), p->unit,
                  final ? "took" : "ETA", final ? elapsed : eta, final ? " (done)" : "");
     } else {
-        snprintf(line, size, "%s: %llu %s, %.0f %s/s, %.1f s%s", p->label, (unsigned long long)done, p->unit, rate,
-                 p->unit, elapsed, final ? " (done)" : "");
+        snprintf(line, size, "%s: %s %s, %s %s/s, %.1f s%s", p->label, MA_NUM(done), p->unit,
+                 MA_NUM((uint64_t)(rate + 0.5)), p->unit, elapsed, final ? " (done)" : "");
     }
     /* a label may come from a file name: never let it move the cursor */
     for (char *q = line; *q; q++)

@@ -107,7 +107,4 @@ MA_API void ma_progress_release(ma_progress *p);
  * releases the reporter's locks. done is the final absolute count. */
 MA_API void ma_progress_finish(ma_progress *p, uint64_t done);
 
-/* Formats n with thousands separators ("1,234,567") into buf; returns buf. */
-char *ma_progress_group(char *buf, size_t size, uint64_t n);
-
 #endif

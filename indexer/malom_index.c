@@ -6,6 +6,7 @@
  * byte. So one 256-entry table per in-ring permutation applies an op in three lookups.
  */
 #include "indexer/malom_index.h"
+#include "common/counts.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -251,7 +252,8 @@ int ma_malom_index_prepare(ma_malom_index *ix, int w, ma_error *err)
             if (n == cap) {
                 free(list);
                 return ma_error_set(err, MA_EINTERNAL,
-                                    "malom index: more than %u representatives for W=%d", cap, w);
+                                    "malom index: more than %s for W=%d",
+                                    MA_COUNT(cap, "representative", "representatives"), w);
             }
             list[n++] = m;
         }
@@ -264,8 +266,8 @@ int ma_malom_index_prepare(ma_malom_index *ix, int w, ma_error *err)
     }
     if (n != cap) {
         free(list);
-        return ma_error_set(err, MA_EINTERNAL, "malom index: %u representatives for W=%d, spec says %u",
-                            n, w, cap);
+        return ma_error_set(err, MA_EINTERNAL, "malom index: %s for W=%d, spec says %u",
+                            MA_COUNT(n, "representative", "representatives"), w, cap);
     }
     ix->reps[w] = list;
     ix->rep_count[w] = n;

@@ -1,5 +1,6 @@
 /* svmalom_file: Malom .sec / .sec2 writing and reading, .secval parsing (malom-format.md §5). */
 #include "solver/svmalom_file.h"
+#include "common/counts.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -72,8 +73,8 @@ int ma_svm_image_init(ma_svm_image *img, ma_svm_layout layout, uint64_t count, c
     img->nbytes = header_size(layout) + (size_t)count * (size_t)layout.entry_bytes;
     img->bytes = malloc(img->nbytes ? img->nbytes : 1);
     if (!img->bytes)
-        return ma_error_set(err, MA_ENOMEM, "%s: out of memory for %llu entries", name,
-                            (unsigned long long)count);
+        return ma_error_set(err, MA_ENOMEM, "%s: out of memory for %s", name,
+                            MA_COUNT(count, "entry", "entries"));
     if (layout.kind == MA_SVM_SEC2)
         ma_svm_sec2_header(img->bytes, layout);
     return MA_OK;
@@ -249,9 +250,8 @@ int ma_svm_write_atomic(const char *path, const void *a, size_t na, const void *
 int ma_svm_image_write(const ma_svm_image *img, const char *path, ma_error *err)
 {
     if (img->next != img->count)
-        return ma_error_set(err, MA_EINTERNAL, "%s: only %llu of %llu entries were filled",
-                            img->name, (unsigned long long)img->next,
-                            (unsigned long long)img->count);
+        return ma_error_set(err, MA_EINTERNAL, "%s: only %s of %s entries were filled",
+                            img->name, MA_NUM(img->next), MA_NUM(img->count));
     size_t ntrail = 4 + 8 * img->novf;
     uint8_t *trail = malloc(ntrail);
     if (!trail)
@@ -335,7 +335,7 @@ int ma_svm_reader_open(ma_svm_reader *r, const char *path, ma_sv_sector s, ma_sv
     r->data = malloc(r->len ? r->len : 1);
     if (!r->data) {
         close(fd);
-        return ma_error_set(err, MA_ENOMEM, "%s: out of memory reading %zu bytes", path, r->len);
+        return ma_error_set(err, MA_ENOMEM, "%s: out of memory reading %s", path, MA_COUNT(r->len, "byte", "bytes"));
     }
     size_t off = 0;
     while (off < r->len) {

@@ -1,5 +1,6 @@
 /* svmalom_ultra: ultra-strong (.sec2) values of a component from the producer's solution. */
 #include "solver/svmalom_ultra.h"
+#include "common/counts.h"
 
 #include <limits.h>
 #include <stdlib.h>
@@ -514,8 +515,8 @@ static void layer(struct ctx *c, int t)
     }
     if (c->rc == MA_OK && final != members)
         c->rc = ma_error_set(c->err, MA_EINTERNAL,
-                             "malom export: draw layer %d: %llu of %llu positions resolved", t,
-                             (unsigned long long)final, (unsigned long long)members);
+                             "malom export: draw layer %d: %s of %s positions resolved", t,
+                             MA_NUM(final), MA_NUM(members));
 }
 
 int ma_svm_ultra_solve(ma_svm_ultra_job *job, ma_svm_ultra_stats *stats, ma_error *err)

@@ -5,6 +5,7 @@
  * the one text escaper (common/json_text.h).
  */
 #include <stdio.h>
+#include "common/counts.h"
 #include <stdlib.h>
 #include <string.h>
 
@@ -37,11 +38,12 @@ static void print_statement(FILE *f, const ma_attest_check *k)
         fprintf(f, ", format v%lld", (long long)s->format_version);
     fprintf(f, "\nrun:         %lld (%s, %s) on %s, %s to %s\n", (long long)s->run_id, or_dash(s->kind),
             or_dash(s->mode), or_dash(s->host), or_dash(s->started_at), or_dash(s->ended_at));
-    fprintf(f, "totals:      %lld sectors, %lld entries, %lld checked, %lld verified, %lld within bounds, "
-               "%lld discrepancies\n",
-            (long long)s->sectors, (long long)s->entries, (long long)s->checked, (long long)s->verified,
-            (long long)s->within_bounds, (long long)s->discrepancies);
-    fprintf(f, "subjects:    %zu files, manifest sha256 %s\n", s->n_subjects, or_dash(s->manifest_sha256));
+    fprintf(f, "totals:      %s, %s, %s checked, %s verified, %s within bounds, %s\n",
+            MA_COUNT(s->sectors, "sector", "sectors"), MA_COUNT(s->entries, "entry", "entries"), MA_NUM(s->checked),
+            MA_NUM(s->verified), MA_NUM(s->within_bounds),
+            MA_COUNT(s->discrepancies, "discrepancy", "discrepancies"));
+    fprintf(f, "subjects:    %s, manifest sha256 %s\n", MA_COUNT(s->n_subjects, "file", "files"),
+            or_dash(s->manifest_sha256));
     fprintf(f, "verdict:     %s%s%s\n", or_dash(s->verdict), s->verdict_text ? ": " : "",
             s->verdict_text ? s->verdict_text : "");
 }

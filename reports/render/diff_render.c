@@ -11,6 +11,7 @@
 
 #include "common/fileio.h"
 #include "common/json_text.h"
+#include "common/counts.h"
 #include "common/progress.h"
 #include "indexer/position.h"
 #include "reports/render/diff_junit.h"
@@ -243,10 +244,10 @@ static void print_total(FILE *out, const ma_diff_report *r, size_t n_errors)
     fprintf(out, "total: %zu sectors (%" PRIu64 " identical), %s positions, outcome %s"
             ", depth %s, draw-class %s, encoding %s%s"
             ", only-in-A %" PRIu64 ", only-in-B %" PRIu64 ", unusable %" PRIu64 ": %s\n",
-            r->n, t[MA_DIFF_IDENTICAL], ma_progress_group(g[0], 32, r->positions),
-            ma_progress_group(g[1], 32, c[MA_DIFF_OUTCOME]), ma_progress_group(g[2], 32, c[MA_DIFF_DEPTH]),
-            ma_progress_group(g[3], 32, c[MA_DIFF_DRAW_CLASS]),
-            ma_progress_group(g[4], 32, c[MA_DIFF_ENCODING]), header_only,
+            r->n, t[MA_DIFF_IDENTICAL], ma_num(g[0], 32, r->positions),
+            ma_num(g[1], 32, c[MA_DIFF_OUTCOME]), ma_num(g[2], 32, c[MA_DIFF_DEPTH]),
+            ma_num(g[3], 32, c[MA_DIFF_DRAW_CLASS]),
+            ma_num(g[4], 32, c[MA_DIFF_ENCODING]), header_only,
             t[MA_DIFF_ONLY_A], t[MA_DIFF_ONLY_B], t[MA_DIFF_UNUSABLE],
             t[MA_DIFF_DIFFERS] || t[MA_DIFF_ONLY_A] || t[MA_DIFF_ONLY_B] ? "values differ"
             : t[MA_DIFF_UNUSABLE] || n_errors                           ? "incomplete (unusable files)"

@@ -3,6 +3,7 @@
  * position in the dump notation of docs/format.md §6, and the reports of bad entries.
  */
 #include <inttypes.h>
+#include "common/counts.h"
 #include <stdio.h>
 
 #include "millaudit/inspect.h"
@@ -47,6 +48,7 @@ void ma_dump_render_entry(FILE *out, FILE *diag, const ma_dump_summary *s, const
 void ma_dump_render_end(FILE *diag, const ma_dump_summary *s)
 {
     if (s->bad)
-        fprintf(diag, "millaudit dump: %s: %" PRIu64 " bad encodings among %" PRIu64
-                " entries (%" PRIu64 " canonical)\n", s->path, s->bad, s->entries, s->canonical);
+        fprintf(diag, "millaudit dump: %s: %s among %s (%s canonical)\n", s->path,
+                MA_COUNT(s->bad, "bad encoding", "bad encodings"), MA_COUNT(s->entries, "entry", "entries"),
+                MA_NUM(s->canonical));
 }

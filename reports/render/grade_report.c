@@ -1,5 +1,6 @@
 /* Rendering a grade run as text, JSON and self-contained HTML (see grade_report.h). */
 #include "reports/render/grade_report.h"
+#include "common/counts.h"
 
 #include <inttypes.h>
 #include <stdlib.h>
@@ -124,14 +125,16 @@ void ma_grade_report_text(FILE *out, const ma_grade_report_info *in, const ma_gr
     fprintf(out, "grade %s on %s (%s, %s format): %s, seed %" PRIu64 "\n", in->player, in->database,
             in->variant, in->format, in->mode, in->seed);
     if (!strcmp(in->mode, "games"))
-        fprintf(out, "games: %" PRIu64 " of %" PRIu64 " from %s_0_0_%d_%d against the perfect player: "
-                     "player won %" PRIu64 ", drew %" PRIu64 " (%" PRIu64 " at the ply cap), lost %" PRIu64 "\n",
-                in->games, in->requested, in->variant, in->stones, in->stones, in->player_wins,
-                in->player_draws, in->games_capped, in->player_losses);
+        fprintf(out, "games: %s of %s from %s_0_0_%d_%d against the perfect player: "
+                     "player won %s, drew %s (%s at the ply cap), lost %s\n",
+                MA_NUM(in->games), MA_NUM(in->requested), in->variant, in->stones, in->stones,
+                MA_NUM(in->player_wins), MA_NUM(in->player_draws), MA_NUM(in->games_capped),
+                MA_NUM(in->player_losses));
     else
-        fprintf(out, "positions: %" PRIu64 " of %" PRIu64 " graded, uniform over the positions of %" PRIu64
-                     " sectors (redrawn: %" PRIu64 " without a turn, %" PRIu64 " with an unusable successor)\n",
-                total(&t->total), in->requested, in->n_sectors, in->skipped_no_turn, in->skipped_bad);
+        fprintf(out, "positions: %s of %s graded, uniform over the positions of %s (redrawn: %s without a turn, "
+                     "%s with an unusable successor)\n",
+                MA_NUM(total(&t->total)), MA_NUM(in->requested), MA_COUNT(in->n_sectors, "sector", "sectors"),
+                MA_NUM(in->skipped_no_turn), MA_NUM(in->skipped_bad));
     fprintf(out, "time: %.2f s, %.2f s of it the player's\n", in->seconds, in->player_seconds);
     if (in->message)
         fprintf(out, "run %s: %s\n", in->status, in->message);
@@ -344,14 +347,13 @@ int ma_grade_report_html(FILE *out, const ma_grade_report_info *in, const ma_gra
     fprintf(out, " format), %s mode, seed %" PRIu64 ".", !strcmp(in->mode, "games") ? "games" : "positions",
             in->seed);
     if (!strcmp(in->mode, "games"))
-        fprintf(out, " %" PRIu64 " of %" PRIu64 " games from the %d-stone start against the perfect player: "
-                     "the player won %" PRIu64 ", drew %" PRIu64 " (%" PRIu64 " at the ply cap), lost %" PRIu64 ".",
-                in->games, in->requested, in->stones, in->player_wins, in->player_draws,
-                in->games_capped, in->player_losses);
+        fprintf(out, " %s of %s games from the %d-stone start against the perfect player: "
+                     "the player won %s, drew %s (%s at the ply cap), lost %s.",
+                MA_NUM(in->games), MA_NUM(in->requested), in->stones, MA_NUM(in->player_wins),
+                MA_NUM(in->player_draws), MA_NUM(in->games_capped), MA_NUM(in->player_losses));
     else
-        fprintf(out, " %" PRIu64 " of %" PRIu64 " positions graded, drawn uniformly from the positions of "
-                     "%" PRIu64 " sectors.",
-                total(&t->total), in->requested, in->n_sectors);
+        fprintf(out, " %s of %s positions graded, drawn uniformly from the positions of %s.",
+                MA_NUM(total(&t->total)), MA_NUM(in->requested), MA_COUNT(in->n_sectors, "sector", "sectors"));
     fprintf(out, " %.2f s.</p>\n", in->seconds);
     if (in->message) {
         fprintf(out, "<p class=\"bad\">Run ");

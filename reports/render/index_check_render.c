@@ -1,5 +1,6 @@
 /* The renderers of `millaudit index-check` (include/millaudit/inspect.h). */
 #include <inttypes.h>
+#include "common/counts.h"
 #include <stdio.h>
 
 #include "millaudit/inspect.h"
@@ -13,8 +14,8 @@ void ma_index_check_render_file(FILE *out, const ma_index_check_report *r)
 {
     char sec[16];
     ma_sector_format(r->sector, sec, sizeof sec);
-    fprintf(out, "  file                %s: header %s %s, %" PRIu64 " entries, %" PRIu64
-            " bad encodings\n", r->file, ma_variant_name(r->variant), sec, r->file_entries, r->file_bad);
+    fprintf(out, "  file                %s: header %s %s, %s, %s\n", r->file, ma_variant_name(r->variant), sec,
+            MA_COUNT(r->file_entries, "entry", "entries"), MA_COUNT(r->file_bad, "bad encoding", "bad encodings"));
 }
 
 void ma_index_check_render_failure(FILE *out, const ma_index_check_report *r,
@@ -39,7 +40,7 @@ void ma_index_check_render_end(FILE *out, const ma_index_check_report *r)
     fprintf(out, "  raw placements      %" PRIu64 " (sum of orbit sizes %" PRIu64 ")\n", r->placements,
             r->orbit_sum);
     if (r->failures)
-        fprintf(out, "result: FAILED, %" PRIu64 " failures%s\n", r->failures,
+        fprintf(out, "result: FAILED, %s%s\n", MA_COUNT(r->failures, "failure", "failures"),
                 r->shown > MA_INDEX_CHECK_SHOWN ? " (first ones shown)" : "");
     else
         fprintf(out, "result: ok\n");

@@ -1,6 +1,7 @@
 /* The words of `millaudit manifest` (contract in include/millaudit/manifest.h): what check and
  * merge found, in sha256sum -c's words where it has them. */
 #include <stdio.h>
+#include "common/counts.h"
 #include <string.h>
 
 #include "millaudit/manifest.h"
@@ -55,7 +56,7 @@ static void print_pinned(FILE *out, const ma_manifest_file_result *f)
         sep = ",";
     }
     if (f->more_ranges)
-        fprintf(out, ", and %zu more ranges", f->more_ranges);
+        fprintf(out, ", and %s more", MA_COUNT(f->more_ranges, "range", "ranges"));
     if (f->size != f->recorded_size)
         fprintf(out, " (size %llu, recorded %llu)", (unsigned long long)f->size,
                 (unsigned long long)f->recorded_size);
@@ -90,18 +91,16 @@ void ma_manifest_check_print_summary(FILE *err, const ma_manifest_check *c, ma_m
     if (v == MA_MANIFEST_PRINT_NOTHING)
         return;
     if (s->malformed)
-        fprintf(err, PREFIX "WARNING: %zu line%s improperly formatted (first: line %zu)\n", s->malformed,
-                s->malformed == 1 ? " is" : "s are", s->malformed_lines[0]);
+        fprintf(err, PREFIX "WARNING: %s %s improperly formatted (first: line %zu)\n", MA_NUM(s->malformed),
+                ma_noun(s->malformed, "line is", "lines are"), s->malformed_lines[0]);
     if (s->missing)
-        fprintf(err, PREFIX "WARNING: %zu listed file%s missing\n", s->missing, s->missing == 1 ? " is" : "s are");
+        fprintf(err, PREFIX "WARNING: %s %s missing\n", MA_NUM(s->missing), ma_noun(s->missing, "listed file is", "listed files are"));
     if (s->unreadable)
-        fprintf(err, PREFIX "WARNING: %zu listed file%s could not be read\n", s->unreadable,
-                s->unreadable == 1 ? "" : "s");
+        fprintf(err, PREFIX "WARNING: %s could not be read\n", MA_COUNT(s->unreadable, "listed file", "listed files"));
     if (s->failed)
-        fprintf(err, PREFIX "WARNING: %zu computed checksum%s did NOT match\n", s->failed, s->failed == 1 ? "" : "s");
+        fprintf(err, PREFIX "WARNING: %s did NOT match\n", MA_COUNT(s->failed, "computed checksum", "computed checksums"));
     if (s->extra)
-        fprintf(err, PREFIX "WARNING: %zu file%s in %s not in the manifest\n", s->extra, s->extra == 1 ? "" : "s",
-                s->dir);
+        fprintf(err, PREFIX "WARNING: %s in %s not in the manifest\n", MA_COUNT(s->extra, "file", "files"), s->dir);
     if (s->strict_refused)
         fprintf(err, PREFIX "%s: line %zu: improperly formatted SHA-256 checksum line (--strict)\n", s->manifest,
                 s->malformed_lines[0]);
@@ -112,9 +111,11 @@ void ma_manifest_check_print_summary(FILE *err, const ma_manifest_check *c, ma_m
 void ma_manifest_merge_print(FILE *info, FILE *err, const char *out_name, size_t n_inputs,
                              const char *audit_path, const ma_manifest_merged_info *m)
 {
-    fprintf(info, "%s: %zu files from %zu manifests", out_name, m->files, n_inputs);
+    fprintf(info, "%s: %s from %s", out_name, MA_COUNT(m->files, "file", "files"),
+            MA_COUNT(n_inputs, "manifest", "manifests"));
     if (m->shard_count)
-        fprintf(info, " (%zu of %u shards)", (size_t)m->shard_count - m->n_missing, m->shard_count);
+        fprintf(info, " (%s of %s)", MA_NUM((size_t)m->shard_count - m->n_missing),
+                MA_COUNT(m->shard_count, "shard", "shards"));
     fputc('\n', info);
     for (size_t i = 0; i < m->n_missing; i++)
         fprintf(err, PREFIX "shard %u/%u missing (--allow-partial): its files are not listed\n", m->missing[i],

@@ -1,6 +1,7 @@
 /* Rendering an opening proof (millaudit/game.h): the text for a terminal and the JSON document of
  * docs/json/opening.schema.json, both from the proof's data alone. */
 #include <inttypes.h>
+#include "common/counts.h"
 #include <stdio.h>
 
 #include <jansson.h>
@@ -161,10 +162,10 @@ static void print_value(FILE *out, const ma_opening_facts *p)
         print_pass(out, "optimistic pass (upper bound)", &r->pass[1]);
     }
     if (p->bad_leaves)
-        fprintf(out, "leaves without a value (taken as unknown): %" PRIu64 "; first: %s\n",
-                p->bad_leaves, p->first_bad);
-    fprintf(out, "transposition table: %zu entries (%zu MiB), total nodes %" PRIu64 ", %.2f s\n",
-            r->tt_entries, r->tt_entries * 16 >> 20, r->nodes, r->seconds);
+        fprintf(out, "leaves without a value (taken as unknown): %s; first: %s\n",
+                MA_NUM(p->bad_leaves), p->first_bad);
+    fprintf(out, "transposition table: %s (%zu MiB), total nodes %s, %.2f s\n",
+            MA_COUNT(r->tt_entries, "entry", "entries"), r->tt_entries * 16 >> 20, MA_NUM(r->nodes), r->seconds);
     if (p->stored_start)
         fprintf(out, "stored start value: %s\n", p->stored_start);
 }
@@ -175,9 +176,9 @@ static void print_comparisons(FILE *out, const ma_opening_result *r)
         fprintf(out, "comparisons: DIR holds no placement sector the search resolved\n");
         return;
     }
-    fprintf(out, "comparisons with stored placement values: %" PRIu64 " exact results, %" PRIu64
-                 " bounds in %zu sectors: %" PRIu64 " discrepancies\n",
-            r->exact_checked, r->bound_checked, r->n_tallies, r->discrepancies);
+    fprintf(out, "comparisons with stored placement values: %s, %s in %s: %s\n",
+            MA_COUNT(r->exact_checked, "exact result", "exact results"), MA_COUNT(r->bound_checked, "bound", "bounds"),
+            MA_COUNT(r->n_tallies, "sector", "sectors"), MA_COUNT(r->discrepancies, "discrepancy", "discrepancies"));
     for (size_t i = 0; i < r->n_rows; i++) {
         const ma_opening_discrepancy *d = &r->rows[i];
         char board[80];

@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/counts.h"
 #include "common/progress.h"
 
 /* The board as drawn: '*' marks the 24 points (replaced by '+', 'X' or 'O'). Row 0 is rank 7. */
@@ -213,7 +214,7 @@ const char *ma_fmt_count(char *buf, size_t n, int64_t v)
         snprintf(buf, n, "-");
         return buf;
     }
-    return ma_progress_group(buf, n, (uint64_t)v);
+    return ma_num(buf, n, (uint64_t)v);
 }
 
 const char *ma_fmt_rate(char *buf, size_t n, int64_t entries, double seconds)
@@ -347,23 +348,25 @@ void ma_render_shards(ma_out *o, const ma_report *r)
     int html = o->fmt == MA_RENDER_HTML, md = o->fmt == MA_RENDER_MD;
     long long count = (long long)run->shards[0].shard_count;
     if (html)
-        ma_out_printf(o, "<h2>Shards</h2>\n<p>merged from %zu of %lld shards</p>\n<table>\n"
+        ma_out_printf(o, "<h2>Shards</h2>\n<p>merged from %s of %s</p>\n<table>\n"
                          "<tr><th>shard</th><th>store</th><th>run</th><th>host</th><th>started</th><th>ended</th>"
-                         "<th>status</th><th>sectors</th><th>command line</th></tr>\n", run->n_shards, count);
+                         "<th>status</th><th>sectors</th><th>command line</th></tr>\n", MA_NUM(run->n_shards),
+                      MA_COUNT((uint64_t)count, "shard", "shards"));
     else if (md)
-        ma_out_printf(o, "\n## Shards\n\nmerged from %zu of %lld shards\n\n| shard | store | run | host | started "
+        ma_out_printf(o, "\n## Shards\n\nmerged from %s of %s\n\n| shard | store | run | host | started "
                          "| ended | status | sectors | command line |\n|---|---|---:|---|---|---|---|---:|---|\n",
-                      run->n_shards, count);
+                      MA_NUM(run->n_shards), MA_COUNT((uint64_t)count, "shard", "shards"));
     else
-        ma_out_printf(o, "\nShards (merged from %zu of %lld)\n", run->n_shards, count);
+        ma_out_printf(o, "\nShards (merged from %s of %s)\n", MA_NUM(run->n_shards),
+                      MA_COUNT((uint64_t)count, "shard", "shards"));
     const char *open = html ? "<tr><td>" : "| ", *sep = html ? "</td><td>" : " | ";
     for (size_t i = 0; i < run->n_shards; i++) {
         const ma_run_shard *x = &run->shards[i];
         char sec[48];
         if (x->planned_sectors >= 0)
-            snprintf(sec, sizeof sec, "%lld of %lld", (long long)x->sectors, (long long)x->planned_sectors);
+            snprintf(sec, sizeof sec, "%s of %s", MA_NUM((uint64_t)x->sectors), MA_NUM((uint64_t)x->planned_sectors));
         else
-            snprintf(sec, sizeof sec, "%lld", (long long)x->sectors);
+            snprintf(sec, sizeof sec, "%s", MA_NUM((uint64_t)x->sectors));
         const char *ended = x->ended_at ? x->ended_at : "never", *status = x->status ? x->status : "unfinished";
         if (html || md) {
             ma_out_printf(o, "%s%lld/%lld%s", open, (long long)x->shard_index, (long long)x->shard_count, sep);
@@ -388,7 +391,9 @@ void ma_render_shards(ma_out *o, const ma_report *r)
             ma_out_str(o, ended);
             ma_out_printf(o, ", ");
             ma_out_str(o, status);
-            ma_out_printf(o, ", %s sectors\n    ", sec);
+            ma_out_printf(o, ", %s %s\n    ", sec,
+                          ma_noun((uint64_t)(x->planned_sectors >= 0 ? x->planned_sectors : x->sectors), "sector",
+                                  "sectors"));
             ma_out_str(o, x->command_line);
             ma_out_printf(o, "\n");
         }

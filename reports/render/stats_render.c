@@ -3,6 +3,7 @@
  * document of docs/json/stats.schema.json.
  */
 #include <inttypes.h>
+#include "common/counts.h"
 #include <jansson.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -63,7 +64,7 @@ static void print_text(FILE *out, const char *root, const ma_database *db, const
 {
     size_t n = st->n;
     ma_format f = ma_database_format(db);
-    fprintf(out, "stats %s: %zu sector file%s (%s)\n\n", root, n, n == 1 ? "" : "s",
+    fprintf(out, "stats %s: %s (%s)\n\n", root, MA_COUNT(n, "sector file", "sector files"),
            f ? ma_format_name(f) : "none");
     fprintf(out, "per stored entry:\n");
     fprintf(out, "%-20s %12s %12s %12s %12s %12s %8s %8s %6s\n", "sector", "entries", "canonical", "wins",

@@ -3,13 +3,14 @@
 
 #include <stdio.h>
 
+#include "common/counts.h"
 #include "common/progress.h"
 #include "verifier/run/run.h"
 
 #define TEXT_ROWS 20 /* discrepancy rows printed per sector */
 
 /* A count with thousands separators, as the reports print it; each use gets its own buffer. */
-#define G(n) ma_progress_group((char[32]){0}, 32, (uint64_t)(n))
+#define G(n) ma_num((char[32]){0}, 32, (uint64_t)(n))
 
 static void print_row(FILE *out, const ma_vrun_sector *s, const ma_vrun_row *w)
 {

@@ -1,5 +1,6 @@
 /* Manifest tables of the audit store (contract in reports/store/audit_manifest.h). */
 #include "reports/store/audit_manifest.h"
+#include "common/counts.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -174,12 +175,12 @@ int ma_audit_manifest_chunks_find(ma_audit *a, ma_audit_chunks *out, const char 
                             (long long)run_id, path, (long long)size, (long long)chunk);
     uint64_t n = ((uint64_t)size + (uint64_t)chunk - 1) / (uint64_t)chunk;
     if (n > SIZE_MAX / 32)
-        return ma_error_set(err, MA_EFORMAT, "%s: run %lld: %s: %llu chunks", store, (long long)run_id, path,
-                            (unsigned long long)n);
+        return ma_error_set(err, MA_EFORMAT, "%s: run %lld: %s: %s", store, (long long)run_id, path,
+                            MA_COUNT(n, "chunk", "chunks"));
     out->chunks = n ? calloc((size_t)n, 32) : NULL;
     if (n && !out->chunks)
-        return ma_error_set(err, MA_ENOMEM, "%s: out of memory for %llu chunk digests", store,
-                            (unsigned long long)n);
+        return ma_error_set(err, MA_ENOMEM, "%s: out of memory for %s", store,
+                            MA_COUNT(n, "chunk digest", "chunk digests"));
     rc = prepare(a, &st, "SELECT chunk, offset, length, sha256 FROM manifest_chunks WHERE run_id = ? AND path = ?"
                          " ORDER BY chunk", err);
     if (rc != MA_OK) {
@@ -204,8 +205,8 @@ int ma_audit_manifest_chunks_find(ma_audit *a, ma_audit_chunks *out, const char 
     if (rc == MA_OK && s != SQLITE_DONE)
         rc = ma_audit_sqlite_error(a, MA_EIO, "read chunk digests", err);
     if (rc == MA_OK && k != n)
-        rc = ma_error_set(err, MA_EFORMAT, "%s: run %lld: %s: %llu chunk rows, expected %llu", store,
-                          (long long)run_id, path, (unsigned long long)k, (unsigned long long)n);
+        rc = ma_error_set(err, MA_EFORMAT, "%s: run %lld: %s: %s, expected %s", store,
+                          (long long)run_id, path, MA_COUNT(k, "chunk row", "chunk rows"), MA_NUM(n));
     sqlite3_finalize(st);
     if (rc != MA_OK) {
         ma_audit_chunks_free(out);

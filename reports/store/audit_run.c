@@ -1,5 +1,6 @@
 /* reports/store/audit_run: the run engine's records in an audit store (schema v4). */
 #include "reports/store/audit_run.h"
+#include "common/counts.h"
 
 #include <errno.h>
 #include <signal.h>
@@ -328,8 +329,9 @@ static int sectors_write(ma_audit *a, int64_t run_id, const ma_sector_commit *s,
         return rc;
     for (size_t i = 0; i < n; i++)
         if (s[i].n_disc_entries > (size_t)1 << 31) /* the blob is bound with an int length */
-            return ma_error_set(err, MA_EINVAL, "%s: sector %s: %zu discrepancies exceed one blob",
-                                ma_audit_path(a), s[i].result.sector, s[i].n_disc_entries);
+            return ma_error_set(err, MA_EINVAL, "%s: sector %s: %s exceed one blob",
+                                ma_audit_path(a), s[i].result.sector,
+                                MA_COUNT(s[i].n_disc_entries, "discrepancy", "discrepancies"));
     stmts st;
     if ((rc = stmts_prepare(a, &st, err)))
         return rc;

@@ -11,6 +11,7 @@
 #include <jansson.h>
 #include <sqlite3.h>
 
+#include "common/counts.h"
 #include "common/progress.h"
 #include "reports/store/audit_internal.h"
 
@@ -21,7 +22,7 @@
 /* A count with thousands separators; the verdict never shows a negative "not recorded" count. */
 static char *group(char *buf, size_t n, int64_t v)
 {
-    return ma_progress_group(buf, n, v < 0 ? 0 : (uint64_t)v);
+    return ma_num(buf, n, v < 0 ? 0 : (uint64_t)v);
 }
 
 static void detail(ma_verdict *v, const char *fmt, ...) __attribute__((format(printf, 2, 3)));

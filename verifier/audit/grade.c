@@ -1,5 +1,6 @@
 /* Grading a player against a perfect database (see grade.h, docs/grading.md). */
 #include "verifier/audit/grade.h"
+#include "common/counts.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -243,9 +244,10 @@ static int run_positions(grader *G)
             break;
         if (++attempts > max_attempts) {
             rc = ma_error_set(G->err, MA_EINVAL,
-                              "grade: %llu draws gave only %llu gradable positions (positions "
-                              "without a turn or with unusable successors)",
-                              (unsigned long long)max_attempts, (unsigned long long)G->res->graded);
+                              "grade: %s gave only %s (positions without a turn or with unusable "
+                              "successors)",
+                              MA_COUNT(max_attempts, "draw", "draws"),
+                              MA_COUNT(G->res->graded, "gradable position", "gradable positions"));
             break;
         }
         uint64_t x = ma_rng_below(&G->rng, total);

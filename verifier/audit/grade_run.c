@@ -2,6 +2,7 @@
  * (verifier/audit/grade.c), records the run and every move in the audit store (reports/store/audit_game.h) and
  * decides the run's result; and reads a stored grade run back for its report. */
 #include "verifier/audit/grade.h"
+#include "common/counts.h"
 
 #include <limits.h>
 #include <signal.h>
@@ -233,8 +234,9 @@ static int grade(job *J, ma_error *err)
             snprintf(g->status, sizeof g->status, "unusable");
         }
         if (g->res->graded)
-            ma_error_set(err, rc, "%s (the %llu moves graded before are kept%s)", g->message,
-                         (unsigned long long)g->res->graded, J->rec->audit ? " and recorded" : "");
+            ma_error_set(err, rc, "%s (the %s graded before %s kept%s)", g->message,
+                         MA_COUNT(g->res->graded, "move", "moves"), ma_noun(g->res->graded, "is", "are"),
+                         J->rec->audit ? " and recorded" : "");
     }
     ma_error e;
     if (flush(J->rec, &e))
@@ -362,7 +364,7 @@ int ma_grade_sectors_add(ma_grade_sectors *l, const char *text, ma_error *err)
         int named = 0;
         ma_error e;
         if (l->n == MA_GRADE_MAX_SECTORS)
-            return ma_error_set(err, MA_EUSAGE, "--sector: more than %zu sectors", l->n);
+            return ma_error_set(err, MA_EUSAGE, "--sector: more than %s", MA_COUNT(l->n, "sector", "sectors"));
         if (ma_sector_arg_parse(tok, &v, &named, &l->sector[l->n], &e))
             return ma_error_set(err, MA_EUSAGE, "%s", e.msg);
         if (named) {

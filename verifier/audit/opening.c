@@ -1,5 +1,6 @@
 /* Gasser's opening proof by alpha-beta over the placement phase (see opening.h, docs/opening.md). */
 #include "verifier/audit/opening.h"
+#include "common/counts.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -704,8 +705,8 @@ static int check_options(const ma_opening_options *o, ma_sector *s, ma_board *b,
         return ma_error_set(err, MA_EINVAL, "opening: --stones %d: expected 3..%d for %s",
                             o->stones, n, ma_variant_name(o->variant));
     if (o->tt_bytes < 4 * sizeof(tt_entry))
-        return ma_error_set(err, MA_EINVAL, "opening: transposition table of %zu bytes: at least %zu needed",
-                            o->tt_bytes, 4 * sizeof(tt_entry));
+        return ma_error_set(err, MA_EINVAL, "opening: transposition table of %s: at least %s needed",
+                            MA_COUNT(o->tt_bytes, "byte", "bytes"), MA_NUM(4 * sizeof(tt_entry)));
     if (!o->has_start) {
         *s = (ma_sector){0, 0, (uint8_t)o->stones, (uint8_t)o->stones};
         *b = (ma_board){0, 0};
@@ -755,8 +756,8 @@ int ma_opening_prove(const ma_opening_options *opt, const ma_opening_oracle *ora
             free(S->frames);
             free(S);
         }
-        return ma_error_set(err, MA_ENOMEM, "opening: cannot allocate a transposition table of %zu bytes",
-                            opt->tt_bytes);
+        return ma_error_set(err, MA_ENOMEM, "opening: cannot allocate a transposition table of %s",
+                            MA_COUNT(opt->tt_bytes, "byte", "bytes"));
     }
     S->opt = opt;
     S->oracle = oracle;

@@ -2,6 +2,7 @@
  * (verifier/audit/opening_db.c), proves the start value (verifier/audit/opening.c), records the run in the audit
  * store (reports/store/audit_game.h) and decides the run's result. */
 #include "verifier/audit/opening.h"
+#include "common/counts.h"
 
 #include <limits.h>
 #include <signal.h>
@@ -73,8 +74,8 @@ static int parse_only(job *J, ma_error *err)
         int named = 0;
         ma_error e;
         if (J->n_only >= sizeof J->only / sizeof J->only[0])
-            return ma_error_set(err, MA_EUSAGE, "--only-sectors: more than %zu sectors",
-                                sizeof J->only / sizeof J->only[0]);
+            return ma_error_set(err, MA_EUSAGE, "--only-sectors: more than %s",
+                                MA_COUNT(sizeof J->only / sizeof J->only[0], "sector", "sectors"));
         if (ma_sector_arg_parse(tok, &tv, &named, &J->only[J->n_only], &e))
             return ma_error_set(err, MA_EUSAGE, "--only-sectors: %s", e.msg);
         if (named && tv != v)

@@ -1,5 +1,6 @@
 /* The index proof of one sector (contract in verifier/check/index_proof.h). */
 #include "verifier/check/index_proof.h"
+#include "common/counts.h"
 
 #include <inttypes.h>
 #include <stdarg.h>
@@ -136,8 +137,8 @@ int ma_index_proof_sector(const ma_open_index *ix, int w, int b, ma_progress *pr
     if (!canon_bits || !orbit) {
         free(canon_bits);
         free(orbit);
-        return ma_error_set(err, MA_ENOMEM, "index proof: out of memory for %" PRIu64 " entries",
-                            out->entries);
+        return ma_error_set(err, MA_ENOMEM, "index proof: out of memory for %s",
+                            MA_COUNT(out->entries, "entry", "entries"));
     }
     if (progress)
         ma_progress_set_total(progress, out->entries + want);

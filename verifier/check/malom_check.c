@@ -1,5 +1,6 @@
 /* Malom sector verification (see malom_check.h for the contract). */
 #include "verifier/check/malom_check.h"
+#include "common/counts.h"
 
 #include <pthread.h>
 #include <stdatomic.h>
@@ -974,10 +975,10 @@ static __attribute__((cold)) int too_many_turns(struct worker *w, uint64_t idx)
     char sec[16];
     ma_sector_format(sh->sector, sec, sizeof sec);
     return ma_error_set(&w->err, MA_EINTERNAL,
-                        "%s: sector %s: offset %llu: index %llu has more than %d turns: checker bug",
+                        "%s: sector %s: offset %llu: index %llu has more than %s: checker bug",
                         sh->in->path ? sh->in->path : "(sector file)", sec,
                         (unsigned long long)ma_malom_file_entry_offset(sh->in->file, idx),
-                        (unsigned long long)idx, MA_VRULES_MAX_TURNS);
+                        (unsigned long long)idx, MA_COUNT(MA_VRULES_MAX_TURNS, "turn", "turns"));
 }
 
 static int index_bug(struct worker *w, uint64_t idx, uint64_t back)

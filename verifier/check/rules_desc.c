@@ -1,5 +1,6 @@
 /* The rules description read off the checker's rules; see rules_desc.h for the format. */
 #include "verifier/check/rules_desc.h"
+#include "common/counts.h"
 
 #include <stdarg.h>
 #include <stdio.h>
@@ -141,7 +142,7 @@ int ma_rules_describe(ma_variant v, char *buf, size_t len, ma_error *err)
     }
     put(&t, "\nfull-board %s\n", full ? "draw" : "none");
     if (t.overflow)
-        return ma_error_set(err, MA_EINVAL, "rules description: buffer of %zu bytes too small", len);
+        return ma_error_set(err, MA_EINVAL, "rules description: buffer of %s too small", MA_COUNT(len, "byte", "bytes"));
     return MA_OK;
 }
 

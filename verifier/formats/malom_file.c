@@ -3,6 +3,7 @@
  * malom_file.h. All validation happens in open, so entry reads need no error path.
  */
 #include "verifier/formats/malom_file.h"
+#include "common/counts.h"
 
 #include "common/fileio.h"
 
@@ -156,16 +157,16 @@ static int check_overflow_table(ma_malom_file *f, uint64_t table_off, ma_error *
     const char *path = f->path;
     if (f->size < table_off + 4)
         FAIL(MA_EFORMAT, f->size,
-             "truncated: %llu entries need %llu bytes before the overflow count, file has %zu",
-             (unsigned long long)f->count, (unsigned long long)(table_off + 4), f->size);
+             "truncated: %s need %s before the overflow count, file has %s",
+             MA_COUNT(f->count, "entry", "entries"), MA_COUNT(table_off + 4, "byte", "bytes"), MA_NUM(f->size));
     int32_t n = rd32(f->map + table_off);
     if (n < 0)
         FAIL(MA_EFORMAT, table_off, "negative overflow count %d", n);
     uint64_t expect = table_off + 4 + 8 * (uint64_t)n;
     if (f->size != expect)
         FAIL(MA_EFORMAT, f->size < expect ? f->size : expect,
-             "file length %zu, expected %llu for %llu entries and %d overflow records", f->size,
-             (unsigned long long)expect, (unsigned long long)f->count, n);
+             "file length %s, expected %s for %s and %s", MA_NUM(f->size), MA_NUM(expect),
+             MA_COUNT(f->count, "entry", "entries"), MA_COUNT((uint64_t)n, "overflow record", "overflow records"));
     f->overflow = f->map + table_off + 4;
     f->overflow_count = (uint32_t)n;
     int64_t prev = -1;
@@ -348,7 +349,7 @@ int ma_malom_file_open_sec2(ma_malom_file **out, const char *path, ma_variant va
         return rc;
     const uint8_t *h = f->map;
     if (f->size < SEC2_HEADER)
-        FAIL(MA_EFORMAT, f->size, "truncated header: %zu of %d bytes", f->size, SEC2_HEADER);
+        FAIL(MA_EFORMAT, f->size, "truncated header: %s of %s", MA_NUM(f->size), MA_COUNT(SEC2_HEADER, "byte", "bytes"));
     int32_t version = rd32(h), esize = rd32(h + 4), f1 = rd32(h + 8);
     uint8_t flag = h[12];
     if (version != SEC2_VERSION)

@@ -3,6 +3,7 @@
  * Contract in malom_secval.h.
  */
 #include "verifier/formats/malom_secval.h"
+#include "common/counts.h"
 
 #include "common/fileio.h"
 
@@ -279,7 +280,7 @@ int ma_malom_secval_parse(ma_malom_secval **out, const char *path, const char *t
             if (j == 0)
                 line_start = c.tok_start;
             if (r == 1)
-                FAIL("-", c.tok_start, "file ends after %ld of %ld sector lines", i, count);
+                FAIL("-", c.tok_start, "file ends after %s of %s", MA_NUM((uint64_t)i), MA_COUNT((uint64_t)count, "sector line", "sector lines"));
             if (r)
                 FAIL("-", c.tok_start, "sector line %ld: expected an integer", i + 1);
         }
@@ -303,7 +304,7 @@ int ma_malom_secval_parse(ma_malom_secval **out, const char *path, const char *t
     }
     size_t end_of_lines = c.pos;
     if (next_token(&c, tok, sizeof tok) != 0)
-        FAIL("-", c.tok_start, "unexpected text after %ld sector lines", count);
+        FAIL("-", c.tok_start, "unexpected text after %s", MA_COUNT((uint64_t)count, "sector line", "sector lines"));
 
     /* Properties of §5.4 and the sector set of §3.3, each reported at the line of the sector it
      * concerns (a sector that is missing, at the end of the sector lines where it would go). */
@@ -398,8 +399,8 @@ int ma_malom_secval_open(ma_malom_secval **out, const char *path, ma_variant var
     if (read_error)
         rc = ma_error_set(err, MA_EIO, "%s: sector -: offset %zu: cannot read: %s", path, len, strerror(read_error));
     else if (too_long)
-        rc = ma_error_set(err, MA_EFORMAT, "%s: sector -: offset %d: file longer than %d bytes",
-                          path, CAP, CAP);
+        rc = ma_error_set(err, MA_EFORMAT, "%s: sector -: offset %d: file longer than %s",
+                          path, CAP, MA_COUNT(CAP, "byte", "bytes"));
     else
         rc = ma_malom_secval_parse(out, path, buf, len, variant, err);
     free(buf);

@@ -1,5 +1,6 @@
 /* Checker-side reader of the open database format (docs/format.md §5), written from the spec only. */
 #include "verifier/formats/open_file.h"
+#include "common/counts.h"
 
 #include "checksums/sha256.h"
 #include "common/fileio.h"
@@ -228,11 +229,11 @@ static int check_header(ma_open_file *f, const char *path, const uint8_t *h, uin
     /* entry_count is bounded by the index (< 2^32), so this cannot overflow. */
     uint64_t want_size = MA_OPEN_HEADER_SIZE + 2 * hd->entry_count;
     if (size < want_size)
-        FAIL(MA_EFORMAT, h, size, "truncated body: file has %llu bytes, expected %llu",
-             (unsigned long long)size, (unsigned long long)want_size);
+        FAIL(MA_EFORMAT, h, size, "truncated body: file has %s, expected %s",
+             MA_COUNT(size, "byte", "bytes"), MA_NUM(want_size));
     if (size > want_size)
-        FAIL(MA_EFORMAT, h, want_size, "%llu trailing bytes after the last entry",
-             (unsigned long long)(size - want_size));
+        FAIL(MA_EFORMAT, h, want_size, "%s after the last entry",
+             MA_COUNT(size - want_size, "trailing byte", "trailing bytes"));
 out:
     return rc;
 }
@@ -254,8 +255,8 @@ int ma_open_file_map(ma_open_file *f, const char *path, ma_open_index *ix, int e
     if (st.st_size == 0)
         FAIL(MA_EFORMAT, NULL, 0, "empty file");
     if ((uint64_t)st.st_size < MA_OPEN_HEADER_SIZE)
-        FAIL(MA_EFORMAT, NULL, (uint64_t)st.st_size, "truncated header: %llu bytes, expected %d",
-             (unsigned long long)st.st_size, MA_OPEN_HEADER_SIZE);
+        FAIL(MA_EFORMAT, NULL, (uint64_t)st.st_size, "truncated header: %s, expected %s",
+             MA_COUNT((uint64_t)st.st_size, "byte", "bytes"), MA_NUM(MA_OPEN_HEADER_SIZE));
     map = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
     if (map == MAP_FAILED)
         FAIL(MA_EIO, NULL, 0, "cannot map: %s", strerror(errno));

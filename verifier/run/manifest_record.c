@@ -1,5 +1,6 @@
 /* Recording manifests in the audit store (contract in manifest_record.h). */
 #include "verifier/run/manifest_record.h"
+#include "common/counts.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -79,7 +80,7 @@ int ma_manifest_record(ma_audit *a, int64_t run_id, const char *root, const char
     ma_file_digest *d = calloc(n, sizeof *d);
     int rc = MA_OK;
     if (!full || !d)
-        rc = ma_error_set(err, MA_ENOMEM, "%s: out of memory for %zu files", root, n);
+        rc = ma_error_set(err, MA_ENOMEM, "%s: out of memory for %s", root, MA_COUNT(n, "file", "files"));
     for (size_t i = 0; rc == MA_OK && i < n; i++)
         if (!(full[i] = join(root, rel[i])))
             rc = ma_error_set(err, MA_ENOMEM, "%s: out of memory", rel[i]);
@@ -145,7 +146,7 @@ int ma_manifest_record_merged(ma_audit *a, const ma_run_info *info, const char *
     ma_file_digest *d = calloc(m->n ? m->n : 1, sizeof *d);
     ma_audit_manifest_file *rows = calloc(m->n ? m->n : 1, sizeof *rows);
     if (!ff || !d || !rows)
-        rc = ma_error_set(err, MA_ENOMEM, "out of memory for %zu files", m->n);
+        rc = ma_error_set(err, MA_ENOMEM, "out of memory for %s", MA_COUNT(m->n, "file", "files"));
     for (size_t i = 0; rc == MA_OK && i < m->n; i++) {
         /* size from the directory, digest from the shard, no chunks: nothing is hashed again */
         d[i] = (ma_file_digest){.size = sizes[i], .chunk_size = MA_SHA256_DEFAULT_CHUNK};

@@ -1,6 +1,7 @@
 /* The manifest create and merge engines, and what they share with check (contracts in
  * include/millaudit/manifest.h and verifier/run/manifest_run.h). */
 #include "verifier/run/manifest_run.h"
+#include "common/counts.h"
 
 #include <errno.h>
 #include <limits.h>
@@ -183,7 +184,7 @@ static int create_list(create_job *j, ma_manifest_created *out, ma_error *err)
     j->full = calloc(j->n ? j->n : 1, sizeof *j->full);
     j->dig = calloc(j->n ? j->n : 1, sizeof *j->dig);
     if (!j->full || !j->dig)
-        return ma_error_set(err, MA_ENOMEM, "out of memory for %zu files", j->n);
+        return ma_error_set(err, MA_ENOMEM, "out of memory for %s", MA_COUNT(j->n, "file", "files"));
     for (size_t i = 0; i < j->n; i++)
         if (!(j->full[i] = ma_manifest_join(opt->dir, j->rel[i])))
             return ma_error_set(err, MA_ENOMEM, "out of memory");
@@ -306,7 +307,7 @@ static int merge_facts(char root[PATH_MAX], uint64_t **sizes, const ma_manifest_
         return rc;
     *sizes = calloc(mm->n ? mm->n : 1, sizeof **sizes);
     return *sizes ? ma_manifest_merged_sizes(*sizes, root, mm, err)
-                  : ma_error_set(err, MA_ENOMEM, "out of memory for %zu files", mm->n);
+                  : ma_error_set(err, MA_ENOMEM, "out of memory for %s", MA_COUNT(mm->n, "file", "files"));
 }
 
 /* Reads and merges the inputs; the merged manifest into *mm. */

@@ -1,5 +1,6 @@
 /* verifier/run/merge: shard runs merged into one run (verifier/run/merge.h, docs/distributed.md). */
 #include "verifier/run/merge.h"
+#include "common/counts.h"
 
 #include <stdarg.h>
 #include <stdint.h>
@@ -201,8 +202,8 @@ static int open_shards(merge_ctx *c, ma_error *err)
         if ((rc = ma_inventory_verify(&s->inv, what, err)))
             return rc;
         if ((int64_t)s->inv.shard_count != s->info.shard_count)
-            return ma_error_set(err, MA_EFORMAT, "%s: plan_shards: the plan has %u shards, the run says shard %lld/%lld",
-                                what, s->inv.shard_count, (long long)s->info.shard_index,
+            return ma_error_set(err, MA_EFORMAT, "%s: plan_shards: the plan has %s, the run says shard %lld/%lld",
+                                what, MA_COUNT(s->inv.shard_count, "shard", "shards"), (long long)s->info.shard_index,
                                 (long long)s->info.shard_count);
     }
     return MA_OK;
@@ -639,8 +640,8 @@ static int check_row(const merge_ctx *c, const shard_in *s, const msec *m, const
         return FIELD_ERR("within_bounds", "%lld in an open-format sector, which has no bounds", sp, run, name,
                          (long long)b->within_bounds);
     if (b->checked != b->entries)
-        return FIELD_ERR("checked", "%lld of %lld entries", sp, run, name, (long long)b->checked,
-                         (long long)b->entries);
+        return FIELD_ERR("checked", "%s of %s", sp, run, name, MA_NUM((uint64_t)b->checked),
+                         MA_COUNT((uint64_t)b->entries, "entry", "entries"));
     int64_t by_class = 0;
     for (size_t i = 0; i < b->n_classes; i++)
         by_class += b->class_count[i];
@@ -648,11 +649,12 @@ static int check_row(const merge_ctx *c, const shard_in *s, const msec *m, const
         return FIELD_ERR("discrepancies", "%lld, but its classes count %lld", sp, run, name,
                          (long long)b->discrepancies, (long long)by_class);
     if (b->roots + b->propagated != b->discrepancies)
-        return FIELD_ERR("roots", "%lld roots + %lld propagated != %lld discrepancies", sp, run, name,
-                         (long long)b->roots, (long long)b->propagated, (long long)b->discrepancies);
+        return FIELD_ERR("roots", "%s + %s propagated != %s", sp, run, name,
+                         MA_COUNT((uint64_t)b->roots, "root", "roots"), MA_NUM((uint64_t)b->propagated),
+                         MA_COUNT((uint64_t)b->discrepancies, "discrepancy", "discrepancies"));
     if ((int64_t)m->n_set != b->discrepancies)
-        return FIELD_ERR("discrepancies", "%lld, but the discrepancy set holds %zu entries", sp, run, name,
-                         (long long)b->discrepancies, m->n_set);
+        return FIELD_ERR("discrepancies", "%lld, but the discrepancy set holds %s", sp, run, name,
+                         (long long)b->discrepancies, MA_COUNT(m->n_set, "entry", "entries"));
     int mismatch = b->body_digest && !strcmp(b->body_digest, "mismatch");
     int expected = status == MA_SECTOR_UNUSABLE && b->entries == 0 ? MA_SECTOR_UNUSABLE
                    : b->discrepancies || mismatch                 ? MA_SECTOR_DISCREPANCIES
@@ -674,8 +676,8 @@ static int check_row(const merge_ctx *c, const shard_in *s, const msec *m, const
         return FIELD_ERR("file", "%s is not in the shard's manifest: nothing records the bytes it was checked on",
                          sp, run, name, f->name);
     if (mf->size != (int64_t)f->size)
-        return FIELD_ERR("file", "%s has %lld bytes in the shard's manifest, %llu in the inventory", sp, run, name,
-                         f->name, (long long)mf->size, (unsigned long long)f->size);
+        return FIELD_ERR("file", "%s has %s in the shard's manifest, %s in the inventory", sp, run, name,
+                         f->name, MA_COUNT((uint64_t)mf->size, "byte", "bytes"), MA_NUM(f->size));
     if (!strncmp(f->digest, "sha256:", 7) && strcmp(f->digest + 7, mf->sha256))
         return FIELD_ERR("file", "%s: the manifest's sha256 %.16s... is not the inventory's %.16s...", sp, run, name,
                          f->name, mf->sha256, f->digest + 7);
@@ -787,9 +789,9 @@ static int merge_sector(merge_ctx *c, const msec *m, ma_audit *out, int64_t id, 
         if (inexact) {
             c->res->rows_inexact++;
             add_note(c->res,
-                     "sector %s: more than %zu roots in shard %lld, some of them propagated across shards: its "
+                     "sector %s: more than %s in shard %lld, some of them propagated across shards: its "
                      "rows may differ from a single run's (counts, sets and digests are exact)",
-                     m->name, c->max_rows, (long long)s->info.shard_index);
+                     m->name, MA_COUNT(c->max_rows, "root", "roots"), (long long)s->info.shard_index);
         }
         const char *extra = inexact ? "rows may differ from a single run's: the shard kept the first rows of "
                                       "its own classification, and some of its roots are propagated in the "
@@ -925,12 +927,12 @@ static void note_partial(merge_ctx *c)
     res->planned = c->sh[0].inv.n_plan;
     res->uncovered = c->uncovered;
     if (c->uncovered)
-        add_note(res, "%zu of %zu sectors of the plan have no result (their shards are missing or interrupted)",
-                 c->uncovered, c->sh[0].inv.n_plan);
+        add_note(res, "%s of %s of the plan have no result (their shards are missing or interrupted)",
+                 MA_NUM(c->uncovered), MA_COUNT(c->sh[0].inv.n_plan, "sector", "sectors"));
     if (res->partial && !c->opt->allow_partial)
-        add_note(res, "the merged run is marked incomplete (%zu of %u shards missing, %zu interrupted); "
+        add_note(res, "the merged run is marked incomplete (%s of %s missing, %s interrupted); "
                       "--allow-partial judges the sectors present",
-                 res->n_missing, res->shard_count, res->n_interrupted);
+                 MA_NUM(res->n_missing), MA_COUNT(res->shard_count, "shard", "shards"), MA_NUM(res->n_interrupted));
 }
 
 int ma_merge_runs(const ma_merge_options *opt, ma_merge_result *res, ma_error *err)
@@ -1003,11 +1005,11 @@ int ma_merge_runs(const ma_merge_options *opt, ma_merge_result *res, ma_error *e
         if (s->interrupted) {
             res->n_interrupted++;
             add_note(res,
-                     "shard %u/%u (%s run %lld) %s: %zu of %lld sectors recorded; resume it with verify DIR "
+                     "shard %u/%u (%s run %lld) %s: %s of %s recorded; resume it with verify DIR "
                      "--shard %u/%u --audit %s --resume, then merge again",
                      o->index, o->count, s->path, (long long)s->info.run_id,
-                     s->info.ended_at ? "was interrupted" : "never ended (killed, or still running)", s->n_names,
-                     (long long)s->info.planned_sectors, o->index, o->count, s->path);
+                     s->info.ended_at ? "was interrupted" : "never ended (killed, or still running)", MA_NUM(s->n_names),
+                     MA_COUNT((uint64_t)s->info.planned_sectors, "sector", "sectors"), o->index, o->count, s->path);
         }
     }
     if (rc == MA_OK)
@@ -1059,8 +1061,8 @@ int ma_merge_runs(const ma_merge_options *opt, ma_merge_result *res, ma_error *e
     if (rc == MA_OK) {
         int whole = unusable >= 0;
         if (whole && unusable > 0)
-            add_note(res, "%lld files of the database could not be used (the shards' runs list them)",
-                     (long long)unusable);
+            add_note(res, "%s of the database could not be used (the shards' runs list them)",
+                     MA_COUNT((uint64_t)unusable, "file", "files"));
         const char *status = ma_verdict_status(res->verdict);
         if ((rc = ma_audit_merged_run_finish(out, id, &mr, status, err)) != MA_OK)
             res->output_failed = 1;

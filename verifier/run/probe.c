@@ -1,5 +1,6 @@
 /* Probing a position of a database: its stored value and its turns (see probe.h). */
 #include "verifier/run/probe.h"
+#include "common/counts.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -67,7 +68,7 @@ int ma_probe_turns(const ma_vrules *r, ma_board pos, ma_probe_turn *out, int max
         rc = add_immediate_wins(r, pos, out, max, n);
     free(turns);
     if (rc)
-        return ma_error_set(err, MA_EINTERNAL, "probe: more than %d turns", max);
+        return ma_error_set(err, MA_EINTERNAL, "probe: more than %s", MA_COUNT((uint64_t)max, "turn", "turns"));
     return MA_OK;
 }
 

@@ -1,5 +1,6 @@
 /* verifier/run/run_sector: one sector's check in the engine's format-neutral shape. */
 #include "verifier/run/run_sector.h"
+#include "common/counts.h"
 
 #include <pthread.h>
 #include <stdio.h>
@@ -40,7 +41,7 @@ static int alloc_items(ma_rs_result *res, size_t n, ma_error *err)
     res->items = calloc(n, sizeof *res->items);
     res->entries = malloc(n * sizeof *res->entries);
     if (!res->items || !res->entries)
-        return ma_error_set(err, MA_ENOMEM, "out of memory for %zu discrepancies", n);
+        return ma_error_set(err, MA_ENOMEM, "out of memory for %s", MA_COUNT(n, "discrepancy", "discrepancies"));
     return MA_OK;
 }
 
@@ -64,8 +65,8 @@ static void missing_message(ma_vrun_sector *out, const ma_rs_input *in, const in
                  in->child_present[k] ? "unusable" : "absent");
     }
     snprintf(out->message, sizeof out->message,
-             "%.400s: sector %s: successor sector file %.500s; %llu entries %s", out->path,
-             out->name, names[0] ? names : "(broken successor entries)", (unsigned long long)count,
+             "%.400s: sector %s: successor sector file %.500s; %s %s", out->path,
+             out->name, names[0] ? names : "(broken successor entries)", MA_COUNT(count, "entry", "entries"),
              what);
 }
 
@@ -151,9 +152,8 @@ static int check_open(ma_rs_result *res, const ma_rs_input *in, const ma_vrules 
             missing_message(out, in, c.missing_kind, rules, "not verified", c.missing_child);
         else if (c.unverifiable)
             snprintf(out->message, sizeof out->message,
-                     "%.600s: sector %s: %llu entries not verified: a successor holds a bad "
-                     "encoding",
-                     out->path, out->name, (unsigned long long)c.unverifiable);
+                     "%.600s: sector %s: %s not verified: a successor holds a bad encoding",
+                     out->path, out->name, MA_COUNT(c.unverifiable, "entry", "entries"));
     }
     ma_check_result_free(&c);
     return rc;
