@@ -1,6 +1,5 @@
 /* DSSE envelopes with Ed25519 over OpenSSL EVP; see dsse.h for the contract. */
 #include "checksums/dsse.h"
-#include "common/counts.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -15,6 +14,7 @@
 #include <openssl/x509.h>
 
 #include "checksums/sha256.h"
+#include "common/counts.h"
 #include "common/fileio.h"
 
 #define MAX_KEY_FILE (64 * 1024) /* a PEM Ed25519 key is about 120 bytes */

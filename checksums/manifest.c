@@ -1,7 +1,7 @@
 /* SHA-256 manifests: listing, writing, reading, merging (contract in manifest.h). */
 #include "checksums/manifest.h"
-#include "common/counts.h"
 
+#include "common/counts.h"
 #include "common/fileio.h"
 #include "common/output.h"
 

@@ -15,8 +15,8 @@
  * always held or claimable, so the pool cannot deadlock.
  */
 #include "checksums/sha256.h"
-#include "common/counts.h"
 
+#include "common/counts.h"
 #include "common/fileio.h"
 
 #include <errno.h>

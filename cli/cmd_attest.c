@@ -10,11 +10,11 @@
  * 1 bad signature or a file changed, missing or not attested, 3 unusable envelope or key; 2 usage.
  */
 #include <getopt.h>
-#include "common/counts.h"
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/counts.h"
 #include "millaudit.h"
 #include "cli/audit_store.h"
 #include "cli/cli_util.h"

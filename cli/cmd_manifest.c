@@ -8,7 +8,6 @@
  * refused path, input or store unusable; 4 output not writable; 128+N stopped by signal N.
  */
 #include <getopt.h>
-#include "common/counts.h"
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -17,6 +16,7 @@
 #include "cli/commands.h"
 #include "cli/signals.h"
 #include "cli/test_hook.h"
+#include "common/counts.h"
 #include "common/ma_error.h"
 #include "common/options.h"
 #include "common/output.h"

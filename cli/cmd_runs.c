@@ -16,12 +16,12 @@
  * writable.
  */
 #include <getopt.h>
-#include "common/counts.h"
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/counts.h"
 #include "millaudit.h"
 #include "cli/audit_store.h"
 #include "cli/cli_util.h"

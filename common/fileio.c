@@ -1,6 +1,5 @@
 /* fileio: non-blocking, type-checked opening of input files. */
 #include "common/fileio.h"
-#include "common/counts.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -8,6 +7,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+
+#include "common/counts.h"
 
 char *ma_escape_name(const char *text, char *buf, size_t len)
 {

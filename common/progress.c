@@ -1,13 +1,14 @@
 /* ma_progress: one progress display per run, shared by the worker threads (common/progress.h). */
 #include "common/progress.h"
 
-#include "common/counts.h"
 
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
 #include <time.h>
 #include <unistd.h>
+
+#include "common/counts.h"
 
 #define TTY_DELAY 1.0      /* quick commands stay silent on a terminal too */
 #define MAX_LINE 512       /* longest line drawn; terminals wider than this get a shorter line */

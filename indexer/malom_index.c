@@ -6,10 +6,11 @@
  * byte. So one 256-entry table per in-ring permutation applies an op in three lookups.
  */
 #include "indexer/malom_index.h"
-#include "common/counts.h"
 
 #include <stdlib.h>
 #include <string.h>
+
+#include "common/counts.h"
 
 /* Generated from malom-format.md §1.1 and §4.1 (see docs/malom-notes.md); do not edit by hand. */
 static const uint8_t ring_perm[8][256] = {

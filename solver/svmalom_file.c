@@ -1,6 +1,5 @@
 /* svmalom_file: Malom .sec / .sec2 writing and reading, .secval parsing (malom-format.md §5). */
 #include "solver/svmalom_file.h"
-#include "common/counts.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -11,6 +10,8 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
+
+#include "common/counts.h"
 
 ma_svm_layout ma_svm_layout_for(int kind, int stone_diff, int variant)
 {

@@ -1,11 +1,11 @@
 /* svmalom_ultra: ultra-strong (.sec2) values of a component from the producer's solution. */
 #include "solver/svmalom_ultra.h"
-#include "common/counts.h"
 
 #include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/counts.h"
 #include "solver/svsector.h"
 
 #define V_LOSS 0x4000u

@@ -5,12 +5,12 @@
  * the one text escaper (common/json_text.h).
  */
 #include <stdio.h>
-#include "common/counts.h"
 #include <stdlib.h>
 #include <string.h>
 
 #include <jansson.h>
 
+#include "common/counts.h"
 #include "common/json_text.h"
 #include "millaudit/store.h"
 #include "verifier/run/attest.h"

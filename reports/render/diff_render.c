@@ -9,9 +9,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/counts.h"
 #include "common/fileio.h"
 #include "common/json_text.h"
-#include "common/counts.h"
 #include "common/progress.h"
 #include "indexer/position.h"
 #include "reports/render/diff_junit.h"

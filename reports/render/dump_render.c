@@ -3,9 +3,9 @@
  * position in the dump notation of docs/format.md §6, and the reports of bad entries.
  */
 #include <inttypes.h>
-#include "common/counts.h"
 #include <stdio.h>
 
+#include "common/counts.h"
 #include "millaudit/inspect.h"
 
 void ma_dump_render_header(FILE *out, const ma_dump_summary *s, int with_entry)

@@ -1,11 +1,11 @@
 /* Rendering a grade run as text, JSON and self-contained HTML (see grade_report.h). */
 #include "reports/render/grade_report.h"
-#include "common/counts.h"
 
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/counts.h"
 #include "common/output.h"
 
 /* A named group of moves, in the order they are shown. */

@@ -1,8 +1,8 @@
 /* The renderers of `millaudit index-check` (include/millaudit/inspect.h). */
 #include <inttypes.h>
-#include "common/counts.h"
 #include <stdio.h>
 
+#include "common/counts.h"
 #include "millaudit/inspect.h"
 
 void ma_index_check_render_start(FILE *out, const ma_index_check_report *r)

@@ -1,9 +1,9 @@
 /* The words of `millaudit manifest` (contract in include/millaudit/manifest.h): what check and
  * merge found, in sha256sum -c's words where it has them. */
 #include <stdio.h>
-#include "common/counts.h"
 #include <string.h>
 
+#include "common/counts.h"
 #include "millaudit/manifest.h"
 
 #define PREFIX "millaudit manifest: "

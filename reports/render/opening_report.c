@@ -1,11 +1,11 @@
 /* Rendering an opening proof (millaudit/game.h): the text for a terminal and the JSON document of
  * docs/json/opening.schema.json, both from the proof's data alone. */
 #include <inttypes.h>
-#include "common/counts.h"
 #include <stdio.h>
 
 #include <jansson.h>
 
+#include "common/counts.h"
 #include "millaudit/game.h"
 #include "common/verdict.h"
 

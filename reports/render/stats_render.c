@@ -3,11 +3,11 @@
  * document of docs/json/stats.schema.json.
  */
 #include <inttypes.h>
-#include "common/counts.h"
 #include <jansson.h>
 #include <stdio.h>
 #include <stdlib.h>
 
+#include "common/counts.h"
 #include "common/json_text.h"
 #include "verifier/run/stats.h"
 

@@ -1,6 +1,5 @@
 /* Manifest tables of the audit store (contract in reports/store/audit_manifest.h). */
 #include "reports/store/audit_manifest.h"
-#include "common/counts.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -8,6 +7,7 @@
 
 #include <sqlite3.h>
 
+#include "common/counts.h"
 #include "reports/store/audit_internal.h"
 #include "reports/store/audit_run.h"
 

@@ -1,6 +1,5 @@
 /* reports/store/audit_run: the run engine's records in an audit store (schema v4). */
 #include "reports/store/audit_run.h"
-#include "common/counts.h"
 
 #include <errno.h>
 #include <signal.h>
@@ -9,6 +8,7 @@
 #include <string.h>
 #include <sys/types.h>
 
+#include "common/counts.h"
 #include "reports/store/audit_internal.h"
 
 /* Prepares, binds nothing; MA_EINTERNAL naming what on failure (a statement of ours is wrong). */

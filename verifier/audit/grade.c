@@ -1,11 +1,11 @@
 /* Grading a player against a perfect database (see grade.h, docs/grading.md). */
 #include "verifier/audit/grade.h"
-#include "common/counts.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/counts.h"
 #include "indexer/open_index.h"
 #include "verifier/check/check.h"
 #include "verifier/run/probe.h"

@@ -2,7 +2,6 @@
  * (verifier/audit/grade.c), records the run and every move in the audit store (reports/store/audit_game.h) and
  * decides the run's result; and reads a stored grade run back for its report. */
 #include "verifier/audit/grade.h"
-#include "common/counts.h"
 
 #include <limits.h>
 #include <signal.h>
@@ -10,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/counts.h"
 #include "common/verdict.h"
 #include "verifier/formats/source.h"
 #include "ma_version.h"

@@ -1,11 +1,11 @@
 /* Gasser's opening proof by alpha-beta over the placement phase (see opening.h, docs/opening.md). */
 #include "verifier/audit/opening.h"
-#include "common/counts.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/counts.h"
 #include "indexer/open_index.h"
 #include "verifier/run/probe.h"
 #include "verifier/check/rulebook.h"

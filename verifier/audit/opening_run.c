@@ -2,7 +2,6 @@
  * (verifier/audit/opening_db.c), proves the start value (verifier/audit/opening.c), records the run in the audit
  * store (reports/store/audit_game.h) and decides the run's result. */
 #include "verifier/audit/opening.h"
-#include "common/counts.h"
 
 #include <limits.h>
 #include <signal.h>
@@ -11,6 +10,7 @@
 #include <string.h>
 
 #include "checksums/manifest.h"
+#include "common/counts.h"
 #include "verifier/run/manifest_record.h"
 #include "common/verdict.h"
 #include "verifier/formats/source.h"

@@ -1,12 +1,12 @@
 /* The index proof of one sector (contract in verifier/check/index_proof.h). */
 #include "verifier/check/index_proof.h"
-#include "common/counts.h"
 
 #include <inttypes.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 
+#include "common/counts.h"
 #include "verifier/formats/value.h"
 
 struct reporter {

@@ -1,6 +1,5 @@
 /* Malom sector verification (see malom_check.h for the contract). */
 #include "verifier/check/malom_check.h"
-#include "common/counts.h"
 
 #include <pthread.h>
 #include <stdatomic.h>
@@ -8,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/counts.h"
 #include "verifier/check/fused_turns.h"
 #include "verifier/check/resident.h"
 #include "verifier/check/score_sort.h"

@@ -1,6 +1,5 @@
 /* The rules description read off the checker's rules; see rules_desc.h for the format. */
 #include "verifier/check/rules_desc.h"
-#include "common/counts.h"
 
 #include <stdarg.h>
 #include <stdio.h>
@@ -8,6 +7,7 @@
 #include <string.h>
 
 #include "checksums/sha256.h"
+#include "common/counts.h"
 #include "verifier/check/rules.h"
 
 typedef struct text {

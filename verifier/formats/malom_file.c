@@ -3,8 +3,8 @@
  * malom_file.h. All validation happens in open, so entry reads need no error path.
  */
 #include "verifier/formats/malom_file.h"
-#include "common/counts.h"
 
+#include "common/counts.h"
 #include "common/fileio.h"
 
 #include <errno.h>

@@ -3,8 +3,8 @@
  * Contract in malom_secval.h.
  */
 #include "verifier/formats/malom_secval.h"
-#include "common/counts.h"
 
+#include "common/counts.h"
 #include "common/fileio.h"
 
 #include <errno.h>

@@ -1,8 +1,8 @@
 /* Checker-side reader of the open database format (docs/format.md §5), written from the spec only. */
 #include "verifier/formats/open_file.h"
-#include "common/counts.h"
 
 #include "checksums/sha256.h"
+#include "common/counts.h"
 #include "common/fileio.h"
 
 #include <errno.h>

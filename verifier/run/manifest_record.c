@@ -1,11 +1,11 @@
 /* Recording manifests in the audit store (contract in manifest_record.h). */
 #include "verifier/run/manifest_record.h"
-#include "common/counts.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/counts.h"
 #include "verifier/formats/provenance.h"
 #include "reports/store/audit_manifest.h"
 

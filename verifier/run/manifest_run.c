@@ -1,7 +1,6 @@
 /* The manifest create and merge engines, and what they share with check (contracts in
  * include/millaudit/manifest.h and verifier/run/manifest_run.h). */
 #include "verifier/run/manifest_run.h"
-#include "common/counts.h"
 
 #include <errno.h>
 #include <limits.h>
@@ -13,6 +12,7 @@
 
 #include "checksums/manifest.h"
 #include "checksums/sha256.h"
+#include "common/counts.h"
 #include "verifier/formats/source.h"
 #include "ma_version.h"
 #include "verifier/run/manifest_record.h"

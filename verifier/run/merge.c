@@ -1,6 +1,5 @@
 /* verifier/run/merge: shard runs merged into one run (verifier/run/merge.h, docs/distributed.md). */
 #include "verifier/run/merge.h"
-#include "common/counts.h"
 
 #include <stdarg.h>
 #include <stdint.h>
@@ -9,6 +8,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "common/counts.h"
 #include "verifier/formats/source.h"
 #include "indexer/malom_index.h"
 #include "indexer/open_index.h"

@@ -1,11 +1,11 @@
 /* Probing a position of a database: its stored value and its turns (see probe.h). */
 #include "verifier/run/probe.h"
-#include "common/counts.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/counts.h"
 #include "verifier/formats/malom_file.h"
 #include "verifier/check/check.h"
 #include "verifier/check/malom_check.h"

@@ -1,6 +1,5 @@
 /* verifier/run/run_sector: one sector's check in the engine's format-neutral shape. */
 #include "verifier/run/run_sector.h"
-#include "common/counts.h"
 
 #include <pthread.h>
 #include <stdio.h>
@@ -8,6 +7,7 @@
 #include <string.h>
 
 #include "checksums/derived_digest.h"
+#include "common/counts.h"
 #include "verifier/check/check.h"
 #include "verifier/check/malom_check.h"
 
