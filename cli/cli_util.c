@@ -49,6 +49,22 @@ int ma_cli_output_result(const char *cmd, const char *out_path, const char *role
     return rc == MA_EINVAL ? MA_EUSAGE : rc;
 }
 
+int ma_cli_unknown_action(const char *cmd, const char *what, const char *word, const char *const *actions,
+                          size_t n)
+{
+    char near[256], list[256];
+    size_t used = 0;
+    list[0] = 0;
+    for (size_t i = 0; i < n && used < sizeof list; i++)
+        used += (size_t)snprintf(list + used, sizeof list - used, "%s%s", i ? ", " : "", actions[i]);
+    ma_opt_suggest(near, sizeof near, word, actions, n, "");
+    char shown[128];
+    ma_escape_name(word, shown, sizeof shown);
+    if (near[0])
+        return ma_opt_error(cmd, "unknown %s '%s'; did you mean %s?", what, shown, near);
+    return ma_opt_error(cmd, "unknown %s '%s' (%s)", what, shown, list);
+}
+
 int ma_cli_opt_run_id(const char *cmd, const char *opt, const char *text, int64_t *id)
 {
     if (ma_cli_parse_run_id(text, id))

@@ -183,7 +183,8 @@ static int attest_result(int argc, char **argv)
         return cmd_create(argc - 1, argv + 1);
     if (!strcmp(sub, "verify"))
         return cmd_verify(argc - 1, argv + 1);
-    return ma_opt_error("attest", "unknown subcommand '%s' (create, verify)", sub);
+    static const char *const subs[] = {"create", "verify"};
+    return ma_cli_unknown_action("attest", "subcommand", sub, subs, 2);
 }
 
 int ma_cmd_attest(int argc, char **argv)

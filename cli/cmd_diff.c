@@ -30,7 +30,7 @@ static void usage(FILE *out)
             "  --limit N      example boards per sector (default 5)\n"
             "  --json         one JSON document on stdout (docs/json/diff.schema.json)\n"
             "  --audit FILE   record the run (kind \"diff\") in a SQLite audit store\n"
-            "  --threads N    worker threads (default: online CPUs)\n"
+            "  -j, --threads N  worker threads (default: online CPUs)\n"
             "  --quiet        text output: only sectors with value differences and the total\n"
             "  --full         compare positions even when the digests agree\n"
             "  --junit FILE   also write a JUnit XML report: one test case per sector, failing\n"

@@ -508,9 +508,10 @@ static int runs_result(int argc, char **argv)
     if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h"))
         return usage(stdout), MA_OK;
     const char *sub = argv[1];
+    static const char *const subs[] = {"export", "import", "compare", "list", "regressions", "merge"};
     if (strcmp(sub, "export") && strcmp(sub, "import") && strcmp(sub, "compare") && strcmp(sub, "list") &&
         strcmp(sub, "regressions"))
-        return ma_opt_error("runs", "unknown subcommand '%s' (export, import, compare, list, regressions, merge)", sub);
+        return ma_cli_unknown_action("runs", "subcommand", sub, subs, 6);
     char cmd[32];
     snprintf(cmd, sizeof cmd, "runs %s", sub);
     runs_args o = {.sub = sub};

@@ -34,7 +34,7 @@ static void usage(FILE *out)
             "  --with-deps          with --sector: first solve everything the sector depends on\n"
             "  --out DIR            output directory (a missing last component is created); files\n"
             "                       already there are reused when proven intact\n"
-            "  --threads N          worker threads, 1..%d (default: online CPUs); the files are the\n"
+            "  -j, --threads N      worker threads, 1..%d (default: online CPUs); the files are the\n"
             "                       same for every N\n"
             "  --memory-limit BYTES memory the run may use (suffix K, M, G, T: powers of 1024;\n"
             "                       default: what the machine has available); a sector needing more\n"

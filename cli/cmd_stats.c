@@ -21,7 +21,7 @@ static void usage(FILE *out)
             "(Malom's .analyze / .analyze2 figures), and the start value when DIR holds a start\n"
             "sector (W=B=0). --sector S (W_B_WF_BF or <variant>_W_B_WF_BF; repeatable or\n"
             "comma-separated) restricts to those sectors. --json prints one JSON document.\n"
-            "--threads N (default: online CPUs) splits each sector's entries among N workers.\n"
+            "-j/--threads N (default: online CPUs) splits each sector's entries among N workers.\n"
             "--no-digest-check reads an open-format file whose body fails its header's SHA-256\n"
             "(docs/format.md 5.1; refused by default, exit 3 naming offset 80).\n"
             "\n"

@@ -29,7 +29,7 @@ static void usage(FILE *out)
             "                        [--resume[=RUN] [--stale-after S] | --incremental] [--max-rows N]\n"
             "                        [--threads N]\n"
             "                        [--shard I/N] [--full-board-draw yes|no] [--allow-bounds]\n"
-            "                        [--quiet] [--json] [--junit FILE]\n"
+            "                        [--quiet | --table | --wide] [--json] [--junit FILE]\n"
             "       millaudit verify DIR --plan N [--json]\n"
             "Re-derives the outcome and depth of every entry of every sector file of DIR (open\n"
             "*.mdb, Malom *.sec2 with <variant>.secval or STONE_DIFF, Malom *.sec) from its\n"
@@ -48,7 +48,7 @@ static void usage(FILE *out)
             "                     they did for its newest recorded result (needs --audit)\n"
             "  --max-rows N       discrepancy rows kept per sector, roots first (default 1000;\n"
             "                     counts stay exact)\n"
-            "  --threads N        worker threads (default: online CPUs)\n"
+            "  -j, --threads N    worker threads (default: online CPUs)\n"
             "  --shard I/N        only shard I of N (0 <= I < N), partitioned by cost; merge the\n"
             "                     shards' stores with runs merge (docs/distributed.md)\n"
             "  --plan N           print the partition into N shards and each shard's entries, cost\n"
@@ -59,6 +59,9 @@ static void usage(FILE *out)
             "                     be checked within bounds (successor sectors absent)\n"
             "Output:\n"
             "  --quiet            no progress, no per-sector lines: totals, verdict and errors\n"
+            "  --table            also the table of every sector, children first (100 columns)\n"
+            "  --wide             the table with every column (checked, propagated, bounds,\n"
+            "                     missing, unverifiable)\n"
             "  --json             one JSON document on stdout (docs/json/verify.schema.json)\n"
             "  --junit FILE       also write a JUnit XML report to FILE: one test case per sector,\n"
             "                     failures with class counts and the first discrepancies\n"
@@ -108,7 +111,7 @@ struct verify_cli {
     int nargs;
     char resume_arg[64];
     long max_rows, threads, resume_run, plan, stale; /* stale: --stale-after, -1 when not given */
-    int json, quiet, help;
+    int json, quiet, help, table, wide;
     const char *junit_path;
 };
 
@@ -128,7 +131,7 @@ static void join_resume_run(struct verify_cli *c, int argc, char **argv)
 {
     static const char *const with_value[] = {"--sector", "--audit", "--max-rows", "--threads",
                                              "--shard", "--plan", "--full-board-draw", "--junit",
-                                             "--stale-after"};
+                                             "--stale-after", "-j"};
     int positional = 0;
     for (int i = 1; i < argc; i++) {
         int takes = 0;
@@ -160,6 +163,8 @@ static int take_option(struct verify_cli *c, int opt, const char *arg)
     case 'm': return ma_opt_long("verify", "--max-rows", arg, 0, 1000000000L, &c->max_rows) ? MA_EUSAGE : MA_OK;
     case 't': return ma_opt_long("verify", "--threads", arg, 1, 256, &c->threads) ? MA_EUSAGE : MA_OK;
     case 'q': c->quiet = 1; return MA_OK;
+    case 'W': c->wide = c->table = 1; return MA_OK; /* the wide table is the table */
+    case 'B': c->table = 1; return MA_OK;
     case 'j': c->json = 1; return MA_OK;
     case 'J': c->junit_path = arg; return MA_OK;
     case 'b': o->allow_bounds = 1; return MA_OK;
@@ -204,7 +209,8 @@ static int parse_options(struct verify_cli *c)
         {"resume", optional_argument, NULL, 'r'}, {"incremental", no_argument, NULL, 'i'},
         {"shard", required_argument, NULL, 'S'}, {"plan", required_argument, NULL, 'P'},
         {"help", no_argument, NULL, 'h'}, {"junit", required_argument, NULL, 'J'},
-        {"stale-after", required_argument, NULL, 'T'}, {NULL, 0, NULL, 0}};
+        {"stale-after", required_argument, NULL, 'T'}, {"table", no_argument, NULL, 'B'},
+        {"wide", no_argument, NULL, 'W'}, {NULL, 0, NULL, 0}};
     const ma_vrun_options *o = &c->o;
     optind = 1;
     int opt;
@@ -229,6 +235,10 @@ static int parse_options(struct verify_cli *c)
     if (c->plan && (o->shard_count || o->audit_path || o->mode != MA_VRUN_FULL || o->n_sectors)) {
         ma_opt_error("verify", "--plan partitions the whole database and checks nothing: it takes "
                                "no --shard, --sector, --audit, --resume or --incremental");
+        return MA_EUSAGE;
+    }
+    if (c->quiet && c->table) {
+        ma_opt_error("verify", "--quiet prints no per-sector output: it takes no --%s", c->wide ? "wide" : "table");
         return MA_EUSAGE;
     }
     if (c->plan)
@@ -285,7 +295,8 @@ static int report_run(const struct verify_cli *c, const ma_vrun *run, int rc, co
     if (c->json)
         ma_render_verify_json(stdout, run, errors, ne, ma_result_exit_code(result));
     else if (rc == MA_OK || rc == MA_ECANCELED)
-        ma_render_verify_text(stdout, run, c->quiet);
+        ma_render_verify_text(stdout, run, (c->quiet ? MA_VERIFY_TEXT_QUIET : 0) |
+                                               (c->table ? MA_VERIFY_TEXT_TABLE : 0) | (c->wide ? MA_VERIFY_TEXT_WIDE : 0));
     free(errors);
     return result;
 }

@@ -350,10 +350,15 @@ MA_API void ma_merge_shard_source(const char *text, char *path, size_t len, int6
 
 /* ================================================================ documents (reports/render/) */
 
-/* The text of a finished run (after ma_vrun_execute returned MA_OK or MA_ECANCELED): unless quiet,
- * the children-first table of its sectors with each failing sector's class counts and first
- * discrepancy rows; then the totals, the audit run and the verdict line. */
-MA_API void ma_render_verify_text(FILE *out, const ma_vrun *r, int quiet);
+/* The text of a finished run (after ma_vrun_execute returned MA_OK or MA_ECANCELED). Unless
+ * MA_VERIFY_TEXT_QUIET: with MA_VERIFY_TEXT_TABLE the children-first table of its sectors in 100
+ * columns (MA_VERIFY_TEXT_WIDE: every column, wider), then what is wrong, root sectors first (each
+ * with its class counts and first discrepancy rows; the sectors wrong only as a consequence of
+ * them in one line, reports/render/run_causes.h; unusable, incomplete and within-bounds sectors with
+ * their reasons); then, always, the totals, the audit run and the verdict line, which names the
+ * root sectors. A clean run ends with its verdict, not a table. */
+enum { MA_VERIFY_TEXT_QUIET = 1, MA_VERIFY_TEXT_TABLE = 2, MA_VERIFY_TEXT_WIDE = 4 };
+MA_API void ma_render_verify_text(FILE *out, const ma_vrun *r, unsigned flags);
 
 /* The one line of a sector printed as soon as it is finished (ma_vrun_options.on_sector):
  * "std_3_3_0_0: ok, 1,234 entries, 1,234 verified, 0.02 s". */

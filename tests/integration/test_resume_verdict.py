@@ -70,7 +70,7 @@ def test_the_shipped_binary_has_no_stop_hook(millaudit, game4, tmp_path):
 
 def test_an_interrupted_run_says_k_of_n_forever(millaudit, millaudit_planted, game4, whole, tmp_path):
     store = tmp_path / "a.sqlite"
-    proc = stopped(millaudit_planted, game4, store)
+    proc = stopped(millaudit_planted, game4, store, "--table")
     (k,), = sql(store, "SELECT count(*) FROM sector_results WHERE run_id = 1")
     assert STOP <= k < SECTORS
     # verify's own output: the unreached sectors are "not checked", none of them "ok"
