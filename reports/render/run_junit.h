@@ -7,11 +7,17 @@
  * sector ("std_4_4_0_0"), time the seconds of its check:
  *
  *   ok                      passes
- *   discrepancies           <failure type="discrepancies">: the message gives the count, roots,
- *                           propagated and class counts; the text lists the class counts and the
- *                           first discrepancies (roots first: entry, offset, class, stored and
- *                           derived value, the refuting move) with the first boards drawn; a body
- *                           that does not match its header's digest (docs/format.md §5.1) says so
+ *   discrepancies           <failure type="discrepancies"> for a ROOT sector
+ *                           (reports/render/run_causes.h): the one-line message names the sector,
+ *                           the count, roots, propagated, class counts, the first root position
+ *                           with its stored and derived value and the refuting move; the text lists
+ *                           the class counts and the first discrepancies (roots first: entry,
+ *                           offset, class, stored and derived value, the refuting move) with the
+ *                           first boards drawn; a body that does not match its header's digest
+ *                           (docs/format.md §5.1) says so.
+ *                           A CONSEQUENCE sector (propagated discrepancies only, explained by root
+ *                           sectors among its successors) passes, system-out naming the root
+ *                           sectors: one bug fails one case per sector that holds it
  *   incomplete / unusable   <error type="incomplete" | "unusable"> with the sector's one-line reason
  *   within bounds           <skipped> (not proven either way), or passes with --allow-bounds
  *   not reached             <skipped> when the run was interrupted before the sector

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/counts.h"
 #include "millaudit/store.h"
 #include "reports/render/junit.h"
 #include "reports/render/regressions_junit.h"
@@ -48,18 +49,19 @@ static void list_row(FILE *f, const ma_run_row *r)
     int interrupted = r->status && (!strcmp(r->status, "interrupted") || !strcmp(r->status, "resumed"));
     char what[128] = "";
     if (interrupted && r->planned_sectors >= 0)
-        snprintf(what, sizeof what, " (interrupted: %lld of %lld sectors checked%s", (long long)r->sectors,
-                 (long long)(r->planned_sectors > r->sectors ? r->planned_sectors : r->sectors),
+        snprintf(what, sizeof what, " (interrupted: %s of %s checked%s", MA_NUM((uint64_t)r->sectors),
+                 MA_COUNT((uint64_t)(r->planned_sectors > r->sectors ? r->planned_sectors : r->sectors), "sector",
+                          "sectors"),
                  r->continued_by ? "; continued by run " : ")");
     else if (interrupted && r->continued_by)
         snprintf(what, sizeof what, " (interrupted; continued by run ");
     if (r->continued_by && what[0])
         snprintf(what + strlen(what), sizeof what - strlen(what), "%lld)", (long long)r->continued_by);
-    fprintf(f, "%5lld %-8s %-24s %-24s %-13s %-11s %7lld %7lld %13lld %13lld  %s%s%s\n", (long long)r->id,
+    fprintf(f, "%5lld %-8s %-24s %-24s %-13s %-11s %7s %7s %13s %13s  %s%s%s\n", (long long)r->id,
             or_dash(r->kind), or_dash(r->started_at), r->ended_at ? r->ended_at : "never",
             r->ended_at ? (interrupted ? "interrupted" : or_dash(r->status)) : "unfinished", or_dash(r->mode),
-            (long long)r->sectors, (long long)r->sectors_carried, (long long)r->verified,
-            (long long)r->discrepancies, or_dash(r->database_root), r->imported ? " (imported)" : "", what);
+            MA_NUM((uint64_t)r->sectors), MA_NUM((uint64_t)r->sectors_carried), MA_NUM((uint64_t)r->verified),
+            MA_NUM((uint64_t)r->discrepancies), or_dash(r->database_root), r->imported ? " (imported)" : "", what);
 }
 
 int ma_render_runs_list(char **out, const ma_run_row *rows, size_t n, const char *store, int json, ma_error *err)
@@ -74,7 +76,7 @@ int ma_render_runs_list(char **out, const ma_run_row *rows, size_t n, const char
             "status", "mode", "sectors", "carried", "verified", "discrepancies", "database root");
     for (size_t i = 0; i < n; i++)
         list_row(f, &rows[i]);
-    fprintf(f, "%zu runs\n", n);
+    fprintf(f, "%s\n", MA_COUNT(n, "run", "runs"));
     return close_text(f, out, err);
 }
 
@@ -97,8 +99,9 @@ int ma_render_runs_compare(char **out, const ma_run_cmp *cmp, const ma_run *a, c
     const ma_run *r[2] = {a, b};
     const char *store[2] = {store_a, store_b};
     for (int i = 0; i < 2; i++)
-        fprintf(f, "%s: %s run %lld (%s, started %s, %zu sectors, %zu manifest files)\n", i ? "B" : "A", store[i],
-                (long long)r[i]->id, r[i]->kind, r[i]->started_at, r[i]->n_sectors, r[i]->n_files);
+        fprintf(f, "%s: %s run %lld (%s, started %s, %s, %s)\n", i ? "B" : "A", store[i], (long long)r[i]->id,
+                r[i]->kind, r[i]->started_at, MA_COUNT(r[i]->n_sectors, "sector", "sectors"),
+                MA_COUNT(r[i]->n_files, "manifest file", "manifest files"));
     fprintf(f, "%-24s %-14s %-14s %s\n", "sector", "bytes", "values", "verdict");
     for (size_t i = 0; i < cmp->n_rows; i++) {
         const ma_run_cmp_row *row = &cmp->rows[i];
@@ -107,7 +110,8 @@ int ma_render_runs_compare(char **out, const ma_run_cmp *cmp, const ma_run *a, c
         fprintf(f, "%-24s %-14s %-14s %s\n", name, cmp_word(row->bytes), cmp_word(row->values), row->how);
     }
     if (cmp->n_differ) {
-        fprintf(f, "differ: %zu of %zu sectors differ:", cmp->n_differ, cmp->n_rows);
+        fprintf(f, "differ: %s of %s %s:", MA_NUM(cmp->n_differ), MA_COUNT(cmp->n_rows, "sector", "sectors"),
+                ma_noun(cmp->n_differ, "differs", "differ"));
         for (size_t i = 0; i < cmp->n_rows; i++) {
             const char *how = cmp->rows[i].how;
             if (strcmp(how, "same") && strcmp(how, "not comparable"))
@@ -115,10 +119,10 @@ int ma_render_runs_compare(char **out, const ma_run_cmp *cmp, const ma_run *a, c
         }
         fprintf(f, "\n");
     } else if (cmp->n_unknown || !cmp->n_rows) {
-        fprintf(f, "not comparable: %zu of %zu sectors have neither manifest digests nor derived digests on both "
-                   "sides\n", cmp->n_unknown, cmp->n_rows);
+        fprintf(f, "not comparable: %s of %s %s neither manifest digests nor derived digests on both sides\n",
+                MA_NUM(cmp->n_unknown), MA_COUNT(cmp->n_rows, "sector", "sectors"), ma_noun(cmp->n_unknown, "has", "have"));
     } else {
-        fprintf(f, "equal: %zu sectors, same bytes and derived values where recorded\n", cmp->n_rows);
+        fprintf(f, "equal: %s, same bytes and derived values where recorded\n", MA_COUNT(cmp->n_rows, "sector", "sectors"));
     }
     return close_text(f, out, err);
 }
@@ -140,11 +144,19 @@ static void print_classes(FILE *f, const ma_run_sector *s)
     int any = 0;
     for (size_t i = 0; s && i < s->n_classes; i++)
         if (s->classes[i].count) {
-            fprintf(f, "%s%s=%lld", any ? " " : "", s->classes[i].cls, (long long)s->classes[i].count);
+            fprintf(f, "%s%s=%s", any ? " " : "", s->classes[i].cls, MA_NUM((uint64_t)s->classes[i].count));
             any = 1;
         }
     if (!any)
         fprintf(f, "none");
+}
+
+/* "651,831" or "651,831 (6,840 roots)" when the split was recorded and some are roots. */
+static void print_disc(FILE *f, const ma_run_sector *s)
+{
+    fprintf(f, "%s", MA_NUM(s ? (uint64_t)s->discrepancies : 0));
+    if (s && s->has_split && s->discrepancies)
+        fprintf(f, " (%s)", MA_COUNT((uint64_t)s->roots, "root", "roots"));
 }
 
 static void print_row(FILE *f, const ma_regression_row *row)
@@ -153,8 +165,11 @@ static void print_row(FILE *f, const ma_regression_row *row)
             row->sector, row->why ? row->why : "no regression");
     fprintf(f, "    changes: ");
     print_changes(f, row->changes);
-    fprintf(f, "\n    discrepancies: %lld -> %lld; classes: ", row->base ? (long long)row->base->discrepancies : 0LL,
-            row->run ? (long long)row->run->discrepancies : 0LL);
+    fprintf(f, "\n    discrepancies: ");
+    print_disc(f, row->base);
+    fprintf(f, " -> ");
+    print_disc(f, row->run);
+    fprintf(f, "; classes: ");
     print_classes(f, row->base);
     fprintf(f, " -> ");
     print_classes(f, row->run);
@@ -162,12 +177,47 @@ static void print_row(FILE *f, const ma_regression_row *row)
             row->run ? or_dash(row->run->status) : "absent");
 }
 
-/* The sectors of g whose flag (regression or improvement) is set, after ": " and ", ". */
+static int same_causes(const ma_regression_row *a, const ma_regression_row *b)
+{
+    if (a->n_because != b->n_because)
+        return 0;
+    for (size_t k = 0; k < a->n_because; k++)
+        if (strcmp(a->because[k], b->because[k]))
+            return 0;
+    return 1;
+}
+
+/* The consequences, once, grouped under the root sectors that explain them: one line per group. */
+static void print_consequences(FILE *f, const ma_regressions *g)
+{
+    char *done = calloc(g->n_rows ? g->n_rows : 1, 1);
+    for (size_t i = 0; done && i < g->n_rows; i++) {
+        const ma_regression_row *row = &g->rows[i];
+        if (!row->consequence || done[i])
+            continue;
+        size_t group = 0;
+        for (size_t j = i; j < g->n_rows; j++)
+            group += g->rows[j].consequence && !done[j] && same_causes(&g->rows[j], row);
+        fprintf(f, "consequence %s changed as a consequence of", MA_COUNT(group, "sector", "sectors"));
+        for (size_t k = 0; k < row->n_because; k++)
+            fprintf(f, "%s %s", k ? "," : "", row->because[k]);
+        fprintf(f, " (%s with its successors):", ma_noun(group, "it agrees", "each agrees"));
+        for (size_t j = i; j < g->n_rows; j++)
+            if (g->rows[j].consequence && !done[j] && same_causes(&g->rows[j], row)) {
+                fprintf(f, "%s %s", done[i] && j != i ? "," : "", g->rows[j].sector);
+                done[j] = 1;
+            }
+        fprintf(f, "\n");
+    }
+    free(done);
+}
+
+/* The sectors of g whose flag (root regression or improvement) is set, after ": " and ", ". */
 static void print_sectors(FILE *f, const ma_regressions *g, int improvement)
 {
     const char *sep = ": ";
     for (size_t i = 0; i < g->n_rows; i++)
-        if (improvement ? g->rows[i].improvement : g->rows[i].regression) {
+        if (improvement ? g->rows[i].improvement : g->rows[i].regression && !g->rows[i].consequence) {
             fprintf(f, "%s%s", sep, g->rows[i].sector);
             sep = ", ";
         }
@@ -188,12 +238,24 @@ static void print_regressions(FILE *f, const ma_regressions *g, const char *basi
             or_dash(b->started_at), or_dash(b->status));
     fprintf(f, "verdict: %s -> %s%s\n", or_dash(b->status), r->ended_at ? or_dash(r->status) : "unfinished",
             g->verdict_worse ? " (worse)" : g->verdict_better ? " (better)" : g->verdict_changed ? "" : " (unchanged)");
-    for (size_t i = 0; i < g->n_rows; i++)
-        if (g->rows[i].changes)
-            print_row(f, &g->rows[i]);
+    /* root regressions first (the faults to fix), then the consequences in one line per cause,
+     * then improvements and other changes */
+    for (int pass = 0; pass < 2; pass++) {
+        for (size_t i = 0; i < g->n_rows; i++) {
+            const ma_regression_row *row = &g->rows[i];
+            int root = row->regression && !row->consequence;
+            if (row->changes && !row->consequence && root == !pass)
+                print_row(f, row);
+        }
+        if (!pass)
+            print_consequences(f, g);
+    }
+    size_t roots = g->n_regressions - g->n_consequences;
     if (g->regressed) {
-        fprintf(f, "regressed: %zu sectors", g->n_regressions);
+        fprintf(f, "regressed: %s", MA_COUNT(roots, "sector", "sectors"));
         print_sectors(f, g, 0);
+        if (g->n_consequences)
+            fprintf(f, " (and %s as a consequence)", MA_NUM(g->n_consequences));
         if (g->verdict_worse)
             fprintf(f, "; verdict %s -> %s", or_dash(b->status), r->ended_at ? or_dash(r->status) : "unfinished");
         fprintf(f, "\n");
@@ -201,13 +263,13 @@ static void print_regressions(FILE *f, const ma_regressions *g, const char *basi
         fprintf(f, "no regressions\n");
     }
     if (g->n_improvements) {
-        fprintf(f, "improved: %zu sector%s", g->n_improvements, g->n_improvements == 1 ? "" : "s");
+        fprintf(f, "improved: %s", MA_COUNT(g->n_improvements, "sector", "sectors"));
         print_sectors(f, g, 1);
         fprintf(f, "\n");
     }
     if (!g->regressed && g->verdict_better)
         fprintf(f, "fixed: the verdict went from %s back to %s\n", or_dash(b->status), or_dash(r->status));
-    fprintf(f, "unchanged: %zu of %zu sectors\n", g->n_unchanged, g->n_rows);
+    fprintf(f, "unchanged: %s of %s\n", MA_NUM(g->n_unchanged), MA_COUNT(g->n_rows, "sector", "sectors"));
 }
 
 int ma_render_regressions(char **out, const ma_run_regressions *g, int json, ma_error *err)

@@ -472,6 +472,98 @@ static void judge(ma_regression_row *row, const ma_run *base, const ma_run *run)
         row->improvement = 1, row->why = "derived values corrected: the run is fully verified";
 }
 
+/* A fault of the sector itself in its run: root discrepancies (or discrepancies whose split was
+ * not recorded), or a failing status without discrepancies (a body that does not match its
+ * header's digest). */
+static int own_fault(const ma_run_sector *s)
+{
+    if (!failing(s))
+        return 0;
+    return !s->has_split || s->roots > 0 || s->discrepancies == 0;
+}
+
+/* Could this regression be explained by a sector below it? (history.h: root causes) */
+static int may_be_consequence(const ma_regression_row *row)
+{
+    const ma_run_sector *r = row->run;
+    if (!row->regression || !r || !row->base || !r->has_successors || own_fault(r))
+        return 0;
+    if (check_rank(r->status) > check_rank(row->base->status))
+        return 0; /* checked less completely: its own inputs are missing, not wrong */
+    return !(row->changes & (MA_CHANGE_APPEARED | MA_CHANGE_VANISHED));
+}
+
+/* The row of sector name (rows are sorted by name), or NULL. */
+static ma_regression_row *row_of(const ma_regressions *g, const char *name)
+{
+    size_t lo = 0, hi = g->n_rows;
+    while (lo < hi) {
+        size_t mid = (lo + hi) / 2;
+        int c = strcmp(g->rows[mid].sector, name);
+        if (!c)
+            return &g->rows[mid];
+        if (c < 0)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return NULL;
+}
+
+/* Marks the consequences among the regressions and names their causes: the sectors reachable
+ * through the run's recorded inputs that changed and hold a fault of their own, or regressed in a
+ * way no successor explains. */
+static int attribute(ma_regressions *g)
+{
+    size_t n = g->n_rows;
+    char *cause = calloc(n ? n : 1, 1), *seen = malloc(n ? n : 1);
+    size_t *queue = malloc((n ? n : 1) * sizeof *queue);
+    int rc = cause && seen && queue ? MA_OK : MA_ENOMEM;
+    for (size_t i = 0; rc == MA_OK && i < n; i++) {
+        const ma_regression_row *row = &g->rows[i];
+        cause[i] = row->run && row->changes &&
+                   (own_fault(row->run) || (row->regression && !may_be_consequence(row)));
+    }
+    for (size_t i = 0; rc == MA_OK && i < n; i++) {
+        ma_regression_row *row = &g->rows[i];
+        if (!may_be_consequence(row))
+            continue;
+        size_t head = 0, tail = 0;
+        memset(seen, 0, n);
+        seen[i] = 1;
+        queue[tail++] = i;
+        while (head < tail) {
+            const ma_run_sector *s = g->rows[queue[head++]].run;
+            for (size_t k = 0; s && k < s->n_successors; k++) {
+                ma_regression_row *next = row_of(g, s->successors[k]);
+                size_t j = next ? (size_t)(next - g->rows) : n;
+                if (j < n && !seen[j] && next->run) {
+                    seen[j] = 1;
+                    queue[tail++] = j;
+                }
+            }
+        }
+        for (size_t j = 0; j < n && rc == MA_OK; j++) {
+            if (j == i || !seen[j] || !cause[j])
+                continue;
+            const char **p = realloc(row->because, (row->n_because + 1) * sizeof *p);
+            if (!p) {
+                rc = MA_ENOMEM;
+                break;
+            }
+            row->because = p;
+            row->because[row->n_because++] = g->rows[j].sector;
+        }
+        if (row->n_because) {
+            row->consequence = 1;
+            row->why = "derived values changed as a consequence of a fault below it (it agrees with its successors)";
+            g->n_consequences++;
+        }
+    }
+    free(cause), free(seen), free(queue);
+    return rc;
+}
+
 int ma_regressions_compute(ma_regressions *out, const ma_run *base, const ma_run *run, ma_error *err)
 {
     memset(out, 0, sizeof *out);
@@ -516,6 +608,10 @@ int ma_regressions_compute(ma_regressions *out, const ma_run *base, const ma_run
         out->verdict_better = rr < rb;
     }
     out->regressed = out->n_regressions > 0 || out->verdict_worse;
+    if (attribute(out) != MA_OK) {
+        ma_regressions_free(out);
+        return ma_error_set(err, MA_ENOMEM, "regressions: out of memory");
+    }
     return MA_OK;
 }
 
@@ -523,6 +619,8 @@ void ma_regressions_free(ma_regressions *r)
 {
     if (!r)
         return;
+    for (size_t i = 0; r->rows && i < r->n_rows; i++)
+        free(r->rows[i].because);
     free(r->rows);
     memset(r, 0, sizeof *r);
 }
@@ -543,6 +641,7 @@ static json_t *sector_side(jb *b, const ma_run_sector *s)
     json_t *o = json_object();
     put(b, o, "status", ma_json_store_text(s->status));
     put(b, o, "discrepancies", json_integer(s->discrepancies));
+    put(b, o, "roots", s->has_split ? json_integer(s->roots) : json_null());
     put(b, o, "classes", classes_json(b, s));
     put(b, o, "derived_sha256", ma_json_store_text(s->derived_sha256));
     return o;
@@ -566,7 +665,7 @@ int ma_regressions_json(const ma_regressions *r, const char *store, const char *
 {
     jb b = {0};
     json_t *doc = json_object();
-    put(&b, doc, "schema_version", json_integer(MA_HISTORY_SCHEMA_VERSION));
+    put(&b, doc, "schema_version", json_integer(MA_REGRESSIONS_SCHEMA_VERSION));
     put(&b, doc, "command", json_string("runs regressions"));
     put(&b, doc, "store", ma_json_store_text(store));
     put(&b, doc, "run", run_brief(&b, r->run));
@@ -583,6 +682,7 @@ int ma_regressions_json(const ma_regressions *r, const char *store, const char *
     json_t *c = json_object();
     put(&b, c, "sectors", json_integer((json_int_t)r->n_rows));
     put(&b, c, "regressions", json_integer((json_int_t)r->n_regressions));
+    put(&b, c, "consequences", json_integer((json_int_t)r->n_consequences));
     put(&b, c, "improvements", json_integer((json_int_t)r->n_improvements));
     put(&b, c, "changed", json_integer((json_int_t)r->n_changed));
     put(&b, c, "unchanged", json_integer((json_int_t)r->n_unchanged));
@@ -602,6 +702,10 @@ int ma_regressions_json(const ma_regressions *r, const char *store, const char *
         put(&b, o, "regression", json_boolean(row->regression));
         put(&b, o, "improvement", json_boolean(row->improvement));
         put(&b, o, "why", ma_json_store_text(row->why));
+        json_t *because = json_array();
+        for (size_t k = 0; k < row->n_because; k++)
+            push(&b, because, ma_json_store_text(row->because[k]));
+        put(&b, o, "consequence_of", because);
         put(&b, o, "baseline", sector_side(&b, row->base));
         put(&b, o, "run", sector_side(&b, row->run));
         push(&b, arr, o);

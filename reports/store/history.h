@@ -36,6 +36,20 @@
  * and for the run: its verdict (runs.status) changed, worse when it moved away from 'ok' or to a
  * more severe state (ok < within-bounds < incomplete < interrupted < discrepancies).
  * R regressed when some sector regressed or its verdict got worse.
+ *
+ * Root causes (issue 45). One wrong entry moves the values of every sector above it: they are
+ * computed from it, and they verify, because they agree with what they were computed from. So a
+ * regressed sector is a CONSEQUENCE when
+ *   - it holds no fault of its own in R: no discrepancy, or only propagated ones (the v4 split;
+ *     not recorded counts as a fault of its own), and its body matches its header,
+ *   - it changed only in values, classes or status towards discrepancies (not vanished, not
+ *     appeared, not checked less completely), and
+ *   - among the sectors its result was computed from, transitively (v4 sector_inputs), there is a
+ *     changed sector with a fault of its own in R, or a regression that cannot be a consequence:
+ *     its causes (`because`).
+ * Every other regression is a root regression: it fails on its own (JUnit, the text lists it
+ * first). A consequence is still a regression (the run regressed), reported once, grouped under
+ * its causes. Without recorded inputs nothing can explain a regression, so none is a consequence.
  */
 #ifndef MA_HISTORY_H
 #define MA_HISTORY_H
@@ -47,7 +61,8 @@
 #include "reports/store/audit.h"
 #include "reports/store/runs.h"
 
-#define MA_HISTORY_SCHEMA_VERSION 1
+#define MA_HISTORY_SCHEMA_VERSION 1     /* runs list, runs compare */
+#define MA_REGRESSIONS_SCHEMA_VERSION 2 /* runs regressions: v2 adds the causes */
 
 /* ---- list ---- */
 
@@ -94,6 +109,9 @@ typedef struct ma_regression_row {
     int regression;                /* this sector got worse */
     int improvement;               /* this sector got better (and not worse) */
     const char *why;               /* one phrase: why it is a regression or an improvement, or NULL */
+    int consequence;               /* a regression explained by root causes among its successors */
+    const char **because;          /* those causes (sector names in the run), n_because of them */
+    size_t n_because;
 } ma_regression_row;
 
 typedef struct ma_regressions {
@@ -102,6 +120,7 @@ typedef struct ma_regressions {
     ma_regression_row *rows;       /* every sector of either run, sorted by name */
     size_t n_rows;
     size_t n_regressions, n_improvements, n_changed, n_unchanged;
+    size_t n_consequences;         /* regressions that are consequences (the rest are root regressions) */
     int verdict_changed, verdict_worse, verdict_better;
     int regressed;                 /* some sector regressed or the verdict got worse */
 } ma_regressions;

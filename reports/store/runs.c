@@ -413,11 +413,100 @@ static int load_shards(ma_audit *a, int64_t id, ma_run *r, ma_error *err)
     return MA_OK;
 }
 
+/* The sector an input path names: its file name without the directory and the last extension
+ * ("std_4_3_0_0.mdb" -> "std_4_3_0_0"), malloc'd; NULL when out of memory. */
+static char *input_sector(const char *path)
+{
+    const char *base = strrchr(path, '/');
+    base = base ? base + 1 : path;
+    const char *dot = strrchr(base, '.');
+    return strndup(base, dot ? (size_t)(dot - base) : strlen(base));
+}
+
+/* v4 facts of the sectors that say where a fault lies (part of ma_run_load): the roots/propagated
+ * split and the successor sectors each result was computed from. Stores before v4 lack them: not
+ * recorded. */
+static int load_causes(ma_audit *a, int64_t id, ma_run *r, ma_error *err)
+{
+    sqlite3 *db = ma_audit_db(a);
+    sqlite3_stmt *st = NULL;
+    int oom = 0, rc, s;
+    if (ma_sqlite_has_column(db, "sector_results", "roots")) {
+        if ((rc = prep(a, &st, "SELECT sector, roots, propagated FROM sector_results WHERE run_id = ?"
+                               " AND roots IS NOT NULL AND propagated IS NOT NULL", err)))
+            return rc;
+        sqlite3_bind_int64(st, 1, id);
+        while ((s = sqlite3_step(st)) == SQLITE_ROW) {
+            const char *sec = (const char *)sqlite3_column_text(st, 0);
+            ma_run_sector *x = sec ? find_sector(r, sec) : NULL;
+            if (x)
+                x->has_split = 1, x->roots = sqlite3_column_int64(st, 1), x->propagated = sqlite3_column_int64(st, 2);
+        }
+        if ((rc = finish_read(a, st, err)) != MA_OK)
+            return rc;
+    }
+    if (ma_sqlite_has_column(db, "discrepancies", "root") && ma_sqlite_has_column(db, "discrepancies", "move")) {
+        /* the first root row of each sector: rows are inserted roots first, then by entry */
+        if ((rc = prep(a, &st, "SELECT d.sector, d.entry, d.board, d.stored, d.derived, d.move FROM discrepancies d"
+                               " JOIN (SELECT sector, min(id) AS id FROM discrepancies WHERE run_id = ?1 AND root = 1"
+                               " GROUP BY sector) f ON f.id = d.id", err)))
+            return rc;
+        sqlite3_bind_int64(st, 1, id);
+        while (!oom && (s = sqlite3_step(st)) == SQLITE_ROW) {
+            const char *sec = (const char *)sqlite3_column_text(st, 0);
+            ma_run_sector *x = sec ? find_sector(r, sec) : NULL;
+            if (!x || x->first_root.board || sqlite3_column_type(st, 2) == SQLITE_NULL)
+                continue;
+            x->first_root.entry = sqlite3_column_int64(st, 1);
+            x->first_root.board = ma_audit_col_dup(st, 2, &oom);
+            x->first_root.stored = ma_audit_col_dup(st, 3, &oom);
+            x->first_root.derived = ma_audit_col_dup(st, 4, &oom);
+            x->first_root.move = ma_audit_col_dup(st, 5, &oom);
+        }
+        if ((rc = finish_read(a, st, err)) != MA_OK)
+            return rc;
+        if (oom)
+            return ma_error_set(err, MA_ENOMEM, "%s: out of memory", ma_audit_path(a));
+    }
+    if (!ma_sqlite_has_column(db, "sector_inputs", "path"))
+        return MA_OK;
+    if ((rc = prep(a, &st, "SELECT sector, path FROM sector_inputs WHERE run_id = ? ORDER BY sector, path", err)))
+        return rc;
+    sqlite3_bind_int64(st, 1, id);
+    while (!oom && (s = sqlite3_step(st)) == SQLITE_ROW) {
+        const char *sec = (const char *)sqlite3_column_text(st, 0), *path = (const char *)sqlite3_column_text(st, 1);
+        ma_run_sector *x = sec ? find_sector(r, sec) : NULL;
+        if (!x || !path)
+            continue;
+        x->has_successors = 1;
+        char *name = input_sector(path);
+        if (!name) {
+            oom = 1;
+            break;
+        }
+        if (!strcmp(name, x->sector)) { /* its own file is not a successor */
+            free(name);
+            continue;
+        }
+        char **p = realloc(x->successors, (x->n_successors + 1) * sizeof *p);
+        if (!p) {
+            free(name);
+            oom = 1;
+            break;
+        }
+        x->successors = p;
+        x->successors[x->n_successors++] = name;
+    }
+    if ((rc = finish_read(a, st, err)) != MA_OK)
+        return rc;
+    return oom ? ma_error_set(err, MA_ENOMEM, "%s: out of memory", ma_audit_path(a)) : MA_OK;
+}
+
 int ma_run_load(ma_audit *a, int64_t id, ma_run *r, ma_error *err)
 {
     static int (*const parts[])(ma_audit *, int64_t, ma_run *, ma_error *) = {
-        load_facts, load_sectors, load_classes, load_discrepancies, load_manifest, load_import, load_attestation,
-        load_shards};
+        load_facts, load_sectors, load_classes, load_causes, load_discrepancies, load_manifest, load_import,
+        load_attestation, load_shards};
     memset(r, 0, sizeof *r);
     for (size_t i = 0; i < sizeof parts / sizeof *parts; i++) {
         int rc = parts[i](a, id, r, err);
@@ -442,6 +531,10 @@ void ma_run_free(ma_run *r)
     for (size_t i = 0; i < r->n_sectors; i++) {
         ma_run_sector *x = &r->sectors[i];
         free(x->sector), free(x->file), free(x->status), free(x->message), free(x->derived_sha256);
+        for (size_t k = 0; k < x->n_successors; k++)
+            free(x->successors[k]);
+        free(x->successors);
+        free(x->first_root.board), free(x->first_root.stored), free(x->first_root.derived), free(x->first_root.move);
         for (size_t k = 0; k < x->n_classes; k++)
             free(x->classes[k].cls);
         for (size_t k = 0; k < x->n_bins; k++)

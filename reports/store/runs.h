@@ -50,6 +50,20 @@ typedef struct ma_run_sector {
     size_t n_classes;
     ma_run_bin *bins;           /* sorted by outcome, depth */
     size_t n_bins;
+    /* v4 (not part of the export document): the split of the discrepancies, and the sectors the
+     * result was computed from (sector_inputs: the successor sectors' file names without their
+     * extension, the sector itself left out). has_split / has_successors 0: not recorded. */
+    int has_split;
+    int64_t roots, propagated;
+    int has_successors;
+    char **successors;
+    size_t n_successors;
+    /* v4: the sector's first root discrepancy as recorded (rows are kept roots first), the place a
+     * reader starts from; first_root.board NULL: none recorded. */
+    struct ma_run_first_root {
+        int64_t entry;
+        char *board, *stored, *derived, *move;
+    } first_root;
 } ma_run_sector;
 
 typedef struct ma_run_discrepancy {
