@@ -29,6 +29,16 @@ typedef enum ma_diff_status {
     MA_DIFF_STATUSES
 } ma_diff_status;
 
+/* One turn of a differing position, with the value it gives the side to move on each side. */
+typedef struct ma_diff_turn {
+    char move[32];      /* "d1", "d1-d2", "a4xg7" */
+    char a[96], b[96];  /* "win 5", "draw", "unknown" (Malom: with its keys) */
+    int differs;        /* the two values differ: the difference comes (also) from this successor */
+} ma_diff_turn;
+
+/* Where a value difference comes from (issue 45). */
+enum { MA_DIFF_CAUSE_UNKNOWN = -1, MA_DIFF_CAUSE_PROPAGATED = 0, MA_DIFF_CAUSE_ROOT = 1 };
+
 typedef struct ma_diff_example {
     int cls;            /* MA_DIFF_* */
     ma_board board;     /* the position as stored in A (open numbering) */
@@ -39,6 +49,24 @@ typedef struct ma_diff_example {
     ma_stored a, b;     /* both stored values, normalised */
     char text_a[48];    /* as each file's reader names them (ma_source_describe): "win 13 (0xC00D)", */
     char text_b[48];    /* "draw (count 5)", "marker op 3", "bad 0xC00C" */
+    /* Value differences: MA_DIFF_CAUSE_ROOT when every successor holds the same value on both
+     * sides (so one side's own value is wrong), PROPAGATED when some successor differs, UNKNOWN
+     * when a successor could not be read on a side (or for encoding differences). */
+    int cause;
+    /* The proof (value differences of ma_diff_run, when both sides could be probed,
+     * verifier/run/probe.h): every turn with both values, what each side's turns give it (its
+     * best turn's value; loss 0 or a draw without a turn, no_turn says why) and whether the side's
+     * stored value is that (1, 0, -1 unknown), the side that is right ('A', 'B', '2' both agree
+     * with their successors, '0' neither, 0 undecided) and the turn that proves it: the best turn
+     * when the successors agree, else the first turn whose successors differ. */
+    int proved;
+    ma_diff_turn *turns;
+    int n_turns;
+    char rules_a[96], rules_b[96];
+    int agrees_a, agrees_b;
+    char right;
+    char proof[32];
+    char no_turn[160];
 } ma_diff_example;
 
 typedef struct ma_diff_options {
@@ -58,6 +86,15 @@ typedef struct ma_diff_result {
     int outside_entries_only; /* same format, every entry alike, only bytes outside the entries
                                * (header fields such as the producer) differ: counted as one
                                * encoding difference */
+    char header_words[200];   /* outside_entries_only: what differs, in words ("producer
+                               * millaudit-solver+bug:fly-early vs millaudit-solver") */
+    /* Value differences split by cause (classified: ma_diff_run compared successors too):
+     * root + propagated + unknown = outcome + depth + draw-class. via: the successor sectors a
+     * propagated difference was found in (their ids). */
+    int classified;
+    uint64_t roots, propagated, unknown;
+    ma_sector via[4];
+    int n_via;
 } ma_diff_result;
 
 /* One pair of sectors (either side may be absent). */
@@ -71,6 +108,14 @@ typedef struct ma_diff_sector {
     ma_diff_status status;
     char message[1024];        /* one line for `unusable` (the reader's error), else "" */
     ma_diff_result r;          /* for pairs compared */
+    /* A pair whose values differ (ma_diff_run): MA_DIFF_CAUSE_ROOT when some difference is its
+     * own (a root difference, or not classified), PROPAGATED when every difference comes from a
+     * successor and root pairs among its successor sectors (transitively) explain them: those are
+     * named in because ("std_4_3_0_0, std_4_4_0_0"). A consequence is reported once, under its
+     * causes, and does not fail a JUnit case of its own. */
+    int cause;
+    char because[512];
+    size_t n_because;
 } ma_diff_sector;
 
 /* "outcome", "depth", "draw-class", "encoding". */
@@ -133,14 +178,20 @@ MA_API uint64_t ma_diff_report_status_count(const ma_diff_report *r, ma_diff_sta
 MA_API uint64_t ma_diff_report_positions(const ma_diff_report *r);
 MA_API uint64_t ma_diff_report_class_count(const ma_diff_report *r, int cls);
 
-/* Rendering (reports/render/diff_render.c). One pair as the text output shows it (quiet: only pairs with
- * value differences, and no board diagrams); the shard line after planning (nothing without a
- * shard); and the end of the run: every message (records not written, unusable files, the
- * failure) on diag prefixed "millaudit diff: ", then the JSON document
- * (docs/json/diff.schema.json) or the text total on out. */
+/* Rendering (reports/render/diff_render.c). One pair as the text output shows it (a pair that
+ * differs at the root with its positions: both values, every turn with its value on each side,
+ * the side that is right and the turn that proves it; quiet: no board diagrams); the shard line;
+ * and the end of the run: every message (records not written, unusable files, the failure) on
+ * diag prefixed "millaudit diff: ", then on out the JSON document (docs/json/diff.schema.json,
+ * MA_DIFF_TEXT_JSON) or the text: A and B named, the pairs that differ at the root with their
+ * positions, the pairs on one side only or unusable, one line per set of causes for the pairs
+ * that differ only as a consequence, one line per kind of sameness for the equal pairs (headers
+ * only, another format, identical; none with MA_DIFF_TEXT_QUIET), or every pair on a line of its
+ * own (MA_DIFF_TEXT_ALL); then the total. */
+enum { MA_DIFF_TEXT_JSON = 1, MA_DIFF_TEXT_QUIET = 2, MA_DIFF_TEXT_ALL = 4 };
 MA_API void ma_diff_render_pair_text(FILE *out, const ma_diff_sector *s, int quiet);
 MA_API void ma_diff_render_plan_text(FILE *out, const ma_diff_report *r);
-MA_API int ma_diff_render_end(FILE *out, FILE *diag, const ma_diff_report *r, int json);
+MA_API int ma_diff_render_end(FILE *out, FILE *diag, const ma_diff_report *r, unsigned flags);
 /* The JUnit report of the run (reports/render/diff_junit.h), written atomically to path; pairs the run
  * did not reach are skipped cases. Errors: MA_ENOMEM, MA_EIO naming path. */
 MA_API int ma_diff_render_junit(const ma_diff_report *r, const char *path, ma_error *err);

@@ -271,6 +271,15 @@ typedef struct ma_probe_result {
     int n_rows;
     char (*unusable)[1024];  /* messages of successor files that could not be used */
     int n_unusable;
+    /* What the rules make of the turns (the checker's local rule, docs/verifier.md): the value the
+     * position must hold. No turn: no_turn says why ("blocked: ..." or a full mora board) and the
+     * rules' value is loss 0 (a draw on the full board); otherwise the best turn's value, known
+     * only when every turn's value is (rules.known 0: some successor is absent or holds no value).
+     * agrees: -1 not decidable (stored or rules value unknown), 1 the stored value is the rules'
+     * value, 0 it is not (a discrepancy at this position: probe exits 1). */
+    char no_turn[160];       /* "" when the position has a turn */
+    ma_probe_value rules;
+    int agrees;
 } ma_probe_result;
 
 typedef struct ma_probe_report ma_probe_report;

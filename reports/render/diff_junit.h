@@ -7,9 +7,13 @@
  *
  *   identical, equal          passes (encoding differences alone do not fail: the values agree);
  *                             system-out says which
- *   differs                   <failure type="values-differ">: the message gives the value
- *                             differences by class, the text the first examples (entry in A and in
- *                             B, both values) with their boards drawn
+ *   differs at the root       <failure type="values-differ">: a one-line message names the sector,
+ *                             the value differences by class, how many are at the root, the first
+ *                             root position with both values, the side that is right and the turn
+ *                             that proves it; the text the first examples (entry in A and in B,
+ *                             both values, every turn on both sides) with their boards drawn
+ *   differs as a consequence  passes (issue 45: one bug, one red line): system-out names the root
+ *                             pairs that cause it
  *   only-in-A, only-in-B      <failure type="only-in-A" | "only-in-B"> naming the file
  *   unusable                  <error type="unusable"> with the reader's reason
  *   not compared              <skipped> when the diff stopped before the pair
@@ -37,6 +41,8 @@ typedef struct ma_diff_junit_pair {
     const char *path_a, *path_b; /* the files; NULL on the side without the sector */
     const char *message;       /* unusable: the reason; else NULL */
     const ma_diff_result *r;   /* compared pairs: counts and examples; else NULL */
+    const char *consequence_of; /* differs only as a consequence of these pairs ("std_4_3_0_0, ..."),
+                                 * or NULL: a difference of its own */
 } ma_diff_junit_pair;
 
 /* Builds the report into j (initialised here; free with ma_junit_free, also after an error).

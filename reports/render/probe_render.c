@@ -5,10 +5,11 @@
 #include <jansson.h>
 #include <stdio.h>
 
+#include "common/counts.h"
 #include "common/json_text.h"
 #include "verifier/run/probe.h"
 
-#define PROBE_SCHEMA_VERSION 1
+#define PROBE_SCHEMA_VERSION 2 /* v2: no_turn, rules, agrees */
 
 static json_t *value_json(const ma_probe_value *pv)
 {
@@ -55,6 +56,9 @@ static void print_json(FILE *out, const ma_probe_result *r, int exit_code)
         json_array_append_new(turns, t);
     }
     json_object_set_new(doc, "turns", turns);
+    json_object_set_new(doc, "no_turn", r->no_turn[0] ? json_string(r->no_turn) : json_null());
+    json_object_set_new(doc, "rules", value_json(&r->rules));
+    json_object_set_new(doc, "agrees", r->agrees < 0 ? json_null() : json_boolean(r->agrees));
     json_t *errs = json_array();
     for (int i = 0; i < r->n_unusable; i++)
         json_array_append_new(errs, ma_json_store_text(r->unusable[i]));
@@ -72,15 +76,30 @@ static void print_text(FILE *out, const ma_probe_result *r)
     fprintf(out, "position %s (mover / opponent), sector %s, %s\n", board, r->name,
            ma_format_name(r->format));
     fprintf(out, "entry %llu: %s\n", (unsigned long long)r->entry, r->stored_text);
-    fprintf(out, "%d turn%s, best first (value for the side to move):\n", r->n_rows,
-           r->n_rows == 1 ? "" : "s");
-    for (int i = 0; i < r->n_rows; i++) {
-        const ma_probe_value *v = &r->rows[i].v;
-        if (v->known)
-            fprintf(out, "  %-12s %s\n", r->rows[i].move, v->text);
-        else
-            fprintf(out, "  %-12s unknown (%s)\n", r->rows[i].move, v->why);
+    if (r->n_rows) {
+        fprintf(out, "%s, best first (value for the side to move):\n", MA_COUNT((uint64_t)r->n_rows, "turn", "turns"));
+        for (int i = 0; i < r->n_rows; i++) {
+            const ma_probe_value *v = &r->rows[i].v;
+            if (v->known)
+                fprintf(out, "  %-12s %s\n", r->rows[i].move, v->text);
+            else
+                fprintf(out, "  %-12s unknown (%s)\n", r->rows[i].move, v->why);
+        }
+    } else {
+        fprintf(out, "no turn: %s (%s)\n", r->no_turn, r->rules.text);
     }
+    /* the checker's local rule at this one position: the stored value must be the best turn's */
+    char sector[48];
+    snprintf(sector, sizeof sector, "%s", r->name);
+    if (r->agrees == 1)
+        fprintf(out, "stored %s: %s\n", r->rules.text,
+                r->n_rows ? "the value of the best turn, as the rules require" : "what the rules give");
+    else if (r->agrees == 0)
+        fprintf(out, "!! stored %s, but %s %s: the stored value is wrong here (a discrepancy; millaudit verify "
+                     "DIR --sector %s checks the whole sector)\n",
+                r->value.text, r->n_rows ? "the best turn gives" : "the rules give", r->rules.text, sector);
+    else if (!r->rules.known)
+        fprintf(out, "stored value not checked: %s\n", r->rules.why);
 }
 
 void ma_probe_render(FILE *out, FILE *diag, const ma_probe_report *rep, int json)

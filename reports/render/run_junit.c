@@ -71,7 +71,7 @@ static void failure_message(char *msg, size_t size, const ma_vrun_sector *s)
     char classes[512];
     class_counts(classes, sizeof classes, s->by_class);
     size_t k = (size_t)snprintf(msg, size, "%s: %s%s (%s, %s propagated)%s%s", s->name,
-                                s->body_digest == 0 ? "body does not match the SHA-256 in its header; " : "",
+                                s->body_digest == 0 ? "the body does not match the SHA-256 in its header; " : "",
                                 MA_COUNT(s->discrepancies, "discrepancy", "discrepancies"),
                                 MA_COUNT(s->roots, "root", "roots"), MA_NUM(s->propagated), classes[0] ? ": " : "",
                                 classes);

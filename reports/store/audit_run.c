@@ -59,6 +59,59 @@ int ma_audit_run_meta_set(ma_audit *a, int64_t run_id, const ma_run_meta *m, ma_
     return rc;
 }
 
+static int causes_write(ma_audit *a, void *ctx, ma_error *err);
+
+struct causes {
+    int64_t run_id;
+    const char *sector, *message;
+    uint64_t roots, propagated;
+    const ma_row_cause *rows;
+    size_t n;
+};
+
+int ma_audit_sector_causes_set(ma_audit *a, int64_t run_id, const char *sector, uint64_t roots, uint64_t propagated,
+                               const char *message, const ma_row_cause *rows, size_t n, ma_error *err)
+{
+    int rc = ma_audit_writable(a, err);
+    if (rc)
+        return rc;
+    struct causes c = {run_id, sector, message, roots, propagated, rows, n};
+    return ma_audit_write_tx(a, causes_write, &c, err);
+}
+
+static int causes_write(ma_audit *a, void *ctx, ma_error *err)
+{
+    const struct causes *c = ctx;
+    sqlite3_stmt *st;
+    int rc = prep(a, &st, "UPDATE sector_results SET roots = ?, propagated = ?, message = coalesce(?, message)"
+                          " WHERE run_id = ? AND sector = ?", "record causes", err);
+    if (rc)
+        return rc;
+    rc = ma_audit_bind_u64(a, st, 1, c->roots, "roots", err);
+    if (rc == MA_OK)
+        rc = ma_audit_bind_u64(a, st, 2, c->propagated, "propagated", err);
+    ma_audit_bind_text(st, 3, c->message);
+    sqlite3_bind_int64(st, 4, c->run_id);
+    ma_audit_bind_text(st, 5, c->sector);
+    if (rc == MA_OK)
+        rc = ma_audit_step_done(a, st, "record causes", err);
+    sqlite3_finalize(st);
+    if (rc || (rc = prep(a, &st, "UPDATE discrepancies SET root = ?, move = ? WHERE run_id = ? AND sector = ?"
+                                 " AND entry = ?", "record row causes", err)))
+        return rc;
+    for (size_t i = 0; rc == MA_OK && i < c->n; i++) {
+        sqlite3_bind_int(st, 1, c->rows[i].root ? 1 : 0);
+        ma_audit_bind_text(st, 2, c->rows[i].move);
+        sqlite3_bind_int64(st, 3, c->run_id);
+        ma_audit_bind_text(st, 4, c->sector);
+        rc = ma_audit_bind_u64(a, st, 5, c->rows[i].entry, "entry", err);
+        if (rc == MA_OK)
+            rc = ma_audit_step_done(a, st, "record row causes", err);
+    }
+    sqlite3_finalize(st);
+    return rc;
+}
+
 int ma_audit_run_plan_record(ma_audit *a, int64_t run_id, const ma_planned_sector *s, size_t n,
                              ma_error *err)
 {

@@ -92,6 +92,19 @@ typedef struct ma_sector_commit {
     size_t n_inputs;
 } ma_sector_commit;
 
+/* What a diff run learns about a recorded pair once every pair is compared (issue 45): the split
+ * of its value differences into root and propagated ones (the v4 columns roots, propagated), its
+ * message (a consequence names its causes; NULL keeps the message), and per recorded row (by
+ * entry) whether it is a root difference and the turn that proves it (v4 root, move). One
+ * transaction. */
+typedef struct ma_row_cause {
+    uint64_t entry;
+    int root;                  /* 1 / 0 */
+    const char *move;          /* NULL: none */
+} ma_row_cause;
+int ma_audit_sector_causes_set(ma_audit *a, int64_t run_id, const char *sector, uint64_t roots, uint64_t propagated,
+                               const char *message, const ma_row_cause *rows, size_t n, ma_error *err);
+
 /* Records the sectors of one unit (n of them) in one transaction. */
 int ma_audit_sectors_commit(ma_audit *a, int64_t run_id, const ma_sector_commit *s, size_t n,
                             ma_error *err);

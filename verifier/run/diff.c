@@ -3,6 +3,7 @@
  * verifier/formats/source.h only.
  */
 #include "verifier/run/diff.h"
+#include "common/counts.h"
 
 #include <pthread.h>
 #include <stdio.h>
@@ -13,6 +14,7 @@
 #include "checksums/sha256.h"
 #include "common/fileio.h"
 #include "common/progress.h"
+#include "verifier/formats/provenance.h"
 #include "verifier/run/shard.h"
 
 #define MAX_THREADS 64
@@ -215,6 +217,7 @@ typedef struct scan_ctx {
     int same_scheme, same_format, draw_cmp;
     size_t limit;
     uint64_t chunk; /* entries classified at once (whole representatives of an open A) */
+    const ma_diff_succ *succ; /* NULL: value differences are not classified by cause */
 } scan_ctx;
 
 typedef struct scan_job {
@@ -222,8 +225,13 @@ typedef struct scan_job {
     uint64_t lo, hi;
     uint64_t positions;
     uint64_t counts[MA_DIFF_CLASSES];
-    ma_diff_example *vex, *eex; /* value-class and encoding examples, limit each */
-    size_t n_vex, n_eex;
+    uint64_t by_cause[3];       /* unknown, propagated, root (MA_DIFF_CAUSE_* + 1) */
+    unsigned via;               /* successor kinds a propagated difference was found through */
+    ma_vturns *turns;           /* scratch of the cause classification */
+    /* examples, limit each: value differences at the root (or of unknown cause), propagated ones,
+     * encoding ones, each in entry order */
+    ma_diff_example *rex, *pex, *eex;
+    size_t n_rex, n_pex, n_eex;
     int failed;
 } scan_job;
 
@@ -243,16 +251,18 @@ static int classify(const ma_stored *a, const ma_stored *b, int draw_cmp)
     return draw_cmp && a->draw_class != b->draw_class ? MA_DIFF_DRAW_CLASS : -1;
 }
 
-static void keep(scan_job *j, int cls, uint64_t ea, uint64_t eb, const ma_stored *va,
+static void keep(scan_job *j, int cls, int cause, uint64_t ea, uint64_t eb, const ma_stored *va,
                  const ma_stored *vb, int have_board, ma_board board)
 {
     const scan_ctx *c = j->c;
-    int enc = cls == MA_DIFF_ENCODING;
-    size_t *n = enc ? &j->n_eex : &j->n_vex;
+    int enc = cls == MA_DIFF_ENCODING, prop = cause == MA_DIFF_CAUSE_PROPAGATED;
+    size_t *n = enc ? &j->n_eex : prop ? &j->n_pex : &j->n_rex;
     if (*n >= c->limit)
         return;
-    ma_diff_example *x = (enc ? j->eex : j->vex) + (*n)++;
+    ma_diff_example *x = (enc ? j->eex : prop ? j->pex : j->rex) + (*n)++;
+    memset(x, 0, sizeof *x);
     x->cls = cls;
+    x->cause = cause;
     x->board = have_board ? board : ma_source_board(c->a, ea);
     x->entry_a = ea;
     x->entry_b = eb;
@@ -298,7 +308,7 @@ static void *scan_range(void *arg)
                      * differ. */
                     if (c->same_format && memcmp(va->raw, vb->raw, sizeof va->raw) != 0) {
                         j->counts[MA_DIFF_ENCODING]++;
-                        keep(j, MA_DIFF_ENCODING, e, e, va, vb, 0, (ma_board){0, 0});
+                        keep(j, MA_DIFF_ENCODING, MA_DIFF_CAUSE_UNKNOWN, e, e, va, vb, 0, (ma_board){0, 0});
                     }
                     continue;
                 }
@@ -323,7 +333,17 @@ static void *scan_range(void *arg)
                     cls = MA_DIFF_ENCODING;
                 }
                 j->counts[cls]++;
-                keep(j, cls, e, eb, va, vb, have_board, board);
+                int cause = MA_DIFF_CAUSE_UNKNOWN;
+                if (cls != MA_DIFF_ENCODING && c->succ) {
+                    if (!have_board)
+                        board = ma_source_board(c->a, e), have_board = 1;
+                    int kind;
+                    cause = ma_diff_succ_cause(c->succ, board, j->turns, &kind);
+                    j->by_cause[cause + 1]++;
+                    if (cause == MA_DIFF_CAUSE_PROPAGATED)
+                        j->via |= 1u << kind;
+                }
+                keep(j, cls, cause, e, eb, va, vb, have_board, board);
             }
         }
     }
@@ -339,8 +359,9 @@ static unsigned online_cpus(void)
     return n > 0 ? (unsigned)n : 1;
 }
 
-int ma_diff_compare(ma_diff_result *out, const ma_source *a, const ma_source *b,
-                    const ma_diff_options *opt, ma_error *err)
+/* ma_diff_compare, classifying value differences by cause with succ (NULL: not at all). */
+static int compare(ma_diff_result *out, const ma_source *a, const ma_source *b, const ma_diff_options *opt,
+                   const ma_diff_succ *succ, ma_error *err)
 {
     memset(out, 0, sizeof *out);
     double t0 = ma_now();
@@ -360,6 +381,7 @@ int ma_diff_compare(ma_diff_result *out, const ma_source *a, const ma_source *b,
     c.same_scheme = ma_source_same_scheme(a, b);
     c.draw_cmp = ma_source_draw_frame(a) && ma_source_draw_frame(a) == ma_source_draw_frame(b);
     c.limit = opt->limit;
+    c.succ = succ;
     /* Work is split on representative boundaries of an open A, so each representative is
      * classified once (ma_source_canonical_range). */
     uint64_t unit = ma_source_split_unit(a);
@@ -385,9 +407,11 @@ int ma_diff_compare(ma_diff_result *out, const ma_source *a, const ma_source *b,
             j->lo = total;
         if (j->hi > total)
             j->hi = total;
-        j->vex = calloc(cap, sizeof *j->vex);
+        j->rex = calloc(cap, sizeof *j->rex);
+        j->pex = calloc(cap, sizeof *j->pex);
         j->eex = calloc(cap, sizeof *j->eex);
-        if (!j->vex || !j->eex) {
+        j->turns = succ ? malloc(sizeof *j->turns) : NULL;
+        if (!j->rex || !j->pex || !j->eex || (succ && !j->turns)) {
             rc = ma_error_set(err, MA_ENOMEM, "%s: out of memory", name);
             break;
         }
@@ -413,19 +437,35 @@ int ma_diff_compare(ma_diff_result *out, const ma_source *a, const ma_source *b,
             out->positions += jobs[t].positions;
             for (int k = 0; k < MA_DIFF_CLASSES; k++)
                 out->counts[k] += jobs[t].counts[k];
+            out->unknown += jobs[t].by_cause[0];
+            out->propagated += jobs[t].by_cause[1];
+            out->roots += jobs[t].by_cause[2];
+            for (int k = 0; k < MA_TURN_KINDS; k++) {
+                if (!(jobs[t].via >> k & 1) || !succ)
+                    continue;
+                int seen = 0;
+                for (int i = 0; i < out->n_via; i++)
+                    seen |= ma_sector_equal(out->via[i], succ->rules.succ[k]);
+                if (!seen)
+                    out->via[out->n_via++] = succ->rules.succ[k];
+            }
         }
-        /* Value differences first (they are what a reader looks for), then encoding ones. */
-        for (int pass = 0; pass < 2; pass++)
+        out->classified = succ != NULL;
+        /* Value differences first (they are what a reader looks for): those at the root, where a
+         * side is wrong, then the propagated ones; then encoding ones. */
+        for (int pass = 0; pass < 3; pass++)
             for (unsigned t = 0; t < threads; t++) {
-                size_t n = pass ? jobs[t].n_eex : jobs[t].n_vex;
-                const ma_diff_example *src = pass ? jobs[t].eex : jobs[t].vex;
+                size_t n = pass == 0 ? jobs[t].n_rex : pass == 1 ? jobs[t].n_pex : jobs[t].n_eex;
+                const ma_diff_example *src = pass == 0 ? jobs[t].rex : pass == 1 ? jobs[t].pex : jobs[t].eex;
                 for (size_t i = 0; i < n && out->n_examples < opt->limit; i++)
                     out->examples[out->n_examples++] = src[i];
             }
     }
     for (unsigned t = 0; t < threads; t++) {
-        free(jobs[t].vex);
+        free(jobs[t].rex);
+        free(jobs[t].pex);
         free(jobs[t].eex);
+        free(jobs[t].turns);
     }
     if (rc) {
         ma_diff_result_free(out);
@@ -435,8 +475,16 @@ int ma_diff_compare(ma_diff_result *out, const ma_source *a, const ma_source *b,
     return MA_OK;
 }
 
+int ma_diff_compare(ma_diff_result *out, const ma_source *a, const ma_source *b,
+                    const ma_diff_options *opt, ma_error *err)
+{
+    return compare(out, a, b, opt, NULL, err);
+}
+
 void ma_diff_result_free(ma_diff_result *r)
 {
+    for (size_t i = 0; r->examples && i < r->n_examples; i++)
+        ma_diff_example_free(&r->examples[i]);
     free(r->examples);
     r->examples = NULL;
     r->n_examples = 0;
@@ -471,8 +519,28 @@ static int same_digest(const ma_diff_sector *s, unsigned threads, ma_error *e)
     return equal;
 }
 
-int ma_diff_sector_compare(ma_diff_sector *s, ma_database *a, ma_database *b,
-                           const ma_diff_options *opt, ma_error *err)
+/* The header fields two files of one format state differently, in words, into r->header_words:
+ * what a reader needs to see that only the producer's name or version changed. */
+static void header_words(ma_diff_sector *s)
+{
+    ma_file_provenance pa, pb;
+    ma_file_provenance_read(&pa, s->path_a, s->path_a);
+    ma_file_provenance_read(&pb, s->path_b, s->path_b);
+    char *w = s->r.header_words;
+    size_t n = sizeof s->r.header_words, k = 0;
+    if (strcmp(pa.producer, pb.producer))
+        k += (size_t)snprintf(w + k, n - k, "producer %s vs %s", pa.producer[0] ? pa.producer : "(none)",
+                              pb.producer[0] ? pb.producer : "(none)");
+    if (k < n && strcmp(pa.producer_version, pb.producer_version))
+        k += (size_t)snprintf(w + k, n - k, "%sproducer version %s vs %s", k ? ", " : "",
+                              pa.producer_version[0] ? pa.producer_version : "(none)",
+                              pb.producer_version[0] ? pb.producer_version : "(none)");
+    if (!k)
+        snprintf(w, n, "bytes outside the entries (header or overflow table)");
+}
+
+static int sector_compare(ma_diff_sector *s, ma_database *a, ma_database *b, const ma_diff_options *opt,
+                          int causes, ma_error *err)
 {
     if (s->status != MA_DIFF_PENDING)
         return MA_OK;
@@ -518,7 +586,21 @@ int ma_diff_sector_compare(ma_diff_sector *s, ma_database *a, ma_database *b,
         unusable(s, &e);
         return MA_OK;
     }
-    rc = ma_diff_compare(&s->r, sa, sb, opt, err);
+    ma_diff_succ succ;
+    int have_succ = 0;
+    if (causes) {
+        int draw_cmp = ma_source_draw_frame(sa) && ma_source_draw_frame(sa) == ma_source_draw_frame(sb);
+        rc = ma_diff_succ_open(&succ, a, b, s->variant, s->sector, draw_cmp, err);
+        have_succ = rc == MA_OK;
+    }
+    if (rc == MA_OK)
+        rc = compare(&s->r, sa, sb, opt, have_succ ? &succ : NULL, err);
+    /* every value example proved: its turns on both sides, the side that is right */
+    for (size_t i = 0; rc == MA_OK && causes && i < s->r.n_examples; i++)
+        if (s->r.examples[i].cls != MA_DIFF_ENCODING)
+            rc = ma_diff_prove(&s->r.examples[i], a, b, s->variant, s->sector, err);
+    if (have_succ)
+        ma_diff_succ_close(&succ, a, b);
     ma_database_release(a, s->variant, s->sector);
     ma_database_release(b, s->variant, s->sector);
     if (rc)
@@ -529,10 +611,24 @@ int ma_diff_sector_compare(ma_diff_sector *s, ma_database *a, ma_database *b,
         s->r.counts[MA_DIFF_ENCODING] == 0) {
         s->r.counts[MA_DIFF_ENCODING] = 1;
         s->r.outside_entries_only = 1;
+        header_words(s);
     }
     s->status = ma_diff_value_differences(&s->r) ? MA_DIFF_DIFFERS : MA_DIFF_EQUAL;
+    s->cause = s->status == MA_DIFF_DIFFERS ? MA_DIFF_CAUSE_ROOT : MA_DIFF_CAUSE_UNKNOWN;
     s->r.seconds = ma_now() - t0;
     return MA_OK;
+}
+
+int ma_diff_sector_compare(ma_diff_sector *s, ma_database *a, ma_database *b, const ma_diff_options *opt,
+                           ma_error *err)
+{
+    return sector_compare(s, a, b, opt, 0, err);
+}
+
+int ma_diff_sector_compare_causes(ma_diff_sector *s, ma_database *a, ma_database *b, const ma_diff_options *opt,
+                                  ma_error *err)
+{
+    return sector_compare(s, a, b, opt, 1, err);
 }
 
 /* ---- audit ---- */

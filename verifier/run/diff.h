@@ -36,6 +36,7 @@
 #include "common/ma_error.h"
 #include "millaudit/diff.h"
 #include "verifier/formats/sector_pick.h"
+#include "verifier/check/rules.h"
 #include "verifier/formats/source.h"
 #include "indexer/position.h"
 #include "reports/store/audit.h"
@@ -71,6 +72,45 @@ int ma_diff_sector_compare(ma_diff_sector *s, ma_database *a, ma_database *b,
 int ma_diff_compare(ma_diff_result *out, const ma_source *a, const ma_source *b,
                     const ma_diff_options *opt, ma_error *err);
 void ma_diff_result_free(ma_diff_result *r);
+
+/* ---- where a difference comes from (verifier/run/diff_cause.c, issue 45) ----
+ *
+ * A position whose value differs between A and B is a ROOT difference when every successor holds
+ * the same value on both sides (or it has none: blocked, a full board): then the two sides derive
+ * the same value from their successors, and at least one stores another one. It is PROPAGATED when
+ * some successor's value differs too: that difference can explain this one. A successor that
+ * cannot be read on a side leaves the position UNKNOWN (counted with the roots: nothing explains
+ * it). The same local rule the checker applies (docs/verifier.md "Root vs propagated"), between
+ * two databases instead of within one. */
+typedef struct ma_diff_succ {
+    ma_variant variant;
+    ma_sector sector;
+    ma_vrules rules;
+    const ma_source *a[MA_TURN_KINDS], *b[MA_TURN_KINDS]; /* NULL: absent or unusable there */
+    int same_scheme[MA_TURN_KINDS];
+    int draw_cmp;
+} ma_diff_succ;
+
+/* The rules and successor sources of sector s of both databases (sources that cannot be used are
+ * left NULL: their turns are unknown). Errors: MA_ENOMEM, MA_EINVAL (not a sector of v). Close
+ * with ma_diff_succ_close, which releases the successor sources other than s itself. */
+int ma_diff_succ_open(ma_diff_succ *out, ma_database *a, ma_database *b, ma_variant v, ma_sector s, int draw_cmp,
+                      ma_error *err);
+void ma_diff_succ_close(ma_diff_succ *c, ma_database *a, ma_database *b);
+/* MA_DIFF_CAUSE_* of a position of the sector whose value differs; *kind the successor kind
+ * (MA_TURN_*) of the first successor found to differ. scratch: one ma_vturns per thread. */
+int ma_diff_succ_cause(const ma_diff_succ *c, ma_board pos, ma_vturns *scratch, int *kind);
+
+/* The proof of one value difference: probes the position in both databases (every turn and its
+ * value on each side) and fills x->turns, rules_*, agrees_*, right, proof, no_turn (x->proved 1).
+ * A side that cannot be probed leaves x->proved 0. Errors: MA_ENOMEM only. */
+int ma_diff_prove(ma_diff_example *x, ma_database *a, ma_database *b, ma_variant v, ma_sector s, ma_error *err);
+void ma_diff_example_free(ma_diff_example *x);
+
+/* Compares s (pending) as ma_diff_sector_compare does, and also classifies every value difference
+ * by its cause and proves the examples (ma_diff_run). */
+int ma_diff_sector_compare_causes(ma_diff_sector *s, ma_database *a, ma_database *b, const ma_diff_options *opt,
+                                  ma_error *err);
 
 /* Records one pair into run run_id of an audit store (kind "diff", docs/diff.md): a sector row
  * (ok / discrepancies / skipped for a one-sided pair / unusable; the per-class counts) and one

@@ -2,11 +2,15 @@
  * ma_diff_run (include/millaudit/diff.h): the whole of `millaudit diff A B` but its rendering.
  * Opens, plans, shards, compares pair by pair, totals, decides the verdict and records.
  */
+#include <jansson.h>
 #include <limits.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/json_text.h"
 #include "ma_version.h"
+#include "reports/store/audit_run.h"
 #include "verifier/run/diff.h"
 #include "verifier/run/sector_args.h"
 
@@ -34,7 +38,26 @@ static int begin_record(ma_audit **audit, int64_t *run_id, const ma_diff_run_opt
     ma_run_info info = {"diff", MA_VERSION, MA_GIT_REVISION, opt->host ? opt->host : "unknown",
                         opt->cmdline ? opt->cmdline : "", root, variant,
                         ma_format_name(ma_database_format(a))};
-    return ma_audit_run_begin(*audit, &info, run_id, err);
+    rc = ma_audit_run_begin(*audit, &info, run_id, err);
+    if (rc)
+        return rc;
+    /* the second side and the options the results depend on, as the report names them
+     * (docs/report.md "Diff runs": B from the run's options) */
+    char b[PATH_MAX];
+    if (!realpath(opt->path_b, b))
+        snprintf(b, sizeof b, "%s", opt->path_b);
+    json_t *o = json_object();
+    json_object_set_new(o, "b", ma_json_text(b));
+    json_object_set_new(o, "limit", json_integer((json_int_t)opt->compare.limit));
+    json_object_set_new(o, "full", json_boolean(opt->compare.full));
+    char *options = json_dumps(o, JSON_COMPACT | JSON_PRESERVE_ORDER);
+    json_decref(o);
+    if (!options)
+        return ma_error_set(err, MA_ENOMEM, "diff: out of memory");
+    ma_run_meta meta = {"full", 0, options, opt->shard_index, opt->shard_count, -1, -1, NULL, -1, 0};
+    rc = ma_audit_run_meta_set(*audit, *run_id, &meta, err);
+    free(options);
+    return rc;
 }
 
 /* Opens both databases and plans the pairs (the shard's). A failure is the run's: r->fatal. */
@@ -69,13 +92,99 @@ static ma_verdict_state verdict_of(const ma_diff_report *r)
     return MA_VERDICT_AGREE;
 }
 
+/* The pair of sector x of variant v, or NULL. */
+static ma_diff_sector *pair_of(ma_diff_report *r, ma_variant v, ma_sector x)
+{
+    for (size_t i = 0; i < r->n; i++)
+        if (r->pairs[i].variant == v && ma_sector_equal(r->pairs[i].sector, x))
+            return &r->pairs[i];
+    return NULL;
+}
+
+static int own_difference(const ma_diff_sector *s)
+{
+    return s->status == MA_DIFF_DIFFERS && (!s->r.classified || s->r.roots + s->r.unknown > 0);
+}
+
+/* Root and consequence pairs (include/millaudit/diff.h, ma_diff_sector.cause): a pair whose every
+ * difference is propagated is a consequence of the pairs with differences of their own that its
+ * differing successors lead to, transitively; without one it stays a root pair. */
+static int attribute(ma_diff_report *r)
+{
+    size_t n = r->n;
+    char *seen = malloc(n ? n : 1);
+    size_t *queue = malloc((n ? n : 1) * sizeof *queue);
+    if (!seen || !queue) {
+        free(seen), free(queue);
+        return MA_ENOMEM;
+    }
+    for (size_t i = 0; i < n; i++) {
+        ma_diff_sector *s = &r->pairs[i];
+        if (s->status != MA_DIFF_DIFFERS || own_difference(s))
+            continue;
+        size_t head = 0, tail = 0;
+        memset(seen, 0, n);
+        seen[i] = 1;
+        queue[tail++] = i;
+        while (head < tail) {
+            const ma_diff_sector *x = &r->pairs[queue[head++]];
+            for (int k = 0; k < x->r.n_via; k++) {
+                ma_diff_sector *y = pair_of(r, x->variant, x->r.via[k]);
+                size_t j = y ? (size_t)(y - r->pairs) : n;
+                if (j < n && !seen[j])
+                    seen[j] = 1, queue[tail++] = j;
+            }
+        }
+        size_t used = 0;
+        s->because[0] = 0;
+        s->n_because = 0;
+        for (size_t j = 0; j < n; j++)
+            if (j != i && seen[j] && own_difference(&r->pairs[j])) {
+                if (used < sizeof s->because)
+                    used += (size_t)snprintf(s->because + used, sizeof s->because - used, "%s%s",
+                                             used ? ", " : "", r->pairs[j].name);
+                s->n_because++;
+            }
+        s->cause = s->n_because ? MA_DIFF_CAUSE_PROPAGATED : MA_DIFF_CAUSE_ROOT;
+    }
+    free(seen), free(queue);
+    return MA_OK;
+}
+
+/* The causes learnt once every pair is compared, into the recorded pairs: the split of each
+ * differing pair's value differences, a consequence's causes as its message, each row's cause and
+ * proving turn (reports/store/audit_run.h). */
+static void record_causes(ma_diff_report *r, ma_audit *audit, int64_t run_id, int *record_failed)
+{
+    for (size_t i = 0; i < r->n && !*record_failed; i++) {
+        const ma_diff_sector *s = &r->pairs[i];
+        if (s->status != MA_DIFF_DIFFERS || !s->r.classified)
+            continue;
+        ma_row_cause rows[64];
+        size_t n = 0;
+        for (size_t k = 0; k < s->r.n_examples && n < 64; k++) {
+            const ma_diff_example *x = &s->r.examples[k];
+            rows[n++] = (ma_row_cause){x->entry_a, x->cause != MA_DIFF_CAUSE_PROPAGATED, x->proof[0] ? x->proof : NULL};
+        }
+        char msg[700];
+        if (s->cause == MA_DIFF_CAUSE_PROPAGATED)
+            snprintf(msg, sizeof msg, "values differ only as a consequence of %s", s->because);
+        ma_error e;
+        if (ma_audit_sector_causes_set(audit, run_id, s->name, s->r.roots + s->r.unknown, s->r.propagated,
+                                       s->cause == MA_DIFF_CAUSE_PROPAGATED ? msg : NULL, rows, n, &e)) {
+            *record_failed = 1;
+            notice(r, e.msg);
+        }
+    }
+}
+
 /* Compares every planned pair in order, totals them and records each. */
 static int compare_all(ma_diff_report *r, const ma_diff_run_options *opt, ma_audit *audit,
                        int64_t run_id, int *record_failed)
 {
     for (size_t i = 0; i < r->n; i++) {
         ma_diff_sector *s = &r->pairs[i];
-        int rc = ma_diff_sector_compare(s, r->a, r->b, &r->compare, &r->failure);
+        int rc = ma_diff_sector_compare_causes(s, r->a, r->b, &r->compare, &r->failure);
         if (rc)
             return rc;
         r->by_status[s->status]++;
@@ -153,6 +262,10 @@ int ma_diff_run(ma_diff_report **out, const ma_diff_run_options *opt, ma_error *
         if (opt->on_plan)
             opt->on_plan(opt->ctx, r);
         rc = compare_all(r, opt, audit, run_id, &record_failed);
+        if (rc == MA_OK && (rc = attribute(r)) == MA_ENOMEM)
+            ma_error_set(&r->failure, rc, "diff: out of memory");
+        if (rc == MA_OK && audit && !record_failed)
+            record_causes(r, audit, run_id, &record_failed);
         r->result = rc ? rc : ma_result_of_verdict(verdict_of(r), 0);
     }
     r->fatal = rc != MA_OK;

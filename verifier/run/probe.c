@@ -254,6 +254,50 @@ static int turn_value(ma_probe_result *r, ma_database *db, const ma_source *src,
     return MA_OK;
 }
 
+/* Why pos has no turn: every stone of the mover is blocked, or the board is full. */
+static void no_turn_reason(const ma_vrules *rules, ma_board pos, char *buf, size_t len)
+{
+    int stones = __builtin_popcount(pos.mover);
+    if (rules->full_board_draw)
+        snprintf(buf, len, "the board is full: a draw by the rules of %s", ma_variant_name(rules->variant));
+    else if (rules->can_move && stones)
+        snprintf(buf, len, "blocked: none of X's %s can move, so X has lost", MA_COUNT((uint64_t)stones, "stone", "stones"));
+    else
+        snprintf(buf, len, "X has no legal turn, so X has lost");
+}
+
+/* The rules' value of the position (ma_probe_result.rules) and whether the stored one agrees. */
+static void judge(ma_probe_result *r, const ma_source *src, const ma_vrules *rules)
+{
+    int malom = r->format != MA_FORMAT_OPEN, legacy = r->format == MA_FORMAT_SEC;
+    r->agrees = -1;
+    memset(&r->rules, 0, sizeof r->rules);
+    if (r->n_rows == 0) {
+        no_turn_reason(rules, r->board, r->no_turn, sizeof r->no_turn);
+        if (malom) {
+            ma_malom_frame fr;
+            frame_of(src, &fr);
+            ma_malom_value none = rules->full_board_draw ? (ma_malom_value){0, 0} : ma_malom_no_turn(&fr);
+            malom_value(&r->rules, &fr, legacy, none);
+        } else {
+            open_value(&r->rules, rules->full_board_draw ? (ma_value){MA_OUTCOME_DRAW, 0} : (ma_value){MA_OUTCOME_LOSS, 0});
+        }
+    } else if (r->rows[r->n_rows - 1].v.known) { /* unknown turns sort last: all known */
+        r->rules = r->rows[0].v;
+    } else {
+        snprintf(r->rules.why, sizeof r->rules.why, "%s of unknown value",
+                 MA_COUNT((uint64_t)r->n_rows, "turn", "turns"));
+        return;
+    }
+    if (!r->value.known)
+        return;
+    if (malom) /* one value: equal keys, or both draws of the frame (key1 0) */
+        r->agrees = r->value.key1 == r->rules.key1 && (r->value.key1 == 0 || r->value.key2 == r->rules.key2);
+    else
+        r->agrees = r->value.value.outcome == r->rules.value.outcome &&
+                    (r->value.value.outcome == MA_OUTCOME_DRAW || r->value.value.depth == r->rules.value.depth);
+}
+
 int ma_probe_position(ma_probe_result *out, ma_database *db, ma_variant v, ma_board pos, int wf,
                       int bf, ma_error *err)
 {
@@ -320,6 +364,7 @@ int ma_probe_position(ma_probe_result *out, ma_database *db, ma_variant v, ma_bo
         return rc;
     }
     qsort(out->rows, (size_t)out->n_rows, sizeof *out->rows, malom ? cmp_rows_malom : cmp_rows_open);
+    judge(out, src, &rules);
     return MA_OK;
 }
 

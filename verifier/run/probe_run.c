@@ -92,7 +92,7 @@ int ma_probe_run(ma_probe_report **out, const ma_probe_run_options *opt, ma_erro
         return rc;
     }
     /* 1 over 3, as verify: a defect found outweighs a successor that could not be read */
-    r->result = !r->r.value.known ? ma_result_of_verdict(MA_VERDICT_DISCREPANCIES, 0)
+    r->result = !r->r.value.known || r->r.agrees == 0 ? ma_result_of_verdict(MA_VERDICT_DISCREPANCIES, 0)
                 : r->r.n_unusable ? ma_result_of_verdict(MA_VERDICT_INCOMPLETE, 0)
                                   : MA_OK;
     *out = r;
