@@ -151,6 +151,11 @@ typedef struct ma_report ma_report;
 /* Loads the report of run id (0: the newest) of a store: the run, its facts, totals, history and
  * verdict. Errors as ma_store_run_load. */
 MA_API int ma_store_report_load(ma_report **out, ma_audit *a, int64_t id, ma_error *err);
+/* Narrows the report to one sector of its run (`report --sector S`): every row the store kept of
+ * it, its line of the sector table; the verdict box stays the run's. sector is "<variant>_W_B_WF_BF",
+ * or "W_B_WF_BF" in a run of one variant. MA_EMISSING (message naming the run) when the run has no
+ * such sector; MA_EINVAL when the name is not a sector's. */
+MA_API int ma_store_report_select_sector(ma_report *r, const char *sector, ma_error *err);
 /* The verdict the report states (derived from the counts, not copied from runs.status). */
 MA_API ma_verdict_state ma_store_report_verdict(const ma_report *r);
 MA_API void ma_store_report_free(ma_report *r);

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/counts.h"
 #include "reports/render/render_internal.h"
 
 #define W 570          /* chart width: two figures side by side in a 1280 px window */
@@ -436,23 +437,28 @@ void ma_chart_time(ma_out *o, const ma_report *r)
     free(key), free(idx);
 }
 
+#define MAP_ROW 34      /* a track and the line of its counts below it */
+#define MAP_DOTS 100    /* recorded rows drawn per sector (evenly among the recorded ones) */
+
 void ma_chart_map(ma_out *o, const ma_report *r)
 {
     const ma_run *x = &r->run;
     int diff = ma_report_is_diff(r);
     const char *title = diff ? "Where differences sit: sector x entry range (recorded examples)"
                              : "Where discrepancies sit: sector x entry range, roots and propagated";
-    if (!x->n_disc) {
+    /* one track per sector with discrepancies, by its totals: a sector whose rows were not
+     * recorded still shows, and the counts are never the capped rows' */
+    size_t *order = ma_render_sector_order(o, r), tracks = 0;
+    for (size_t k = 0; order && k < x->n_sectors; k++)
+        tracks += x->sectors[order[k]].discrepancies > 0 && ma_render_sector_shown(r, order[k]);
+    ma_render_rows rows;
+    if (!tracks || ma_render_rows_of(o, r, &rows)) {
+        free(order);
         fig_empty(o, "map", title, diff ? "No difference recorded." : "No discrepancy recorded.");
         return;
     }
-    /* rows: the sectors of the recorded rows, in order (disc is sorted by sector) */
-    size_t rows = 0, shown = 0;
-    for (size_t i = 0; i < x->n_disc; i++)
-        if (!i || strcmp(x->disc[i].sector ? x->disc[i].sector : "", x->disc[i - 1].sector ? x->disc[i - 1].sector : ""))
-            rows++;
-    size_t m = rows < MAX_ROWS ? rows : MAX_ROWS;
-    fig_open(o, "map", title, 44 + (int)m * ROW);
+    size_t m = tracks < MAX_ROWS ? tracks : MAX_ROWS, shown = 0, capped = 0;
+    fig_open(o, "map", title, 48 + (int)m * MAP_ROW);
     if (diff) {
         ma_out_printf(o, "<circle cx=\"%d\" cy=\"8\" r=\"4\" fill=\"%s\"/><text x=\"%d\" y=\"12\">a recorded difference</text>",
                       BAR_X + 4, C_DISC, BAR_X + 12);
@@ -464,53 +470,60 @@ void ma_chart_map(ma_out *o, const ma_report *r)
                          "<text x=\"%d\" y=\"12\">not classified by the build that ran it</text>",
                       BAR_X + 4, C_DISC, BAR_X + 12, BAR_X + 64, C_LOSS, BAR_X + 72, BAR_X + 154, BAR_X + 166);
     }
-    size_t i = 0;
-    for (size_t row = 0; row < rows && i < x->n_disc; row++) {
-        size_t first = i;
-        const char *sec = x->disc[i].sector ? x->disc[i].sector : "";
-        while (i < x->n_disc && !strcmp(x->disc[i].sector ? x->disc[i].sector : "", sec))
-            i++;
-        if (row >= m)
+    for (size_t k = 0; k < x->n_sectors && shown < m; k++) {
+        size_t i = order[k];
+        const ma_run_sector *s = &x->sectors[i];
+        if (s->discrepancies <= 0 || !ma_render_sector_shown(r, i))
             continue;
-        shown = row + 1;
-        int y = 22 + (int)row * ROW;
-        int64_t entries = 0, roots = 0, prop = 0;
-        for (size_t k = 0; k < x->n_sectors; k++)
-            if (x->sectors[k].sector && !strcmp(x->sectors[k].sector, sec))
-                entries = x->sectors[k].entries;
-        for (size_t k = first; k < i; k++)
-            if (x->disc[k].entry >= entries)
-                entries = x->disc[k].entry + 1;
-        row_label(o, y, sec);
+        int y = 22 + (int)shown++ * MAP_ROW;
+        int64_t entries = s->entries > 1 ? s->entries : 1;
+        size_t n = rows.count[i], step = n > MAP_DOTS ? (n + MAP_DOTS - 1) / MAP_DOTS : 1;
+        capped += (uint64_t)s->discrepancies > n;
+        row_label(o, y, s->sector);
         ma_out_printf(o, "<line x1=\"%d\" y1=\"%d\" x2=\"%d\" y2=\"%d\" stroke=\"#bbb\" stroke-width=\"6\"/>", BAR_X,
                       y + 9, BAR_X + BAR_W, y + 9);
-        for (size_t k = first; k < i; k++) {
-            double cx = BAR_X + (entries > 1 ? (double)x->disc[k].entry / (double)(entries - 1) : 0.5) * BAR_W;
-            int root = r->dx[k].root;
+        for (size_t j = 0; j < n; j += step) {
+            size_t d = rows.idx[rows.start[i] + j];
+            int64_t e = x->disc[d].entry < entries ? x->disc[d].entry : entries - 1;
+            double cx = BAR_X + (entries > 1 ? (double)e / (double)(entries - 1) : 0.5) * BAR_W;
+            int root = r->dx[d].root;
             if (diff || root == 1)
                 ma_out_printf(o, "<circle cx=\"%.1f\" cy=\"%d\" r=\"4\" fill=\"%s\"><title>entry %lld</title></circle>",
-                              cx, y + 9, C_DISC, (long long)x->disc[k].entry);
+                              cx, y + 9, C_DISC, (long long)x->disc[d].entry);
             else if (root == 0)
                 ma_out_printf(o, "<circle cx=\"%.1f\" cy=\"%d\" r=\"3.5\" fill=\"#fff\" stroke=\"%s\" stroke-width=\"2\">"
-                                 "<title>entry %lld</title></circle>", cx, y + 9, C_LOSS, (long long)x->disc[k].entry);
+                                 "<title>entry %lld</title></circle>", cx, y + 9, C_LOSS, (long long)x->disc[d].entry);
             else
                 ma_out_printf(o, "<rect x=\"%.1f\" y=\"%d\" width=\"7\" height=\"7\" fill=\"#757575\"><title>entry %lld"
-                                 "</title></rect>", cx - 3.5, y + 6, (long long)x->disc[k].entry);
-            roots += root == 1, prop += root == 0;
+                                 "</title></rect>", cx - 3.5, y + 6, (long long)x->disc[d].entry);
         }
-        if (diff || (roots == 0 && prop == 0))
-            ma_out_printf(o, "<text x=\"%d\" y=\"%d\">%zu row%s</text>", BAR_X + BAR_W + 8, y + 13, i - first,
-                          i - first == 1 ? "" : "s");
+        /* the sector's totals under its track (never the rows, which the store caps) */
+        const ma_report_sector *sx = &r->sx[i];
+        ma_out_printf(o, "<text x=\"%d\" y=\"%d\" fill=\"#444\" font-size=\"10\">", BAR_X, y + 26);
+        if (!diff && sx->roots >= 0)
+            ma_out_printf(o, "%s, %s propagated", MA_COUNT((uint64_t)sx->roots, "root", "roots"),
+                          MA_NUM((uint64_t)sx->propagated));
         else
-            ma_out_printf(o, "<text x=\"%d\" y=\"%d\">%lld root, %lld prop.</text>", BAR_X + BAR_W + 8, y + 13,
-                          (long long)roots, (long long)prop);
+            ma_out_printf(o, "%s", MA_COUNT((uint64_t)s->discrepancies, diff ? "difference" : "discrepancy",
+                                           diff ? "differences" : "discrepancies"));
+        ma_out_printf(o, "; %s recorded", MA_COUNT(n, "row", "rows"));
+        if (n > MAP_DOTS)
+            ma_out_printf(o, ", %s drawn", MA_NUM((n + step - 1) / step));
+        ma_out_printf(o, "</text>");
     }
-    int yb = 22 + (int)m * ROW + 12;
+    int yb = 22 + (int)m * MAP_ROW + 12;
     ma_out_printf(o, "<text x=\"%d\" y=\"%d\" fill=\"#444\">entry 0</text><text x=\"%d\" y=\"%d\" text-anchor=\"end\" "
                      "fill=\"#444\">last entry of the sector</text>", BAR_X, yb, BAR_X + BAR_W, yb);
-    char note[200];
-    snprintf(note, sizeof note, "%zu of %zu sectors shown; the store may cap the rows it keeps per sector.", shown, rows);
-    fig_close(o, shown < rows ? note : NULL);
+    char note[400] = "";
+    if (capped)
+        snprintf(note, sizeof note, "Counts are each sector's totals. The store keeps at most its first rows per "
+                                    "sector (roots first, then by entry): the marks show those rows only. ");
+    if (m < tracks)
+        snprintf(note + strlen(note), sizeof note - strlen(note), "%s of %s shown.", MA_NUM(m),
+                 MA_COUNT(tracks, "sector", "sectors"));
+    fig_close(o, note[0] ? note : NULL);
+    ma_render_rows_free(&rows);
+    free(order);
 }
 
 void ma_chart_history(ma_out *o, const ma_report *r)
@@ -522,7 +535,7 @@ void ma_chart_history(ma_out *o, const ma_report *r)
         return;
     }
     int n = (int)r->n_history;
-    const int x0 = 40, h = 200, top = 24, bh = 130;
+    const int x0 = 72, h = 262, top = 24, bh = 130; /* x0 leaves room for the first slanted date */
     double cw = (double)(W - x0 - 10) / n;
     if (cw > 44)
         cw = 44;
@@ -557,13 +570,22 @@ void ma_chart_history(ma_out *o, const ma_report *r)
                              "stroke-width=\"2\"/>", x + 1, top - 1, cw - 2, bh + 2);
         ma_out_printf(o, "<text x=\"%.1f\" y=\"%d\" text-anchor=\"middle\">%lld</text>", x + cw / 2, top + bh + 14,
                       (long long)hh->id);
-        ma_out_printf(o, "<text x=\"%.1f\" y=\"%d\" text-anchor=\"middle\" font-size=\"9\" fill=\"#555\">", x + cw / 2,
-                      top + bh + 26);
-        ma_out_strn(o, hh->started_at ? hh->started_at + (strlen(hh->started_at) >= 10 ? 5 : 0) : "", 5);
+        /* the whole date and the minute (UTC), slanted so that 30 columns keep them apart */
+        char when[24] = "";
+        const char *t = hh->started_at ? hh->started_at : "";
+        if (strlen(t) >= 16 && t[10] == 'T')
+            snprintf(when, sizeof when, "%.10s %.5s", t, t + 11);
+        else
+            snprintf(when, sizeof when, "%.20s", t);
+        double lx = x + cw / 2 + 3;
+        int ly = top + bh + 26;
+        ma_out_printf(o, "<text x=\"%.1f\" y=\"%d\" transform=\"rotate(-40 %.1f %d)\" text-anchor=\"end\" "
+                         "font-size=\"10\" fill=\"#555\">", lx, ly, lx, ly);
+        ma_out_str(o, when);
         ma_out_printf(o, "</text><title>run %lld: %s</title>", (long long)hh->id, ma_state_words(hh->state));
     }
-    ma_out_printf(o, "<text x=\"%d\" y=\"%d\" fill=\"#444\">run id and start date (the framed column is this run)</text>",
-                  x0, h - 6);
+    ma_out_printf(o, "<text x=\"%d\" y=\"%d\" fill=\"#444\">run id and start (UTC); the framed column is this run</text>",
+                  x0 + 150, h - 6);
     fig_close(o, NULL);
 }
 

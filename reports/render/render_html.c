@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/counts.h"
 #include "reports/render/render_internal.h"
 
 static const char CSS[] =
@@ -43,7 +44,10 @@ static const char CSS[] =
     ".discs{display:flex;flex-wrap:wrap;gap:10px}\n"
     ".disc{border:1px solid #ccc;border-radius:4px;padding:8px;width:390px;font-size:13px}\n"
     ".disc .t{font-weight:bold;overflow-wrap:anywhere}.disc .says{margin:4px 0}\n"
-    ".root{color:#b71c1c;font-weight:bold}.prop{color:#e65100}\n";
+    ".root{color:#b71c1c;font-weight:bold}.prop{color:#e65100}\n"
+    ".box{display:grid;grid-template-columns:160px 1fr;gap:3px 12px;margin:8px 0 0}\n"
+    ".box dt{font-weight:bold}.box dd{margin:0;overflow-wrap:anywhere}\n"
+    ".more{margin:4px 0 14px;color:#444}\n";
 
 static void state_badge(ma_out *o, ma_verdict_state s, const char *words)
 {
@@ -64,6 +68,23 @@ static void html_verdict(ma_out *o, const ma_report *r)
                   ma_state_class(v->state), ma_verdict_state_name(v->state));
     ma_out_str(o, v->headline);
     ma_out_printf(o, "</div>\n");
+    /* the box: where the faults are, where to start, what changed, what to do next */
+    const ma_report_box *b = &r->box;
+    const char *labels[] = {diff ? "differs at the root" : "faulty sectors", "as a consequence", "first root",
+                            "what changed", "next step"};
+    const char *lines[] = {b->faulty, b->consequences, b->first_root, b->since, b->next};
+    int any = 0;
+    for (int i = 0; i < 5; i++) {
+        if (!lines[i][0])
+            continue;
+        ma_out_printf(o, "%s<dt>%s</dt><dd>", any++ ? "" : "<dl class=\"box\">", labels[i]);
+        if (i == 4)
+            ma_out_printf(o, "<code>");
+        ma_out_str(o, lines[i]);
+        ma_out_printf(o, "%s</dd>\n", i == 4 ? "</code>" : "");
+    }
+    if (any)
+        ma_out_printf(o, "</dl>\n");
     if (v->n_details) {
         ma_out_printf(o, "<ul>");
         for (int i = 0; i < v->n_details; i++) {
@@ -113,7 +134,7 @@ static void html_sectors(ma_out *o, const ma_report *r)
     const ma_run *x = &r->run;
     int diff = ma_report_is_diff(r);
     char c[8][32];
-    ma_out_printf(o, "<h2 id=\"sectors\">Sectors (%zu)</h2>\n", x->n_sectors);
+    ma_out_printf(o, "<h2 id=\"sectors\">Sectors (%s)</h2>\n", MA_NUM(x->n_sectors));
     if (!x->n_sectors) {
         ma_out_printf(o, "<p>No sector results recorded.</p>\n");
         return;
@@ -133,6 +154,10 @@ static void html_sectors(ma_out *o, const ma_report *r)
     for (size_t k = 0; order && k <= x->n_sectors; k++) {
         size_t i = k == x->n_sectors ? k : order[k];
         int total = i == x->n_sectors;
+        if (!total && !ma_render_sector_shown(r, i))
+            continue;
+        if (total && r->only)
+            break; /* one sector: its row is the table */
         if (total)
             ma_out_printf(o, "</tbody>\n<tfoot>");
         const ma_run_sector *s = total ? NULL : &x->sectors[i];
@@ -190,85 +215,128 @@ static void html_sectors(ma_out *o, const ma_report *r)
         }
         ma_out_printf(o, "</td></tr>\n");
         int show_msg = s && s->message && !(diff && !strncmp(s->message, "identical", 9));
-        if (!total && (show_msg || s->n_classes)) {
+        int because = s && sx->because && !diff; /* a diff's message names its causes already */
+        if (!total && (show_msg || s->n_classes || because)) {
             ma_out_printf(o, "<tr class=\"msg\"><td colspan=\"%d\">", cols);
             for (size_t k = 0; k < s->n_classes; k++) {
                 ma_out_printf(o, k ? ", " : "");
                 ma_out_str(o, s->classes[k].cls);
-                ma_out_printf(o, "=%lld", (long long)s->classes[k].count);
+                ma_out_printf(o, "=%s", MA_NUM((uint64_t)s->classes[k].count));
             }
             if (show_msg) {
                 ma_out_printf(o, s->n_classes ? "; " : "");
                 ma_out_str(o, s->message);
             }
+            if (because) {
+                ma_out_printf(o, "; a consequence of ");
+                ma_out_str(o, sx->because);
+            }
             ma_out_printf(o, "</td></tr>\n");
         }
     }
     free(order);
-    ma_out_printf(o, "</tfoot></table>\n");
+    ma_out_printf(o, r->only ? "</tbody></table>\n" : "</tfoot></table>\n");
 }
 
+/* One recorded row as a card: sector, entry, class, both values, the board with the move. */
+static void html_disc(ma_out *o, const ma_report *r, size_t i, int draw)
+{
+    const ma_run_discrepancy *d = &r->run.disc[i];
+    const ma_report_disc *dx = &r->dx[i];
+    int diff = ma_report_is_diff(r);
+    ma_out_printf(o, "<div class=\"disc\"><div class=\"t\">");
+    ma_out_str(o, d->sector);
+    ma_out_printf(o, " entry %lld", (long long)d->entry);
+    if (dx->offset >= 0)
+        ma_out_printf(o, " (offset %lld)", (long long)dx->offset);
+    ma_out_printf(o, ": ");
+    ma_out_str(o, d->cls);
+    if (dx->root == 1)
+        ma_out_printf(o, " <span class=\"root\">root</span>");
+    else if (dx->root == 0)
+        ma_out_printf(o, " <span class=\"prop\">propagated</span>");
+    ma_out_printf(o, "</div><div class=\"says\">%s <b>", diff ? "A says" : "stored");
+    ma_out_str(o, d->stored);
+    ma_out_printf(o, "</b>, %s <b>", diff ? "B says" : "derived");
+    ma_out_str(o, d->derived);
+    ma_out_printf(o, "</b></div>\n");
+    if (draw) {
+        int mover = -1, opp = -1;
+        ma_report_in_hand(d->sector, &mover, &opp);
+        ma_svg_board(o, d->board, mover, opp, dx->move);
+    }
+    ma_out_printf(o, "<div><code>");
+    ma_out_str(o, d->board);
+    ma_out_printf(o, "</code></div>");
+    if (dx->move) {
+        ma_out_printf(o, "<div>%s <code>", diff ? "proved by" : "refuted by");
+        ma_out_str(o, dx->move);
+        ma_out_printf(o, "</code>");
+        if (dx->successor) {
+            ma_out_printf(o, ", successor <code>");
+            ma_out_str(o, dx->successor);
+            ma_out_printf(o, "</code>");
+        }
+        ma_out_printf(o, "</div>");
+    } else if (!diff) {
+        ma_out_printf(o, "<div class=\"note\">refuting move not recorded by the build that ran it</div>");
+    }
+    ma_out_printf(o, "</div>\n");
+}
+
+/* The recorded rows sector by sector, root sectors first, at most MA_RENDER_ROWS_PER_SECTOR each
+ * (every row of the one sector a report of a sector shows), each capped list saying how many more
+ * there are and which command lists them. */
 static void html_discrepancies(ma_out *o, const ma_report *r)
 {
     const ma_run *x = &r->run;
     int diff = ma_report_is_diff(r);
-    ma_out_printf(o, "<h2 id=\"discrepancies\">%s (%zu row%s recorded)</h2>\n", diff ? "Differences" : "Discrepancies",
-                  x->n_disc, x->n_disc == 1 ? "" : "s");
-    if (!x->n_disc) {
+    size_t cap = r->only ? (size_t)-1 : MA_RENDER_ROWS_PER_SECTOR;
+    size_t boards = r->only ? MA_RENDER_MAX_BOARDS : MA_RENDER_BOARDS_PER_SECTOR;
+    ma_out_printf(o, "<h2 id=\"discrepancies\">%s, root sectors first (%s recorded%s)</h2>\n",
+                  diff ? "Differences" : "Discrepancies", MA_COUNT(x->n_disc, "row", "rows"),
+                  r->only ? "" : "; at most 10 per sector shown");
+    ma_render_rows rows;
+    size_t *order = ma_render_sector_order(o, r);
+    if (!x->n_disc || !order || ma_render_rows_of(o, r, &rows)) {
+        free(order);
         ma_out_printf(o, "<p>None.</p>\n");
         return;
     }
     ma_out_printf(o, "<p class=\"note\">Boards: X (black) is the side to move, O (white) the opponent; files a&ndash;g, "
-                     "ranks 1&ndash;7.%s</p>\n<div class=\"discs\">\n",
-                  diff ? "" : " The arrow is the refuting move: the successor whose value proves the derived one.");
-    size_t *order = ma_render_disc_order(o, r);
-    for (size_t k = 0; order && k < x->n_disc; k++) {
-        size_t i = order[k];
-        const ma_run_discrepancy *d = &x->disc[i];
-        const ma_report_disc *dx = &r->dx[i];
-        ma_out_printf(o, "<div class=\"disc\"><div class=\"t\">");
-        ma_out_str(o, d->sector);
-        ma_out_printf(o, " entry %lld", (long long)d->entry);
-        if (dx->offset >= 0)
-            ma_out_printf(o, " (offset %lld)", (long long)dx->offset);
-        ma_out_printf(o, ": ");
-        ma_out_str(o, d->cls);
-        if (dx->root == 1)
-            ma_out_printf(o, " <span class=\"root\">root</span>");
-        else if (dx->root == 0)
-            ma_out_printf(o, " <span class=\"prop\">propagated</span>");
-        ma_out_printf(o, "</div><div class=\"says\">%s <b>", diff ? "A says" : "stored");
-        ma_out_str(o, d->stored);
-        ma_out_printf(o, "</b>, %s <b>", diff ? "B says" : "derived");
-        ma_out_str(o, d->derived);
-        ma_out_printf(o, "</b></div>\n");
-        if (k < MA_RENDER_MAX_BOARDS) {
-            int mover = -1, opp = -1;
-            ma_report_in_hand(d->sector, &mover, &opp);
-            ma_svg_board(o, d->board, mover, opp, dx->move);
-        }
-        ma_out_printf(o, "<div><code>");
-        ma_out_str(o, d->board);
-        ma_out_printf(o, "</code></div>");
-        if (dx->move) {
-            ma_out_printf(o, "<div>%s <code>", diff ? "move" : "refuted by");
-            ma_out_str(o, dx->move);
-            ma_out_printf(o, "</code>");
-            if (dx->successor) {
-                ma_out_printf(o, ", successor <code>");
-                ma_out_str(o, dx->successor);
-                ma_out_printf(o, "</code>");
-            }
-            ma_out_printf(o, "</div>");
-        } else if (!diff) {
-            ma_out_printf(o, "<div class=\"note\">refuting move not recorded by the build that ran it</div>");
+                     "ranks 1&ndash;7.%s</p>\n",
+                  diff ? " The arrow is the turn that proves which side is right."
+                       : " The arrow is the refuting move: the successor whose value proves the derived one.");
+    size_t drawn = 0;
+    for (size_t k = 0; k < x->n_sectors; k++) {
+        size_t i = order[k], n = rows.count[i];
+        const ma_run_sector *s = &x->sectors[i];
+        if (!ma_render_sector_shown(r, i) || !n)
+            continue;
+        ma_out_printf(o, "<h3>");
+        ma_out_str(o, s->sector);
+        ma_out_printf(o, ": %s, %s recorded%s</h3>\n<div class=\"discs\">\n",
+                      MA_COUNT((uint64_t)s->discrepancies, diff ? "difference" : "discrepancy",
+                               diff ? "differences" : "discrepancies"),
+                      MA_COUNT(n, "row", "rows"), r->sx[i].cause == MA_REPORT_CONSEQUENCE ? " (a consequence)" : "");
+        size_t shown = n < cap ? n : cap;
+        for (size_t j = 0; j < shown; j++) {
+            int draw = j < boards && drawn < MA_RENDER_MAX_BOARDS;
+            html_disc(o, r, rows.idx[rows.start[i] + j], draw);
+            drawn += draw;
         }
         ma_out_printf(o, "</div>\n");
+        if (shown < n || (uint64_t)s->discrepancies > n) {
+            char cmd[1300];
+            ma_render_sector_command(cmd, sizeof cmd, r, s->sector);
+            ma_out_printf(o, "<p class=\"more\">%s more (%s of them in the store): <code>",
+                          MA_NUM((uint64_t)s->discrepancies - shown), MA_NUM(n - shown));
+            ma_out_str(o, cmd);
+            ma_out_printf(o, "</code></p>\n");
+        }
     }
+    ma_render_rows_free(&rows);
     free(order);
-    ma_out_printf(o, "</div>\n");
-    if (x->n_disc > MA_RENDER_MAX_BOARDS)
-        ma_out_printf(o, "<p class=\"note\">Boards drawn for the first %d rows only.</p>\n", MA_RENDER_MAX_BOARDS);
 }
 
 static void html_facts(ma_out *o, const ma_report *r)

@@ -339,6 +339,80 @@ size_t *ma_render_disc_order(ma_out *o, const ma_report *r)
     return order_by_rank(o, r, r->run.n_disc, 3, disc_rank);
 }
 
+static int find_sector_index(const ma_report *r, const char *name, size_t *at)
+{
+    size_t lo = 0, hi = r->run.n_sectors;
+    while (lo < hi) { /* run.sectors is sorted by name */
+        size_t mid = (lo + hi) / 2;
+        int c = strcmp(r->run.sectors[mid].sector ? r->run.sectors[mid].sector : "", name);
+        if (!c) {
+            *at = mid;
+            return 1;
+        }
+        if (c < 0)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    for (size_t i = 0; i < r->run.n_sectors; i++) /* a run built by hand need not be sorted */
+        if (r->run.sectors[i].sector && !strcmp(r->run.sectors[i].sector, name))
+            return *at = i, 1;
+    return 0;
+}
+
+int ma_render_rows_of(ma_out *o, const ma_report *r, ma_render_rows *out)
+{
+    size_t n = r->run.n_sectors, m = r->run.n_disc;
+    memset(out, 0, sizeof *out);
+    size_t *of = malloc((m ? m : 1) * sizeof *of), *fill = calloc(n + 1, sizeof *fill);
+    out->idx = malloc((m ? m : 1) * sizeof *out->idx);
+    out->start = calloc(n + 1, sizeof *out->start);
+    out->count = calloc(n + 1, sizeof *out->count);
+    if (!of || !fill || !out->idx || !out->start || !out->count) {
+        free(of), free(fill);
+        ma_render_rows_free(out);
+        o->oom = 1;
+        return -1;
+    }
+    /* rows of a sector the run has no result for go to the extra slot n (never shown) */
+    for (size_t k = 0; k < m; k++) {
+        size_t i = n;
+        if (!r->run.disc[k].sector || !find_sector_index(r, r->run.disc[k].sector, &i))
+            i = n;
+        of[k] = i;
+        out->count[i]++;
+    }
+    for (size_t i = 1; i <= n; i++)
+        out->start[i] = out->start[i - 1] + out->count[i - 1];
+    for (int rank = 0; rank < 3; rank++) /* roots, not recorded, propagated: stable within each */
+        for (size_t k = 0; k < m; k++) {
+            int rk = r->dx[k].root == 1 ? 0 : r->dx[k].root == 0 ? 2 : 1;
+            if (rk == rank)
+                out->idx[out->start[of[k]] + fill[of[k]]++] = k;
+        }
+    free(of), free(fill);
+    return 0;
+}
+
+void ma_render_rows_free(ma_render_rows *rows)
+{
+    free(rows->idx), free(rows->start), free(rows->count);
+    memset(rows, 0, sizeof *rows);
+}
+
+int ma_render_sector_shown(const ma_report *r, size_t i)
+{
+    return !r->only || (r->run.sectors[i].sector && !strcmp(r->run.sectors[i].sector, r->only));
+}
+
+void ma_render_sector_command(char *buf, size_t size, const ma_report *r, const char *sector)
+{
+    char store[1100];
+    ma_report_shell_word(store, sizeof store, r->store_path ? r->store_path : "STORE");
+    snprintf(buf, size, "millaudit report --audit %.1100s --run %lld --sector %.60s", store, (long long)r->run.id,
+             sector ? sector : "S");
+}
+
 /* The shards a merged run was made of (docs/distributed.md), in any of the three formats. */
 void ma_render_shards(ma_out *o, const ma_report *r)
 {

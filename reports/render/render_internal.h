@@ -86,8 +86,37 @@ int ma_render_sector_rank(const ma_report *r, size_t i);
  * memory or when there are none. */
 size_t *ma_render_sector_order(ma_out *o, const ma_report *r);
 
+/* The recorded rows of each sector, for showing them sector by sector (issue 45: rows capped per
+ * sector, so one sector's thousand rows cannot bury the others): idx holds indexes into
+ * r->run.disc grouped by sector, roots first, then rows whose kind was not recorded, then
+ * propagated ones, each group in recorded order; rows of sector i are idx[start[i] ..
+ * start[i] + count[i]). ma_render_rows_of returns 0, or -1 (o->oom set) when out of memory. */
+typedef struct ma_render_rows {
+    size_t *idx, *start, *count;
+} ma_render_rows;
+int ma_render_rows_of(ma_out *o, const ma_report *r, ma_render_rows *out);
+void ma_render_rows_free(ma_render_rows *rows);
+
+/* Rows shown per sector (the rest are counted, with the command that lists them), and boards
+ * drawn, of a report of the whole run; a report of one sector (ma_report.only) shows all its rows. */
+#define MA_RENDER_ROWS_PER_SECTOR 10
+#define MA_RENDER_BOARDS_PER_SECTOR 2
+
+/* Is sector i shown (every sector, or the one ma_report.only names)? */
+int ma_render_sector_shown(const ma_report *r, size_t i);
+
+/* "millaudit report --audit STORE --run N --sector S" into buf, words quoted for a shell. */
+void ma_render_sector_command(char *buf, size_t size, const ma_report *r, const char *sector);
+
 /* The shards a merged run was made of, in o's format (nothing for other runs). */
 void ma_render_shards(ma_out *o, const ma_report *r);
+
+/* The Markdown budget (docs/report.md "Formats"): a GitHub comment or job summary holds 65,536
+ * characters; the text and Markdown renderer (render_text.c) lists less at each of
+ * MA_RENDER_LEVELS levels (0: everything, the verdict box always whole). */
+#define MA_RENDER_MD_MAX 65536
+#define MA_RENDER_LEVELS 4
+void ma_render_text(ma_out *o, const ma_report *r, int md, int level);
 
 /* The renderers render.c dispatches to (render_html.c, render_json.c). */
 void ma_render_html(ma_out *o, const ma_report *r);

@@ -58,6 +58,32 @@ static json_t *verdict(jb *b, const ma_report *r)
     put(b, o, "incomplete", json_boolean(v->incomplete));
     put(b, o, "within_bounds_only", json_boolean(v->within_bounds));
     put(b, o, "unproven", json_integer(v->unproven));
+    json_t *roots = put(b, o, "root_sectors", json_array());
+    for (size_t i = 0; i < r->run.n_sectors; i++)
+        if (r->sx[i].cause == MA_REPORT_ROOT)
+            add(b, roots, ma_json_store_text(r->run.sectors[i].sector));
+    const ma_report_box *x = &r->box;
+    json_t *box = put(b, o, "box", json_object());
+    const char *keys[] = {"faulty_sectors", "consequences", "first_root", "changed", "next_step"};
+    const char *lines[] = {x->faulty, x->consequences, x->first_root, x->since, x->next};
+    for (int i = 0; i < 5; i++)
+        put(b, box, keys[i], lines[i][0] ? ma_json_store_text(lines[i]) : json_null());
+    const ma_report_since *s = &r->since;
+    if (s->run) {
+        json_t *since = put(b, o, "since", json_object());
+        put(b, since, "run", json_integer(s->run));
+        put(b, since, "started_at", ma_json_store_text(s->started_at));
+        put(b, since, "status", ma_json_store_text(s->status));
+        put(b, since, "regressed", json_boolean(s->regressed));
+        put(b, since, "verdict_worse", json_boolean(s->verdict_worse));
+        put(b, since, "verdict_better", json_boolean(s->verdict_better));
+        const size_t n[] = {s->n_faults, s->n_consequences, s->n_fixed, s->n_improved, s->n_changed};
+        const char *names[] = {"faults", "consequences", "fixed", "improved", "changed"};
+        for (int i = 0; i < 5; i++)
+            put(b, since, names[i], json_integer((json_int_t)n[i]));
+    } else {
+        put(b, o, "since", json_null());
+    }
     return o;
 }
 
@@ -190,6 +216,18 @@ static json_t *sector(jb *b, const ma_report *r, size_t i)
     put(b, o, "body_digest", ma_json_store_text(x->body_digest));
     put(b, o, "derived_sha256", ma_json_store_text(s->derived_sha256));
     put(b, o, "derived_positions", s->has_derived_positions ? json_integer(s->derived_positions) : json_null());
+    put(b, o, "cause", x->cause == MA_REPORT_ROOT          ? json_string("root")
+                       : x->cause == MA_REPORT_CONSEQUENCE ? json_string("consequence")
+                                                           : json_null());
+    json_t *because = put(b, o, "consequence_of", json_array());
+    for (const char *p = x->because; p && *p;) {
+        size_t len = strcspn(p, ",");
+        char *name = strndup(p, len);
+        add(b, because, ma_json_store_text(name));
+        free(name);
+        p += len;
+        p += strspn(p, ", ");
+    }
     return o;
 }
 
@@ -227,14 +265,17 @@ int ma_render_json(char **out, const ma_report *r, ma_error *err)
     put(&b, doc, "schema_version", json_integer(MA_REPORT_SCHEMA_VERSION));
     put(&b, doc, "format", json_string(MA_REPORT_FORMAT));
     put(&b, doc, "verdict", verdict(&b, r));
+    put(&b, doc, "sector", r->only ? ma_json_store_text(r->only) : json_null());
     put(&b, doc, "run", run_facts(&b, r));
     put(&b, doc, "totals", totals(&b, r));
     json_t *secs = put(&b, doc, "sectors", json_array());
     for (size_t i = 0; i < r->run.n_sectors; i++)
-        add(&b, secs, sector(&b, r, i));
+        if (ma_render_sector_shown(r, i))
+            add(&b, secs, sector(&b, r, i));
     json_t *ds = put(&b, doc, "discrepancies", json_array());
     for (size_t i = 0; i < r->run.n_disc; i++)
-        add(&b, ds, discrepancy(&b, r, i));
+        if (!r->only || (r->run.disc[i].sector && !strcmp(r->run.disc[i].sector, r->only)))
+            add(&b, ds, discrepancy(&b, r, i));
     json_t *h = put(&b, doc, "history", json_array());
     for (size_t i = 0; i < r->n_history; i++) {
         const ma_report_history *x = &r->history[i];

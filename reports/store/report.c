@@ -766,7 +766,10 @@ static int finish(ma_report *r, ma_error *err)
         sector_state(r, i);
     totals(r);
     ma_verdict_decide(&r->totals, &r->verdict);
-    return MA_OK;
+    int rc = ma_report_causes(r, err);
+    if (rc == MA_OK)
+        ma_report_box_fill(r);
+    return rc;
 }
 
 int ma_report_derive(ma_report *r, ma_error *err)
@@ -793,6 +796,10 @@ int ma_report_load(ma_audit *a, int64_t id, ma_report *r, ma_error *err)
         rc = load_v4(a, r, err);
     if (!rc)
         rc = load_history(a, r, err);
+    if (!rc)
+        rc = ma_report_since_load(a, r, err);
+    if (!rc && !(r->store_path = strdup(ma_audit_path(a))))
+        rc = ma_error_set(err, MA_ENOMEM, "report: out of memory");
     sqlite3_exec(db, "COMMIT", NULL, NULL, NULL);
     return rc ? rc : finish(r, err);
 }
@@ -817,7 +824,8 @@ void ma_report_release(ma_report *r)
     if (!r)
         return;
     for (size_t i = 0; r->sx && i < r->run.n_sectors; i++)
-        free(r->sx[i].format), free(r->sx[i].body_digest);
+        free(r->sx[i].format), free(r->sx[i].body_digest), free(r->sx[i].because);
+    free(r->store_path);
     for (size_t i = 0; r->dx && i < r->run.n_disc; i++) {
         free(r->dx[i].move), free(r->dx[i].successor);
         value_free(&r->dx[i].stored), value_free(&r->dx[i].derived);

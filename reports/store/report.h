@@ -84,7 +84,17 @@ typedef struct ma_report_sector {
     char *body_digest;          /* "match", "mismatch", ... (open format header digest), NULL if not recorded */
     int state;                  /* ma_verdict_state of the sector alone */
     int mover_in_hand, opponent_in_hand; /* from the sector name W_B_WF_BF; -1 if not parsable */
+    /* Where the fault lies (issue 45): MA_REPORT_ROOT for a sector with a fault of its own (root
+     * discrepancies, or a split not recorded, or a body that does not match its header; diff: a
+     * difference of its own), MA_REPORT_CONSEQUENCE for one wrong only because root sectors among
+     * its successors are (propagated discrepancies only; diff: every difference through a
+     * successor), 0 for a sector without discrepancies. because: the root sectors ("std_4_3_0_0,
+     * std_4_4_0_0") of a consequence, else NULL. */
+    int cause;
+    char *because;
 } ma_report_sector;
+
+enum { MA_REPORT_ROOT = 1, MA_REPORT_CONSEQUENCE = 2 };
 
 /* A value as data: outcome "win" / "loss" / "draw" / other recorded words, or NULL when unknown. */
 typedef struct ma_report_value {
@@ -111,8 +121,36 @@ typedef struct ma_report_history {
     ma_verdict_state state;
 } ma_report_history;
 
+/* What changed since the previous run of the same database (reports/store/history.h): the basis
+ * of the verdict box's "since" line. run 0: no previous run (the first of its root, or not a
+ * verify run). Names are ", "-separated, at most a few, "" when none. */
+typedef struct ma_report_since {
+    int64_t run;                 /* the previous run; 0: none */
+    char started_at[40], status[32];
+    int regressed, verdict_worse, verdict_better;
+    size_t n_faults, n_consequences, n_fixed, n_improved, n_changed;
+    char faults[320];            /* root regressions */
+    char fixed[320];             /* sectors whose discrepancies are gone */
+} ma_report_since;
+
+/* The verdict box (docs/report.md §1): lines every format shows under the headline, "" when they
+ * do not apply. */
+typedef struct ma_report_box {
+    char faulty[640];            /* "std_4_3_0_0 (651,831 roots), std_4_4_0_0 (200,820 roots)" */
+    char consequences[640];      /* "20 sectors with propagated discrepancies only, a consequence of ..." */
+    char first_root[640];        /* "std_4_3_0_0 entry 0: position ...: stored ..., derived ..., refuted by a1-a4" */
+    char since[640];             /* what changed since the previous run */
+    char next[2600];             /* the next step: commands naming the database and the store */
+} ma_report_box;
+
 typedef struct ma_report {
     ma_run run;
+    char *store_path;            /* the store the report was loaded from (for the commands it names) */
+    const char *only;            /* ma_store_report_select_sector: the one sector shown (in run) */
+    size_t n_root_sectors, n_consequence_sectors;
+    int64_t first_root;          /* index into run.disc of the first root row shown; -1 none */
+    ma_report_since since;
+    ma_report_box box;
     int v4;                      /* the store has the schema v4 columns */
     char *mode;                  /* "full", "resume", "incremental"; NULL before v4 */
     int64_t resumed_from;        /* 0: none */
@@ -141,6 +179,18 @@ int ma_report_derive(ma_report *r, ma_error *err);
 void ma_report_free(ma_report *r);
 /* Frees everything but r->run (for a run the caller owns, as with ma_report_derive). */
 void ma_report_release(ma_report *r);
+
+/* The verdict box (reports/store/report_box.c): each sector's cause, the first root row and the
+ * counts (from the loaded run); what changed since the previous run (reads the store); the box's
+ * lines from all of it and the verdict. Errors: MA_ENOMEM, the store's. */
+int ma_report_causes(ma_report *r, ma_error *err);
+/* r->first_root: the first root row of a root sector (of r->only when set), -1 when none. */
+void ma_report_first_root(ma_report *r);
+int ma_report_since_load(ma_audit *a, ma_report *r, ma_error *err);
+void ma_report_box_fill(ma_report *r);
+/* A word of a shell command as a user types it (the commands the box names): as is when it is
+ * plain, else in single quotes. */
+void ma_report_shell_word(char *buf, size_t size, const char *w);
 
 /* Parses a recorded value text ("win 13", "loss 2 (0x4002)", ">= win 5 (3,4)", "draw (count 3)")
  * into v (strings malloc'd). Unknown text gives outcome NULL. Returns -1 on out of memory. */

@@ -3,6 +3,7 @@
  * handles, the regressions of a run as one call, the report as a handle. The work is in runs.c,
  * history.c and report.c; here the handles are made and freed and the verdicts are decided.
  */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -184,6 +185,33 @@ int ma_store_report_load(ma_report **out, ma_audit *a, int64_t id, ma_error *err
         *out = NULL;
     }
     return rc;
+}
+
+int ma_store_report_select_sector(ma_report *r, const char *sector, ma_error *err)
+{
+    int w, b, wf, bf, used = 0;
+    const char *digits = strchr(sector, '_') && !(sector[0] >= '0' && sector[0] <= '9') ? strchr(sector, '_') + 1
+                                                                                          : sector;
+    if (sscanf(digits, "%d_%d_%d_%d%n", &w, &b, &wf, &bf, &used) != 4 || digits[used])
+        return ma_error_set(err, MA_EINVAL, "--sector %s: not a sector (W_B_WF_BF or <variant>_W_B_WF_BF)", sector);
+    const char *hit = NULL;
+    size_t hits = 0;
+    for (size_t i = 0; i < r->run.n_sectors; i++) {
+        const char *name = r->run.sectors[i].sector;
+        const char *us = name ? strchr(name, '_') : NULL;
+        /* the name as given, or its W_B_WF_BF part (one variant's sector) */
+        if (name && (!strcmp(name, sector) || (digits == sector && us && !strcmp(us + 1, sector))))
+            hit = name, hits++;
+    }
+    if (hits > 1)
+        return ma_error_set(err, MA_EINVAL, "--sector %s: the run holds it in several variants; name one, e.g. std_%s",
+                            sector, sector);
+    if (!hit)
+        return ma_error_set(err, MA_EMISSING, "run %lld has no sector %s", (long long)r->run.id, sector);
+    r->only = hit;
+    ma_report_first_root(r); /* the box's first root is the sector's own */
+    ma_report_box_fill(r);
+    return MA_OK;
 }
 
 ma_verdict_state ma_store_report_verdict(const ma_report *r)
