@@ -143,6 +143,19 @@ static size_t names_of(char *buf, size_t size, const ma_regressions *g, int (*ke
     return count;
 }
 
+/* A recorded run status in the words of a verdict: "ok" is what the store writes for a verified run,
+ * and a report never calls a run ok (docs/report.md §1). */
+static const char *status_words(const char *status)
+{
+    if (!status)
+        return "never finished";
+    if (!strcmp(status, "ok"))
+        return "verified";
+    if (!strcmp(status, "within-bounds"))
+        return "within bounds only";
+    return status;
+}
+
 static int is_fault(const ma_regression_row *w) { return w->regression && !w->consequence; }
 static int is_fixed(const ma_regression_row *w) { return (w->changes & MA_CHANGE_FIXED) != 0; }
 
@@ -170,7 +183,7 @@ int ma_report_since_load(ma_audit *a, ma_report *r, ma_error *err)
             snprintf(s->started_at, sizeof s->started_at, "%.10s %.5s UTC", t, t + 11);
         else
             snprintf(s->started_at, sizeof s->started_at, "%.30s", t);
-        snprintf(s->status, sizeof s->status, "%s", base.status ? base.status : "-");
+        snprintf(s->status, sizeof s->status, "%s", status_words(base.ended_at ? base.status : NULL));
         s->regressed = g.regressed;
         s->verdict_worse = g.verdict_worse;
         s->verdict_better = g.verdict_better;
@@ -323,7 +336,7 @@ static void box_since(ma_report *r)
     }
     if (s->verdict_worse || s->verdict_better)
         add(b->since, sizeof b->since, "%sverdict %s -> %s (%s)", any ? "; " : "", s->status,
-            r->run.status ? r->run.status : "-", s->verdict_worse ? "worse" : "better");
+            status_words(r->run.ended_at ? r->run.status : NULL), s->verdict_worse ? "worse" : "better");
     else if (!any && !s->n_changed)
         add(b->since, sizeof b->since, "nothing changed");
     else if (!any)

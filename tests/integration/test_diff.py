@@ -100,7 +100,9 @@ def test_two_sec2_frames_compare_values_not_keys(millaudit):
     need(EXCERPT / "std_3_3_0_0.sec2")
     proc = millaudit.run("diff", STONEDIFF / "std_3_3_0_0.sec2", EXCERPT / "std_3_3_0_0.sec2",
                          "--limit", "1", check=0)
-    assert "encoding" in proc.stdout and "values agree" in proc.stdout
+    # the encodings said in words: equal, the same values held in other bytes
+    assert "entries hold other bytes for the same value" in proc.stdout and "values agree" in proc.stdout
+    assert "1 sector equal: the same values" in proc.stdout
 
 
 # ---- planted changes are found exactly ----

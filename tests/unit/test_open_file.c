@@ -242,7 +242,7 @@ static void test_lengths(void **state)
                "truncated body");
     memset(buf + GOOD_SIZE, 0, 8);
     expect_bad(fx, "std_0_1_3_2.mdb", buf, GOOD_SIZE + 1, 1, MA_EFORMAT, "0_1_3_2", GOOD_SIZE,
-               "1 trailing bytes");
+               "1 trailing byte after");
 }
 
 static void test_directory_and_missing_file(void **state)

@@ -210,7 +210,7 @@ static void test_the_fault_comes_first_and_is_visible(void **state)
         if (fmt == MA_RENDER_JSON)
             continue; /* data, in recorded order */
         char *out = render(&rep, (ma_render_format)fmt);
-        const char *list = strstr(out, fmt == MA_RENDER_HTML ? "id=\"discrepancies\"" : "Discrepancies (3 rows");
+        const char *list = strstr(out, fmt == MA_RENDER_HTML ? "id=\"discrepancies\"" : "Discrepancies, root sectors first (3 rows");
         assert_non_null(list);
         int md = fmt == MA_RENDER_MD; /* Markdown escapes the underscores */
         const char *root = strstr(list, md ? "std\\_3\\_3\\_0\\_0" : "std_3_3_0_0");
@@ -345,8 +345,8 @@ static void test_json_is_valid_and_holds_data(void **state)
     json_t *doc = json_loads(out, JSON_REJECT_DUPLICATES, &je);
     assert_non_null(doc);
     assert_string_equal(json_string_value(json_object_get(doc, "format")), "millaudit-report");
-    assert_int_equal(json_integer_value(json_object_get(doc, "schema_version")), 1);
-    assert_true(starts(out, "{\n \"schema_version\": 1,\n \"format\": \"millaudit-report\",\n \"verdict\""));
+    assert_int_equal(json_integer_value(json_object_get(doc, "schema_version")), 2);
+    assert_true(starts(out, "{\n \"schema_version\": 2,\n \"format\": \"millaudit-report\",\n \"verdict\""));
     json_t *v = json_object_get(doc, "verdict");
     assert_string_equal(json_string_value(json_object_get(v, "state")), "discrepancies");
     assert_true(json_is_false(json_object_get(v, "good")));
