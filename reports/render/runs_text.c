@@ -212,15 +212,29 @@ static void print_consequences(FILE *f, const ma_regressions *g)
     free(done);
 }
 
-/* The sectors of g whose flag (root regression or improvement) is set, after ": " and ", ". */
-static void print_sectors(FILE *f, const ma_regressions *g, int improvement)
+#define NAMES_LISTED 12 /* sectors named in one summary line before ", ..." */
+
+/* The sectors of g whose flag is set (root regression, improvement, fixed), after ": " and ", ",
+ * at most NAMES_LISTED of them. */
+enum { LIST_FAULTS, LIST_IMPROVED, LIST_FIXED };
+static void print_sectors(FILE *f, const ma_regressions *g, int which)
 {
     const char *sep = ": ";
-    for (size_t i = 0; i < g->n_rows; i++)
-        if (improvement ? g->rows[i].improvement : g->rows[i].regression && !g->rows[i].consequence) {
-            fprintf(f, "%s%s", sep, g->rows[i].sector);
-            sep = ", ";
+    size_t listed = 0;
+    for (size_t i = 0; i < g->n_rows; i++) {
+        const ma_regression_row *w = &g->rows[i];
+        int on = which == LIST_IMPROVED ? w->improvement
+                 : which == LIST_FIXED  ? (w->changes & MA_CHANGE_FIXED) != 0
+                                        : w->regression && !w->consequence;
+        if (!on)
+            continue;
+        if (listed++ == NAMES_LISTED) {
+            fprintf(f, ", ...");
+            return;
         }
+        fprintf(f, "%s%s", sep, w->sector);
+        sep = ", ";
+    }
 }
 
 static void print_regressions(FILE *f, const ma_regressions *g, const char *basis)
@@ -253,7 +267,7 @@ static void print_regressions(FILE *f, const ma_regressions *g, const char *basi
     size_t roots = g->n_regressions - g->n_consequences;
     if (g->regressed) {
         fprintf(f, "regressed: %s", MA_COUNT(roots, "sector", "sectors"));
-        print_sectors(f, g, 0);
+        print_sectors(f, g, LIST_FAULTS);
         if (g->n_consequences)
             fprintf(f, " (and %s as a consequence)", MA_NUM(g->n_consequences));
         if (g->verdict_worse)
@@ -262,9 +276,17 @@ static void print_regressions(FILE *f, const ma_regressions *g, const char *basi
     } else {
         fprintf(f, "no regressions\n");
     }
+    size_t fixed = 0;
+    for (size_t i = 0; i < g->n_rows; i++)
+        fixed += (g->rows[i].changes & MA_CHANGE_FIXED) != 0;
+    if (fixed) { /* a night that fixes a fault says so first */
+        fprintf(f, "fixed: %s no discrepancies any more", MA_COUNT(fixed, "sector has", "sectors have"));
+        print_sectors(f, g, LIST_FIXED);
+        fprintf(f, "\n");
+    }
     if (g->n_improvements) {
         fprintf(f, "improved: %s", MA_COUNT(g->n_improvements, "sector", "sectors"));
-        print_sectors(f, g, 1);
+        print_sectors(f, g, LIST_IMPROVED);
         fprintf(f, "\n");
     }
     if (!g->regressed && g->verdict_better)

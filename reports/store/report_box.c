@@ -293,14 +293,16 @@ static void box_first_root(ma_report *r, int diff)
     ma_report_box *b = &r->box;
     int mover = -1, opp = -1;
     ma_report_in_hand(d->sector, &mover, &opp);
-    snprintf(b->first_root, sizeof b->first_root, "%s entry %lld: position %s", d->sector ? d->sector : "-",
-             (long long)d->entry, d->board ? d->board : "-");
+    snprintf(b->first_root, sizeof b->first_root, "%s entry %lld (%s): position %s", d->sector ? d->sector : "-",
+             (long long)d->entry, d->cls ? d->cls : "-", d->board ? d->board : "-");
     if (mover >= 0)
         add(b->first_root, sizeof b->first_root, " (in hand X %d, O %d)", mover, opp);
     add(b->first_root, sizeof b->first_root, ": %s %s, %s %s", diff ? "A says" : "stored", d->stored ? d->stored : "-",
         diff ? "B says" : "derived", d->derived ? d->derived : "-");
     if (dx->move)
         add(b->first_root, sizeof b->first_root, ", %s %s", diff ? "proved by" : "refuted by", dx->move);
+    else if (!diff && dx->derived.outcome && !strcmp(dx->derived.outcome, "loss") && dx->derived.depth == 0)
+        add(b->first_root, sizeof b->first_root, "; the side to move has no turn, so it has lost");
 }
 
 static void box_since(ma_report *r)

@@ -104,6 +104,17 @@ def test_github_actions_workflow(millaudit, tmp_path):
         assert proc.returncode == 0, proc.stdout + proc.stderr
     summary = nightly_results(ws_dir / "nightly" / "results")
     assert "baseline   run 1 " in summary
+    # the summary step, run here as written: the night's Markdown report on the run's page, within a
+    # job summary's and a pull-request comment's 65,536 characters
+    step = steps["Summary of the night"]
+    assert step["if"] == "always()" and "$GITHUB_STEP_SUMMARY" in step["run"]
+    page = tmp_path / "step-summary.md"
+    proc = run_shell(step["run"], ws_dir, {**env, "GITHUB_STEP_SUMMARY": str(page)})
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    text = page.read_text()
+    assert text == (ws_dir / "nightly" / "results" / "report.md").read_text()
+    assert text.startswith("# millaudit report: run 2 (verify)\n") and len(text) <= 65536
+    assert "> **Verdict: fully verified: " in text
 
 
 def test_weekly_mutation_run_workflow(tmp_path):
