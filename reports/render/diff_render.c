@@ -112,7 +112,8 @@ static void print_position(FILE *out, const ma_diff_sector *s, const ma_diff_exa
             fprintf(out, "    %-12s %-22s %s%s\n", x->turns[i].move, x->turns[i].a, x->turns[i].b,
                     x->turns[i].differs ? "   <- differs" : "");
         if (x->n_turns > TURNS_SHOWN)
-            fprintf(out, "    ... %s more\n", MA_COUNT((uint64_t)(x->n_turns - TURNS_SHOWN), "turn", "turns"));
+            fprintf(out, "    ... %s more %s\n", MA_NUM((uint64_t)(x->n_turns - TURNS_SHOWN)),
+                    ma_noun((uint64_t)(x->n_turns - TURNS_SHOWN), "turn", "turns"));
     }
     if (!quiet)
         print_diagram(out, x->board, "      ");
