@@ -70,7 +70,7 @@ static void html_verdict(ma_out *o, const ma_report *r)
     ma_out_printf(o, "</div>\n");
     /* the box: where the faults are, where to start, what changed, what to do next */
     const ma_report_box *b = &r->box;
-    const char *labels[] = {diff ? "differs at the root" : "faulty sectors", "as a consequence", "first root",
+    const char *labels[] = {diff ? "root pairs" : "faulty sectors", "as a consequence", "first root",
                             "what changed", "next step"};
     const char *lines[] = {b->faulty, b->consequences, b->first_root, b->since, b->next};
     int any = 0;

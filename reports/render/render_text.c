@@ -124,7 +124,7 @@ static void text_verdict(ma_out *o, const ma_report *r, int md)
         ma_out_str(o, v->headline);
         ma_out_printf(o, "\n");
     }
-    box_line(o, md, diff ? "differs at the root" : "faulty sectors", b->faulty);
+    box_line(o, md, diff ? "root pairs" : "faulty sectors", b->faulty);
     box_line(o, md, "as a consequence", b->consequences);
     box_line(o, md, "first root", b->first_root);
     box_line(o, md, "what changed", b->since);
