@@ -48,7 +48,8 @@ static int render_once(char **buf, size_t *n, const ma_report *r, ma_render_form
 }
 
 /* The last resort of the Markdown budget: the document cut at a line end so that a note saying
- * so fits, an open code fence closed first. */
+ * so fits, an open code fence closed first; a single line longer than half the budget (a hostile or
+ * huge store string) is cut inside, at a UTF-8 character's start, rather than losing all before it. */
 static void cut_to_fit(char *buf, size_t *n, const ma_report *r)
 {
     char store[1100], note[1400];
@@ -56,9 +57,17 @@ static void cut_to_fit(char *buf, size_t *n, const ma_report *r)
     int len = snprintf(note, sizeof note, "\n> **This report was cut to fit %s characters; `millaudit report --audit "
                                           "%.1100s --run %lld --format text` has all of it.**\n",
                        MA_NUM(MA_RENDER_MD_MAX), store, (long long)r->run.id);
-    size_t keep = MA_RENDER_MD_MAX - (size_t)len - 8; /* room for a closing fence */
-    while (keep > 0 && buf[keep - 1] != '\n')
-        keep--;
+    size_t keep = MA_RENDER_MD_MAX - (size_t)len - 8; /* room for a closing fence and a newline */
+    size_t line = keep;
+    while (line > 0 && buf[line - 1] != '\n')
+        line--;
+    if (line >= keep / 2) {
+        keep = line;
+    } else {
+        while (keep > 0 && ((unsigned char)buf[keep] & 0xC0) == 0x80)
+            keep--;
+        buf[keep++] = '\n';
+    }
     size_t fences = 0;
     for (size_t i = 0; i + 3 <= keep; i++)
         if ((i == 0 || buf[i - 1] == '\n') && !strncmp(buf + i, "```", 3))

@@ -93,7 +93,7 @@ static size_t pick(const ma_report *r, const int64_t *key, size_t *idx)
 {
     size_t n = r->run.n_sectors, m = 0;
     for (size_t i = 0; i < n; i++)
-        if (key[i] >= 0)
+        if (key[i] >= 0 && ma_render_sector_shown(r, i)) /* report --sector: that sector's bars only */
             idx[m++] = i;
     if (m <= MAX_ROWS)
         return m;
@@ -208,7 +208,8 @@ void ma_chart_proof(ma_out *o, const ma_report *r)
     snprintf(note, sizeof note, "%s", faults ? "Sectors with discrepancies first, marked red at the left. " : "");
     if (m < n)
         snprintf(note + strlen(note), sizeof note - strlen(note),
-                 "%zu of %zu sectors shown (those with most unproven entries, then the largest).", m, n);
+                 "%s of %s shown (those with most unproven entries, then the largest).", MA_NUM(m),
+                 MA_COUNT(n, "sector", "sectors"));
     fig_close(o, note[0] ? note : NULL);
     free(key), free(idx);
 }
@@ -259,11 +260,12 @@ void ma_chart_wdl(ma_out *o, const ma_report *r)
     char note[320];
     note[0] = 0;
     if (m < have)
-        snprintf(note, sizeof note, "%zu of %zu sectors with a histogram shown (the largest). ", m, have);
+        snprintf(note, sizeof note, "%s of %s with a histogram shown (the largest). ", MA_NUM(m),
+                 MA_COUNT(have, "sector", "sectors"));
     if (have < n) /* never drop sectors silently: within-bounds sectors have no exact values to count */
         snprintf(note + strlen(note), sizeof note - strlen(note),
-                 "%zu of %zu sectors not shown: no outcome histogram recorded (only within bounds, "
-                 "incomplete or unusable).", n - have, n);
+                 "%s of %s not shown: no outcome histogram recorded (only within bounds, incomplete or "
+                 "unusable).", MA_NUM(n - have), MA_COUNT(n, "sector", "sectors"));
     fig_close(o, note[0] ? note : NULL);
     free(key), free(idx);
 }
@@ -322,7 +324,9 @@ static void depths_chart(ma_out *o, const ma_report *r, const char *variant)
     }
     int maxd = -1, any = 0;
     for (size_t i = 0; i < r->run.n_sectors; i++)
-        for (size_t k = 0; of_variant(r->run.sectors[i].sector, variant) && k < r->run.sectors[i].n_bins; k++) {
+        for (size_t k = 0; of_variant(r->run.sectors[i].sector, variant) && ma_render_sector_shown(r, i) &&
+                           k < r->run.sectors[i].n_bins;
+             k++) {
             const ma_run_bin *b = &r->run.sectors[i].bins[k];
             const char *oc = b->outcome ? b->outcome : "";
             any = 1;
@@ -373,12 +377,12 @@ static void depths_chart(ma_out *o, const ma_report *r, const char *variant)
         if (wins[d] > 0) {
             double bh = (log10((double)wins[d]) + 1) / top * half;
             ma_out_printf(o, "<rect x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\" fill=\"%s\"><title>depth %d: "
-                             "%lld wins</title></rect>", x, axis - bh, w, bh, C_WIN, d, (long long)wins[d]);
+                             "%s</title></rect>", x, axis - bh, w, bh, C_WIN, d, MA_COUNT(wins[d], "win", "wins"));
         }
         if (losses[d] > 0) {
             double bh = (log10((double)losses[d]) + 1) / top * half;
             ma_out_printf(o, "<rect x=\"%.1f\" y=\"%d\" width=\"%.1f\" height=\"%.1f\" fill=\"%s\"><title>depth %d: "
-                             "%lld losses</title></rect>", x, axis, w, bh, C_LOSS, d, (long long)losses[d]);
+                             "%s</title></rect>", x, axis, w, bh, C_LOSS, d, MA_COUNT(losses[d], "loss", "losses"));
         }
     }
     ma_out_printf(o, "<line x1=\"%d\" y1=\"%d\" x2=\"%d\" y2=\"%d\" stroke=\"#333\"/>", x0, axis, x1, axis);
@@ -571,12 +575,10 @@ void ma_chart_history(ma_out *o, const ma_report *r)
         ma_out_printf(o, "<text x=\"%.1f\" y=\"%d\" text-anchor=\"middle\">%lld</text>", x + cw / 2, top + bh + 14,
                       (long long)hh->id);
         /* the whole date and the minute (UTC), slanted so that 30 columns keep them apart */
-        char when[24] = "";
-        const char *t = hh->started_at ? hh->started_at : "";
-        if (strlen(t) >= 16 && t[10] == 'T')
-            snprintf(when, sizeof when, "%.10s %.5s", t, t + 11);
-        else
-            snprintf(when, sizeof when, "%.20s", t);
+        char when[64];
+        size_t wl = strlen(ma_report_when(when, 25, hh->started_at ? hh->started_at : ""));
+        if (wl > 4 && !strcmp(when + wl - 4, " UTC"))
+            when[wl - 4] = '\0'; /* the caption says UTC once */
         double lx = x + cw / 2 + 3;
         int ly = top + bh + 26;
         ma_out_printf(o, "<text x=\"%.1f\" y=\"%d\" transform=\"rotate(-40 %.1f %d)\" text-anchor=\"end\" "

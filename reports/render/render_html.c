@@ -393,7 +393,8 @@ static void html_history(ma_out *o, const ma_report *r)
         const ma_report_history *h = &r->history[i];
         ma_out_printf(o, "<tr><td class=\"n\">%s%lld%s</td><td>", h->id == r->run.id ? "<b>" : "", (long long)h->id,
                       h->id == r->run.id ? "</b>" : "");
-        ma_out_str(o, h->started_at);
+        char when[64];
+        ma_out_str(o, ma_report_when(when, sizeof when, h->started_at));
         ma_out_printf(o, "</td><td>");
         ma_out_str(o, h->mode);
         ma_out_printf(o, "</td><td class=\"n\">%s</td><td class=\"n\">%s</td><td class=\"n\">%s</td><td class=\"n\">%s</td><td>",
@@ -401,7 +402,8 @@ static void html_history(ma_out *o, const ma_report *r)
                       ma_fmt_count(c[2], 32, h->within_bounds), ma_fmt_count(c[3], 32, h->discrepancies));
         state_badge(o, h->state, NULL);
         if (h->carried)
-            ma_out_printf(o, " <span class=\"carried\">%lld sectors carried over</span>", (long long)h->carried);
+            ma_out_printf(o, " <span class=\"carried\">%s carried over</span>",
+                          MA_COUNT((uint64_t)h->carried, "sector", "sectors"));
         ma_out_printf(o, "</td></tr>\n");
     }
     ma_out_printf(o, "</table>\n");
@@ -430,19 +432,19 @@ static void html_appendix(ma_out *o, const ma_report *r)
             ma_out_str(o, x->files[i].sector);
             ma_out_printf(o, "</td></tr>\n");
         }
-        ma_out_printf(o, "</table>\n<p class=\"note\">%zu files, chunk size %lld bytes</p>\n", x->n_files,
-                      (long long)x->manifest_chunk_size);
+        ma_out_printf(o, "</table>\n<p class=\"note\">%s, chunk size %s</p>\n", MA_COUNT(x->n_files, "file", "files"),
+                      MA_COUNT((uint64_t)x->manifest_chunk_size, "byte", "bytes"));
     }
     size_t n = 0;
     for (size_t i = 0; i < x->n_sectors; i++)
-        n += x->sectors[i].derived_sha256 != NULL;
+        n += x->sectors[i].derived_sha256 && ma_render_sector_shown(r, i);
     if (!n)
         return;
     ma_out_printf(o, "<h2 id=\"digests\">Appendix B: derived-value digests</h2>\n<table class=\"files\"><tr>"
                      "<th>sector</th><th>derived sha256</th><th class=\"n\">positions</th></tr>\n");
     for (size_t i = 0; i < x->n_sectors; i++) {
         const ma_run_sector *s = &x->sectors[i];
-        if (!s->derived_sha256)
+        if (!s->derived_sha256 || !ma_render_sector_shown(r, i))
             continue;
         ma_out_printf(o, "<tr><td>");
         ma_out_str(o, s->sector);
@@ -468,7 +470,8 @@ void ma_render_html(ma_out *o, const ma_report *r)
     ma_out_printf(o, ")</h1>\n<p class=\"sub\">");
     ma_out_str(o, r->run.database_root);
     ma_out_printf(o, " &middot; ");
-    ma_out_str(o, r->run.started_at);
+    char when[64];
+    ma_out_str(o, ma_report_when(when, sizeof when, r->run.started_at));
     ma_out_printf(o, "</p>\n");
     html_verdict(o, r);
     html_sides(o, r);

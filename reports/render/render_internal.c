@@ -190,6 +190,8 @@ void ma_out_strn(ma_out *o, const char *s, size_t max)
         ma_out_str(o, s);
         return;
     }
+    while (max > 0 && ((unsigned char)s[max] & 0xC0) == 0x80)
+        max--; /* never half a UTF-8 character */
     char *t = strndup(s, max);
     if (!t) {
         o->oom = 1;

@@ -77,9 +77,11 @@ static json_t *verdict(jb *b, const ma_report *r)
         put(b, since, "regressed", json_boolean(s->regressed));
         put(b, since, "verdict_worse", json_boolean(s->verdict_worse));
         put(b, since, "verdict_better", json_boolean(s->verdict_better));
-        const size_t n[] = {s->n_faults, s->n_consequences, s->n_fixed, s->n_improved, s->n_changed};
-        const char *names[] = {"faults", "consequences", "fixed", "improved", "changed"};
-        for (int i = 0; i < 5; i++)
+        const size_t n[] = {s->n_faults, s->n_consequences, s->n_fixed, s->n_fixed_consequences, s->n_improved,
+                            s->n_follows, s->n_changed};
+        const char *names[] = {"faults",   "consequences", "fixed",  "fixed_consequences",
+                               "improved", "follows",      "changed"};
+        for (int i = 0; i < 7; i++)
             put(b, since, names[i], json_integer((json_int_t)n[i]));
     } else {
         put(b, o, "since", json_null());

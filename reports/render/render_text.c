@@ -161,6 +161,8 @@ typedef struct view {
     size_t rows;                /* discrepancy rows per sector */
     size_t boards;              /* boards drawn per sector */
     size_t history;             /* runs of the history table */
+    size_t sectors;             /* sectors with something to look at, listed in each table */
+    size_t clip;                /* bytes of a sector's message */
 } view;
 
 static view view_of(const ma_report *r, int level)
@@ -168,7 +170,9 @@ static view view_of(const ma_report *r, int level)
     static const size_t rows[] = {MA_RENDER_ROWS_PER_SECTOR, 3, 1, 0};
     static const size_t boards[] = {MA_RENDER_BOARDS_PER_SECTOR, 1, 0, 0};
     static const size_t history[] = {30, 10, 3, 0};
-    view v = {level, rows[level], boards[level], history[level]};
+    static const size_t sectors[] = {SIZE_MAX, SIZE_MAX, 40, 15};
+    static const size_t clip[] = {SIZE_MAX, 400, 200, 100};
+    view v = {level, rows[level], boards[level], history[level], sectors[level], clip[level]};
     if (r->only && level == 0) /* one sector asked for: every row the store kept of it */
         v.rows = (size_t)-1, v.boards = MA_RENDER_MAX_BOARDS;
     return v;
@@ -195,10 +199,10 @@ static void text_sectors(ma_out *o, const ma_report *r, const view *v, int md)
         ma_out_printf(o, "| sector | entries | checked | verified | within bounds | discrepancies | roots | propagated |"
                          " seconds | entries/s | state |\n|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|\n");
     } else {
-        ma_out_printf(o, "  %-15s %13s %13s %11s %11s %11s %11s %8s  %s\n", "sector", "entries", "verified",
-                      "in-bounds", "discrep", "roots", "propag", "seconds", "state");
+        ma_out_printf(o, "  %-15s %13s %13s %11s %11s %8s  %s\n", "sector", "entries", "verified", "in-bounds",
+                      "discrep", "seconds", "state");
     }
-    size_t *order = ma_render_sector_order(o, r), hidden = 0; /* the faulty sectors first */
+    size_t *order = ma_render_sector_order(o, r), hidden = 0, listed = 0, over = 0; /* the faulty sectors first */
     for (size_t k = 0; order && k <= x->n_sectors; k++) {
         size_t i = k == x->n_sectors ? k : order[k];
         int total = i == x->n_sectors;
@@ -208,6 +212,10 @@ static void text_sectors(ma_out *o, const ma_report *r, const view *v, int md)
             continue;
         if (!total && v->level >= 1 && ma_render_sector_rank(r, i) == 3) {
             hidden++; /* a smaller view lists the sectors to look at, and counts the rest */
+            continue;
+        }
+        if (!total && listed++ >= v->sectors) {
+            over++; /* the smallest views list the first of them, root sectors first */
             continue;
         }
         const ma_run_sector *s = total ? NULL : &x->sectors[i];
@@ -256,11 +264,11 @@ static void text_sectors(ma_out *o, const ma_report *r, const view *v, int md)
                               ma_fmt_count(c[3], 32, bounds), ma_fmt_count(c[4], 32, disc),
                               ma_fmt_count(c[5], 32, shown_roots), ma_fmt_count(c[6], 32, shown_prop), secs,
                               ma_fmt_rate(c[7], 32, checked, secs));
-            else /* a terminal's 100 columns: checked and the rate are in the other formats */
-                ma_out_printf(o, " %13s %13s %11s %11s %11s %11s %8.2f  ", ma_fmt_count(c[0], 32, entries),
+            else /* a terminal's 100 columns: checked and the rate are in the other formats, the
+                  * roots and propagated under the row with the classes, the total's in the verdict */
+                ma_out_printf(o, " %13s %13s %11s %11s %8.2f  ", ma_fmt_count(c[0], 32, entries),
                               ma_fmt_count(c[2], 32, verified), ma_fmt_count(c[3], 32, bounds),
-                              ma_fmt_count(c[4], 32, disc), ma_fmt_count(c[5], 32, shown_roots),
-                              ma_fmt_count(c[6], 32, shown_prop), secs);
+                              ma_fmt_count(c[4], 32, disc), secs);
         }
         if (total)
             ma_out_printf(o, "%s", ma_state_words(r->verdict.state));
@@ -272,34 +280,44 @@ static void text_sectors(ma_out *o, const ma_report *r, const view *v, int md)
         ma_out_printf(o, md ? " |\n" : "\n");
         if (!md && !total && s->message && !(diff && !strncmp(s->message, "identical", 9))) {
             ma_out_printf(o, "      message: ");
-            ma_out_str(o, s->message);
+            ma_out_strn(o, s->message, v->clip);
             ma_out_printf(o, "\n");
         }
         if (!md && !total && s->n_classes) {
             ma_out_printf(o, "      classes: ");
             class_list(o, s);
+            if (!diff && disc > 0 && roots >= 0)
+                ma_out_printf(o, "; %s, %s propagated", MA_COUNT((uint64_t)roots, "root", "roots"),
+                              MA_NUM((uint64_t)prop));
             ma_out_printf(o, "\n");
         }
         if (!md && !total && sx->cause == MA_REPORT_CONSEQUENCE && !diff) {
             ma_out_printf(o, "      a consequence of: ");
-            ma_out_str(o, sx->because);
+            ma_out_strn(o, sx->because, v->clip);
             ma_out_printf(o, "\n");
         }
     }
-    free(order);
-    if (hidden) {
-        char cmd[1300];
-        ma_report_shell_word(cmd, sizeof cmd, r->store_path ? r->store_path : "STORE");
+    char cmd[1300];
+    ma_report_shell_word(cmd, sizeof cmd, r->store_path ? r->store_path : "STORE");
+    if (over)
+        ma_out_printf(o, md ? "\n%s to look at not listed here: `millaudit report --audit %s --run %lld` lists "
+                              "them all.\n"
+                            : "  (%s to look at not listed here: millaudit report --audit %s --run %lld lists them "
+                              "all)\n",
+                      MA_COUNT(over, "more sector", "more sectors"), cmd, (long long)r->run.id);
+    if (hidden)
         ma_out_printf(o, md ? "\n%s not listed (nothing to look at): `millaudit report --audit %s --run %lld` lists "
                               "every sector.\n"
                             : "  (%s not listed, nothing to look at: millaudit report --audit %s --run %lld lists "
                               "every sector)\n",
                       MA_COUNT(hidden, "more sector", "more sectors"), cmd, (long long)r->run.id);
-    }
     if (md) {
         int any = 0;
-        for (size_t i = 0; i < x->n_sectors; i++)
+        listed = 0;
+        for (size_t k = 0; order && k < x->n_sectors; k++) {
+            size_t i = order[k];
             if (ma_render_sector_shown(r, i) && !(v->level >= 1 && ma_render_sector_rank(r, i) == 3) &&
+                listed++ < v->sectors &&
                 ((x->sectors[i].message && !(diff && !strncmp(x->sectors[i].message, "identical", 9))) ||
                  x->sectors[i].n_classes || r->sx[i].because)) {
                 if (!any++)
@@ -311,13 +329,15 @@ static void text_sectors(ma_out *o, const ma_report *r, const view *v, int md)
                 ma_out_printf(o, " | ");
                 if (r->sx[i].because && !diff) {
                     ma_out_printf(o, "a consequence of ");
-                    ma_out_str(o, r->sx[i].because);
+                    ma_out_strn(o, r->sx[i].because, v->clip);
                 } else {
-                    ma_out_str(o, x->sectors[i].message);
+                    ma_out_strn(o, x->sectors[i].message, v->clip);
                 }
                 ma_out_printf(o, " |\n");
             }
+        }
     }
+    free(order);
 }
 
 /* Row i of the discrepancies: its position, the refuting move, and its board when draw is set. */
@@ -398,7 +418,11 @@ static void sector_rows(ma_out *o, const ma_report *r, const ma_render_rows *row
         text_board(o, r, d, draw, md);
         *drawn += draw;
     }
-    if (n > shown || (uint64_t)s->discrepancies > n) {
+    if (n == shown && (uint64_t)s->discrepancies > n) { /* every recorded row shown: the rest were never kept */
+        ma_out_printf(o, md ? "\n%s more not kept: the run kept %s of this sector (`verify --max-rows`).\n"
+                            : "    ... %s more not kept: the run kept %s of this sector (verify --max-rows)\n",
+                      MA_NUM((uint64_t)s->discrepancies - n), MA_COUNT(n, "row", "rows"));
+    } else if (n > shown || (uint64_t)s->discrepancies > n) {
         char cmd[1300];
         ma_render_sector_command(cmd, sizeof cmd, r, s->sector);
         uint64_t more = (uint64_t)(s->discrepancies > (int64_t)shown ? s->discrepancies - (int64_t)shown : 0);
@@ -434,11 +458,19 @@ static void text_discrepancies(ma_out *o, const ma_report *r, const view *v, int
         size_t i = order[k];
         if (!ma_render_sector_shown(r, i) || (x->sectors[i].discrepancies <= 0 && !rows.count[i]))
             continue;
-        any++;
-        sector_rows(o, r, &rows, i, v, md, &drawn);
+        if (any++ < v->sectors)
+            sector_rows(o, r, &rows, i, v, md, &drawn);
     }
     if (!any)
         ma_out_printf(o, md ? "\nNone.\n" : "  none\n");
+    if (any > v->sectors) {
+        char cmd[1300];
+        ma_report_shell_word(cmd, sizeof cmd, r->store_path ? r->store_path : "STORE");
+        ma_out_printf(o, md ? "\n%s not shown here: `millaudit report --audit %s --run %lld` shows them all.\n"
+                            : "  (%s not shown here: millaudit report --audit %s --run %lld shows them all)\n",
+                      MA_COUNT(any - v->sectors, "more sector with rows", "more sectors with rows"), cmd,
+                      (long long)r->run.id);
+    }
     ma_render_rows_free(&rows);
     free(order);
 }
@@ -448,7 +480,7 @@ static void text_depths(ma_out *o, const ma_report *r, int md)
     int64_t wins[1024] = {0}, losses[1024] = {0}, draws = 0, max = 0;
     int maxd = -1, any = 0;
     for (size_t i = 0; i < r->run.n_sectors; i++)
-        for (size_t k = 0; k < r->run.sectors[i].n_bins; k++) {
+        for (size_t k = 0; ma_render_sector_shown(r, i) && k < r->run.sectors[i].n_bins; k++) {
             const ma_run_bin *b = &r->run.sectors[i].bins[k];
             const char *oc = b->outcome ? b->outcome : "";
             any = 1;
@@ -467,8 +499,11 @@ static void text_depths(ma_out *o, const ma_report *r, int md)
             if (b->depth > maxd)
                 maxd = (int)b->depth;
         }
-    ma_out_printf(o, md ? "\n## Outcomes by depth (positions, all sectors; bars on a log scale)\n\n"
-                        : "\nOutcomes by depth (positions, all sectors; bars on a log scale)\n");
+    ma_out_printf(o, md ? "\n## Outcomes by depth (positions, %s" : "\nOutcomes by depth (positions, %s",
+                  r->only ? "sector " : "all sectors");
+    if (r->only)
+        ma_out_str(o, r->only);
+    ma_out_printf(o, md ? "; bars on a log scale)\n\n" : "; bars on a log scale)\n");
     if (!any) {
         ma_out_printf(o, md ? "No outcome/depth histogram recorded in this run.\n"
                             : "  no outcome/depth histogram recorded in this run\n");
@@ -510,7 +545,8 @@ static void text_history(ma_out *o, const ma_report *r, const view *v, int md)
                       diff ? "positions" : "entries", diff ? "agree" : "verified", diff ? "-" : "within bounds",
                       diff ? "differences" : "discrepancies");
     else
-        ma_out_printf(o, "  %6s  %-24s  %-11s %12s %12s %10s %8s  %s\n", "run", "started", "mode",
+        /* 100 columns: the mode is in the other formats, this run is starred */
+        ma_out_printf(o, "  %4s  %-20s %13s %13s %11s %11s  %s\n", "run", "started (* this run)",
                       diff ? "positions" : "entries", diff ? "agree" : "verified", diff ? "-" : "in-bounds",
                       diff ? "differ" : "discrep", "state");
     char c[4][32];
@@ -520,20 +556,21 @@ static void text_history(ma_out *o, const ma_report *r, const view *v, int md)
                       MA_COUNT(first, "run", "runs"));
     for (size_t i = first; i < r->n_history; i++) {
         const ma_report_history *h = &r->history[i];
-        ma_out_printf(o, md ? "| %lld | " : "  %6lld  ", (long long)h->id);
-        ma_out_strn(o, h->started_at, 24);
-        if (!md)
-            for (size_t k = h->started_at ? strlen(h->started_at) : 1; k < 24; k++)
+        int self = h->id == r->run.id;
+        ma_out_printf(o, md ? "| %lld | " : "  %4lld%c ", (long long)h->id, self ? '*' : ' ');
+        char when[64];
+        ma_out_strn(o, ma_report_when(when, sizeof when, h->started_at), 20);
+        if (md) {
+            ma_out_printf(o, " | ");
+            ma_out_str(o, h->mode);
+        } else {
+            for (size_t k = strlen(when); k < 20; k++)
                 ma_out_printf(o, " ");
-        ma_out_printf(o, md ? " | " : "  ");
-        ma_out_strn(o, h->mode ? h->mode : "-", 11);
-        if (!md)
-            for (size_t k = h->mode ? strlen(h->mode) : 1; k < 11; k++)
-                ma_out_printf(o, " ");
-        ma_out_printf(o, md ? " | %s | %s | %s | %s | %s%s |\n" : " %12s %12s %10s %8s  %s%s\n",
+        }
+        ma_out_printf(o, md ? " | %s | %s | %s | %s | %s%s |\n" : " %13s %13s %11s %11s  %s%s\n",
                       ma_fmt_count(c[0], 32, h->entries), ma_fmt_count(c[1], 32, h->verified),
                       ma_fmt_count(c[2], 32, h->within_bounds), ma_fmt_count(c[3], 32, h->discrepancies),
-                      ma_state_words(h->state), h->id == r->run.id ? " (this run)" : "");
+                      ma_state_words(h->state), md && self ? " (this run)" : "");
     }
 }
 
@@ -580,7 +617,7 @@ static void text_digests(ma_out *o, const ma_report *r, const view *v, int md)
 {
     size_t n = 0;
     for (size_t i = 0; i < r->run.n_sectors; i++)
-        n += r->run.sectors[i].derived_sha256 != NULL;
+        n += r->run.sectors[i].derived_sha256 && ma_render_sector_shown(r, i);
     if (!n)
         return;
     if (v->level >= 1) {
@@ -594,7 +631,7 @@ static void text_digests(ma_out *o, const ma_report *r, const view *v, int md)
                         : "\nAppendix B: derived-value digests (docs/reproducibility.md)\n");
     for (size_t i = 0; i < r->run.n_sectors; i++) {
         const ma_run_sector *s = &r->run.sectors[i];
-        if (!s->derived_sha256)
+        if (!s->derived_sha256 || !ma_render_sector_shown(r, i))
             continue;
         ma_out_printf(o, md ? "| " : "  ");
         ma_out_str(o, s->sector);

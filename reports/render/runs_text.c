@@ -187,23 +187,34 @@ static int same_causes(const ma_regression_row *a, const ma_regression_row *b)
     return 1;
 }
 
-/* The consequences, once, grouped under the root sectors that explain them: one line per group. */
-static void print_consequences(FILE *f, const ma_regressions *g)
+static int grouped(const ma_regression_row *w, int follows) { return follows ? w->follows : w->consequence; }
+
+/* The consequences (follows: the improvements that follow fixes), once, grouped under the sectors
+ * that explain them: one line per group. */
+static void print_consequences(FILE *f, const ma_regressions *g, int follows)
 {
     char *done = calloc(g->n_rows ? g->n_rows : 1, 1);
     for (size_t i = 0; done && i < g->n_rows; i++) {
         const ma_regression_row *row = &g->rows[i];
-        if (!row->consequence || done[i])
+        if (!grouped(row, follows) || done[i])
             continue;
         size_t group = 0;
         for (size_t j = i; j < g->n_rows; j++)
-            group += g->rows[j].consequence && !done[j] && same_causes(&g->rows[j], row);
-        fprintf(f, "consequence %s changed as a consequence of", MA_COUNT(group, "sector", "sectors"));
+            group += grouped(&g->rows[j], follows) && !done[j] && same_causes(&g->rows[j], row);
+        if (!follows)
+            fprintf(f, "consequence %s changed as a consequence of", MA_COUNT(group, "sector", "sectors"));
+        else if (row->n_because)
+            fprintf(f, "follows     %s improved as a consequence of the fix of", MA_COUNT(group, "sector", "sectors"));
+        else
+            fprintf(f, "follows     %s fixed: the baseline found only propagated discrepancies in %s",
+                    MA_COUNT(group, "sector", "sectors"), ma_noun(group, "it", "them"));
         for (size_t k = 0; k < row->n_because; k++)
             fprintf(f, "%s %s", k ? "," : "", row->because[k]);
-        fprintf(f, " (%s with its successors):", ma_noun(group, "it agrees", "each agrees"));
+        if (!follows)
+            fprintf(f, " (%s with its successors)", ma_noun(group, "it agrees", "each agrees"));
+        fprintf(f, ":");
         for (size_t j = i; j < g->n_rows; j++)
-            if (g->rows[j].consequence && !done[j] && same_causes(&g->rows[j], row)) {
+            if (grouped(&g->rows[j], follows) && !done[j] && same_causes(&g->rows[j], row)) {
                 fprintf(f, "%s %s", done[i] && j != i ? "," : "", g->rows[j].sector);
                 done[j] = 1;
             }
@@ -223,8 +234,8 @@ static void print_sectors(FILE *f, const ma_regressions *g, int which)
     size_t listed = 0;
     for (size_t i = 0; i < g->n_rows; i++) {
         const ma_regression_row *w = &g->rows[i];
-        int on = which == LIST_IMPROVED ? w->improvement
-                 : which == LIST_FIXED  ? (w->changes & MA_CHANGE_FIXED) != 0
+        int on = which == LIST_IMPROVED ? w->improvement && !w->follows
+                 : which == LIST_FIXED  ? (w->changes & MA_CHANGE_FIXED) && !w->follows
                                         : w->regression && !w->consequence;
         if (!on)
             continue;
@@ -253,16 +264,15 @@ static void print_regressions(FILE *f, const ma_regressions *g, const char *basi
     fprintf(f, "verdict: %s -> %s%s\n", or_dash(b->status), r->ended_at ? or_dash(r->status) : "unfinished",
             g->verdict_worse ? " (worse)" : g->verdict_better ? " (better)" : g->verdict_changed ? "" : " (unchanged)");
     /* root regressions first (the faults to fix), then the consequences in one line per cause,
-     * then improvements and other changes */
+     * then improvements and other changes, then what followed fixes in one line per cause */
     for (int pass = 0; pass < 2; pass++) {
         for (size_t i = 0; i < g->n_rows; i++) {
             const ma_regression_row *row = &g->rows[i];
             int root = row->regression && !row->consequence;
-            if (row->changes && !row->consequence && root == !pass)
+            if (row->changes && !row->consequence && !row->follows && root == !pass)
                 print_row(f, row);
         }
-        if (!pass)
-            print_consequences(f, g);
+        print_consequences(f, g, pass);
     }
     size_t roots = g->n_regressions - g->n_consequences;
     if (g->regressed) {
@@ -276,17 +286,26 @@ static void print_regressions(FILE *f, const ma_regressions *g, const char *basi
     } else {
         fprintf(f, "no regressions\n");
     }
-    size_t fixed = 0;
-    for (size_t i = 0; i < g->n_rows; i++)
+    size_t fixed = 0, followed = 0; /* the sectors with a fault of their own, the rest counted */
+    for (size_t i = 0; i < g->n_rows; i++) {
         fixed += (g->rows[i].changes & MA_CHANGE_FIXED) != 0;
+        followed += (g->rows[i].changes & MA_CHANGE_FIXED) && g->rows[i].follows;
+    }
     if (fixed) { /* a night that fixes a fault says so first */
         fprintf(f, "fixed: %s no discrepancies any more", MA_COUNT(fixed, "sector has", "sectors have"));
         print_sectors(f, g, LIST_FIXED);
-        fprintf(f, "\n");
+        if (followed)
+            fprintf(f, "%s%s wrong only as a consequence", fixed > followed ? " (and " : ": ",
+                    MA_COUNT(followed, "sector", "sectors"));
+        fprintf(f, "%s\n", followed && fixed > followed ? ")" : "");
     }
     if (g->n_improvements) {
         fprintf(f, "improved: %s", MA_COUNT(g->n_improvements, "sector", "sectors"));
-        print_sectors(f, g, LIST_IMPROVED);
+        if (g->n_improvements > g->n_follows)
+            print_sectors(f, g, LIST_IMPROVED);
+        if (g->n_follows)
+            fprintf(f, "%s%s as a consequence of the fixes below them%s", g->n_improvements > g->n_follows ? " (and " : ": ",
+                    MA_NUM(g->n_follows), g->n_improvements > g->n_follows ? ")" : "");
         fprintf(f, "\n");
     }
     if (!g->regressed && g->verdict_better)

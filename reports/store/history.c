@@ -510,9 +510,43 @@ static ma_regression_row *row_of(const ma_regressions *g, const char *name)
     return NULL;
 }
 
+/* Row i's causes (history.h: root causes): the rows j with cause[j] reachable from it through the
+ * run's recorded inputs, appended to its because. seen and queue: room for g->n_rows. */
+static int causes_of(ma_regressions *g, size_t i, const char *cause, char *seen, size_t *queue)
+{
+    size_t n = g->n_rows;
+    ma_regression_row *row = &g->rows[i];
+    size_t head = 0, tail = 0;
+    memset(seen, 0, n);
+    seen[i] = 1;
+    queue[tail++] = i;
+    while (head < tail) {
+        const ma_run_sector *s = g->rows[queue[head++]].run;
+        for (size_t k = 0; s && k < s->n_successors; k++) {
+            ma_regression_row *next = row_of(g, s->successors[k]);
+            size_t j = next ? (size_t)(next - g->rows) : n;
+            if (j < n && !seen[j] && next->run) {
+                seen[j] = 1;
+                queue[tail++] = j;
+            }
+        }
+    }
+    for (size_t j = 0; j < n; j++) {
+        if (j == i || !seen[j] || !cause[j])
+            continue;
+        const char **p = realloc(row->because, (row->n_because + 1) * sizeof *p);
+        if (!p)
+            return MA_ENOMEM;
+        row->because = p;
+        row->because[row->n_because++] = g->rows[j].sector;
+    }
+    return MA_OK;
+}
+
 /* Marks the consequences among the regressions and names their causes: the sectors reachable
  * through the run's recorded inputs that changed and hold a fault of their own, or regressed in a
- * way no successor explains. */
+ * way no successor explains. Then the improvements that follow: their causes are the improved
+ * sectors below them that held a fault of their own in the baseline. */
 static int attribute(ma_regressions *g)
 {
     size_t n = g->n_rows;
@@ -526,38 +560,28 @@ static int attribute(ma_regressions *g)
     }
     for (size_t i = 0; rc == MA_OK && i < n; i++) {
         ma_regression_row *row = &g->rows[i];
-        if (!may_be_consequence(row))
+        if (!may_be_consequence(row) || (rc = causes_of(g, i, cause, seen, queue)) != MA_OK)
             continue;
-        size_t head = 0, tail = 0;
-        memset(seen, 0, n);
-        seen[i] = 1;
-        queue[tail++] = i;
-        while (head < tail) {
-            const ma_run_sector *s = g->rows[queue[head++]].run;
-            for (size_t k = 0; s && k < s->n_successors; k++) {
-                ma_regression_row *next = row_of(g, s->successors[k]);
-                size_t j = next ? (size_t)(next - g->rows) : n;
-                if (j < n && !seen[j] && next->run) {
-                    seen[j] = 1;
-                    queue[tail++] = j;
-                }
-            }
-        }
-        for (size_t j = 0; j < n && rc == MA_OK; j++) {
-            if (j == i || !seen[j] || !cause[j])
-                continue;
-            const char **p = realloc(row->because, (row->n_because + 1) * sizeof *p);
-            if (!p) {
-                rc = MA_ENOMEM;
-                break;
-            }
-            row->because = p;
-            row->because[row->n_because++] = g->rows[j].sector;
-        }
         if (row->n_because) {
             row->consequence = 1;
             row->why = "derived values changed as a consequence of a fault below it (it agrees with its successors)";
             g->n_consequences++;
+        }
+    }
+    for (size_t i = 0; rc == MA_OK && i < n; i++) {
+        const ma_regression_row *row = &g->rows[i];
+        cause[i] = row->improvement && row->base && own_fault(row->base);
+    }
+    for (size_t i = 0; rc == MA_OK && i < n; i++) {
+        ma_regression_row *row = &g->rows[i];
+        const ma_run_sector *b = row->base;
+        if (!row->improvement || cause[i] || !b || (rc = causes_of(g, i, cause, seen, queue)) != MA_OK)
+            continue;
+        if (row->n_because || (b->has_split && b->roots == 0 && b->propagated > 0)) {
+            row->follows = 1;
+            row->why = row->changes & MA_CHANGE_FIXED ? "fixed: no discrepancies any more (they were a consequence)"
+                                                      : "derived values corrected as a consequence of a fix below it";
+            g->n_follows++;
         }
     }
     free(cause), free(seen), free(queue);
@@ -684,6 +708,7 @@ int ma_regressions_json(const ma_regressions *r, const char *store, const char *
     put(&b, c, "regressions", json_integer((json_int_t)r->n_regressions));
     put(&b, c, "consequences", json_integer((json_int_t)r->n_consequences));
     put(&b, c, "improvements", json_integer((json_int_t)r->n_improvements));
+    put(&b, c, "follows", json_integer((json_int_t)r->n_follows));
     put(&b, c, "changed", json_integer((json_int_t)r->n_changed));
     put(&b, c, "unchanged", json_integer((json_int_t)r->n_unchanged));
     put(&b, doc, "counts", c);

@@ -50,6 +50,12 @@
  * Every other regression is a root regression: it fails on its own (JUnit, the text lists it
  * first). A consequence is still a regression (the run regressed), reported once, grouped under
  * its causes. Without recorded inputs nothing can explain a regression, so none is a consequence.
+ *
+ * The same the other way (a night that fixes a fault): an improvement FOLLOWS when its sector held
+ * no fault of its own in B and either B found only propagated discrepancies in it (the split
+ * recorded) or, among the sectors it was computed from in R (transitively), there is one that held
+ * a fault of its own in B and improved: its causes (`because`). The text names the fixed sectors
+ * with a fault of their own and counts those that follow.
  */
 #ifndef MA_HISTORY_H
 #define MA_HISTORY_H
@@ -110,6 +116,7 @@ typedef struct ma_regression_row {
     int improvement;               /* this sector got better (and not worse) */
     const char *why;               /* one phrase: why it is a regression or an improvement, or NULL */
     int consequence;               /* a regression explained by root causes among its successors */
+    int follows;                   /* an improvement explained by faults below it that improved */
     const char **because;          /* those causes (sector names in the run), n_because of them */
     size_t n_because;
 } ma_regression_row;
@@ -121,6 +128,7 @@ typedef struct ma_regressions {
     size_t n_rows;
     size_t n_regressions, n_improvements, n_changed, n_unchanged;
     size_t n_consequences;         /* regressions that are consequences (the rest are root regressions) */
+    size_t n_follows;              /* improvements that follow improvements below them */
     int verdict_changed, verdict_worse, verdict_better;
     int regressed;                 /* some sector regressed or the verdict got worse */
 } ma_regressions;

@@ -19,11 +19,10 @@
 
 /* ---------------------------------------------------------------- verdict */
 
-/* A count with thousands separators; the verdict never shows a negative "not recorded" count. */
-static char *group(char *buf, size_t n, int64_t v)
-{
-    return ma_num(buf, n, v < 0 ? 0 : (uint64_t)v);
-}
+/* The verdict never shows a negative "not recorded" count. */
+static uint64_t known(int64_t v) { return v < 0 ? 0 : (uint64_t)v; }
+#define NUM(v) MA_NUM(known(v))
+#define COUNT(v, one, many) MA_COUNT(known(v), one, many)
 
 static void detail(ma_verdict *v, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 static void detail(ma_verdict *v, const char *fmt, ...)
@@ -44,56 +43,50 @@ static int status_is(const char *s, const char *a, const char *b)
 /* "(3 roots, 5 propagated)", or "" when the run did not record the split. */
 static void roots_text(char *buf, size_t n, const ma_verdict_counts *c)
 {
-    char r[32], p[32];
     if (c->roots >= 0 && c->propagated >= 0)
-        snprintf(buf, n, " (%s root%s, %s propagated)", group(r, sizeof r, c->roots), c->roots == 1 ? "" : "s",
-                 group(p, sizeof p, c->propagated));
+        snprintf(buf, n, " (%s, %s propagated)", COUNT(c->roots, "root", "roots"), NUM(c->propagated));
     else
         snprintf(buf, n, " (roots and propagated not recorded by the build that ran it)");
 }
 
 static void decide_diff(const ma_verdict_counts *c, ma_verdict *v)
 {
-    char a[32], b[32], e[32];
     int differ = c->value_differences > 0 || c->only_a > 0 || c->only_b > 0 || status_is(c->status, "discrepancies", NULL);
     v->interrupted = !c->ended || status_is(c->status, "interrupted", NULL);
     v->incomplete = status_is(c->status, "unusable", "incomplete");
     if (differ) {
         v->state = MA_VERDICT_DIFFER;
-        snprintf(v->headline, sizeof v->headline, "values differ: %s position%s in value",
-                 group(a, sizeof a, c->value_differences), c->value_differences == 1 ? " differs" : "s differ");
+        snprintf(v->headline, sizeof v->headline, "values differ: %s in value",
+                 COUNT(c->value_differences, "position differs", "positions differ"));
         if (c->only_a || c->only_b)
-            detail(v, "%lld sector%s only in A, %lld only in B", (long long)c->only_a, c->only_a == 1 ? "" : "s",
-                   (long long)c->only_b);
+            detail(v, "%s only in A, %s only in B", COUNT(c->only_a, "sector", "sectors"), NUM(c->only_b));
     } else if (v->interrupted) {
         v->state = MA_VERDICT_INTERRUPTED;
-        snprintf(v->headline, sizeof v->headline, "interrupted: the diff never finished (%lld sector%s compared)",
-                 (long long)c->sectors, c->sectors == 1 ? "" : "s");
+        snprintf(v->headline, sizeof v->headline, "interrupted: the diff never finished (%s compared)",
+                 COUNT(c->sectors, "sector", "sectors"));
     } else if (v->incomplete) {
         v->state = MA_VERDICT_INCOMPLETE;
-        snprintf(v->headline, sizeof v->headline, "incomplete: an input was unusable (%lld sector%s compared)",
-                 (long long)c->sectors, c->sectors == 1 ? "" : "s");
+        snprintf(v->headline, sizeof v->headline, "incomplete: an input was unusable (%s compared)",
+                 COUNT(c->sectors, "sector", "sectors"));
     } else {
         v->state = MA_VERDICT_AGREE;
         v->good = 1;
-        snprintf(v->headline, sizeof v->headline, "values agree: %s positions in %lld sector%s",
-                 group(a, sizeof a, c->entries), (long long)c->sectors, c->sectors == 1 ? "" : "s");
+        snprintf(v->headline, sizeof v->headline, "values agree: %s in %s", COUNT(c->entries, "position", "positions"),
+                 COUNT(c->sectors, "sector", "sectors"));
     }
     if (c->identical > 0)
-        detail(v, "%lld of %lld sector%s identical by SHA-256 (not read further)", (long long)c->identical,
-               (long long)c->sectors, c->sectors == 1 ? "" : "s");
+        detail(v, "%s of %s identical by SHA-256 (not read further)", NUM(c->identical),
+               COUNT(c->sectors, "sector", "sectors"));
     if (c->encoding > 0)
-        detail(v, "%s encoding difference%s (same values, other bytes)", group(e, sizeof e, c->encoding),
-               c->encoding == 1 ? "" : "s");
+        detail(v, "%s (same values, other bytes)", COUNT(c->encoding, "encoding difference", "encoding differences"));
     if (differ && v->interrupted)
         detail(v, "the diff was interrupted: only the sectors listed were compared");
-    (void)b;
 }
 
 void ma_verdict_decide(const ma_verdict_counts *c, ma_verdict *v)
 {
     memset(v, 0, sizeof *v);
-    char n1[32], n2[32], n3[32], rt[96];
+    char rt[96];
     if (c->kind && !strcmp(c->kind, "diff")) {
         decide_diff(c, v);
         return;
@@ -109,16 +102,16 @@ void ma_verdict_decide(const ma_verdict_counts *c, ma_verdict *v)
     if (c->continued_by > 0)
         snprintf(continued, sizeof continued, "; continued by run %lld", (long long)c->continued_by);
     if (plan_known)
-        snprintf(progress, sizeof progress, "interrupted: %lld of %lld sector%s checked", (long long)reached,
-                 (long long)planned, planned == 1 ? "" : "s");
+        snprintf(progress, sizeof progress, "interrupted: %s of %s checked", NUM(reached),
+                 COUNT(planned, "sector", "sectors"));
     else
         snprintf(progress, sizeof progress, "interrupted: the run never finished, so sectors may be missing from it");
     if (!verify && c->discrepancies <= 0) {
         v->incomplete = status_is(c->status, "unusable", "incomplete");
         v->state = v->interrupted ? MA_VERDICT_INTERRUPTED : v->incomplete ? MA_VERDICT_INCOMPLETE : MA_VERDICT_RECORDED;
         if (v->state == MA_VERDICT_RECORDED && !strcmp(c->kind, "manifest"))
-            snprintf(v->headline, sizeof v->headline, "%s recorded: %lld file%s, %s bytes", c->kind,
-                     (long long)c->files, c->files == 1 ? "" : "s", group(n1, sizeof n1, c->bytes));
+            snprintf(v->headline, sizeof v->headline, "%s recorded: %s, %s", c->kind, COUNT(c->files, "file", "files"),
+                     COUNT(c->bytes, "byte", "bytes"));
         else if (v->state == MA_VERDICT_RECORDED) /* opening, grade: their own commands report them */
             snprintf(v->headline, sizeof v->headline, "%s run recorded with status '%s' (millaudit %s describes it)",
                      c->kind, c->status ? c->status : "none", c->kind);
@@ -133,20 +126,17 @@ void ma_verdict_decide(const ma_verdict_counts *c, ma_verdict *v)
     v->within_bounds = v->unproven > 0 || status_is(c->status, "within-bounds", NULL);
     roots_text(rt, sizeof rt, c);
     char unproven[128];
-    snprintf(unproven, sizeof unproven, "%s entr%s unproven", group(n2, sizeof n2, v->unproven),
-             v->unproven == 1 ? "y" : "ies");
+    snprintf(unproven, sizeof unproven, "%s unproven", COUNT(v->unproven, "entry", "entries"));
     if (v->discrepancies && c->discrepancies <= 0 && c->body_mismatches > 0) {
         v->state = MA_VERDICT_DISCREPANCIES;
-        snprintf(v->headline, sizeof v->headline,
-                 "discrepancies found: %lld file%s whose body does not match the digest in its header", 
-                 (long long)c->body_mismatches, c->body_mismatches == 1 ? "" : "s");
+        snprintf(v->headline, sizeof v->headline, "discrepancies found: %s whose body does not match the digest in its "
+                 "header", COUNT(c->body_mismatches, "file", "files"));
     } else if (v->discrepancies) {
         v->state = MA_VERDICT_DISCREPANCIES;
-        snprintf(v->headline, sizeof v->headline, "discrepancies found: %s%s", group(n1, sizeof n1, c->discrepancies),
-                 rt);
+        snprintf(v->headline, sizeof v->headline, "discrepancies found: %s%s", NUM(c->discrepancies), rt);
         if (c->body_mismatches > 0)
-            detail(v, "%lld file%s whose body does not match the digest in its header", (long long)c->body_mismatches,
-                   c->body_mismatches == 1 ? "" : "s");
+            detail(v, "%s whose body does not match the digest in its header",
+                   COUNT(c->body_mismatches, "file", "files"));
     } else if (v->interrupted && c->sectors == 1 && c->sectors_not_checked == 1) {
         v->state = MA_VERDICT_INTERRUPTED; /* one sector of an interrupted run's plan */
         snprintf(v->headline, sizeof v->headline, "not checked: the run stopped before this sector");
@@ -156,18 +146,18 @@ void ma_verdict_decide(const ma_verdict_counts *c, ma_verdict *v)
     } else if (v->interrupted) {
         v->state = MA_VERDICT_INTERRUPTED;
         snprintf(v->headline, sizeof v->headline,
-                 "interrupted: the run never finished; %lld sector%s recorded, no discrepancy among them%s",
-                 (long long)c->sectors, c->sectors == 1 ? "" : "s", continued);
+                 "interrupted: the run never finished; %s recorded, no discrepancy among them%s",
+                 COUNT(c->sectors, "sector", "sectors"), continued);
     } else if (v->incomplete) {
         v->state = MA_VERDICT_INCOMPLETE;
         if (c->sectors_unusable <= 0 && c->inputs_absent > 0)
-            snprintf(v->headline, sizeof v->headline, "incomplete: %lld successor file%s absent (%s%s)%s%s%s",
-                     (long long)c->inputs_absent, c->inputs_absent == 1 ? "" : "s", c->absent_names,
+            snprintf(v->headline, sizeof v->headline, "incomplete: %s absent (%s%s)%s%s%s",
+                     COUNT(c->inputs_absent, "successor file", "successor files"), c->absent_names,
                      c->inputs_absent > 3 ? ", ..." : "", v->unproven ? "; " : "", v->unproven ? unproven : "", "");
         else if (c->sectors_unusable > 0)
-            snprintf(v->headline, sizeof v->headline, "incomplete: %lld sector%s could not be checked%s%s%s",
-                     (long long)c->sectors_unusable, c->sectors_unusable == 1 ? "" : "s",
-                     v->unproven ? " and " : "", v->unproven ? unproven : "", "");
+            snprintf(v->headline, sizeof v->headline, "incomplete: %s could not be checked%s%s%s",
+                     COUNT(c->sectors_unusable, "sector", "sectors"), v->unproven ? " and " : "",
+                     v->unproven ? unproven : "", "");
         else
             snprintf(v->headline, sizeof v->headline, "incomplete: inputs missing or unusable%s%s%s",
                      v->unproven ? " (" : "", v->unproven ? unproven : "", v->unproven ? ")" : "");
@@ -177,23 +167,21 @@ void ma_verdict_decide(const ma_verdict_counts *c, ma_verdict *v)
     } else {
         v->state = MA_VERDICT_VERIFIED;
         v->good = 1;
-        snprintf(v->headline, sizeof v->headline,
-                 "fully verified: %s entries in %lld sector%s, every value and depth re-derived",
-                 group(n1, sizeof n1, c->entries), (long long)c->sectors, c->sectors == 1 ? "" : "s");
+        snprintf(v->headline, sizeof v->headline, "fully verified: %s in %s, every value and depth re-derived",
+                 COUNT(c->entries, "entry", "entries"), COUNT(c->sectors, "sector", "sectors"));
     }
     /* the conditions that did not lead */
     if (v->state != MA_VERDICT_INTERRUPTED && v->interrupted)
         detail(v, "%s%s", progress, continued);
     if (v->state != MA_VERDICT_INCOMPLETE && v->incomplete)
-        detail(v, "incomplete: %lld sector%s could not be checked", (long long)c->sectors_unusable,
-               c->sectors_unusable == 1 ? "" : "s");
+        detail(v, "incomplete: %s could not be checked", COUNT(c->sectors_unusable, "sector", "sectors"));
     if (v->state != MA_VERDICT_WITHIN_BOUNDS && v->state != MA_VERDICT_INCOMPLETE && v->unproven > 0)
         detail(v, "within bounds only: %s", unproven);
     if (c->inputs_absent > 0 && !(v->state == MA_VERDICT_INCOMPLETE && c->sectors_unusable <= 0))
-        detail(v, "successor file%s absent: %s%s (%lld in all)", c->inputs_absent == 1 ? "" : "s", c->absent_names,
-               c->inputs_absent > 3 ? ", ..." : "", (long long)c->inputs_absent);
+        detail(v, "successor %s absent: %s%s (%s in all)", ma_noun(known(c->inputs_absent), "file", "files"),
+               c->absent_names, c->inputs_absent > 3 ? ", ..." : "", NUM(c->inputs_absent));
     if (c->entries >= 0 && v->state != MA_VERDICT_VERIFIED)
-        detail(v, "%s of %s entries fully verified", group(n1, sizeof n1, c->verified), group(n3, sizeof n3, c->entries));
+        detail(v, "%s of %s fully verified", NUM(c->verified), COUNT(c->entries, "entry", "entries"));
     if (c->status && v->state != MA_VERDICT_VERIFIED && !strcmp(c->status, "ok"))
         detail(v, "the store records this run's status as 'ok' (an older build did not count entries checked "
                   "only within bounds); this verdict is derived from the counts");

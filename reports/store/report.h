@@ -129,8 +129,10 @@ typedef struct ma_report_since {
     char started_at[40], status[32];
     int regressed, verdict_worse, verdict_better;
     size_t n_faults, n_consequences, n_fixed, n_improved, n_changed;
+    size_t n_follows;            /* of n_improved: sectors that improved as a consequence of fixes below them */
+    size_t n_fixed_consequences; /* of n_fixed and n_follows: fixed as a consequence */
     char faults[320];            /* root regressions */
-    char fixed[320];             /* sectors whose discrepancies are gone */
+    char fixed[320];             /* the other fixed sectors: the ones with a fault of their own */
 } ma_report_since;
 
 /* The verdict box (docs/report.md §1): lines every format shows under the headline, "" when they
@@ -191,6 +193,9 @@ void ma_report_box_fill(ma_report *r);
 /* A word of a shell command as a user types it (the commands the box names): as is when it is
  * plain, else in single quotes. */
 void ma_report_shell_word(char *buf, size_t size, const char *w);
+/* A store time ("2026-11-26T02:00:13.123Z") as people read it, "2026-11-26 02:00 UTC", into buf;
+ * any other text as it is (truncated to size), NULL as "-". Returns buf. */
+const char *ma_report_when(char *buf, size_t size, const char *iso);
 
 /* Parses a recorded value text ("win 13", "loss 2 (0x4002)", ">= win 5 (3,4)", "draw (count 3)")
  * into v (strings malloc'd). Unknown text gives outcome NULL. Returns -1 on out of memory. */

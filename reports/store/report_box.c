@@ -127,20 +127,14 @@ void ma_report_first_root(ma_report *r)
 
 /* ---------------------------------------------------------------- since the previous run */
 
-/* Names of the rows of g that pass keep(), ", "-joined into buf (at most NAMES_SHOWN). */
-static size_t names_of(char *buf, size_t size, const ma_regressions *g, int (*keep)(const ma_regression_row *))
+/* name appended to the ", "-joined list in buf, the count-th: at most NAMES_SHOWN, then "...". */
+static void name_add(char *buf, size_t size, size_t *count, const char *name)
 {
-    size_t count = 0, used = 0;
-    buf[0] = 0;
-    for (size_t i = 0; i < g->n_rows; i++) {
-        if (!keep(&g->rows[i]))
-            continue;
-        if (count++ < NAMES_SHOWN && used < size)
-            used += (size_t)snprintf(buf + used, size - used, "%s%s", used ? ", " : "", g->rows[i].sector);
-        else if (count == NAMES_SHOWN + 1 && used < size)
-            used += (size_t)snprintf(buf + used, size - used, ", ...");
-    }
-    return count;
+    size_t used = strlen(buf);
+    if ((*count)++ < NAMES_SHOWN)
+        snprintf(buf + used, size - used, "%s%s", used ? ", " : "", name);
+    else if (*count == NAMES_SHOWN + 1)
+        snprintf(buf + used, size - used, ", ...");
 }
 
 /* A recorded run status in the words of a verdict: "ok" is what the store writes for a verified run,
@@ -156,8 +150,25 @@ static const char *status_words(const char *status)
     return status;
 }
 
-static int is_fault(const ma_regression_row *w) { return w->regression && !w->consequence; }
-static int is_fixed(const ma_regression_row *w) { return (w->changes & MA_CHANGE_FIXED) != 0; }
+/* The new faults of g (root regressions) named in s->faults; its fixed sectors, those with a fault
+ * of their own in base named in s->fixed, those that follow fixes below them counted. */
+static void faults_and_fixes(ma_report_since *s, const ma_regressions *g)
+{
+    size_t named = 0;
+    s->fixed[0] = s->faults[0] = 0;
+    for (size_t i = 0; i < g->n_rows; i++) {
+        if (g->rows[i].regression && !g->rows[i].consequence)
+            name_add(s->faults, sizeof s->faults, &s->n_faults, g->rows[i].sector);
+        if (!(g->rows[i].changes & MA_CHANGE_FIXED))
+            continue;
+        s->n_fixed++;
+        if (g->rows[i].follows) {
+            s->n_fixed_consequences++;
+            continue;
+        }
+        name_add(s->fixed, sizeof s->fixed, &named, g->rows[i].sector);
+    }
+}
 
 int ma_report_since_load(ma_audit *a, ma_report *r, ma_error *err)
 {
@@ -177,12 +188,7 @@ int ma_report_since_load(ma_audit *a, ma_report *r, ma_error *err)
     if ((rc = ma_regressions_compute(&g, &base, &r->run, err)) == MA_OK) {
         ma_report_since *s = &r->since;
         s->run = prev;
-        /* "2026-11-26 02:00 UTC": the minute a night started, readable in a line */
-        const char *t = base.started_at ? base.started_at : "-";
-        if (strlen(t) >= 16 && t[10] == 'T')
-            snprintf(s->started_at, sizeof s->started_at, "%.10s %.5s UTC", t, t + 11);
-        else
-            snprintf(s->started_at, sizeof s->started_at, "%.30s", t);
+        ma_report_when(s->started_at, sizeof s->started_at, base.started_at);
         snprintf(s->status, sizeof s->status, "%s", status_words(base.ended_at ? base.status : NULL));
         s->regressed = g.regressed;
         s->verdict_worse = g.verdict_worse;
@@ -190,8 +196,8 @@ int ma_report_since_load(ma_audit *a, ma_report *r, ma_error *err)
         s->n_consequences = g.n_consequences;
         s->n_changed = g.n_changed;
         s->n_improved = g.n_improvements;
-        s->n_faults = names_of(s->faults, sizeof s->faults, &g, is_fault);
-        s->n_fixed = names_of(s->fixed, sizeof s->fixed, &g, is_fixed);
+        s->n_follows = g.n_follows;
+        faults_and_fixes(s, &g);
         ma_regressions_free(&g);
     }
     ma_run_free(&base);
@@ -210,6 +216,16 @@ static void add(char *buf, size_t size, const char *fmt, ...)
     va_start(ap, fmt);
     vsnprintf(buf + used, size - used, fmt, ap);
     va_end(ap);
+}
+
+const char *ma_report_when(char *buf, size_t size, const char *iso)
+{
+    const char *t = iso ? iso : "-";
+    if (strlen(t) >= 16 && t[10] == 'T') /* the minute is what a reader compares nights by */
+        snprintf(buf, size, "%.10s %.5s UTC", t, t + 11);
+    else
+        snprintf(buf, size, "%s", t);
+    return buf;
 }
 
 void ma_report_shell_word(char *buf, size_t size, const char *w)
@@ -326,14 +342,28 @@ static void box_since(ma_report *r)
             MA_COUNT(s->n_consequences, "sector", "sectors"));
         any = 1;
     }
-    if (s->n_fixed) {
+    size_t roots_fixed = s->n_fixed - s->n_fixed_consequences;
+    if (roots_fixed) {
         add(b->since, sizeof b->since, "%sFIXED: %s %s no discrepancy any more", any ? "; " : "", s->fixed,
+            ma_noun(roots_fixed, "has", "have"));
+        if (s->n_fixed_consequences)
+            add(b->since, sizeof b->since, ", nor %s that %s wrong only as a consequence",
+                MA_COUNT(s->n_fixed_consequences, "sector", "sectors"), ma_noun(s->n_fixed_consequences, "was", "were"));
+        any = 1;
+    } else if (s->n_fixed) {
+        add(b->since, sizeof b->since, "%sFIXED: %s that %s wrong only as a consequence %s no discrepancy any more",
+            any ? "; " : "", MA_COUNT(s->n_fixed, "sector", "sectors"), ma_noun(s->n_fixed, "was", "were"),
             ma_noun(s->n_fixed, "has", "have"));
         any = 1;
     }
-    if (s->n_improved > s->n_fixed) {
-        add(b->since, sizeof b->since, "%s%s improved", any ? "; " : "",
-            MA_COUNT(s->n_improved - s->n_fixed, "sector", "sectors"));
+    size_t corrected = s->n_follows - s->n_fixed_consequences, improved = s->n_improved - s->n_fixed - corrected;
+    if (improved) {
+        add(b->since, sizeof b->since, "%s%s improved", any ? "; " : "", MA_COUNT(improved, "sector", "sectors"));
+        any = 1;
+    }
+    if (corrected) {
+        add(b->since, sizeof b->since, "%s%s corrected as a consequence", any ? "; " : "",
+            MA_COUNT(corrected, "sector", "sectors"));
         any = 1;
     }
     if (s->verdict_worse || s->verdict_better)

@@ -22,12 +22,14 @@ COUNT_BY_HAND = re.compile(
     r'%[-+ #0-9.*]*(?:hh|h|ll|l|z|j|t)?[udi](?:\s+|"\s*PRI[udi](?:8|16|32|64)\s*"\s*)?\s?(?:more\s+)?(?:' + NOUNS + r')\b'
     r'|"\s*PRI[udi](?:8|16|32|64)\s*"\s+(?:more\s+)?(?:' + NOUNS + r')\b')
 PLURAL_BY_HAND = re.compile(r'[!=]=\s*1\s*\?\s*"(?:|s|y|ies|es)"\s*:\s*"(?:|s|y|ies|es)"')
-COMMENT = re.compile(r"/\*.*?\*/|//[^\n]*", re.S)
+# string and character literals are matched first, so that a "/*" or "//" inside one (a URL, CSS)
+# does not start a comment that would hide the rest of the file from the grep
+TOKEN = re.compile(r'"(?:\\.|[^"\\\n])*"|\'(?:\\.|[^\'\\\n])*\'|/\*.*?\*/|//[^\n]*', re.S)
 
 
 def offences(text):
     """(line number, line) of every hand-written count or plural in C source text (comments out)."""
-    code = COMMENT.sub(lambda m: re.sub(r"[^\n]", " ", m.group(0)), text)
+    code = TOKEN.sub(lambda m: m.group(0) if m.group(0)[0] in "\"'" else re.sub(r"[^\n]", " ", m.group(0)), text)
     found = []
     for pat in (COUNT_BY_HAND, PLURAL_BY_HAND):
         for m in pat.finditer(code):
@@ -64,6 +66,7 @@ def test_the_grep_finds_every_kind_of_hand_written_count():
         'printf("%s", MA_COUNT(n, "entry", "entries"));': 0,
         'printf("entry %llu (offset %llu)", e, o);': 0,   # identifiers, not counts
         '/* printf("%llu entries") in a comment */': 0,
+        'const char *css = "a { b: url(http://x/*) }"; printf("%zu files", n); /* */': 1,  # no comment in a string
     }
     for snippet, expected in planted.items():
         assert len(offences(snippet)) == expected, snippet

@@ -478,6 +478,58 @@ static void test_a_consequence_needs_a_recorded_cause(void **state)
     drop_run(&b);
 }
 
+/* The night after: the faulty sector fixed, the sectors above it back to their values. The fix is
+ * the sector that held a fault of its own; the others follow it, named under it. */
+static void test_improvements_follow_the_fix_below_them(void **state)
+{
+    (void)state;
+    ma_run a, b;
+    make_run(&a, 2, "discrepancies", CAUSED2, 4);
+    add_causes(&a, INPUTS, 4);
+    make_run(&b, 3, "ok", CAUSED1, 4);
+    add_causes(&b, INPUTS, 4);
+    ma_regressions g;
+    ma_error err;
+    assert_int_equal(ma_regressions_compute(&g, &a, &b, &err), MA_OK);
+    const ma_regression_row *fix = row_of(&g, "std_4_4_0_0"), *moved = row_of(&g, "std_3_4_1_0"),
+                            *prop = row_of(&g, "std_2_4_1_0");
+    assert_true(fix->improvement && !fix->follows && (fix->changes & MA_CHANGE_FIXED));
+    assert_int_equal(fix->n_because, 0);
+    for (int k = 0; k < 2; k++) {
+        const ma_regression_row *c = k ? prop : moved;
+        assert_true(c->improvement && c->follows);
+        assert_int_equal(c->n_because, 1);
+        assert_string_equal(c->because[0], "std_4_4_0_0");
+    }
+    assert_true(prop->changes & MA_CHANGE_FIXED);
+    assert_string_equal(prop->why, "fixed: no discrepancies any more (they were a consequence)");
+    assert_string_equal(moved->why, "derived values corrected as a consequence of a fix below it");
+    assert_int_equal(g.n_improvements, 3);
+    assert_int_equal(g.n_follows, 2);
+    assert_false(g.regressed);
+    char *text = NULL;
+    assert_int_equal(ma_regressions_json(&g, "history.sqlite", "previous", &text, &err), MA_OK);
+    json_t *doc = json_loads(text, 0, NULL);
+    assert_int_equal(json_integer_value(json_object_get(json_object_get(doc, "counts"), "follows")), 2);
+    json_decref(doc);
+    free(text);
+    ma_regressions_free(&g);
+    /* without recorded inputs, the split alone says a fixed sector followed: the one with only
+     * propagated discrepancies; a sector whose values merely moved back is an improvement of its own */
+    for (size_t i = 0; i < b.n_sectors; i++) {
+        free(b.sectors[i].successors);
+        b.sectors[i].successors = NULL, b.sectors[i].n_successors = 0, b.sectors[i].has_successors = 0;
+    }
+    assert_int_equal(ma_regressions_compute(&g, &a, &b, &err), MA_OK);
+    assert_true(row_of(&g, "std_2_4_1_0")->follows);
+    assert_int_equal(row_of(&g, "std_2_4_1_0")->n_because, 0);
+    assert_false(row_of(&g, "std_3_4_1_0")->follows);
+    assert_int_equal(g.n_follows, 1);
+    ma_regressions_free(&g);
+    drop_run(&a);
+    drop_run(&b);
+}
+
 /* A worse verdict that no sector explains (the run never finished) fails the verdict case. */
 static void test_verdict_case_fails_when_no_sector_does(void **state)
 {
@@ -736,6 +788,7 @@ int main(void)
         cmocka_unit_test(test_regressions_json_and_junit),
         cmocka_unit_test(test_consequences_are_named_under_their_cause),
         cmocka_unit_test(test_a_consequence_needs_a_recorded_cause),
+        cmocka_unit_test(test_improvements_follow_the_fix_below_them),
         cmocka_unit_test(test_verdict_case_fails_when_no_sector_does),
         cmocka_unit_test_setup_teardown(test_previous_run, setup, teardown),
         cmocka_unit_test_setup_teardown(test_list_totals_and_filters, setup, teardown),
