@@ -182,7 +182,7 @@ printf '%s\\n' "${{COMPREPLY[@]}}"
 
 
 def test_completion_of_subcommands_and_values(tmp_path):
-    assert sorted(complete("millaudit ", tmp_path)) == sorted(COMMANDS + ["-V", "--version", "--help"])
+    assert sorted(complete("millaudit ", tmp_path)) == sorted(COMMANDS + ["help", "-V", "--version", "--help"])
     assert complete("millaudit ver", tmp_path) == ["verify"]
     assert complete("millaudit re", tmp_path) == ["report"]
     assert complete("millaudit report --format ", tmp_path) == ["text", "md", "json", "html"]
