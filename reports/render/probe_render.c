@@ -7,6 +7,7 @@
 
 #include "common/counts.h"
 #include "common/json_text.h"
+#include "reports/store/report.h"
 #include "verifier/run/probe.h"
 
 #define PROBE_SCHEMA_VERSION 2 /* v2: no_turn, rules, agrees */
@@ -69,7 +70,7 @@ static void print_json(FILE *out, const ma_probe_result *r, int exit_code)
     json_decref(doc);
 }
 
-static void print_text(FILE *out, const ma_probe_result *r)
+static void print_text(FILE *out, const ma_probe_result *r, const char *root)
 {
     char board[96];
     ma_board_format(r->board, board, sizeof board);
@@ -89,15 +90,16 @@ static void print_text(FILE *out, const ma_probe_result *r)
         fprintf(out, "no turn: %s (%s)\n", r->no_turn, r->rules.text);
     }
     /* the checker's local rule at this one position: the stored value must be the best turn's */
-    char sector[48];
+    char sector[48], dir[1200];
     snprintf(sector, sizeof sector, "%s", r->name);
+    ma_report_shell_word(dir, sizeof dir, root[0] ? root : "DIR");
     if (r->agrees == 1)
         fprintf(out, "stored %s: %s\n", r->rules.text,
                 r->n_rows ? "the value of the best turn, as the rules require" : "what the rules give");
     else if (r->agrees == 0)
         fprintf(out, "!! stored %s, but %s %s: the stored value is wrong here (a discrepancy; millaudit verify "
-                     "DIR --sector %s checks the whole sector)\n",
-                r->value.text, r->n_rows ? "the best turn gives" : "the rules give", r->rules.text, sector);
+                     "%s --sector %s checks the whole sector)\n",
+                r->value.text, r->n_rows ? "the best turn gives" : "the rules give", r->rules.text, dir, sector);
     else if (!r->rules.known)
         fprintf(out, "stored value not checked: %s\n", r->rules.why);
 }
@@ -110,5 +112,5 @@ void ma_probe_render(FILE *out, FILE *diag, const ma_probe_report *rep, int json
     if (json)
         print_json(out, r, ma_result_exit_code(rep->result));
     else
-        print_text(out, r);
+        print_text(out, r, rep->root);
 }

@@ -135,7 +135,7 @@ def test_probe_flags_a_stored_value_its_best_turn_contradicts(millaudit, game, t
     proc = millaudit.run("probe", db, line[1], check=1)  # a discrepancy at this position: exit 1
     flag = proc.stdout.splitlines()[-1]
     assert flag.startswith("!! stored draw, but the best turn gives ")
-    assert "millaudit verify DIR --sector std_3_3_0_0" in flag
+    assert f"millaudit verify {db} --sector std_3_3_0_0 checks the whole sector" in flag
     doc = json.loads(millaudit.run("probe", db, line[1], "--json", check=1).stdout)
     assert doc["agrees"] is False and doc["rules"]["known"] and doc["no_turn"] is None
     good = json.loads(millaudit.run("probe", game[0], line[1], "--json", check=0).stdout)

@@ -58,6 +58,7 @@ void ma_probe_result_free(ma_probe_result *r);
 struct ma_probe_report {
     ma_probe_result r;
     int result;          /* common/verdict.h */
+    char root[1024];     /* the directory probed, for the commands the text names ("" unknown) */
 };
 
 /* The stored entry of one position, for many lookups in a row (probe --stdin): *src is the

@@ -2,6 +2,7 @@
  * ma_probe_run and ma_probe_batch_run (include/millaudit/inspect.h): `millaudit probe` but its
  * rendering. Parses the position, opens the database, settles the variant and probes.
  */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -91,6 +92,7 @@ int ma_probe_run(ma_probe_report **out, const ma_probe_run_options *opt, ma_erro
         free(r);
         return rc;
     }
+    snprintf(r->root, sizeof r->root, "%s", opt->root && strlen(opt->root) < sizeof r->root ? opt->root : "");
     /* 1 over 3, as verify: a defect found outweighs a successor that could not be read */
     r->result = !r->r.value.known || r->r.agrees == 0 ? ma_result_of_verdict(MA_VERDICT_DISCREPANCIES, 0)
                 : r->r.n_unusable ? ma_result_of_verdict(MA_VERDICT_INCOMPLETE, 0)
