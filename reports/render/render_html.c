@@ -60,6 +60,41 @@ static void kpi(ma_out *o, int64_t v, const char *what)
     ma_out_printf(o, "<div class=\"kpi\"><b>%s</b><span>%s</span></div>", ma_fmt_count(c, sizeof c, v), what);
 }
 
+/* The box's next step, one step a line, each command set as code: "millaudit probe ... shows ...;
+ * millaudit report ... lists ..." (reports/store/report_box.c words every step so). */
+static void next_steps(ma_out *o, const char *text)
+{
+    static const char *const verbs[] = {" shows ", " lists ", " continues "};
+    char *copy = strdup(text);
+    if (!copy) {
+        o->oom = 1;
+        return;
+    }
+    for (char *part = copy, *end; part; part = end) {
+        end = strstr(part, "; ");
+        if (end)
+            *end = '\0', end += 2;
+        char *cut = NULL;
+        for (size_t k = 0; k < sizeof verbs / sizeof *verbs && !strncmp(part, "millaudit ", 10); k++) {
+            char *at = strstr(part, verbs[k]);
+            if (at && (!cut || at < cut))
+                cut = at;
+        }
+        ma_out_printf(o, "<div>");
+        if (cut) {
+            *cut = '\0';
+            ma_out_printf(o, "<code>");
+            ma_out_str(o, part);
+            ma_out_printf(o, "</code> ");
+            ma_out_str(o, cut + 1);
+        } else {
+            ma_out_str(o, part);
+        }
+        ma_out_printf(o, "</div>");
+    }
+    free(copy);
+}
+
 static void html_verdict(ma_out *o, const ma_report *r)
 {
     const ma_verdict *v = &r->verdict;
@@ -79,9 +114,10 @@ static void html_verdict(ma_out *o, const ma_report *r)
             continue;
         ma_out_printf(o, "%s<dt>%s</dt><dd>", any++ ? "" : "<dl class=\"box\">", labels[i]);
         if (i == 4)
-            ma_out_printf(o, "<code>");
-        ma_out_str(o, lines[i]);
-        ma_out_printf(o, "%s</dd>\n", i == 4 ? "</code>" : "");
+            next_steps(o, lines[i]);
+        else
+            ma_out_str(o, lines[i]);
+        ma_out_printf(o, "</dd>\n");
     }
     if (any)
         ma_out_printf(o, "</dl>\n");
