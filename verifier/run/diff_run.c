@@ -54,7 +54,7 @@ static int begin_record(ma_audit **audit, int64_t *run_id, const ma_diff_run_opt
     json_decref(o);
     if (!options)
         return ma_error_set(err, MA_ENOMEM, "diff: out of memory");
-    ma_run_meta meta = {"full", 0, options, opt->shard_index, opt->shard_count, -1, -1, NULL, -1, 0};
+    ma_run_meta meta = {NULL, 0, options, opt->shard_index, opt->shard_count, -1, -1, NULL, -1, 0}; /* no mode: a verify word */
     rc = ma_audit_run_meta_set(*audit, *run_id, &meta, err);
     free(options);
     return rc;
