@@ -178,6 +178,16 @@ static view view_of(const ma_report *r, int level)
     return v;
 }
 
+/* "N more sectors <why>: `millaudit report ...` lists <what>." under a table that left them out. */
+static void not_listed(ma_out *o, const ma_report *r, int md, size_t n, const char *why, const char *what)
+{
+    char cmd[1300];
+    ma_report_shell_word(cmd, sizeof cmd, r->store_path ? r->store_path : "STORE");
+    ma_out_printf(o, md ? "\n%s %s: `millaudit report --audit %s --run %lld` lists %s.\n"
+                        : "  (%s %s: millaudit report --audit %s --run %lld lists %s)\n",
+                  MA_COUNT(n, "more sector", "more sectors"), why, cmd, (long long)r->run.id, what);
+}
+
 static void text_sectors(ma_out *o, const ma_report *r, const view *v, int md)
 {
     const ma_run *x = &r->run;
@@ -297,20 +307,10 @@ static void text_sectors(ma_out *o, const ma_report *r, const view *v, int md)
             ma_out_printf(o, "\n");
         }
     }
-    char cmd[1300];
-    ma_report_shell_word(cmd, sizeof cmd, r->store_path ? r->store_path : "STORE");
     if (over)
-        ma_out_printf(o, md ? "\n%s to look at not listed here: `millaudit report --audit %s --run %lld` lists "
-                              "them all.\n"
-                            : "  (%s to look at not listed here: millaudit report --audit %s --run %lld lists them "
-                              "all)\n",
-                      MA_COUNT(over, "more sector", "more sectors"), cmd, (long long)r->run.id);
+        not_listed(o, r, md, over, "to look at not listed here", "them all");
     if (hidden)
-        ma_out_printf(o, md ? "\n%s not listed (nothing to look at): `millaudit report --audit %s --run %lld` lists "
-                              "every sector.\n"
-                            : "  (%s not listed, nothing to look at: millaudit report --audit %s --run %lld lists "
-                              "every sector)\n",
-                      MA_COUNT(hidden, "more sector", "more sectors"), cmd, (long long)r->run.id);
+        not_listed(o, r, md, hidden, "not listed (nothing to look at)", "every sector");
     if (md) {
         int any = 0;
         listed = 0;
@@ -463,14 +463,8 @@ static void text_discrepancies(ma_out *o, const ma_report *r, const view *v, int
     }
     if (!any)
         ma_out_printf(o, md ? "\nNone.\n" : "  none\n");
-    if (any > v->sectors) {
-        char cmd[1300];
-        ma_report_shell_word(cmd, sizeof cmd, r->store_path ? r->store_path : "STORE");
-        ma_out_printf(o, md ? "\n%s not shown here: `millaudit report --audit %s --run %lld` shows them all.\n"
-                            : "  (%s not shown here: millaudit report --audit %s --run %lld shows them all)\n",
-                      MA_COUNT(any - v->sectors, "more sector with rows", "more sectors with rows"), cmd,
-                      (long long)r->run.id);
-    }
+    if (any > v->sectors)
+        not_listed(o, r, md, any - v->sectors, "with rows not shown here", "them all");
     ma_render_rows_free(&rows);
     free(order);
 }

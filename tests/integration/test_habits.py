@@ -10,8 +10,8 @@ import subprocess
 import pytest
 
 from conftest import ROOT
+from test_install import complete  # bash completion as a user meets it
 
-COMPLETION = ROOT / "scripts" / "completion" / "millaudit.bash"
 
 
 @pytest.fixture(scope="module")
@@ -171,22 +171,6 @@ def test_probe_says_why_a_position_has_no_turn(millaudit, four, tmp_path):
     assert proc.stdout.splitlines()[-1].startswith("!! stored draw, but the rules give loss 0")
     doc = json.loads(millaudit.run("probe", db, BLOCKED, "--json", check=1).stdout)
     assert doc["turns"] == [] and doc["no_turn"].startswith("blocked: ") and doc["agrees"] is False
-
-
-def complete(line, cwd):
-    script = f"""
-source {COMPLETION}
-line={line!r}
-read -ra COMP_WORDS <<< "$line"
-[[ $line == *' ' ]] && COMP_WORDS+=("")
-COMP_CWORD=$(( ${{#COMP_WORDS[@]}} - 1 ))
-_millaudit
-printf '%s\\n' "${{COMPREPLY[@]}}"
-"""
-    proc = subprocess.run(["bash", "--norc", "--noprofile", "-c", script], capture_output=True, text=True, cwd=cwd,
-                          timeout=30)
-    assert proc.returncode == 0, proc.stderr
-    return [w for w in proc.stdout.splitlines() if w]
 
 
 def test_completion_after_help_and_sector(millaudit, game, tmp_path):
