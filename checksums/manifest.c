@@ -326,7 +326,7 @@ int ma_manifest_write_stream_header(FILE *f, const char *name, const char *heade
                                     const ma_file_digest *digests, size_t n, ma_error *err)
 {
     if (!write_lines(f, header, paths, digests, n) || fflush(f) != 0)
-        return ma_error_set(err, MA_EIO, "%s: cannot write: %s", name, strerror(errno));
+        return ma_error_set(err, MA_EIO, "%s: write failed: %s", name, strerror(errno));
     return MA_OK;
 }
 

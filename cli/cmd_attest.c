@@ -129,10 +129,9 @@ static int check(const char *path, const char *pub_path, const char *db_dir, uns
         fprintf(stderr, "millaudit attest verify: %s\n", err.msg);
     } else {
         result = ma_result_of_verdict(ma_store_attest_verdict(k), 0);
-        if (fputs(doc, stdout) == EOF || fflush(stdout) != 0) {
-            fprintf(stderr, "millaudit attest verify: stdout: write failed\n");
+        fputs(doc, stdout);
+        if (ma_cli_stdout_flush("attest verify") != MA_OK)
             result = MA_EIO;
-        }
         fputs(problems, stderr);
     }
     free(problems);

@@ -159,7 +159,7 @@ int ma_cmd_diff(int argc, char **argv, const ma_cli_invocation *typed)
         ma_diff_render_end(stdout, stderr, r, sh.json);
         result = ma_diff_report_result(r);
         ma_diff_report_free(r);
-        if (fflush(stdout) != 0 && ma_result_exit_code(result) < MA_EXIT_IO)
+        if (ma_result_exit_code(result) < MA_EXIT_IO && ma_cli_stdout_flush("diff") != MA_OK)
             result = MA_EIO;
     } else if (result == MA_ENOMEM || result == MA_EINVAL) { /* not even a report */
         fprintf(stderr, "millaudit diff: %s\n", err.msg);

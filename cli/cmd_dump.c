@@ -6,6 +6,7 @@
 #include <stdio.h>
 
 #include "millaudit.h"
+#include "cli/cli_util.h"
 #include "cli/commands.h"
 #include "common/options.h"
 
@@ -67,10 +68,8 @@ int ma_cmd_dump(int argc, char **argv)
             fprintf(stderr, "millaudit dump: %s\n", err.msg);
         } else {
             result = s.result;
-            if (fflush(stdout) != 0 || ferror(stdout)) {
-                fprintf(stderr, "millaudit dump: cannot write the output\n");
+            if (ma_cli_stdout_flush("dump") != MA_OK)
                 result = MA_EIO;
-            }
             ma_dump_render_end(stderr, &s);
         }
     }

@@ -185,7 +185,7 @@ static int cmd_create(int argc, char **argv, const ma_cli_invocation *typed)
     result = ma_manifest_create(&made, &o, &err);
     ma_progress_finish(&progress, atomic_load(&progress.done));
     /* Messages that are not the manifest go to stderr when the manifest itself is on stdout. */
-    FILE *info = strcmp(o.out, "-") ? stdout : stderr;
+    FILE *info = ma_output_is_stdout(o.out) ? stderr : stdout;
     if (made.stale_removed && !quiet)
         fprintf(stderr, "millaudit manifest: removed %zu stale temporary file%s %s.tmp.<pid> of dead processes\n",
                 made.stale_removed, made.stale_removed == 1 ? "" : "s", o.out);
@@ -328,7 +328,7 @@ static int cmd_merge(int argc, char **argv, const ma_cli_invocation *typed)
     result = ma_manifest_merge_run(&merged, &o, &err);
     if (result != MA_OK)
         fail(err.msg);
-    else if (strcmp(o.out, "-"))
+    else if (!ma_output_is_stdout(o.out))
         ma_manifest_merge_print(stdout, stderr, o.out, o.n_inputs, o.audit_path, &merged);
     else
         ma_manifest_merge_print(stderr, stderr, "standard output", o.n_inputs, o.audit_path, &merged);

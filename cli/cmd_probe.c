@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "millaudit.h"
+#include "cli/cli_util.h"
 #include "cli/commands.h"
 #include "common/options.h"
 
@@ -110,7 +111,7 @@ int ma_cmd_probe(int argc, char **argv)
             result = ma_probe_report_result(r);
             ma_probe_report_free(r);
         }
-        if ((r || batch) && fflush(stdout))
+        if ((r || batch) && ma_cli_stdout_flush("probe") != MA_OK)
             result = MA_EIO;
     }
     free(pos_args);

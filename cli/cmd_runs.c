@@ -233,10 +233,10 @@ static const char *root_key(const char *root, char *buf)
 /* The document on stdout: MA_OK, or MA_EIO after saying so. */
 static int print_document(const char *sub, const char *doc)
 {
-    if (fputs(doc, stdout) != EOF && fflush(stdout) == 0)
-        return MA_OK;
-    fprintf(stderr, "millaudit runs %s: stdout: write failed\n", sub);
-    return MA_EIO;
+    char cmd[32];
+    snprintf(cmd, sizeof cmd, "runs %s", sub);
+    fputs(doc, stdout);
+    return ma_cli_stdout_flush(cmd);
 }
 
 static int cmd_list(const char *audit_path, const ma_runs_filter *f, int json)
@@ -277,10 +277,8 @@ static int cmd_regressions(const char *audit_path, const ma_regressions_options 
         result = ma_result_of_verdict(ma_store_regressions_verdict(g), 0);
         if (junit_path && (rc = ma_render_regressions_junit(g, junit_path, &err)) != MA_OK)
             result = failed("regressions", rc == MA_ENOMEM ? rc : MA_EIO, &err);
-        if (fflush(stdout) != 0 && result != MA_ENOMEM) {
-            fprintf(stderr, "millaudit runs regressions: stdout: write failed\n");
+        if (result != MA_ENOMEM && ma_cli_stdout_flush("runs regressions") != MA_OK)
             result = MA_EIO;
-        }
     } else {
         failed("regressions", result, &err);
     }

@@ -6,6 +6,7 @@
 #include <stdio.h>
 
 #include "millaudit.h"
+#include "cli/cli_util.h"
 #include "cli/commands.h"
 #include "common/options.h"
 
@@ -93,10 +94,8 @@ int ma_cmd_stats(int argc, char **argv)
         ma_stats_render_end(stdout, stderr, r, json);
         result = ma_stats_report_result(r);
         ma_stats_report_free(r);
-        if ((fflush(stdout) != 0 || ferror(stdout)) && ma_result_exit_code(result) != MA_EXIT_INTERNAL) {
-            fprintf(stderr, "millaudit stats: cannot write the output\n");
+        if (ma_result_exit_code(result) != MA_EXIT_INTERNAL && ma_cli_stdout_flush("stats") != MA_OK)
             result = MA_EIO;
-        }
     } else if (result == MA_ENOMEM || result == MA_EINVAL) { /* not even a report */
         fprintf(stderr, "millaudit stats: %s\n", err.msg);
     }

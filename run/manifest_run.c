@@ -11,6 +11,7 @@
 #include <sys/stat.h>
 
 #include "checksums/manifest.h"
+#include "common/output.h"
 #include "checksums/sha256.h"
 #include "formats/source.h"
 #include "ma_version.h"
@@ -170,7 +171,7 @@ static int create_list(create_job *j, ma_manifest_created *out, ma_error *err)
     if (rc != MA_OK)
         return rc; /* the output's directory is unusable */
     /* A killed earlier create left its temporary file: ours to remove, as no one else will. */
-    if (strcmp(opt->out, "-") && (rc = ma_manifest_remove_stale_temps(opt->out, &out->stale_removed, err)) != MA_OK)
+    if (!ma_output_is_stdout(opt->out) && (rc = ma_manifest_remove_stale_temps(opt->out, &out->stale_removed, err)) != MA_OK)
         return rc;
     if (opt->audit_path && (rc = ma_audit_open(&j->audit, opt->audit_path, err)) != MA_OK)
         return rc;
@@ -297,7 +298,7 @@ static int merge_facts(char root[PATH_MAX], uint64_t **sizes, const ma_manifest_
     char *copy = strdup(opt->out);
     if (!copy)
         return ma_error_set(err, MA_ENOMEM, "out of memory");
-    const char *dir = opt->dir ? opt->dir : !strcmp(opt->out, "-") ? "." : dirname(copy);
+    const char *dir = opt->dir ? opt->dir : ma_output_is_stdout(opt->out) ? "." : dirname(copy);
     int rc = ma_manifest_dir_check(dir, err);
     if (rc == MA_OK && !realpath(dir, root))
         rc = ma_error_set(err, MA_EFORMAT, "%s: %s", dir, strerror(errno));
