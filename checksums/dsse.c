@@ -366,6 +366,11 @@ int ma_dsse_parse(const char *text, size_t len, const char *name, ma_dsse_envelo
         rc = ma_error_set(err, MA_EFORMAT, "%s: signatures: missing, not an array, or empty", name);
         goto done;
     }
+    if (json_array_size(sigs) > MA_DSSE_MAX_SIGNATURES) {
+        rc = ma_error_set(err, MA_EFORMAT, "%s: signatures: %zu of them; an envelope carries at most %d", name,
+                          json_array_size(sigs), MA_DSSE_MAX_SIGNATURES);
+        goto done;
+    }
     if (!(out->payload_type = strdup(type))) {
         rc = ma_error_set(err, MA_ENOMEM, "%s: out of memory", name);
         goto done;

@@ -40,8 +40,14 @@ enum {
     MA_EXIT_USAGE = 2,       /* command line not understood */
     MA_EXIT_BAD_INPUT = 3,   /* input unusable: malformed, missing, impossible sector, other variant */
     MA_EXIT_IO = 4,          /* output could not be written */
-    MA_EXIT_INTERNAL = 5     /* bug or out of memory */
+    MA_EXIT_INTERNAL = 5,    /* bug or out of memory */
+    MA_EXIT_PARTIAL = 6      /* a claim about part of a database holds: it proves the sectors it
+                              * names, given the inputs it read but did not check, not the
+                              * database (attest verify of a --sector or --shard statement;
+                              * attest create refusing such a run without --allow-partial) */
 };
+/* 130, 143: interrupted by SIGINT / SIGTERM (128 + the signal). README.md "Exit codes" is this
+ * table for users; the two are kept equal by tests/integration/test_cli.py. */
 
 typedef struct ma_error {
     int code;        /* the MA_E* code of the last failure, MA_OK if none */

@@ -8,8 +8,8 @@
 const char *ma_verdict_state_name(ma_verdict_state s)
 {
     static const char *const names[MA_VERDICT_STATES] = {
-        "verified",      "within-bounds", "incomplete",    "interrupted",
-        "discrepancies", "values-agree",  "values-differ", "recorded"};
+        "verified",      "within-bounds", "incomplete",    "interrupted", "discrepancies",
+        "values-agree",  "values-differ", "recorded",      "partial"};
     return (unsigned)s < MA_VERDICT_STATES ? names[s] : "unknown";
 }
 
@@ -27,6 +27,7 @@ int ma_verdict_exit_code(ma_verdict_state s, unsigned flags)
     case MA_VERDICT_WITHIN_BOUNDS: return flags & MA_VERDICT_ALLOW_BOUNDS ? MA_EXIT_OK : MA_EXIT_BAD_INPUT;
     case MA_VERDICT_DISCREPANCIES:
     case MA_VERDICT_DIFFER: return MA_EXIT_MISMATCH;
+    case MA_VERDICT_PARTIAL: return MA_EXIT_PARTIAL;
     default: return MA_EXIT_BAD_INPUT;
     }
 }

@@ -23,10 +23,13 @@ typedef enum ma_verdict_state {
     MA_VERDICT_DISCREPANCIES,  /* stored values the checker refutes */
     MA_VERDICT_AGREE,          /* diff: every value agrees (encodings may differ) */
     MA_VERDICT_DIFFER,         /* diff: values differ, or a sector is on one side only */
-    MA_VERDICT_RECORDED        /* manifest and other kinds: the run recorded what it read */
+    MA_VERDICT_RECORDED,       /* manifest and other kinds: the run recorded what it read */
+    MA_VERDICT_PARTIAL         /* a claim about part of a database holds (attest verify of a
+                                * statement of some sectors): it proves those sectors given the
+                                * inputs it read, never the database (docs/attestations.md) */
 } ma_verdict_state;
 
-#define MA_VERDICT_STATES 8
+#define MA_VERDICT_STATES 9
 
 /* Flags of ma_verdict_exit_code. */
 enum {
@@ -34,8 +37,8 @@ enum {
 };
 
 /* Stable names for JSON, CSS and messages: "verified", "within-bounds", "incomplete",
- * "interrupted", "discrepancies", "values-agree", "values-differ", "recorded"; "unknown" for a
- * value outside the enum. */
+ * "interrupted", "discrepancies", "values-agree", "values-differ", "recorded", "partial";
+ * "unknown" for a value outside the enum. */
 MA_API const char *ma_verdict_state_name(ma_verdict_state s);
 
 /* The status string the audit store records for a finished run of this verdict: "ok" for
@@ -44,7 +47,7 @@ MA_API const char *ma_verdict_status(ma_verdict_state s);
 
 /* The exit status a verdict stands for (README table): 0 verified, values agree, recorded (and
  * within bounds with MA_VERDICT_ALLOW_BOUNDS); 1 discrepancies, values differ; 3 within bounds,
- * incomplete, interrupted (the run did not prove the database whole). */
+ * incomplete, interrupted (the run did not prove the database whole); 6 partial. */
 MA_API int ma_verdict_exit_code(ma_verdict_state s, unsigned flags);
 
 /*

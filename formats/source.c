@@ -96,6 +96,11 @@ static ma_format suffix_format(const char *name)
 
 static ptrdiff_t find_at(const ma_database *db, ma_variant v, ma_sector s);
 
+int ma_database_file_name(const char *name)
+{
+    return suffix_format(name) != 0 || has_suffix(name, ".secval");
+}
+
 /* ---- names ---- */
 
 /* Splits "<variant>_<sector text>" (the sector text may end in a format suffix). Returns 1 and sets

@@ -86,6 +86,11 @@ typedef struct ma_database_options {
                            * their header when opened (--no-digest-check) */
 } ma_database_options;
 
+/* Non-zero when a file name (without directory) looks like a database file: its suffix is .mdb,
+ * .sec2, .sec or .secval. Discovery lists every such name as a usable sector or an unusable file;
+ * whoever checks that a directory holds nothing but attested files must treat them so too. */
+int ma_database_file_name(const char *name);
+
 /* Discovers the database at path (a directory or one sector file). opt may be NULL.
  * Errors: MA_EMISSING (no such path), MA_EIO (directory unreadable, with strerror), MA_EFORMAT (a
  * single file given whose name is not a sector file's; a directory holding no usable sector file

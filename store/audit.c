@@ -215,6 +215,9 @@ static const char *const migrations[] = {
     ");",
     /* v9: the coverage proof of a run, its inventory and plan (store/audit_inventory.c). */
     ma_audit_inventory_migration_v9,
+    /* v10: what a claim covers and who vouches for it: a run's scope, a shard run's seal
+     * (store/audit_seal.c). */
+    ma_audit_seal_migration_v10,
 };
 #define MA_AUDIT_SCHEMA_VERSION ((int)(sizeof migrations / sizeof migrations[0]))
 

@@ -235,8 +235,9 @@ int ma_audit_merged_run_begin(ma_audit *a, const ma_merged_run *m, int64_t *run_
         return rc;
     rc = ma_audit_exec_bound(a,
                     "INSERT INTO runs (kind, tool_version, git_revision, host, command_line, database_root,"
-                    " variant, format, started_at, mode, options, planned_sectors, unusable_files)"
-                    " VALUES ('verify',?,?,?,?,?,?,?, strftime('%Y-%m-%dT%H:%M:%fZ','now'),'merge',?,?,?)",
+                    " variant, format, started_at, mode, options, planned_sectors, unusable_files, scope)"
+                    " VALUES ('verify',?,?,?,?,?,?,?, strftime('%Y-%m-%dT%H:%M:%fZ','now'),'merge',?,?,?,"
+                    " CASE WHEN ?10 >= 0 THEN 'database' ELSE 'sectors' END)",
                     "record the merged run", err,
                     m->planned_sectors >= 0 ? (m->unusable_files >= 0 ? "tttttttt" "ii" : "tttttttt" "in")
                                             : (m->unusable_files >= 0 ? "tttttttt" "ni" : "tttttttt" "nn"),

@@ -28,7 +28,7 @@ int ma_audit_run_meta_set(ma_audit *a, int64_t run_id, const ma_run_meta *m, ma_
     if ((rc = prep(a, &st,
                    "UPDATE runs SET mode = ?, resumed_from = ?, options = ?, shard_index = ?,"
                    " shard_count = ?, planned_sectors = ?, unusable_files = ?, selection = ?,"
-                   " planned_entries = ?, pid = ?,"
+                   " planned_entries = ?, pid = ?, scope = ?,"
                    " heartbeat_at = strftime('%Y-%m-%dT%H:%M:%fZ','now') WHERE id = ?",
                    "record run mode", err)))
         return rc;
@@ -49,7 +49,8 @@ int ma_audit_run_meta_set(ma_audit *a, int64_t run_id, const ma_run_meta *m, ma_
         sqlite3_bind_int64(st, 9, m->planned_entries);
     if (m->pid > 0)
         sqlite3_bind_int64(st, 10, m->pid);
-    sqlite3_bind_int64(st, 11, run_id);
+    ma_audit_bind_text(st, 11, m->scope);
+    sqlite3_bind_int64(st, 12, run_id);
     rc = ma_audit_step_done(a, st, "record run mode", err);
     if (rc == MA_OK && sqlite3_changes(ma_audit_db(a)) != 1)
         rc = ma_error_set(err, MA_EINVAL, "%s: run %lld does not exist", ma_audit_path(a),

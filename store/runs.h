@@ -82,6 +82,12 @@ typedef struct ma_run {
     int64_t id;
     char *kind, *tool_version, *git_revision, *host, *command_line, *database_root, *variant, *format;
     char *started_at, *ended_at, *status;
+    /* What the run's verdict is about (docs/runs.md "Scope"): "database" (every sector of the
+     * database: no --sector, no --shard; a merge of a whole-database plan) or "sectors" (some of
+     * them); NULL for runs of other kinds. Recorded since schema v10; derived for older runs and
+     * imported exports from what they recorded (a shard or named sectors are "sectors"; without
+     * those facts: "database" only when every file the run read that names a sector was checked). */
+    char *scope;
     int has_manifest;           /* a manifests row exists */
     char *manifest_path;
     int64_t manifest_chunk_size;

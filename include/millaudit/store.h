@@ -169,6 +169,8 @@ typedef struct ma_attest_create_options {
     int64_t run_id;              /* 0: the newest run */
     const char *identity;        /* the signer's words about itself (--identity), may be NULL */
     int allow_unverified;        /* attest a run whose verdict is not "verified" */
+    int allow_partial;           /* attest a run of some sectors (--sector, --shard): its statement's
+                                  * scope is "sectors", its unchecked files are inputs */
     const char *tool_name, *tool_version, *git_revision;
     const char *attested_at;     /* UTC ISO 8601; NULL: now */
     const char *store_name;      /* the store's path, for messages */
@@ -183,6 +185,9 @@ typedef struct ma_attest_created {
     char keyid[65];
     char rules_fingerprint[65];
     int unverified;              /* set when refused because the verdict is not "verified" */
+    int partial;                 /* set when refused because the run checked some sectors only */
+    char scope[16];              /* the statement's scope: "database" or "sectors" */
+    size_t n_inputs;             /* files read but not checked (scope "sectors") */
 } ma_attest_created;
 
 /* An Ed25519 key in PEM: a private key (PKCS#8, as `openssl genpkey -algorithm ed25519` writes
@@ -197,12 +202,12 @@ MA_API void ma_ed25519_key_free(ma_ed25519_key *k);
  * first; free with ma_attest_created_free also after errors. Errors: the run unusable (as
  * ma_store_run_load; MA_EINVAL for a run that recorded no file digests or is not a verify run), or
  * MA_EINVAL with out->unverified set for a run whose verdict is not "verified" without
- * allow_unverified. */
+ * allow_unverified, or with out->partial set for a run of some sectors without allow_partial. */
 MA_API int ma_store_attest_create(ma_attest_created *out, ma_audit *a, const ma_ed25519_key *key,
                                   const ma_attest_create_options *opt, ma_error *err);
 /* The result (common/verdict.h) of a create that returned rc: a refused unverified run is the
- * verdict MA_VERDICT_DIFFER (exit 1: the run is not what an attestation states), other failures as
- * ma_store_input_result, MA_OK when made. */
+ * verdict MA_VERDICT_DIFFER (exit 1: the run is not what an attestation states), a refused partial
+ * run MA_VERDICT_PARTIAL (exit 6), other failures as ma_store_input_result, MA_OK when made. */
 MA_API int ma_store_attest_create_result(int rc, const ma_attest_created *c);
 MA_API void ma_attest_created_free(ma_attest_created *c);
 
@@ -214,8 +219,12 @@ typedef struct ma_attest_check ma_attest_check;
  * listed. */
 MA_API int ma_store_attest_verify(ma_attest_check **out, const char *text, size_t len, const char *name,
                                   const ma_ed25519_key *key, const char *db_dir, unsigned threads, ma_error *err);
-/* MA_VERDICT_VERIFIED: the signature is good and every file matches; MA_VERDICT_DIFFER: a bad
- * signature, or a file changed, missing or not attested. */
+/* What the attestation proves (docs/attestations.md): MA_VERDICT_VERIFIED only for a good signature
+ * on a statement of the whole database whose verdict is verified (and with db_dir, whose subjects
+ * are exactly the sector files of db_dir, each matching); MA_VERDICT_PARTIAL for such a statement of
+ * some sectors (it proves them given its inputs; with db_dir, subjects and inputs match);
+ * MA_VERDICT_DIFFER for a bad signature or a file changed, missing or not attested; else the
+ * statement's own verdict (discrepancies, within-bounds, incomplete, interrupted). */
 MA_API ma_verdict_state ma_store_attest_verdict(const ma_attest_check *k);
 MA_API int ma_store_attest_signature_valid(const ma_attest_check *k);
 MA_API const char *ma_store_attest_keyid(const ma_attest_check *k);

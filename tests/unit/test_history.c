@@ -499,7 +499,7 @@ static void test_list_keeps_an_interrupted_run_interrupted(void **state)
     ma_error err;
     assert_int_equal(ma_audit_open(&a, f->path, &err), MA_OK);
     int64_t r1 = add_run(a, "verify", "/db", "interrupted", 0);
-    ma_run_meta m = {"full", 0, "{}", 0, 0, 68, 0, "all", 1000, 0};
+    ma_run_meta m = {"full", 0, "{}", 0, 0, 68, 0, "all", 1000, 0, "database"};
     assert_int_equal(ma_audit_run_meta_set(a, r1, &m, &err), MA_OK);
     int64_t r2 = add_run(a, "verify", "/db", "ok", 0);
     assert_int_equal(ma_audit_run_mark_continued(a, r1, r2, &err), MA_OK);
