@@ -4,7 +4,7 @@
  * millaudit runs compare [--audit FILE] A B [--json] (A, B: run ids in --audit, or STORE:ID)
  * millaudit runs list --audit FILE [--kind K] [--root DIR] [--last N] [--json]
  * millaudit runs regressions --audit FILE [--run N] [--since RUN] [--root DIR] [--json] [--junit F]
- * millaudit runs merge OUT.sqlite SHARD.sqlite... [--allow-partial] [--allow-bounds]
+ * millaudit runs merge OUT.sqlite SHARD.sqlite... [--allow-partial] [--allow-bounds] [--seal-key K]
  *
  * Options and output only; the work is the store's public API (millaudit/store.h): moves one run
  * between stores as a JSON document (docs/reproducibility.md) and compares two runs sector by
@@ -42,6 +42,7 @@ static void usage(FILE *out)
             "       millaudit runs regressions --audit FILE.sqlite [--run N] [--since RUN] [--root DIR]\n"
             "                                  [--json] [--junit FILE]\n"
             "       millaudit runs merge OUT.sqlite SHARD.sqlite... [--allow-partial] [--allow-bounds]\n"
+            "                            [--seal-key K]\n"
             "export: one run as a JSON document (facts, sectors, class counts, discrepancies, manifest\n"
             "        files and chunks, derived digests); default the latest run, stdout.\n"
             "import: validate RUN.json strictly and add it to FILE as a new run, keeping its facts;\n"
@@ -60,7 +61,9 @@ static void usage(FILE *out)
             "        across shards; missing or interrupted shards make it incomplete (--allow-partial\n"
             "        reports the discrepancies of the sectors present, but a merge missing sectors of the\n"
             "        plan is never verified). Shards planned from different inventories of the database,\n"
-            "        or whose rows do not add up, are refused (docs/distributed.md).\n"
+            "        or whose rows do not add up, are refused (docs/distributed.md). Without\n"
+            "        --seal-key the shard stores are trusted as written; with it, every shard run must\n"
+            "        carry a seal by K (verify --shard I/N --seal-key K) that verifies over its rows.\n"
             "        Exit as verify: 0, 1, 3; refused shards 3, OUT unwritable 4.\n"
             "exit: 0 done / equal / nothing regressed, 1 runs differ / regressed, 2 usage,\n"
             "      3 input unusable or not comparable, 4 output not writable\n");
@@ -305,6 +308,11 @@ static int merge_output_refused(const ma_merge_options *o)
             break;
         }
         ma_merge_shard_source(o->shards[i], names[i], len, &run);
+        if (run < 0) {
+            result = ma_opt_error("runs merge", "%s: no such run: runs are numbered from 1 (STORE alone is its "
+                                                "newest shard run)", o->shards[i]);
+            break;
+        }
         inputs[i] = (ma_output_input){names[i], "a shard store", MA_INPUT_STORE};
     }
     if (result == MA_OK)
@@ -330,6 +338,7 @@ static int run_merge(ma_merge_options *o, int allow_bounds)
         fprintf(stderr, "millaudit runs merge: %s\n", err.msg);
         /* reading the shards' stores: any failure there means the input is unusable */
         result = rc == MA_ECANCELED                      ? ma_result_of_signal((int)*o->cancel)
+                 : rc == MA_EINVAL                       ? MA_EUSAGE
                  : m.output_failed                       ? MA_EIO
                  : rc == MA_ENOMEM || rc == MA_EINTERNAL ? rc
                                                          : MA_EFORMAT;
@@ -360,15 +369,18 @@ static int cmd_merge(int argc, char **argv)
     free(typed);
     static const struct option opts[] = {{"allow-partial", no_argument, NULL, 'p'},
                                          {"allow-bounds", no_argument, NULL, 'b'},
+                                         {"seal-key", required_argument, NULL, 'K'},
                                          {"help", no_argument, NULL, 'h'}, {NULL, 0, NULL, 0}};
     ma_merge_options o;
     memset(&o, 0, sizeof o);
+    const char *key_path = NULL;
     optind = 1;
     int c;
     while (result == MA_OK && !help && (c = ma_opt_next("runs merge", argc, argv, "h", opts)) != -1) {
         switch (c) {
         case 'p': o.allow_partial = 1; break;
         case 'b': allow_bounds = 1; break;
+        case 'K': key_path = optarg; break;
         case 'h': help = 1; break;
         default: result = MA_EUSAGE; /* ma_opt_next said what is wrong */
         }
@@ -384,10 +396,21 @@ static int cmd_merge(int argc, char **argv)
         o.command_line = cmdline;
         result = merge_output_refused(&o);
     }
+    ma_seal_key *key = NULL;
+    if (result == MA_OK && !help && key_path) {
+        ma_error err;
+        int krc = ma_seal_key_load(&key, key_path, &err);
+        if (krc) {
+            fprintf(stderr, "millaudit runs merge: %s\n", err.msg);
+            result = ma_result_of_unusable(krc);
+        }
+        o.seal_key = key;
+    }
     if (help)
         usage(stdout);
     else if (result == MA_OK)
         result = run_merge(&o, allow_bounds);
+    ma_seal_key_free(key);
     return result; /* cli/main.c maps it to the exit status */
 }
 

@@ -28,7 +28,7 @@ static void usage(FILE *out)
             "usage: millaudit verify DIR [--sector S ...] [--audit FILE.sqlite]\n"
             "                        [--resume[=RUN] [--stale-after S] | --incremental] [--max-rows N]\n"
             "                        [--threads N]\n"
-            "                        [--shard I/N] [--full-board-draw yes|no] [--allow-bounds]\n"
+            "                        [--shard I/N [--seal-key K]] [--full-board-draw yes|no] [--allow-bounds]\n"
             "                        [--quiet] [--json] [--junit FILE]\n"
             "       millaudit verify DIR --plan N [--json]\n"
             "Re-derives the outcome and depth of every entry of every sector file of DIR (open\n"
@@ -51,6 +51,9 @@ static void usage(FILE *out)
             "  --threads N        worker threads (default: online CPUs)\n"
             "  --shard I/N        only shard I of N (0 <= I < N), partitioned by cost; merge the\n"
             "                     shards' stores with runs merge (docs/distributed.md)\n"
+            "  --seal-key K       seal the store when the run ends, with K: an Ed25519 private key\n"
+            "                     (PEM) or a secret file (HMAC-SHA256, `openssl rand -hex 32`);\n"
+            "                     runs merge --seal-key believes only stores sealed so (needs --audit)\n"
             "  --plan N           print the partition into N shards and each shard's entries, cost\n"
             "                     and peak mapped bytes; checks nothing\n"
             "Malom databases:\n"
@@ -110,6 +113,7 @@ struct verify_cli {
     long max_rows, threads, resume_run, plan, stale; /* stale: --stale-after, -1 when not given */
     int json, quiet, help;
     const char *junit_path;
+    const char *seal_key_path;
 };
 
 static int all_digits(const char *s)
@@ -128,7 +132,7 @@ static void join_resume_run(struct verify_cli *c, int argc, char **argv)
 {
     static const char *const with_value[] = {"--sector", "--audit", "--max-rows", "--threads",
                                              "--shard", "--plan", "--full-board-draw", "--junit",
-                                             "--stale-after"};
+                                             "--stale-after", "--seal-key"};
     int positional = 0;
     for (int i = 1; i < argc; i++) {
         int takes = 0;
@@ -188,6 +192,7 @@ static int take_option(struct verify_cli *c, int opt, const char *arg)
         return MA_OK;
     case 'P': return ma_opt_long("verify", "--plan", arg, 1, 100000, &c->plan) ? MA_EUSAGE : MA_OK;
     case 'T': return ma_opt_long("verify", "--stale-after", arg, 0, 0x7FFFFFFFL, &c->stale) ? MA_EUSAGE : MA_OK;
+    case 'K': c->seal_key_path = arg; return MA_OK;
     case 'h': c->help = 1; return MA_OK;
     default: return MA_EUSAGE; /* ma_opt_next said what is wrong */
     }
@@ -204,7 +209,8 @@ static int parse_options(struct verify_cli *c)
         {"resume", optional_argument, NULL, 'r'}, {"incremental", no_argument, NULL, 'i'},
         {"shard", required_argument, NULL, 'S'}, {"plan", required_argument, NULL, 'P'},
         {"help", no_argument, NULL, 'h'}, {"junit", required_argument, NULL, 'J'},
-        {"stale-after", required_argument, NULL, 'T'}, {NULL, 0, NULL, 0}};
+        {"stale-after", required_argument, NULL, 'T'}, {"seal-key", required_argument, NULL, 'K'},
+        {NULL, 0, NULL, 0}};
     const ma_vrun_options *o = &c->o;
     optind = 1;
     int opt;
@@ -226,6 +232,10 @@ static int parse_options(struct verify_cli *c)
         ma_opt_error("verify", "--stale-after only tells --resume when a run of another host is dead");
         return MA_EUSAGE;
     }
+    if (c->seal_key_path && !o->audit_path) {
+        ma_opt_error("verify", "--seal-key seals the audit store: it needs --audit FILE");
+        return MA_EUSAGE;
+    }
     if (c->plan && (o->shard_count || o->audit_path || o->mode != MA_VRUN_FULL || o->n_sectors)) {
         ma_opt_error("verify", "--plan partitions the whole database and checks nothing: it takes "
                                "no --shard, --sector, --audit, --resume or --incremental");
@@ -237,10 +247,11 @@ static int parse_options(struct verify_cli *c)
         fprintf(stderr, "millaudit verify: --junit - and --json would both write standard output\n");
         return MA_EUSAGE;
     }
-    /* the JUnit file must not replace the database, the store or its side files */
+    /* the JUnit file must not replace the database, the store, its side files or the seal key */
     const ma_output_input inputs[] = {{c->args[optind], "the database", MA_INPUT_FILE},
-                                      {o->audit_path, "the audit store", MA_INPUT_STORE}};
-    return ma_cli_output_result("verify", c->junit_path, "--junit", MA_OUTPUT_DOCUMENT, inputs, 2);
+                                      {o->audit_path, "the audit store", MA_INPUT_STORE},
+                                      {c->seal_key_path, "the seal key", MA_INPUT_FILE}};
+    return ma_cli_output_result("verify", c->junit_path, "--junit", MA_OUTPUT_DOCUMENT, inputs, 3);
 }
 
 /* ---- the run ---- */
@@ -319,6 +330,17 @@ static int run_verify(struct verify_cli *c, const char *host, const char *cmdlin
     ma_vrun *run = NULL;
     ma_error err;
     ma_error_clear(&err);
+    /* the key is read before any work: a key that cannot seal is refused, not found at the end */
+    ma_seal_key *key = NULL;
+    if (c->seal_key_path) {
+        int krc = ma_seal_key_load(&key, c->seal_key_path, &err);
+        if (krc) {
+            ma_progress_finish(&progress, 0);
+            fprintf(stderr, "millaudit verify: %s\n", err.msg);
+            return ma_result_of_unusable(krc);
+        }
+        o->seal_key = key;
+    }
     int rc = ma_vrun_create(&run, o, &err);
     if (rc == MA_OK)
         rc = ma_vrun_execute(run, &err);
@@ -334,6 +356,7 @@ static int run_verify(struct verify_cli *c, const char *host, const char *cmdlin
         result = report_run(c, run, rc, &err);
     }
     ma_vrun_free(run);
+    ma_seal_key_free(key);
     return result;
 }
 

@@ -237,9 +237,11 @@ void ma_render_merge_text(FILE *out, const ma_merge_result *m, const char *out_p
                 (long long)s->run_id, s->host[0] ? s->host : "?", s->sectors);
         if (s->planned_sectors >= 0)
             fprintf(out, " of %lld", (long long)s->planned_sectors);
-        fprintf(out, " sectors, %s .. %s, %s%s\n", s->started_at, s->ended_at[0] ? s->ended_at : "never ended",
-                s->status, s->interrupted ? " (INTERRUPTED)" : "");
+        fprintf(out, " sectors, %s .. %s, %s%s%s\n", s->started_at, s->ended_at[0] ? s->ended_at : "never ended",
+                s->status, s->interrupted ? " (INTERRUPTED)" : "", s->sealed ? ", seal verified" : "");
     }
+    if (m->sealed_by[0])
+        fprintf(out, "sealed: every shard's rows are as its run sealed them, by key %s\n", m->sealed_by);
     for (size_t i = 0; i < m->n_missing; i++)
         fprintf(out, "shard %u/%u: MISSING\n", m->missing[i], m->shard_count);
     const ma_vrun_totals *t = &m->totals;

@@ -17,6 +17,8 @@
 #include "store/audit_run.h"
 #include "store/runs.h"
 #include "run/inventory.h"
+#include "run/seal.h"
+#include "store/audit_seal.h"
 #include "check/rules.h"
 #include "run/run_sector.h"
 
@@ -32,6 +34,8 @@ typedef struct shard_in {
     size_t n_names;
     int interrupted;
     ma_inventory inv;          /* the inventory and plan it was planned from */
+    char sealed_by[65];        /* the key its seal verified with; "" unchecked */
+    int has_seal;              /* the store holds a seal of the run (checked or not) */
 } shard_in;
 
 /* One sector of the merged run. */
@@ -113,6 +117,8 @@ void ma_merge_shard_source(const char *text, char *path, size_t len, int64_t *ru
     if (colon && colon > text && all_digits(colon + 1) && stat(text, &st) != 0) {
         snprintf(path, len, "%.*s", (int)(colon - text), text);
         *run = strtoll(colon + 1, NULL, 10);
+        if (*run <= 0)
+            *run = -1; /* ":0" names no run; never "the newest" */
         return;
     }
     snprintf(path, len, "%s", text);
@@ -154,6 +160,8 @@ static int open_shards(merge_ctx *c, ma_error *err)
         shard_in *s = &c->sh[i];
         int64_t run = 0;
         ma_merge_shard_source(opt->shards[i], s->path, sizeof s->path, &run);
+        if (run < 0)
+            return ma_error_set(err, MA_EINVAL, "%s: no such run: runs are numbered from 1", opt->shards[i]);
         if (stat(s->path, &s->st) != 0)
             return ma_error_set(err, MA_EMISSING, "%s: audit store does not exist", s->path);
         for (size_t j = 0; j < i; j++)
@@ -170,6 +178,14 @@ static int open_shards(merge_ctx *c, ma_error *err)
             rc = ma_audit_shard_run_find(s->a, &run, err);
         if (!rc)
             rc = ma_audit_shard_run_read(s->a, run, &s->info, err);
+        /* with a key, nothing of the store is believed before its seal verifies over every row the
+         * merge reads (docs/distributed.md "Sealing") */
+        if (!rc && opt->seal_key)
+            rc = ma_run_seal_check(s->a, run, opt->seal_key, s->path, s->sealed_by, err);
+        if (!rc && !opt->seal_key) {
+            ma_seal_row row;
+            rc = ma_audit_seal_read(s->a, run, &row, &s->has_seal, err);
+        }
         if (rc)
             return rc;
         if (!s->info.kind || strcmp(s->info.kind, "verify"))
@@ -991,10 +1007,12 @@ int ma_merge_runs(const ma_merge_options *opt, ma_merge_result *res, ma_error *e
         o->sectors = s->n_names;
         o->planned_sectors = s->info.planned_sectors;
         o->interrupted = s->interrupted;
+        o->sealed = s->sealed_by[0] != 0;
         rowsh[i] = (ma_run_shard_row){s->info.shard_index, s->info.shard_count, s->path, s->info.run_id,
                                       s->info.host, s->info.command_line, s->info.started_at, s->info.ended_at,
                                       s->info.status, s->info.tool_version, s->info.git_revision,
-                                      (int64_t)s->n_names, s->info.planned_sectors};
+                                      (int64_t)s->n_names, s->info.planned_sectors,
+                                      s->sealed_by[0] ? s->sealed_by : NULL};
         manifests[i] = &s->run;
         planned = planned >= 0 && s->info.planned_sectors >= 0 ? planned + s->info.planned_sectors : -1;
         if (s->info.unusable_files > unusable)
@@ -1012,6 +1030,16 @@ int ma_merge_runs(const ma_merge_options *opt, ma_merge_result *res, ma_error *e
     }
     if (rc == MA_OK)
         note_partial(&c);
+    if (rc == MA_OK && opt->seal_key) {
+        snprintf(res->sealed_by, sizeof res->sealed_by, "%s", ma_seal_key_id(opt->seal_key));
+    } else if (rc == MA_OK) {
+        size_t carried = 0;
+        for (size_t i = 0; i < c.n_sh; i++)
+            carried += c.sh[i].has_seal != 0;
+        add_note(res, "unsealed merge: the shard stores are trusted as written%s (--seal-key K believes only "
+                      "what K vouches for; docs/distributed.md, \"Sealing\")",
+                 carried ? ", their seals were not checked" : "");
+    }
     ma_merged_run mr = {f->info.tool_version, git_mixed ? "mixed" : f->info.git_revision, opt->host,
                         opt->command_line, f->info.database_root, f->info.variant, f->info.format, f->options,
                         planned, unusable, manifests, c.n_sh, rowsh, c.n_sh};

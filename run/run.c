@@ -19,6 +19,7 @@
 #include "check/rules.h"
 #include "run/run_sector.h"
 #include "run/inventory.h"
+#include "run/seal.h"
 #include "run/shard.h"
 
 static const char *const class_names[MA_DISC_CLASSES] = {
@@ -145,6 +146,11 @@ int ma_vrun_create(ma_vrun **out, const ma_vrun_options *opt, ma_error *err)
         return ma_error_set(err, MA_EINVAL, "--%s needs --audit (the store holds what is "
                                             "carried over)",
                             opt->mode == MA_VRUN_RESUME ? "resume" : "incremental");
+    if (opt->seal_key && !opt->audit_path)
+        return ma_error_set(err, MA_EINVAL, "--seal-key needs --audit (the seal is recorded in the store)");
+    if (opt->seal_key && !ma_seal_key_can_seal(opt->seal_key))
+        return ma_error_set(err, MA_EINVAL, "--seal-key: a public key cannot seal; give the private key (a merge "
+                                            "may check with the public one)");
     if (opt->shard_count > 1 && opt->shard_index >= opt->shard_count)
         return ma_error_set(err, MA_EINVAL, "shard %u of %u does not exist", opt->shard_index,
                             opt->shard_count);
@@ -1626,6 +1632,9 @@ finish:
         ma_error e;
         const char *status = ma_verdict_status(r->verdict);
         if (ma_audit_run_end(r->audit, r->run_id, status, &e))
+            record_failure(r, &e);
+        /* last: the seal covers every row the run wrote, its end included (run/seal.h) */
+        else if (r->opt.seal_key && ma_run_seal(r->audit, r->run_id, r->opt.seal_key, &e))
             record_failure(r, &e);
     }
     r->seconds = ma_now() - r->t0;

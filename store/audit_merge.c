@@ -266,11 +266,12 @@ int ma_audit_merged_run_finish(ma_audit *a, int64_t id, const ma_merged_run *m, 
         rc = ma_audit_exec_bound(a,
                         "INSERT INTO run_shards (run_id, shard_index, shard_count, source, source_run_id, host,"
                         " command_line, started_at, ended_at, status, tool_version, git_revision, sectors,"
-                        " planned_sectors) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
-                        "record a shard", err, s->planned_sectors >= 0 ? "iiiti" "ttttttt" "ii" : "iiiti" "ttttttt" "in",
+                        " planned_sectors, sealed_by) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
+                        "record a shard", err,
+                        s->planned_sectors >= 0 ? "iiiti" "ttttttt" "ii" "t" : "iiiti" "ttttttt" "in" "t",
                         id, s->shard_index, s->shard_count, s->source, s->source_run_id, s->host, s->command_line,
                         s->started_at, s->ended_at, s->status, s->tool_version, s->git_revision, s->sectors,
-                        s->planned_sectors);
+                        s->planned_sectors, s->sealed_by);
     }
     if (rc == MA_OK)
         rc = ma_audit_exec_bound(a,

@@ -30,6 +30,16 @@
 #include "common/verdict.h"
 #include "millaudit/types.h"
 
+/* ================================================================ seal keys */
+
+/* The key a shard seals its store with and a merge checks it with (docs/distributed.md "Sealing"):
+ * an Ed25519 private key in PEM (seals and checks), an Ed25519 public key in PEM (checks only), or
+ * any other file of 16 to 4096 bytes, a secret for HMAC-SHA256 (`openssl rand -hex 32`). Errors:
+ * MA_EMISSING / MA_EIO reading it, MA_EFORMAT for a file that is no key. */
+typedef struct ma_seal_key ma_seal_key;
+MA_API int ma_seal_key_load(ma_seal_key **out, const char *path, ma_error *err);
+MA_API void ma_seal_key_free(ma_seal_key *k);
+
 /* ================================================================ the verify run */
 
 /* Discrepancy classes of both formats, one list (docs/verifier.md). */
@@ -189,6 +199,11 @@ typedef struct ma_vrun_options {
      * job leaves every finished sector's line behind. */
     void (*on_sector)(void *ctx, const struct ma_vrun_sector *s);
     void *on_sector_ctx;
+    /* NULL, or the key (able to seal) the run seals its store with when it ends, whatever its
+     * verdict (`--seal-key`, docs/distributed.md "Sealing"): a merge given the key believes the
+     * store only if no row changed since. Needs audit_path. A seal that cannot be recorded makes
+     * the record incomplete (ma_vrun_record_failed). */
+    const ma_seal_key *seal_key;
 } ma_vrun_options;
 
 typedef struct ma_vrun ma_vrun;
@@ -301,6 +316,11 @@ typedef struct ma_merge_options {
                                           * when set the merged run is rolled back, MA_ECANCELED */
     const char *host;             /* of the merge (recorded) */
     const char *command_line;
+    /* NULL: the shard stores are trusted as written (their digests are checked, but a program
+     * that rewrote rows and recomputed every digest is not caught). Else every shard run must be
+     * sealed by this key and its seal must verify over its rows as read; anything else is refused
+     * (docs/distributed.md "Sealing"). */
+    const ma_seal_key *seal_key;
 } ma_merge_options;
 
 /* One shard as it was merged. */
@@ -312,6 +332,7 @@ typedef struct ma_merge_shard {
     size_t sectors;               /* recorded (and merged) */
     int64_t planned_sectors;      /* -1: not recorded */
     int interrupted;              /* never ended, ended interrupted, or fewer sectors than planned */
+    int sealed;                   /* its seal verified with the merge's key */
 } ma_merge_shard;
 
 typedef struct ma_merge_result {
@@ -335,6 +356,7 @@ typedef struct ma_merge_result {
     size_t n_notes;
     int output_failed;            /* set with an error: the output store could not be opened or
                                    * written (exit 4), not the shards read (exit 3) */
+    char sealed_by[65];           /* the key id every shard's seal verified with; "" unsealed */
 } ma_merge_result;
 
 /* Merges. MA_OK when the merged run was written (whatever its verdict: see verdict), else the
@@ -344,8 +366,9 @@ MA_API int ma_merge_runs(const ma_merge_options *opt, ma_merge_result *out, ma_e
 MA_API void ma_merge_result_free(ma_merge_result *r);
 
 /* A shard argument "STORE" or "STORE:RUN" as the merge reads it: the store's path into path (len
- * bytes) and the run into *run (0: the store's newest verify run). A name that exists as given is
- * a store even with a colon. */
+ * bytes) and the run into *run (0: the store's newest verify run; -1 for "STORE:0", which names no
+ * run and is refused, never read as the newest). A name that exists as given is a store even with
+ * a colon. */
 MA_API void ma_merge_shard_source(const char *text, char *path, size_t len, int64_t *run);
 
 /* ================================================================ documents (render/) */
