@@ -1,6 +1,7 @@
 /* common/verdict: the one verdict, its words and its exit status (common/verdict.h). */
 #include "common/verdict.h"
 
+#include <stdio.h>
 #include <string.h>
 
 #include "common/ma_error.h"
@@ -30,6 +31,15 @@ int ma_verdict_exit_code(ma_verdict_state s, unsigned flags)
     case MA_VERDICT_PARTIAL: return MA_EXIT_PARTIAL;
     default: return MA_EXIT_BAD_INPUT;
     }
+}
+
+void ma_verdict_interrupted_words(char *buf, size_t len, long long reached, long long planned, long long carried)
+{
+    if (carried > 0 && carried <= reached)
+        snprintf(buf, len, "interrupted: %lld of %lld sector%s done (%lld checked, %lld carried over)", reached,
+                 planned, planned == 1 ? "" : "s", reached - carried, carried);
+    else
+        snprintf(buf, len, "interrupted: %lld of %lld sector%s checked", reached, planned, planned == 1 ? "" : "s");
 }
 
 /* Results above 0: bit 12 marks a verdict (flags in bits 8..11, the state below), bit 13 a signal. */

@@ -59,6 +59,13 @@ MA_API int ma_verdict_exit_code(ma_verdict_state s, unsigned flags);
  *   ma_result_of_verdict(v, flags)      the work was done and this is its verdict
  *   ma_result_of_signal(signo)          stopped by a signal, results so far committed (128 + signo)
  */
+/* The words of an interrupted run's progress, the same in verify's verdict, report and runs list:
+ * "interrupted: K of N sectors checked", or, when some of the K were carried over from an earlier
+ * run (--incremental, --resume), "interrupted: K of N sectors done (C checked, R carried over)":
+ * a carried-over result was not checked by this run. Into buf (len bytes). */
+MA_API void ma_verdict_interrupted_words(char *buf, size_t len, long long reached, long long planned,
+                                         long long carried);
+
 MA_API int ma_result_of_verdict(ma_verdict_state v, unsigned flags);
 MA_API int ma_result_of_signal(int signo);
 /* An error that made an input unusable, as a result that exits 3 whatever the code alone would

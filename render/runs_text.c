@@ -46,11 +46,14 @@ static void list_row(FILE *f, const ma_run_row *r)
     /* an interrupted run says what it did, also after a resume continued it ('resumed': how
      * builds before audit schema v7 recorded such a run) */
     int interrupted = r->status && (!strcmp(r->status, "interrupted") || !strcmp(r->status, "resumed"));
-    char what[128] = "";
-    if (interrupted && r->planned_sectors >= 0)
-        snprintf(what, sizeof what, " (interrupted: %lld of %lld sectors checked%s", (long long)r->sectors,
-                 (long long)(r->planned_sectors > r->sectors ? r->planned_sectors : r->sectors),
-                 r->continued_by ? "; continued by run " : ")");
+    char what[192] = "";
+    if (interrupted && r->planned_sectors >= 0) {
+        char words[112];
+        ma_verdict_interrupted_words(words, sizeof words, (long long)r->sectors,
+                                     (long long)(r->planned_sectors > r->sectors ? r->planned_sectors : r->sectors),
+                                     (long long)r->sectors_carried);
+        snprintf(what, sizeof what, " (%s%s", words, r->continued_by ? "; continued by run " : ")");
+    }
     else if (interrupted && r->continued_by)
         snprintf(what, sizeof what, " (interrupted; continued by run ");
     if (r->continued_by && what[0])

@@ -52,9 +52,11 @@ static void print_verdict(FILE *out, const ma_vrun *run)
         break;
     case MA_VERDICT_INTERRUPTED:
         /* what this run did, whatever a later --resume does: it is never a proof */
-        fprintf(out, "verdict: interrupted: %s of %s sectors checked (%s of %s entries verified); "
-                     "NOT verified; continue with --resume\n",
-                G(t->sectors - t->sectors_not_checked), G(t->sectors), G(t->verified), G(t->entries));
+        char words[160];
+        ma_verdict_interrupted_words(words, sizeof words, (long long)(t->sectors - t->sectors_not_checked),
+                                     (long long)t->sectors, (long long)t->sectors_carried);
+        fprintf(out, "verdict: %s (%s of %s entries verified); NOT verified; continue with --resume\n", words,
+                G(t->verified), G(t->entries));
         break;
     default:
         if (!t->sectors) {
