@@ -12,6 +12,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "checksums/sha256.h"
 #include "common/fanout.h"
 #include "common/fileio.h"
 
@@ -50,6 +51,11 @@ struct ma_database {
     /* <variant>.secval of a .sec2 database: 0 absent, 1 present (not loaded), 2 loaded, 3 failed */
     int secval_state[4];
     ma_malom_secval *secval[4];
+    /* the digests of the very bytes parsed (secval_read: they were read, even if they did not
+     * parse), and why the file failed (state 3) */
+    ma_file_digest secval_dg[4];
+    int secval_read[4];
+    ma_error secval_err[4];
     char *aux[4];
     size_t n_aux;
     ma_open_index *oix;
@@ -514,6 +520,16 @@ int ma_database_open(ma_database **out, const char *path, const ma_database_opti
         }
         rc = add_sector(db, f);
     }
+    /* one .sec2 file given: its <variant>.secval beside it is the database's, read like a listed
+     * one (once, from the bytes hashed), never by the reader behind the database's back */
+    if (rc == MA_OK && single && fmt == MA_FORMAT_SEC2 && db->n) {
+        ma_variant v = db->sectors[0].variant;
+        char p[4400];
+        struct stat st;
+        snprintf(p, sizeof p, "%.4000s/%s.secval", db->dir, ma_variant_name(v));
+        if (lstat(p, &st) == 0)
+            db->secval_state[v] = 1;
+    }
     if (rc == MA_OK && db->n) {
         db->cache = calloc(db->n, sizeof *db->cache);
         if (!db->cache)
@@ -558,8 +574,10 @@ void ma_database_close(ma_database *db)
         return;
     for (size_t i = 0; db->cache && i < db->n; i++)
         source_free(db->cache[i].src);
-    for (int v = 0; v < 4; v++)
+    for (int v = 0; v < 4; v++) {
         ma_malom_secval_free(db->secval[v]);
+        ma_file_digest_free(&db->secval_dg[v]);
+    }
     for (size_t i = 0; i < db->n_aux; i++)
         free(db->aux[i]);
     if (db->oix)
@@ -644,8 +662,10 @@ int ma_database_prepare(ma_database *db, int w, ma_error *err)
     return ma_malom_index_prepare(mix, w, err);
 }
 
-/* The <variant>.secval a .sec2 sector of variant v is read with: loaded once; NULL when absent or
- * broken (then the reader itself reports what it lacks for a non-STONE_DIFF file). */
+/* The <variant>.secval a .sec2 sector of variant v is read with: read into memory once, hashed
+ * and parsed from those bytes, so the digest a run records (ma_database_secval_digest) is the
+ * digest of what every sector of v is read with, whatever happens to the file later; NULL when
+ * absent or broken (the sectors that need it then fail, see open_prepared). */
 static const ma_malom_secval *secval_for(ma_database *db, ma_variant v)
 {
     if (db->secval_state[v] == 1) {
@@ -653,7 +673,17 @@ static const ma_malom_secval *secval_for(ma_database *db, ma_variant v)
         snprintf(name, sizeof name, "%s.secval", ma_variant_name(v));
         snprintf(path, sizeof path, "%.4000s/%.255s", db->dir, name);
         ma_error e;
-        if (ma_malom_secval_open(&db->secval[v], path, v, &e) == MA_OK) {
+        char *buf = NULL;
+        size_t len = 0;
+        int rc = ma_malom_secval_read(path, &buf, &len, &e);
+        if (rc == MA_OK && ma_sha256_buffer_digest(&db->secval_dg[v], buf, len, 0) != MA_OK)
+            rc = ma_error_set(&e, MA_ENOMEM, "%s: out of memory", path);
+        if (rc == MA_OK) {
+            db->secval_read[v] = 1;
+            rc = ma_malom_secval_parse(&db->secval[v], path, buf, len, v, &e);
+        }
+        free(buf);
+        if (rc == MA_OK) {
             db->secval_state[v] = 2;
             char *copy = strdup(name);
             if (copy && db->n_aux < 4)
@@ -663,10 +693,26 @@ static const ma_malom_secval *secval_for(ma_database *db, ma_variant v)
         } else {
             db->secval_state[v] = 3;
             db->secval[v] = NULL;
+            db->secval_err[v] = e;
             add_bad(db, path, e.code, "%s", e.msg);
         }
     }
     return db->secval_state[v] == 2 ? db->secval[v] : NULL;
+}
+
+int ma_database_secval_digest(ma_database *db, ma_variant v, const ma_file_digest **out, ma_error *err)
+{
+    *out = NULL;
+    if (db->format != MA_FORMAT_SEC2 || v < 1 || v > 3 || !db->secval_state[v])
+        return MA_OK;
+    secval_for(db, v);
+    if (db->secval_read[v]) {
+        *out = &db->secval_dg[v];
+        return MA_OK;
+    }
+    if (err)
+        *err = db->secval_err[v];
+    return db->secval_err[v].code ? db->secval_err[v].code : MA_EIO;
 }
 
 /* Puts "<path>: sector <name>: offset 0: " in front of a reader message that lacks the path. */
@@ -712,9 +758,13 @@ static int open_prepared(ma_database *db, const ma_db_sector *s, const ma_malom_
             ma_open_file_close(&src->of);
         }
     } else {
+        /* never the <variant>.secval read beside the file: only the one the database read once */
+        char why[128];
+        snprintf(why, sizeof why, "%s.secval %s", ma_variant_name(s->variant),
+                 db->secval_state[s->variant] ? "is unusable (see its own message)" : "is absent");
         rc = db->format == MA_FORMAT_SEC
                  ? ma_malom_file_open_sec(&src->mf, s->path, s->variant, s->sector, err)
-                 : ma_malom_file_open_sec2(&src->mf, s->path, s->variant, s->sector, sv, err);
+                 : ma_malom_file_open_sec2_given(&src->mf, s->path, s->variant, s->sector, sv, why, err);
         if (rc == MA_OK) {
             src->entries = ma_malom_file_entry_count(src->mf);
             src->frame = ma_malom_file_frame(src->mf);

@@ -49,6 +49,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "checksums/sha256.h"
 #include "common/ma_error.h"
 #include "formats/malom_file.h"
 #include "formats/open_file.h"
@@ -127,6 +128,15 @@ const char *ma_database_aux(const ma_database *db, size_t i);
 /* Non-zero when discovery found a usable <variant>.secval of variant v in a .sec2 database (the
  * sector values its non-STONE_DIFF files are read with). */
 int ma_database_has_secval(const ma_database *db, ma_variant v);
+
+/* The digests (whole and per chunk) of the very bytes of <variant>.secval that every sector of v
+ * is read with (docs/runs.md "The bytes hashed are the bytes checked"): the file is read into
+ * memory once, when first needed or now, and parsed from those bytes; no sector of v ever reads
+ * another version of it (a non-STONE_DIFF file of v fails when it is absent or unusable). *out
+ * NULL and MA_OK when the database has no such file (or is not .sec2); the file's error when it
+ * could not be read (it is also among the unusable files); a file read but not parsed gives the
+ * digest of the bytes read. The digest stays valid until ma_database_close. */
+int ma_database_secval_digest(ma_database *db, ma_variant v, const ma_file_digest **out, ma_error *err);
 
 /* The indexes every source of this database is read through (created on first use, prepared for
  * the W of each opened sector). Checkers need them prepared for successor sectors too: see

@@ -586,6 +586,38 @@ static int sector_inputs(ma_vrun *r, ma_error *err)
     return MA_OK;
 }
 
+/* The <variant>.secval of a .sec2 database: its digest is the source layer's, of the very bytes
+ * every sector of the variant is read with (read and parsed once, now: formats/source.h), never a
+ * hash of the path that a file replaced before the parse would escape. In the run's manifest, its
+ * inventory, and each sector's inputs of the variant. */
+static int hash_secvals(ma_vrun *r, ma_error *err)
+{
+    for (int v = 1; v <= 3; v++) {
+        r->secval_sha[v][0] = 0;
+        const ma_file_digest *d = NULL;
+        ma_error e;
+        if (ma_database_format(r->db) != MA_FORMAT_SEC2 || !ma_database_has_secval(r->db, (ma_variant)v))
+            continue;
+        if (ma_database_secval_digest(r->db, (ma_variant)v, &d, &e) != MA_OK || !d) {
+            /* "!": never equal to a digest; the sectors of the variant will be unusable too */
+            snprintf(r->secval_sha[v], sizeof r->secval_sha[v], "!");
+            add_error(r, e.msg);
+            continue;
+        }
+        ma_sha256_hex(r->secval_sha[v], d->digest);
+        ma_inventory_file f;
+        memset(&f, 0, sizeof f);
+        snprintf(f.name, sizeof f.name, "%s.secval", ma_variant_name((ma_variant)v));
+        f.size = d->size;
+        snprintf(f.digest, sizeof f.digest, "sha256:%s", r->secval_sha[v]);
+        if (ma_inventory_add_file(&r->inv, &f, err))
+            return MA_ENOMEM;
+        if (r->audit && ma_manifest_record_digests(r->audit, r->run_id, ma_database_dir(r->db), f.name, d, &e))
+            record_failure(r, &e);
+    }
+    return MA_OK;
+}
+
 static int hash_inputs(ma_vrun *r, ma_error *err)
 {
     r->phase = "hash";
@@ -627,16 +659,6 @@ static int hash_inputs(ma_vrun *r, ma_error *err)
             paths[n++] = s->path;
         }
     }
-    char secval_path[4][4400];
-    for (int v = 1; v <= 3; v++) {
-        r->secval_sha[v][0] = 0;
-        if (ma_database_format(r->db) == MA_FORMAT_SEC2 && ma_database_has_secval(r->db, (ma_variant)v)) {
-            snprintf(secval_path[v], sizeof secval_path[v], "%.4000s/%s.secval", ma_database_dir(r->db),
-                     ma_variant_name((ma_variant)v));
-            which[n] = -v;
-            paths[n++] = secval_path[v];
-        }
-    }
     ma_file_digest *d = calloc(n ? n : 1, sizeof *d);
     int *rcs = calloc(n ? n : 1, sizeof *rcs);
     ma_error *errs = calloc(n ? n : 1, sizeof *errs);
@@ -663,24 +685,10 @@ static int hash_inputs(ma_vrun *r, ma_error *err)
             snprintf(r->inv.files[need_sha[-10 - which[i]]].digest, sizeof r->inv.files[0].digest, "sha256:%s", hex);
             continue;
         }
-        if (which[i] >= 0)
-            snprintf(r->nodes[which[i]].sha256, sizeof r->nodes[which[i]].sha256, "%s", hex);
-        else
-            snprintf(r->secval_sha[-which[i]], sizeof r->secval_sha[0], "%s", hex);
+        snprintf(r->nodes[which[i]].sha256, sizeof r->nodes[which[i]].sha256, "%s", hex);
         for (size_t k = 0; k < n_need; k++) /* a file read and in need of its SHA-256: the same one */
             if (!strcmp(r->inv.files[need_sha[k]].name, base_name(paths[i])))
                 snprintf(r->inv.files[need_sha[k]].digest, sizeof r->inv.files[0].digest, "sha256:%s", hex);
-        if (which[i] < 0) { /* a .secval: every sector of its variant is read with it */
-            ma_inventory_file f;
-            memset(&f, 0, sizeof f);
-            snprintf(f.name, sizeof f.name, "%.255s", base_name(paths[i]));
-            struct stat st;
-            if (stat(paths[i], &st) == 0)
-                f.size = (uint64_t)st.st_size;
-            snprintf(f.digest, sizeof f.digest, "sha256:%s", hex);
-            if (ma_inventory_add_file(&r->inv, &f, err))
-                rc = MA_ENOMEM;
-        }
         if (rcs[i] == MA_OK && r->audit) {
             const char *slash = strrchr(paths[i], '/');
             ma_error e;
@@ -697,6 +705,8 @@ static int hash_inputs(ma_vrun *r, ma_error *err)
     free(paths);
     free(which);
     free(need_sha);
+    if (rc == MA_OK)
+        rc = hash_secvals(r, err);
     if (rc)
         return rc;
     ma_inventory_seal(&r->inv);

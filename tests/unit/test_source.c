@@ -421,6 +421,66 @@ static void test_malom_sources_read_like_open_ones(void **state)
     ma_database_close(db);
 }
 
+/* The <variant>.secval is read once and hashed from the bytes parsed (issue 41): its digest is the
+ * file's when it was read, the file replaced afterwards changes neither the digest nor the values
+ * the sectors are read with, and a broken one is never replaced by a copy a reader reads itself. */
+static void test_secval_digest_is_of_the_bytes_parsed(void **state)
+{
+    fixture *fx = *state;
+    char fixtures[512], from[700];
+    ma_test_fixture_dir(fixtures, sizeof fixtures);
+    MA_TEST_NEED_FIXTURES(fixtures);
+    static const char *const names[] = {"std_3_3_0_0.sec2", "std.secval"};
+    char *good = NULL;
+    size_t good_len = 0;
+    for (int i = 0; i < 2; i++) {
+        snprintf(from, sizeof from, "%s/original-excerpt/%s", fixtures, names[i]);
+        FILE *f = fopen(from, "rb");
+        assert_non_null(f);
+        char *buf = malloc(4 << 20);
+        size_t n = fread(buf, 1, 4 << 20, f);
+        fclose(f);
+        put(fx, names[i], buf, n);
+        if (i == 1) {
+            good = buf;
+            good_len = n;
+        } else {
+            free(buf);
+        }
+    }
+    ma_database *db;
+    ma_error err;
+    assert_int_equal(ma_database_open(&db, fx->dir, NULL, &err), MA_OK);
+    assert_int_equal(ma_database_format(db), MA_FORMAT_SEC2);
+    const ma_file_digest *d = NULL;
+    assert_int_equal(ma_database_secval_digest(db, MA_VARIANT_STD, &d, &err), MA_OK);
+    assert_non_null(d);
+    ma_file_digest want;
+    assert_int_equal(ma_sha256_buffer_digest(&want, good, good_len, 0), MA_OK);
+    assert_int_equal(d->size, good_len);
+    assert_memory_equal(d->digest, want.digest, sizeof want.digest);
+    assert_int_equal(d->n_chunks, 1);
+    assert_memory_equal(d->chunks[0], want.digest, sizeof want.digest);
+    ma_file_digest_free(&want);
+    /* the file replaced now (a shorter, broken one): the digest and the values stay what was read */
+    put(fx, "std.secval", good, good_len / 2);
+    const ma_source *src;
+    ma_sector s = {3, 3, 0, 0};
+    assert_int_equal(ma_database_source(db, MA_VARIANT_STD, s, &src, &err), MA_OK);
+    assert_int_equal(ma_database_secval_digest(db, MA_VARIANT_STD, &d, &err), MA_OK);
+    assert_int_equal(d->size, good_len);
+    ma_database_close(db);
+    /* a broken one read first: the sector fails, even once a good one is back on disk */
+    assert_int_equal(ma_database_open(&db, fx->dir, NULL, &err), MA_OK);
+    assert_int_equal(ma_database_secval_digest(db, MA_VARIANT_STD, &d, &err), MA_OK);
+    assert_int_equal(d->size, good_len / 2);
+    put(fx, "std.secval", good, good_len);
+    assert_int_equal(ma_database_source(db, MA_VARIANT_STD, s, &src, &err), MA_EMISSING);
+    assert_non_null(strstr(err.msg, "std.secval is unusable"));
+    ma_database_close(db);
+    free(good);
+}
+
 /* Copies the std-strong fixture's three .sec files into dir, with byte 179 (overflow) planted at
  * entry 100 of std_4_3_0_0.sec, which has no overflow record: a fault the open's overflow scan
  * finds. Returns 0 when the fixtures are absent. */
@@ -630,6 +690,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_bytes_digest_follows_the_mapping, setup, teardown),
         cmocka_unit_test(test_sector_arguments),
         cmocka_unit_test(test_malom_sources_read_like_open_ones),
+        cmocka_unit_test_setup_teardown(test_secval_digest_is_of_the_bytes_parsed, setup, teardown),
         cmocka_unit_test_setup_teardown(test_sources_opened_in_advance, setup, teardown),
     };
     return ma_test_run_group(tests, NULL, NULL);
