@@ -1,11 +1,12 @@
 /*
  * millaudit attest create --audit A.sqlite [--run N] --key KEY.pem --out FILE [--identity TEXT]
- *                         [--allow-unverified] [--allow-partial]
+ *                         [--allow-unverified] [--allow-partial] [--allow-unsealed]
  * millaudit attest verify FILE --pub PUB.pem [--db DIR] [--threads N] [--json]
  *
  * Options and output only; the work is the attestation API of millaudit/store.h
  * (docs/attestations.md).
- * Exit: create 0 written, 1 the run is not verified (without --allow-unverified), 6 the run checked
+ * Exit: create 0 written, 1 the run is not verified (without --allow-unverified) or a merge of
+ * unsealed shard stores (without --allow-unsealed), 6 the run checked
  * some sectors (without --allow-partial), 3 store, run or key unusable, 4 --out not writable;
  * verify 0 a good signature on a statement of the whole database whose verdict is verified (and
  * with --db every file matches and every database file is attested), 6 the same for a statement of
@@ -32,6 +33,7 @@ static void usage(FILE *out)
     fprintf(out,
             "usage: millaudit attest create --audit FILE.sqlite [--run N] --key KEY.pem --out FILE\n"
             "                               [--identity TEXT] [--allow-unverified] [--allow-partial]\n"
+            "                               [--allow-unsealed]\n"
             "       millaudit attest verify FILE --pub PUB.pem [--db DIR] [--threads N] [--json]\n"
             "create: sign run N (default the newest) of the store as an in-toto statement in a DSSE\n"
             "        envelope (Ed25519, KEY.pem from `openssl genpkey -algorithm ed25519`): the digests\n"
@@ -39,13 +41,16 @@ static void usage(FILE *out)
             "        totals, options, times, manifest and derived-value digests. Only a verified run,\n"
             "        unless --allow-unverified (the verdict is in the statement); only a run of the\n"
             "        whole database, unless --allow-partial (a --sector or --shard run: the statement's\n"
-            "        scope is its sectors, the files it read but did not check are its inputs).\n"
+            "        scope is its sectors, the files it read but did not check are its inputs); a\n"
+            "        merged run only when its shard stores were sealed (runs merge --seal-key), unless\n"
+            "        --allow-unsealed (the statement's run.sealed_by is then null).\n"
             "        --identity: who signs.\n"
             "verify: check the signature with PUB.pem (`openssl pkey -in KEY.pem -pubout`), print the\n"
             "        scope (the whole database, or sectors given inputs), who attested what and when,\n"
             "        and the verdict; --db DIR: hash DIR's files and check every subject and input,\n"
             "        and for the whole database that no database file of DIR is left out.\n"
-            "exit: 0 written / the whole database verified (files match), 1 run not verified / bad\n"
+            "exit: 0 written / the whole database verified (files match), 1 run not verified or an\n"
+            "      unsealed merge (create) / bad\n"
             "      signature / a file changed, missing or not attested / discrepancies, 2 usage,\n"
             "      3 store, key or envelope unusable, a statement contradicting itself, or not\n"
             "      verified (incomplete, interrupted, within bounds), 4 output not writable,\n"
@@ -95,6 +100,7 @@ static int cmd_create(int argc, char **argv)
                                          {"identity", required_argument, NULL, 'i'},
                                          {"allow-unverified", no_argument, NULL, 'u'},
                                          {"allow-partial", no_argument, NULL, 'p'},
+                                         {"allow-unsealed", no_argument, NULL, 'U'},
                                          {"help", no_argument, NULL, 'h'}, {NULL, 0, NULL, 0}};
     const char *audit_path = NULL, *key_path = NULL, *out_path = NULL;
     ma_attest_create_options opt = {0};
@@ -108,6 +114,7 @@ static int cmd_create(int argc, char **argv)
         case 'i': opt.identity = optarg; break;
         case 'u': opt.allow_unverified = 1; break;
         case 'p': opt.allow_partial = 1; break;
+        case 'U': opt.allow_unsealed = 1; break;
         case 'r': result = ma_cli_opt_run_id("attest create", "--run", optarg, &opt.run_id); break;
         case 'h': usage(stdout); return MA_OK;
         default: result = MA_EUSAGE; /* ma_opt_next said what is wrong */

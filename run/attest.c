@@ -114,6 +114,15 @@ int ma_attest_create(ma_audit *a, const ma_ed25519_key *key, const ma_attest_cre
                           st.n_sector_rows == 1 ? "" : "s", st.n_inputs, st.n_inputs == 1 ? "" : "s");
         goto done;
     }
+    if (st.merge_unsealed && !opt->allow_unsealed) {
+        out->unsealed = 1;
+        rc = ma_error_set(err, MA_EINVAL, "%s: run %lld is a merge that trusted %lld shard store%s as written (runs "
+                          "merge without --seal-key): it proves what the stores said, not what a key vouches for; "
+                          "merge sealed shards with --seal-key, or --allow-unsealed attests it as it is",
+                          opt->store_name ? opt->store_name : "audit store", (long long)st.run_id,
+                          (long long)st.merge_unsealed, st.merge_unsealed == 1 ? "" : "s");
+        goto done;
+    }
     if (strcmp(out->verdict, "verified") != 0 && !opt->allow_unverified) {
         out->unverified = 1;
         rc = ma_error_set(err, MA_EINVAL, "%s: run %lld: verdict is '%s' (%s), not verified; "
@@ -378,7 +387,7 @@ int ma_store_attest_create_result(int rc, const ma_attest_created *c)
 {
     if (rc && c && c->partial)
         return ma_result_of_verdict(MA_VERDICT_PARTIAL, 0);
-    if (rc && c && c->unverified)
+    if (rc && c && (c->unverified || c->unsealed))
         return ma_result_of_verdict(MA_VERDICT_DIFFER, 0);
     return ma_store_input_result(rc);
 }

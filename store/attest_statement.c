@@ -50,7 +50,7 @@ void ma_attest_statement_free(ma_attest_statement *st)
                         &st->variant, &st->rules_fingerprint, &st->rules_description, &st->database_root,
                         &st->format, &st->index_scheme, &st->kind, &st->mode, &st->status, &st->verdict,
                         &st->verdict_text, &st->host, &st->command_line, &st->options, &st->started_at,
-                        &st->ended_at, &st->manifest_sha256};
+                        &st->ended_at, &st->manifest_sha256, &st->sealed_by};
     for (size_t i = 0; i < sizeof strings / sizeof strings[0]; i++)
         free(*strings[i]);
     memset(st, 0, sizeof *st);
@@ -140,6 +140,10 @@ int ma_attest_statement_load(ma_audit *a, int64_t id, ma_attest_statement *out, 
     out->options = dup_or_null(rep.options, &oom);
     out->started_at = dup_or_null(r->started_at, &oom);
     out->ended_at = dup_or_null(r->ended_at, &oom);
+    for (size_t i = 0; i < r->n_shards; i++)
+        out->merge_unsealed += !r->shards[i].sealed_by;
+    if (r->n_shards && !out->merge_unsealed)
+        out->sealed_by = dup_or_null(r->shards[0].sealed_by, &oom);
     out->database_root = dup_or_null(r->database_root, &oom);
     out->variant = dup_or_null(r->variant, &oom);
     out->format = dup_or_null(r->format, &oom);
@@ -304,6 +308,7 @@ int ma_attest_statement_to_json(const ma_attest_statement *st, char **out, size_
             set(run, "options", json_is_object(opt) ? opt : (json_decref(opt), json_null()), &bad);
             set(run, "started_at", str_or_null(st->started_at), &bad);
             set(run, "ended_at", str_or_null(st->ended_at), &bad);
+            set(run, "sealed_by", str_or_null(st->sealed_by), &bad);
         }
         set(p, "totals", tot, &bad);
         if (tot) {
@@ -669,6 +674,8 @@ int ma_attest_statement_parse(const char *text, size_t len, const char *name, ma
     out->command_line = string_member(&ps, run, "command_line", "predicate.run.command_line", 1);
     out->started_at = string_member(&ps, run, "started_at", "predicate.run.started_at", 0);
     out->ended_at = string_member(&ps, run, "ended_at", "predicate.run.ended_at", 1);
+    if (json_object_get(run, "sealed_by"))
+        out->sealed_by = string_member(&ps, run, "sealed_by", "predicate.run.sealed_by", 1);
     if (!ps.rc) {
         json_t *opt = json_object_get(run, "options");
         if (json_is_object(opt)) {

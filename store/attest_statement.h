@@ -87,6 +87,11 @@ typedef struct ma_attest_statement {
     /* predicate.run */
     int64_t run_id;
     char *kind, *mode, *status, *verdict, *verdict_text, *host, *command_line, *options, *started_at, *ended_at;
+    /* a merged run: the key id every shard's seal verified with at the merge (docs/distributed.md
+     * "Sealing"); NULL for other runs and for a merge that trusted its shard stores as written
+     * (merge_unsealed then counts the shards it did not check) */
+    char *sealed_by;
+    int64_t merge_unsealed;
     /* options: the run's options as JSON text (an object), NULL when not recorded */
     /* predicate.totals */
     int64_t sectors, entries, checked, verified, within_bounds, discrepancies;

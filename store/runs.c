@@ -380,9 +380,14 @@ static int load_shards(ma_audit *a, int64_t id, ma_run *r, ma_error *err)
     const char *path = ma_audit_path(a);
     sqlite3_stmt *st = NULL;
     int oom = 0, rc;
-    rc = prep(a, &st, "SELECT shard_index, shard_count, source_run_id, sectors, planned_sectors, source, host,"
-                      " command_line, started_at, ended_at, status, git_revision FROM run_shards WHERE run_id = ?"
-                      " ORDER BY shard_index", err);
+    rc = prep(a, &st, ma_sqlite_has_column(ma_audit_db(a), "run_shards", "sealed_by")
+                          ? "SELECT shard_index, shard_count, source_run_id, sectors, planned_sectors, source, host,"
+                            " command_line, started_at, ended_at, status, git_revision, sealed_by FROM run_shards"
+                            " WHERE run_id = ? ORDER BY shard_index"
+                          : "SELECT shard_index, shard_count, source_run_id, sectors, planned_sectors, source, host,"
+                            " command_line, started_at, ended_at, status, git_revision, NULL FROM run_shards"
+                            " WHERE run_id = ? ORDER BY shard_index",
+              err);
     if (rc)
         return rc;
     sqlite3_bind_int64(st, 1, id);
@@ -405,6 +410,7 @@ static int load_shards(ma_audit *a, int64_t id, ma_run *r, ma_error *err)
         x->ended_at = ma_audit_col_dup(st, 9, &oom);
         x->status = ma_audit_col_dup(st, 10, &oom);
         x->git_revision = ma_audit_col_dup(st, 11, &oom);
+        x->sealed_by = ma_audit_col_dup(st, 12, &oom);
     }
     if ((rc = finish_read(a, st, err)) != MA_OK)
         return rc;
@@ -527,7 +533,7 @@ void ma_run_free(ma_run *r)
     for (size_t i = 0; i < r->n_shards; i++) {
         ma_run_shard *x = &r->shards[i];
         free(x->source), free(x->host), free(x->command_line), free(x->started_at), free(x->ended_at);
-        free(x->status), free(x->git_revision);
+        free(x->status), free(x->git_revision), free(x->sealed_by);
     }
     free(r->shards);
     memset(r, 0, sizeof *r);

@@ -76,6 +76,7 @@ typedef struct ma_run_shard {
     int64_t shard_index, shard_count, source_run_id, sectors;
     int64_t planned_sectors;    /* -1: not recorded */
     char *source, *host, *command_line, *started_at, *ended_at, *status, *git_revision;
+    char *sealed_by;            /* v10: the key id its seal verified with at the merge; NULL: unsealed */
 } ma_run_shard;
 
 typedef struct ma_run {

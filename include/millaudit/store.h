@@ -171,6 +171,8 @@ typedef struct ma_attest_create_options {
     int allow_unverified;        /* attest a run whose verdict is not "verified" */
     int allow_partial;           /* attest a run of some sectors (--sector, --shard): its statement's
                                   * scope is "sectors", its unchecked files are inputs */
+    int allow_unsealed;          /* attest a merged run whose shard stores the merge trusted as
+                                  * written (no --seal-key): the statement's run.sealed_by is null */
     const char *tool_name, *tool_version, *git_revision;
     const char *attested_at;     /* UTC ISO 8601; NULL: now */
     const char *store_name;      /* the store's path, for messages */
@@ -186,6 +188,7 @@ typedef struct ma_attest_created {
     char rules_fingerprint[65];
     int unverified;              /* set when refused because the verdict is not "verified" */
     int partial;                 /* set when refused because the run checked some sectors only */
+    int unsealed;                /* set when refused because the merged run's shards were unsealed */
     char scope[16];              /* the statement's scope: "database" or "sectors" */
     size_t n_inputs;             /* files read but not checked (scope "sectors") */
 } ma_attest_created;
@@ -202,7 +205,8 @@ MA_API void ma_ed25519_key_free(ma_ed25519_key *k);
  * first; free with ma_attest_created_free also after errors. Errors: the run unusable (as
  * ma_store_run_load; MA_EINVAL for a run that recorded no file digests or is not a verify run), or
  * MA_EINVAL with out->unverified set for a run whose verdict is not "verified" without
- * allow_unverified, or with out->partial set for a run of some sectors without allow_partial. */
+ * allow_unverified, with out->partial set for a run of some sectors without allow_partial, or with
+ * out->unsealed set for a merged run of unsealed shard stores without allow_unsealed. */
 MA_API int ma_store_attest_create(ma_attest_created *out, ma_audit *a, const ma_ed25519_key *key,
                                   const ma_attest_create_options *opt, ma_error *err);
 /* The result (common/verdict.h) of a create that returned rc: a refused unverified run is the

@@ -115,20 +115,31 @@ def test_a_sector_run_is_no_proof_of_the_database(millaudit, world, tmp_path):
 
 def test_a_shard_is_part_and_the_merge_of_all_shards_is_the_database(millaudit, world, tmp_path):
     db = world["w"] / "clean"
+    seal = tmp_path / "seal.key"
+    seal.write_text("0123456789abcdef0123456789abcdef\n")
     for i in range(2):
-        millaudit.run("verify", db, "--shard", f"{i}/2", "--audit", tmp_path / f"s{i}.sqlite", "--quiet", check=0)
+        millaudit.run("verify", db, "--shard", f"{i}/2", "--audit", tmp_path / f"s{i}.sqlite", "--quiet",
+                      "--seal-key", seal, check=0)
     att0 = tmp_path / "s0.json"
     millaudit.run("attest", "create", "--audit", tmp_path / "s0.sqlite", "--key", world["sk"], "--out", att0, check=6)
     millaudit.run("attest", "create", "--audit", tmp_path / "s0.sqlite", "--key", world["sk"], "--out", att0,
                   "--allow-partial", check=0)
     assert statement(att0)["predicate"]["scope"] == "sectors"
     millaudit.run("attest", "verify", att0, "--pub", world["pk"], "--db", db, check=6)
+    # a merge that trusted its shard stores as written is not attested as a proof unless asked
+    unsealed = tmp_path / "u.sqlite"
+    millaudit.run("runs", "merge", unsealed, tmp_path / "s0.sqlite", tmp_path / "s1.sqlite", check=0)
+    proc = millaudit.run("attest", "create", "--audit", unsealed, "--key", world["sk"], "--out", tmp_path / "u.json",
+                         check=1)
+    assert "--allow-unsealed" in proc.stderr and not (tmp_path / "u.json").exists()
     merged = tmp_path / "m.sqlite"
-    millaudit.run("runs", "merge", merged, tmp_path / "s0.sqlite", tmp_path / "s1.sqlite", check=0)
+    millaudit.run("runs", "merge", merged, tmp_path / "s0.sqlite", tmp_path / "s1.sqlite", "--seal-key", seal,
+                  check=0)
     att = tmp_path / "m.json"
     millaudit.run("attest", "create", "--audit", merged, "--key", world["sk"], "--out", att, check=0)
     st = statement(att)
     assert st["predicate"]["scope"] == "database" and st["predicate"]["inputs"] == []
+    assert len(st["predicate"]["run"]["sealed_by"]) == 64
     proc = millaudit.run("attest", "verify", att, "--pub", world["pk"], "--db", db, check=0)
     assert proc.stdout.splitlines()[2].startswith("scope:       the whole database: 7 sectors")
     doc = json.loads(millaudit.run("attest", "verify", att, "--pub", world["pk"], "--json").stdout)
