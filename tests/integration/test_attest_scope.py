@@ -16,7 +16,6 @@ Each test guards against one way a signed statement read as more than it was:
 import base64
 import json
 import shutil
-import sqlite3
 import subprocess
 
 import pytest

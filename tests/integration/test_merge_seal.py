@@ -9,7 +9,6 @@ rewrite a faulty sector's row as `ok` with counts that add up. A shard sealed wi
 merge trusts the stores as written and says so (a note). Also: `STORE:0` names no run (it was read as
 the newest run).
 """
-import hashlib
 import os
 import shutil
 import sqlite3
@@ -18,6 +17,7 @@ import subprocess
 import pytest
 
 from conftest import ROOT
+from model_runs import plan_digests
 
 INJECT = ROOT / "scripts" / "inject_fault.py"
 FAULTY = "std_0_0_3_3"  # the start sector: 1 entry, last in the partition's order, read by no other sector
@@ -47,15 +47,6 @@ def shards(millaudit, w, db, out, key=None, n=3):
     return [out / f"s{i}.sqlite" for i in range(n)]
 
 
-def digests(rows_inv, shard_count, whole, rows_plan):
-    """run/inventory.c's digests of the rows (a store's owner can recompute them)."""
-    t = "millaudit inventory 1\n" + "".join(f"{p}\t{s}\t{d}\t{sec or ''}\n" for p, s, d, sec in sorted(rows_inv))
-    inv = hashlib.sha256(t.encode()).hexdigest()
-    t = f"millaudit plan 1\n{inv}\nshards {shard_count}\n{'whole' if whole else 'named'}\n"
-    t += "".join(f"{s}\t{e}\t{sh}\n" for s, e, sh in sorted(rows_plan))
-    return inv, hashlib.sha256(t.encode()).hexdigest()
-
-
 def drop_the_faulty_sector(store):
     """The faulty sector removed from the store's inventory, partition, plan and results, every
     digest recomputed: the shards now look planned from a database without it."""
@@ -71,7 +62,7 @@ def drop_the_faulty_sector(store):
         inv = c.execute("SELECT path, size, digest, sector FROM run_inventory WHERE run_id = ?", (run,)).fetchall()
         plan = c.execute("SELECT sector, entries, shard FROM run_partition WHERE run_id = ?", (run,)).fetchall()
         planned = c.execute("SELECT count(*) FROM sector_results WHERE run_id = ?", (run,)).fetchone()[0]
-        i, p = digests(inv, shards_n, whole, plan)
+        i, p = plan_digests(inv, shards_n, whole, plan)
         c.execute("UPDATE runs SET inventory_digest = ?, plan_digest = ?, planned_sectors = ?, status = 'ok'"
                   " WHERE id = ?", (i, p, planned, run))
 

@@ -21,12 +21,11 @@ import json
 import os
 import shutil
 import sqlite3
-import subprocess
-import time
 
 import pytest
 
 from conftest import FIXTURES, need_fixture
+from test_read_snapshot import paused_verify  # the run paused at a step, a file changed there
 
 SECVAL = FIXTURES / "malom" / "original-excerpt" / "std.secval"
 
@@ -75,22 +74,6 @@ def put(versions, db, secval, how):
         os.utime(target, ns=(st.st_atime_ns, st.st_mtime_ns))
 
 
-def paused(planted, db, store, step, act, tmp_path, *extra):
-    ctl = tmp_path / "ctl"
-    ctl.mkdir(exist_ok=True)
-    env = dict(os.environ, MILLAUDIT_TEST_STEP=step, MILLAUDIT_TEST_STEP_DIR=str(ctl))
-    proc = subprocess.Popen([str(planted.path), "verify", str(db), "--audit", str(store), "--json", "--threads", "1",
-                             *extra], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
-    while not (ctl / "paused").exists():
-        assert proc.poll() is None, f"verify ended before step {step}: {proc.communicate()}"
-        time.sleep(0.01)
-    act()
-    (ctl / "resume").touch()
-    out, err = proc.communicate(timeout=600)
-    (ctl / "paused").unlink()
-    return proc.returncode, json.loads(out), err
-
-
 def recorded_secval(store, run=None):
     with sqlite3.connect(store) as c:
         run = run or c.execute("SELECT max(id) FROM runs").fetchone()[0]
@@ -105,7 +88,7 @@ def test_the_secval_recorded_is_the_secval_checked(millaudit, millaudit_planted,
                                                     step, how):
     db = database(versions, tmp_path, first)
     store = tmp_path / "a.sqlite"
-    rc, doc, err = paused(millaudit_planted, db, store, step, lambda: put(versions, db, then, how), tmp_path)
+    rc, doc, err = paused_verify(millaudit_planted, db, store, step, lambda: put(versions, db, then, how), tmp_path)
     # the run checked the version it read at its start, and recorded that one's digest
     assert rc == (1 if first == "bad" else 0), err
     assert recorded_secval(store) == sha(versions / f"{first}.secval")
@@ -126,7 +109,7 @@ def test_a_broken_secval_replaced_after_hashing_is_never_read_behind_the_run(mil
     std.secval is there by the time they are opened (no reader reads its own copy beside the file)."""
     db = database(versions, tmp_path, "broken")
     store = tmp_path / "a.sqlite"
-    rc, doc, err = paused(millaudit_planted, db, store, "hashed", lambda: put(versions, db, "good", "rename"),
+    rc, doc, err = paused_verify(millaudit_planted, db, store, "hashed", lambda: put(versions, db, "good", "rename"),
                           tmp_path, "--sector", "std_3_4_0_0")
     assert rc == 3 and doc["verdict"] == "incomplete", err
     s = next(x for x in doc["sectors"] if x["sector"] == "std_3_4_0_0")
