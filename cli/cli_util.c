@@ -69,13 +69,9 @@ int ma_cli_write_document(const char *out_path, const char *text, size_t len, ma
 
 int ma_cli_stdout_flush(const char *cmd)
 {
-    errno = 0;
-    int failed = fflush(stdout) != 0;
-    int e = errno;
-    failed |= ferror(stdout) != 0;
-    if (!failed)
+    ma_error err;
+    if (ma_output_stdout_check(&err) == MA_OK)
         return MA_OK;
-    fprintf(stderr, "millaudit %s: standard output: write failed: %s\n", cmd,
-            e ? strerror(e) : "an earlier write failed");
+    fprintf(stderr, "millaudit %s: %s\n", cmd, err.msg);
     return MA_EIO;
 }

@@ -44,9 +44,9 @@ int ma_cli_opt_run_id(const char *cmd, const char *opt, const char *text, int64_
  * <reason>"). */
 int ma_cli_write_document(const char *out_path, const char *text, size_t len, ma_error *err);
 
-/* Flushes standard output and looks at its error flag (a write that failed on the way, e.g. one
- * sector line of a long verify): MA_OK, or MA_EIO after printing "millaudit CMD: standard output:
- * write failed: <reason>" on stderr. cli/main.c calls it when every command ends. */
+/* ma_output_stdout_check (common/output.h): MA_OK, or MA_EIO after printing "millaudit CMD:
+ * standard output: write failed: <reason>" on stderr, for a command whose output failed before it
+ * ends (cli/main.c checks once more when every command ends). */
 int ma_cli_stdout_flush(const char *cmd);
 
 #endif

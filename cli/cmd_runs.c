@@ -63,7 +63,7 @@ static void usage(FILE *out)
             "        plan is never verified). Shards planned from different inventories of the database,\n"
             "        or whose rows do not add up, are refused (docs/distributed.md). Without\n"
             "        --seal-key the shard stores are trusted as written; with it, every shard run must\n"
-            "        carry a seal by K (verify --shard I/N --seal-key K) that verifies over its rows.\n"
+            "        carry a seal by K (its verify given the same key) that verifies over its rows.\n"
             "        Exit as verify: 0, 1, 3; refused shards 3, OUT unwritable 4.\n"
             "exit: 0 done / equal / nothing regressed, 1 runs differ / regressed, 2 usage,\n"
             "      3 input unusable or not comparable, 4 output not writable\n");

@@ -4,11 +4,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cli/cli_util.h"
 #include "cli/commands.h"
 #include "common/invocation.h"
 #include "common/ma_error.h"
 #include "common/options.h"
+#include "common/output.h"
 #include "common/verdict.h"
 #include "ma_version.h"
 
@@ -111,7 +111,11 @@ static int finish(int argc, char **argv, int result)
     for (char *p = cmd; *p; p++)
         if ((unsigned char)*p < 0x20 || *p == 0x7f)
             *p = '?';
-    return ma_cli_stdout_flush(cmd) == MA_OK ? code : MA_EXIT_IO;
+    ma_error err;
+    if (ma_output_stdout_check(&err) == MA_OK)
+        return code;
+    fprintf(stderr, "millaudit %s: %s\n", cmd, err.msg);
+    return MA_EXIT_IO;
 }
 
 int main(int argc, char **argv)

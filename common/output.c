@@ -234,6 +234,17 @@ int ma_output_check(const char *out_path, const char *role, int kind, const ma_o
     return MA_OK;
 }
 
+int ma_output_stdout_check(ma_error *err)
+{
+    errno = 0;
+    int failed = fflush(stdout) != 0;
+    int e = errno;
+    failed |= ferror(stdout) != 0;
+    if (!failed)
+        return MA_OK;
+    return ma_error_set(err, MA_EIO, "standard output: write failed: %s", e ? strerror(e) : "an earlier write failed");
+}
+
 static int write_all(int fd, const char *data, size_t len, const char *name, ma_error *err)
 {
     size_t done = 0;

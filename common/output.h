@@ -68,6 +68,11 @@ int ma_output_check(const char *out_path, const char *role, int kind, const ma_o
  * the temporary file), MA_ENOMEM. */
 int ma_output_write(const char *out_path, const void *data, size_t len, ma_error *err);
 
+/* Flushes standard output and reads its error flag (a write that failed on the way, e.g. one line
+ * of a long run, or now: a full disk, a closed descriptor): MA_OK, or MA_EIO with err "standard
+ * output: write failed: <reason>". Every command ends with it (cli/main.c): exit 4 on a failure. */
+int ma_output_stdout_check(ma_error *err);
+
 /* True when out_path names standard output: "-", "/dev/stdout", "/dev/fd/1" or "/proc/self/fd/1"
  * (ma_output_check compares the file descriptor 1 is open on with the inputs; ma_output_write
  * writes through the descriptor). */

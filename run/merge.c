@@ -949,6 +949,21 @@ static void note_partial(merge_ctx *c)
                  res->n_missing, res->shard_count, res->n_interrupted);
 }
 
+/* The key every shard's seal verified with, or the note that the stores were trusted as written. */
+static void note_sealing(merge_ctx *c)
+{
+    if (c->opt->seal_key) {
+        snprintf(c->res->sealed_by, sizeof c->res->sealed_by, "%s", ma_seal_key_id(c->opt->seal_key));
+        return;
+    }
+    size_t carried = 0;
+    for (size_t i = 0; i < c->n_sh; i++)
+        carried += c->sh[i].has_seal != 0;
+    add_note(c->res, "unsealed merge: the shard stores are trusted as written%s (--seal-key K believes only "
+                     "what K vouches for; docs/distributed.md, \"Sealing\")",
+             carried ? ", their seals were not checked" : "");
+}
+
 int ma_merge_runs(const ma_merge_options *opt, ma_merge_result *res, ma_error *err)
 {
     memset(res, 0, sizeof *res);
@@ -1030,16 +1045,8 @@ int ma_merge_runs(const ma_merge_options *opt, ma_merge_result *res, ma_error *e
     }
     if (rc == MA_OK)
         note_partial(&c);
-    if (rc == MA_OK && opt->seal_key) {
-        snprintf(res->sealed_by, sizeof res->sealed_by, "%s", ma_seal_key_id(opt->seal_key));
-    } else if (rc == MA_OK) {
-        size_t carried = 0;
-        for (size_t i = 0; i < c.n_sh; i++)
-            carried += c.sh[i].has_seal != 0;
-        add_note(res, "unsealed merge: the shard stores are trusted as written%s (--seal-key K believes only "
-                      "what K vouches for; docs/distributed.md, \"Sealing\")",
-                 carried ? ", their seals were not checked" : "");
-    }
+    if (rc == MA_OK)
+        note_sealing(&c);
     ma_merged_run mr = {f->info.tool_version, git_mixed ? "mixed" : f->info.git_revision, opt->host,
                         opt->command_line, f->info.database_root, f->info.variant, f->info.format, f->options,
                         planned, unusable, manifests, c.n_sh, rowsh, c.n_sh};
