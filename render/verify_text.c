@@ -50,7 +50,7 @@ static void print_verdict(FILE *out, const ma_vrun *run)
                     t->body_digest_mismatches == 1 ? "its" : "their");
         fprintf(out, "\n");
         break;
-    case MA_VERDICT_INTERRUPTED:
+    case MA_VERDICT_INTERRUPTED: {
         /* what this run did, whatever a later --resume does: it is never a proof */
         char words[160];
         ma_verdict_interrupted_words(words, sizeof words, (long long)(t->sectors - t->sectors_not_checked),
@@ -58,6 +58,7 @@ static void print_verdict(FILE *out, const ma_vrun *run)
         fprintf(out, "verdict: %s (%s of %s entries verified); NOT verified; continue with --resume\n", words,
                 G(t->verified), G(t->entries));
         break;
+    }
     default:
         if (!t->sectors) {
             fprintf(out, "verdict: incomplete: nothing was checked: no usable sector file\n");
