@@ -488,15 +488,18 @@ class Sequence:
         before = self.now()
         env = dict(os.environ, MILLAUDIT_TEST_STOP_AFTER_SECTORS=str(k))
         start_rows = self.committed(self.main)
-        proc = subprocess.Popen(self.verify_args("full", self.main, 1), stdout=subprocess.PIPE,
-                                stderr=subprocess.PIPE, text=True, env=env)
-        deadline = time.monotonic() + delay_ms / 1000
-        while proc.poll() is None:
-            if self.committed(self.main) - start_rows >= k or time.monotonic() > deadline:
-                proc.send_signal(signal.SIGINT)
-                break
-            time.sleep(0.001)
-        out, _ = proc.communicate(timeout=300)
+        with open(self.work / f"interrupt{len(self.ops)}.json", "w+") as out_file:  # a pipe could fill meanwhile
+            proc = subprocess.Popen(self.verify_args("full", self.main, 1), stdout=out_file,
+                                    stderr=subprocess.DEVNULL, text=True, env=env)
+            deadline = time.monotonic() + delay_ms / 1000
+            while proc.poll() is None:
+                if self.committed(self.main) - start_rows >= k or time.monotonic() > deadline:
+                    proc.send_signal(signal.SIGINT)
+                    break
+                time.sleep(0.001)
+            proc.wait(timeout=300)
+            out_file.seek(0)
+            out = out_file.read()
         doc = self.parse(out)
         self.run_claim(f"verify --audit interrupted (op {len(self.ops)})", proc.returncode, doc,
                        [[before]], False, "main")
@@ -760,13 +763,18 @@ class Sequence:
         env = dict(os.environ, MILLAUDIT_TEST_STEP=step, MILLAUDIT_TEST_STEP_DIR=str(ctl))
         before = self.now()
         args = [self.planted] + self.verify_args(mode, self.main if audit else None, 1)[1:]
-        proc = subprocess.Popen(args, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
-        while not (ctl / "paused").exists() and proc.poll() is None:
-            time.sleep(0.002)
-        paused = (ctl / "paused").exists()
-        outcome = self.apply(change)
-        (ctl / "resume").touch()
-        out, _ = proc.communicate(timeout=300)
+        # the document goes to a file: a pipe nobody reads while the run is awaited would fill and
+        # block a run that never reaches the step (a carried-over sector is never opened)
+        with open(ctl / "out.json", "w+") as out_file:
+            proc = subprocess.Popen(args, stdout=out_file, stderr=subprocess.DEVNULL, text=True, env=env)
+            while not (ctl / "paused").exists() and proc.poll() is None:
+                time.sleep(0.002)
+            paused = (ctl / "paused").exists()
+            outcome = self.apply(change)
+            (ctl / "resume").touch()
+            proc.wait(timeout=300)
+            out_file.seek(0)
+            out = out_file.read()
         after = self.now()
         doc = self.parse(out)
         source = (f"verify {mode}{' --audit' if audit else ''} paused at {step} while {change[0]} {change[1]}"
