@@ -93,7 +93,7 @@ static int parse(int argc, char **argv, ma_diff_run_options *opt, const char **s
         case 'l':
             if (ma_opt_long("diff", "--limit", optarg, 0, 100000, &v))
                 return MA_EUSAGE;
-            opt->compare.limit = (size_t)v;
+            opt->compare.limit = v ? (size_t)v : MA_KEEP_NONE;
             break;
         case 't':
             if (ma_opt_long("diff", "--threads", optarg, 1, 64, &v))

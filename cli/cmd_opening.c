@@ -19,6 +19,7 @@
 #include "cli/commands.h"
 #include "cli/signals.h"
 #include "common/options.h"
+#include "common/progress.h"
 
 static void usage(FILE *o)
 {

@@ -4,6 +4,7 @@
  */
 #include <jansson.h>
 #include <stdio.h>
+#include <stdlib.h>
 
 #include "common/json_text.h"
 #include "run/probe.h"
@@ -92,4 +93,22 @@ void ma_probe_render(FILE *out, FILE *diag, const ma_probe_report *rep, int json
         print_json(out, r, ma_result_exit_code(rep->result));
     else
         print_text(out, r);
+}
+
+int ma_probe_render_json_buffer(char **out, size_t *len, const ma_probe_report *rep, ma_error *err)
+{
+    size_t n = 0;
+    *out = NULL;
+    FILE *f = open_memstream(out, &n);
+    if (!f)
+        return ma_error_set(err, MA_ENOMEM, "out of memory");
+    print_json(f, &rep->r, ma_result_exit_code(rep->result));
+    if (fclose(f) || !*out) {
+        free(*out);
+        *out = NULL;
+        return ma_error_set(err, MA_ENOMEM, "out of memory");
+    }
+    if (len)
+        *len = n;
+    return MA_OK;
 }

@@ -28,14 +28,6 @@ def need(tool):
 
 
 @pytest.fixture(scope="module")
-def build_dir(millaudit):
-    d = millaudit.path.parent
-    skip_unless((d / "CMakeCache.txt").exists(),
-                f"{millaudit.path} is not in a CMake build tree: install rules not testable")
-    return d
-
-
-@pytest.fixture(scope="module")
 def installed(build_dir, tmp_path_factory):
     dest = tmp_path_factory.mktemp("destdir")
     # the command and everything around it; the library for programmers is the "dev" component

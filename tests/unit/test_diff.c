@@ -346,7 +346,7 @@ static void test_record(void **state)
     assert_int_equal(ma_diff_record(au, run, &s, &err), MA_OK);
     ma_diff_sector one = {0};
     snprintf(one.name, sizeof one.name, "std_4_3_0_0");
-    snprintf(one.path_a, sizeof one.path_a, "/x/std_4_3_0_0.sec");
+    one.path_a = "/x/std_4_3_0_0.sec";
     one.a = (const ma_db_sector *)&one; /* any non-NULL: the A side holds it */
     one.status = MA_DIFF_ONLY_A;
     assert_int_equal(ma_diff_record(au, run, &one, &err), MA_OK);
