@@ -119,7 +119,7 @@ def _candidates():
         return
     if _config.LIBRARY:
         here = pathlib.Path(__file__).resolve().parent
-        yield str((here / _config.LIBRARY).resolve())
+        yield os.path.normpath(here / _config.LIBRARY)
     yield _config.SONAME
 
 
