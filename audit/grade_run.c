@@ -114,7 +114,7 @@ static int choose_variant(job *J, ma_error *err)
             return ma_error_set(err, MA_EMISSING, "%s: holds no sector file", dir);
         if (vars & (vars - 1))
             return ma_error_set(err, MA_EUSAGE,
-                                "%s: holds several variants; choose one with --variant", dir);
+                                "%s: holds several variants; choose one (variant)", dir);
         J->variant = (ma_variant)__builtin_ctz(vars);
     } else if (!(vars & (1u << J->variant))) {
         return ma_error_set(err, MA_EMISSING, "%s: holds no %s sector file", dir,
@@ -370,12 +370,12 @@ int ma_grade_sectors_add(ma_grade_sectors *l, const char *text, ma_error *err)
         int named = 0;
         ma_error e;
         if (l->n == MA_GRADE_MAX_SECTORS)
-            return ma_error_set(err, MA_EUSAGE, "--sector: more than %zu sectors", l->n);
+            return ma_error_set(err, MA_EUSAGE, "sectors: more than %zu sectors", l->n);
         if (ma_sector_arg_parse(tok, &v, &named, &l->sector[l->n], &e))
             return ma_error_set(err, MA_EUSAGE, "%s", e.msg);
         if (named) {
             if (l->variant && l->variant != v)
-                return ma_error_set(err, MA_EUSAGE, "--sector: sectors of two variants");
+                return ma_error_set(err, MA_EUSAGE, "sectors of two variants");
             l->variant = v;
         }
         l->n++;

@@ -59,7 +59,8 @@ static void usage(FILE *out)
 
 static void fail(const char *msg)
 {
-    fprintf(stderr, "millaudit manifest: %s\n", msg);
+    char words[1024];
+    fprintf(stderr, "millaudit manifest: %s\n", ma_render_option_words(msg, words, sizeof words));
 }
 
 static void progress_start(ma_progress *p, int quiet, const char *label)

@@ -328,7 +328,8 @@ static int run_merge(ma_merge_options *o, int allow_bounds)
     int rc = ma_merge_runs(&m, o, &err);
     int result;
     if (rc) {
-        fprintf(stderr, "millaudit runs merge: %s\n", err.msg);
+        char words[sizeof err.msg + 64];
+        fprintf(stderr, "millaudit runs merge: %s\n", ma_render_option_words(err.msg, words, sizeof words));
         /* reading the shards' stores: any failure there means the input is unusable */
         result = rc == MA_ECANCELED                      ? ma_result_of_signal((int)*o->cancel)
                  : m.output_failed                       ? MA_EIO

@@ -312,7 +312,8 @@ static int run_verify(struct verify_cli *c, const char *host, const char *cmdlin
     ma_progress_finish(&progress, atomic_load(&progress.done));
     int result;
     if (rc == MA_EINVAL) { /* an option value the run refused (a --sector, --resume): a usage error */
-        ma_opt_error("verify", "%s", err.msg);
+        char words[sizeof err.msg + 64];
+        ma_opt_error("verify", "%s", ma_render_option_words(err.msg, words, sizeof words));
         result = MA_EUSAGE;
     } else if (rc && !run) {
         fprintf(stderr, "millaudit verify: %s\n", err.msg);

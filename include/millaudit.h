@@ -67,6 +67,13 @@ MA_API int ma_api_version(void);
 MA_API const char *ma_version(void);
 MA_API int ma_version_number(void);
 
+/* A message of the library in the words of the `millaudit` command, into buf (len bytes; returned).
+ * The library's messages name the field of the options that is wrong ("sector '9_9_9': ...",
+ * "stones 10: ...", "(no_digest_check reads them anyway)"); the command names the option that set
+ * it ("--sector '9_9_9': ..."). Only the library's fixed phrases are rewritten, never a path or a
+ * value; for a program with a command line of its own that mirrors millaudit's. */
+MA_API const char *ma_render_option_words(const char *msg, char *buf, size_t len);
+
 #ifdef __cplusplus
 }
 #endif

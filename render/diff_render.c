@@ -11,6 +11,7 @@
 
 #include "common/fileio.h"
 #include "common/json_text.h"
+#include "millaudit.h"
 #include "common/progress.h"
 #include "indexer/position.h"
 #include "render/diff_junit.h"
@@ -269,8 +270,10 @@ int ma_diff_render_end(FILE *out, FILE *diag, const ma_diff_report *r, int json)
         errors[n_errors++] = ma_database_unusable(r->b, i)->message;
     if (r->fatal)
         errors[n_errors++] = r->failure.msg;
-    for (size_t i = 0; i < n_errors; i++)
-        fprintf(diag, "millaudit diff: %s\n", errors[i]);
+    for (size_t i = 0; i < n_errors; i++) {
+        char words[1100];
+        fprintf(diag, "millaudit diff: %s\n", ma_render_option_words(errors[i], words, sizeof words));
+    }
     if (json)
         print_json(out, r, errors, n_errors);
     else if (!r->fatal)

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 
 #include "common/json_text.h"
+#include "millaudit.h"
 #include "run/probe.h"
 
 #define PROBE_SCHEMA_VERSION 1
@@ -87,8 +88,10 @@ static void print_text(FILE *out, const ma_probe_result *r)
 void ma_probe_render(FILE *out, FILE *diag, const ma_probe_report *rep, int json)
 {
     const ma_probe_result *r = &rep->r;
-    for (int i = 0; i < r->n_unusable; i++)
-        fprintf(diag, "millaudit probe: %s\n", r->unusable[i]);
+    for (int i = 0; i < r->n_unusable; i++) {
+        char words[1100];
+        fprintf(diag, "millaudit probe: %s\n", ma_render_option_words(r->unusable[i], words, sizeof words));
+    }
     if (json)
         print_json(out, r, ma_result_exit_code(rep->result));
     else

@@ -154,7 +154,7 @@ int ma_diff_plan(ma_diff_sector **out, size_t *n, const ma_database *a, const ma
         ma_escape_name(ma_database_root(a), ra, sizeof ra);
         ma_escape_name(ma_database_root(b), rb, sizeof rb);
         free(list);
-        return ma_error_set(err, MA_EMISSING, "--sector %s: in neither %s nor %s", lost->text, ra, rb);
+        return ma_error_set(err, MA_EMISSING, "sector %s: in neither %s nor %s", lost->text, ra, rb);
     }
     for (size_t i = 0; i < k; i++) {
         ma_diff_sector *s = &list[i];

@@ -24,8 +24,8 @@ extern "C" {
 
 /* The sectors a command is asked for (options' `sectors`, each one pick or `S1,S2`): checks one item
  * as the engines will read it ("W_B_WF_BF" or "<variant>_W_B_WF_BF", comma-separated), adding its
- * picks to *n_picks. MA_EINVAL with a message naming the item, or "too many sectors" past
- * MA_SECTOR_PICKS_MAX picks in all. */
+ * picks to *n_picks. MA_EINVAL with a message "sector ITEM: ..." naming the item, or "sectors: too
+ * many picked" past MA_SECTOR_PICKS_MAX picks in all. */
 #define MA_SECTOR_PICKS_MAX 256
 MA_API int ma_sector_arg_check(const char *text, size_t *n_picks, ma_error *err);
 

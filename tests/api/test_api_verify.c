@@ -328,6 +328,9 @@ static void test_zeroed_options_are_the_defaults_and_a_run_runs_once(void **stat
     ma_vrun *r = NULL;
     ma_error err;
     ma_error_clear(&err);
+    ma_progress *progress = NULL; /* a display that counts and never draws */
+    assert_int_equal(ma_progress_create(&progress, NULL, "verify", &err), MA_OK);
+    o.progress = progress;
     assert_int_equal(ma_vrun_create(&r, &o, &err), MA_OK);
     const ma_vrun_options *got = ma_vrun_options_of(r);
     long cpus = sysconf(_SC_NPROCESSORS_ONLN);
@@ -344,6 +347,7 @@ static void test_zeroed_options_are_the_defaults_and_a_run_runs_once(void **stat
     assert_true(first.discrepancies > 0);
     size_t rows = find_sector(r, FAULT_SECTOR)->n_rows;
     assert_true(rows > 0);
+    assert_int_equal(ma_progress_count(progress), first.checked); /* the engine counted its entries */
 
     ma_error_clear(&err);
     assert_int_equal(ma_vrun_execute(r, &err), MA_EINVAL);
@@ -356,6 +360,8 @@ static void test_zeroed_options_are_the_defaults_and_a_run_runs_once(void **stat
     assert_int_equal(ma_vrun_verdict_of(r), MA_VERDICT_DISCREPANCIES);
     assert_string_equal(ma_vrun_phase(r), "done");
     ma_vrun_free(r);
+    ma_progress_free(progress);
+    o.progress = NULL;
 
     /* MA_KEEP_NONE keeps no row; the counts stay exact */
     o.max_rows = MA_KEEP_NONE;
