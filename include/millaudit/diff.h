@@ -73,7 +73,8 @@ typedef struct ma_diff_sector {
     ma_sector sector;
     const struct ma_db_sector *a, *b; /* NULL on the side that does not hold the sector */
     ma_format format_a, format_b; /* 0 where absent */
-    const char *path_a, *path_b;  /* the files, NULL on a side that does not hold the sector */
+    const char *path_a, *path_b;  /* the files (valid while the report lives), NULL on a side that
+                                   * does not hold the sector */
     ma_diff_status status;
     char message[1024];        /* one line for `unusable` (the reader's error), else "" */
     ma_diff_result r;          /* for pairs compared */

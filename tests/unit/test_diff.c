@@ -162,6 +162,12 @@ static void compare(const char *pa, const char *pb, unsigned threads, int full, 
         fail_msg("%s", err.msg);
     *out = ss[0];
     free(ss); /* the result's examples now belong to *out */
+    /* the pair's paths are the databases' strings, gone with them: keep copies for the caller */
+    static char path_a[600], path_b[600];
+    snprintf(path_a, sizeof path_a, "%s", out->path_a);
+    snprintf(path_b, sizeof path_b, "%s", out->path_b);
+    out->path_a = path_a;
+    out->path_b = path_b;
     ma_database_close(a);
     ma_database_close(b);
 }
