@@ -176,7 +176,7 @@ typedef struct ma_vrun_options {
     const char *host;             /* recorded provenance */
     const char *command_line;
     const char *tool_version;     /* NULL: this library's version */
-    const char *git_revision;
+    const char *git_revision;     /* NULL: the revision this library was built from */
     ma_progress *progress;        /* NULL: none */
     const volatile sig_atomic_t *cancel; /* NULL, or a flag a signal handler sets to the signal's
                                    * number: the run stops between sectors (MA_ECANCELED) */
