@@ -31,7 +31,8 @@ static void test_option_words_rewrite_only_the_librarys_phrases(void **state)
     (void)state;
     static const char *const cases[][2] = {
         {"sector '9_9_9': expected W_B_WF_BF", "--sector '9_9_9': expected W_B_WF_BF"},
-        {"sector std_9_9_0_0: 9_9_0_0 is not a valid std sector", "--sector std_9_9_0_0: 9_9_0_0 is not a valid std sector"},
+        {"sector std_9_9_0_0: 9_9_0_0 is not a valid std sector",
+         "--sector std_9_9_0_0: 9_9_0_0 is not a valid std sector"},
         {"sector 2_1_0_0 is not a sector of std", "sector 2_1_0_0 is not a sector of std"},
         {"sectors: too many picked (at most 256)", "--sector: too many picked (at most 256)"},
         {"only_sectors 4_4_x: not a std sector", "--only-sectors 4_4_x: not a std sector"},

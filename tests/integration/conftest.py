@@ -188,8 +188,8 @@ def std3_games(millaudit, tmp_path_factory):
     d = tmp_path_factory.mktemp("games")
     millaudit.run("solve", "--variant", "std", "--stones", "3", "--out", d / "db", "--quiet", check=0)
     shutil.copytree(d / "db", d / "bad")
-    proc = subprocess.run([sys.executable, str(ROOT / "scripts" / "inject_fault.py"), str(d / "bad" / "std_2_2_1_1.mdb"),
-                           "--entry", "100", "--depth-delta", "+1", "--reseal"],
+    proc = subprocess.run([sys.executable, str(ROOT / "scripts" / "inject_fault.py"),
+                           str(d / "bad" / "std_2_2_1_1.mdb"), "--entry", "100", "--depth-delta", "+1", "--reseal"],
                           capture_output=True, text=True, env=dict(os.environ, MILLAUDIT_BIN=str(millaudit.path)))
     assert proc.returncode == 0, proc.stderr
     return d

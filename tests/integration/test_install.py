@@ -343,7 +343,8 @@ def test_debs_install_with_dpkg_into_a_fresh_root_and_run(debs, millaudit, std3_
         (root / d).mkdir(parents=True)
     (root / "var/lib/dpkg/status").write_text("")
     proc = subprocess.run(["dpkg", f"--root={root}", "--force-depends", "--force-not-root", "--force-script-chrootless",
-                           "--log=/dev/null", "-i", *map(str, debs.values())], capture_output=True, text=True, timeout=300)
+                           "--log=/dev/null", "-i", *map(str, debs.values())],
+                          capture_output=True, text=True, timeout=300)
     assert proc.returncode == 0, proc.stderr
     for name in PACKAGES:
         status = subprocess.run(["dpkg", f"--root={root}", "-s", name], capture_output=True, text=True).stdout
@@ -381,12 +382,13 @@ done
 millaudit --version
 millaudit solve --variant std --stones 3 --out /tmp/g --quiet >/dev/null
 millaudit verify /tmp/g --quiet >/dev/null && echo "command: verified"
-cc -std=c99 -Wall -Werror /usr/share/doc/libmillaudit-dev/examples/verify_one.c $(pkg-config --cflags --libs millaudit)    -o /tmp/verify_one
+ex=/usr/share/doc/libmillaudit-dev/examples
+cc -std=c99 -Wall -Werror $ex/verify_one.c $(pkg-config --cflags --libs millaudit) -o /tmp/verify_one
 readlink -f "$(ldd /tmp/verify_one | awk '/libmillaudit/ {print $3}')"
 /tmp/verify_one /tmp/g
-c++ -std=c++17 -Wall -Werror /usr/share/doc/libmillaudit-dev/examples/verify_probe.cpp     $(pkg-config --cflags --libs millaudit) -o /tmp/verify_probe
+c++ -std=c++17 -Wall -Werror $ex/verify_probe.cpp $(pkg-config --cflags --libs millaudit) -o /tmp/verify_probe
 /tmp/verify_probe /tmp/g a1,d1,g1/a7,d7,g7 | sed -n '1p;/^position/p;$p'
-cc -std=c99 /usr/share/doc/libmillaudit-dev/examples/verify_one.c $(pkg-config --cflags --libs millaudit-static)    -o /tmp/verify_one_static
+cc -std=c99 $ex/verify_one.c $(pkg-config --cflags --libs millaudit-static) -o /tmp/verify_one_static
 ldd /tmp/verify_one_static | grep -c libmillaudit || true
 python3 -c 'import millaudit; r = millaudit.verify("/tmp/g"); p = millaudit.probe("/tmp/g", "a1,d1,g1/a7,d7,g7");
 print("python:", r.verdict, r.exit_code, p["stored"]["text"], millaudit._L._name)'

@@ -103,8 +103,9 @@ int main(void)
 }
 """)
     exe = tmp_path / "v"
-    proc = subprocess.run([compiler("gcc"), "-std=c99", "-pedantic-errors", "-Wall", "-Werror", str(src), "-o", str(exe),
-                           *installed_api.pkg_config("--cflags", "--libs", "millaudit")], capture_output=True, text=True)
+    proc = subprocess.run([compiler("gcc"), "-std=c99", "-pedantic-errors", "-Wall", "-Werror", str(src),
+                           "-o", str(exe), *installed_api.pkg_config("--cflags", "--libs", "millaudit")],
+                          capture_output=True, text=True)
     assert proc.returncode == 0, proc.stderr
     words = subprocess.run([str(exe)], capture_output=True, text=True, check=True).stdout.split()
     version = millaudit.run("--version", check=0).stdout.split()[1]
