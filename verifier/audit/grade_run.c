@@ -54,6 +54,7 @@ typedef struct recorder {
 typedef struct job {
     ma_grading *g;
     const ma_grade_run_options *opt;
+    uint64_t stop_after_moves;     /* the test build's stop (ma_grade_run_hooked), 0: never */
     ma_variant variant;
     ma_database *db;
     ma_player *player;
@@ -113,7 +114,7 @@ static int choose_variant(job *J, ma_error *err)
             return ma_error_set(err, MA_EMISSING, "%s: holds no sector file", dir);
         if (vars & (vars - 1))
             return ma_error_set(err, MA_EUSAGE,
-                                "%s: holds several variants; choose one with --variant", dir);
+                                "%s: holds several variants; choose one (variant)", dir);
         J->variant = (ma_variant)__builtin_ctz(vars);
     } else if (!(vars & (1u << J->variant))) {
         return ma_error_set(err, MA_EMISSING, "%s: holds no %s sector file", dir,
@@ -216,7 +217,7 @@ static int grade(job *J, ma_error *err)
         .sectors = o->sectors && o->sectors->n ? o->sectors->sector : NULL,
         .n_sectors = o->sectors ? o->sectors->n : 0, .stones = o->stones,
         .max_plies = o->max_plies ? o->max_plies : 300, .progress = o->progress,
-        .cancel = o->cancel, .stop_after_moves = o->stop_after_moves, .on_move = on_move,
+        .cancel = o->cancel, .stop_after_moves = J->stop_after_moves, .on_move = on_move,
         .ctx = J->rec,
     };
     int rc = ma_grade_play(J->db, J->player, &go, g->res, err);
@@ -248,6 +249,12 @@ static int grade(job *J, ma_error *err)
 
 int ma_grade_run(ma_grading **out, const ma_grade_run_options *opt, ma_error *err)
 {
+    return ma_grade_run_hooked(out, opt, 0, err);
+}
+
+int ma_grade_run_hooked(ma_grading **out, const ma_grade_run_options *opt, uint64_t stop_after_moves,
+                        ma_error *err)
+{
     *out = NULL;
     ma_grading *g = calloc(1, sizeof *g);
     recorder *rec = calloc(1, sizeof *rec);
@@ -260,10 +267,11 @@ int ma_grade_run(ma_grading **out, const ma_grade_run_options *opt, ma_error *er
     }
     *out = g;
     snprintf(g->status, sizeof g->status, "ok");
-    job J = {.g = g, .opt = opt, .rec = rec};
-    int rc = !opt->player ? ma_error_set(err, MA_EUSAGE, "grade: no player given")
-             : !opt->count ? ma_error_set(err, MA_EINVAL, "grade: nothing to grade (count 0)")
-                           : prepare(&J, err);
+    ma_grade_run_options o = *opt; /* with the defaults filled in */
+    if (!o.count)
+        o.count = MA_GRADE_DEFAULT_COUNT;
+    job J = {.g = g, .opt = &o, .rec = rec, .stop_after_moves = stop_after_moves};
+    int rc = !opt->player ? ma_error_set(err, MA_EUSAGE, "grade: no player given") : prepare(&J, err);
     if (rc)
         g->result = rc;
     else
@@ -362,12 +370,12 @@ int ma_grade_sectors_add(ma_grade_sectors *l, const char *text, ma_error *err)
         int named = 0;
         ma_error e;
         if (l->n == MA_GRADE_MAX_SECTORS)
-            return ma_error_set(err, MA_EUSAGE, "--sector: more than %zu sectors", l->n);
+            return ma_error_set(err, MA_EUSAGE, "sectors: more than %zu sectors", l->n);
         if (ma_sector_arg_parse(tok, &v, &named, &l->sector[l->n], &e))
             return ma_error_set(err, MA_EUSAGE, "%s", e.msg);
         if (named) {
             if (l->variant && l->variant != v)
-                return ma_error_set(err, MA_EUSAGE, "--sector: sectors of two variants");
+                return ma_error_set(err, MA_EUSAGE, "sectors of two variants");
             l->variant = v;
         }
         l->n++;

@@ -73,17 +73,17 @@ static int parse_only(job *J, ma_error *err)
         int named = 0;
         ma_error e;
         if (J->n_only >= sizeof J->only / sizeof J->only[0])
-            return ma_error_set(err, MA_EUSAGE, "--only-sectors: more than %zu sectors",
+            return ma_error_set(err, MA_EUSAGE, "only_sectors: more than %zu sectors",
                                 sizeof J->only / sizeof J->only[0]);
         if (ma_sector_arg_parse(tok, &tv, &named, &J->only[J->n_only], &e))
-            return ma_error_set(err, MA_EUSAGE, "--only-sectors: %s", e.msg);
+            return ma_error_set(err, MA_EUSAGE, "only_sectors: %s", e.msg);
         if (named && tv != v)
-            return ma_error_set(err, MA_EUSAGE, "--only-sectors %s: not a %s sector", tok,
+            return ma_error_set(err, MA_EUSAGE, "only_sectors %s: not a %s sector", tok,
                                 ma_variant_name(v));
         J->n_only++;
     }
     if (!J->n_only)
-        return ma_error_set(err, MA_EUSAGE, "--only-sectors: no sector given");
+        return ma_error_set(err, MA_EUSAGE, "only_sectors: no sector given");
     return MA_OK;
 }
 
@@ -92,12 +92,12 @@ static int check_options(job *J, ma_error *err)
 {
     const ma_opening_run_options *o = J->opt;
     if (o->variant == MA_VARIANT_LASK)
-        return ma_error_set(err, MA_EUSAGE, "--variant lask: Lasker Morris mixes placing and "
+        return ma_error_set(err, MA_EUSAGE, "variant lask: Lasker Morris mixes placing and "
                                             "moving, so its placement phase is no finite tree; use std or mora");
     if (o->variant != MA_VARIANT_STD && o->variant != MA_VARIANT_MORA)
-        return ma_error_set(err, MA_EUSAGE, "--variant is required");
+        return ma_error_set(err, MA_EUSAGE, "variant is required");
     if (o->stones < 3 || o->stones > ma_variant_stones(o->variant))
-        return ma_error_set(err, MA_EUSAGE, "--stones %d: %s has %d stones per side", o->stones,
+        return ma_error_set(err, MA_EUSAGE, "stones %d: %s has %d stones per side", o->stones,
                             ma_variant_name(o->variant), ma_variant_stones(o->variant));
     return J->only_text ? parse_only(J, err) : MA_OK;
 }

@@ -701,7 +701,7 @@ static int open_prepared(ma_database *db, const ma_db_sector *s, const ma_malom_
             ma_escape_name(s->path, shown, sizeof shown);
             rc = ma_error_set(err, MA_EFORMAT,
                               "%.900s: sector %s: offset 80: body digest mismatch: the entries are "
-                              "not the bytes whose SHA-256 the header records (--no-digest-check "
+                              "not the bytes whose SHA-256 the header records (no_digest_check "
                               "reads them anyway)",
                               shown, s->name);
             ma_open_file_close(&src->of);

@@ -20,6 +20,7 @@
 #include "verifier/run/run_sector.h"
 #include "verifier/run/inventory.h"
 #include "verifier/run/shard.h"
+#include "ma_version.h"
 
 static const char *const class_names[MA_DISC_CLASSES] = {
     "wrong-outcome", "wrong-depth", "wrong-draw-class", "wrong-terminal", "bad-encoding",
@@ -83,7 +84,9 @@ typedef struct node {
 } node;
 
 struct ma_vrun {
-    ma_vrun_options opt;
+    ma_vrun_options opt;          /* as given, with the defaults filled in */
+    ma_vrun_test_hooks hooks;     /* test builds only (ma_vrun_set_test_hooks) */
+    int executed;                 /* ma_vrun_execute ran: a run does its work once */
     const char *phase;
     ma_database *db;
     char root[PATH_MAX + 1];      /* realpath of the root, as recorded */
@@ -134,41 +137,73 @@ static void record_failure(ma_vrun *r, const ma_error *e)
     add_error(r, e->msg);
 }
 
+/* The options with every zero (default) field given its value, as the run uses and reports them. */
+static int resolve_options(ma_vrun_options *o, ma_error *err)
+{
+    if (o->threads < 0)
+        return ma_error_set(err, MA_EINVAL, "threads %d: expected 0 (every online CPU) or more",
+                            o->threads);
+    if (o->threads == 0) {
+        long n = sysconf(_SC_NPROCESSORS_ONLN);
+        o->threads = n < 1 ? 1 : n > 256 ? 256 : (int)n;
+    }
+    if (o->full_board_draw != MA_DEFAULT && o->full_board_draw != MA_YES && o->full_board_draw != MA_NO)
+        return ma_error_set(err, MA_EINVAL, "full_board_draw %d: expected 0 (default), MA_YES or MA_NO",
+                            o->full_board_draw);
+    o->full_board_draw = o->full_board_draw != MA_NO;
+    o->max_rows = o->max_rows == MA_KEEP_NONE ? 0 : o->max_rows ? o->max_rows : MA_VRUN_DEFAULT_ROWS;
+    if (!o->tool_version)
+        o->tool_version = MA_VERSION;
+    if (!o->git_revision)
+        o->git_revision = MA_GIT_REVISION;
+    return MA_OK;
+}
+
 int ma_vrun_create(ma_vrun **out, const ma_vrun_options *opt, ma_error *err)
 {
     *out = NULL;
     if (!opt || !opt->root)
-        return ma_error_set(err, MA_EINVAL, "no database given");
-    if (opt->threads < 1)
-        return ma_error_set(err, MA_EINVAL, "--threads must be at least 1");
+        return ma_error_set(err, MA_EINVAL, "no database given (root)");
     if (opt->mode != MA_VRUN_FULL && !opt->audit_path)
-        return ma_error_set(err, MA_EINVAL, "--%s needs --audit (the store holds what is "
-                                            "carried over)",
-                            opt->mode == MA_VRUN_RESUME ? "resume" : "incremental");
+        return ma_error_set(err, MA_EINVAL, "a %s run needs an audit store (audit_path: the store holds "
+                                            "what is carried over)",
+                            opt->mode == MA_VRUN_RESUME ? "resumed" : "incremental");
     if (opt->shard_count > 1 && opt->shard_index >= opt->shard_count)
         return ma_error_set(err, MA_EINVAL, "shard %u of %u does not exist", opt->shard_index,
                             opt->shard_count);
+    ma_vrun_options o = *opt;
+    int rc = resolve_options(&o, err);
+    if (rc)
+        return rc;
     ma_vrun *r = calloc(1, sizeof *r);
     if (!r)
         return ma_error_set(err, MA_ENOMEM, "out of memory");
-    r->opt = *opt;
+    r->opt = o;
     r->phase = "scan";
     r->verdict = MA_VERDICT_INCOMPLETE;
     /* a shard's results are carried over only into runs of the same shard: its root/propagated
      * split saw only its own sectors' discrepancy sets (docs/distributed.md) */
-    if (opt->shard_count > 1)
+    if (o.shard_count > 1)
         snprintf(r->options, sizeof r->options,
-                 "{\"max_rows\":%zu,\"full_board_draw\":%s,\"shard\":\"%u/%u\"}", opt->max_rows,
-                 opt->full_board_draw ? "true" : "false", opt->shard_index, opt->shard_count);
+                 "{\"max_rows\":%zu,\"full_board_draw\":%s,\"shard\":\"%u/%u\"}", o.max_rows,
+                 o.full_board_draw ? "true" : "false", o.shard_index, o.shard_count);
     else
         snprintf(r->options, sizeof r->options, "{\"max_rows\":%zu,\"full_board_draw\":%s}",
-                 opt->max_rows, opt->full_board_draw ? "true" : "false");
+                 o.max_rows, o.full_board_draw ? "true" : "false");
     *out = r;
     return MA_OK;
 }
 
+void ma_vrun_set_test_hooks(ma_vrun *r, const ma_vrun_test_hooks *h)
+{
+    if (r && h)
+        r->hooks = *h;
+}
+
 static void free_sector_pub(ma_vrun_sector *s)
 {
+    free((char *)s->path);
+    s->path = NULL;
     free(s->rows);
     free(s->bins);
     free(s->inputs);
@@ -234,11 +269,14 @@ static int add_node(ma_vrun *r, ma_variant v, ma_sector s, int *idx, ma_error *e
     ma_sector_format(s, sec, sizeof sec);
     snprintf(n->pub.name, sizeof n->pub.name, "%s_%s", ma_variant_name(v), sec);
     n->dbs = ma_database_find(r->db, v, s);
+    char path[4352];
     if (n->dbs)
-        snprintf(n->pub.path, sizeof n->pub.path, "%s", n->dbs->path);
+        snprintf(path, sizeof path, "%s", n->dbs->path);
     else
-        snprintf(n->pub.path, sizeof n->pub.path, "%.4000s/%s%s", ma_database_dir(r->db), n->pub.name,
+        snprintf(path, sizeof path, "%.4000s/%s%s", ma_database_dir(r->db), n->pub.name,
                  ma_format_suffix(ma_database_format(r->db) ? ma_database_format(r->db) : MA_FORMAT_OPEN));
+    if (!(n->pub.path = strdup(path)))
+        return ma_error_set(err, MA_ENOMEM, "out of memory");
     for (int k = 0; k < MA_TURN_KINDS; k++)
         n->succ[k] = -1;
     n->unit = -1;
@@ -262,12 +300,12 @@ static int select_named(ma_vrun *r, ma_error *err)
         ma_sector s;
         ma_error e;
         if (ma_sector_arg_parse(text, &v, &named, &s, &e))
-            return ma_error_set(err, MA_EINVAL, "--sector %s", e.msg);
+            return ma_error_set(err, MA_EINVAL, "sector %s", e.msg);
         if (!named) {
             int count = __builtin_popcount(variants);
             if (count > 1)
                 return ma_error_set(err, MA_EINVAL,
-                                    "--sector %s: the database holds sectors of several "
+                                    "sector %s: the database holds sectors of several "
                                     "variants; name one, e.g. std_%s",
                                     text, text);
             for (int k = 1; k <= 3; k++)
@@ -277,7 +315,7 @@ static int select_named(ma_vrun *r, ma_error *err)
         if (!ma_sector_valid(v, s)) {
             char sec[16];
             ma_sector_format(s, sec, sizeof sec);
-            return ma_error_set(err, MA_EINVAL, "--sector %s: %s is not a valid %s sector",
+            return ma_error_set(err, MA_EINVAL, "sector %s: %s is not a valid %s sector",
                                 text, sec, ma_variant_name(v));
         }
         int idx, rc = add_node(r, v, s, &idx, err);
@@ -1099,8 +1137,8 @@ static const ma_source *node_source(ma_vrun *r, int i, int *present)
         add_error(r, e.msg);
         return NULL;
     }
-    if (r->opt.on_step)
-        r->opt.on_step(r->opt.step_ctx, "opened", nd->pub.name);
+    if (r->hooks.on_step)
+        r->hooks.on_step(r->hooks.step_ctx, "opened", nd->pub.name);
     return src;
 }
 
@@ -1317,8 +1355,8 @@ static int run_unit(ma_vrun *r, size_t first, size_t last, ma_error *err)
                  (nd->pub.status == MA_SECTOR_WITHIN_BOUNDS && !r->opt.allow_bounds)))
                 add_error(r, nd->pub.message);
         }
-        if (rc == MA_OK && r->opt.on_step)
-            r->opt.on_step(r->opt.step_ctx, "checked", r->nodes[idx].pub.name);
+        if (rc == MA_OK && r->hooks.on_step)
+            r->hooks.on_step(r->hooks.step_ctx, "checked", r->nodes[idx].pub.name);
     }
     if (rc == MA_OK)
         snapshot_check(r, first, n, checked, res);
@@ -1528,6 +1566,12 @@ static uint64_t entries_estimate(const node *nd, ma_format f)
 
 int ma_vrun_execute(ma_vrun *r, ma_error *err)
 {
+    if (!r)
+        return ma_error_set(err, MA_EINVAL, "no run given");
+    if (r->executed)
+        return ma_error_set(err, MA_EINVAL, "this run was already executed: a run checks once "
+                                            "(create another run to check again)");
+    r->executed = 1;
     r->t0 = ma_now();
     if (!realpath(r->opt.root, r->root))
         snprintf(r->root, sizeof r->root, "%s", r->opt.root);
@@ -1578,8 +1622,8 @@ int ma_vrun_execute(ma_vrun *r, ma_error *err)
     }
     if (r->audit && (rc = hash_inputs(r, err)))
         goto finish;
-    if (r->opt.on_step)
-        r->opt.on_step(r->opt.step_ctx, "hashed", NULL);
+    if (r->hooks.on_step)
+        r->hooks.on_step(r->hooks.step_ctx, "hashed", NULL);
     if (r->audit && r->opt.mode != MA_VRUN_FULL && (rc = carry(r, err)))
         goto finish;
     if (r->opt.progress) {
@@ -1594,11 +1638,11 @@ int ma_vrun_execute(ma_vrun *r, ma_error *err)
         while (last < r->n_order && r->unit_of_pos[last] == r->unit_of_pos[first])
             last++;
         rc = run_unit(r, first, last, err);
-        if (rc == MA_OK && r->opt.stop_after_sectors) {
+        if (rc == MA_OK && r->hooks.stop_after_sectors) {
             size_t committed = 0;
             for (size_t i = 0; i < last; i++)
                 committed += r->nodes[r->order[i]].done && !r->nodes[r->order[i]].pub.carried;
-            if (committed >= r->opt.stop_after_sectors)
+            if (committed >= r->hooks.stop_after_sectors)
                 rc = MA_ECANCELED; /* tests only: as if a signal arrived after this unit */
         }
         /* unmap what no later unit reads, so memory stays bounded by a sector and its children */
@@ -1649,4 +1693,16 @@ size_t ma_vrun_error_count(const ma_vrun *r) { return r->n_errors; }
 const char *ma_vrun_error(const ma_vrun *r, size_t i) { return r->errors[i]; }
 ma_verdict_state ma_vrun_verdict_of(const ma_vrun *r) { return r->verdict; }
 int ma_vrun_record_failed(const ma_vrun *r) { return r->record_failed; }
+
+int ma_vrun_result(const ma_vrun *r, int rc)
+{
+    const ma_vrun_options *o = &r->opt;
+    if (rc == MA_ECANCELED) /* no signal number: a test build's stop */
+        return ma_result_of_signal(o->cancel && *o->cancel ? (int)*o->cancel : SIGINT);
+    if (rc)
+        return rc;
+    if (r->record_failed) /* the record asked for is incomplete: outweighs the verdict */
+        return MA_EIO;
+    return ma_result_of_verdict(r->verdict, o->allow_bounds ? MA_VERDICT_ALLOW_BOUNDS : 0);
+}
 double ma_vrun_seconds(const ma_vrun *r) { return r->seconds; }
