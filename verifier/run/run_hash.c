@@ -62,8 +62,9 @@ static int inventory_files(ma_vrun *r, size_t *need_sha, size_t *n_need, ma_erro
     return rc;
 }
 
-/* Each selected sector's inputs: its file, its successors' files (or their absence), and for
- * .sec2 the sector values; sorted by name so equal inputs compare equal. */
+/* Each selected sector's inputs: its file, its successors' files (or their absence), and the file
+ * per variant its format reads it with (a .sec2's sector values); sorted by name so equal inputs
+ * compare equal. */
 static int sector_inputs(ma_vrun *r, ma_error *err)
 {
     for (size_t i = 0; i < r->n_order; i++) {
@@ -89,8 +90,7 @@ static int sector_inputs(ma_vrun *r, ma_error *err)
             snprintf(in[k].sha256, sizeof in[k].sha256, "%s", m->dbs ? m->sha256 : "");
             k++;
         }
-        if (ma_database_format(r->db) == MA_FORMAT_SEC2) {
-            snprintf(in[k].path, sizeof in[k].path, "%s.secval", ma_variant_name(nd->pub.variant));
+        if (ma_database_variant_file(r->db, nd->pub.variant, in[k].path, sizeof in[k].path)) {
             snprintf(in[k].sha256, sizeof in[k].sha256, "%s", r->secval_sha[nd->pub.variant]);
             k++;
         }
@@ -147,12 +147,13 @@ int ma_vr_hash_inputs(ma_vrun *r, ma_error *err)
             paths[n++] = s->path;
         }
     }
-    char secval_path[4][4400];
+    char secval_path[4][4400], variant_file[64];
     for (int v = 1; v <= 3; v++) {
         r->secval_sha[v][0] = 0;
-        if (ma_database_format(r->db) == MA_FORMAT_SEC2 && ma_database_has_secval(r->db, (ma_variant)v)) {
-            snprintf(secval_path[v], sizeof secval_path[v], "%.4000s/%s.secval", ma_database_dir(r->db),
-                     ma_variant_name((ma_variant)v));
+        if (ma_database_variant_file(r->db, (ma_variant)v, variant_file, sizeof variant_file) &&
+            ma_database_has_secval(r->db, (ma_variant)v)) {
+            snprintf(secval_path[v], sizeof secval_path[v], "%.4000s/%s", ma_database_dir(r->db),
+                     variant_file);
             which[n] = -v;
             paths[n++] = secval_path[v];
         }

@@ -45,11 +45,13 @@ static int add_node(ma_vrun *r, ma_variant v, ma_sector s, int *idx, ma_error *e
     ma_sector_format(s, sec, sizeof sec);
     snprintf(n->pub.name, sizeof n->pub.name, "%s_%s", ma_variant_name(v), sec);
     n->dbs = ma_database_find(r->db, v, s);
-    if (n->dbs)
+    if (n->dbs) {
         snprintf(n->pub.path, sizeof n->pub.path, "%s", n->dbs->path);
-    else
-        snprintf(n->pub.path, sizeof n->pub.path, "%.4000s/%s%s", ma_database_dir(r->db), n->pub.name,
-                 ma_format_suffix(ma_database_format(r->db) ? ma_database_format(r->db) : MA_FORMAT_OPEN));
+    } else {
+        char file[40];
+        ma_database_file_name(r->db, v, s, file, sizeof file);
+        snprintf(n->pub.path, sizeof n->pub.path, "%.4000s/%s", ma_database_dir(r->db), file);
+    }
     for (int k = 0; k < MA_TURN_KINDS; k++)
         n->succ[k] = -1;
     n->unit = -1;
