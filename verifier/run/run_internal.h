@@ -107,8 +107,8 @@ int ma_vr_sector_status_parse(const char *s);
  * plan of the inventory and what the run sets out to check. MA_EINVAL for a --sector that names
  * no valid sector. */
 int ma_vr_plan(ma_vrun *r, ma_error *err);
-/* The entries a node's sector holds, as the shard plan counts them (the file's, or the index's
- * when the file is absent). */
+/* The entries a node's sector holds as planned (ma_shard_entries: from an open file's size, or
+ * Malom's index; 0 for an open file that is absent). */
 uint64_t ma_vr_entries_estimate(const node *nd, ma_format f);
 
 /* ---- run_hash.c ---- */
@@ -154,9 +154,9 @@ int ma_vr_begin_record(ma_vrun *r, ma_error *err);
 
 /* A shard run whose part of a non-empty plan is no sector (verified: its merge covers the plan). */
 int ma_vr_empty_shard(const ma_vrun *r);
-/* The end of a run that reached its store (or failed before): sectors never reached become "not
- * checked", the totals, the verdict, the run's end in the store, its seconds. rc is the outcome
- * of the phases; returns the run's result (MA_OK for a run recorded with the root unusable). */
+/* The end of a run whose command line held: sectors never reached become "not checked", the
+ * totals, the verdict, the run's end in the store, its seconds. rc is the outcome of the phases;
+ * returns the run's result (MA_OK for a recorded run whose root was unusable). */
 int ma_vr_finish(ma_vrun *r, int rc);
 
 #endif
