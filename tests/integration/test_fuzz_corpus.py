@@ -26,6 +26,8 @@ LIBS = {
     "manifest": ["checksums", "common"], "run_import": ["store", "common"],
     "attest": ["store", "checksums", "store", "formats", "indexer", "common"],
 }
+# where each library's folder lies in the tree (and the build), by the design card's top level
+FOLDERS = {"formats": "verifier/formats", "store": "reports/store"}
 SYSLIBS = ["-lsqlite3", "-ljansson", "-lcrypto", "-lpthread", "-lm"]
 CORPUS = ROOT / "fuzz" / "corpus"
 SANITIZE = ["-fsanitize=address,undefined", "-fno-sanitize-recover=all", "-fno-omit-frame-pointer"]

@@ -31,7 +31,8 @@ struct ma_grading {
     int has_stored;
     char *database;
     char player[600];           /* the player's canonical name */
-    char status[16];            /* "ok", "unusable", "interrupted" */
+    int has_verdict;            /* a live run: its grading came to a verdict (run_status) */
+    ma_verdict_state verdict;   /* then: recorded, or interrupted */
     char message[600];          /* why the run stopped early, "" when it did not */
     int64_t run_id;
     size_t n_notes;
@@ -170,6 +171,17 @@ static int prepare(job *J, ma_error *err)
     return o->audit_path ? open_store(J, err) : MA_OK;
 }
 
+/* A live run's status, as the store keeps it and its report shows it, from its verdict, in a grade
+ * run's words (docs/audit-schema.md): "ok" for a grading recorded (ma_verdict_status names it
+ * "recorded"), ma_verdict_status's "interrupted", and "unusable" for a grading that stopped on an
+ * error before it had a verdict. */
+static const char *run_status(const ma_grading *g)
+{
+    if (!g->has_verdict)
+        return "unusable";
+    return g->verdict == MA_VERDICT_RECORDED ? "ok" : ma_verdict_status(g->verdict);
+}
+
 /* The report's facts of a live run. */
 static void fill_info(job *J)
 {
@@ -183,7 +195,7 @@ static void fill_info(job *J)
         .skipped_no_turn = r->skipped_no_turn, .skipped_bad = r->skipped_bad, .stones = r->stones,
         .games = r->games, .player_wins = r->player_wins, .player_draws = r->player_draws,
         .player_losses = r->player_losses, .games_capped = r->games_capped, .seconds = r->seconds,
-        .player_seconds = r->player_seconds, .status = g->status,
+        .player_seconds = r->player_seconds, .status = run_status(g),
         .message = g->message[0] ? g->message : NULL, .run_id = g->run_id,
     };
     g->tally = &r->tally;
@@ -225,13 +237,13 @@ static int grade(job *J, ma_error *err)
         snprintf(g->message, sizeof g->message, "%s", err->msg);
         if (rc == MA_ECANCELED) {
             g->result = ma_result_of_signal(o->cancel && *o->cancel == SIGTERM ? SIGTERM : SIGINT);
-            snprintf(g->status, sizeof g->status, "interrupted");
+            g->verdict = MA_VERDICT_INTERRUPTED;
         } else {
             /* what the options ask the database refutes is a usage error, anything else makes
              * the input unusable */
             g->result = rc == MA_EUSAGE ? MA_EUSAGE
                         : ma_exit_code_for(rc) == MA_EXIT_OK ? MA_EFORMAT : rc;
-            snprintf(g->status, sizeof g->status, "unusable");
+            g->has_verdict = 0;
         }
         if (g->res->graded)
             ma_error_set(err, rc, "%s (the %llu moves graded before are kept%s)", g->message,
@@ -266,7 +278,9 @@ int ma_grade_run_hooked(ma_grading **out, const ma_grade_run_options *opt, uint6
         return ma_error_set(err, MA_ENOMEM, "grade: out of memory");
     }
     *out = g;
-    snprintf(g->status, sizeof g->status, "ok");
+    /* until the grading says otherwise: what it grades is recorded */
+    g->has_verdict = 1;
+    g->verdict = MA_VERDICT_RECORDED;
     ma_grade_run_options o = *opt; /* with the defaults filled in */
     if (!o.count)
         o.count = MA_GRADE_DEFAULT_COUNT;
@@ -277,7 +291,7 @@ int ma_grade_run_hooked(ma_grading **out, const ma_grade_run_options *opt, uint6
     else
         rc = grade(&J, err);
     ma_error e;
-    if (rec->audit && rec->run_id && ma_audit_run_end(rec->audit, rec->run_id, g->status, &e) &&
+    if (rec->audit && rec->run_id && ma_audit_run_end(rec->audit, rec->run_id, run_status(g), &e) &&
         ma_result_exit_code(g->result) < MA_EXIT_IO)
         note(g, &e);
     ma_audit_close(rec->audit);
