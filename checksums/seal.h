@@ -1,6 +1,6 @@
 /*
  * seal: the key a shard seals its store with and a merge checks it with (docs/distributed.md
- * "Sealing"; the rows sealed are store/audit_seal.h's canonical content, run/seal.h glues both).
+ * "Sealing"; the rows sealed are reports/store/audit_seal.h's canonical content, verifier/run/seal.h glues both).
  *
  * A seal key file is one of:
  *   - an Ed25519 private key in PEM (`openssl genpkey -algorithm ed25519`): it seals (signs) and

@@ -1,5 +1,5 @@
 /* libFuzzer harness for the attestation envelope parser (checksums/dsse.c ma_dsse_parse and
- * ma_dsse_verify, store/attest_statement.c ma_attest_statement_parse), what `attest verify` and
+ * ma_dsse_verify, reports/store/attest_statement.c ma_attest_statement_parse), what `attest verify` and
  * `runs import --pub` read. The input is an envelope. A refused one gets a one-line MA_EFORMAT
  * message naming the input; an accepted one is verified against RFC 8032's test key (the seeds of
  * fuzz/corpus/attest are signed with it, so mutations reach both outcomes). Its payload is then
@@ -12,7 +12,7 @@
 #include <string.h>
 
 #include "checksums/dsse.h"
-#include "store/attest_statement.h"
+#include "reports/store/attest_statement.h"
 
 #define FUZZ_CHECK(cond)                                                                           \
     do {                                                                                           \

@@ -208,7 +208,7 @@ class RunInfo:
 
 
 def plan_digests(inv_rows, shards, whole, plan_rows):
-    """run/inventory.c's digests of an inventory and a plan, as anyone who can write a store can
+    """verifier/run/inventory.c's digests of an inventory and a plan, as anyone who can write a store can
     recompute them (the consistent edit sealing exists for)."""
     t = "millaudit inventory 1\n" + "".join(f"{p}\t{s}\t{d}\t{sec or ''}\n" for p, s, d, sec in sorted(inv_rows))
     inv = hashlib.sha256(t.encode()).hexdigest()

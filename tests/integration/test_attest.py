@@ -29,7 +29,7 @@ from cryptography.exceptions import InvalidSignature  # noqa: E402
 PAYLOAD_TYPE = "application/vnd.in-toto+json"
 STATEMENT_TYPE = "https://in-toto.io/Statement/v1"
 PREDICATE_TYPE = "https://millaudit.dev/attestation/verification/v2"
-# SHA-256 of the rules descriptions (check/rules_desc.h); also pinned in tests/unit/test_rules_desc.c
+# SHA-256 of the rules descriptions (verifier/check/rules_desc.h); also pinned in tests/unit/test_rules_desc.c
 FINGERPRINTS = {
     "std": "39608b5a816f7f0e4617a6b39099dc3bff34540b250bb08b9b3671615196f691",
     "lask": "0c001c209059aaba902601f824ef307dab429fc4d2ce1b70d1f34910ade7793d",

@@ -1,6 +1,6 @@
 """millaudit verify on real databases written by the reference producer.
 
-The producer (solver/) and the checker (check/, run/, indexer/, formats/) share no code, so a whole
+The producer (solver/) and the checker (verifier/check/, verifier/run/, indexer/, verifier/formats/) share no code, so a whole
 game verifying with zero discrepancies is agreement between two independent implementations of
 docs/format.md. The failing side of every claim is in test_faults.py and test_mutations.py.
 """

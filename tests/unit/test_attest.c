@@ -1,4 +1,4 @@
-/* Unit tests for store/attest_statement and run/attest: a run of a real store becomes a
+/* Unit tests for reports/store/attest_statement and verifier/run/attest: a run of a real store becomes a
  * signed statement whose subjects are the digests the store recorded; the check finds a good
  * signature, then a changed, a missing and an unattested sector file; a run that is not verified
  * is refused unless allowed; the statement parser is a fixed point of the writer and refuses
@@ -20,11 +20,11 @@
 #include <sqlite3.h>
 
 #include "checksums/sha256.h"
-#include "store/attest_statement.h"
-#include "store/audit.h"
-#include "store/runs.h"
+#include "reports/store/attest_statement.h"
+#include "reports/store/audit.h"
+#include "reports/store/runs.h"
 #include "support.h"
-#include "run/attest.h"
+#include "verifier/run/attest.h"
 
 typedef struct fixture {
     char dir[64];            /* scratch: the database and the store */

@@ -1,4 +1,4 @@
-/* Unit tests for the v7 parts of store/audit_run (issue 21): claiming a run to resume is one
+/* Unit tests for the v7 parts of reports/store/audit_run (issue 21): claiming a run to resume is one
  * conditional transition, so of two resumes that both picked a run exactly one continues it; a
  * run in progress (its process alive on this host, or a fresh heartbeat from another host) is
  * not claimed; a resume must repeat the run's selection; the claimed run keeps its verdict; stores
@@ -16,8 +16,8 @@
 
 #include <sqlite3.h>
 
-#include "store/audit.h"
-#include "store/audit_run.h"
+#include "reports/store/audit.h"
+#include "reports/store/audit_run.h"
 
 typedef struct fixture {
     char dir[64];

@@ -1,5 +1,5 @@
 /*
- * Unit tests for formats/malom_file and formats/malom_secval: the .sec2, .sec and .secval readers
+ * Unit tests for verifier/formats/malom_file and verifier/formats/malom_secval: the .sec2, .sec and .secval readers
  * of malom-format.md §5 on the real Malom files of ../shared/fixtures/malom (every entry decoded,
  * §7.1/§7.2 worked examples, Malom's own .analyze statistics reproduced) and on malformed copies
  * made in a temporary directory (every header field, truncation, size, overflow table, missing
@@ -18,7 +18,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "formats/malom_file.h"
+#include "verifier/formats/malom_file.h"
 #include "indexer/malom_index.h"
 
 typedef struct ctx {

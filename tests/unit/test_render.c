@@ -1,4 +1,4 @@
-/* Unit tests for render/render and store/report: the text board of a known position, the
+/* Unit tests for reports/render/render and reports/store/report: the text board of a known position, the
  * verdicts (bounds-only never good), HTML escaping of hostile strings, the JSON document's data,
  * histograms sorted by depth on a log scale, boards with the refuting move, diff's words, atomic
  * writing. */
@@ -15,11 +15,11 @@
 
 #include <jansson.h>
 
-#include "render/render.h"
-#include "render/render_internal.h"
-#include "store/audit.h"
-#include "store/audit_run.h"
-#include "store/report.h"
+#include "reports/render/render.h"
+#include "reports/render/render_internal.h"
+#include "reports/store/audit.h"
+#include "reports/store/audit_run.h"
+#include "reports/store/report.h"
 
 static void test_board_text_of_a_known_position(void **state)
 {

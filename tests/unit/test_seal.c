@@ -1,5 +1,5 @@
 /* Unit tests for checksums/seal (keys, HMAC-SHA256 and Ed25519 seals of a digest), the canonical
- * content of a run (store/audit_seal.h) and run/seal (a run sealed, a seal checked): any row changed
+ * content of a run (reports/store/audit_seal.h) and verifier/run/seal (a run sealed, a seal checked): any row changed
  * after sealing breaks the seal; what changes after a run ended (continued_by, heartbeat) does not. */
 #define _GNU_SOURCE
 #include <setjmp.h>
@@ -16,10 +16,10 @@
 #include <sqlite3.h>
 
 #include "checksums/seal.h"
-#include "run/seal.h"
-#include "store/audit.h"
-#include "store/audit_seal.h"
-#include "store/runs.h"
+#include "verifier/run/seal.h"
+#include "reports/store/audit.h"
+#include "reports/store/audit_seal.h"
+#include "reports/store/runs.h"
 #include "support.h"
 
 static char dir[64];
