@@ -61,7 +61,8 @@ enum {
                               * attest create refusing such a run without --allow-partial) */
 };
 /* 130, 143: interrupted by SIGINT / SIGTERM (128 + the signal). millaudit(1) EXIT STATUS and
- * README.md "Exit codes" are this table for users; tests/integration/test_cli.py keeps them equal. */
+ * README.md "Exit codes" are this table for users (tests/integration/test_cli.py keeps README's
+ * equal to it). */
 
 typedef struct ma_error {
     int code;        /* the MA_E* code of the last failure, MA_OK if none */

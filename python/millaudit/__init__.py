@@ -134,7 +134,7 @@ def _vrun_options(root, sectors, threads, max_rows, full_board_draw, allow_bound
 
 
 def verify(root, *, sectors=None, threads=0, max_rows=None, full_board_draw=None, allow_bounds=False,
-           audit=None, mode="full", resume_run=0, shard=None):
+           audit=None, mode="full", resume_run=0, shard=None, seal_key=None):
     """Verifies the database at root (a directory or one sector file), as `millaudit verify ROOT
     --json` does, and returns its Run.
 
@@ -147,6 +147,8 @@ def verify(root, *, sectors=None, threads=0, max_rows=None, full_board_draw=None
     mode             "full", "resume" (continue the last unfinished run, or resume_run) or
                      "incremental" (check only what changed since the store's last result)
     shard            (index, count): check one shard of the partition
+    seal_key         a key file (an Ed25519 private key in PEM, or an HMAC secret): the run seals its
+                     store when it ends, as `verify --shard I/N --seal-key K` does (needs audit)
 
     A run that finds discrepancies or cannot use a file is a result, not an exception (its verdict
     and exit_code say so); options the engine refuses raise Error (exit_code 2, as the command's
@@ -155,29 +157,41 @@ def verify(root, *, sectors=None, threads=0, max_rows=None, full_board_draw=None
     opt = _vrun_options(root, sectors, threads, max_rows, full_board_draw, allow_bounds, audit, mode, resume_run,
                         shard, keep)
     err = _lib.Error()
+    key = ctypes.c_void_p()
+    if seal_key is not None:
+        rc = _L.ma_seal_key_load(ctypes.byref(key), _b(os.fspath(seal_key)), ctypes.byref(err))
+        if rc:
+            raise Error(rc, _msg(err))
+        opt.seal_key = key
     run = ctypes.c_void_p()
-    rc = _L.ma_vrun_create(ctypes.byref(run), ctypes.byref(opt), ctypes.byref(err))
-    if rc:
-        raise Error(rc, _msg(err), exit_code=2 if rc == -1 else None)
     try:
-        rc = _L.ma_vrun_execute(run, ctypes.byref(err))
-        if rc == -1:  # MA_EINVAL: an option value the run refused (a sector, a resume)
-            raise Error(rc, _msg(err), exit_code=2)
-        result = _L.ma_vrun_result(run, rc)
-        errors = [_L.ma_vrun_error(run, i).decode("utf-8", "surrogateescape")
-                  for i in range(_L.ma_vrun_error_count(run))]
-        # the run's error is usually the last one it listed (an unusable root): said once
-        if rc and rc != -8 and (not errors or errors[-1] != _msg(err)):
-            errors.append(_msg(err))
-        arr, n = _words(errors)
-        buf, size = ctypes.c_void_p(), ctypes.c_size_t()
-        status = _L.ma_result_exit_code(result)
-        if _L.ma_render_verify_json_buffer(ctypes.byref(buf), ctypes.byref(size), run, arr, n, status,
-                                           ctypes.byref(err)):
-            raise Error(err.code, _msg(err))
-        return Run(json.loads(_take_text(buf, size)))
+        rc = _L.ma_vrun_create(ctypes.byref(run), ctypes.byref(opt), ctypes.byref(err))
+        if rc:
+            raise Error(rc, _msg(err), exit_code=2 if rc == -1 else None)
+        return _execute(run, err)
     finally:
         _L.ma_vrun_free(run)
+        _L.ma_seal_key_free(key)
+
+
+def _execute(run, err):
+    """The Run of a created run, executed."""
+    rc = _L.ma_vrun_execute(run, ctypes.byref(err))
+    if rc == -1:  # MA_EINVAL: an option value the run refused (a sector, a resume)
+        raise Error(rc, _msg(err), exit_code=2)
+    result = _L.ma_vrun_result(run, rc)
+    errors = [_L.ma_vrun_error(run, i).decode("utf-8", "surrogateescape")
+              for i in range(_L.ma_vrun_error_count(run))]
+    # the run's error is usually the last one it listed (an unusable root): said once
+    if rc and rc != -8 and (not errors or errors[-1] != _msg(err)):
+        errors.append(_msg(err))
+    arr, n = _words(errors)
+    buf, size = ctypes.c_void_p(), ctypes.c_size_t()
+    status = _L.ma_result_exit_code(result)
+    if _L.ma_render_verify_json_buffer(ctypes.byref(buf), ctypes.byref(size), run, arr, n, status,
+                                       ctypes.byref(err)):
+        raise Error(err.code, _msg(err))
+    return Run(json.loads(_take_text(buf, size)))
 
 
 def probe(root, position, *, variant=None, no_digest_check=False):

@@ -9,7 +9,7 @@ import pathlib
 
 from . import _config
 
-API_VERSION = 2  # MILLAUDIT_API_VERSION these declarations describe
+API_VERSION = 3  # MILLAUDIT_API_VERSION these declarations describe
 
 c_char_p, c_int, c_uint, c_size_t = ctypes.c_char_p, ctypes.c_int, ctypes.c_uint, ctypes.c_size_t
 c_int64, c_uint64, c_void_p = ctypes.c_int64, ctypes.c_uint64, ctypes.c_void_p
@@ -27,7 +27,8 @@ class VrunOptions(ctypes.Structure):
                 ("stale_seconds_given", c_int), ("stale_seconds", c_int64), ("shard_index", c_uint),
                 ("shard_count", c_uint), ("host", c_char_p), ("command_line", c_char_p),
                 ("tool_version", c_char_p), ("git_revision", c_char_p), ("progress", c_void_p),
-                ("cancel", c_void_p), ("on_sector", c_void_p), ("on_sector_ctx", c_void_p)]
+                ("cancel", c_void_p), ("on_sector", c_void_p), ("on_sector_ctx", c_void_p),
+                ("seal_key", c_void_p)]
 
 
 class ProbeOptions(ctypes.Structure):
@@ -81,6 +82,8 @@ _FUNCTIONS = {
     "ma_result_exit_code": (c_int, [c_int]),
     "ma_result_of_verdict": (c_int, [c_int, c_uint]),
     "ma_verdict_state_name": (c_char_p, [c_int]),
+    "ma_seal_key_load": (c_int, [P(c_void_p), c_char_p, P(Error)]),
+    "ma_seal_key_free": (None, [c_void_p]),
     "ma_vrun_create": (c_int, [P(c_void_p), P(VrunOptions), P(Error)]),
     "ma_vrun_execute": (c_int, [c_void_p, P(Error)]),
     "ma_vrun_free": (None, [c_void_p]),

@@ -80,10 +80,10 @@ def test_unknown_top_level_option(millaudit):
     assert "unknown option '--frob'" in proc.stderr and "did you mean" not in proc.stderr
 
 
-def test_readme_exit_codes_are_those_of_ma_error_h():
-    """One table of exit codes: every MA_EXIT_* of common/ma_error.h is a row of README.md's
+def test_readme_exit_codes_are_those_of_error_h():
+    """One table of exit codes: every MA_EXIT_* of millaudit/error.h is a row of README.md's
     "Exit codes" table and every row a code there (130/143, the signals, besides)."""
-    header = (ROOT / "common" / "ma_error.h").read_text()
+    header = (ROOT / "include" / "millaudit" / "error.h").read_text()
     codes = {int(v) for v in re.findall(r"MA_EXIT_[A-Z_]+ = (\d+)", header)}
     text = (ROOT / "README.md").read_text()
     table = text[text.index("### Exit codes"):]

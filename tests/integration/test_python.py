@@ -108,17 +108,23 @@ def test_options_reach_the_engine_field_by_field(py, std3_games):
                           "incremental", 42, (1, 4), keep)
         o.stale_seconds_given, o.stale_seconds = 1, 77
         o.tool_version, o.git_revision = b"tv", b"gr"
-        err, run = _lib.Error(), ctypes.c_void_p()
+        err, run, key = _lib.Error(), ctypes.c_void_p(), ctypes.c_void_p()
+        with open("seal.key", "w") as f:
+            f.write("00112233445566778899aabbccddeeff")
+        assert _L.ma_seal_key_load(ctypes.byref(key), b"seal.key", ctypes.byref(err)) == 0, err.msg
+        o.seal_key = key
         assert _L.ma_vrun_create(ctypes.byref(run), ctypes.byref(o), ctypes.byref(err)) == 0, err.msg
         r = _L.ma_vrun_options_of(run).contents
         print(json.dumps([r.root.decode(), [r.sectors[i].decode() for i in range(r.n_sectors)], r.threads,
                           r.max_rows, r.full_board_draw, r.allow_bounds, r.audit_path.decode(), r.mode,
                           r.resume_run, r.stale_seconds_given, r.stale_seconds, r.shard_index, r.shard_count,
-                          r.tool_version.decode(), r.git_revision.decode(), bool(r.host), bool(r.command_line)]))
+                          r.tool_version.decode(), r.git_revision.decode(), bool(r.host), bool(r.command_line),
+                          r.seal_key == key.value]))
         _L.ma_vrun_free(run)
+        _L.ma_seal_key_free(key)
     """)
     assert got == [str(std3_games / "db"), ["3_3_0_0", "2_3_1_0"], 3, 17, 0, 1, "/tmp/a.sqlite", 2, 42, 1, 77, 1, 4,
-                   "tv", "gr", True, True]
+                   "tv", "gr", True, True, True]
 
 
 def test_a_recorded_run_and_the_runs_of_its_store(py, millaudit, std3_games, tmp_path):
@@ -137,6 +143,32 @@ def test_a_recorded_run_and_the_runs_of_its_store(py, millaudit, std3_games, tmp
                                             "--json").stdout)["runs"]
     assert [r["mode"] for r in runs] == ["full", "incremental"]
     assert runs[0]["database_root"] == str(std3_games / "db")
+
+
+def test_shards_sealed_from_python_are_believed_by_a_merge_with_their_key(py, millaudit, std3_games, tmp_path):
+    """verify(shard=, seal_key=) seals each shard's store as `verify --shard I/N --seal-key K` does:
+    `runs merge --seal-key K` believes them, another key's merge is refused; a seal key without a
+    store is refused in the library's words."""
+    (tmp_path / "k").write_text(os.urandom(32).hex() + "\n")
+    (tmp_path / "other").write_text(os.urandom(32).hex() + "\n")
+    stores = [tmp_path / f"s{i}.sqlite" for i in range(2)]
+    got = py(f"""
+        verdicts = [millaudit.verify({str(std3_games / 'db')!r}, audit=s, shard=(i, 2),
+                                     seal_key={str(tmp_path / 'k')!r}).verdict
+                    for i, s in enumerate({[str(s) for s in stores]!r})]
+        try:
+            millaudit.verify({str(std3_games / 'db')!r}, seal_key={str(tmp_path / 'k')!r})
+            refused = None
+        except millaudit.Error as e:
+            refused = [e.exit_code, str(e)]
+        print(json.dumps([verdicts, refused]))
+    """)
+    assert got == [["verified", "verified"],
+                   [2, "seal_key needs an audit store (audit_path: the seal is recorded in the store)"]]
+    proc = millaudit.run("runs", "merge", tmp_path / "m.sqlite", *stores, "--seal-key", tmp_path / "k", check=0)
+    assert "verified" in proc.stdout
+    proc = millaudit.run("runs", "merge", tmp_path / "n.sqlite", *stores, "--seal-key", tmp_path / "other", check=3)
+    assert "not by the hmac-sha256 key" in proc.stderr
 
 
 def test_probe_is_the_commands_document(py, millaudit, std3_games):
