@@ -57,8 +57,8 @@ enum {
     MA_EXIT_INTERNAL = 5,    /* bug or out of memory */
     MA_EXIT_PARTIAL = 6      /* a claim about part of a database holds: it proves the sectors it
                               * names, given the inputs it read but did not check, not the
-                              * database (attest verify of a --sector or --shard statement;
-                              * attest create refusing such a run without --allow-partial) */
+                              * database (a verified statement of some sectors; an attestation
+                              * of such a run refused without allow_partial) */
 };
 /* 130, 143: interrupted by SIGINT / SIGTERM (128 + the signal). millaudit(1) EXIT STATUS and
  * README.md "Exit codes" are this table for users (tests/integration/test_cli.py keeps README's

@@ -178,10 +178,10 @@ typedef struct ma_attest_create_options {
     int64_t run_id;              /* 0: the newest run */
     const char *identity;        /* the signer's words about itself, may be NULL */
     int allow_unverified;        /* attest a run whose verdict is not "verified" */
-    int allow_partial;           /* attest a run of some sectors (--sector, --shard): its statement's
+    int allow_partial;           /* attest a run of some sectors (picked, or one shard): its statement's
                                   * scope is "sectors", its unchecked files are inputs */
     int allow_unsealed;          /* attest a merged run whose shard stores the merge trusted as
-                                  * written (no --seal-key): the statement's run.sealed_by is null */
+                                  * written (no seal key): the statement's run.sealed_by is null */
     const char *tool_name, *tool_version, *git_revision;
     const char *attested_at;     /* UTC ISO 8601; NULL: now */
     const char *store_name;      /* the store's path, for messages */

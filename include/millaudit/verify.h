@@ -198,7 +198,7 @@ typedef struct ma_vrun_options {
     void (*on_sector)(void *ctx, const struct ma_vrun_sector *s);
     void *on_sector_ctx;
     /* NULL, or the key (able to seal) the run seals its store with when it ends, whatever its
-     * verdict (`--seal-key`, docs/distributed.md "Sealing"): a merge given the key believes the
+     * verdict (docs/distributed.md "Sealing"): a merge given the key believes the
      * store only if no row changed since. Needs audit_path. A seal that cannot be recorded makes
      * the record incomplete (ma_vrun_record_failed). */
     const ma_seal_key *seal_key;

@@ -277,16 +277,24 @@ static void test_unverified_runs(void **state)
     ma_attest_created_free(&c);
 }
 
+/* The statement of an attestation of the good run: made into c, its envelope e parsed, its
+ * payload parsed into st (named "payload" in messages). */
+static void good_statement(fixture *f, ma_attest_created *c, ma_dsse_envelope *e, ma_attest_statement *st)
+{
+    ma_error err;
+    create(f, f->good, 0, c, MA_OK);
+    assert_int_equal(ma_dsse_parse(c->envelope, c->len, "att.json", e, &err), MA_OK);
+    assert_int_equal(ma_attest_statement_parse((char *)e->payload, e->payload_len, "payload", st, &err), MA_OK);
+}
+
 static void test_statement_fixed_point_and_refusals(void **state)
 {
     fixture *f = *state;
     ma_attest_created c;
-    create(f, f->good, 0, &c, MA_OK);
     ma_dsse_envelope e;
-    ma_error err;
-    assert_int_equal(ma_dsse_parse(c.envelope, c.len, "att.json", &e, &err), MA_OK);
     ma_attest_statement st;
-    assert_int_equal(ma_attest_statement_parse((char *)e.payload, e.payload_len, "payload", &st, &err), MA_OK);
+    ma_error err;
+    good_statement(f, &c, &e, &st);
     char *again = NULL;
     size_t len = 0;
     assert_int_equal(ma_attest_statement_to_json(&st, &again, &len, &err), MA_OK);
@@ -332,12 +340,10 @@ static void test_statements_that_contradict_themselves(void **state)
 {
     fixture *f = *state;
     ma_attest_created c;
-    create(f, f->good, 0, &c, MA_OK);
     ma_dsse_envelope e;
-    ma_error err;
-    assert_int_equal(ma_dsse_parse(c.envelope, c.len, "att.json", &e, &err), MA_OK);
     ma_attest_statement st;
-    assert_int_equal(ma_attest_statement_parse((char *)e.payload, e.payload_len, "p", &st, &err), MA_OK);
+    ma_error err;
+    good_statement(f, &c, &e, &st);
     assert_string_equal(st.scope, "database");
     assert_int_equal(st.n_inputs, 0);
     assert_string_equal(ma_attest_statement_verdict(&st), "verified");

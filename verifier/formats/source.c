@@ -679,7 +679,7 @@ int ma_database_prepare(ma_database *db, int w, ma_error *err)
 /* The <variant>.secval a .sec2 sector of variant v is read with: read into memory once, hashed
  * and parsed from those bytes, so the digest a run records (ma_database_secval_digest) is the
  * digest of what every sector of v is read with, whatever happens to the file later; NULL when
- * absent or broken (the sectors that need it then fail, see open_prepared). */
+ * absent or broken (the sectors that need it then fail: sec2_open, source_malom.c). */
 static const ma_malom_secval *secval_for(ma_database *db, ma_variant v)
 {
     if (db->secval_state[v] == 1) {

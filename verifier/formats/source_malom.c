@@ -25,7 +25,7 @@ static int sec2_open(ma_source *src, const ma_db_sector *s, const ma_source_open
 {
     /* never the <variant>.secval read beside the file: only the one the database read once */
     char why[128];
-    snprintf(why, sizeof why, "%s.secval %s", ma_variant_name(s->variant),
+    snprintf(why, sizeof why, "%s%s %s", ma_variant_name(s->variant), src->ops->variant_file,
              a->secval_present ? "is unusable (see its own message)" : "is absent");
     return malom_opened(src, ma_malom_file_open_sec2_given(&src->mf, s->path, s->variant, s->sector,
                                                            a->secval, why, err));

@@ -1,8 +1,9 @@
 /* verifier/run/run_hash: phase hash of a verify run with a store (docs/runs.md "Phases", "The
  * coverage proof"). Every file the run will read (sector files, successor files) and every
  * sector file of the inventory is hashed once, in one batch; a .sec2 database's <variant>.secval
- * is hashed by the source layer from the very bytes it parses (hash_secvals). The digests become the run's manifest, the inventory (with the files discovery could not
- * use) and each selected sector's inputs, which a later carry-over compares. */
+ * is hashed by the source layer from the very bytes it parses (hash_secvals). The digests become
+ * the run's manifest, the inventory (with the files discovery could not use) and each selected
+ * sector's inputs, which a later carry-over compares. */
 #include "verifier/run/run_internal.h"
 
 #include <stdio.h>
