@@ -7,7 +7,10 @@ the data path.
 - an example program (examples/verify_one.c) builds against the *installed* header and library
   with pkg-config alone, and verifies a real database (and refuses a wrong one);
 - the folders form layers with no include running back up and no circle of modules;
-- no function is longer than 150 lines, and cli/ is under 12% of the C lines.
+- no function is longer than 150 lines, and cli/ is under 12% of the C lines;
+- the two checkers share one scaffolding (verifier/check/walk.{h,c}): no other file of
+  verifier/check/ calls its primitives, both call its entry points, and no block of code stands
+  twice there.
 
 Each rule is a function run on the real tree here and on a copy with a planted violation, so a
 rule that could never fail would show.

@@ -53,7 +53,7 @@ int ma_mcheck_prepare_index(ma_malom_index *ix, ma_variant v, ma_sector s, ma_er
             rc = ma_malom_index_prepare_movers(ix, r.succ[k].w, err);
     return rc;
 }
-int ma_mc_index_error(ma_error *err, const struct shared *sh, uint64_t idx, const char *what, ...)
+int ma_mc_index_error(ma_error *err, const struct mc_shared *sh, uint64_t idx, const char *what, ...)
 {
     char sec[16], text[160];
     va_list ap;
@@ -69,22 +69,22 @@ int ma_mc_index_error(ma_error *err, const struct shared *sh, uint64_t idx, cons
 
 /* After a complete walk: every index was checked (each at most once, see fast_prepare), by one
  * thread (the threads' own bitmaps are merged here, ma_walk_cover). */
-static int coverage(const struct shared *sh, int ran, ma_error *err)
+static int coverage(const struct mc_shared *sh, int ran, ma_error *err)
 {
     uint64_t idx = 0;
     int got = ma_walk_cover(&sh->walk, ran, &idx);
     if (got == MA_VISITED_ALL)
         return MA_OK;
-    return ma_mc_index_error(err, sh, idx, "%s: checker index bug",
-                             got == MA_VISITED_TWICE ? "was reached twice by the walk (by two threads)"
-                             : got == MA_VISITED_GAP ? "was never checked"
-                                                     : "lies past the last index and was reached");
+    const char *what = got == MA_VISITED_TWICE ? "was reached twice by the walk (by two threads)"
+                       : got == MA_VISITED_GAP ? "was never checked"
+                                               : "lies past the last index and was reached";
+    return ma_mc_index_error(err, sh, idx, "%s: checker index bug", what);
 }
 
 /* A thread's own state, made in the thread before its first chunk. */
 static int start_thread(ma_walk_thread *th)
 {
-    struct worker *w = (struct worker *)th;
+    struct mc_worker *w = (struct mc_worker *)th;
     w->turns = malloc(sizeof *w->turns);
     if (w->sh->fast && (w->fw = calloc(1, sizeof *w->fw)) != NULL)
         th->grp = &w->fw->group;
@@ -95,7 +95,7 @@ static int start_thread(ma_walk_thread *th)
 
 static void stop_thread(ma_walk_thread *th)
 {
-    struct worker *w = (struct worker *)th;
+    struct mc_worker *w = (struct mc_worker *)th;
     free(w->turns);
     free(w->fw);
     w->turns = NULL;
@@ -108,7 +108,7 @@ static const ma_walk_ops reference_ops = {start_thread, ma_mc_reference_chunk, s
 
 _Static_assert(offsetof(ma_mcheck_item, entry) == 0, "ma_walk_push: an item begins with its entry");
 
-static int setup(struct shared *sh, const ma_mcheck_input *in, ma_error *err)
+static int setup(struct mc_shared *sh, const ma_mcheck_input *in, ma_error *err)
 {
     memset(sh, 0, sizeof *sh);
     ma_walk_init(&sh->walk);
@@ -134,7 +134,7 @@ static int setup(struct shared *sh, const ma_mcheck_input *in, ma_error *err)
     return MA_OK;
 }
 /* The threads' counters summed into out. */
-static void add_parts(ma_mcheck_result *out, const struct worker *ws, int n)
+static void add_parts(ma_mcheck_result *out, const struct mc_worker *ws, int n)
 {
     for (int t = 0; t < n; t++) {
         const ma_mcheck_result *p = &ws[t].part;
@@ -153,7 +153,7 @@ static void add_parts(ma_mcheck_result *out, const struct worker *ws, int n)
     }
 }
 
-static void free_shared(struct shared *sh)
+static void free_shared(struct mc_shared *sh)
 {
     ma_mc_fast_free(sh->fast);
     ma_walk_free(&sh->walk);
@@ -166,7 +166,7 @@ int ma_mcheck_sector(ma_mcheck_result *out, const ma_mcheck_input *in, ma_error 
     if (!in || !in->ix || !in->file || in->threads < 1)
         return ma_error_set(err, MA_EINVAL, "malom check: bad input");
     double t0 = ma_now();
-    struct shared *sh = malloc(sizeof *sh);
+    struct mc_shared *sh = malloc(sizeof *sh);
     if (!sh)
         return ma_error_set(err, MA_ENOMEM, "malom check: out of memory");
     int rc = setup(sh, in, err);
@@ -177,7 +177,7 @@ int ma_mcheck_sector(ma_mcheck_result *out, const ma_mcheck_input *in, ma_error 
     else if (frc)
         rc = ma_error_set(err, MA_ENOMEM, "malom check: out of memory");
     int nt = in->threads;
-    struct worker *ws = rc ? NULL : calloc((size_t)nt, sizeof *ws);
+    struct mc_worker *ws = rc ? NULL : calloc((size_t)nt, sizeof *ws);
     if (!rc && !ws)
         rc = ma_error_set(err, MA_ENOMEM, "malom check: out of memory");
     if (rc) {
@@ -223,7 +223,7 @@ int ma_mcheck_sector(ma_mcheck_result *out, const ma_mcheck_input *in, ma_error 
 int ma_mcheck_classify(ma_mcheck_result *r, const ma_mcheck_input *in,
                        const ma_mcheck_result *const child[MA_TURN_KINDS], ma_error *err)
 {
-    struct shared *sh = malloc(sizeof *sh);
+    struct mc_shared *sh = malloc(sizeof *sh);
     ma_vturns *turns = malloc(sizeof *turns);
     if (!sh || !turns) {
         free(sh);

@@ -7,14 +7,14 @@
  *    (verifier/check/walk.h), the threads' results joined, the index self-check's coverage, the
  *    root / propagated split;
  *  - malom_reference.c: the reference path (unrank, rank, derive one successor at a time) and
- *    the verdict both paths end in (conclude: the classes, the bounds mode);
+ *    the verdict both paths end in (ma_mc_conclude: the classes, the bounds mode);
  *  - malom_tables.c: the table-driven path's setup: per-child turn and rank tables, the sector's
  *    own rank or key1 tables, the walk's plan and its huge-page copies;
  *  - malom_fast.c: the table-driven path per index: prepare (marker rule, turns, successor
  *    ranks, prefetches), the verdict without decoding, the general loop over the successors, and
  *    the walk's chunks.
  * The fast path's tables are built once per sector and only read by the threads; each thread
- * writes only its own struct worker.
+ * writes only its own struct mc_worker.
  */
 #ifndef MA_CHECK_MALOM_CHECK_INTERNAL_H
 #define MA_CHECK_MALOM_CHECK_INTERNAL_H
@@ -37,7 +37,7 @@ struct derivation {
     int missing_kind[MA_TURN_KINDS];
 };
 
-struct shared {
+struct mc_shared {
     const ma_mcheck_input *in;
     ma_vrules rules;
     ma_sector sector;
@@ -50,9 +50,9 @@ struct shared {
     ma_walk walk;      /* the chunks, the threads, the copies and the visited bitmap */
 };
 
-struct worker {
+struct mc_worker {
     ma_walk_thread th;  /* first: the walk's view of this thread */
-    struct shared *sh;
+    struct mc_shared *sh;
     ma_mcheck_result part; /* counters of this thread (its items are th's) */
     ma_error err;
     ma_vturns *turns;   /* the reference path's turns */
@@ -80,7 +80,8 @@ struct worker {
  */
 
 /* §5.8 order as one integer: key1 first; among key1 < 0 a larger key2 is better, among key1 > 0 a
- * smaller one; key2 is ignored when key1 = 0. Exact while |key1| < 2^29 (checked in fast_setup). */
+ * smaller one; key2 is ignored when key1 = 0. Exact while |key1| < 2^29 (checked in
+ * ma_mc_fast_setup). */
 static inline int64_t value_score(ma_malom_value m)
 {
     int64_t adj = m.key1 > 0 ? -(int64_t)m.key2 : m.key1 < 0 ? (int64_t)m.key2 : 0;
@@ -217,19 +218,19 @@ static inline int key2_class(int32_t k2)
 
 /* malom_check.c: an MA_EINTERNAL of the checker at index idx, set in err: "<file>: sector <S>:
  * offset <byte>: index <idx> " followed by what (a printf format). */
-int ma_mc_index_error(ma_error *err, const struct shared *sh, uint64_t idx, const char *what, ...)
+int ma_mc_index_error(ma_error *err, const struct mc_shared *sh, uint64_t idx, const char *what, ...)
     __attribute__((format(printf, 4, 5)));
 
 /* malom_reference.c */
-int ma_mc_add_item(struct worker *w, const ma_mcheck_item *it);
+int ma_mc_add_item(struct mc_worker *w, const ma_mcheck_item *it);
 /* `it` is a symmetry inconsistency (a marker where the rule puts none, or a wrong one): always a
  * root. */
-int ma_mc_symmetry(struct worker *w, ma_mcheck_item *it);
+int ma_mc_symmetry(struct mc_worker *w, ma_mcheck_item *it);
 /* Index idx's board does not give idx back (rank gives back): MA_EINTERNAL, set in w->err. */
-int ma_mc_index_bug(struct worker *w, uint64_t idx, uint64_t back);
+int ma_mc_index_bug(struct mc_worker *w, uint64_t idx, uint64_t back);
 /* The verdict on a canonical entry whose stored entry st is not a marker, given its derivation d.
  * `it` holds the entry, its stored value and marker fields; the rest is filled here. */
-int ma_mc_conclude(struct worker *w, ma_mcheck_item *it, const ma_malom_entry *st,
+int ma_mc_conclude(struct mc_worker *w, ma_mcheck_item *it, const ma_malom_entry *st,
                    const struct derivation *d);
 /* The walk's chunk on the reference path: indices lo..hi-1, one check_index each. */
 uint64_t ma_mc_reference_chunk(ma_walk_thread *th, uint64_t lo, uint64_t hi);
@@ -237,7 +238,7 @@ uint64_t ma_mc_reference_chunk(ma_walk_thread *th, uint64_t lo, uint64_t hi);
 /* malom_tables.c: sets up the fast path and the walk's plan, or leaves sh->fast NULL when it does
  * not apply (values too large for the integer score). 0, MA_ENOMEM, or MA_EINTERNAL (an index
  * bug). */
-int ma_mc_fast_setup(struct shared *sh);
+int ma_mc_fast_setup(struct mc_shared *sh);
 void ma_mc_fast_free(struct fast *f);
 
 /* malom_fast.c: the walk's chunk on the fast path (opponent masks or indices lo..hi-1). */

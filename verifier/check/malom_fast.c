@@ -17,13 +17,13 @@
 
 #include "verifier/check/malom_check_internal.h"
 
-static int index_twice(struct worker *w, uint64_t idx)
+static int index_twice(struct mc_worker *w, uint64_t idx)
 {
     return ma_mc_index_error(&w->err, w->sh, idx, "reached twice by the walk: checker index bug");
 }
 
 /* More turns than MA_VRULES_MAX_TURNS: impossible under the rules, so a bug of the checker. */
-static __attribute__((cold)) int too_many_turns(struct worker *w, uint64_t idx)
+static __attribute__((cold)) int too_many_turns(struct mc_worker *w, uint64_t idx)
 {
     return ma_mc_index_error(&w->err, w->sh, idx, "has more than %d turns: checker bug",
                              MA_VRULES_MAX_TURNS);
@@ -31,10 +31,10 @@ static __attribute__((cold)) int too_many_turns(struct worker *w, uint64_t idx)
 
 /* Prepares index idx, the board (reps[r], opp): marker rule, stored entry, turns, successor
  * ranks, prefetches. */
-static void fast_prepare(struct worker *w, struct fpending *p, uint64_t r, uint32_t opp,
+static void fast_prepare(struct mc_worker *w, struct fpending *p, uint64_t r, uint32_t opp,
                          uint64_t idx)
 {
-    const struct shared *sh = w->sh;
+    const struct mc_shared *sh = w->sh;
     const struct fast *f = sh->fast;
     struct fworker *fw = w->fw;
     uint32_t rep = f->reps[r];
@@ -99,7 +99,7 @@ static void fast_prepare(struct worker *w, struct fpending *p, uint64_t r, uint3
 
 /* The turn value of successor i (which lies in an existing child file): TS_OK with *m and *score,
  * or TS_BROKEN when the child's canonical entry is a marker. */
-static inline int turn_of(const struct shared *sh, const struct fchild *c, uint64_t idx,
+static inline int turn_of(const struct mc_shared *sh, const struct fchild *c, uint64_t idx,
                           ma_malom_value *m, int64_t *score)
 {
     ma_malom_entry e;
@@ -154,7 +154,7 @@ static inline int32_t raw_key2(uint32_t raw, int f1, uint32_t m2)
  * overflowed entry) has an even rank shared by every value between the same two scores, and two
  * such successors of one position would tie by rank with different values. 0 with *score set,
  * or 1 when the child's canonical entry is a marker. */
-static inline int successor_score(const struct shared *sh, const struct fast *f,
+static inline int successor_score(const struct mc_shared *sh, const struct fast *f,
                                   const struct fchild *c, uint64_t idx, int64_t *score)
 {
     if (f->ranked) {
@@ -230,8 +230,8 @@ static inline int sec2_best(const struct fast *f, const struct fpending *p, int6
 }
 
 /* The key of index idx's stored value in the order fast_finish compares successors by (ranked:
- * its rank, else its score), when it is a value conclude finds well-formed and the key names it
- * alone; else a key no successor has (RANK_NONE, INT64_MIN). */
+ * its rank, else its score), when it is a value ma_mc_conclude finds well-formed and the key
+ * names it alone; else a key no successor has (RANK_NONE, INT64_MIN). */
 static inline int64_t stored_key(const struct fast *f, uint64_t idx)
 {
     const int size = f->self.entry_size;
@@ -246,9 +246,9 @@ static inline int64_t stored_key(const struct fast *f, uint64_t idx)
     return sk->base + (int64_t)sk->a * k2;
 }
 
-static int fast_finish(struct worker *w, struct fpending *p)
+static int fast_finish(struct mc_worker *w, struct fpending *p)
 {
-    const struct shared *sh = w->sh;
+    const struct mc_shared *sh = w->sh;
     const struct fast *f = sh->fast;
     if (ma_visited_mark(w->th.visited, p->idx, sh->walk.team.shared))
         return index_twice(w, p->idx);
@@ -266,8 +266,8 @@ static int fast_finish(struct worker *w, struct fpending *p)
         }
         /* The common case: the stored value is the best turn value. Equal keys are one value
          * (an odd rank is one score, score_rank; a score one value, value_score), and
-         * stored_key gives a key only to stored values conclude finds well-formed: this is the
-         * verdict conclude would give, without decoding the stored entry or the best
+         * stored_key gives a key only to stored values ma_mc_conclude finds well-formed: this is
+         * the verdict ma_mc_conclude would give, without decoding the stored entry or the best
          * successor's. */
         if (fast_ok && (f->self_rank || f->self_k1) && stored_key(f, p->idx) == fast_bk) {
             w->part.canonical++;
@@ -352,9 +352,9 @@ decode:
 
 /* The reference round trip of the per-index path, for one index of every opponent mask: unrank
  * gives the board back, and rank gives the index back (or, at a marker, another index). */
-static int reference_round_trip(struct worker *w, uint64_t r, uint32_t opp, uint64_t idx)
+static int reference_round_trip(struct mc_worker *w, uint64_t r, uint32_t opp, uint64_t idx)
 {
-    const struct shared *sh = w->sh;
+    const struct mc_shared *sh = w->sh;
     const struct fast *f = sh->fast;
     uint32_t mw, mb;
     ma_malom_index_unrank_malom(sh->in->ix, f->w, f->b, idx, &mw, &mb);
@@ -366,7 +366,7 @@ static int reference_round_trip(struct worker *w, uint64_t r, uint32_t opp, uint
     return MA_OK;
 }
 
-static void fast_step(struct worker *w, uint64_t r, uint32_t opp, uint64_t idx)
+static void fast_step(struct mc_worker *w, uint64_t r, uint32_t opp, uint64_t idx)
 {
     struct fworker *fw = w->fw;
     struct fpending *cur = &fw->slot[fw->turn];
@@ -396,7 +396,7 @@ static inline void visit_by_opp(ma_walk_thread *th, const void *ctx, uint64_t r,
                                 uint64_t idx, int first)
 {
     (void)ctx;
-    struct worker *w = (struct worker *)th;
+    struct mc_worker *w = (struct mc_worker *)th;
     if (first && reference_round_trip(w, r, opp, idx)) {
         th->rc = MA_EINTERNAL;
         return;
@@ -411,7 +411,7 @@ static inline void visit_by_rep(ma_walk_thread *th, const void *ctx, uint64_t r,
                                 uint64_t idx, int first)
 {
     (void)ctx;
-    struct worker *w = (struct worker *)th;
+    struct mc_worker *w = (struct mc_worker *)th;
     const ma_walk *wk = th->walk;
     if (first && reference_round_trip(w, r, opp, idx)) {
         th->rc = MA_EINTERNAL;
@@ -439,7 +439,7 @@ static uint32_t unrank_opp(const void *ix, int w, int b, uint64_t idx)
 
 uint64_t ma_mc_fast_chunk(ma_walk_thread *th, uint64_t lo, uint64_t hi)
 {
-    struct worker *w = (struct worker *)th;
+    struct mc_worker *w = (struct mc_worker *)th;
     const void *ix = w->sh->in->ix;
     const struct fast *f = w->sh->fast;
     uint64_t done = th->walk->by_opp

@@ -5,7 +5,7 @@
  * contract: unrank the index, rank the board back (the index self-check), apply the marker rule,
  * generate the turns with the checker's rules on open-numbered boards and look each successor up
  * in its child file, one at a time. It runs with `reference` set, and when the fast path does not
- * apply; the unit tests compare the two paths entry by entry. conclude is the one place that
+ * apply; the unit tests compare the two paths entry by entry. ma_mc_conclude is the one place that
  * turns a derivation into a verdict (verified, a class, the bounds mode's counts), for both.
  */
 #include <stdlib.h>
@@ -13,7 +13,7 @@
 
 #include "verifier/check/malom_check_internal.h"
 
-static void derive(const struct shared *sh, ma_board pos, ma_vturns *turns, struct derivation *d)
+static void derive(const struct mc_shared *sh, ma_board pos, ma_vturns *turns, struct derivation *d)
 {
     memset(d, 0, sizeof *d);
     d->best = ma_malom_no_turn(&sh->frame);
@@ -73,7 +73,7 @@ static int same_value(ma_malom_value a, ma_malom_value b)
 }
 
 /* Class of a stored value that differs from (or lies below) the derived one. */
-static int mismatch_class(const struct shared *sh, const ma_malom_entry *st, ma_malom_value der,
+static int mismatch_class(const struct mc_shared *sh, const ma_malom_entry *st, ma_malom_value der,
                           int fixed)
 {
     if (fixed)
@@ -91,7 +91,7 @@ static int mismatch_class(const struct shared *sh, const ma_malom_entry *st, ma_
     return MA_MCHECK_WRONG_DRAW_CLASS;
 }
 
-int ma_mc_add_item(struct worker *w, const ma_mcheck_item *it)
+int ma_mc_add_item(struct mc_worker *w, const ma_mcheck_item *it)
 {
     if (ma_walk_push(&w->th, it, sizeof *it))
         return MA_ENOMEM;
@@ -100,23 +100,23 @@ int ma_mc_add_item(struct worker *w, const ma_mcheck_item *it)
     return MA_OK;
 }
 
-int ma_mc_index_bug(struct worker *w, uint64_t idx, uint64_t back)
+int ma_mc_index_bug(struct mc_worker *w, uint64_t idx, uint64_t back)
 {
     return ma_mc_index_error(&w->err, w->sh, idx,
                              "does not round-trip (rank gives %llu): checker index bug",
                              (unsigned long long)back);
 }
 
-int ma_mc_symmetry(struct worker *w, ma_mcheck_item *it)
+int ma_mc_symmetry(struct mc_worker *w, ma_mcheck_item *it)
 {
     it->cls = MA_MCHECK_SYMMETRY;
     it->root = 1;
     return ma_mc_add_item(w, it);
 }
 
-static int check_index(struct worker *w, uint64_t idx, ma_vturns *turns)
+static int check_index(struct mc_worker *w, uint64_t idx, ma_vturns *turns)
 {
-    struct shared *sh = w->sh;
+    struct mc_shared *sh = w->sh;
     const ma_malom_index *ix = sh->in->ix;
     ma_sector s = sh->sector;
     ma_malom_entry st;
@@ -153,10 +153,10 @@ static int check_index(struct worker *w, uint64_t idx, ma_vturns *turns)
     return ma_mc_conclude(w, &it, &st, &d);
 }
 
-int ma_mc_conclude(struct worker *w, ma_mcheck_item *it, const ma_malom_entry *st,
+int ma_mc_conclude(struct mc_worker *w, ma_mcheck_item *it, const ma_malom_entry *st,
                    const struct derivation *d)
 {
-    const struct shared *sh = w->sh;
+    const struct mc_shared *sh = w->sh;
     it->derived = d->best;
     it->derived_full = (uint8_t)(d->full || d->fixed);
     ma_malom_value sv = {st->key1, st->key2};
@@ -197,7 +197,7 @@ int ma_mc_conclude(struct worker *w, ma_mcheck_item *it, const ma_malom_entry *s
 
 uint64_t ma_mc_reference_chunk(ma_walk_thread *th, uint64_t lo, uint64_t hi)
 {
-    struct worker *w = (struct worker *)th;
+    struct mc_worker *w = (struct mc_worker *)th;
     for (uint64_t i = lo; i < hi; i++) {
         int rc = check_index(w, i, w->turns);
         if (rc) {

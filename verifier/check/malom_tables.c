@@ -232,7 +232,7 @@ static int rank_tables(struct fast *f, int32_t v_parent, const ma_malom_file *se
 }
 
 /* f->self_rank when f->complete and the sector's entries have the ranked size; 0 or MA_ENOMEM.
- * Each stored byte or word is decoded and interpreted as conclude does, so a stored value the
+ * Each stored byte or word is decoded and interpreted as ma_mc_conclude does, so a stored value the
  * whole way would not find well-formed and equal to the best turn value has no odd rank. */
 static int self_ranks(struct fast *f, const ma_malom_frame *frame, const uint8_t *seen)
 {
@@ -268,7 +268,7 @@ static int self_ranks(struct fast *f, const ma_malom_frame *frame, const uint8_t
 
 /* f->self_k1 when f->complete_sec2; 0 or MA_ENOMEM. The score and the classes are read off
  * value_score and ma_malom_interpret at sample key2 values; a class whose samples disagree is
- * left out, so the fast verdict never accepts what conclude would not. */
+ * left out, so the fast verdict never accepts what ma_mc_conclude would not. */
 static int self_key1s(struct fast *f, const ma_malom_frame *frame)
 {
     if (!f->complete_sec2 || f->self.entry_size < 2)
@@ -308,7 +308,7 @@ static int self_key1s(struct fast *f, const ma_malom_frame *frame)
  * each, but in the walk's order, a stride of one representative block: on 4 KiB pages nearly
  * every read would miss the TLB too. When the sector is its own child (the moving phase) the
  * child copy serves both. */
-static void make_resident(struct fast *f, struct shared *sh)
+static void make_resident(struct fast *f, struct mc_shared *sh)
 {
     const void *src[MA_TURN_KINDS + 1], *at[MA_TURN_KINDS + 1];
     size_t bytes[MA_TURN_KINDS + 1];
@@ -344,7 +344,7 @@ static void malom_rep(const void *ix, int w, uint64_t r, uint32_t *rep, uint16_t
     *stab = bits;
 }
 
-int ma_mc_fast_setup(struct shared *sh)
+int ma_mc_fast_setup(struct mc_shared *sh)
 {
     int32_t big = 0;
     big = abs32(sh->frame.v) > big ? abs32(sh->frame.v) : big;
