@@ -196,6 +196,11 @@ ma_walk_by_opp(ma_walk_thread *th, uint64_t c_lo, uint64_t c_hi,
                              uint64_t entry, int first))
 {
     const ma_walk *wk = th->walk;
+    /* the plan in locals: visit writes through th, which the compiler cannot tell from the plan,
+     * so fields read through wk would be loaded again for every entry */
+    const uint64_t per_rep = wk->per_rep, n_tiles = wk->n_tiles, n_reps = wk->n_reps;
+    const uint32_t *const reps = wk->reps;
+    const uint64_t *const without = wk->without;
     uint32_t opp = ma_walk_colex_subset(c_lo, wk->b);
     uint64_t done = 0;
     for (uint64_t c = c_lo; c < c_hi && !th->rc; c++) {
@@ -205,9 +210,9 @@ ma_walk_by_opp(ma_walk_thread *th, uint64_t c_lo, uint64_t c_hi,
         th->group_ok = wk->group_maps;
         if (th->group_ok)
             (void)ma_fused_group_start(th->grp, wk->fused, opp);
-        for (uint64_t t = 0; t < wk->n_tiles && !th->rc; t++) {
-            const uint64_t *wo = wk->without + t * MA_POINTS;
-            uint64_t left = wk->n_reps - 64 * t; /* representatives in this tile */
+        for (uint64_t t = 0; t < n_tiles && !th->rc; t++) {
+            const uint64_t *wo = without + t * MA_POINTS;
+            uint64_t left = n_reps - 64 * t; /* representatives in this tile */
             uint64_t beside = left >= 64 ? ~(uint64_t)0 : ((uint64_t)1 << left) - 1;
             for (uint32_t o = opp; o; o &= o - 1)
                 beside &= wo[__builtin_ctz(o)];
@@ -216,7 +221,7 @@ ma_walk_by_opp(ma_walk_thread *th, uint64_t c_lo, uint64_t c_hi,
                  * is computed when it is visited */
                 for (; beside && !th->rc; beside &= beside - 1) {
                     uint64_t r = 64 * t + (uint64_t)__builtin_ctzll(beside);
-                    visit(th, ctx, r, opp, r * wk->per_rep + rank(ix, wk->reps[r], opp), first);
+                    visit(th, ctx, r, opp, r * per_rep + rank(ix, reps[r], opp), first);
                     first = 0;
                     done++;
                 }
@@ -225,13 +230,13 @@ ma_walk_by_opp(ma_walk_thread *th, uint64_t c_lo, uint64_t c_hi,
             uint64_t r = 0, e = 0;
             if (beside) {
                 r = 64 * t + (uint64_t)__builtin_ctzll(beside);
-                e = r * wk->per_rep + rank(ix, wk->reps[r], opp);
+                e = r * per_rep + rank(ix, reps[r], opp);
             }
             for (; beside && !th->rc; beside &= beside - 1) {
                 uint64_t rest = beside & (beside - 1), r_next = 0, e_next = 0;
                 if (rest) {
                     r_next = 64 * t + (uint64_t)__builtin_ctzll(rest);
-                    e_next = r_next * wk->per_rep + rank(ix, wk->reps[r_next], opp);
+                    e_next = r_next * per_rep + rank(ix, reps[r_next], opp);
                     ahead(th, ctx, e_next);
                 }
                 visit(th, ctx, r, opp, e, first);
@@ -262,16 +267,18 @@ ma_walk_by_entry(ma_walk_thread *th, uint64_t lo, uint64_t hi,
                                uint64_t entry, int first))
 {
     const ma_walk *wk = th->walk;
-    uint32_t opp = 0;
+    const uint64_t per_rep = wk->per_rep; /* in a local, as in ma_walk_by_opp */
+    uint32_t opp = 0, free_pts = 0;
     uint64_t r = 0, g = 0;
     for (uint64_t e = lo; e < hi && !th->rc; e++) {
-        int fresh = e == lo || g + 1 == wk->per_rep;
+        int fresh = e == lo || g + 1 == per_rep;
         if (fresh) {
             opp = unrank_opp(ix, wk->w, wk->b, e);
-            r = e / wk->per_rep;
-            g = e % wk->per_rep;
+            r = e / per_rep;
+            g = e % per_rep;
+            free_pts = ~wk->reps[r] & MA_FULL_MASK;
         } else {
-            opp = ma_walk_next_subset(opp, ~wk->reps[r] & MA_FULL_MASK);
+            opp = ma_walk_next_subset(opp, free_pts);
             g++;
         }
         visit(th, ctx, r, opp, e, fresh);
