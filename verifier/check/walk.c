@@ -7,6 +7,7 @@
 
 #include "common/chunk_order.h"
 #include "common/ma_error.h"
+#include "indexer/open_index.h"
 
 /* Each copy the checkers plan (every child, the sector itself) and the visited bitmap take one
  * planned part at most: a copy that could not be planned would leave its memory unwritten while
@@ -33,24 +34,14 @@ void ma_walk_free(ma_walk *wk)
     memset(wk, 0, sizeof *wk);
 }
 
-static uint64_t choose(int n, int k)
-{
-    if (k < 0 || n < 0 || k > n)
-        return 0;
-    uint64_t r = 1;
-    for (int i = 1; i <= k; i++)
-        r = r * (uint64_t)(n - k + i) / (uint64_t)i;
-    return r;
-}
-
 uint32_t ma_walk_colex_subset(uint64_t c, int k)
 {
     uint32_t m = 0;
     int q = MA_POINTS - 1;
     for (int i = k; i >= 1; i--) {
-        while (choose(q, i) > c)
+        while (ma_open_binomial(q, i) > c)
             q--;
-        c -= choose(q, i);
+        c -= ma_open_binomial(q, i);
         m |= 1u << q;
         q--;
     }
@@ -84,7 +75,7 @@ int ma_walk_plan(ma_walk *wk, const ma_walk_sector *s)
         return MA_ENOMEM;
     for (uint64_t r = 0; r < s->n_reps; r++)
         s->rep(s->ix, s->w, r, &wk->reps[r], &wk->stab[r]);
-    wk->n_opp = choose(MA_POINTS, s->b);
+    wk->n_opp = ma_open_binomial(MA_POINTS, s->b);
     wk->n_tiles = (s->n_reps + 63) / 64;
     /* Finding the representatives beside a mask costs B word operations per tile of 64: worth it
      * while that stays below ~16 per entry (std: up to 8_8; not for sectors like 12_12 where few
