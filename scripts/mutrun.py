@@ -237,12 +237,14 @@ exec "$@" -O0 --coverage
 """
 
 
-def _gcov_lines(prefix_dirs, build_cov):
+def _gcov_lines(prefix_dirs, build_cov, objects=None):
     """{source path: set(executed lines)} and {source path: set(executable lines)} of the gcov
-    data under prefix_dirs (each a GCOV_PREFIX directory, or a stray copy of the build tree)."""
+    data under prefix_dirs (each a GCOV_PREFIX directory, or a stray copy of the build tree);
+    objects, when given, the objects worth reading (paths in build_cov without .o)."""
     gcdas = []
     for d in prefix_dirs:
-        gcdas += [p for p in pathlib.Path(d).rglob("*.gcda")]
+        gcdas += [p for p in pathlib.Path(d).rglob("*.gcda")
+                  if objects is None or str(p)[:-5].split(str(build_cov), 1)[-1] in objects]
     executed, executable = {}, {}
     if not gcdas:
         return executed, executable
@@ -269,6 +271,17 @@ def _gcov_lines(prefix_dirs, build_cov):
                     if ln["count"] > 0:
                         ex.add(ln["line_number"])
     return executed, executable
+
+
+def scoped_objects(bcov, src, files):
+    """The objects of the coverage build that hold code of files (a scoped source, or a unit
+    including a scoped header), by their dependency files: paths in bcov without .o."""
+    want = {str((src / f).resolve()) for f in files}
+    out = set()
+    for dep in bcov.rglob("*.o.d"):
+        if want & set(dep.read_text().replace("\\\n", " ").split()):
+            out.add(str(dep)[len(str(bcov)):-4])
+    return out
 
 
 class Coverage:
@@ -379,8 +392,9 @@ def build_coverage(work, src, jobs, files, log, pytest_args=()):
     wanted = set(files)
     lines, executable = {}, {}
     every_dir = sorted({str(d) for ds in dirs for d in ds})
+    objects = scoped_objects(bcov, src, wanted)
     with concurrent.futures.ThreadPoolExecutor(max(1, jobs)) as ex:
-        memo = dict(zip(every_dir, ex.map(lambda d: _gcov_lines([d], bcov), every_dir)))
+        memo = dict(zip(every_dir, ex.map(lambda d: _gcov_lines([d], bcov, objects), every_dir)))
     for d, (_, able) in memo.items():
         for f, s in able.items():
             rel = f[len(src_real):] if f.startswith(src_real) else f
@@ -555,6 +569,11 @@ def summary(rows, equivalents):
     out.append(f"kill rate: {tot['killed']} of {tot['run']} run = {rate(tot['killed'], tot['run']).strip()}; "
                f"of the {tot['run'] - tot['equiv']} not recorded equivalent = "
                f"{rate(tot['killed'], tot['run'] - tot['equiv']).strip()}")
+    ran = [r for r in rows if r["status"] not in (INVALID, SAME_CODE)]
+    wall, cpu = sum(r.get("seconds", 0) for r in ran), sum(r.get("cpu", 0) for r in ran)
+    if ran:
+        out.append(f"time: {wall / 3600:.1f} h wall, {cpu / 3600:.1f} h CPU for {len(ran)} mutants "
+                   f"({wall / len(ran):.0f} s wall, {cpu / len(ran):.0f} s CPU each; the coverage map not counted)")
     errors = [r for r in rows if r["status"] == ERROR]
     if errors:
         out.append(f"{len(errors)} not decided (harness error): " + ", ".join(r["id"] for r in errors))
@@ -642,11 +661,19 @@ class Runner:
             path.write_text(original)
 
 
-def row(source, m, status, detail, n_tests=0, seconds=0.0):
+def children_cpu():
+    """CPU seconds (user + system) of every finished child process so far: what a mutant cost
+    the machine, whatever else runs on it (the wall time depends on the load)."""
+    import resource
+    r = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return r.ru_utime + r.ru_stime
+
+
+def row(source, m, status, detail, n_tests=0, seconds=0.0, cpu=0.0):
     _, _, was, now = mutgen.hunk(source, m)
     return {"id": m.id, "file": m.file, "function": m.function, "op": m.op, "line": m.line, "what": m.what,
             "was": was, "now": now, "status": status, "detail": detail, "tests": n_tests,
-            "seconds": round(seconds, 1)}
+            "seconds": round(seconds, 1), "cpu": round(cpu, 1)}
 
 
 def choose(all_mutants, args, compiler, log):
