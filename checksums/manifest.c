@@ -704,7 +704,7 @@ int ma_manifest_merged_sizes(uint64_t *sizes, const char *root, const ma_manifes
             rc = ma_error_set(err, MA_ENOMEM, "%s: out of memory", m->paths[i]);
         else if (stat(path, &st) != 0)
             rc = ma_error_set(err, errno == ENOENT || errno == ENOTDIR ? MA_EMISSING : MA_EIO,
-                              "%s: %s (listed in the merged manifest; --audit takes its size from %s)", path,
+                              "%s: %s (listed in the merged manifest; a recorded merge takes its size from %s)", path,
                               strerror(errno), root);
         else if (!S_ISREG(st.st_mode))
             rc = ma_error_set(err, MA_EFORMAT, "%s: not a regular file (listed in the merged manifest)", path);
@@ -832,7 +832,7 @@ int ma_manifest_merge(ma_manifest_merged *out, const ma_manifest *const *in, con
         size_t nm = out->n_missing;
         ma_manifest_merged_free(out);
         return ma_error_set(err, MA_EFORMAT,
-                            "%zu of %u shards missing (shard%s %s of %u): nothing merged; --allow-partial merges "
+                            "%zu of %u shards missing (shard%s %s of %u): nothing merged; allow_partial merges "
                             "the shards given",
                             nm, count, nm == 1 ? "" : "s", list, count);
     }

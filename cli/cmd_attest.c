@@ -68,7 +68,7 @@ static int create(const char *audit_path, const char *key_path, const char *out_
     if (result)
         fprintf(stderr, "millaudit attest create: %s\n", err.msg);
     ma_attest_created_free(&made);
-    ma_audit_close(a);
+    ma_audit_free(a);
     ma_ed25519_key_free(key);
     return result;
 }
@@ -135,8 +135,8 @@ static int check(const char *path, const char *pub_path, const char *db_dir, uns
         }
         fputs(problems, stderr);
     }
-    free(problems);
-    free(doc);
+    ma_free(problems);
+    ma_free(doc);
     ma_store_attest_check_free(k);
     free(text);
     ma_ed25519_key_free(key);

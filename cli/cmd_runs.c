@@ -85,7 +85,7 @@ static int cmd_export(const char *audit_path, int64_t id, const char *out_path)
     int result = rc ? ma_store_input_result(rc) : ma_cli_write_document(out_path, text, strlen(text), &err);
     if (result)
         failed("export", result, &err);
-    free(text);
+    ma_free(text);
     ma_store_run_free(r);
     return result;
 }
@@ -98,7 +98,7 @@ static int import_into(const char *audit_path, const ma_run *r, const char *doc_
     int rc = ma_audit_open(&a, audit_path, err);
     if (rc == MA_OK)
         rc = ma_store_run_import(new_id, a, r, doc_path, err);
-    ma_audit_close(a);
+    ma_audit_free(a);
     return rc == MA_EIO ? rc : ma_store_input_result(rc); /* a store that cannot be written: exit 4 */
 }
 
@@ -212,7 +212,7 @@ static int cmd_compare(const char *audit_path, const char *sa, const char *sb, i
     } else {
         failed("compare", result, &err);
     }
-    free(doc);
+    ma_free(doc);
     ma_store_compare_free(cmp);
     ma_store_run_free(a);
     ma_store_run_free(b);
@@ -244,19 +244,18 @@ static int cmd_list(const char *audit_path, const ma_runs_filter *f, int json)
     ma_error err;
     ma_error_clear(&err);
     ma_audit *a = NULL;
-    ma_run_row *rows = NULL;
-    size_t n = 0;
+    ma_run_list *runs = NULL;
     char *doc = NULL;
     int rc = ma_cli_audit_open_existing(&a, audit_path, &err);
     if (!rc)
-        rc = ma_runs_list(a, f, &rows, &n, &err);
-    ma_audit_close(a);
+        rc = ma_runs_list(&runs, a, f, &err);
+    ma_audit_free(a);
     int result = ma_store_input_result(rc);
     if (!rc)
-        result = ma_render_runs_list(&doc, rows, n, audit_path, json, &err);
+        result = ma_render_runs_list(&doc, runs, audit_path, json, &err);
     result = result ? failed("list", result, &err) : print_document("list", doc);
-    free(doc);
-    ma_runs_list_free(rows, n);
+    ma_free(doc);
+    ma_run_list_free(runs);
     return result;
 }
 
@@ -270,7 +269,7 @@ static int cmd_regressions(const char *audit_path, const ma_regressions_options 
     int rc = ma_cli_audit_open_existing(&a, audit_path, &err);
     if (!rc)
         rc = ma_store_regressions(&g, a, o, &err);
-    ma_audit_close(a);
+    ma_audit_free(a);
     int result = ma_store_input_result(rc);
     if (!rc && (result = ma_render_regressions(&doc, g, json, &err)) == MA_OK) {
         fputs(doc, stdout);
@@ -284,7 +283,7 @@ static int cmd_regressions(const char *audit_path, const ma_regressions_options 
     } else {
         failed("regressions", result, &err);
     }
-    free(doc);
+    ma_free(doc);
     ma_store_regressions_free(g);
     return result;
 }
@@ -326,10 +325,11 @@ static int run_merge(ma_merge_options *o, int allow_bounds)
     ma_merge_result m;
     ma_error err;
     ma_error_clear(&err);
-    int rc = ma_merge_runs(o, &m, &err);
+    int rc = ma_merge_runs(&m, o, &err);
     int result;
     if (rc) {
-        fprintf(stderr, "millaudit runs merge: %s\n", err.msg);
+        char words[sizeof err.msg + 64];
+        fprintf(stderr, "millaudit runs merge: %s\n", ma_render_option_words(err.msg, words, sizeof words));
         /* reading the shards' stores: any failure there means the input is unusable */
         result = rc == MA_ECANCELED                      ? ma_result_of_signal((int)*o->cancel)
                  : m.output_failed                       ? MA_EIO

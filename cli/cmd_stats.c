@@ -6,8 +6,10 @@
 #include <stdio.h>
 
 #include "millaudit.h"
+#include "cli/cli_util.h"
 #include "cli/commands.h"
 #include "common/options.h"
+#include "common/progress.h"
 
 static void usage(FILE *out)
 {
@@ -51,7 +53,8 @@ static int parse(int argc, char **argv, ma_stats_run_options *opt, const char **
         case 'D': opt->no_digest_check = 1; break;
         case 's':
             if (ma_sector_arg_check(optarg, &n_picks, &err)) {
-                ma_opt_error("stats", "--sector %s", err.msg);
+                char words[sizeof err.msg + 64];
+                ma_opt_error("stats", "%s", ma_render_option_words(err.msg, words, sizeof words));
                 return MA_EUSAGE;
             }
             sectors[opt->n_sectors++] = optarg;
@@ -98,7 +101,8 @@ int ma_cmd_stats(int argc, char **argv)
             result = MA_EIO;
         }
     } else if (result == MA_ENOMEM || result == MA_EINVAL) { /* not even a report */
-        fprintf(stderr, "millaudit stats: %s\n", err.msg);
+        char words[sizeof err.msg + 64];
+        fprintf(stderr, "millaudit stats: %s\n", ma_render_option_words(err.msg, words, sizeof words));
     }
     return result; /* cli/main.c maps it to the exit status */
 }

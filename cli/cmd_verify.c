@@ -168,7 +168,7 @@ static int take_option(struct verify_cli *c, int opt, const char *arg)
             ma_opt_error("verify", "--full-board-draw %s: expected yes or no", arg);
             return MA_EUSAGE;
         }
-        o->full_board_draw = !strcmp(arg, "yes");
+        o->full_board_draw = !strcmp(arg, "yes") ? MA_YES : MA_NO;
         return MA_OK;
     case 'r':
     case 'i':
@@ -245,23 +245,10 @@ static int parse_options(struct verify_cli *c)
 
 /* ---- the run ---- */
 
-/* What the finished run (rc: ma_vrun_execute's return) comes to (common/verdict.h). */
-static int run_result(const ma_vrun *run, int rc)
-{
-    const ma_vrun_options *o = ma_vrun_options_of(run);
-    if (rc == MA_ECANCELED) /* no signal: the test hook stopped it */
-        return ma_result_of_signal(*o->cancel ? (int)*o->cancel : SIGINT);
-    if (rc)
-        return rc;
-    if (ma_vrun_record_failed(run)) /* the record asked for is incomplete: outweighs the verdict */
-        return MA_EIO;
-    return ma_result_of_verdict(ma_vrun_verdict_of(run), o->allow_bounds ? MA_VERDICT_ALLOW_BOUNDS : 0);
-}
-
 /* Writes the JUnit report and prints the run's errors and its document; returns the result. */
 static int report_run(const struct verify_cli *c, const ma_vrun *run, int rc, const ma_error *err)
 {
-    int result = run_result(run, rc);
+    int result = ma_vrun_result(run, rc);
     size_t n_err = ma_vrun_error_count(run), ne = 0;
     const char **errors = calloc(n_err + 2, sizeof *errors);
     for (size_t i = 0; errors && i < n_err; i++)
@@ -296,7 +283,7 @@ static int run_verify(struct verify_cli *c, const char *host, const char *cmdlin
     o->root = c->args[optind];
     o->sectors = c->sectors;
     o->threads = (int)c->threads;
-    o->max_rows = (size_t)c->max_rows;
+    o->max_rows = c->max_rows ? (size_t)c->max_rows : MA_KEEP_NONE;
     o->resume_run = c->resume_run;
     o->stale_seconds_given = c->stale >= 0;
     o->stale_seconds = c->stale;
@@ -305,10 +292,7 @@ static int run_verify(struct verify_cli *c, const char *host, const char *cmdlin
     o->tool_version = MA_VERSION;
     o->git_revision = MA_GIT_REVISION;
     o->cancel = ma_cli_stop_on_signals();
-    /* the test build's hooks (cli/test_hook.h); a weak reference, NULL in millaudit */
     ma_cli_test_hook hook;
-    if (ma_cli_test_hook_install)
-        ma_cli_test_hook_install(&hook, o);
     ma_progress progress;
     ma_progress_start(&progress, stderr, c->quiet || c->json, "verify", 0);
     o->progress = &progress;
@@ -320,12 +304,16 @@ static int run_verify(struct verify_cli *c, const char *host, const char *cmdlin
     ma_error err;
     ma_error_clear(&err);
     int rc = ma_vrun_create(&run, o, &err);
+    /* the test build's hooks (cli/test_hook.h); a weak reference, NULL in millaudit */
+    if (rc == MA_OK && ma_cli_test_hook_install)
+        ma_cli_test_hook_install(&hook, run, o->cancel);
     if (rc == MA_OK)
         rc = ma_vrun_execute(run, &err);
     ma_progress_finish(&progress, atomic_load(&progress.done));
     int result;
     if (rc == MA_EINVAL) { /* an option value the run refused (a --sector, --resume): a usage error */
-        ma_opt_error("verify", "%s", err.msg);
+        char words[sizeof err.msg + 64];
+        ma_opt_error("verify", "%s", ma_render_option_words(err.msg, words, sizeof words));
         result = MA_EUSAGE;
     } else if (rc && !run) {
         fprintf(stderr, "millaudit verify: %s\n", err.msg);
@@ -350,7 +338,6 @@ int ma_cmd_verify(int argc, char **argv)
     c.threads = sysconf(_SC_NPROCESSORS_ONLN);
     if (c.threads < 1)
         c.threads = 1;
-    c.o.full_board_draw = 1;
     int result = MA_ENOMEM;
     if (c.sectors && c.args) {
         join_resume_run(&c, argc, argv);

@@ -11,9 +11,9 @@
  *     and a buffer written to a file atomically;
  *   - attestations (docs/attestations.md): sign a run as an in-toto statement in a DSSE envelope,
  *     and check such an envelope (and optionally the database files it names).
- * Rendered documents are malloc'd, NUL-terminated text the caller frees with free(). Handles are
+ * Rendered documents are NUL-terminated text the caller releases with ma_free. Handles are
  * freed with their _free function, which accepts NULL. A verdict is a ma_verdict_state
- * (common/verdict.h); ma_result_of_verdict turns it into a command's result.
+ * (millaudit/verdict.h); ma_result_of_verdict turns it into a command's result.
  */
 #ifndef MILLAUDIT_STORE_H
 #define MILLAUDIT_STORE_H
@@ -21,9 +21,13 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "common/ma_error.h"
-#include "common/verdict.h"
+#include "millaudit/error.h"
+#include "millaudit/verdict.h"
 #include "millaudit/types.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
 
 /* ---------------------------------------------------------------- the store */
 
@@ -39,9 +43,9 @@ MA_API int ma_audit_open(ma_audit **out, const char *path, ma_error *err);
  * a current one. Errors: MA_EMISSING (no such file), MA_EFORMAT (an empty file, or as above),
  * MA_EIO (the OS refused). Writing through a read-only handle is refused with MA_EINVAL. */
 MA_API int ma_audit_open_readonly(ma_audit **out, const char *path, ma_error *err);
-MA_API void ma_audit_close(ma_audit *a);
+MA_API void ma_audit_free(ma_audit *a);
 
-/* The result (common/verdict.h) of a failure to read an input (a store, a document, a key): every
+/* The result (millaudit/verdict.h) of a failure to read an input (a store, a document, a key): every
  * code but out of memory and internal errors stands for an unusable input (exit 3), also MA_EIO,
  * which on the write side means an output that cannot be written (exit 4). */
 MA_API int ma_store_input_result(int rc);
@@ -67,14 +71,19 @@ typedef struct ma_runs_filter {
     size_t last;                /* 0: all; else only the newest `last` (still listed oldest first) */
 } ma_runs_filter;
 
-/* The runs matching f (NULL: all), oldest first. Errors: MA_EIO, MA_EFORMAT (damaged store),
- * MA_ENOMEM. Free with ma_runs_list_free. */
-MA_API int ma_runs_list(ma_audit *a, const ma_runs_filter *f, ma_run_row **out, size_t *n, ma_error *err);
-MA_API void ma_runs_list_free(ma_run_row *rows, size_t n);
+/* Runs of a store, oldest first. */
+typedef struct ma_run_list {
+    ma_run_row *rows;
+    size_t n;
+} ma_run_list;
+
+/* The runs of a matching f (NULL: all) into *out. Errors: MA_EIO, MA_EFORMAT (damaged store),
+ * MA_ENOMEM (*out is NULL then). Free with ma_run_list_free. */
+MA_API int ma_runs_list(ma_run_list **out, ma_audit *a, const ma_runs_filter *f, ma_error *err);
+MA_API void ma_run_list_free(ma_run_list *l);
 /* The list as the table of `runs list` (json 0) or docs/json/runs-list.schema.json (json 1);
  * store names the store in the document. */
-MA_API int ma_render_runs_list(char **out, const ma_run_row *rows, size_t n, const char *store, int json,
-                               ma_error *err);
+MA_API int ma_render_runs_list(char **out, const ma_run_list *l, const char *store, int json, ma_error *err);
 
 typedef struct ma_run ma_run;
 
@@ -167,7 +176,7 @@ MA_API int ma_render_write_atomic(const char *path, const char *data, size_t len
 
 typedef struct ma_attest_create_options {
     int64_t run_id;              /* 0: the newest run */
-    const char *identity;        /* the signer's words about itself (--identity), may be NULL */
+    const char *identity;        /* the signer's words about itself, may be NULL */
     int allow_unverified;        /* attest a run whose verdict is not "verified" */
     const char *tool_name, *tool_version, *git_revision;
     const char *attested_at;     /* UTC ISO 8601; NULL: now */
@@ -200,7 +209,7 @@ MA_API void ma_ed25519_key_free(ma_ed25519_key *k);
  * allow_unverified. */
 MA_API int ma_store_attest_create(ma_attest_created *out, ma_audit *a, const ma_ed25519_key *key,
                                   const ma_attest_create_options *opt, ma_error *err);
-/* The result (common/verdict.h) of a create that returned rc: a refused unverified run is the
+/* The result (millaudit/verdict.h) of a create that returned rc: a refused unverified run is the
  * verdict MA_VERDICT_DIFFER (exit 1: the run is not what an attestation states), other failures as
  * ma_store_input_result, MA_OK when made. */
 MA_API int ma_store_attest_create_result(int rc, const ma_attest_created *c);
@@ -231,5 +240,9 @@ MA_API int ma_render_attest_check(char **out, const ma_attest_check *k, const ch
 MA_API int ma_render_attest_problems(char **out, const ma_attest_check *k, const char *name, const char *db_dir,
                                      const char *prefix, ma_error *err);
 MA_API void ma_store_attest_check_free(ma_attest_check *k);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

@@ -62,8 +62,10 @@ static void list_row(FILE *f, const ma_run_row *r)
             (long long)r->discrepancies, or_dash(r->database_root), r->imported ? " (imported)" : "", what);
 }
 
-int ma_render_runs_list(char **out, const ma_run_row *rows, size_t n, const char *store, int json, ma_error *err)
+int ma_render_runs_list(char **out, const ma_run_list *l, const char *store, int json, ma_error *err)
 {
+    const ma_run_row *rows = l->rows;
+    size_t n = l->n;
     if (json)
         return ma_runs_list_json(rows, n, store, out, err);
     size_t len;

@@ -230,7 +230,7 @@ static void print_merge_verdict(FILE *out, const ma_merge_result *m)
 void ma_render_merge_text(FILE *out, const ma_merge_result *m, const char *out_path)
 {
     fprintf(out, "merged %zu shard%s of %u of %s into %s: run %lld\n", m->n_shards, m->n_shards == 1 ? "" : "s",
-            m->shard_count, m->database_root, out_path, (long long)m->run_id);
+            m->shard_count, m->database_root ? m->database_root : "", out_path, (long long)m->run_id);
     for (size_t i = 0; i < m->n_shards; i++) {
         const ma_merge_shard *s = &m->shards[i];
         fprintf(out, "shard %u/%u: %s run %lld, host %s, %zu", s->index, s->count, s->source,

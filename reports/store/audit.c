@@ -697,7 +697,9 @@ int ma_audit_open_readonly(ma_audit **out, const char *path, ma_error *err)
     return open_common(out, path, 1, err);
 }
 
-void ma_audit_close(ma_audit *a)
+void ma_audit_close(ma_audit *a) { ma_audit_free(a); }
+
+void ma_audit_free(ma_audit *a)
 {
     if (!a)
         return;

@@ -82,7 +82,7 @@ int ma_audit_shard_run_find(ma_audit *a, int64_t *run_id, ma_error *err)
         *run_id = sqlite3_column_int64(st, 0);
     else if (s == SQLITE_DONE)
         rc = ma_error_set(err, MA_EMISSING,
-                          "%s: no shard run in this store (verify DIR --shard I/N --audit STORE writes one)",
+                          "%s: no shard run in this store (a verify run of one shard recorded into it makes one)",
                           ma_audit_path(a));
     else
         rc = read_failure(a, s, "find the shard run", err);

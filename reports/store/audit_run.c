@@ -486,8 +486,8 @@ int ma_audit_resume_pick(ma_audit *a, const ma_resume_want *w, int64_t *run_id, 
         /* a resume continues the same plan: another selection would leave the rest of the old
          * run's sectors unclaimable and mix two plans in one verdict */
         rc = ma_error_set(err, MA_EINVAL,
-                          "--resume: run %lld checked %s%.400s, this command selects %s%.400s; repeat the run's "
-                          "selection (its --sector names, or none for every sector)",
+                          "resume: run %lld checked %s%.400s, this run selects %s%.400s; repeat the run's "
+                          "selection (its sectors, or none for every sector)",
                           n, selection_words(selection), selection_names(selection), selection_words(w->selection),
                           selection_names(w->selection));
     else if (!ended) {

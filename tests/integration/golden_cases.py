@@ -194,8 +194,11 @@ def mask(text, work):
     of the same binary on the same bytes, and nothing else. Every rule names what it hides; the
     SHA-256 of the database files (deterministic: the producer writes the same bytes every time)
     and every count, value, board and message stay as printed."""
-    # 1. The scratch directory's absolute path (a fresh temp dir per run), also as realpath.
-    for path in sorted({str(work), os.path.realpath(work)}, key=len, reverse=True):
+    # 1. The scratch directory's absolute path (a fresh temp dir per run), also as realpath, and
+    #    as Markdown prints it (an "_" of the random name escaped as "\_").
+    paths = {str(work), os.path.realpath(work)}
+    paths |= {p.replace("_", "\\_") for p in paths}
+    for path in sorted(paths, key=len, reverse=True):
         text = text.replace(path, "<DIR>")
     # 2. Wall-clock timestamps (run started/ended, attested at): ISO 8601 UTC.
     text = _ISO_TIME.sub("<TIME>", text)

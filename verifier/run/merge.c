@@ -85,6 +85,7 @@ void ma_merge_result_free(ma_merge_result *r)
 {
     if (!r)
         return;
+    free(r->database_root);
     free(r->shards);
     free(r->missing);
     for (size_t i = 0; i < r->n_notes; i++)
@@ -933,7 +934,7 @@ static void note_partial(merge_ctx *c)
                  res->n_missing, res->shard_count, res->n_interrupted);
 }
 
-int ma_merge_runs(const ma_merge_options *opt, ma_merge_result *res, ma_error *err)
+int ma_merge_runs(ma_merge_result *res, const ma_merge_options *opt, ma_error *err)
 {
     memset(res, 0, sizeof *res);
     if (!opt || !opt->out_path || !opt->n_shards)
@@ -967,7 +968,8 @@ int ma_merge_runs(const ma_merge_options *opt, ma_merge_result *res, ma_error *e
     rc = c.format == MA_FORMAT_OPEN ? ma_open_index_create(&c.oix, err) : ma_malom_index_create(&c.mix, err);
     /* what the merge knows of its shards */
     res->shard_count = (unsigned)f->info.shard_count;
-    copy_text(res->database_root, sizeof res->database_root, f->info.database_root);
+    if (f->info.database_root && !(res->database_root = strdup(f->info.database_root)))
+        rc = ma_error_set(err, MA_ENOMEM, "merge: out of memory");
     copy_text(res->format, sizeof res->format, f->info.format);
     res->shards = calloc(c.n_sh, sizeof *res->shards);
     res->missing = calloc(res->shard_count ? res->shard_count : 1, sizeof *res->missing);
