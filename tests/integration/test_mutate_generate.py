@@ -12,6 +12,7 @@ import subprocess
 import sys
 
 from conftest import ROOT, skip_unless
+from test_mutate_check import load_mutate
 
 MUTATE = ROOT / "scripts" / "mutate"
 sys.path.insert(0, str(ROOT / "scripts"))
@@ -242,13 +243,3 @@ def test_a_recorded_equivalent_must_still_be_generated_as_recorded(tmp_path):
     stale = sorted(l.split()[2] for l in r.stdout.splitlines() if l.startswith("STALE equivalent"))
     assert stale == sorted([m.id + ":", f"{name}:no_such_function:ror:1:"])
     assert "3 recorded equivalent: 1 match a generated mutant, 2 stale" in r.stdout
-
-
-def load_mutate():
-    import importlib.machinery
-    import importlib.util
-    loader = importlib.machinery.SourceFileLoader("mutate_script", str(MUTATE))
-    spec = importlib.util.spec_from_loader("mutate_script", loader)
-    module = importlib.util.module_from_spec(spec)
-    loader.exec_module(module)
-    return module
