@@ -1,4 +1,5 @@
 /* DSSE envelopes with Ed25519 over OpenSSL EVP; see dsse.h for the contract. */
+#define _GNU_SOURCE /* memmem */
 #include "checksums/dsse.h"
 
 #include <errno.h>
@@ -343,6 +344,15 @@ int ma_dsse_parse(const char *text, size_t len, const char *name, ma_dsse_envelo
     if (len > MA_DSSE_MAX_ENVELOPE)
         return ma_error_set(err, MA_EFORMAT, "%s: larger than %s, not an envelope", name,
                             MA_COUNT(MA_DSSE_MAX_ENVELOPE, "byte", "bytes"));
+    /* Before the JSON is parsed (a tree costs several times the text): a "sig" member per
+     * signature, and base64 holds no quote, so more "sig" tokens than the cap is too many
+     * signatures (an escaped member name escapes this count, not the cap after parsing) */
+    size_t sig_tokens = 0;
+    for (const char *p = text, *end = text + len; (p = memmem(p, (size_t)(end - p), "\"sig\"", 5)) != NULL; p += 5)
+        sig_tokens++;
+    if (sig_tokens > MA_DSSE_MAX_SIGNATURES)
+        return ma_error_set(err, MA_EFORMAT, "%s: signatures: %zu of them; an envelope carries at most %d", name,
+                            sig_tokens, MA_DSSE_MAX_SIGNATURES);
     json_error_t je;
     json_t *doc = json_loadb(text, len, JSON_REJECT_DUPLICATES, &je);
     if (!doc)
@@ -366,6 +376,11 @@ int ma_dsse_parse(const char *text, size_t len, const char *name, ma_dsse_envelo
     }
     if (!json_is_array(sigs) || json_array_size(sigs) == 0) {
         rc = ma_error_set(err, MA_EFORMAT, "%s: signatures: missing, not an array, or empty", name);
+        goto done;
+    }
+    if (json_array_size(sigs) > MA_DSSE_MAX_SIGNATURES) {
+        rc = ma_error_set(err, MA_EFORMAT, "%s: signatures: %zu of them; an envelope carries at most %d", name,
+                          json_array_size(sigs), MA_DSSE_MAX_SIGNATURES);
         goto done;
     }
     if (!(out->payload_type = strdup(type))) {

@@ -116,6 +116,24 @@ int ma_sha256_parse_hex(uint8_t out[MA_SHA256_LEN], const char *hex)
     return MA_OK;
 }
 
+int ma_sha256_buffer_digest(ma_file_digest *out, const void *data, size_t n, uint64_t chunk_size)
+{
+    memset(out, 0, sizeof *out);
+    out->chunk_size = chunk_size ? chunk_size : MA_SHA256_DEFAULT_CHUNK;
+    out->size = n;
+    out->n_chunks = (size_t)((n + out->chunk_size - 1) / out->chunk_size);
+    if (out->n_chunks && !(out->chunks = malloc(out->n_chunks * sizeof *out->chunks)))
+        return MA_ENOMEM;
+    const uint8_t *p = data;
+    for (size_t k = 0; k < out->n_chunks; k++) {
+        uint64_t off = (uint64_t)k * out->chunk_size;
+        uint64_t len = n - off < out->chunk_size ? n - off : out->chunk_size;
+        ma_sha256_buffer(out->chunks[k], p + off, (size_t)len);
+    }
+    ma_sha256_buffer(out->digest, data, n);
+    return MA_OK;
+}
+
 void ma_file_digest_free(ma_file_digest *d)
 {
     if (d) {

@@ -76,7 +76,18 @@ int ma_cli_write_document(const char *out_path, const char *text, size_t len, ma
 {
     if (out_path)
         return ma_render_write_atomic(out_path, text, len, err) ? MA_EIO : MA_OK;
+    errno = 0;
     if (fwrite(text, 1, len, stdout) != len || fflush(stdout) != 0)
-        return ma_error_set(err, MA_EIO, "stdout: write failed");
+        return ma_error_set(err, MA_EIO, "standard output: write failed: %s",
+                            errno ? strerror(errno) : "an earlier write failed");
     return MA_OK;
+}
+
+int ma_cli_stdout_flush(const char *cmd)
+{
+    ma_error err;
+    if (ma_output_stdout_check(&err) == MA_OK)
+        return MA_OK;
+    fprintf(stderr, "millaudit %s: %s\n", cmd, err.msg);
+    return MA_EIO;
 }

@@ -47,7 +47,13 @@ int ma_cli_unknown_action(const char *cmd, const char *what, const char *word, c
 int ma_cli_opt_run_id(const char *cmd, const char *opt, const char *text, int64_t *id);
 
 /* A rendered document written to out_path atomically (ma_render_write_atomic), or to stdout when
- * out_path is NULL. MA_OK, or MA_EIO with err naming the path ("stdout: write failed"). */
+ * out_path is NULL. MA_OK, or MA_EIO with err naming the path ("standard output: write failed:
+ * <reason>"). */
 int ma_cli_write_document(const char *out_path, const char *text, size_t len, ma_error *err);
+
+/* ma_output_stdout_check (common/output.h): MA_OK, or MA_EIO after printing "millaudit CMD:
+ * standard output: write failed: <reason>" on stderr, for a command whose output failed before it
+ * ends (cli/main.c checks once more when every command ends). */
+int ma_cli_stdout_flush(const char *cmd);
 
 #endif

@@ -77,7 +77,8 @@ static int parse(int argc, char **argv, ma_diff_run_options *opt, const char **s
         switch (c) {
         case 's':
             if (ma_sector_arg_check(optarg, &n_picks, &err)) {
-                ma_opt_error("diff", "--sector %s", err.msg);
+                char words[sizeof err.msg + 64];
+                ma_opt_error("diff", "%s", ma_render_option_words(err.msg, words, sizeof words));
                 return MA_EUSAGE;
             }
             sectors[opt->n_sectors++] = optarg;
@@ -85,7 +86,7 @@ static int parse(int argc, char **argv, ma_diff_run_options *opt, const char **s
         case 'l':
             if (ma_opt_long("diff", "--limit", optarg, 0, 100000, &v))
                 return MA_EUSAGE;
-            opt->compare.limit = (size_t)v;
+            opt->compare.limit = v ? (size_t)v : MA_KEEP_NONE;
             break;
         case 't':
             if (ma_opt_long("diff", "--threads", optarg, 1, 64, &v))
@@ -151,10 +152,11 @@ int ma_cmd_diff(int argc, char **argv, const ma_cli_invocation *typed)
                                                   (sh.all ? MA_DIFF_TEXT_ALL : 0));
         result = ma_diff_report_result(r);
         ma_diff_report_free(r);
-        if (fflush(stdout) != 0 && ma_result_exit_code(result) < MA_EXIT_IO)
+        if (ma_result_exit_code(result) < MA_EXIT_IO && ma_cli_stdout_flush("diff") != MA_OK)
             result = MA_EIO;
     } else if (result == MA_ENOMEM || result == MA_EINVAL) { /* not even a report */
-        fprintf(stderr, "millaudit diff: %s\n", err.msg);
+        char words[sizeof err.msg + 64];
+        fprintf(stderr, "millaudit diff: %s\n", ma_render_option_words(err.msg, words, sizeof words));
     }
     return result; /* cli/main.c maps it to the exit status */
 }

@@ -70,9 +70,9 @@ static int render(const char *audit_path, int64_t run_id, const char *sector, ma
         fprintf(stderr, "millaudit report: %s\n", err.msg);
     else if (check) /* for scripts: the rendered run's verdict as the exit status */
         result = ma_result_of_verdict(ma_store_report_verdict(report), 0);
-    free(text);
+    ma_free(text);
     ma_store_report_free(report);
-    ma_audit_close(a);
+    ma_audit_free(a);
     return result;
 }
 

@@ -80,7 +80,7 @@ void ma_progress_start(ma_progress *p, FILE *out, int quiet, const char *label, 
 
 void ma_progress_set_label(ma_progress *p, const char *label)
 {
-    if (!p)
+    if (!p || p->finished)
         return;
     pthread_mutex_lock(&p->label_lock);
     snprintf(p->label, sizeof p->label, "%s", label ? label : "");
@@ -89,7 +89,7 @@ void ma_progress_set_label(ma_progress *p, const char *label)
 
 void ma_progress_set_unit(ma_progress *p, const char *unit)
 {
-    if (!p)
+    if (!p || p->finished)
         return;
     pthread_mutex_lock(&p->label_lock);
     snprintf(p->unit, sizeof p->unit, "%s", unit ? unit : "entries");
@@ -98,7 +98,7 @@ void ma_progress_set_unit(ma_progress *p, const char *unit)
 
 void ma_progress_set_total(ma_progress *p, uint64_t total)
 {
-    if (!p)
+    if (!p || p->finished)
         return;
     pthread_mutex_lock(&p->label_lock);
     p->total = total;
@@ -278,12 +278,38 @@ void ma_progress_release(ma_progress *p)
 
 void ma_progress_finish(ma_progress *p, uint64_t done)
 {
-    if (!p)
+    if (!p || p->finished)
         return;
     pthread_mutex_lock(&p->paint_lock);
     if (p->mode != MA_PROGRESS_NONE && p->printed)
         paint(p, done, ma_now(), 1);
+    p->mode = MA_PROGRESS_NONE; /* nothing draws or takes the locks any more */
+    p->finished = 1;
     pthread_mutex_unlock(&p->paint_lock);
     pthread_mutex_destroy(&p->paint_lock);
     pthread_mutex_destroy(&p->label_lock);
+}
+
+/* ---- the opaque handle of the public API (millaudit/progress.h) ---- */
+
+int ma_progress_create(ma_progress **out, FILE *stream, const char *label, ma_error *err)
+{
+    *out = malloc(sizeof **out);
+    if (!*out)
+        return ma_error_set(err, MA_ENOMEM, "out of memory");
+    ma_progress_start(*out, stream, stream == NULL, label, 0);
+    return MA_OK;
+}
+
+uint64_t ma_progress_count(const ma_progress *p)
+{
+    return p ? atomic_load(&((ma_progress *)p)->done) : 0;
+}
+
+void ma_progress_free(ma_progress *p)
+{
+    if (!p)
+        return;
+    ma_progress_finish(p, atomic_load(&p->done));
+    free(p);
 }

@@ -58,7 +58,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         FUZZ_CHECK(rc == MA_EFORMAT);
         one_line(&err, "fuzz.json: payload");
     } else {
-        FUZZ_CHECK(st.n_subjects >= 1);
+        FUZZ_CHECK(st.n_subjects >= 1 && st.scope);
+        /* the statement against itself: a verdict, and a refusal that is one line */
+        FUZZ_CHECK(ma_attest_statement_verdict(&st) != NULL);
+        if (ma_attest_statement_check(&st, "fuzz.json: payload", &err) != MA_OK)
+            one_line(&err, "fuzz.json: payload");
         char *once = NULL, *twice = NULL;
         size_t n1 = 0, n2 = 0;
         FUZZ_CHECK(ma_attest_statement_to_json(&st, &once, &n1, &err) == MA_OK);

@@ -3,17 +3,21 @@
  * conventions every engine follows.
  *
  * `millaudit diff A B`, position by position, in any of the formats the checker reads: the pair,
- * example and result types of a comparison (verifier/run/diff.h has the contract of pairing and classes),
- * the one engine call ma_diff_run and the renderers of its report.
+ * example and result types of a comparison (docs/diff.md has the contract of pairing and
+ * classes), the one engine call ma_diff_run and the renderers of its report.
  */
 #ifndef MILLAUDIT_DIFF_H
 #define MILLAUDIT_DIFF_H
 
 #include <stdio.h>
 
-#include "common/verdict.h"
+#include "millaudit/verdict.h"
 #include "millaudit/types.h"
 #include "millaudit/inspect.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
 
 enum { MA_DIFF_OUTCOME = 0, MA_DIFF_DEPTH, MA_DIFF_DRAW_CLASS, MA_DIFF_ENCODING, MA_DIFF_CLASSES };
 
@@ -69,9 +73,11 @@ typedef struct ma_diff_example {
     char no_turn[160];
 } ma_diff_example;
 
+#define MA_DIFF_DEFAULT_LIMIT 5 /* examples kept per sector when the options say 0 */
+
 typedef struct ma_diff_options {
-    unsigned threads; /* 0 = online CPUs */
-    size_t limit;     /* examples kept per sector */
+    unsigned threads; /* 0: every online CPU */
+    size_t limit;     /* examples kept per sector; 0: MA_DIFF_DEFAULT_LIMIT; MA_KEEP_NONE: none */
     int full;         /* compare positions even when digests agree */
 } ma_diff_options;
 
@@ -104,7 +110,8 @@ typedef struct ma_diff_sector {
     ma_sector sector;
     const struct ma_db_sector *a, *b; /* NULL on the side that does not hold the sector */
     ma_format format_a, format_b; /* 0 where absent */
-    char path_a[4352], path_b[4352]; /* the files, "" on a side that does not hold the sector */
+    const char *path_a, *path_b;  /* the files (valid while the report lives), NULL on a side that
+                                   * does not hold the sector */
     ma_diff_status status;
     char message[1024];        /* one line for `unusable` (the reader's error), else "" */
     ma_diff_result r;          /* for pairs compared */
@@ -132,7 +139,7 @@ MA_API uint64_t ma_diff_value_differences(const ma_diff_result *r);
  * verdict and records the run (kind "diff") into an audit store and a JUnit report when asked.
  *
  * The verdict: values differ (a pair differs or is on one side only) outweighs incomplete (a pair
- * or a file unusable), which outweighs values agree. The result (common/verdict.h):
+ * or a file unusable), which outweighs values agree. The result (millaudit/verdict.h):
  *   ma_result_of_verdict(MA_VERDICT_DIFFER / MA_VERDICT_INCOMPLETE / MA_VERDICT_AGREE, 0), or
  *   MA_EFORMAT when a database or the pairing is unusable, the store cannot be opened as one,
  *   MA_EIO when the store cannot be written or the JUnit report asked for was not written
@@ -142,9 +149,9 @@ typedef struct ma_diff_report ma_diff_report;
 
 typedef struct ma_diff_run_options {
     const char *path_a, *path_b;  /* the two databases (directories or single sector files) */
-    const char *const *sectors;   /* n_sectors --sector arguments (ma_sector_arg_check), or NULL */
+    const char *const *sectors;   /* n_sectors sector picks (ma_sector_arg_check), or NULL: all */
     size_t n_sectors;
-    ma_diff_options compare;      /* threads, example limit, --full */
+    ma_diff_options compare;      /* threads, example limit, full */
     unsigned shard_index, shard_count; /* shard_count 0: every pair */
     int no_digest_check;          /* read open files whose body fails their header's SHA-256 */
     const char *audit_path;       /* record the run here (NULL: no record) */
@@ -165,7 +172,7 @@ typedef struct ma_diff_run_options {
 MA_API int ma_diff_run(ma_diff_report **out, const ma_diff_run_options *opt, ma_error *err);
 MA_API void ma_diff_report_free(ma_diff_report *r);
 
-/* The command result (common/verdict.h) and, for a run that stopped early, its one-line reason
+/* The command result (millaudit/verdict.h) and, for a run that stopped early, its one-line reason
  * (NULL otherwise). */
 MA_API int ma_diff_report_result(const ma_diff_report *r);
 MA_API const char *ma_diff_report_failure(const ma_diff_report *r);
@@ -195,5 +202,9 @@ MA_API int ma_diff_render_end(FILE *out, FILE *diag, const ma_diff_report *r, un
 /* The JUnit report of the run (reports/render/diff_junit.h), written atomically to path; pairs the run
  * did not reach are skipped cases. Errors: MA_ENOMEM, MA_EIO naming path. */
 MA_API int ma_diff_render_junit(const ma_diff_report *r, const char *path, ma_error *err);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

@@ -12,6 +12,7 @@
 #include "common/counts.h"
 #include "common/fileio.h"
 #include "common/json_text.h"
+#include "millaudit.h"
 #include "common/progress.h"
 #include "indexer/position.h"
 #include "reports/render/diff_junit.h"
@@ -381,8 +382,8 @@ static json_t *sector_json(const ma_diff_sector *s)
     json_object_set_new(o, "sector", json_string(s->name));
     json_object_set_new(o, "variant", json_string(ma_variant_name(s->variant)));
     json_object_set_new(o, "status", json_string(ma_diff_status_name(s->status)));
-    json_object_set_new(o, "file_a", s->path_a[0] ? ma_json_store_text(s->path_a) : json_null());
-    json_object_set_new(o, "file_b", s->path_b[0] ? ma_json_store_text(s->path_b) : json_null());
+    json_object_set_new(o, "file_a", s->path_a ? ma_json_store_text(s->path_a) : json_null());
+    json_object_set_new(o, "file_b", s->path_b ? ma_json_store_text(s->path_b) : json_null());
     json_object_set_new(o, "format_a", format_json(s->format_a));
     json_object_set_new(o, "format_b", format_json(s->format_b));
     json_object_set_new(o, "message", s->message[0] ? ma_json_store_text(s->message) : json_null());
@@ -566,8 +567,10 @@ int ma_diff_render_end(FILE *out, FILE *diag, const ma_diff_report *r, unsigned 
         errors[n_errors++] = ma_database_unusable(r->b, i)->message;
     if (r->fatal)
         errors[n_errors++] = r->failure.msg;
-    for (size_t i = 0; i < n_errors; i++)
-        fprintf(diag, "millaudit diff: %s\n", errors[i]);
+    for (size_t i = 0; i < n_errors; i++) {
+        char words[1100];
+        fprintf(diag, "millaudit diff: %s\n", ma_render_option_words(errors[i], words, sizeof words));
+    }
     if (flags & MA_DIFF_TEXT_JSON) {
         print_json(out, r, errors, n_errors);
     } else if (!r->fatal) {
@@ -592,7 +595,7 @@ int ma_diff_render_junit(const ma_diff_report *r, const char *path, ma_error *er
                        s->status == MA_DIFF_DIFFERS;
         jp[i] = (ma_diff_junit_pair){s->name, ma_variant_name(s->variant),
                                      s->status == MA_DIFF_PENDING ? NULL : ma_diff_status_name(s->status),
-                                     s->path_a[0] ? s->path_a : NULL, s->path_b[0] ? s->path_b : NULL,
+                                     s->path_a, s->path_b,
                                      s->status == MA_DIFF_UNUSABLE ? s->message : NULL,
                                      compared ? &s->r : NULL,
                                      s->status == MA_DIFF_DIFFERS && s->cause == MA_DIFF_CAUSE_PROPAGATED ? s->because

@@ -4,10 +4,12 @@
  */
 #include <jansson.h>
 #include <stdio.h>
+#include <stdlib.h>
 
 #include "common/counts.h"
 #include "common/json_text.h"
 #include "reports/store/report.h"
+#include "millaudit.h"
 #include "verifier/run/probe.h"
 
 #define PROBE_SCHEMA_VERSION 2 /* v2: no_turn, rules, agrees */
@@ -107,10 +109,30 @@ static void print_text(FILE *out, const ma_probe_result *r, const char *root)
 void ma_probe_render(FILE *out, FILE *diag, const ma_probe_report *rep, int json)
 {
     const ma_probe_result *r = &rep->r;
-    for (int i = 0; i < r->n_unusable; i++)
-        fprintf(diag, "millaudit probe: %s\n", r->unusable[i]);
+    for (int i = 0; i < r->n_unusable; i++) {
+        char words[1100];
+        fprintf(diag, "millaudit probe: %s\n", ma_render_option_words(r->unusable[i], words, sizeof words));
+    }
     if (json)
         print_json(out, r, ma_result_exit_code(rep->result));
     else
         print_text(out, r, rep->root);
+}
+
+int ma_probe_render_json_buffer(char **out, size_t *len, const ma_probe_report *rep, ma_error *err)
+{
+    size_t n = 0;
+    *out = NULL;
+    FILE *f = open_memstream(out, &n);
+    if (!f)
+        return ma_error_set(err, MA_ENOMEM, "out of memory");
+    print_json(f, &rep->r, ma_result_exit_code(rep->result));
+    if (fclose(f) || !*out) {
+        free(*out);
+        *out = NULL;
+        return ma_error_set(err, MA_ENOMEM, "out of memory");
+    }
+    if (len)
+        *len = n;
+    return MA_OK;
 }

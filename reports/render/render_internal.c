@@ -245,6 +245,7 @@ const char *ma_state_words(ma_verdict_state s)
     case MA_VERDICT_AGREE: return "values agree";
     case MA_VERDICT_DIFFER: return "values differ";
     case MA_VERDICT_RECORDED: return "recorded";
+    case MA_VERDICT_PARTIAL: return "proves part of the database";
     }
     return "unknown";
 }

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "common/counts.h"
+#include "common/verdict.h"
 #include "millaudit/store.h"
 #include "reports/render/junit.h"
 #include "reports/render/regressions_junit.h"
@@ -47,12 +48,14 @@ static void list_row(FILE *f, const ma_run_row *r)
     /* an interrupted run says what it did, also after a resume continued it ('resumed': how
      * builds before audit schema v7 recorded such a run) */
     int interrupted = r->status && (!strcmp(r->status, "interrupted") || !strcmp(r->status, "resumed"));
-    char what[128] = "";
-    if (interrupted && r->planned_sectors >= 0)
-        snprintf(what, sizeof what, " (interrupted: %s of %s checked%s", MA_NUM((uint64_t)r->sectors),
-                 MA_COUNT((uint64_t)(r->planned_sectors > r->sectors ? r->planned_sectors : r->sectors), "sector",
-                          "sectors"),
-                 r->continued_by ? "; continued by run " : ")");
+    char what[192] = "";
+    if (interrupted && r->planned_sectors >= 0) {
+        char words[112];
+        ma_verdict_interrupted_words(words, sizeof words, (long long)r->sectors,
+                                     (long long)(r->planned_sectors > r->sectors ? r->planned_sectors : r->sectors),
+                                     (long long)r->sectors_carried);
+        snprintf(what, sizeof what, " (%s%s", words, r->continued_by ? "; continued by run " : ")");
+    }
     else if (interrupted && r->continued_by)
         snprintf(what, sizeof what, " (interrupted; continued by run ");
     if (r->continued_by && what[0])
@@ -64,8 +67,10 @@ static void list_row(FILE *f, const ma_run_row *r)
             MA_NUM((uint64_t)r->discrepancies), or_dash(r->database_root), r->imported ? " (imported)" : "", what);
 }
 
-int ma_render_runs_list(char **out, const ma_run_row *rows, size_t n, const char *store, int json, ma_error *err)
+int ma_render_runs_list(char **out, const ma_run_list *l, const char *store, int json, ma_error *err)
 {
+    const ma_run_row *rows = l->rows;
+    size_t n = l->n;
     if (json)
         return ma_runs_list_json(rows, n, store, out, err);
     size_t len;

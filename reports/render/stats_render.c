@@ -9,6 +9,7 @@
 
 #include "common/counts.h"
 #include "common/json_text.h"
+#include "millaudit.h"
 #include "verifier/run/stats.h"
 
 #define STATS_SCHEMA_VERSION 1
@@ -244,8 +245,10 @@ int ma_stats_render_end(FILE *out, FILE *diag, const ma_stats_report *r, int jso
         errors[n_errors++] = ma_database_unusable(r->db, i)->message;
     if (r->fatal)
         errors[n_errors++] = r->failure.msg;
-    for (size_t i = 0; i < n_errors; i++)
-        fprintf(diag, "millaudit stats: %s\n", errors[i]);
+    for (size_t i = 0; i < n_errors; i++) {
+        char words[1100];
+        fprintf(diag, "millaudit stats: %s\n", ma_render_option_words(errors[i], words, sizeof words));
+    }
     if (json && r->db)
         print_json(out, r->root, r->db, r->have_stats ? &r->st : NULL, errors, n_errors,
                    ma_result_exit_code(r->result));

@@ -288,3 +288,22 @@ void ma_render_shard_plan_json(FILE *out, const ma_shard_plan *p, const char *ro
     fputc('\n', out);
     json_decref(doc);
 }
+
+int ma_render_verify_json_buffer(char **out, size_t *len, const ma_vrun *r, const char *const *errors,
+                                 size_t n_errors, int exit_status, ma_error *err)
+{
+    size_t n = 0;
+    *out = NULL;
+    FILE *f = open_memstream(out, &n);
+    if (!f)
+        return ma_error_set(err, MA_ENOMEM, "out of memory");
+    ma_render_verify_json(f, r, errors, n_errors, exit_status);
+    if (fclose(f) || !*out) {
+        free(*out);
+        *out = NULL;
+        return ma_error_set(err, MA_ENOMEM, "out of memory");
+    }
+    if (len)
+        *len = n;
+    return MA_OK;
+}

@@ -8,6 +8,7 @@
 #include "common/counts.h"
 #include "common/progress.h"
 #include "reports/render/run_causes.h"
+#include "common/verdict.h"
 #include "verifier/run/run.h"
 
 #define TEXT_ROWS 5      /* discrepancy rows printed per faulty sector */
@@ -75,13 +76,15 @@ static void print_verdict(FILE *out, const ma_vrun *run, const ma_run_causes *rc
             fprintf(out, "; root %s: %s", ma_noun(rc->n_roots, "sector", "sectors"), names);
         fprintf(out, "\n");
         break;
-    case MA_VERDICT_INTERRUPTED:
+    case MA_VERDICT_INTERRUPTED: {
         /* what this run did, whatever a later --resume does: it is never a proof */
-        fprintf(out, "verdict: interrupted: %s of %s checked (%s of %s entries verified); NOT verified; "
-                     "continue with --resume\n",
-                G(t->sectors - t->sectors_not_checked), MA_COUNT(t->sectors, "sector", "sectors"), G(t->verified),
-                G(t->entries));
+        char words[160];
+        ma_verdict_interrupted_words(words, sizeof words, (long long)(t->sectors - t->sectors_not_checked),
+                                     (long long)t->sectors, (long long)t->sectors_carried);
+        fprintf(out, "verdict: %s (%s of %s entries verified); NOT verified; continue with --resume\n", words,
+                G(t->verified), G(t->entries));
         break;
+    }
     default:
         if (!t->sectors) {
             fprintf(out, "verdict: incomplete: nothing was checked: no usable sector file\n");
@@ -347,18 +350,20 @@ static void print_merge_verdict(FILE *out, const ma_merge_result *m)
 void ma_render_merge_text(FILE *out, const ma_merge_result *m, const char *out_path)
 {
     fprintf(out, "merged %s of %u of %s into %s: run %lld\n", MA_COUNT(m->n_shards, "shard", "shards"),
-            m->shard_count, m->database_root, out_path, (long long)m->run_id);
+            m->shard_count, m->database_root ? m->database_root : "", out_path, (long long)m->run_id);
     for (size_t i = 0; i < m->n_shards; i++) {
         const ma_merge_shard *s = &m->shards[i];
         fprintf(out, "shard %u/%u: %s run %lld, host %s, %s", s->index, s->count, s->source,
                 (long long)s->run_id, s->host[0] ? s->host : "?", G(s->sectors));
         if (s->planned_sectors >= 0)
             fprintf(out, " of %s", G((uint64_t)s->planned_sectors));
-        fprintf(out, " %s, %s .. %s, %s%s\n",
+        fprintf(out, " %s, %s .. %s, %s%s%s\n",
                 ma_noun(s->planned_sectors >= 0 ? (uint64_t)s->planned_sectors : s->sectors, "sector", "sectors"),
                 s->started_at, s->ended_at[0] ? s->ended_at : "never ended",
-                s->status, s->interrupted ? " (INTERRUPTED)" : "");
+                s->status, s->interrupted ? " (INTERRUPTED)" : "", s->sealed ? ", seal verified" : "");
     }
+    if (m->sealed_by[0])
+        fprintf(out, "sealed: every shard's rows are as its run sealed them, by key %s\n", m->sealed_by);
     for (size_t i = 0; i < m->n_missing; i++)
         fprintf(out, "shard %u/%u: MISSING\n", m->missing[i], m->shard_count);
     const ma_vrun_totals *t = &m->totals;

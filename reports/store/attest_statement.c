@@ -21,17 +21,24 @@ static char *dup_or_null(const char *s, int *oom)
     return d;
 }
 
+static void subjects_free(ma_attest_subject *s, size_t n)
+{
+    for (size_t i = 0; i < n; i++) {
+        free(s[i].name);
+        free(s[i].sha256);
+        free(s[i].sector);
+        free(s[i].format);
+    }
+    free(s);
+}
+
 void ma_attest_statement_free(ma_attest_statement *st)
 {
     if (!st)
         return;
-    for (size_t i = 0; i < st->n_subjects; i++) {
-        free(st->subjects[i].name);
-        free(st->subjects[i].sha256);
-        free(st->subjects[i].sector);
-        free(st->subjects[i].format);
-    }
-    free(st->subjects);
+    subjects_free(st->subjects, st->n_subjects);
+    subjects_free(st->inputs, st->n_inputs);
+    free(st->scope);
     for (size_t i = 0; i < st->n_sector_rows; i++) {
         free(st->sector_rows[i].sector);
         free(st->sector_rows[i].status);
@@ -43,7 +50,7 @@ void ma_attest_statement_free(ma_attest_statement *st)
                         &st->variant, &st->rules_fingerprint, &st->rules_description, &st->database_root,
                         &st->format, &st->index_scheme, &st->kind, &st->mode, &st->status, &st->verdict,
                         &st->verdict_text, &st->host, &st->command_line, &st->options, &st->started_at,
-                        &st->ended_at, &st->manifest_sha256};
+                        &st->ended_at, &st->manifest_sha256, &st->sealed_by};
     for (size_t i = 0; i < sizeof strings / sizeof strings[0]; i++)
         free(*strings[i]);
     memset(st, 0, sizeof *st);
@@ -83,6 +90,24 @@ static int check_inputs(ma_audit *a, int64_t id, const ma_run *r, ma_error *err)
     return rc;
 }
 
+static const char *base_of(const char *path)
+{
+    const char *slash = path ? strrchr(path, '/') : NULL;
+    return slash ? slash + 1 : path;
+}
+
+/* Whether file f is the file of a sector the run checked (a subject of a "sectors" statement):
+ * a sector row names it as its file, or the file states a sector the run has a row for. */
+static int checked_file(const ma_run *r, const ma_run_file *f)
+{
+    for (size_t k = 0; k < r->n_sectors; k++) {
+        const ma_run_sector *x = &r->sectors[k];
+        if ((x->file && !strcmp(base_of(x->file), f->path)) || (f->sector && x->sector && !strcmp(f->sector, x->sector)))
+            return 1;
+    }
+    return 0;
+}
+
 int ma_attest_statement_load(ma_audit *a, int64_t id, ma_attest_statement *out, ma_error *err)
 {
     memset(out, 0, sizeof *out);
@@ -115,6 +140,10 @@ int ma_attest_statement_load(ma_audit *a, int64_t id, ma_attest_statement *out, 
     out->options = dup_or_null(rep.options, &oom);
     out->started_at = dup_or_null(r->started_at, &oom);
     out->ended_at = dup_or_null(r->ended_at, &oom);
+    for (size_t i = 0; i < r->n_shards; i++)
+        out->merge_unsealed += !r->shards[i].sealed_by;
+    if (r->n_shards && !out->merge_unsealed)
+        out->sealed_by = dup_or_null(r->shards[0].sealed_by, &oom);
     out->database_root = dup_or_null(r->database_root, &oom);
     out->variant = dup_or_null(r->variant, &oom);
     out->format = dup_or_null(r->format, &oom);
@@ -127,13 +156,18 @@ int ma_attest_statement_load(ma_audit *a, int64_t id, ma_attest_statement *out, 
     out->chunk_size = r->has_manifest ? r->manifest_chunk_size : (r->n_files ? r->files[0].chunk_size : -1);
     out->manifest_files = (int64_t)r->n_files;
     out->index_scheme_version = out->format_version = -1;
+    /* a run that recorded no scope it can be derived from claims the least: some sectors */
+    out->scope = dup_or_null(r->scope && !strcmp(r->scope, "database") ? "database" : "sectors", &oom);
+    out->predicate_version = 2;
     out->subjects = calloc(r->n_files, sizeof *out->subjects);
+    out->inputs = calloc(r->n_files ? r->n_files : 1, sizeof *out->inputs);
     out->sector_rows = r->n_sectors ? calloc(r->n_sectors, sizeof *out->sector_rows) : NULL;
-    if (!out->subjects || (r->n_sectors && !out->sector_rows))
+    if (!out->subjects || !out->inputs || (r->n_sectors && !out->sector_rows))
         oom = 1;
     for (size_t i = 0; !oom && i < r->n_files; i++) {
         const ma_run_file *f = &r->files[i];
-        ma_attest_subject *s = &out->subjects[out->n_subjects++];
+        int checked = out->scope && !strcmp(out->scope, "database") ? 1 : checked_file(r, f);
+        ma_attest_subject *s = checked ? &out->subjects[out->n_subjects++] : &out->inputs[out->n_inputs++];
         s->name = dup_or_null(f->path, &oom);
         s->sha256 = dup_or_null(f->sha256, &oom);
         s->size = f->size;
@@ -179,6 +213,28 @@ static void set(json_t *o, const char *k, json_t *v, int *bad)
         *bad = 1;
 }
 
+/* Files as in-toto subjects: name, digest, annotations (size, sector, format). */
+static void put_files(json_t *arr, const ma_attest_subject *files, size_t n, int *bad)
+{
+    for (size_t i = 0; i < n; i++) {
+        const ma_attest_subject *s = &files[i];
+        json_t *o = json_object(), *d = json_object(), *an = json_object();
+        if (!o || !d || !an || json_array_append_new(arr, o)) {
+            *bad = 1;
+            json_decref(d);
+            json_decref(an);
+            continue;
+        }
+        set(o, "name", ma_json_store_text(s->name), bad);
+        set(d, "sha256", json_string(s->sha256), bad);
+        set(o, "digest", d, bad);
+        set(an, "size", int_or_null(s->size), bad);
+        set(an, "sector", str_or_null(s->sector), bad);
+        set(an, "format", str_or_null(s->format), bad);
+        set(o, "annotations", an, bad);
+    }
+}
+
 int ma_attest_statement_to_json(const ma_attest_statement *st, char **out, size_t *len, ma_error *err)
 {
     *out = NULL;
@@ -193,27 +249,17 @@ int ma_attest_statement_to_json(const ma_attest_statement *st, char **out, size_
     }
     set(doc, "_type", json_string(MA_INTOTO_STATEMENT_TYPE), &bad);
     set(doc, "subject", subjects, &bad);
-    for (size_t i = 0; i < st->n_subjects; i++) {
-        const ma_attest_subject *s = &st->subjects[i];
-        json_t *o = json_object(), *d = json_object(), *an = json_object();
-        if (!o || !d || !an || json_array_append_new(subjects, o)) {
-            bad = 1;
-            json_decref(d);
-            json_decref(an);
-            continue;
-        }
-        set(o, "name", ma_json_store_text(s->name), &bad);
-        set(d, "sha256", json_string(s->sha256), &bad);
-        set(o, "digest", d, &bad);
-        set(an, "size", int_or_null(s->size), &bad);
-        set(an, "sector", str_or_null(s->sector), &bad);
-        set(an, "format", str_or_null(s->format), &bad);
-        set(o, "annotations", an, &bad);
-    }
+    put_files(subjects, st->subjects, st->n_subjects, &bad);
     set(doc, "predicateType", json_string(MA_ATTEST_PREDICATE_TYPE), &bad);
     json_t *p = json_object();
     set(doc, "predicate", p, &bad);
     if (p) {
+        /* what the claim covers comes first: the whole database, or some sectors given inputs */
+        set(p, "scope", str_or_null(st->scope), &bad);
+        json_t *inputs = json_array();
+        set(p, "inputs", inputs, &bad);
+        if (inputs)
+            put_files(inputs, st->inputs, st->n_inputs, &bad);
         json_t *v = json_object(), *sg = json_object(), *ru = json_object(), *db = json_object(),
                *run = json_object(), *tot = json_object(), *man = json_object(), *secs = json_array();
         set(p, "verifier", v, &bad);
@@ -262,6 +308,7 @@ int ma_attest_statement_to_json(const ma_attest_statement *st, char **out, size_
             set(run, "options", json_is_object(opt) ? opt : (json_decref(opt), json_null()), &bad);
             set(run, "started_at", str_or_null(st->started_at), &bad);
             set(run, "ended_at", str_or_null(st->ended_at), &bad);
+            set(run, "sealed_by", str_or_null(st->sealed_by), &bad);
         }
         set(p, "totals", tot, &bad);
         if (tot) {
@@ -407,60 +454,102 @@ static int cmp_subject(const void *a, const void *b)
     return strcmp(((const ma_attest_subject *)a)->name, ((const ma_attest_subject *)b)->name);
 }
 
-static void parse_subjects(parser *ps, json_t *arr, ma_attest_statement *st)
+/* An array of files in the form of in-toto subjects (member `what`: "subject", "predicate.inputs")
+ * into *files, sorted by name; names unique. */
+static void parse_files(parser *ps, json_t *arr, const char *what, int may_be_empty, ma_attest_subject **files,
+                        size_t *n_files)
 {
-    if (!json_is_array(arr) || json_array_size(arr) == 0) {
-        fail(ps, "subject", "missing, not an array, or empty");
+    if (!json_is_array(arr) || (!may_be_empty && json_array_size(arr) == 0)) {
+        fail(ps, what, may_be_empty ? "missing or not an array" : "missing, not an array, or empty");
         return;
     }
     size_t n = json_array_size(arr);
-    st->subjects = calloc(n, sizeof *st->subjects);
-    if (!st->subjects) {
+    *files = calloc(n ? n : 1, sizeof **files);
+    if (!*files) {
         ps->rc = ma_error_set(ps->err, MA_ENOMEM, "%s: out of memory", ps->name);
         return;
     }
-    char path[64];
+    char path[96];
     for (size_t i = 0; i < n && !ps->rc; i++) {
         json_t *o = json_array_get(arr, i);
-        snprintf(path, sizeof path, "subject[%zu]", i);
+        snprintf(path, sizeof path, "%s[%zu]", what, i);
         if (!json_is_object(o)) {
             fail(ps, path, "not an object");
             return;
         }
-        ma_attest_subject *s = &st->subjects[st->n_subjects++];
+        ma_attest_subject *s = &(*files)[(*n_files)++];
         s->size = -1;
-        snprintf(path, sizeof path, "subject[%zu].name", i);
+        snprintf(path, sizeof path, "%s[%zu].name", what, i);
         s->name = string_member(ps, o, "name", path, 0);
         if (s->name && !safe_name(s->name))
             fail(ps, path, "not a relative path inside the database (absolute, empty, '.' or '..' component, control character)");
-        snprintf(path, sizeof path, "subject[%zu].digest", i);
+        snprintf(path, sizeof path, "%s[%zu].digest", what, i);
         json_t *d = ps->rc ? NULL : object_member(ps, o, "digest", path);
-        snprintf(path, sizeof path, "subject[%zu].digest.sha256", i);
+        snprintf(path, sizeof path, "%s[%zu].digest.sha256", what, i);
         s->sha256 = string_member(ps, d, "sha256", path, 0);
         if (s->sha256 && !is_hex64(s->sha256))
             fail(ps, path, "not 64 lowercase hex digits");
         json_t *an = json_object_get(o, "annotations");
         if (!ps->rc && an && !json_is_object(an)) {
-            snprintf(path, sizeof path, "subject[%zu].annotations", i);
+            snprintf(path, sizeof path, "%s[%zu].annotations", what, i);
             fail(ps, path, "not an object");
         }
         if (!ps->rc && json_is_object(an)) {
-            snprintf(path, sizeof path, "subject[%zu].annotations.size", i);
+            snprintf(path, sizeof path, "%s[%zu].annotations.size", what, i);
             s->size = json_object_get(an, "size") ? int_member(ps, an, "size", path, 1) : -1;
-            snprintf(path, sizeof path, "subject[%zu].annotations.sector", i);
+            snprintf(path, sizeof path, "%s[%zu].annotations.sector", what, i);
             s->sector = json_object_get(an, "sector") ? string_member(ps, an, "sector", path, 1) : NULL;
-            snprintf(path, sizeof path, "subject[%zu].annotations.format", i);
+            snprintf(path, sizeof path, "%s[%zu].annotations.format", what, i);
             s->format = json_object_get(an, "format") ? string_member(ps, an, "format", path, 1) : NULL;
         }
     }
     if (ps->rc)
         return;
-    qsort(st->subjects, st->n_subjects, sizeof *st->subjects, cmp_subject);
-    for (size_t i = 1; i < st->n_subjects; i++)
-        if (!strcmp(st->subjects[i - 1].name, st->subjects[i].name)) {
-            ps->rc = ma_error_set(ps->err, MA_EFORMAT, "%s: subject: %s listed twice", ps->name, st->subjects[i].name);
+    qsort(*files, *n_files, sizeof **files, cmp_subject);
+    for (size_t i = 1; i < *n_files; i++)
+        if (!strcmp((*files)[i - 1].name, (*files)[i].name)) {
+            ps->rc = ma_error_set(ps->err, MA_EFORMAT, "%s: %s: %s listed twice", ps->name, what, (*files)[i].name);
             return;
         }
+}
+
+static int listed_sector(const ma_attest_statement *st, const char *sector)
+{
+    for (size_t k = 0; sector && k < st->n_sector_rows; k++)
+        if (st->sector_rows[k].sector && !strcmp(st->sector_rows[k].sector, sector))
+            return 1;
+    return 0;
+}
+
+/* Predicate v1 stated no scope: a shard run's, or one whose subjects name a sector it does not list
+ * (a successor it read but did not check), is a statement of some sectors, and those subjects are
+ * its inputs. */
+static void derive_v1_scope(parser *ps, ma_attest_statement *st)
+{
+    int shard = st->options && strstr(st->options, "\"shard\"");
+    size_t n = 0;
+    for (size_t i = 0; i < st->n_subjects; i++)
+        n += st->subjects[i].sector && !listed_sector(st, st->subjects[i].sector);
+    if (!(st->scope = strdup(shard || n || !st->n_sector_rows ? "sectors" : "database"))) {
+        ps->rc = ma_error_set(ps->err, MA_ENOMEM, "%s: out of memory", ps->name);
+        return;
+    }
+    if (!n)
+        return;
+    if (!(st->inputs = calloc(n, sizeof *st->inputs))) {
+        ps->rc = ma_error_set(ps->err, MA_ENOMEM, "%s: out of memory", ps->name);
+        return;
+    }
+    size_t kept = 0;
+    for (size_t i = 0; i < st->n_subjects; i++) {
+        if (st->subjects[i].sector && !listed_sector(st, st->subjects[i].sector))
+            st->inputs[st->n_inputs++] = st->subjects[i];
+        else
+            st->subjects[kept++] = st->subjects[i];
+    }
+    st->n_subjects = kept;
+    if (!kept)
+        fail(ps, "subject", "every subject names a sector the statement does not list: no file it checked");
 }
 
 static void parse_sectors(parser *ps, json_t *arr, ma_attest_statement *st)
@@ -528,12 +617,30 @@ int ma_attest_statement_parse(const char *text, size_t len, const char *name, ma
         goto done;
     }
     json_t *ptype = json_object_get(doc, "predicateType");
-    if (!json_is_string(ptype) || strcmp(json_string_value(ptype), MA_ATTEST_PREDICATE_TYPE) != 0) {
+    out->predicate_version = !json_is_string(ptype)                                           ? 0
+                             : !strcmp(json_string_value(ptype), MA_ATTEST_PREDICATE_TYPE)    ? 2
+                             : !strcmp(json_string_value(ptype), MA_ATTEST_PREDICATE_TYPE_V1) ? 1
+                                                                                              : 0;
+    if (!out->predicate_version) {
         fail(&ps, "predicateType", "not " MA_ATTEST_PREDICATE_TYPE " (not a millaudit verification attestation)");
         goto done;
     }
-    parse_subjects(&ps, json_object_get(doc, "subject"), out);
+    parse_files(&ps, json_object_get(doc, "subject"), "subject", 0, &out->subjects, &out->n_subjects);
     json_t *p = ps.rc ? NULL : object_member(&ps, doc, "predicate", "predicate");
+    if (out->predicate_version == 2) {
+        out->scope = string_member(&ps, p, "scope", "predicate.scope", 0);
+        if (out->scope && strcmp(out->scope, "database") && strcmp(out->scope, "sectors"))
+            fail(&ps, "predicate.scope", "neither 'database' nor 'sectors'");
+        if (!ps.rc)
+            parse_files(&ps, json_object_get(p, "inputs"), "predicate.inputs", 1, &out->inputs, &out->n_inputs);
+        for (size_t i = 0, k = 0; !ps.rc && i < out->n_inputs; i++) {
+            while (k < out->n_subjects && strcmp(out->subjects[k].name, out->inputs[i].name) < 0)
+                k++;
+            if (k < out->n_subjects && !strcmp(out->subjects[k].name, out->inputs[i].name))
+                ps.rc = ma_error_set(err, MA_EFORMAT, "%s: predicate.inputs: %s is a subject too", name,
+                                     out->inputs[i].name);
+        }
+    }
     json_t *v = p ? object_member(&ps, p, "verifier", "predicate.verifier") : NULL;
     out->tool_name = string_member(&ps, v, "name", "predicate.verifier.name", 0);
     out->tool_version = string_member(&ps, v, "version", "predicate.verifier.version", 0);
@@ -567,6 +674,8 @@ int ma_attest_statement_parse(const char *text, size_t len, const char *name, ma
     out->command_line = string_member(&ps, run, "command_line", "predicate.run.command_line", 1);
     out->started_at = string_member(&ps, run, "started_at", "predicate.run.started_at", 0);
     out->ended_at = string_member(&ps, run, "ended_at", "predicate.run.ended_at", 1);
+    if (json_object_get(run, "sealed_by"))
+        out->sealed_by = string_member(&ps, run, "sealed_by", "predicate.run.sealed_by", 1);
     if (!ps.rc) {
         json_t *opt = json_object_get(run, "options");
         if (json_is_object(opt)) {
@@ -592,12 +701,19 @@ int ma_attest_statement_parse(const char *text, size_t len, const char *name, ma
     out->manifest_files = int_member(&ps, man, "files", "predicate.manifest.files", 0);
     if (!ps.rc)
         parse_sectors(&ps, json_object_get(p, "sectors"), out);
+    if (!ps.rc && out->predicate_version == 1)
+        derive_v1_scope(&ps, out);
 done:
     json_decref(doc);
     return ps.rc;
 }
 
 /* ---- import ---- */
+
+static int cmp_run_file(const void *a, const void *b)
+{
+    return strcmp(((const ma_run_file *)a)->path, ((const ma_run_file *)b)->path);
+}
 
 int ma_attest_statement_to_run(const ma_attest_statement *st, ma_run *out, ma_error *err)
 {
@@ -615,14 +731,17 @@ int ma_attest_statement_to_run(const ma_attest_statement *st, ma_run *out, ma_er
     out->started_at = dup_or_null(st->started_at, &oom);
     out->ended_at = dup_or_null(st->ended_at, &oom);
     out->status = dup_or_null(st->status, &oom);
+    out->scope = dup_or_null(st->scope, &oom);
     out->has_manifest = 1;
     out->manifest_chunk_size = st->chunk_size >= 0 ? st->chunk_size : 0;
-    out->files = calloc(st->n_subjects ? st->n_subjects : 1, sizeof *out->files);
+    /* the run read its subjects and its inputs: both are its manifest */
+    size_t n_read = st->n_subjects + st->n_inputs;
+    out->files = calloc(n_read ? n_read : 1, sizeof *out->files);
     out->sectors = calloc(st->n_sector_rows ? st->n_sector_rows : 1, sizeof *out->sectors);
     if (!out->files || !out->sectors)
         oom = 1;
-    for (size_t i = 0; !oom && i < st->n_subjects; i++) {
-        const ma_attest_subject *s = &st->subjects[i];
+    for (size_t i = 0; !oom && i < n_read; i++) {
+        const ma_attest_subject *s = i < st->n_subjects ? &st->subjects[i] : &st->inputs[i - st->n_subjects];
         ma_run_file *f = &out->files[out->n_files++];
         f->path = dup_or_null(s->name, &oom);
         f->sha256 = dup_or_null(s->sha256, &oom);
@@ -647,5 +766,98 @@ int ma_attest_statement_to_run(const ma_attest_statement *st, ma_run *out, ma_er
     }
     if (oom)
         return ma_error_set(err, MA_ENOMEM, "statement: out of memory");
+    qsort(out->files, out->n_files, sizeof *out->files, cmp_run_file);
+    return MA_OK;
+}
+
+/* ---- the statement against itself ---- */
+
+static int status_is(const ma_attest_sector *x, const char *s)
+{
+    return x->status && !strcmp(x->status, s);
+}
+
+const char *ma_attest_statement_verdict(const ma_attest_statement *st)
+{
+    int disc = st->discrepancies > 0, holes = 0, bounds = st->within_bounds > 0;
+    int64_t entries = 0, settled = 0;
+    for (size_t i = 0; i < st->n_sector_rows; i++) {
+        const ma_attest_sector *x = &st->sector_rows[i];
+        disc |= x->discrepancies > 0 || status_is(x, "discrepancies");
+        holes |= status_is(x, "incomplete") || status_is(x, "unusable") || status_is(x, "not-checked") ||
+                 !x->status;
+        bounds |= x->within_bounds > 0 || status_is(x, "within-bounds");
+        entries += x->entries;
+        settled += x->verified + x->within_bounds;
+    }
+    if (disc)
+        return "discrepancies";
+    if (!st->ended_at || (st->status && !strcmp(st->status, "interrupted")))
+        return "interrupted";
+    /* a database of no sector proves nothing; a part of none (an empty shard) is a part */
+    if (holes || settled < entries || (!st->n_sector_rows && st->scope && !strcmp(st->scope, "database")))
+        return "incomplete";
+    return bounds ? "within-bounds" : "verified";
+}
+
+/* How much a verdict claims: a statement may claim less than its counts give (a whole-database run
+ * is incomplete for an unusable non-sector file its rows do not show), never more. */
+static int claim_rank(const char *v)
+{
+    static const char *const order[] = {"discrepancies", "interrupted", "incomplete", "within-bounds", "verified"};
+    static const int rank[] = {0, 1, 1, 2, 3};
+    for (size_t i = 0; v && i < sizeof order / sizeof *order; i++)
+        if (!strcmp(v, order[i]))
+            return rank[i];
+    return -1;
+}
+
+int ma_attest_statement_check(const ma_attest_statement *st, const char *name, ma_error *err)
+{
+    int64_t sum[6] = {0};
+    for (size_t i = 0; i < st->n_sector_rows; i++) {
+        const ma_attest_sector *x = &st->sector_rows[i];
+        const int64_t v[] = {1, x->entries, x->checked, x->verified, x->within_bounds, x->discrepancies};
+        for (int k = 0; k < 6; k++)
+            sum[k] += v[k];
+        if (x->verified + x->within_bounds + x->discrepancies > x->entries || x->checked > x->entries)
+            return ma_error_set(err, MA_EFORMAT, "%s: predicate.sectors: %s: more entries verified, within bounds "
+                                "or wrong than it has: the statement contradicts itself", name, x->sector);
+        if (status_is(x, "ok") && (x->verified != x->entries || x->within_bounds || x->discrepancies))
+            return ma_error_set(err, MA_EFORMAT, "%s: predicate.sectors: %s: status 'ok' with %lld of %lld entries "
+                                "verified: the statement contradicts itself", name, x->sector,
+                                (long long)x->verified, (long long)x->entries);
+        if (x->discrepancies && !status_is(x, "discrepancies"))
+            return ma_error_set(err, MA_EFORMAT, "%s: predicate.sectors: %s: status '%s' with %lld discrepancies: the "
+                                "statement contradicts itself", name, x->sector, x->status ? x->status : "null",
+                                (long long)x->discrepancies);
+    }
+    static const char *const what[] = {"sectors", "entries", "checked", "verified", "within_bounds", "discrepancies"};
+    const int64_t total[] = {st->sectors, st->entries, st->checked, st->verified, st->within_bounds, st->discrepancies};
+    for (int k = 0; k < 6; k++)
+        if (total[k] != sum[k])
+            return ma_error_set(err, MA_EFORMAT, "%s: predicate.totals.%s: %lld, but its sectors sum to %lld: the "
+                                "statement contradicts itself", name, what[k], (long long)total[k], (long long)sum[k]);
+    int database = st->scope && !strcmp(st->scope, "database");
+    if (database && st->n_inputs)
+        return ma_error_set(err, MA_EFORMAT, "%s: predicate.inputs: a statement of the whole database has no "
+                            "inputs left unchecked (%s)", name, st->inputs[0].name);
+    for (size_t i = 0; i < st->n_subjects; i++)
+        if (st->subjects[i].sector && !listed_sector(st, st->subjects[i].sector))
+            return ma_error_set(err, MA_EFORMAT, "%s: subject: %s states sector %s, which predicate.sectors does not "
+                                "list: a file the run did not check is no subject", name, st->subjects[i].name,
+                                st->subjects[i].sector);
+    for (size_t i = 0; i < st->n_inputs; i++)
+        if (st->inputs[i].sector && listed_sector(st, st->inputs[i].sector))
+            return ma_error_set(err, MA_EFORMAT, "%s: predicate.inputs: %s states sector %s, which the run checked",
+                                name, st->inputs[i].name, st->inputs[i].sector);
+    const char *computed = ma_attest_statement_verdict(st);
+    int stated = claim_rank(st->verdict);
+    if (stated < 0)
+        return ma_error_set(err, MA_EFORMAT, "%s: predicate.run.verdict: '%.60s' is no verdict", name,
+                            st->verdict ? st->verdict : "null");
+    if (stated > claim_rank(computed))
+        return ma_error_set(err, MA_EFORMAT, "%s: predicate.run.verdict: '%s', but its own totals and sector states "
+                            "make it '%s': the statement contradicts itself", name, st->verdict, computed);
     return MA_OK;
 }

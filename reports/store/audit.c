@@ -215,6 +215,9 @@ static const char *const migrations[] = {
     ");",
     /* v9: the coverage proof of a run, its inventory and plan (reports/store/audit_inventory.c). */
     ma_audit_inventory_migration_v9,
+    /* v10: what a claim covers and who vouches for it: a run's scope, a shard run's seal
+     * (reports/store/audit_seal.c). */
+    ma_audit_seal_migration_v10,
 };
 #define MA_AUDIT_SCHEMA_VERSION ((int)(sizeof migrations / sizeof migrations[0]))
 
@@ -697,7 +700,9 @@ int ma_audit_open_readonly(ma_audit **out, const char *path, ma_error *err)
     return open_common(out, path, 1, err);
 }
 
-void ma_audit_close(ma_audit *a)
+void ma_audit_close(ma_audit *a) { ma_audit_free(a); }
+
+void ma_audit_free(ma_audit *a)
 {
     if (!a)
         return;

@@ -67,7 +67,10 @@ typedef struct ma_discrepancy {
     const char *cls;     /* class name */
 } ma_discrepancy;
 
-/* ma_audit_open, ma_audit_open_readonly, ma_audit_close: millaudit/store.h (public). */
+/* ma_audit_open, ma_audit_open_readonly, ma_audit_free: millaudit/store.h (public). */
+
+/* ma_audit_free under the name the library's modules call it by (not exported). */
+void ma_audit_close(ma_audit *a);
 
 /* The schema version this build creates and reads (PRAGMA user_version of a current store). */
 int ma_audit_schema_version(void);

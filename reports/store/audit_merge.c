@@ -82,7 +82,7 @@ int ma_audit_shard_run_find(ma_audit *a, int64_t *run_id, ma_error *err)
         *run_id = sqlite3_column_int64(st, 0);
     else if (s == SQLITE_DONE)
         rc = ma_error_set(err, MA_EMISSING,
-                          "%s: no shard run in this store (verify DIR --shard I/N --audit STORE writes one)",
+                          "%s: no shard run in this store (a verify run of one shard recorded into it makes one)",
                           ma_audit_path(a));
     else
         rc = read_failure(a, s, "find the shard run", err);
@@ -235,8 +235,9 @@ int ma_audit_merged_run_begin(ma_audit *a, const ma_merged_run *m, int64_t *run_
         return rc;
     rc = ma_audit_exec_bound(a,
                     "INSERT INTO runs (kind, tool_version, git_revision, host, command_line, database_root,"
-                    " variant, format, started_at, mode, options, planned_sectors, unusable_files)"
-                    " VALUES ('verify',?,?,?,?,?,?,?, strftime('%Y-%m-%dT%H:%M:%fZ','now'),'merge',?,?,?)",
+                    " variant, format, started_at, mode, options, planned_sectors, unusable_files, scope)"
+                    " VALUES ('verify',?,?,?,?,?,?,?, strftime('%Y-%m-%dT%H:%M:%fZ','now'),'merge',?,?,?,"
+                    " CASE WHEN ?10 >= 0 THEN 'database' ELSE 'sectors' END)",
                     "record the merged run", err,
                     m->planned_sectors >= 0 ? (m->unusable_files >= 0 ? "tttttttt" "ii" : "tttttttt" "in")
                                             : (m->unusable_files >= 0 ? "tttttttt" "ni" : "tttttttt" "nn"),
@@ -265,11 +266,12 @@ int ma_audit_merged_run_finish(ma_audit *a, int64_t id, const ma_merged_run *m, 
         rc = ma_audit_exec_bound(a,
                         "INSERT INTO run_shards (run_id, shard_index, shard_count, source, source_run_id, host,"
                         " command_line, started_at, ended_at, status, tool_version, git_revision, sectors,"
-                        " planned_sectors) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
-                        "record a shard", err, s->planned_sectors >= 0 ? "iiiti" "ttttttt" "ii" : "iiiti" "ttttttt" "in",
+                        " planned_sectors, sealed_by) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
+                        "record a shard", err,
+                        s->planned_sectors >= 0 ? "iiiti" "ttttttt" "ii" "t" : "iiiti" "ttttttt" "in" "t",
                         id, s->shard_index, s->shard_count, s->source, s->source_run_id, s->host, s->command_line,
                         s->started_at, s->ended_at, s->status, s->tool_version, s->git_revision, s->sectors,
-                        s->planned_sectors);
+                        s->planned_sectors, s->sealed_by);
     }
     if (rc == MA_OK)
         rc = ma_audit_exec_bound(a,

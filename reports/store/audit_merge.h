@@ -48,6 +48,7 @@ typedef struct ma_run_shard_row {
     const char *host, *command_line, *started_at, *ended_at, *status, *tool_version, *git_revision;
     int64_t sectors;                   /* sectors merged from it */
     int64_t planned_sectors;           /* -1: not recorded */
+    const char *sealed_by;             /* v10: the key id its seal verified with; NULL: not checked */
 } ma_run_shard_row;
 
 /* The merged run as it is written. */

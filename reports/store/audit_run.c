@@ -29,7 +29,7 @@ int ma_audit_run_meta_set(ma_audit *a, int64_t run_id, const ma_run_meta *m, ma_
     if ((rc = prep(a, &st,
                    "UPDATE runs SET mode = ?, resumed_from = ?, options = ?, shard_index = ?,"
                    " shard_count = ?, planned_sectors = ?, unusable_files = ?, selection = ?,"
-                   " planned_entries = ?, pid = ?,"
+                   " planned_entries = ?, pid = ?, scope = ?,"
                    " heartbeat_at = strftime('%Y-%m-%dT%H:%M:%fZ','now') WHERE id = ?",
                    "record run mode", err)))
         return rc;
@@ -50,7 +50,8 @@ int ma_audit_run_meta_set(ma_audit *a, int64_t run_id, const ma_run_meta *m, ma_
         sqlite3_bind_int64(st, 9, m->planned_entries);
     if (m->pid > 0)
         sqlite3_bind_int64(st, 10, m->pid);
-    sqlite3_bind_int64(st, 11, run_id);
+    ma_audit_bind_text(st, 11, m->scope);
+    sqlite3_bind_int64(st, 12, run_id);
     rc = ma_audit_step_done(a, st, "record run mode", err);
     if (rc == MA_OK && sqlite3_changes(ma_audit_db(a)) != 1)
         rc = ma_error_set(err, MA_EINVAL, "%s: run %lld does not exist", ma_audit_path(a),
@@ -541,8 +542,8 @@ int ma_audit_resume_pick(ma_audit *a, const ma_resume_want *w, int64_t *run_id, 
         /* a resume continues the same plan: another selection would leave the rest of the old
          * run's sectors unclaimable and mix two plans in one verdict */
         rc = ma_error_set(err, MA_EINVAL,
-                          "--resume: run %lld checked %s%.400s, this command selects %s%.400s; repeat the run's "
-                          "selection (its --sector names, or none for every sector)",
+                          "resume: run %lld checked %s%.400s, this run selects %s%.400s; repeat the run's "
+                          "selection (its sectors, or none for every sector)",
                           n, selection_words(selection), selection_names(selection), selection_words(w->selection),
                           selection_names(w->selection));
     else if (!ended) {

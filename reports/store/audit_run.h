@@ -32,6 +32,8 @@ typedef struct ma_run_meta {
                                 * resume must repeat it. NULL: not recorded */
     int64_t planned_entries;   /* entries of every selected sector; -1: not recorded */
     int64_t pid;               /* the process running the run (on info.host); 0: not recorded */
+    /* v10 (docs/runs.md "Scope"): */
+    const char *scope;         /* "database" or "sectors" (reports/store/audit_seal.h); NULL: not recorded */
 } ma_run_meta;
 
 /* Sets the v4 (v6, v7) facts of a run begun with ma_audit_run_begin; the v7 heartbeat starts now. */

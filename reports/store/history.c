@@ -34,7 +34,7 @@ static int finish(ma_audit *a, sqlite3_stmt *st, int s, const char *what, ma_err
 
 /* ---------------------------------------------------------------- list */
 
-void ma_runs_list_free(ma_run_row *rows, size_t n)
+static void rows_free(ma_run_row *rows, size_t n)
 {
     for (size_t i = 0; rows && i < n; i++) {
         ma_run_row *r = &rows[i];
@@ -44,7 +44,7 @@ void ma_runs_list_free(ma_run_row *rows, size_t n)
     free(rows);
 }
 
-int ma_runs_list(ma_audit *a, const ma_runs_filter *f, ma_run_row **out, size_t *n, ma_error *err)
+static int list_rows(ma_audit *a, const ma_runs_filter *f, ma_run_row **out, size_t *n, ma_error *err)
 {
     *out = NULL;
     *n = 0;
@@ -105,11 +105,11 @@ int ma_runs_list(ma_audit *a, const ma_runs_filter *f, ma_run_row **out, size_t 
     }
     if (oom) {
         sqlite3_finalize(st);
-        ma_runs_list_free(rows, cnt);
+        rows_free(rows, cnt);
         return ma_error_set(err, MA_ENOMEM, "%s: out of memory", ma_audit_path(a));
     }
     if ((rc = finish(a, st, s, "list runs", err))) {
-        ma_runs_list_free(rows, cnt);
+        rows_free(rows, cnt);
         return rc;
     }
     /* newest first from SQL (for LIMIT); oldest first for people */
@@ -121,6 +121,27 @@ int ma_runs_list(ma_audit *a, const ma_runs_filter *f, ma_run_row **out, size_t 
     *out = rows;
     *n = cnt;
     return MA_OK;
+}
+
+int ma_runs_list(ma_run_list **out, ma_audit *a, const ma_runs_filter *f, ma_error *err)
+{
+    *out = calloc(1, sizeof **out);
+    if (!*out)
+        return ma_error_set(err, MA_ENOMEM, "out of memory");
+    int rc = list_rows(a, f, &(*out)->rows, &(*out)->n, err);
+    if (rc) {
+        ma_run_list_free(*out);
+        *out = NULL;
+    }
+    return rc;
+}
+
+void ma_run_list_free(ma_run_list *l)
+{
+    if (!l)
+        return;
+    rows_free(l->rows, l->n);
+    free(l);
 }
 
 int ma_runs_newest(ma_audit *a, const char *kind, const char *root, int64_t *id, ma_error *err)

@@ -72,7 +72,8 @@
 
 /* ---- list ---- */
 
-/* ma_run_row, ma_runs_filter, ma_runs_list, ma_runs_list_free: millaudit/store.h (public). */
+/* ma_run_row, ma_runs_filter, ma_run_list, ma_runs_list, ma_run_list_free: millaudit/store.h
+ * (public). */
 
 /* The newest run of kind (NULL: any) and root (NULL: any) in *id, 0 when none. */
 int ma_runs_newest(ma_audit *a, const char *kind, const char *root, int64_t *id, ma_error *err);

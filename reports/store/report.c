@@ -13,6 +13,7 @@
 
 #include "common/counts.h"
 #include "common/progress.h"
+#include "common/verdict.h"
 #include "reports/store/audit_internal.h"
 
 #define HISTORY_RUNS 30
@@ -102,8 +103,8 @@ void ma_verdict_decide(const ma_verdict_counts *c, ma_verdict *v)
     if (c->continued_by > 0)
         snprintf(continued, sizeof continued, "; continued by run %lld", (long long)c->continued_by);
     if (plan_known)
-        snprintf(progress, sizeof progress, "interrupted: %s of %s checked", NUM(reached),
-                 COUNT(planned, "sector", "sectors"));
+        ma_verdict_interrupted_words(progress, sizeof progress, (long long)reached, (long long)planned,
+                                     (long long)c->sectors_carried);
     else
         snprintf(progress, sizeof progress, "interrupted: the run never finished, so sectors may be missing from it");
     if (!verify && c->discrepancies <= 0) {
@@ -435,6 +436,7 @@ static int load_history(ma_audit *a, ma_report *r, ma_error *err)
         c.sectors_unusable = sqlite3_column_int64(st, 12);
         c.planned_sectors = sqlite3_column_type(st, 13) == SQLITE_NULL ? -1 : sqlite3_column_int64(st, 13);
         c.continued_by = sqlite3_column_int64(st, 14);
+        c.sectors_carried = h->carried;
         ma_verdict v;
         ma_verdict_decide(&c, &v);
         h->state = v.state;
@@ -593,6 +595,7 @@ static void totals(ma_report *r)
         ma_report_sector *sx = &r->sx[i];
         t->sectors++;
         t->sectors_not_checked += status_is(x->status, "not-checked", NULL);
+        t->sectors_carried += sx->carried_from > 0;
         t->entries += x->entries;
         t->checked += x->checked;
         t->verified += x->verified;

@@ -380,9 +380,14 @@ static int load_shards(ma_audit *a, int64_t id, ma_run *r, ma_error *err)
     const char *path = ma_audit_path(a);
     sqlite3_stmt *st = NULL;
     int oom = 0, rc;
-    rc = prep(a, &st, "SELECT shard_index, shard_count, source_run_id, sectors, planned_sectors, source, host,"
-                      " command_line, started_at, ended_at, status, git_revision FROM run_shards WHERE run_id = ?"
-                      " ORDER BY shard_index", err);
+    rc = prep(a, &st, ma_sqlite_has_column(ma_audit_db(a), "run_shards", "sealed_by")
+                          ? "SELECT shard_index, shard_count, source_run_id, sectors, planned_sectors, source, host,"
+                            " command_line, started_at, ended_at, status, git_revision, sealed_by FROM run_shards"
+                            " WHERE run_id = ? ORDER BY shard_index"
+                          : "SELECT shard_index, shard_count, source_run_id, sectors, planned_sectors, source, host,"
+                            " command_line, started_at, ended_at, status, git_revision, NULL FROM run_shards"
+                            " WHERE run_id = ? ORDER BY shard_index",
+              err);
     if (rc)
         return rc;
     sqlite3_bind_int64(st, 1, id);
@@ -405,6 +410,7 @@ static int load_shards(ma_audit *a, int64_t id, ma_run *r, ma_error *err)
         x->ended_at = ma_audit_col_dup(st, 9, &oom);
         x->status = ma_audit_col_dup(st, 10, &oom);
         x->git_revision = ma_audit_col_dup(st, 11, &oom);
+        x->sealed_by = ma_audit_col_dup(st, 12, &oom);
     }
     if ((rc = finish_read(a, st, err)) != MA_OK)
         return rc;
@@ -502,11 +508,72 @@ static int load_causes(ma_audit *a, int64_t id, ma_run *r, ma_error *err)
     return oom ? ma_error_set(err, MA_ENOMEM, "%s: out of memory", ma_audit_path(a)) : MA_OK;
 }
 
+/* Whether every file the run read that names a sector was checked by it: the scope of a run that
+ * recorded neither its selection nor its scope (before v7, an imported export). */
+static int every_read_sector_checked(const ma_run *r)
+{
+    if (!r->n_sectors)
+        return 0;
+    for (size_t i = 0; i < r->n_files; i++) {
+        const char *s = r->files[i].sector;
+        int checked = !s;
+        for (size_t k = 0; !checked && k < r->n_sectors; k++)
+            checked = r->sectors[k].sector && !strcmp(r->sectors[k].sector, s);
+        if (!checked)
+            return 0;
+    }
+    return 1;
+}
+
+/* The run's scope (ma_run.scope): recorded (v10), else derived from what the run recorded. */
+static int load_scope(ma_audit *a, int64_t id, ma_run *r, ma_error *err)
+{
+    if (!r->kind || strcmp(r->kind, "verify"))
+        return MA_OK;
+    sqlite3 *db = ma_audit_db(a);
+    static const char *const cols[] = {"scope", "mode", "shard_count", "selection", "plan_whole", "unusable_files",
+                                       "options"};
+    char sql[400] = "SELECT ";
+    for (size_t i = 0; i < sizeof cols / sizeof *cols; i++) {
+        strcat(sql, i ? "," : "");
+        strcat(sql, ma_sqlite_has_column(db, "runs", cols[i]) ? cols[i] : "NULL");
+    }
+    strcat(sql, " FROM runs WHERE id = ?");
+    sqlite3_stmt *st = NULL;
+    int rc = prep(a, &st, sql, err);
+    if (rc)
+        return rc;
+    sqlite3_bind_int64(st, 1, id);
+    const char *scope = NULL;
+    int oom = 0;
+    if (sqlite3_step(st) == SQLITE_ROW) {
+        const char *recorded = (const char *)sqlite3_column_text(st, 0);
+        const char *mode = (const char *)sqlite3_column_text(st, 1);
+        const char *selection = (const char *)sqlite3_column_text(st, 3);
+        const char *options = (const char *)sqlite3_column_text(st, 6);
+        int shard = sqlite3_column_type(st, 2) != SQLITE_NULL || (options && strstr(options, "\"shard\""));
+        if (recorded && (!strcmp(recorded, "database") || !strcmp(recorded, "sectors")))
+            scope = recorded;
+        else if (mode && !strcmp(mode, "merge"))
+            scope = sqlite3_column_int64(st, 4) == 1 || sqlite3_column_type(st, 5) != SQLITE_NULL ? "database"
+                                                                                                 : "sectors";
+        else if (shard || (selection && strcmp(selection, "all")))
+            scope = "sectors";
+        else if (selection)
+            scope = "database";
+        else
+            scope = every_read_sector_checked(r) ? "database" : "sectors";
+        oom = !(r->scope = strdup(scope));
+    }
+    sqlite3_finalize(st);
+    return oom ? ma_error_set(err, MA_ENOMEM, "%s: out of memory", ma_audit_path(a)) : MA_OK;
+}
+
 int ma_run_load(ma_audit *a, int64_t id, ma_run *r, ma_error *err)
 {
     static int (*const parts[])(ma_audit *, int64_t, ma_run *, ma_error *) = {
         load_facts, load_sectors, load_classes, load_causes, load_discrepancies, load_manifest, load_import,
-        load_attestation, load_shards};
+        load_attestation, load_shards, load_scope};
     memset(r, 0, sizeof *r);
     for (size_t i = 0; i < sizeof parts / sizeof *parts; i++) {
         int rc = parts[i](a, id, r, err);
@@ -523,7 +590,7 @@ void ma_run_free(ma_run *r)
     if (!r)
         return;
     char *facts[] = {r->kind, r->tool_version, r->git_revision, r->host, r->command_line, r->database_root,
-                     r->variant, r->format, r->started_at, r->ended_at, r->status, r->manifest_path,
+                     r->variant, r->format, r->started_at, r->ended_at, r->status, r->scope, r->manifest_path,
                      r->import_source, r->imported_at, r->attest_keyid, r->attest_identity,
                      r->attest_envelope_sha256};
     for (size_t i = 0; i < sizeof facts / sizeof facts[0]; i++)
@@ -559,7 +626,7 @@ void ma_run_free(ma_run *r)
     for (size_t i = 0; i < r->n_shards; i++) {
         ma_run_shard *x = &r->shards[i];
         free(x->source), free(x->host), free(x->command_line), free(x->started_at), free(x->ended_at);
-        free(x->status), free(x->git_revision);
+        free(x->status), free(x->git_revision), free(x->sealed_by);
     }
     free(r->shards);
     memset(r, 0, sizeof *r);
@@ -1114,10 +1181,10 @@ int ma_run_import(ma_audit *a, const ma_run *r, const char *source, int64_t *new
         return rc;
     sqlite3 *db = ma_audit_db(a);
     rc = ma_audit_exec_bound(a, "INSERT INTO runs (kind, tool_version, git_revision, host, command_line, database_root,"
-                       " variant, format, started_at, ended_at, status) VALUES (?,?,?,?,?,?,?,?,?,?,?)",
-                    "import run", err, "ttttttttttt", r->kind, r->tool_version ? r->tool_version : "unknown",
+                       " variant, format, started_at, ended_at, status, scope) VALUES (?,?,?,?,?,?,?,?,?,?,?,?)",
+                    "import run", err, "tttttttttttt", r->kind, r->tool_version ? r->tool_version : "unknown",
                     r->git_revision ? r->git_revision : "unknown", r->host, r->command_line, r->database_root,
-                    r->variant, r->format, r->started_at, r->ended_at, r->status);
+                    r->variant, r->format, r->started_at, r->ended_at, r->status, r->scope);
     int64_t id = sqlite3_last_insert_rowid(db);
     if (!rc)
         rc = ma_audit_exec_bound(a, "INSERT INTO run_imports (run_id, source, source_run_id, export_version, imported_at)"

@@ -14,7 +14,7 @@
  *
  * Also the writers of the schema v3 columns the verifier fills: the derived-value digest
  * (checksums/derived_digest.h) and the outcome/depth histogram of a sector already recorded with
- * ma_audit_sector_record. One transaction per call, MA_EINVAL for an unknown run/sector.
+ * ma_audit_sector_record. One transaction per call, MA_EINVAL for an unknown verifier/run/sector.
  */
 #ifndef MA_RUNS_H
 #define MA_RUNS_H
@@ -90,12 +90,19 @@ typedef struct ma_run_shard {
     int64_t shard_index, shard_count, source_run_id, sectors;
     int64_t planned_sectors;    /* -1: not recorded */
     char *source, *host, *command_line, *started_at, *ended_at, *status, *git_revision;
+    char *sealed_by;            /* v10: the key id its seal verified with at the merge; NULL: unsealed */
 } ma_run_shard;
 
 typedef struct ma_run {
     int64_t id;
     char *kind, *tool_version, *git_revision, *host, *command_line, *database_root, *variant, *format;
     char *started_at, *ended_at, *status;
+    /* What the run's verdict is about (docs/runs.md "Scope"): "database" (every sector of the
+     * database: no --sector, no --shard; a merge of a whole-database plan) or "sectors" (some of
+     * them); NULL for runs of other kinds. Recorded since schema v10; derived for older runs and
+     * imported exports from what they recorded (a shard or named sectors are "sectors"; without
+     * those facts: "database" only when every file the run read that names a sector was checked). */
+    char *scope;
     int has_manifest;           /* a manifests row exists */
     char *manifest_path;
     int64_t manifest_chunk_size;

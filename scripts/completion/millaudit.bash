@@ -17,17 +17,17 @@ _millaudit_options() {
         solve) echo "--variant --stones --sector --with-deps --out --threads --memory-limit --format --open-dir --secval --quiet --help" ;;
         stats) echo "--json --sector --threads --no-digest-check --help" ;;
         dump) echo "--with-entry --no-digest-check --help" ;;
-        verify) echo "--sector --audit --resume --stale-after --incremental --shard --plan --max-rows --threads --quiet --json --junit --full-board-draw --allow-bounds --table --wide --help" ;;
+        verify) echo "--sector --audit --resume --stale-after --incremental --shard --plan --max-rows --threads --quiet --json --junit --full-board-draw --allow-bounds --table --wide --seal-key --help" ;;
         index-check) echo "--variant --sector --help" ;;
         manifest) echo "--out --audit --chunk-size --threads --quiet --shard --dir --ignore-missing --ignore-extra --strict --status --warn --allow-partial --help" ;;
         report) echo "--audit --run --sector --format --out --check --help" ;;
-        runs) echo "--audit --run --out --json --junit --kind --last --root --since --allow-partial --allow-bounds --pub --help" ;;
+        runs) echo "--audit --run --out --json --junit --kind --last --root --since --allow-partial --allow-bounds --pub --seal-key --help" ;;
         probe) echo "--variant --json --stdin --no-digest-check --help" ;;
         diff) echo "--sector --limit --json --audit --threads --quiet --all --full --junit --shard --no-digest-check --help" ;;
         opening) echo "--variant --stones --tt-mb --only-sectors --audit --no-compare --max-rows --json --quiet --no-digest-check --help" ;;
         grade) echo "--player --positions --games --seed --sector --variant --stones --max-plies --engine-timeout" \
                     "--audit --html --json --quiet --run --no-digest-check --help" ;;
-        attest) echo "--audit --run --key --out --identity --allow-unverified --pub --db --threads --json --help" ;;
+        attest) echo "--audit --run --key --out --identity --allow-unverified --allow-partial --allow-unsealed --pub --db --threads --json --help" ;;
     esac
 }
 

@@ -110,6 +110,16 @@ def cases():
     add("verify_shard_1", "verify", "db", "--shard", "1/2", "--audit", "shard1.sqlite", "--threads", "1")
     add("runs_merge", "runs", "merge", "merged.sqlite", "shard0.sqlite", "shard1.sqlite")
     add("runs_merge_partial", "runs", "merge", "partial.sqlite", "shard0.sqlite")
+    # sealed shards (a fixed secret, so the key id is the same every run) and their keyed merge
+    c.append(("seal_key", _seal_key))
+    add("verify_shard_0_sealed", "verify", "db", "--shard", "0/2", "--audit", "sealed0.sqlite", "--threads", "1",
+        "--quiet", "--seal-key", "seal.key")
+    add("verify_shard_1_sealed", "verify", "db", "--shard", "1/2", "--audit", "sealed1.sqlite", "--threads", "1",
+        "--quiet", "--seal-key", "seal.key")
+    add("runs_merge_sealed", "runs", "merge", "sealed.sqlite", "sealed0.sqlite", "sealed1.sqlite", "--seal-key",
+        "seal.key")
+    add("runs_merge_unsealed_with_key", "runs", "merge", "refused.sqlite", "shard0.sqlite", "shard1.sqlite",
+        "--seal-key", "seal.key")
     add("report_merged", "report", "--audit", "merged.sqlite", "--format", "text")
     add("manifest_create_shard_0", "manifest", "create", "db", "--shard", "0/2", "--threads", "1",
         "--out", "shard-0.sha256")
@@ -130,6 +140,13 @@ def cases():
     add("attest_verify_json", "attest", "verify", "run2.intoto.json", "--pub", "pub.pem", "--json")
     add("attest_unverified", "attest", "create", "--audit", "audit.sqlite", "--run", "3", "--key", "key.pem",
         "--out", "run3.intoto.json")
+    # a shard's run: partial, attested only with --allow-partial, and then it proves its sectors
+    add("attest_create_partial", "attest", "create", "--audit", "shard1.sqlite", "--key", "key.pem", "--out",
+        "shard1.intoto.json")
+    add("attest_create_partial_allowed", "attest", "create", "--audit", "shard1.sqlite", "--key", "key.pem",
+        "--out", "shard1.intoto.json", "--allow-partial")
+    add("attest_verify_partial", "attest", "verify", "shard1.intoto.json", "--pub", "pub.pem", "--db", "db",
+        "--threads", "1")
 
     # --- bad invocations: usage errors and unusable input, with their exit codes
     add("err_no_command")
@@ -160,6 +177,12 @@ def _inject_fault(work, binary):
                            "--depth-delta", "+1", "--reseal"],
                           cwd=work, capture_output=True, text=True, env=env, timeout=120)
     return proc.returncode, proc.stdout, proc.stderr
+
+
+def _seal_key(work, binary):
+    """A fixed HMAC secret: its key id is the same every run, so outputs naming it compare."""
+    (work / "seal.key").write_text("0123456789abcdef0123456789abcdef\n")
+    return 0, "", ""
 
 
 def _attest_keys(work, binary):

@@ -14,6 +14,8 @@ belongs to none is itself a violation (so a new module cannot escape the scan):
             engine, are picked up by the directory they are in);
   common    common/: errors, exit codes, progress lines, file opening -- both sides link it, so it
             must hold nothing about rules, indexing or formats (FORBIDDEN_WORDS, FINGERPRINTS);
+            and its public face in include/millaudit/ (COMMON_FILES: error.h, verdict.h,
+            progress.h), which common/ includes;
   dispatch  cli/main.c and cli/commands.h: the command table, which names both sides' entry
             points and nothing else.
 tests/ may use both sides and is not scanned.
@@ -54,6 +56,9 @@ PRODUCER_DIRS = ("solver",)
 PRODUCER_FILES = ("cli/cmd_solve.c",)
 CHECKER_DIRS = ("include", "lib", "examples", "verifier", "reports", "indexer", "checksums", "cli", "fuzz")
 COMMON_DIRS = ("common",)
+# The public face of common/ (errors, the verdict, the opaque progress handle): declared where a
+# program of the API finds them, included by common/ itself, so common like the rest of it.
+COMMON_FILES = ("include/millaudit/error.h", "include/millaudit/progress.h", "include/millaudit/verdict.h")
 DISPATCH_FILES = ("cli/main.c", "cli/commands.h")
 # Not part of any linked program: tests use both sides on purpose; build trees are outputs.
 UNSCANNED_DIRS = ("tests", ".git", "docs", "scripts", "demo-out")
@@ -221,6 +226,8 @@ class Tree:
             return "dispatch"
         if rel in PRODUCER_FILES:
             return "producer"
+        if rel in COMMON_FILES:
+            return "common"
         top = rel.split("/", 1)[0]
         if top in PRODUCER_DIRS:
             return "producer"

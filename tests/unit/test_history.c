@@ -655,9 +655,10 @@ static void test_list_totals_and_filters(void **state)
     int64_t r5;
     assert_int_equal(ma_audit_run_begin(a, &info, &r5, &err), MA_OK); /* no sectors, no root */
 
-    ma_run_row *rows = NULL;
-    size_t n = 0;
-    assert_int_equal(ma_runs_list(a, NULL, &rows, &n, &err), MA_OK);
+    ma_run_list *l = NULL;
+    assert_int_equal(ma_runs_list(&l, a, NULL, &err), MA_OK);
+    ma_run_row *rows = l->rows;
+    size_t n = l->n;
     assert_int_equal(n, 5);
     assert_int_equal(rows[0].id, r1); /* oldest first */
     assert_int_equal(rows[1].id, r2);
@@ -684,21 +685,27 @@ static void test_list_totals_and_filters(void **state)
                                                         "discrepancies")), 3);
     json_decref(doc);
     free(text);
-    ma_runs_list_free(rows, n);
+    ma_run_list_free(l);
 
     ma_runs_filter flt = {"verify", "/db", 0};
-    assert_int_equal(ma_runs_list(a, &flt, &rows, &n, &err), MA_OK);
+    assert_int_equal(ma_runs_list(&l, a, &flt, &err), MA_OK);
+    rows = l->rows;
+    n = l->n;
     assert_int_equal(n, 2);
-    ma_runs_list_free(rows, n);
+    ma_run_list_free(l);
     flt.last = 1;
-    assert_int_equal(ma_runs_list(a, &flt, &rows, &n, &err), MA_OK);
+    assert_int_equal(ma_runs_list(&l, a, &flt, &err), MA_OK);
+    rows = l->rows;
+    n = l->n;
     assert_int_equal(n, 1);
     assert_int_equal(rows[0].id, r2); /* the newest one */
-    ma_runs_list_free(rows, n);
+    ma_run_list_free(l);
     flt.root = "/nowhere";
-    assert_int_equal(ma_runs_list(a, &flt, &rows, &n, &err), MA_OK);
+    assert_int_equal(ma_runs_list(&l, a, &flt, &err), MA_OK);
+    rows = l->rows;
+    n = l->n;
     assert_int_equal(n, 0);
-    ma_runs_list_free(rows, n);
+    ma_run_list_free(l);
     ma_audit_close(a);
 }
 
@@ -711,13 +718,14 @@ static void test_list_keeps_an_interrupted_run_interrupted(void **state)
     ma_error err;
     assert_int_equal(ma_audit_open(&a, f->path, &err), MA_OK);
     int64_t r1 = add_run(a, "verify", "/db", "interrupted", 0);
-    ma_run_meta m = {"full", 0, "{}", 0, 0, 68, 0, "all", 1000, 0};
+    ma_run_meta m = {"full", 0, "{}", 0, 0, 68, 0, "all", 1000, 0, "database"};
     assert_int_equal(ma_audit_run_meta_set(a, r1, &m, &err), MA_OK);
     int64_t r2 = add_run(a, "verify", "/db", "ok", 0);
     assert_int_equal(ma_audit_run_mark_continued(a, r1, r2, &err), MA_OK);
-    ma_run_row *rows = NULL;
-    size_t n = 0;
-    assert_int_equal(ma_runs_list(a, NULL, &rows, &n, &err), MA_OK);
+    ma_run_list *l = NULL;
+    assert_int_equal(ma_runs_list(&l, a, NULL, &err), MA_OK);
+    ma_run_row *rows = l->rows;
+    size_t n = l->n;
     assert_int_equal(n, 2);
     assert_string_equal(rows[0].status, "interrupted");
     assert_int_equal(rows[0].continued_by, r2);
@@ -734,7 +742,7 @@ static void test_list_keeps_an_interrupted_run_interrupted(void **state)
     assert_true(json_is_null(json_object_get(json_array_get(json_object_get(doc, "runs"), 1), "continued_by")));
     json_decref(doc);
     free(text);
-    ma_runs_list_free(rows, n);
+    ma_run_list_free(l);
     /* the night after is compared with the finished run, never with the interrupted one */
     int64_t r3 = add_run(a, "verify", "/db", "ok", 0), prev = -1;
     assert_int_equal(ma_runs_previous(a, r3, &prev, &err), MA_OK);

@@ -153,7 +153,7 @@ static int merge(const char *out, const char *const *shards, size_t n, int allow
     o.allow_partial = allow_partial;
     o.host = "unit";
     o.command_line = "test_merge merge";
-    return ma_merge_runs(&o, m, err);
+    return ma_merge_runs(m, &o, err);
 }
 
 /* Every row of a query as one text (columns separated by |, rows by newlines). */

@@ -721,7 +721,7 @@ static void test_report_of_an_interrupted_run_lists_unreached_sectors(void **sta
     ma_run_info info = {"verify", "1.0", "abc", "here", "millaudit verify /db", "/db", "std", "open"};
     int64_t id, next;
     assert_int_equal(ma_audit_run_begin(a, &info, &id, &err), MA_OK);
-    ma_run_meta m = {"full", 0, "{}", 0, 0, 2, 0, "all", 1000, 0};
+    ma_run_meta m = {"full", 0, "{}", 0, 0, 2, 0, "all", 1000, 0, "database"};
     assert_int_equal(ma_audit_run_meta_set(a, id, &m, &err), MA_OK);
     ma_planned_sector plan[] = {{"std_3_3_0_0", "/db/std_3_3_0_0.mdb", 600}, {"std_2_3_1_0", "/db/std_2_3_1_0.mdb", 400}};
     assert_int_equal(ma_audit_run_plan_record(a, id, plan, 2, &err), MA_OK);

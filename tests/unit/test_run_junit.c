@@ -95,17 +95,25 @@ static const char *prop(const ma_junit *j, const char *name)
 }
 
 /* Runs o, builds the report; returns the run (free it) and fills j. */
-static ma_vrun *run_report(const ma_vrun_options *o, int want_rc, ma_junit *j)
+/* stop: the test build's stop after that many committed sectors (verifier/run/run.h), 0 none */
+static ma_vrun *run_stopping(const ma_vrun_options *o, size_t stop, int want_rc, ma_junit *j)
 {
     ma_vrun *r = NULL;
     ma_error err;
     assert_int_equal(ma_vrun_create(&r, o, &err), MA_OK);
+    ma_vrun_test_hooks hooks = {.stop_after_sectors = stop};
+    ma_vrun_set_test_hooks(r, &hooks);
     int rc = ma_vrun_execute(r, &err);
     assert_int_equal(rc, want_rc);
     assert_int_equal(ma_vrun_junit(j, r, rc && rc != MA_ECANCELED ? err.msg : NULL, &err), MA_OK);
     assert_int_equal(j->n_suites, 1);
     assert_string_equal(j->suites[0]->name, "millaudit.verify");
     return r;
+}
+
+static ma_vrun *run_report(const ma_vrun_options *o, int want_rc, ma_junit *j)
+{
+    return run_stopping(o, 0, want_rc, j);
 }
 
 static void test_verified_run_passes(void **state)
@@ -259,8 +267,7 @@ static void test_carried_over_and_interrupted(void **state)
     ma_vrun_free(r);
     /* stopped in the middle: what it checked passes, what it never reached is skipped, never passed */
     o = options(db, NULL);
-    o.stop_after_sectors = 2;
-    r = run_report(&o, MA_ECANCELED, &j);
+    r = run_stopping(&o, 2, MA_ECANCELED, &j);
     t = ma_junit_totals_of(&j);
     uint64_t not_checked = ma_vrun_totals_of(r)->sectors_not_checked;
     assert_true(not_checked > 0 && not_checked <= 5);

@@ -168,12 +168,12 @@ static int choose_sectors(grader *G, candidate **out, size_t *n_out)
             sector_name(v, s, name, sizeof name);
             if (!ma_database_find(G->db, v, s)) {
                 free(c);
-                return ma_error_set(G->err, MA_EUSAGE, "--sector %s: not in the database", name);
+                return ma_error_set(G->err, MA_EUSAGE, "sector %s: not in the database", name);
             }
             if (!gradable(G, s, missing, sizeof missing)) {
                 free(c);
                 return ma_error_set(G->err, MA_EUSAGE,
-                                    "--sector %s: cannot be graded: its successor sector %s is absent",
+                                    "sector %s: cannot be graded: its successor sector %s is absent",
                                     name, missing);
             }
             c[n++].sector = s;
@@ -300,7 +300,7 @@ static int start_stones(grader *G, int *k)
             if (found)
                 return ma_error_set(G->err, MA_EUSAGE,
                                     "%s: holds the start sectors of several games (0_0_%d_%d and "
-                                    "0_0_%d_%d): choose one with --stones",
+                                    "0_0_%d_%d): choose one (stones)",
                                     ma_database_root(G->db), found, found, s, s);
             found = s;
         }

@@ -114,4 +114,9 @@ int ma_grade_classify(ma_value best, ma_value mv);
  * with W + WF <= 3, moving otherwise. */
 int ma_grade_phase(ma_sector s);
 
+/* ma_grade_run (millaudit/game.h) with the test build's stop after stop_after_moves graded moves
+ * (0: never; cli/test_hook.c, millaudit-planted only): not part of the public options. */
+int ma_grade_run_hooked(ma_grading **out, const ma_grade_run_options *opt, uint64_t stop_after_moves,
+                        ma_error *err);
+
 #endif

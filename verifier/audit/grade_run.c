@@ -32,7 +32,8 @@ struct ma_grading {
     int has_stored;
     char *database;
     char player[600];           /* the player's canonical name */
-    char status[16];            /* "ok", "unusable", "interrupted" */
+    int has_verdict;            /* a live run: its grading came to a verdict (run_status) */
+    ma_verdict_state verdict;   /* then: recorded, or interrupted */
     char message[600];          /* why the run stopped early, "" when it did not */
     int64_t run_id;
     size_t n_notes;
@@ -55,6 +56,7 @@ typedef struct recorder {
 typedef struct job {
     ma_grading *g;
     const ma_grade_run_options *opt;
+    uint64_t stop_after_moves;     /* the test build's stop (ma_grade_run_hooked), 0: never */
     ma_variant variant;
     ma_database *db;
     ma_player *player;
@@ -114,7 +116,7 @@ static int choose_variant(job *J, ma_error *err)
             return ma_error_set(err, MA_EMISSING, "%s: holds no sector file", dir);
         if (vars & (vars - 1))
             return ma_error_set(err, MA_EUSAGE,
-                                "%s: holds several variants; choose one with --variant", dir);
+                                "%s: holds several variants; choose one (variant)", dir);
         J->variant = (ma_variant)__builtin_ctz(vars);
     } else if (!(vars & (1u << J->variant))) {
         return ma_error_set(err, MA_EMISSING, "%s: holds no %s sector file", dir,
@@ -170,6 +172,17 @@ static int prepare(job *J, ma_error *err)
     return o->audit_path ? open_store(J, err) : MA_OK;
 }
 
+/* A live run's status, as the store keeps it and its report shows it, from its verdict, in a grade
+ * run's words (docs/audit-schema.md): "ok" for a grading recorded (ma_verdict_status names it
+ * "recorded"), ma_verdict_status's "interrupted", and "unusable" for a grading that stopped on an
+ * error before it had a verdict. */
+static const char *run_status(const ma_grading *g)
+{
+    if (!g->has_verdict)
+        return "unusable";
+    return g->verdict == MA_VERDICT_RECORDED ? "ok" : ma_verdict_status(g->verdict);
+}
+
 /* The report's facts of a live run. */
 static void fill_info(job *J)
 {
@@ -183,7 +196,7 @@ static void fill_info(job *J)
         .skipped_no_turn = r->skipped_no_turn, .skipped_bad = r->skipped_bad, .stones = r->stones,
         .games = r->games, .player_wins = r->player_wins, .player_draws = r->player_draws,
         .player_losses = r->player_losses, .games_capped = r->games_capped, .seconds = r->seconds,
-        .player_seconds = r->player_seconds, .status = g->status,
+        .player_seconds = r->player_seconds, .status = run_status(g),
         .message = g->message[0] ? g->message : NULL, .run_id = g->run_id,
     };
     g->tally = &r->tally;
@@ -217,7 +230,7 @@ static int grade(job *J, ma_error *err)
         .sectors = o->sectors && o->sectors->n ? o->sectors->sector : NULL,
         .n_sectors = o->sectors ? o->sectors->n : 0, .stones = o->stones,
         .max_plies = o->max_plies ? o->max_plies : 300, .progress = o->progress,
-        .cancel = o->cancel, .stop_after_moves = o->stop_after_moves, .on_move = on_move,
+        .cancel = o->cancel, .stop_after_moves = J->stop_after_moves, .on_move = on_move,
         .ctx = J->rec,
     };
     int rc = ma_grade_play(J->db, J->player, &go, g->res, err);
@@ -225,13 +238,13 @@ static int grade(job *J, ma_error *err)
         snprintf(g->message, sizeof g->message, "%s", err->msg);
         if (rc == MA_ECANCELED) {
             g->result = ma_result_of_signal(o->cancel && *o->cancel == SIGTERM ? SIGTERM : SIGINT);
-            snprintf(g->status, sizeof g->status, "interrupted");
+            g->verdict = MA_VERDICT_INTERRUPTED;
         } else {
             /* what the options ask the database refutes is a usage error, anything else makes
              * the input unusable */
             g->result = rc == MA_EUSAGE ? MA_EUSAGE
                         : ma_exit_code_for(rc) == MA_EXIT_OK ? MA_EFORMAT : rc;
-            snprintf(g->status, sizeof g->status, "unusable");
+            g->has_verdict = 0;
         }
         if (g->res->graded)
             ma_error_set(err, rc, "%s (the %s graded before %s kept%s)", g->message,
@@ -250,6 +263,12 @@ static int grade(job *J, ma_error *err)
 
 int ma_grade_run(ma_grading **out, const ma_grade_run_options *opt, ma_error *err)
 {
+    return ma_grade_run_hooked(out, opt, 0, err);
+}
+
+int ma_grade_run_hooked(ma_grading **out, const ma_grade_run_options *opt, uint64_t stop_after_moves,
+                        ma_error *err)
+{
     *out = NULL;
     ma_grading *g = calloc(1, sizeof *g);
     recorder *rec = calloc(1, sizeof *rec);
@@ -261,17 +280,20 @@ int ma_grade_run(ma_grading **out, const ma_grade_run_options *opt, ma_error *er
         return ma_error_set(err, MA_ENOMEM, "grade: out of memory");
     }
     *out = g;
-    snprintf(g->status, sizeof g->status, "ok");
-    job J = {.g = g, .opt = opt, .rec = rec};
-    int rc = !opt->player ? ma_error_set(err, MA_EUSAGE, "grade: no player given")
-             : !opt->count ? ma_error_set(err, MA_EINVAL, "grade: nothing to grade (count 0)")
-                           : prepare(&J, err);
+    /* until the grading says otherwise: what it grades is recorded */
+    g->has_verdict = 1;
+    g->verdict = MA_VERDICT_RECORDED;
+    ma_grade_run_options o = *opt; /* with the defaults filled in */
+    if (!o.count)
+        o.count = MA_GRADE_DEFAULT_COUNT;
+    job J = {.g = g, .opt = &o, .rec = rec, .stop_after_moves = stop_after_moves};
+    int rc = !opt->player ? ma_error_set(err, MA_EUSAGE, "grade: no player given") : prepare(&J, err);
     if (rc)
         g->result = rc;
     else
         rc = grade(&J, err);
     ma_error e;
-    if (rec->audit && rec->run_id && ma_audit_run_end(rec->audit, rec->run_id, g->status, &e) &&
+    if (rec->audit && rec->run_id && ma_audit_run_end(rec->audit, rec->run_id, run_status(g), &e) &&
         ma_result_exit_code(g->result) < MA_EXIT_IO)
         note(g, &e);
     ma_audit_close(rec->audit);
@@ -364,12 +386,12 @@ int ma_grade_sectors_add(ma_grade_sectors *l, const char *text, ma_error *err)
         int named = 0;
         ma_error e;
         if (l->n == MA_GRADE_MAX_SECTORS)
-            return ma_error_set(err, MA_EUSAGE, "--sector: more than %s", MA_COUNT(l->n, "sector", "sectors"));
+            return ma_error_set(err, MA_EUSAGE, "sectors: more than %s", MA_COUNT(l->n, "sector", "sectors"));
         if (ma_sector_arg_parse(tok, &v, &named, &l->sector[l->n], &e))
             return ma_error_set(err, MA_EUSAGE, "%s", e.msg);
         if (named) {
             if (l->variant && l->variant != v)
-                return ma_error_set(err, MA_EUSAGE, "--sector: sectors of two variants");
+                return ma_error_set(err, MA_EUSAGE, "sectors of two variants");
             l->variant = v;
         }
         l->n++;

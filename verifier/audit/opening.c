@@ -702,7 +702,7 @@ static int check_options(const ma_opening_options *o, ma_sector *s, ma_board *b,
         return ma_error_set(err, MA_EINVAL, "opening: unknown variant %d", (int)o->variant);
     int n = ma_variant_stones(o->variant);
     if (o->stones < 3 || o->stones > n)
-        return ma_error_set(err, MA_EINVAL, "opening: --stones %d: expected 3..%d for %s",
+        return ma_error_set(err, MA_EINVAL, "opening: stones %d: expected 3..%d for %s",
                             o->stones, n, ma_variant_name(o->variant));
     if (o->tt_bytes < 4 * sizeof(tt_entry))
         return ma_error_set(err, MA_EINVAL, "opening: transposition table of %s: at least %s needed",

@@ -50,7 +50,7 @@ int ma_opening_db_create(ma_opening_db **out, ma_database *db, ma_variant v, con
         if (!fits(only[i]) || !ma_sector_valid(v, only[i]) || only[i].wf || only[i].bf) {
             free(o);
             return ma_error_set(err, MA_EINVAL,
-                                "--only-sectors %s: not a movement sector (W_B_0_0) of %s", name,
+                                "only_sectors %s: not a movement sector (W_B_0_0) of %s", name,
                                 ma_variant_name(v));
         }
         o->only[slot_of(only[i])] = 1;

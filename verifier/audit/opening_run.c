@@ -23,6 +23,8 @@ struct ma_opening_proof {
     int result;                 /* the command result (common/verdict.h) */
     int search_result;          /* the verdict before recording: the JSON document's "exit" */
     int searched;               /* the search ran to its end */
+    int has_verdict;            /* the search ended, or was interrupted: verdict holds how */
+    ma_verdict_state verdict;
     char *database;             /* as given */
     ma_variant variant;
     int stones;
@@ -74,17 +76,17 @@ static int parse_only(job *J, ma_error *err)
         int named = 0;
         ma_error e;
         if (J->n_only >= sizeof J->only / sizeof J->only[0])
-            return ma_error_set(err, MA_EUSAGE, "--only-sectors: more than %s",
+            return ma_error_set(err, MA_EUSAGE, "only_sectors: more than %s",
                                 MA_COUNT(sizeof J->only / sizeof J->only[0], "sector", "sectors"));
         if (ma_sector_arg_parse(tok, &tv, &named, &J->only[J->n_only], &e))
-            return ma_error_set(err, MA_EUSAGE, "--only-sectors: %s", e.msg);
+            return ma_error_set(err, MA_EUSAGE, "only_sectors: %s", e.msg);
         if (named && tv != v)
-            return ma_error_set(err, MA_EUSAGE, "--only-sectors %s: not a %s sector", tok,
+            return ma_error_set(err, MA_EUSAGE, "only_sectors %s: not a %s sector", tok,
                                 ma_variant_name(v));
         J->n_only++;
     }
     if (!J->n_only)
-        return ma_error_set(err, MA_EUSAGE, "--only-sectors: no sector given");
+        return ma_error_set(err, MA_EUSAGE, "only_sectors: no sector given");
     return MA_OK;
 }
 
@@ -93,12 +95,12 @@ static int check_options(job *J, ma_error *err)
 {
     const ma_opening_run_options *o = J->opt;
     if (o->variant == MA_VARIANT_LASK)
-        return ma_error_set(err, MA_EUSAGE, "--variant lask: Lasker Morris mixes placing and "
+        return ma_error_set(err, MA_EUSAGE, "variant lask: Lasker Morris mixes placing and "
                                             "moving, so its placement phase is no finite tree; use std or mora");
     if (o->variant != MA_VARIANT_STD && o->variant != MA_VARIANT_MORA)
-        return ma_error_set(err, MA_EUSAGE, "--variant is required");
+        return ma_error_set(err, MA_EUSAGE, "variant is required");
     if (o->stones < 3 || o->stones > ma_variant_stones(o->variant))
-        return ma_error_set(err, MA_EUSAGE, "--stones %d: %s has %d stones per side", o->stones,
+        return ma_error_set(err, MA_EUSAGE, "stones %d: %s has %d stones per side", o->stones,
                             ma_variant_name(o->variant), ma_variant_stones(o->variant));
     return J->only_text ? parse_only(J, err) : MA_OK;
 }
@@ -280,15 +282,19 @@ static int search(job *J, ma_error *err)
     ma_opening_db_missing(J->odb, p->missing, sizeof p->missing);
     p->bad_leaves = ma_opening_db_bad_leaves(J->odb);
     snprintf(p->first_bad, sizeof p->first_bad, "%s", ma_opening_db_first_bad(J->odb));
-    if (rc == MA_ECANCELED)
+    if (rc == MA_ECANCELED) {
+        p->has_verdict = 1;
+        p->verdict = MA_VERDICT_INTERRUPTED;
         p->result = ma_result_of_signal(o->cancel && *o->cancel == SIGTERM ? SIGTERM : SIGINT);
-    else if (rc) /* the search's own code, but never "usage" or "ok" (exit 3) */
+    } else if (rc) { /* the search's own code, but never "usage" or "ok" (exit 3) */
         p->result = rc == MA_EUSAGE ? MA_EFORMAT : rc;
-    else {
+    } else {
         p->searched = 1;
-        p->result = ma_result_of_verdict(p->res.discrepancies ? MA_VERDICT_DISCREPANCIES
-                                         : p->res.status == MA_OPENING_UNPROVEN ? MA_VERDICT_INCOMPLETE
-                                                                                : MA_VERDICT_VERIFIED, 0);
+        p->has_verdict = 1;
+        p->verdict = p->res.discrepancies ? MA_VERDICT_DISCREPANCIES
+                     : p->res.status == MA_OPENING_UNPROVEN ? MA_VERDICT_INCOMPLETE
+                                                            : MA_VERDICT_VERIFIED;
+        p->result = ma_result_of_verdict(p->verdict, 0);
         p->search_result = p->result;
         if (p->res.status == MA_OPENING_UNPROVEN && !p->res.discrepancies)
             explain_unproven(p);
@@ -299,15 +305,16 @@ static int search(job *J, ma_error *err)
     return rc;
 }
 
-/* The run's status in the store, from its result. */
+/* The run's status in the store, from its verdict, in an opening run's words
+ * (docs/audit-schema.md): ma_verdict_status's "ok", "discrepancies" and "interrupted", and
+ * "unproven" for a search that ended without proving the value (the verdict incomplete). A run
+ * that stopped on an error before it had a verdict, or whose result was not recorded whole, is
+ * "unusable". */
 static const char *run_status(const ma_opening_proof *p)
 {
-    int code = ma_result_exit_code(p->result);
-    if (p->searched && p->res.status == MA_OPENING_UNPROVEN && code == MA_EXIT_BAD_INPUT)
-        return "unproven";
-    return code == MA_EXIT_OK ? "ok" : code == MA_EXIT_MISMATCH ? "discrepancies"
-                                 : code >= 128                  ? "interrupted"
-                                                                : "unusable";
+    if (!p->has_verdict || p->has_store_error)
+        return "unusable";
+    return p->verdict == MA_VERDICT_INCOMPLETE ? "unproven" : ma_verdict_status(p->verdict);
 }
 
 int ma_opening_run(ma_opening_proof **out, const ma_opening_run_options *opt, ma_error *err)

@@ -53,7 +53,7 @@ int ma_player_create(ma_player **out, const char *spec, ma_variant v, double tim
         long d = colon ? strtol(colon + 1, &end, 10) : -1;
         if (!colon || !end || *end || end == colon + 1 || d < 1 || d > MAX_DEPTH) {
             rc = ma_error_set(err, MA_EINVAL,
-                              "--player '%s': expected ab:EVAL:DEPTH with DEPTH 1..%d, e.g. "
+                              "player '%s': expected ab:EVAL:DEPTH with DEPTH 1..%d, e.g. "
                               "ab:material:3 or ab:mills+mobility:4", spec, MAX_DEPTH);
         } else {
             *colon = '\0';
@@ -68,7 +68,7 @@ int ma_player_create(ma_player **out, const char *spec, ma_variant v, double tim
         }
     } else {
         rc = ma_error_set(err, MA_EINVAL,
-                          "--player '%s': expected ab:EVAL:DEPTH (e.g. ab:material:3), random, or "
+                          "player '%s': expected ab:EVAL:DEPTH (e.g. ab:material:3), random, or "
                           "cmd:COMMAND", spec);
     }
     if (rc) {

@@ -340,8 +340,10 @@ fail:
     return rc;
 }
 
-int ma_malom_file_open_sec2(ma_malom_file **out, const char *path, ma_variant variant,
-                            ma_sector sector, const ma_malom_secval *values, ma_error *err)
+/* no_values: NULL to read <variant>.secval beside the file when values is NULL and the file needs
+ * them, else the reason it may not (ma_malom_file_open_sec2_given). */
+static int open_sec2(ma_malom_file **out, const char *path, ma_variant variant, ma_sector sector,
+                     const ma_malom_secval *values, const char *no_values, ma_error *err)
 {
     ma_malom_file *f;
     int rc = map_file(&f, path, variant, sector, MA_MALOM_SEC2, stones_of(variant), err);
@@ -394,6 +396,8 @@ int ma_malom_file_open_sec2(ma_malom_file **out, const char *path, ma_variant va
         if (ma_malom_secval_variant(values) != variant)
             FAIL(MA_EINVAL, 0, "sector values given are for another variant");
         rc = ma_malom_secval_frame(values, sector, &f->frame, err);
+    } else if (no_values) {
+        FAIL(MA_EMISSING, 0, "not a STONE_DIFF file, so it needs its sector values: %s", no_values);
     } else {
         rc = frame_from_beside(f, err);
     }
@@ -404,6 +408,18 @@ int ma_malom_file_open_sec2(ma_malom_file **out, const char *path, ma_variant va
 fail:
     ma_malom_file_close(f);
     return rc;
+}
+
+int ma_malom_file_open_sec2(ma_malom_file **out, const char *path, ma_variant variant,
+                            ma_sector sector, const ma_malom_secval *values, ma_error *err)
+{
+    return open_sec2(out, path, variant, sector, values, NULL, err);
+}
+
+int ma_malom_file_open_sec2_given(ma_malom_file **out, const char *path, ma_variant variant, ma_sector sector,
+                                  const ma_malom_secval *values, const char *no_values, ma_error *err)
+{
+    return open_sec2(out, path, variant, sector, values, no_values ? no_values : "none given", err);
 }
 
 int ma_malom_file_open_sec(ma_malom_file **out, const char *path, ma_variant variant,

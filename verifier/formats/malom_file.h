@@ -81,6 +81,12 @@ typedef struct ma_malom_file ma_malom_file;
  * the file is read (MA_EMISSING when absent). STONE_DIFF files ignore `values` (§5.6). */
 int ma_malom_file_open_sec2(ma_malom_file **out, const char *path, ma_variant variant,
                             ma_sector sector, const ma_malom_secval *values, ma_error *err);
+/* The same, but nothing is read beside the file: with values NULL a file that needs them is
+ * MA_EMISSING "...: not a STONE_DIFF file, so it needs its sector values: <no_values>" (a database
+ * reads its <variant>.secval once, from the bytes it hashed, verifier/formats/source.h; a sector must never
+ * read another version of it behind the database's back). */
+int ma_malom_file_open_sec2_given(ma_malom_file **out, const char *path, ma_variant variant, ma_sector sector,
+                                  const ma_malom_secval *values, const char *no_values, ma_error *err);
 /* Opens and validates a legacy .sec file. */
 int ma_malom_file_open_sec(ma_malom_file **out, const char *path, ma_variant variant,
                            ma_sector sector, ma_error *err);

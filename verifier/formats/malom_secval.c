@@ -368,9 +368,10 @@ fail:
     return rc;
 }
 
-int ma_malom_secval_open(ma_malom_secval **out, const char *path, ma_variant variant, ma_error *err)
+int ma_malom_secval_read(const char *path, char **out, size_t *out_len, ma_error *err)
 {
     *out = NULL;
+    *out_len = 0;
     int fd;
     ma_error oerr;
     int orc = ma_file_open_regular(path, &fd, NULL, &oerr);
@@ -395,14 +396,30 @@ int ma_malom_secval_open(ma_malom_secval **out, const char *path, ma_variant var
     int read_error = ferror(f) ? (errno ? errno : EIO) : 0;
     int too_long = len == CAP && fgetc(f) != EOF;
     fclose(f);
-    int rc;
+    int rc = MA_OK;
     if (read_error)
         rc = ma_error_set(err, MA_EIO, "%s: sector -: offset %zu: cannot read: %s", path, len, strerror(read_error));
     else if (too_long)
         rc = ma_error_set(err, MA_EFORMAT, "%s: sector -: offset %d: file longer than %s",
                           path, CAP, MA_COUNT(CAP, "byte", "bytes"));
-    else
-        rc = ma_malom_secval_parse(out, path, buf, len, variant, err);
+    if (rc) {
+        free(buf);
+        return rc;
+    }
+    *out = buf;
+    *out_len = len;
+    return MA_OK;
+}
+
+int ma_malom_secval_open(ma_malom_secval **out, const char *path, ma_variant variant, ma_error *err)
+{
+    *out = NULL;
+    char *buf;
+    size_t len;
+    int rc = ma_malom_secval_read(path, &buf, &len, err);
+    if (rc)
+        return rc;
+    rc = ma_malom_secval_parse(out, path, buf, len, variant, err);
     free(buf);
     return rc;
 }

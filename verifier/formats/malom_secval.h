@@ -38,7 +38,11 @@ typedef struct ma_malom_frame {
 
 typedef struct ma_malom_secval ma_malom_secval;
 
-/* Reads and checks a .secval file of the given variant. */
+/* Reads a .secval file into memory (*out malloc'd, *len bytes; at most 4 MiB, a regular file):
+ * the bytes ma_malom_secval_parse then parses, so whoever hashes them hashes what is parsed
+ * (verifier/formats/source.h: the digest a run records for the file). Errors as ma_malom_secval_open's. */
+int ma_malom_secval_read(const char *path, char **out, size_t *len, ma_error *err);
+/* Reads and checks a .secval file of the given variant (ma_malom_secval_read, then parse). */
 int ma_malom_secval_open(ma_malom_secval **out, const char *path, ma_variant variant, ma_error *err);
 /* Same on a buffer already in memory; `path` is used in messages only. */
 int ma_malom_secval_parse(ma_malom_secval **out, const char *path, const char *text, size_t len,

@@ -27,7 +27,7 @@ int ma_sector_picks_parse(const char *text, ma_sector_pick *picks, size_t max, s
         memcpy(item, p, len);
         item[len] = 0;
         if (*n >= max)
-            return ma_error_set(err, MA_EINVAL, "--sector: too many sectors (at most %zu)", max);
+            return ma_error_set(err, MA_EINVAL, "sectors: too many picked (at most %zu)", max);
         ma_sector_pick *k = &picks[*n];
         memset(k, 0, sizeof *k);
         int rc = ma_sector_arg_parse(item, &k->variant, &k->named_variant, &k->sector, err);

@@ -1,5 +1,10 @@
-/* verifier/formats/source: discovery of a database directory and normalised reading of its sectors. */
+/* verifier/formats/source: discovery of a database directory and normalised reading of its sectors.
+ * This file holds the database (discovery, the cache of opened sectors, opens in advance) and the
+ * table of formats: a source's format is decided here once, when its file is opened, and every
+ * ma_source_* operation goes through that format's ma_source_ops (verifier/formats/source_internal.h;
+ * the formats themselves are source_open.c and source_malom.c). */
 #include "verifier/formats/source.h"
+#include "verifier/formats/source_internal.h"
 
 #include <stdint.h>
 
@@ -12,6 +17,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "checksums/sha256.h"
 #include "common/fanout.h"
 #include "common/fileio.h"
 
@@ -22,19 +28,6 @@ typedef struct cached {
     ma_source *src;
     ma_error err;
 } cached;
-
-struct ma_source {
-    ma_format format;
-    ma_variant variant;
-    ma_sector sector;
-    const ma_db_sector *where;
-    uint64_t entries;
-    ma_open_file of;            /* open format */
-    ma_malom_file *mf;          /* Malom formats */
-    ma_malom_frame frame;
-    const ma_open_index *oix;   /* always prepared for the sector's W (positions, orbits) */
-    const ma_malom_index *mix;  /* Malom formats only */
-};
 
 struct ma_database {
     char root[4352];
@@ -50,30 +43,40 @@ struct ma_database {
     /* <variant>.secval of a .sec2 database: 0 absent, 1 present (not loaded), 2 loaded, 3 failed */
     int secval_state[4];
     ma_malom_secval *secval[4];
+    /* the digests of the very bytes parsed (secval_read: they were read, even if they did not
+     * parse), and why the file failed (state 3) */
+    ma_file_digest secval_dg[4];
+    int secval_read[4];
+    ma_error secval_err[4];
     char *aux[4];
     size_t n_aux;
     ma_open_index *oix;
     ma_malom_index *mix;
 };
 
+/* The formats, by ma_format: a new format is one more line (and its ma_source_ops). */
+static const ma_source_ops *const formats[] = {
+    [MA_FORMAT_OPEN] = &ma_source_open_ops,
+    [MA_FORMAT_SEC2] = &ma_source_sec2_ops,
+    [MA_FORMAT_SEC] = &ma_source_sec_ops,
+};
+#define N_FORMATS (sizeof formats / sizeof *formats)
+
+const ma_source_ops *ma_source_ops_of(ma_format f)
+{
+    return (unsigned)f < N_FORMATS ? formats[f] : NULL;
+}
+
 const char *ma_format_name(ma_format f)
 {
-    switch (f) {
-    case MA_FORMAT_OPEN: return "open";
-    case MA_FORMAT_SEC2: return "malom-sec2";
-    case MA_FORMAT_SEC: return "malom-sec";
-    }
-    return "unknown";
+    const ma_source_ops *o = ma_source_ops_of(f);
+    return o ? o->name : "unknown";
 }
 
 const char *ma_format_suffix(ma_format f)
 {
-    switch (f) {
-    case MA_FORMAT_OPEN: return ".mdb";
-    case MA_FORMAT_SEC2: return ".sec2";
-    case MA_FORMAT_SEC: return ".sec";
-    }
-    return "";
+    const ma_source_ops *o = ma_source_ops_of(f);
+    return o ? o->suffix : "";
 }
 
 static int has_suffix(const char *s, const char *suf)
@@ -85,16 +88,23 @@ static int has_suffix(const char *s, const char *suf)
 /* The format a name claims by its suffix, 0 for none. ".secval" is not a sector format. */
 static ma_format suffix_format(const char *name)
 {
-    if (has_suffix(name, ".mdb"))
-        return MA_FORMAT_OPEN;
-    if (has_suffix(name, ".sec2"))
-        return MA_FORMAT_SEC2;
-    if (has_suffix(name, ".sec"))
-        return MA_FORMAT_SEC;
+    for (size_t f = 0; f < N_FORMATS; f++)
+        if (formats[f] && has_suffix(name, formats[f]->suffix))
+            return (ma_format)f;
     return 0;
 }
 
 static ptrdiff_t find_at(const ma_database *db, ma_variant v, ma_sector s);
+
+int ma_database_file_like(const char *name)
+{
+    if (suffix_format(name))
+        return 1;
+    for (size_t f = 0; f < N_FORMATS; f++)
+        if (formats[f] && formats[f]->variant_file && has_suffix(name, formats[f]->variant_file))
+            return 1;
+    return 0;
+}
 
 /* ---- names ---- */
 
@@ -494,7 +504,7 @@ int ma_database_open(ma_database **out, const char *path, const ma_database_opti
         snprintf(p, sizeof p, "%.4000s/%.255s", db->dir, f->name);
         ma_escape_name(p, shown_p, sizeof shown_p);
         if (!f->format) { /* a .secval */
-            if (fmt == MA_FORMAT_SEC2)
+            if (ma_source_ops_of(fmt) && ma_source_ops_of(fmt)->variant_file)
                 db->secval_state[f->variant] = 1;
             continue; /* beside .sec or .mdb files a .secval is simply not needed */
         }
@@ -508,6 +518,16 @@ int ma_database_open(ma_database **out, const char *path, const ma_database_opti
             continue;
         }
         rc = add_sector(db, f);
+    }
+    /* one .sec2 file given: its <variant>.secval beside it is the database's, read like a listed
+     * one (once, from the bytes hashed), never by the reader behind the database's back */
+    if (rc == MA_OK && single && ma_source_ops_of(fmt) && ma_source_ops_of(fmt)->variant_file && db->n) {
+        ma_variant v = db->sectors[0].variant;
+        char p[4400];
+        struct stat st;
+        snprintf(p, sizeof p, "%.4000s/%s%s", db->dir, ma_variant_name(v), ma_source_ops_of(fmt)->variant_file);
+        if (lstat(p, &st) == 0)
+            db->secval_state[v] = 1;
     }
     if (rc == MA_OK && db->n) {
         db->cache = calloc(db->n, sizeof *db->cache);
@@ -540,10 +560,7 @@ static void source_free(ma_source *src)
 {
     if (!src)
         return;
-    if (src->format == MA_FORMAT_OPEN)
-        ma_open_file_close(&src->of);
-    else if (src->mf)
-        ma_malom_file_close(src->mf);
+    src->ops->close(src);
     free(src);
 }
 
@@ -553,8 +570,10 @@ void ma_database_close(ma_database *db)
         return;
     for (size_t i = 0; db->cache && i < db->n; i++)
         source_free(db->cache[i].src);
-    for (int v = 0; v < 4; v++)
+    for (int v = 0; v < 4; v++) {
         ma_malom_secval_free(db->secval[v]);
+        ma_file_digest_free(&db->secval_dg[v]);
+    }
     for (size_t i = 0; i < db->n_aux; i++)
         free(db->aux[i]);
     if (db->oix)
@@ -578,6 +597,23 @@ const ma_db_unusable *ma_database_unusable(const ma_database *db, size_t i) { re
 int ma_database_has_secval(const ma_database *db, ma_variant v)
 {
     return v >= 1 && v <= 3 && db->secval_state[v] != 0;
+}
+
+void ma_database_file_name(const ma_database *db, ma_variant v, ma_sector s, char *buf, size_t len)
+{
+    char sec[16];
+    ma_sector_format(s, sec, sizeof sec);
+    snprintf(buf, len, "%s_%s%s", ma_variant_name(v), sec,
+             ma_format_suffix(db->format ? db->format : MA_FORMAT_OPEN));
+}
+
+int ma_database_variant_file(const ma_database *db, ma_variant v, char *buf, size_t len)
+{
+    const ma_source_ops *o = ma_source_ops_of(db->format);
+    if (!o || !o->variant_file)
+        return 0;
+    snprintf(buf, len, "%s%s", ma_variant_name(v), o->variant_file);
+    return 1;
 }
 
 size_t ma_database_aux_count(const ma_database *db) { return db->n_aux; }
@@ -631,7 +667,8 @@ int ma_database_prepare(ma_database *db, int w, ma_error *err)
     if (!oix)
         return err ? err->code : MA_ENOMEM;
     int rc = ma_open_index_prepare(oix, w, err);
-    if (rc || db->format == MA_FORMAT_OPEN || !db->format)
+    const ma_source_ops *o = ma_source_ops_of(db->format);
+    if (rc || !o || o->open_numbered)
         return rc;
     ma_malom_index *mix = ma_database_malom_index(db, err);
     if (!mix)
@@ -639,8 +676,10 @@ int ma_database_prepare(ma_database *db, int w, ma_error *err)
     return ma_malom_index_prepare(mix, w, err);
 }
 
-/* The <variant>.secval a .sec2 sector of variant v is read with: loaded once; NULL when absent or
- * broken (then the reader itself reports what it lacks for a non-STONE_DIFF file). */
+/* The <variant>.secval a .sec2 sector of variant v is read with: read into memory once, hashed
+ * and parsed from those bytes, so the digest a run records (ma_database_secval_digest) is the
+ * digest of what every sector of v is read with, whatever happens to the file later; NULL when
+ * absent or broken (the sectors that need it then fail: sec2_open, source_malom.c). */
 static const ma_malom_secval *secval_for(ma_database *db, ma_variant v)
 {
     if (db->secval_state[v] == 1) {
@@ -648,7 +687,17 @@ static const ma_malom_secval *secval_for(ma_database *db, ma_variant v)
         snprintf(name, sizeof name, "%s.secval", ma_variant_name(v));
         snprintf(path, sizeof path, "%.4000s/%.255s", db->dir, name);
         ma_error e;
-        if (ma_malom_secval_open(&db->secval[v], path, v, &e) == MA_OK) {
+        char *buf = NULL;
+        size_t len = 0;
+        int rc = ma_malom_secval_read(path, &buf, &len, &e);
+        if (rc == MA_OK && ma_sha256_buffer_digest(&db->secval_dg[v], buf, len, 0) != MA_OK)
+            rc = ma_error_set(&e, MA_ENOMEM, "%s: out of memory", path);
+        if (rc == MA_OK) {
+            db->secval_read[v] = 1;
+            rc = ma_malom_secval_parse(&db->secval[v], path, buf, len, v, &e);
+        }
+        free(buf);
+        if (rc == MA_OK) {
             db->secval_state[v] = 2;
             char *copy = strdup(name);
             if (copy && db->n_aux < 4)
@@ -658,10 +707,27 @@ static const ma_malom_secval *secval_for(ma_database *db, ma_variant v)
         } else {
             db->secval_state[v] = 3;
             db->secval[v] = NULL;
+            db->secval_err[v] = e;
             add_bad(db, path, e.code, "%s", e.msg);
         }
     }
     return db->secval_state[v] == 2 ? db->secval[v] : NULL;
+}
+
+int ma_database_secval_digest(ma_database *db, ma_variant v, const ma_file_digest **out, ma_error *err)
+{
+    *out = NULL;
+    const ma_source_ops *o = ma_source_ops_of(db->format);
+    if (!o || !o->variant_file || v < 1 || v > 3 || !db->secval_state[v])
+        return MA_OK;
+    secval_for(db, v);
+    if (db->secval_read[v]) {
+        *out = &db->secval_dg[v];
+        return MA_OK;
+    }
+    if (err)
+        *err = db->secval_err[v];
+    return db->secval_err[v].code ? db->secval_err[v].code : MA_EIO;
 }
 
 /* Puts "<path>: sector <name>: offset 0: " in front of a reader message that lacks the path. */
@@ -684,41 +750,14 @@ static int open_prepared(ma_database *db, const ma_db_sector *s, const ma_malom_
     ma_source *src = calloc(1, sizeof *src);
     if (!src)
         return ma_error_set(err, MA_ENOMEM, "out of memory");
+    src->ops = ma_source_ops_of(db->format); /* the source's format, decided once */
     src->format = db->format;
     src->variant = s->variant;
     src->sector = s->sector;
     src->where = s;
-    int rc = MA_OK;
-    if (db->format == MA_FORMAT_OPEN) {
-        rc = ma_open_file_map(&src->of, s->path, db->oix, 1, err);
-        if (rc == MA_OK)
-            src->entries = src->of.header.entry_count;
-        /* §5.1: a reader reports a body that is not what its producer wrote; the digest is of the
-         * mapped bytes the reader then uses, so what was checked is what is read (an in-place
-         * rewrite after this point is verify's to catch, verifier/run/run.h) */
-        if (rc == MA_OK && !db->no_digest_check && ma_open_file_body_digest_ok(&src->of) == 0) {
-            char shown[1100];
-            ma_escape_name(s->path, shown, sizeof shown);
-            rc = ma_error_set(err, MA_EFORMAT,
-                              "%.900s: sector %s: offset 80: body digest mismatch: the entries are "
-                              "not the bytes whose SHA-256 the header records (--no-digest-check "
-                              "reads them anyway)",
-                              shown, s->name);
-            ma_open_file_close(&src->of);
-        }
-    } else {
-        rc = db->format == MA_FORMAT_SEC
-                 ? ma_malom_file_open_sec(&src->mf, s->path, s->variant, s->sector, err)
-                 : ma_malom_file_open_sec2(&src->mf, s->path, s->variant, s->sector, sv, err);
-        if (rc == MA_OK) {
-            src->entries = ma_malom_file_entry_count(src->mf);
-            src->frame = ma_malom_file_frame(src->mf);
-        }
-    }
+    ma_source_open_args a = {db->oix, db->no_digest_check, sv, db->secval_state[s->variant] != 0};
+    int rc = src->ops->open(src, s, &a, err);
     if (rc) {
-        if (db->format == MA_FORMAT_OPEN)
-            memset(&src->of, 0, sizeof src->of);
-        src->mf = NULL;
         free(src);
         name_the_file(s, err);
         return rc;
@@ -736,8 +775,9 @@ static int open_source(ma_database *db, const ma_db_sector *s, ma_source **out, 
         name_the_file(s, err);
         return rc;
     }
-    return open_prepared(db, s, db->format == MA_FORMAT_SEC2 ? secval_for(db, s->variant) : NULL,
-                         out, err);
+    const ma_malom_secval *sv =
+        ma_source_ops_of(db->format)->variant_file ? secval_for(db, s->variant) : NULL;
+    return open_prepared(db, s, sv, out, err);
 }
 
 /* Caches the outcome of opening sector i: MA_ENOMEM is not a property of the file and is not
@@ -791,7 +831,8 @@ static void open_part(void *ctx, unsigned part, unsigned parts)
 void ma_database_open_sources(ma_database *db, const ma_variant *v, const ma_sector *s, size_t n,
                               unsigned threads)
 {
-    if (threads < 2 || n < 2 || db->format == MA_FORMAT_OPEN || db->format == 0)
+    const ma_source_ops *o = ma_source_ops_of(db->format);
+    if (threads < 2 || n < 2 || !o || !o->open_in_advance)
         return;
     open_job *jobs = calloc(n, sizeof *jobs);
     size_t m = 0;
@@ -806,7 +847,7 @@ void ma_database_open_sources(ma_database *db, const ma_variant *v, const ma_sec
             continue;
         jobs[m].db = db;
         jobs[m].at = (size_t)i;
-        jobs[m].sv = db->format == MA_FORMAT_SEC2 ? secval_for(db, v[k]) : NULL;
+        jobs[m].sv = o->variant_file ? secval_for(db, v[k]) : NULL;
         m++;
     }
     if (m >= 2) {
@@ -824,10 +865,10 @@ int ma_database_source(ma_database *db, ma_variant v, ma_sector s, const ma_sour
     *out = NULL;
     ptrdiff_t i = find_at(db, v, s);
     if (i < 0) {
-        char sec[16], path[4400], shown[1100];
+        char sec[16], file[40], path[4400], shown[1100];
         ma_sector_format(s, sec, sizeof sec);
-        snprintf(path, sizeof path, "%s/%s_%s%s", db->dir, ma_variant_name(v), sec,
-                 ma_format_suffix(db->format ? db->format : MA_FORMAT_OPEN));
+        ma_database_file_name(db, v, s, file, sizeof file);
+        snprintf(path, sizeof path, "%s/%s", db->dir, file);
         ma_escape_name(path, shown, sizeof shown);
         return ma_error_set(err, MA_EMISSING, "%s: sector %s_%s: sector file absent",
                             shown, ma_variant_name(v), sec);
@@ -881,143 +922,66 @@ uint64_t ma_source_entries(const ma_source *src) { return src->entries; }
 
 const uint8_t *ma_source_bytes(const ma_source *src, size_t *size)
 {
-    if (src->format == MA_FORMAT_OPEN) {
-        *size = src->of.map_size;
-        return src->of.map;
-    }
-    return ma_malom_file_bytes(src->mf, size);
+    return src->ops->bytes(src, size);
 }
+
+ma_source_reader ma_source_reader_of(const ma_source *src) { return src->ops->reader; }
 
 const ma_open_file *ma_source_open_file(const ma_source *src)
 {
-    return src->format == MA_FORMAT_OPEN ? &src->of : NULL;
+    return src->ops->reader == MA_READER_OPEN ? &src->of : NULL;
 }
 
 const ma_malom_file *ma_source_malom_file(const ma_source *src)
 {
-    return src->format == MA_FORMAT_OPEN ? NULL : src->mf;
+    return src->ops->reader == MA_READER_MALOM ? src->mf : NULL;
 }
+
+int ma_source_draw_classes(const ma_source *src) { return src->ops->draw_classes; }
+int ma_source_full_board_draw_asked(const ma_source *src) { return src->ops->full_board_draw_asked; }
+int ma_source_open_numbered(const ma_source *src) { return src->ops->open_numbered; }
 
 int ma_source_same_scheme(const ma_source *a, const ma_source *b)
 {
-    return (a->format == MA_FORMAT_OPEN) == (b->format == MA_FORMAT_OPEN);
+    return a->ops->open_numbered == b->ops->open_numbered;
 }
 
 int ma_source_draw_frame(const ma_source *src)
 {
-    if (src->format != MA_FORMAT_SEC2)
-        return 0;
-    return src->mf && ma_malom_file_stone_diff(src->mf) ? 1 : 2;
+    return src->ops->draw_frame(src);
 }
 
 uint64_t ma_source_split_unit(const ma_source *src)
 {
-    uint64_t unit = src->format == MA_FORMAT_OPEN ? ma_open_binomial(MA_POINTS - src->sector.w, src->sector.b)
-                                                  : 4096;
+    uint64_t unit = src->ops->split_unit(src);
     return unit ? unit : 1;
 }
 
 uint64_t ma_source_offset(const ma_source *src, uint64_t entry)
 {
-    return src->format == MA_FORMAT_OPEN ? ma_open_file_offset(entry)
-                                         : ma_malom_file_entry_offset(src->mf, entry);
+    return src->ops->offset(src, entry);
 }
 
 void ma_source_read(const ma_source *src, uint64_t entry, ma_stored *out)
 {
     memset(out, 0, sizeof *out);
     out->marker = -1;
-    if (src->format == MA_FORMAT_OPEN) {
-        uint16_t w = ma_open_file_word(&src->of, entry);
-        out->raw[0] = w;
-        ma_value v;
-        if (ma_open_value_decode(w, &v) != 0) {
-            out->kind = MA_STORED_BAD;
-            return;
-        }
-        if (v.outcome == MA_OUTCOME_NONE)
-            return; /* the filler; at a canonical entry the caller knows it is a bad encoding */
-        out->kind = MA_STORED_VALUE;
-        out->value = v;
-        return;
-    }
-    ma_malom_entry me;
-    ma_malom_file_entry(src->mf, entry, &me);
-    out->raw[0] = me.kind;
-    out->raw[1] = me.key1;
-    out->raw[2] = me.key2;
-    if (me.kind == MA_MALOM_SYM) {
-        /* a .sec2 marker may name a non-existent op >= 15 (the checker reports it); keep it
-         * recognisably out of range instead of letting the narrowing wrap it */
-        out->marker = (int8_t)(me.sym_op <= INT8_MAX ? me.sym_op : INT8_MAX);
-        return;
-    }
-    ma_malom_result r;
-    if (ma_malom_interpret(&src->frame, &me, &r) != MA_OK) {
-        out->kind = MA_STORED_BAD;
-        return;
-    }
-    out->kind = MA_STORED_VALUE;
-    out->value.outcome = r.outcome > 0 ? MA_OUTCOME_WIN : r.outcome < 0 ? MA_OUTCOME_LOSS
-                                                                         : MA_OUTCOME_DRAW;
-    out->value.depth = r.outcome ? (uint16_t)r.depth : 0;
-    if (src->format == MA_FORMAT_SEC2) {
-        out->has_draw_class = 1;
-        out->draw_class = r.draw_class;
-    }
+    src->ops->read(src, entry, out);
 }
 
 void ma_source_read_range(const ma_source *src, uint64_t first, uint64_t count, ma_stored *out)
 {
-    if (src->format != MA_FORMAT_OPEN) {
-        for (uint64_t i = 0; i < count; i++)
-            ma_source_read(src, first + i, &out[i]);
-        return;
-    }
-    /* the open format's words decode without a call per entry: most of what a sector walk costs */
-    for (uint64_t i = 0; i < count; i++) {
-        uint16_t w = ma_open_file_word(&src->of, first + i);
-        ma_stored *o = &out[i];
-        o->has_draw_class = 0;
-        o->marker = -1;
-        o->draw_class = 0;
-        o->raw[0] = w;
-        o->raw[1] = o->raw[2] = 0;
-        o->value.outcome = MA_OUTCOME_NONE;
-        o->value.depth = 0;
-        if (w == 0) {
-            o->kind = MA_STORED_NONE;
-            continue;
-        }
-        /* docs/format.md §5.3, as ma_open_value_decode, without a call per entry: outcome in
-         * the top two bits, depth below; a draw has depth 0, a win an odd and a loss an even one */
-        unsigned outcome = w >> 14, depth = w & 0x3FFFu;
-        int ok = outcome == MA_OUTCOME_WIN    ? (depth & 1) == 1
-                 : outcome == MA_OUTCOME_LOSS ? (depth & 1) == 0
-                 : outcome == MA_OUTCOME_DRAW ? depth == 0
-                                              : 0;
-        if (!ok) {
-            o->kind = MA_STORED_BAD;
-            continue;
-        }
-        o->kind = MA_STORED_VALUE;
-        o->value.outcome = (ma_outcome)outcome;
-        o->value.depth = (uint16_t)depth;
-    }
+    src->ops->read_range(src, first, count, out);
 }
 
 ma_board ma_source_board(const ma_source *src, uint64_t entry)
 {
-    return src->format == MA_FORMAT_OPEN
-               ? ma_open_index_unrank(src->oix, src->sector.w, src->sector.b, entry)
-               : ma_malom_index_unrank(src->mix, src->sector.w, src->sector.b, entry);
+    return src->ops->board(src->oix, src->mix, src->sector, entry);
 }
 
 int ma_source_canonical(const ma_source *src, uint64_t entry)
 {
-    if (src->format == MA_FORMAT_OPEN)
-        return ma_open_index_is_canonical(ma_source_board(src, entry));
-    return ma_malom_index_marker(src->mix, src->sector.w, src->sector.b, entry) < 0;
+    return src->ops->canonical(src, entry);
 }
 
 int ma_source_orbit(const ma_source *src, uint64_t entry)
@@ -1031,89 +995,30 @@ int ma_source_orbit(const ma_source *src, uint64_t entry)
 int ma_source_canonical_range(const ma_source *src, uint64_t first, uint64_t count, int orbits,
                               uint8_t *out)
 {
-    int w = src->sector.w, b = src->sector.b;
-    if (src->format != MA_FORMAT_OPEN) {
-        for (uint64_t i = 0; i < count; i++) {
-            uint64_t e = first + i;
-            if (ma_malom_index_marker(src->mix, w, b, e) >= 0) {
-                out[i] = 0;
-                continue;
-            }
-            if (!orbits) {
-                out[i] = 1;
-                continue;
-            }
-            /* the orbit does not depend on the index scheme: 16 / the board's stabiliser, through
-             * the open index's byte tables (many times faster than ma_open_orbit_size) */
-            ma_board bd = ma_malom_index_unrank(src->mix, w, b, e);
-            int fixed = 1;
-            for (int op = 1; op < MA_SYM_OPS; op++) {
-                ma_board img = ma_open_index_apply(src->oix, op, bd);
-                fixed += img.mover == bd.mover && img.opp == bd.opp;
-            }
-            out[i] = (uint8_t)(MA_SYM_OPS / fixed);
-        }
-        return MA_OK;
-    }
-    /* Entries rep*M .. rep*M+M-1 belong to representative rep (M = C(24-W, B)); classify sorts
-     * out all of them at once. */
-    uint64_t m = ma_open_binomial(MA_POINTS - w, b), end = first + count;
-    uint8_t *scratch = NULL;
-    for (uint64_t e = first; e < end;) {
-        uint64_t rep = e / m, lo = rep * m, hi = lo + m;
-        if (e == lo && hi <= end) {
-            ma_open_index_classify(src->oix, w, b, rep, out + (e - first));
-        } else {
-            if (!scratch && !(scratch = malloc(m)))
-                return MA_ENOMEM;
-            ma_open_index_classify(src->oix, w, b, rep, scratch);
-            uint64_t stop = hi < end ? hi : end;
-            memcpy(out + (e - first), scratch + (e - lo), stop - e);
-        }
-        e = hi < end ? hi : end;
-    }
-    free(scratch);
-    if (!orbits)
-        for (uint64_t i = 0; i < count; i++)
-            out[i] = out[i] != 0;
-    return MA_OK;
+    return src->ops->canonical_range(src, first, count, orbits, out);
 }
 
 uint64_t ma_source_entry_of(const ma_source *src, ma_board b)
 {
-    return src->format == MA_FORMAT_OPEN ? ma_open_index_rank(src->oix, b, NULL)
-                                         : ma_malom_index_rank(src->mix, b, NULL);
+    return src->ops->entry_of(src->oix, src->mix, b);
 }
 
 void ma_source_describe(const ma_source *src, const ma_stored *v, char *buf, size_t len)
 {
-    char val[32];
-    if (src->format == MA_FORMAT_OPEN) {
-        if (v->kind == MA_STORED_BAD) {
-            snprintf(buf, len, "bad 0x%04X", (unsigned)v->raw[0]);
-        } else if (v->kind == MA_STORED_NONE) {
-            snprintf(buf, len, "none (0x0000)");
-        } else {
-            ma_value_format(v->value, val, sizeof val);
-            snprintf(buf, len, "%s (0x%04X)", val, (unsigned)v->raw[0]);
-        }
-        return;
-    }
-    if (v->kind == MA_STORED_NONE) {
-        snprintf(buf, len, "marker op %d", (int)v->marker);
-        return;
-    }
-    if (v->raw[0] == MA_MALOM_COUNT) {
-        snprintf(buf, len, "draw (count %d)", (int)v->raw[2]);
-        return;
-    }
-    if (v->kind == MA_STORED_BAD) {
-        snprintf(buf, len, "bad val %d,%d", (int)v->raw[1], (int)v->raw[2]);
-        return;
-    }
-    if (v->value.outcome == MA_OUTCOME_DRAW && v->has_draw_class)
-        snprintf(val, sizeof val, "draw A=%d", (int)v->draw_class);
-    else
-        ma_value_format(v->value, val, sizeof val);
-    snprintf(buf, len, "%s (val %d,%d)", val, (int)v->raw[1], (int)v->raw[2]);
+    src->ops->describe(src, v, buf, len);
+}
+
+ma_scheme ma_source_scheme(const ma_source *src)
+{
+    return (ma_scheme){src->format, src->oix, src->mix};
+}
+
+ma_board ma_scheme_board(const ma_scheme *sc, ma_sector s, uint64_t entry)
+{
+    return ma_source_ops_of(sc->format)->board(sc->oix, sc->mix, s, entry);
+}
+
+uint64_t ma_scheme_entry_of(const ma_scheme *sc, ma_board b)
+{
+    return ma_source_ops_of(sc->format)->entry_of(sc->oix, sc->mix, b);
 }

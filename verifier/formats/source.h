@@ -38,6 +38,14 @@
  * and offset apply, "<path>: <what>: <strerror>" for a directory that cannot be read. Control
  * characters of file names are escaped (\n, \x1b) so a message stays one line.
  *
+ * Every format is one source (verifier/formats/source_internal.h: a table of the format's
+ * operations; source_open.c, source_malom.c): a source's format is decided once, when its file is
+ * opened, and every ma_source_* call goes through that format's operations. What a caller would
+ * otherwise ask the format for (the name a sector file has, the file per variant a format reads
+ * beside the sector files, the reader and so the checker a source feeds, the index scheme its
+ * entries are numbered by, whether it keeps draw classes) it asks the database or the source, so
+ * that no caller branches on the format and a new format is one new source.
+ *
  * Threading: ma_database_open, ma_database_source, ma_database_open_sources and
  * ma_database_release are single-threaded (they prepare index tables; ma_database_open_sources runs
  * threads of its own inside). Every function taking a const ma_source may then be called from any
@@ -49,6 +57,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "checksums/sha256.h"
 #include "common/ma_error.h"
 #include "verifier/formats/malom_file.h"
 #include "verifier/formats/open_file.h"
@@ -86,6 +95,11 @@ typedef struct ma_database_options {
                            * their header when opened (--no-digest-check) */
 } ma_database_options;
 
+/* Non-zero when a file name (without directory) looks like a database file: its suffix is .mdb,
+ * .sec2, .sec or .secval. Discovery lists every such name as a usable sector or an unusable file;
+ * whoever checks that a directory holds nothing but attested files must treat them so too. */
+int ma_database_file_like(const char *name);
+
 /* Discovers the database at path (a directory or one sector file). opt may be NULL.
  * Errors: MA_EMISSING (no such path), MA_EIO (directory unreadable, with strerror), MA_EFORMAT (a
  * single file given whose name is not a sector file's; a directory holding no usable sector file
@@ -122,6 +136,24 @@ const char *ma_database_aux(const ma_database *db, size_t i);
 /* Non-zero when discovery found a usable <variant>.secval of variant v in a .sec2 database (the
  * sector values its non-STONE_DIFF files are read with). */
 int ma_database_has_secval(const ma_database *db, ma_variant v);
+
+/* The name of sector s's file of variant v in this database's format ("std_3_3_0_0.sec2"; the open
+ * format's name in a database of no format), whether or not the file is there; 40 bytes always
+ * suffice. */
+void ma_database_file_name(const ma_database *db, ma_variant v, ma_sector s, char *buf, size_t len);
+/* The file every sector of variant v is read with besides the sector files, as a name inside
+ * ma_database_dir: "<variant>.secval" in a .sec2 database. Returns 1 and writes the name when the
+ * database's format reads one (whether or not it is there: ma_database_has_secval), else 0. */
+int ma_database_variant_file(const ma_database *db, ma_variant v, char *buf, size_t len);
+
+/* The digests (whole and per chunk) of the very bytes of <variant>.secval that every sector of v
+ * is read with (docs/runs.md "The bytes hashed are the bytes checked"): the file is read into
+ * memory once, when first needed or now, and parsed from those bytes; no sector of v ever reads
+ * another version of it (a non-STONE_DIFF file of v fails when it is absent or unusable). *out
+ * NULL and MA_OK when the database has no such file (or is not .sec2); the file's error when it
+ * could not be read (it is also among the unusable files); a file read but not parsed gives the
+ * digest of the bytes read. The digest stays valid until ma_database_close. */
+int ma_database_secval_digest(ma_database *db, ma_variant v, const ma_file_digest **out, ma_error *err);
 
 /* The indexes every source of this database is read through (created on first use, prepared for
  * the W of each opened sector). Checkers need them prepared for successor sectors too: see
@@ -198,9 +230,46 @@ void ma_source_describe(const ma_source *src, const ma_stored *v, char *buf, siz
  * old inode mapped. */
 const uint8_t *ma_source_bytes(const ma_source *src, size_t *size);
 
-/* The format readers' handles, for the checkers (NULL for the other format). */
+/* The reader a source reads its file through, and so the checker it feeds: the open format's
+ * (ma_source_open_file; verifier/check/check.h) or Malom's, for .sec2 and .sec alike
+ * (ma_source_malom_file; verifier/check/malom_check.h). */
+typedef enum ma_source_reader {
+    MA_READER_OPEN = 0,
+    MA_READER_MALOM = 1
+} ma_source_reader;
+#define MA_READERS 2
+ma_source_reader ma_source_reader_of(const ma_source *src);
+
+/* The format readers' handles, for the checkers (NULL for the other reader). */
 const ma_open_file *ma_source_open_file(const ma_source *src);
 const ma_malom_file *ma_source_malom_file(const ma_source *src);
+
+/* Non-zero when the format stores a draw class with every draw (.sec2: ma_stored.draw_class);
+ * zero when it keeps none (open, .sec). */
+int ma_source_draw_classes(const ma_source *src);
+/* Non-zero when a source's values follow the full-board draw rule (verifier/check/rules.h) only
+ * when the user asks for it (Malom's formats: its builds differ; verify --full-board-draw); zero
+ * when the format states the variant's rule always (the open format, docs/format.md). */
+int ma_source_full_board_draw_asked(const ma_source *src);
+/* Non-zero when the source numbers its entries by the open index scheme (docs/index-scheme.md):
+ * entry i of sector W_B is the open index's position i, so work in the open numbering reads its
+ * entries directly; else (Malom's scheme) each position is looked up with ma_source_entry_of. */
+int ma_source_open_numbered(const ma_source *src);
+
+/* An index scheme without a file: how the sources of a format number a sector's entries, by the
+ * checker's own indexes. For work on entry numbers alone, when no file is open (a merge
+ * reclassifies shards' discrepancies with it, verifier/run/merge.h). oix must be prepared for the
+ * W of every sector worked on (the open format), mix likewise (Malom's formats). */
+typedef struct ma_scheme {
+    ma_format format;
+    const ma_open_index *oix;
+    const ma_malom_index *mix;
+} ma_scheme;
+/* The scheme a source is read by (its database's indexes). */
+ma_scheme ma_source_scheme(const ma_source *src);
+/* ma_source_board and ma_source_entry_of of the scheme's format, for sector s. */
+ma_board ma_scheme_board(const ma_scheme *sc, ma_sector s, uint64_t entry);
+uint64_t ma_scheme_entry_of(const ma_scheme *sc, ma_board b);
 
 /* What a comparison of two sources (verifier/run/diff.c) needs to know of their formats, so it need not
  * know the formats:

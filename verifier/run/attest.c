@@ -10,6 +10,7 @@
 #include "checksums/sha256.h"
 #include "verifier/formats/open_file.h"
 #include "verifier/formats/provenance.h"
+#include "verifier/formats/source.h"
 #include "indexer/position.h"
 #include "verifier/check/rules_desc.h"
 
@@ -100,6 +101,26 @@ int ma_attest_create(ma_audit *a, const ma_ed25519_key *key, const ma_attest_cre
     if (!st.kind || strcmp(st.kind, "verify") != 0) {
         rc = ma_error_set(err, MA_EINVAL, "%s: run %lld is a %s run; only verify runs are attested",
                           opt->store_name ? opt->store_name : "audit store", (long long)st.run_id, st.kind ? st.kind : "(unknown)");
+        goto done;
+    }
+    snprintf(out->scope, sizeof out->scope, "%s", st.scope ? st.scope : "sectors");
+    out->n_inputs = st.n_inputs;
+    if (strcmp(out->scope, "database") != 0 && !opt->allow_partial) {
+        out->partial = 1;
+        rc = ma_error_set(err, MA_EINVAL, "%s: run %lld checked some sectors of the database (--sector or --shard), "
+                          "not all of them: it proves %zu sector%s given %zu file%s it read but did not check; "
+                          "--allow-partial attests it with that scope",
+                          opt->store_name ? opt->store_name : "audit store", (long long)st.run_id, st.n_sector_rows,
+                          st.n_sector_rows == 1 ? "" : "s", st.n_inputs, st.n_inputs == 1 ? "" : "s");
+        goto done;
+    }
+    if (st.merge_unsealed && !opt->allow_unsealed) {
+        out->unsealed = 1;
+        rc = ma_error_set(err, MA_EINVAL, "%s: run %lld is a merge that trusted %lld shard store%s as written (runs "
+                          "merge without --seal-key): it proves what the stores said, not what a key vouches for; "
+                          "merge sealed shards with --seal-key, or --allow-unsealed attests it as it is",
+                          opt->store_name ? opt->store_name : "audit store", (long long)st.run_id,
+                          (long long)st.merge_unsealed, st.merge_unsealed == 1 ? "" : "s");
         goto done;
     }
     if (strcmp(out->verdict, "verified") != 0 && !opt->allow_unverified) {
@@ -199,61 +220,83 @@ static int subject_cmp(const void *key, const void *elem)
     return strcmp((const char *)key, ((const ma_attest_subject *)elem)->name);
 }
 
-/* Hashes every subject under dir and lists the sector files of dir that no subject names. */
-static int check_db(ma_attest_check *c, const char *dir, unsigned threads, ma_error *err)
+/* Hashes files[0..n) under dir and records each one that does not match (input: they are the
+ * statement's inputs, read but not checked). */
+static int check_files(ma_attest_check *c, const char *dir, const ma_attest_subject *files, size_t n, int input,
+                       unsigned threads, ma_error *err)
 {
-    const ma_attest_statement *st = &c->st;
-    size_t n = st->n_subjects;
-    char **full = calloc(n, sizeof *full);
-    ma_file_digest *dg = calloc(n, sizeof *dg);
-    int *rcs = calloc(n, sizeof *rcs);
-    ma_error *errs = calloc(n, sizeof *errs);
-    char **listed = NULL;
-    size_t n_listed = 0;
-    int rc = MA_OK;
-    if (!full || !dg || !rcs || !errs) {
-        rc = ma_error_set(err, MA_ENOMEM, "attestation: out of memory");
-        goto done;
-    }
-    /* the listing first: a directory that cannot be read is the command's failure, not a file's */
-    if ((rc = ma_manifest_list(&listed, &n_listed, dir, NULL, 0, err)))
-        goto done;
+    char **full = calloc(n ? n : 1, sizeof *full);
+    ma_file_digest *dg = calloc(n ? n : 1, sizeof *dg);
+    int *rcs = calloc(n ? n : 1, sizeof *rcs);
+    ma_error *errs = calloc(n ? n : 1, sizeof *errs);
+    int rc = full && dg && rcs && errs ? MA_OK : ma_error_set(err, MA_ENOMEM, "attestation: out of memory");
     for (size_t i = 0; i < n && !rc; i++) {
-        size_t len = strlen(dir) + strlen(st->subjects[i].name) + 2;
+        size_t len = strlen(dir) + strlen(files[i].name) + 2;
         if (!(full[i] = malloc(len)))
             rc = ma_error_set(err, MA_ENOMEM, "attestation: out of memory");
         else
-            snprintf(full[i], len, "%s/%s", dir, st->subjects[i].name);
+            snprintf(full[i], len, "%s/%s", dir, files[i].name);
     }
-    if (rc)
-        goto done;
-    ma_sha256_options o = {0};
-    o.threads = threads;
-    o.whole_only = 1;
-    ma_error all;
-    int hrc = ma_sha256_files(dg, rcs, errs, (const char *const *)full, n, &o, &all);
-    if (hrc == MA_ENOMEM || hrc == MA_EINTERNAL) {
-        rc = ma_error_set(err, hrc, "%s", all.msg);
-        goto done;
+    if (!rc && n) {
+        ma_sha256_options o = {0};
+        o.threads = threads;
+        o.whole_only = 1;
+        ma_error all;
+        int hrc = ma_sha256_files(dg, rcs, errs, (const char *const *)full, n, &o, &all);
+        if (hrc == MA_ENOMEM || hrc == MA_EINTERNAL)
+            rc = ma_error_set(err, hrc, "%s", all.msg);
     }
-    c->db_checked = 1;
     for (size_t i = 0; i < n && !rc; i++) {
-        const ma_attest_subject *s = &st->subjects[i];
+        const ma_attest_subject *s = &files[i];
         if (rcs[i] == MA_OK) {
             char hex[65];
             ma_sha256_hex(hex, dg[i].digest);
             if (!strcmp(hex, s->sha256))
-                c->files_ok++;
+                input ? c->inputs_ok++ : c->files_ok++;
             else
                 rc = add_issue(c, s->name, "changed", s->sha256, hex, NULL, err);
         } else {
             rc = add_issue(c, s->name, rcs[i] == MA_EMISSING ? "missing" : "unreadable", s->sha256, NULL,
                            errs[i].msg, err);
         }
+        if (!rc && c->n_issues && !strcmp(c->issues[c->n_issues - 1].path, s->name))
+            c->issues[c->n_issues - 1].input = input;
     }
-    /* every sector file of the directory must be attested: a database is more than the files the
-     * attestation happens to name */
-    for (size_t i = 0; i < n_listed && !rc; i++) {
+    for (size_t i = 0; full && i < n; i++) {
+        free(full[i]);
+        if (dg)
+            ma_file_digest_free(&dg[i]);
+    }
+    free(full);
+    free(dg);
+    free(rcs);
+    free(errs);
+    return rc;
+}
+
+/* Hashes every subject (and input) under dir; for a statement of the whole database also lists
+ * the database files of dir that no subject names. */
+static int check_db(ma_attest_check *c, const char *dir, unsigned threads, ma_error *err)
+{
+    const ma_attest_statement *st = &c->st;
+    size_t n = st->n_subjects;
+    char **listed = NULL;
+    size_t n_listed = 0;
+    /* the listing first: a directory that cannot be read is the command's failure, not a file's */
+    int rc = ma_manifest_list(&listed, &n_listed, dir, NULL, 0, err);
+    if (!rc)
+        rc = check_files(c, dir, st->subjects, n, 0, threads, err);
+    if (!rc)
+        rc = check_files(c, dir, st->inputs, st->n_inputs, 1, threads, err);
+    if (!rc)
+        c->db_checked = 1;
+    /* a statement of the whole database must name every database file of the directory: a
+     * database is more than the files the attestation happens to name. A file counts when its
+     * name looks like a database file (as discovery sorts names: a file whose header cannot be
+     * read is one, an unusable one) or when its header states a format. A statement of some
+     * sectors claims nothing about the other files. */
+    int database = st->scope && !strcmp(st->scope, "database");
+    for (size_t i = 0; database && i < n_listed && !rc; i++) {
         if (bsearch(listed[i], st->subjects, n, sizeof *st->subjects, subject_cmp))
             continue;
         size_t len = strlen(dir) + strlen(listed[i]) + 2;
@@ -266,19 +309,9 @@ static int check_db(ma_attest_check *c, const char *dir, unsigned threads, ma_er
         ma_file_provenance prov;
         ma_file_provenance_read(&prov, p, listed[i]);
         free(p);
-        if (prov.format[0])
+        if (prov.format[0] || (!strchr(listed[i], '/') && ma_database_file_like(listed[i])))
             rc = add_issue(c, listed[i], "not attested", NULL, NULL, NULL, err);
     }
-done:
-    for (size_t i = 0; full && i < n; i++) {
-        free(full[i]);
-        if (dg)
-            ma_file_digest_free(&dg[i]);
-    }
-    free(full);
-    free(dg);
-    free(rcs);
-    free(errs);
     ma_manifest_paths_free(listed, n_listed);
     return rc;
 }
@@ -307,6 +340,8 @@ int ma_attest_check_envelope(const char *text, size_t len, const char *name, con
         char what[300];
         snprintf(what, sizeof what, "%s: payload", name);
         rc = ma_attest_statement_parse((const char *)env.payload, env.payload_len, what, &out->st, err);
+        if (!rc)
+            rc = ma_attest_statement_check(&out->st, what, err);
         out->statement_ok = rc == MA_OK;
     }
     ma_dsse_envelope_free(&env);
@@ -350,7 +385,9 @@ int ma_store_attest_create(ma_attest_created *out, ma_audit *a, const ma_ed25519
 
 int ma_store_attest_create_result(int rc, const ma_attest_created *c)
 {
-    if (rc && c && c->unverified)
+    if (rc && c && c->partial)
+        return ma_result_of_verdict(MA_VERDICT_PARTIAL, 0);
+    if (rc && c && (c->unverified || c->unsealed))
         return ma_result_of_verdict(MA_VERDICT_DIFFER, 0);
     return ma_store_input_result(rc);
 }
@@ -371,7 +408,23 @@ int ma_store_attest_verify(ma_attest_check **out, const char *text, size_t len, 
 
 ma_verdict_state ma_store_attest_verdict(const ma_attest_check *k)
 {
-    return k->signature_valid && !k->n_issues ? MA_VERDICT_VERIFIED : MA_VERDICT_DIFFER;
+    if (!k->signature_valid || !k->statement_ok || k->n_issues)
+        return MA_VERDICT_DIFFER;
+    const char *v = k->st.verdict ? k->st.verdict : "";
+    if (strcmp(v, "verified") != 0) {
+        static const struct {
+            const char *name;
+            ma_verdict_state state;
+        } map[] = {{"discrepancies", MA_VERDICT_DISCREPANCIES},
+                   {"within-bounds", MA_VERDICT_WITHIN_BOUNDS},
+                   {"interrupted", MA_VERDICT_INTERRUPTED}};
+        for (size_t i = 0; i < sizeof map / sizeof *map; i++)
+            if (!strcmp(v, map[i].name))
+                return map[i].state;
+        return MA_VERDICT_INCOMPLETE;
+    }
+    /* a proof of some sectors given its inputs is never a proof of the database */
+    return k->st.scope && !strcmp(k->st.scope, "database") ? MA_VERDICT_VERIFIED : MA_VERDICT_PARTIAL;
 }
 
 int ma_store_attest_signature_valid(const ma_attest_check *k) { return k->signature_valid; }

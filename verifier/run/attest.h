@@ -14,10 +14,12 @@
  *
  * Check: the envelope is parsed (MA_EFORMAT: unusable), its signature verified against the public
  * key (a bad one is a result, not an error: signature_valid = 0, and nothing of the payload is
- * trusted or parsed), then the payload type and the statement (MA_EFORMAT). With a database
- * directory, every subject is hashed and compared, and every sector file of the directory
- * (verifier/formats/provenance.h states a format for it) must be a subject; each disagreement is a listed
- * issue naming the file.
+ * trusted or parsed), then the payload type and the statement (MA_EFORMAT, also for a statement
+ * that contradicts itself: reports/store/attest_statement.h). With a database directory, every subject
+ * and every input is hashed and compared; for a statement of the whole database every database
+ * file of the directory (a name discovery sorts as one, verifier/formats/source.h, or a header that states
+ * a format, verifier/formats/provenance.h) must be a subject. Each disagreement is a listed issue naming
+ * the file.
  */
 #ifndef MA_VERIFIER_ATTEST_H
 #define MA_VERIFIER_ATTEST_H
@@ -43,6 +45,7 @@ typedef struct ma_attest_issue {
     const char *what;            /* "changed", "missing", "unreadable", "not attested" */
     char *expected, *actual;     /* digests (hex) where they apply, else NULL */
     char *message;               /* the reader's message for "missing"/"unreadable", else NULL */
+    int input;                   /* the file is an input of the statement (read, not checked) */
 } ma_attest_issue;
 
 typedef struct ma_attest_check {
@@ -57,6 +60,7 @@ typedef struct ma_attest_check {
                                     -1: not known (no variant) */
     int db_checked;
     size_t files_ok;             /* subjects whose bytes matched */
+    size_t inputs_ok;            /* inputs whose bytes matched */
     ma_attest_issue *issues;
     size_t n_issues;
 } ma_attest_check;

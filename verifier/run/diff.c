@@ -74,11 +74,11 @@ static void set_side(ma_diff_sector *s, int side_b, const ma_database *db, const
     if (side_b) {
         s->b = d;
         s->format_b = ma_database_format(db);
-        snprintf(s->path_b, sizeof s->path_b, "%s", d->path);
+        s->path_b = d->path; /* the database's own string: it lives as long as the report */
     } else {
         s->a = d;
         s->format_a = ma_database_format(db);
-        snprintf(s->path_a, sizeof s->path_a, "%s", d->path);
+        s->path_a = d->path;
     }
     s->variant = d->variant;
     s->sector = d->sector;
@@ -90,7 +90,7 @@ static void set_side(ma_diff_sector *s, int side_b, const ma_database *db, const
  * a sector of its database that fails with discovery's reason (verifier/formats/source.h). */
 static const char *listed_unusable(const ma_database *db, const char *path)
 {
-    for (size_t i = 0; i < ma_database_unusable_count(db); i++)
+    for (size_t i = 0; path && i < ma_database_unusable_count(db); i++)
         if (!strcmp(ma_database_unusable(db, i)->path, path))
             return ma_database_unusable(db, i)->message;
     return NULL;
@@ -156,7 +156,7 @@ int ma_diff_plan(ma_diff_sector **out, size_t *n, const ma_database *a, const ma
         ma_escape_name(ma_database_root(a), ra, sizeof ra);
         ma_escape_name(ma_database_root(b), rb, sizeof rb);
         free(list);
-        return ma_error_set(err, MA_EMISSING, "--sector %s: in neither %s nor %s", lost->text, ra, rb);
+        return ma_error_set(err, MA_EMISSING, "sector %s: in neither %s nor %s", lost->text, ra, rb);
     }
     for (size_t i = 0; i < k; i++) {
         ma_diff_sector *s = &list[i];
@@ -371,6 +371,8 @@ static int compare(ma_diff_result *out, const ma_source *a, const ma_source *b, 
         return ma_error_set(err, MA_EINVAL, "%s and %s: not the same variant and sector", name,
                             ma_source_name(b));
     unsigned threads = opt->threads ? opt->threads : online_cpus();
+    /* examples kept: 0 is the default, MA_KEEP_NONE none */
+    size_t limit = opt->limit == MA_KEEP_NONE ? 0 : opt->limit ? opt->limit : MA_DIFF_DEFAULT_LIMIT;
     if (threads > MAX_THREADS)
         threads = MAX_THREADS;
     ma_format fa = ma_source_format(a), fb = ma_source_format(b);
@@ -380,7 +382,7 @@ static int compare(ma_diff_result *out, const ma_source *a, const ma_source *b, 
     c.same_format = fa == fb;
     c.same_scheme = ma_source_same_scheme(a, b);
     c.draw_cmp = ma_source_draw_frame(a) && ma_source_draw_frame(a) == ma_source_draw_frame(b);
-    c.limit = opt->limit;
+    c.limit = limit;
     c.succ = succ;
     /* Work is split on representative boundaries of an open A, so each representative is
      * classified once (ma_source_canonical_range). */
@@ -397,7 +399,7 @@ static int compare(ma_diff_result *out, const ma_source *a, const ma_source *b, 
     memset(jobs, 0, sizeof jobs);
     int rc = MA_OK;
     uint64_t units = (total + unit - 1) / unit;
-    size_t cap = opt->limit ? opt->limit : 1;
+    size_t cap = limit ? limit : 1;
     for (unsigned t = 0; t < threads && rc == MA_OK; t++) {
         scan_job *j = &jobs[t];
         j->c = &c;
@@ -457,7 +459,7 @@ static int compare(ma_diff_result *out, const ma_source *a, const ma_source *b, 
             for (unsigned t = 0; t < threads; t++) {
                 size_t n = pass == 0 ? jobs[t].n_rex : pass == 1 ? jobs[t].n_pex : jobs[t].n_eex;
                 const ma_diff_example *src = pass == 0 ? jobs[t].rex : pass == 1 ? jobs[t].pex : jobs[t].eex;
-                for (size_t i = 0; i < n && out->n_examples < opt->limit; i++)
+                for (size_t i = 0; i < n && out->n_examples < limit; i++)
                     out->examples[out->n_examples++] = src[i];
             }
     }

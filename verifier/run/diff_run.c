@@ -54,7 +54,7 @@ static int begin_record(ma_audit **audit, int64_t *run_id, const ma_diff_run_opt
     json_decref(o);
     if (!options)
         return ma_error_set(err, MA_ENOMEM, "diff: out of memory");
-    ma_run_meta meta = {NULL, 0, options, opt->shard_index, opt->shard_count, -1, -1, NULL, -1, 0}; /* no mode: a verify word */
+    ma_run_meta meta = {NULL, 0, options, opt->shard_index, opt->shard_count, -1, -1, NULL, -1, 0, NULL}; /* no mode: a verify word */
     rc = ma_audit_run_meta_set(*audit, *run_id, &meta, err);
     free(options);
     return rc;
@@ -202,16 +202,29 @@ static int compare_all(ma_diff_report *r, const ma_diff_run_options *opt, ma_aud
     return MA_OK;
 }
 
+/* The run's status in the store, from its verdict, in a diff run's words (docs/audit-schema.md):
+ * "ok" when the values agree, "discrepancies" when they differ, and "unusable" when an input could
+ * not be compared (readers take it as incomplete) or the diff stopped on an error (r->fatal)
+ * before it had a verdict. ma_verdict_status names the states otherwise ("values-agree"), and the
+ * store keeps the words diff runs have always recorded. */
+static const char *run_status(const ma_diff_report *r)
+{
+    if (r->fatal)
+        return "unusable";
+    switch (verdict_of(r)) {
+    case MA_VERDICT_AGREE: return "ok";
+    case MA_VERDICT_DIFFER: return "discrepancies";
+    default: return "unusable";
+    }
+}
+
 /* The store's status of the run and the records asked for: a record not written wins (MA_EIO). */
 static void finish_records(ma_diff_report *r, const ma_diff_run_options *opt, ma_audit *audit,
                            int64_t run_id, int record_failed)
 {
     if (audit && run_id) {
-        int code = ma_result_exit_code(r->result);
-        const char *status = code == MA_EXIT_OK ? "ok" : code == MA_EXIT_MISMATCH ? "discrepancies"
-                                                                                : "unusable";
         ma_error e;
-        if (ma_audit_run_end(audit, run_id, status, &e) && !record_failed) {
+        if (ma_audit_run_end(audit, run_id, run_status(r), &e) && !record_failed) {
             record_failed = 1;
             notice(r, e.msg);
         }

@@ -26,6 +26,7 @@ struct ma_manifest_check {
 
 /* What one check holds while it hashes. */
 typedef struct check_job {
+    const ma_manifest_test_hooks *hooks; /* or NULL */
     ma_audit *audit;
     ma_audit_chunks *rec;            /* per line: the store's chunk digests, when have_rec */
     int *have_rec, *rcs;
@@ -142,7 +143,8 @@ static int check_listed(ma_manifest_check *c, check_job *j, const ma_manifest_ch
     c->files = calloc(n, sizeof *c->files);
     if (!j->rec || !j->have_rec || !j->rcs || !j->dig || !j->full || !c->errs || !c->files)
         return ma_error_set(err, MA_ENOMEM, "out of memory");
-    ma_manifest_hash_watch watch = {opt->progress, opt->on_hashed, opt->hashed_ctx};
+    ma_manifest_hash_watch watch = {opt->progress, j->hooks ? j->hooks->on_hashed : NULL,
+                                    j->hooks ? j->hooks->ctx : NULL};
     ma_sha256_options sha = {.threads = opt->threads, .on_progress = ma_manifest_on_bytes, .progress_ctx = &watch};
     int rc = opt->audit_path ? find_recorded(c, j, opt->audit_path, &sha, err) : MA_OK;
     if (rc != MA_OK)
@@ -241,6 +243,12 @@ static void free_job(check_job *j, size_t n)
 
 int ma_manifest_check_run(ma_manifest_check **out, const ma_manifest_check_options *opt, ma_error *err)
 {
+    return ma_manifest_check_run_hooked(out, opt, NULL, err);
+}
+
+int ma_manifest_check_run_hooked(ma_manifest_check **out, const ma_manifest_check_options *opt,
+                                 const ma_manifest_test_hooks *h, ma_error *err)
+{
     *out = NULL;
     if (!opt->manifest)
         return ma_error_set(err, MA_EINVAL, "manifest check: no manifest given");
@@ -265,7 +273,7 @@ int ma_manifest_check_run(ma_manifest_check **out, const ma_manifest_check_optio
     s->malformed_lines = c->m.malformed;
     if (c->m.n == 0)
         return ma_error_set(err, MA_EFORMAT, "%s: no properly formatted SHA-256 checksum lines found", s->manifest);
-    check_job j = {0};
+    check_job j = {.hooks = h};
     rc = check_listed(c, &j, opt, err);
     free_job(&j, c->m.n);
     if (rc == MA_OK && !opt->ignore_extra)

@@ -11,6 +11,7 @@
 #include <sys/stat.h>
 
 #include "checksums/manifest.h"
+#include "common/output.h"
 #include "checksums/sha256.h"
 #include "common/counts.h"
 #include "verifier/formats/source.h"
@@ -154,6 +155,7 @@ int ma_manifest_is_manifest_file(const char *path)
 /* What one create holds while it works. */
 typedef struct create_job {
     const ma_manifest_create_options *opt;
+    const ma_manifest_test_hooks *hooks; /* or NULL */
     char *ex[MA_MANIFEST_N_EXCLUDES];
     char **rel, **full;
     size_t n;
@@ -171,7 +173,7 @@ static int create_list(create_job *j, ma_manifest_created *out, ma_error *err)
     if (rc != MA_OK)
         return rc; /* the output's directory is unusable */
     /* A killed earlier create left its temporary file: ours to remove, as no one else will. */
-    if (strcmp(opt->out, "-") && (rc = ma_manifest_remove_stale_temps(opt->out, &out->stale_removed, err)) != MA_OK)
+    if (!ma_output_is_stdout(opt->out) && (rc = ma_manifest_remove_stale_temps(opt->out, &out->stale_removed, err)) != MA_OK)
         return rc;
     if (opt->audit_path && (rc = ma_audit_open(&j->audit, opt->audit_path, err)) != MA_OK)
         return rc;
@@ -212,7 +214,8 @@ static int create_begin_run(create_job *j, ma_error *err)
 static int create_hash(create_job *j, ma_manifest_created *out, ma_error *err)
 {
     const ma_manifest_create_options *opt = j->opt;
-    ma_manifest_hash_watch watch = {opt->progress, opt->on_hashed, opt->hashed_ctx};
+    ma_manifest_hash_watch watch = {opt->progress, j->hooks ? j->hooks->on_hashed : NULL,
+                                    j->hooks ? j->hooks->ctx : NULL};
     ma_sha256_options sha = {.chunk_size = opt->chunk_size ? opt->chunk_size : MA_SHA256_DEFAULT_CHUNK,
                              .threads = opt->threads, .cancel = opt->cancel,
                              .on_progress = ma_manifest_on_bytes, .progress_ctx = &watch};
@@ -257,10 +260,16 @@ static int create_write(create_job *j, ma_manifest_created *out, ma_error *err)
 
 int ma_manifest_create(ma_manifest_created *out, const ma_manifest_create_options *opt, ma_error *err)
 {
+    return ma_manifest_create_hooked(out, opt, NULL, err);
+}
+
+int ma_manifest_create_hooked(ma_manifest_created *out, const ma_manifest_create_options *opt,
+                              const ma_manifest_test_hooks *h, ma_error *err)
+{
     memset(out, 0, sizeof *out);
     if (!opt->dir || !opt->out || (!strcmp(opt->out, "-") && !opt->out_stream))
         return ma_error_set(err, MA_EINVAL, "manifest create: no directory, output or output stream given");
-    create_job j = {.opt = opt};
+    create_job j = {.opt = opt, .hooks = h};
     int rc = ma_manifest_dir_check(opt->dir, err);
     if (rc == MA_OK)
         rc = create_list(&j, out, err);
@@ -298,7 +307,7 @@ static int merge_facts(char root[PATH_MAX], uint64_t **sizes, const ma_manifest_
     char *copy = strdup(opt->out);
     if (!copy)
         return ma_error_set(err, MA_ENOMEM, "out of memory");
-    const char *dir = opt->dir ? opt->dir : !strcmp(opt->out, "-") ? "." : dirname(copy);
+    const char *dir = opt->dir ? opt->dir : ma_output_is_stdout(opt->out) ? "." : dirname(copy);
     int rc = ma_manifest_dir_check(dir, err);
     if (rc == MA_OK && !realpath(dir, root))
         rc = ma_error_set(err, MA_EFORMAT, "%s: %s", dir, strerror(errno));
@@ -373,6 +382,8 @@ int ma_manifest_merge_run(ma_manifest_merged_info *out, const ma_manifest_merge_
 
 void ma_manifest_merged_info_free(ma_manifest_merged_info *m)
 {
+    if (!m)
+        return;
     free(m->missing);
     memset(m, 0, sizeof *m);
 }

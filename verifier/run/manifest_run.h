@@ -14,7 +14,23 @@
 #include <stddef.h>
 
 #include "common/ma_error.h"
+#include "common/progress.h"
 #include "millaudit/manifest.h"
+
+/* The test build's rendezvous (cli/test_hook.c, millaudit-planted only): called after each chunk
+ * hashed, with the hashing pool's lock held (no further chunk is claimed until it returns). Not
+ * part of the public options. */
+typedef void (*ma_manifest_hashed_fn)(void *ctx);
+typedef struct ma_manifest_test_hooks {
+    ma_manifest_hashed_fn on_hashed;
+    void *ctx;
+} ma_manifest_test_hooks;
+
+/* ma_manifest_create and ma_manifest_check_run with the test build's hooks (h may be NULL). */
+int ma_manifest_create_hooked(ma_manifest_created *out, const ma_manifest_create_options *opt,
+                              const ma_manifest_test_hooks *h, ma_error *err);
+int ma_manifest_check_run_hooked(ma_manifest_check **out, const ma_manifest_check_options *opt,
+                                 const ma_manifest_test_hooks *h, ma_error *err);
 
 /* Relative paths inside a directory that no listing includes (ma_manifest_excludes). */
 #define MA_MANIFEST_N_EXCLUDES 6

@@ -17,7 +17,9 @@
 #include "reports/store/audit_merge.h"
 #include "reports/store/audit_run.h"
 #include "reports/store/runs.h"
+#include "reports/store/audit_seal.h"
 #include "verifier/run/inventory.h"
+#include "verifier/run/seal.h"
 #include "verifier/check/rules.h"
 #include "verifier/run/run_sector.h"
 
@@ -33,6 +35,8 @@ typedef struct shard_in {
     size_t n_names;
     int interrupted;
     ma_inventory inv;          /* the inventory and plan it was planned from */
+    char sealed_by[65];        /* the key its seal verified with; "" unchecked */
+    int has_seal;              /* the store holds a seal of the run (checked or not) */
 } shard_in;
 
 /* One sector of the merged run. */
@@ -86,6 +90,7 @@ void ma_merge_result_free(ma_merge_result *r)
 {
     if (!r)
         return;
+    free(r->database_root);
     free(r->shards);
     free(r->missing);
     for (size_t i = 0; i < r->n_notes; i++)
@@ -114,6 +119,8 @@ void ma_merge_shard_source(const char *text, char *path, size_t len, int64_t *ru
     if (colon && colon > text && all_digits(colon + 1) && stat(text, &st) != 0) {
         snprintf(path, len, "%.*s", (int)(colon - text), text);
         *run = strtoll(colon + 1, NULL, 10);
+        if (*run <= 0)
+            *run = -1; /* ":0" names no run; never "the newest" */
         return;
     }
     snprintf(path, len, "%s", text);
@@ -155,6 +162,8 @@ static int open_shards(merge_ctx *c, ma_error *err)
         shard_in *s = &c->sh[i];
         int64_t run = 0;
         ma_merge_shard_source(opt->shards[i], s->path, sizeof s->path, &run);
+        if (run < 0)
+            return ma_error_set(err, MA_EINVAL, "%s: no such run: runs are numbered from 1", opt->shards[i]);
         if (stat(s->path, &s->st) != 0)
             return ma_error_set(err, MA_EMISSING, "%s: audit store does not exist", s->path);
         for (size_t j = 0; j < i; j++)
@@ -171,6 +180,14 @@ static int open_shards(merge_ctx *c, ma_error *err)
             rc = ma_audit_shard_run_find(s->a, &run, err);
         if (!rc)
             rc = ma_audit_shard_run_read(s->a, run, &s->info, err);
+        /* with a key, nothing of the store is believed before its seal verifies over every row the
+         * merge reads (docs/distributed.md "Sealing") */
+        if (!rc && opt->seal_key)
+            rc = ma_run_seal_check(s->a, run, opt->seal_key, s->path, s->sealed_by, err);
+        if (!rc && !opt->seal_key) {
+            ma_seal_row row;
+            rc = ma_audit_seal_read(s->a, run, &row, &s->has_seal, err);
+        }
         if (rc)
             return rc;
         if (!s->info.kind || strcmp(s->info.kind, "verify"))
@@ -935,7 +952,22 @@ static void note_partial(merge_ctx *c)
                  MA_NUM(res->n_missing), MA_COUNT(res->shard_count, "shard", "shards"), MA_NUM(res->n_interrupted));
 }
 
-int ma_merge_runs(const ma_merge_options *opt, ma_merge_result *res, ma_error *err)
+/* The key every shard's seal verified with, or the note that the stores were trusted as written. */
+static void note_sealing(merge_ctx *c)
+{
+    if (c->opt->seal_key) {
+        snprintf(c->res->sealed_by, sizeof c->res->sealed_by, "%s", ma_seal_key_id(c->opt->seal_key));
+        return;
+    }
+    size_t carried = 0;
+    for (size_t i = 0; i < c->n_sh; i++)
+        carried += c->sh[i].has_seal != 0;
+    add_note(c->res, "unsealed merge: the shard stores are trusted as written%s (--seal-key K believes only "
+                     "what K vouches for; docs/distributed.md, \"Sealing\")",
+             carried ? ", their seals were not checked" : "");
+}
+
+int ma_merge_runs(ma_merge_result *res, const ma_merge_options *opt, ma_error *err)
 {
     memset(res, 0, sizeof *res);
     if (!opt || !opt->out_path || !opt->n_shards)
@@ -969,7 +1001,8 @@ int ma_merge_runs(const ma_merge_options *opt, ma_merge_result *res, ma_error *e
     rc = c.format == MA_FORMAT_OPEN ? ma_open_index_create(&c.oix, err) : ma_malom_index_create(&c.mix, err);
     /* what the merge knows of its shards */
     res->shard_count = (unsigned)f->info.shard_count;
-    copy_text(res->database_root, sizeof res->database_root, f->info.database_root);
+    if (f->info.database_root && !(res->database_root = strdup(f->info.database_root)))
+        rc = ma_error_set(err, MA_ENOMEM, "merge: out of memory");
     copy_text(res->format, sizeof res->format, f->info.format);
     res->shards = calloc(c.n_sh, sizeof *res->shards);
     res->missing = calloc(res->shard_count ? res->shard_count : 1, sizeof *res->missing);
@@ -993,10 +1026,12 @@ int ma_merge_runs(const ma_merge_options *opt, ma_merge_result *res, ma_error *e
         o->sectors = s->n_names;
         o->planned_sectors = s->info.planned_sectors;
         o->interrupted = s->interrupted;
+        o->sealed = s->sealed_by[0] != 0;
         rowsh[i] = (ma_run_shard_row){s->info.shard_index, s->info.shard_count, s->path, s->info.run_id,
                                       s->info.host, s->info.command_line, s->info.started_at, s->info.ended_at,
                                       s->info.status, s->info.tool_version, s->info.git_revision,
-                                      (int64_t)s->n_names, s->info.planned_sectors};
+                                      (int64_t)s->n_names, s->info.planned_sectors,
+                                      s->sealed_by[0] ? s->sealed_by : NULL};
         manifests[i] = &s->run;
         planned = planned >= 0 && s->info.planned_sectors >= 0 ? planned + s->info.planned_sectors : -1;
         if (s->info.unusable_files > unusable)
@@ -1014,6 +1049,8 @@ int ma_merge_runs(const ma_merge_options *opt, ma_merge_result *res, ma_error *e
     }
     if (rc == MA_OK)
         note_partial(&c);
+    if (rc == MA_OK)
+        note_sealing(&c);
     ma_merged_run mr = {f->info.tool_version, git_mixed ? "mixed" : f->info.git_revision, opt->host,
                         opt->command_line, f->info.database_root, f->info.variant, f->info.format, f->options,
                         planned, unusable, manifests, c.n_sh, rowsh, c.n_sh};

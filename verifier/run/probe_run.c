@@ -56,7 +56,7 @@ static int open_db(ma_database **db, ma_variant *v, const ma_probe_run_options *
         return MA_OK;
     unsigned vars = ma_database_variants(*db);
     if (vars & (vars - 1)) {
-        rc = ma_error_set(err, MA_EINVAL, "%s holds several variants: give --variant",
+        rc = ma_error_set(err, MA_EINVAL, "%s holds several variants: name the variant",
                           ma_database_root(*db));
         ma_database_close(*db);
         *db = NULL;

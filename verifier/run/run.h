@@ -65,4 +65,25 @@
  * host its recorded process id decides. */
 #define MA_VRUN_HEARTBEAT_STALE_SECONDS 3600
 
+/* Discrepancy rows kept per sector when the options say 0 (the default). */
+#define MA_VRUN_DEFAULT_ROWS 1000
+
+/* The test build's stops and rendezvous (cli/test_hook.c links into millaudit-planted only): not
+ * part of the public options, so no program of the API can come to depend on them. */
+typedef struct ma_vrun_test_hooks {
+    /* stop as if cancel were set once this many sectors were checked and committed in this run
+     * (0: never), so tests interrupt a run at an exact point instead of racing a signal against
+     * the run's speed */
+    size_t stop_after_sectors;
+    /* called at fixed points: step "hashed" once after the hash phase (sector NULL), "opened"
+     * each time a sector's file is got from the reader for a check (the first time right after
+     * the reader opened it), and "checked" after each sector's check, before its inputs are
+     * hashed again; so a test can change a file at a defined moment. NULL: none. */
+    void (*on_step)(void *ctx, const char *step, const char *sector);
+    void *step_ctx;
+} ma_vrun_test_hooks;
+
+/* Installs h (copied) on r before ma_vrun_execute. */
+void ma_vrun_set_test_hooks(ma_vrun *r, const ma_vrun_test_hooks *h);
+
 #endif

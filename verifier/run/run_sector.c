@@ -197,7 +197,7 @@ static int check_malom(ma_rs_result *res, const ma_rs_input *in, const ma_vrules
     ma_mcheck_result m;
     if ((rc = ma_mcheck_sector(&m, &mi, err)))
         return rc;
-    int legacy = ma_source_format(in->src) == MA_FORMAT_SEC;
+    int legacy = !ma_source_draw_classes(in->src); /* .sec: values without a draw class */
     out->body_digest = -1;
     out->entries = m.entries;
     out->checked = m.entries;
@@ -251,14 +251,21 @@ static int check_malom(ma_rs_result *res, const ma_rs_input *in, const ma_vrules
     return rc;
 }
 
+/* The checker of each reader a source can have (verifier/formats/source.h): a format with a
+ * reader of its own brings its checker here; a format read by one of these needs nothing. */
+static int (*const checkers[MA_READERS])(ma_rs_result *, const ma_rs_input *, const ma_vrules *,
+                                         ma_error *) = {
+    [MA_READER_OPEN] = check_open,
+    [MA_READER_MALOM] = check_malom,
+};
+
 int ma_rs_check(ma_rs_result *res, const ma_rs_input *in, ma_error *err)
 {
     ma_vrules rules;
     int rc = ma_vrules_init(&rules, ma_source_variant(in->src), ma_source_sector(in->src), err);
     if (rc)
         return rc;
-    rc = ma_source_format(in->src) == MA_FORMAT_OPEN ? check_open(res, in, &rules, err)
-                                                      : check_malom(res, in, &rules, err);
+    rc = checkers[ma_source_reader_of(in->src)](res, in, &rules, err);
     if (rc)
         ma_rs_result_free(res);
     else if (res->out->message[0]) {
@@ -288,18 +295,6 @@ int ma_rs_class_fixed(int cls)
     return cls == MA_DISC_WRONG_TERMINAL || cls == MA_DISC_BAD_ENCODING || cls == MA_DISC_SYMMETRY;
 }
 
-static ma_board rk_board(const ma_rs_ranker *rk, ma_sector s, uint64_t entry)
-{
-    return rk->format == MA_FORMAT_OPEN ? ma_open_index_unrank(rk->oix, s.w, s.b, entry)
-                                        : ma_malom_index_unrank(rk->mix, s.w, s.b, entry);
-}
-
-static uint64_t rk_entry_of(const ma_rs_ranker *rk, ma_board b)
-{
-    return rk->format == MA_FORMAT_OPEN ? ma_open_index_rank(rk->oix, b, NULL)
-                                        : ma_malom_index_rank(rk->mix, b, NULL);
-}
-
 int ma_rs_classify_sets(ma_variant v, ma_sector s, const ma_rs_ranker *rk, const uint64_t *entries,
                         const uint8_t *fixed, size_t n, const ma_entry_set *const sets[MA_TURN_KINDS],
                         uint8_t *root, uint64_t *roots, uint64_t *propagated, ma_error *err)
@@ -317,13 +312,13 @@ int ma_rs_classify_sets(ma_variant v, ma_sector s, const ma_rs_ranker *rk, const
         /* a value fixed by the rules, bytes that are no value, and a misplaced marker or value are
          * faults of the entry itself, whatever its successors hold */
         if (!fixed[i]) {
-            if (ma_vrules_generate(&rules, rk_board(rk, s, entries[i]), t)) {
+            if (ma_vrules_generate(&rules, ma_scheme_board(rk, s, entries[i]), t)) {
                 free(t);
                 return ma_error_set(err, MA_EINTERNAL, "internal error: turn bound exceeded");
             }
             for (int k = 0; k < t->n && !prop && !t->immediate_wins; k++) {
                 const ma_entry_set *set = sets[t->kind[k]];
-                if (set && set->n && ma_entry_set_has(set, rk_entry_of(rk, t->succ[k])))
+                if (set && set->n && ma_entry_set_has(set, ma_scheme_entry_of(rk, t->succ[k])))
                     prop = 1;
             }
         }
@@ -344,10 +339,7 @@ int ma_rs_classify(ma_rs_result *res, const ma_rs_input *in,
     int rc = ma_vrules_init(&rules, ma_source_variant(in->src), ma_source_sector(in->src), err);
     if (rc)
         return rc;
-    ma_rs_ranker rk = {ma_source_format(in->src), NULL, NULL};
-    if (rk.format == MA_FORMAT_OPEN ? !(rk.oix = ma_database_open_index(in->db, err))
-                                    : !(rk.mix = ma_database_malom_index(in->db, err)))
-        return err->code;
+    ma_rs_ranker rk = ma_source_scheme(in->src);
     ma_entry_set own = {res->entries, res->n_items};
     const ma_entry_set *sets[MA_TURN_KINDS];
     for (int k = 0; k < MA_TURN_KINDS; k++) {
@@ -498,7 +490,7 @@ int ma_rs_rows_split(ma_rs_result *res, const ma_rs_input *in, size_t max_rows, 
     }
     ma_vrules rules;
     int rc = ma_vrules_init(&rules, ma_source_variant(in->src), ma_source_sector(in->src), err);
-    if (ma_source_format(in->src) != MA_FORMAT_OPEN)
+    if (ma_source_full_board_draw_asked(in->src))
         rules.full_board_draw = in->full_board_draw && rules.full_board_draw;
     for (size_t i = 0; rc == MA_OK && i < n; i++) {
         const ma_rs_item *it = &order[i];
@@ -646,7 +638,7 @@ int ma_rs_digest(ma_rs_result *res, const ma_rs_input *in, ma_error *err)
     memset(&sh, 0, sizeof sh);
     sh.in = in;
     sh.res = res;
-    sh.open_fmt = ma_source_format(in->src) == MA_FORMAT_OPEN;
+    sh.open_fmt = ma_source_open_numbered(in->src);
     ma_sector s = ma_source_sector(in->src);
     sh.w = s.w;
     sh.b = s.b;

@@ -1,11 +1,13 @@
 /*
  * verifier/run/run_sector: the format-neutral half of checking one sector, for the run engine.
  *
- * ma_rs_check runs the format's checker (open: verifier/check/check.h, Malom: verifier/check/malom_check.h) on
- * a source and turns its result into the engine's one shape: counts, every discrepancy as an item
- * (entry, class, derived value), the sector's status. ma_rs_classify splits the items into roots and
- * propagated from the successor sectors' discrepancy sets, by forward move generation on the
- * source's boards (the same rule for both formats). ma_rs_rows builds the reported rows (roots
+ * ma_rs_check runs the checker of the source's reader (open: verifier/check/check.h, Malom:
+ * verifier/check/malom_check.h) on a source and turns its result into the engine's one shape:
+ * counts, every discrepancy as an item (entry, class, derived value), the sector's status. It asks
+ * the source (verifier/formats/source.h) what differs between formats, never the format itself.
+ * ma_rs_classify splits the items into roots and propagated from the successor sectors'
+ * discrepancy sets, by forward move generation on the boards of the source's index scheme (the
+ * same rule for every format). ma_rs_rows builds the reported rows (roots
  * first), each with the turn that refutes the stored value; ma_rs_digest computes the
  * derived-value digest and histogram over the values the run established (docs/reproducibility.md).
  *
@@ -81,14 +83,10 @@ int ma_rs_classify(ma_rs_result *res, const ma_rs_input *in,
 int ma_rs_class_fixed(int cls);
 
 /* The indexes a classification unranks the sector's entries and ranks successor positions with:
- * the checker's own index of the database's format (no file is read). oix must be prepared for
- * the sector's W and every successor sector's W (ma_open_index_prepare), mix likewise for Malom's
- * formats. */
-typedef struct ma_rs_ranker {
-    ma_format format;
-    const ma_open_index *oix;
-    const ma_malom_index *mix;
-} ma_rs_ranker;
+ * the index scheme of the database's format (verifier/formats/source.h: {format, oix, mix}; no
+ * file is read). oix must be prepared for the sector's W and every successor sector's W
+ * (ma_open_index_prepare), mix likewise for Malom's formats. */
+typedef ma_scheme ma_rs_ranker;
 
 /* The rule of ma_rs_classify from the discrepancy sets alone (what verifier/run/merge.h reclassifies
  * with): entries[0..n) are sector s's discrepancy entries, fixed[i] non-zero when entry i is a root

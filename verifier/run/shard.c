@@ -73,6 +73,8 @@ static uint64_t file_bytes(const ma_db_sector *s)
 
 void ma_shard_plan_free(ma_shard_plan *p)
 {
+    if (!p)
+        return;
     free(p->sectors);
     free(p->shards);
     for (size_t i = 0; i < p->n_unusable; i++)
@@ -175,7 +177,7 @@ int ma_shard_plan_run(ma_shard_plan *out, const ma_shard_plan_options *opt, ma_e
     ma_database *db = NULL;
     int rc = ma_database_open(&db, opt->root, NULL, err);
     if (rc == MA_OK)
-        rc = ma_shard_plan_database(db, opt->n_shards, out, err);
+        rc = ma_shard_plan_database(db, opt->n_shards ? opt->n_shards : 1, out, err);
     size_t n = rc == MA_OK ? ma_database_unusable_count(db) : 0;
     if (rc == MA_OK && n && !(out->unusable = calloc(n, sizeof *out->unusable)))
         rc = ma_error_set(err, MA_ENOMEM, "shards: out of memory");

@@ -362,7 +362,7 @@ static void fill_from(ma_stats_sector *s, const ma_db_sector *d, ma_format f)
 {
     snprintf(s->name, sizeof s->name, "%s", d->name);
     snprintf(s->file, sizeof s->file, "%s", d->file);
-    snprintf(s->path, sizeof s->path, "%s", d->path);
+    s->path = d->path; /* the database's own string: it lives as long as the stats' database */
     s->variant = d->variant;
     s->sector = d->sector;
     s->format = f;
