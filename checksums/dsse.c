@@ -1,4 +1,5 @@
 /* DSSE envelopes with Ed25519 over OpenSSL EVP; see dsse.h for the contract. */
+#define _GNU_SOURCE /* memmem */
 #include "checksums/dsse.h"
 
 #include <errno.h>
@@ -14,6 +15,7 @@
 #include <openssl/x509.h>
 
 #include "checksums/sha256.h"
+#include "common/counts.h"
 #include "common/fileio.h"
 
 #define MAX_KEY_FILE (64 * 1024) /* a PEM Ed25519 key is about 120 bytes */
@@ -29,7 +31,7 @@ struct ma_ed25519_key {
 int ma_base64_encode(const uint8_t *data, size_t len, char **out, ma_error *err)
 {
     if (len > (size_t)INT32_MAX / 2)
-        return ma_error_set(err, MA_EINVAL, "base64: %zu bytes is too long", len);
+        return ma_error_set(err, MA_EINVAL, "base64: %s is too long", MA_COUNT(len, "byte", "bytes"));
     char *buf = malloc(4 * ((len + 2) / 3) + 1);
     if (!buf)
         return ma_error_set(err, MA_ENOMEM, "base64: out of memory");
@@ -146,7 +148,7 @@ static int read_small_file(const char *path, char **out, size_t *len, ma_error *
             break;
         n += (size_t)got;
         if (n > MAX_KEY_FILE) {
-            rc = ma_error_set(err, MA_EFORMAT, "%s: larger than %d bytes, not a PEM key", path, MAX_KEY_FILE);
+            rc = ma_error_set(err, MA_EFORMAT, "%s: larger than %s, not a PEM key", path, MA_COUNT(MAX_KEY_FILE, "byte", "bytes"));
             break;
         }
     }
@@ -192,7 +194,7 @@ static int parse_key(const char *pem, size_t len, const char *name, int want_pri
 {
     *out = NULL;
     if (len > MAX_KEY_FILE)
-        return ma_error_set(err, MA_EFORMAT, "%s: larger than %d bytes, not a PEM key", name, MAX_KEY_FILE);
+        return ma_error_set(err, MA_EFORMAT, "%s: larger than %s, not a PEM key", name, MA_COUNT(MAX_KEY_FILE, "byte", "bytes"));
     BIO *bio = BIO_new_mem_buf(pem, (int)len);
     if (!bio)
         return ma_error_set(err, MA_ENOMEM, "%s: out of memory", name);
@@ -340,7 +342,17 @@ int ma_dsse_parse(const char *text, size_t len, const char *name, ma_dsse_envelo
 {
     memset(out, 0, sizeof *out);
     if (len > MA_DSSE_MAX_ENVELOPE)
-        return ma_error_set(err, MA_EFORMAT, "%s: larger than %u bytes, not an envelope", name, MA_DSSE_MAX_ENVELOPE);
+        return ma_error_set(err, MA_EFORMAT, "%s: larger than %s, not an envelope", name,
+                            MA_COUNT(MA_DSSE_MAX_ENVELOPE, "byte", "bytes"));
+    /* Before the JSON is parsed (a tree costs several times the text): a "sig" member per
+     * signature, and base64 holds no quote, so more "sig" tokens than the cap is too many
+     * signatures (an escaped member name escapes this count, not the cap after parsing) */
+    size_t sig_tokens = 0;
+    for (const char *p = text, *end = text + len; (p = memmem(p, (size_t)(end - p), "\"sig\"", 5)) != NULL; p += 5)
+        sig_tokens++;
+    if (sig_tokens > MA_DSSE_MAX_SIGNATURES)
+        return ma_error_set(err, MA_EFORMAT, "%s: signatures: %zu of them; an envelope carries at most %d", name,
+                            sig_tokens, MA_DSSE_MAX_SIGNATURES);
     json_error_t je;
     json_t *doc = json_loadb(text, len, JSON_REJECT_DUPLICATES, &je);
     if (!doc)
@@ -364,6 +376,11 @@ int ma_dsse_parse(const char *text, size_t len, const char *name, ma_dsse_envelo
     }
     if (!json_is_array(sigs) || json_array_size(sigs) == 0) {
         rc = ma_error_set(err, MA_EFORMAT, "%s: signatures: missing, not an array, or empty", name);
+        goto done;
+    }
+    if (json_array_size(sigs) > MA_DSSE_MAX_SIGNATURES) {
+        rc = ma_error_set(err, MA_EFORMAT, "%s: signatures: %zu of them; an envelope carries at most %d", name,
+                          json_array_size(sigs), MA_DSSE_MAX_SIGNATURES);
         goto done;
     }
     if (!(out->payload_type = strdup(type))) {

@@ -29,6 +29,10 @@
 #include "common/ma_error.h"
 
 #define MA_DSSE_MAX_ENVELOPE (64u * 1024u * 1024u) /* larger is no envelope of ours */
+/* An envelope with more signatures is refused before any is decoded or tried: each costs an
+ * Ed25519 verification, and a file of half a million bad ones would take minutes and hundreds of
+ * megabytes (docs/attestations.md). Real envelopes carry one per signer. */
+#define MA_DSSE_MAX_SIGNATURES 16
 #define MA_ED25519_SIG_LEN 64
 
 /* ---- base64 ---- */

@@ -1,6 +1,7 @@
 /* SHA-256 manifests: listing, writing, reading, merging (contract in manifest.h). */
 #include "checksums/manifest.h"
 
+#include "common/counts.h"
 #include "common/fileio.h"
 #include "common/output.h"
 
@@ -326,7 +327,7 @@ int ma_manifest_write_stream_header(FILE *f, const char *name, const char *heade
                                     const ma_file_digest *digests, size_t n, ma_error *err)
 {
     if (!write_lines(f, header, paths, digests, n) || fflush(f) != 0)
-        return ma_error_set(err, MA_EIO, "%s: cannot write: %s", name, strerror(errno));
+        return ma_error_set(err, MA_EIO, "%s: write failed: %s", name, strerror(errno));
     return MA_OK;
 }
 
@@ -704,7 +705,7 @@ int ma_manifest_merged_sizes(uint64_t *sizes, const char *root, const ma_manifes
             rc = ma_error_set(err, MA_ENOMEM, "%s: out of memory", m->paths[i]);
         else if (stat(path, &st) != 0)
             rc = ma_error_set(err, errno == ENOENT || errno == ENOTDIR ? MA_EMISSING : MA_EIO,
-                              "%s: %s (listed in the merged manifest; --audit takes its size from %s)", path,
+                              "%s: %s (listed in the merged manifest; a recorded merge takes its size from %s)", path,
                               strerror(errno), root);
         else if (!S_ISREG(st.st_mode))
             rc = ma_error_set(err, MA_EFORMAT, "%s: not a regular file (listed in the merged manifest)", path);
@@ -832,9 +833,9 @@ int ma_manifest_merge(ma_manifest_merged *out, const ma_manifest *const *in, con
         size_t nm = out->n_missing;
         ma_manifest_merged_free(out);
         return ma_error_set(err, MA_EFORMAT,
-                            "%zu of %u shards missing (shard%s %s of %u): nothing merged; --allow-partial merges "
+                            "%s of %s missing (%s %s of %u): nothing merged; allow_partial merges "
                             "the shards given",
-                            nm, count, nm == 1 ? "" : "s", list, count);
+                            MA_NUM(nm), MA_COUNT(count, "shard", "shards"), ma_noun(nm, "shard", "shards"), list, count);
     }
     out->paths = calloc(unique ? unique : 1, sizeof *out->paths);
     out->digests = calloc(unique ? unique : 1, sizeof *out->digests);

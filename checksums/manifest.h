@@ -9,7 +9,7 @@
  * This module lists a directory, writes a manifest atomically, reads one back (refusing absolute
  * and climbing paths) and merges shard manifests. Hashing is checksums/sha256.h. It is a leaf
  * (common/ only): recording digests in the audit store, with the provenance the files state, is
- * the manifest engine's (run/manifest_record.h, store/audit_manifest.h); nothing here knows a
+ * the manifest engine's (verifier/run/manifest_record.h, reports/store/audit_manifest.h); nothing here knows a
  * format or SQL.
  */
 #ifndef MA_MANIFEST_H

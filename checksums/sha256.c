@@ -16,6 +16,7 @@
  */
 #include "checksums/sha256.h"
 
+#include "common/counts.h"
 #include "common/fileio.h"
 
 #include <errno.h>
@@ -112,6 +113,24 @@ int ma_sha256_parse_hex(uint8_t out[MA_SHA256_LEN], const char *hex)
             return MA_EFORMAT;
         out[i] = (uint8_t)(hi << 4 | lo);
     }
+    return MA_OK;
+}
+
+int ma_sha256_buffer_digest(ma_file_digest *out, const void *data, size_t n, uint64_t chunk_size)
+{
+    memset(out, 0, sizeof *out);
+    out->chunk_size = chunk_size ? chunk_size : MA_SHA256_DEFAULT_CHUNK;
+    out->size = n;
+    out->n_chunks = (size_t)((n + out->chunk_size - 1) / out->chunk_size);
+    if (out->n_chunks && !(out->chunks = malloc(out->n_chunks * sizeof *out->chunks)))
+        return MA_ENOMEM;
+    const uint8_t *p = data;
+    for (size_t k = 0; k < out->n_chunks; k++) {
+        uint64_t off = (uint64_t)k * out->chunk_size;
+        uint64_t len = n - off < out->chunk_size ? n - off : out->chunk_size;
+        ma_sha256_buffer(out->chunks[k], p + off, (size_t)len);
+    }
+    ma_sha256_buffer(out->digest, data, n);
     return MA_OK;
 }
 
@@ -213,7 +232,8 @@ static void file_open(pool *p, size_t f)
         fs->buf = calloc(fs->n_chunks, sizeof *fs->buf);
     }
     if (!fs->ctx || (fs->n_chunks && ((!p->whole_only && !d->chunks) || !fs->st || !fs->buf))) {
-        ma_error_set(&e, MA_ENOMEM, "%s: out of memory for %zu chunk digests", fs->path, fs->n_chunks);
+        ma_error_set(&e, MA_ENOMEM, "%s: out of memory for %s", fs->path,
+                     MA_COUNT(fs->n_chunks, "chunk digest", "chunk digests"));
         file_fail(p, f, MA_ENOMEM, &e);
         fs->n_chunks = 0; /* nothing to claim */
         file_finish(p, f);
@@ -526,7 +546,7 @@ int ma_sha256_files(ma_file_digest *out, int *rcs, ma_error *errs, const char *c
     pthread_t *tids = calloc(threads, sizeof *tids);
     int rc = MA_OK;
     if (!p.rcs || !p.errs || !p.files || !p.free_bufs || !tids)
-        rc = ma_error_set(err, MA_ENOMEM, "out of memory hashing %zu files", n);
+        rc = ma_error_set(err, MA_ENOMEM, "out of memory hashing %s", MA_COUNT(n, "file", "files"));
     else if (!md)
         rc = ma_error_set(err, MA_EINTERNAL, "OpenSSL has no SHA256 implementation");
     if (rc == MA_OK) {

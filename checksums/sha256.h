@@ -64,6 +64,12 @@ typedef struct ma_file_digest {
 /* SHA-256 of a memory buffer. */
 void ma_sha256_buffer(uint8_t out[MA_SHA256_LEN], const void *data, size_t n);
 
+/* The digests of a file's bytes already in memory, as ma_sha256_file would give them for a file of
+ * those bytes: the whole digest and one per chunk (chunk_size 0: MA_SHA256_DEFAULT_CHUNK). For a
+ * file read once and parsed from memory, so the digest recorded is of the bytes parsed. MA_OK or
+ * MA_ENOMEM; release with ma_file_digest_free. */
+int ma_sha256_buffer_digest(ma_file_digest *out, const void *data, size_t n, uint64_t chunk_size);
+
 /* Lowercase hex of a digest, NUL-terminated (65 bytes). */
 void ma_sha256_hex(char out[MA_SHA256_HEX_LEN + 1], const uint8_t digest[MA_SHA256_LEN]);
 

@@ -9,7 +9,7 @@
 int ma_cli_audit_open_existing(ma_audit **a, const char *path, ma_error *err)
 {
     /* Read-only, always: a reader never creates, migrates or writes a store (an older schema is
-     * read through a migrated private copy, store/audit.h). */
+     * read through a migrated private copy, reports/store/audit.h). */
     return ma_audit_open_readonly(a, path, err);
 }
 

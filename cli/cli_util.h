@@ -35,12 +35,25 @@ int ma_cli_output_result(const char *cmd, const char *out_path, const char *role
                          const struct ma_output_input *inputs, size_t n);
 
 
+/* A mistyped action of a command with actions (`manifest chek`, `runs lst`): the usage error
+ * "unknown action 'chek'; did you mean 'check'?" (or the list of the actions when none is near),
+ * as a mistyped command gets from main. what names the word ("action", "subcommand"). Returns
+ * MA_EUSAGE. */
+int ma_cli_unknown_action(const char *cmd, const char *what, const char *word, const char *const *actions,
+                          size_t n);
+
 /* A run id given to option opt (--run, --since): MA_OK with *id set, or the usage error
  * "OPT TEXT: not a run id (a positive integer)" and MA_EUSAGE. */
 int ma_cli_opt_run_id(const char *cmd, const char *opt, const char *text, int64_t *id);
 
 /* A rendered document written to out_path atomically (ma_render_write_atomic), or to stdout when
- * out_path is NULL. MA_OK, or MA_EIO with err naming the path ("stdout: write failed"). */
+ * out_path is NULL. MA_OK, or MA_EIO with err naming the path ("standard output: write failed:
+ * <reason>"). */
 int ma_cli_write_document(const char *out_path, const char *text, size_t len, ma_error *err);
+
+/* ma_output_stdout_check (common/output.h): MA_OK, or MA_EIO after printing "millaudit CMD:
+ * standard output: write failed: <reason>" on stderr, for a command whose output failed before it
+ * ends (cli/main.c checks once more when every command ends). */
+int ma_cli_stdout_flush(const char *cmd);
 
 #endif

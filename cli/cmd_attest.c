@@ -1,19 +1,25 @@
 /*
  * millaudit attest create --audit A.sqlite [--run N] --key KEY.pem --out FILE [--identity TEXT]
- *                         [--allow-unverified]
+ *                         [--allow-unverified] [--allow-partial] [--allow-unsealed]
  * millaudit attest verify FILE --pub PUB.pem [--db DIR] [--threads N] [--json]
  *
  * Options and output only; the work is the attestation API of millaudit/store.h
  * (docs/attestations.md).
- * Exit: create 0 written, 1 the run is not verified (without --allow-unverified), 3 store, run or
- * key unusable, 4 --out not writable; verify 0 signature good (and with --db every file matches),
- * 1 bad signature or a file changed, missing or not attested, 3 unusable envelope or key; 2 usage.
+ * Exit: create 0 written, 1 the run is not verified (without --allow-unverified) or a merge of
+ * unsealed shard stores (without --allow-unsealed), 6 the run checked
+ * some sectors (without --allow-partial), 3 store, run or key unusable, 4 --out not writable;
+ * verify 0 a good signature on a statement of the whole database whose verdict is verified (and
+ * with --db every file matches and every database file is attested), 6 the same for a statement of
+ * some sectors (it proves them given its inputs), 1 bad signature, a file changed, missing or not
+ * attested, or a verdict of discrepancies, 3 unusable envelope or key, a statement that contradicts
+ * itself, or a verdict of incomplete, interrupted or within bounds; 2 usage.
  */
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/counts.h"
 #include "millaudit.h"
 #include "cli/audit_store.h"
 #include "cli/cli_util.h"
@@ -27,19 +33,30 @@ static void usage(FILE *out)
 {
     fprintf(out,
             "usage: millaudit attest create --audit FILE.sqlite [--run N] --key KEY.pem --out FILE\n"
-            "                               [--identity TEXT] [--allow-unverified]\n"
+            "                               [--identity TEXT] [--allow-unverified] [--allow-partial]\n"
+            "                               [--allow-unsealed]\n"
             "       millaudit attest verify FILE --pub PUB.pem [--db DIR] [--threads N] [--json]\n"
             "create: sign run N (default the newest) of the store as an in-toto statement in a DSSE\n"
             "        envelope (Ed25519, KEY.pem from `openssl genpkey -algorithm ed25519`): the digests\n"
             "        the run recorded for the files it checked, tool, rules fingerprint, verdict,\n"
             "        totals, options, times, manifest and derived-value digests. Only a verified run,\n"
-            "        unless --allow-unverified (the verdict is in the statement). --identity: who signs.\n"
-            "verify: check the signature with PUB.pem (`openssl pkey -in KEY.pem -pubout`), print who\n"
-            "        attested what and when, and the verdict; --db DIR: hash DIR's files and check\n"
-            "        every subject, and that no sector file of DIR is left out.\n"
-            "exit: 0 written / signature good and files match, 1 run not verified / bad signature /\n"
-            "      a file changed, missing or not attested, 2 usage, 3 store, key or envelope\n"
-            "      unusable, 4 output not writable\n");
+            "        unless --allow-unverified (the verdict is in the statement); only a run of the\n"
+            "        whole database, unless --allow-partial (a run of some sectors or of a shard: the\n"
+            "        statement's scope is its sectors, the files it read but did not check its\n"
+            "        inputs); a merged run only when the merge checked its shard stores' seals (a seal\n"
+            "        key), unless --allow-unsealed (the statement's run.sealed_by is then null).\n"
+            "        --identity: who signs.\n"
+            "verify: check the signature with PUB.pem (`openssl pkey -in KEY.pem -pubout`), print the\n"
+            "        scope (the whole database, or sectors given inputs), who attested what and when,\n"
+            "        and the verdict; --db DIR: hash DIR's files and check every subject and input,\n"
+            "        and for the whole database that no database file of DIR is left out.\n"
+            "exit: 0 written / the whole database verified (files match), 1 run not verified or an\n"
+            "      unsealed merge (create) / bad\n"
+            "      signature / a file changed, missing or not attested / discrepancies, 2 usage,\n"
+            "      3 store, key or envelope unusable, a statement contradicting itself, or not\n"
+            "      verified (incomplete, interrupted, within bounds), 4 output not writable,\n"
+            "      6 a partial run (create without --allow-partial) / a statement of some sectors\n"
+            "      that holds: it proves those sectors given its inputs, not the database\n");
 }
 
 static int create(const char *audit_path, const char *key_path, const char *out_path, ma_attest_create_options *opt)
@@ -61,14 +78,18 @@ static int create(const char *audit_path, const char *key_path, const char *out_
     int result = ma_store_attest_create_result(rc, &made);
     if (!rc && ma_output_write(out_path, made.envelope, made.len, &err))
         result = MA_EIO;
-    else if (!rc)
-        printf("attested run %lld (verdict %s): %zu files, rules %s, signed by key %s into %s\n",
-               (long long)made.run_id, made.verdict, made.n_subjects,
+    else if (!rc) {
+        char inputs[64] = "";
+        if (strcmp(made.scope, "database"))
+            snprintf(inputs, sizeof inputs, " checked and %s read but not checked", MA_NUM(made.n_inputs));
+        printf("attested run %lld (scope %s, verdict %s): %s%s, rules %s, signed by key %s into %s\n",
+               (long long)made.run_id, made.scope, made.verdict, MA_COUNT(made.n_subjects, "file", "files"), inputs,
                made.rules_fingerprint[0] ? made.rules_fingerprint : "(unknown variant)", made.keyid, out_path);
+    }
     if (result)
         fprintf(stderr, "millaudit attest create: %s\n", err.msg);
     ma_attest_created_free(&made);
-    ma_audit_close(a);
+    ma_audit_free(a);
     ma_ed25519_key_free(key);
     return result;
 }
@@ -79,6 +100,8 @@ static int cmd_create(int argc, char **argv)
                                          {"key", required_argument, NULL, 'k'}, {"out", required_argument, NULL, 'o'},
                                          {"identity", required_argument, NULL, 'i'},
                                          {"allow-unverified", no_argument, NULL, 'u'},
+                                         {"allow-partial", no_argument, NULL, 'p'},
+                                         {"allow-unsealed", no_argument, NULL, 'U'},
                                          {"help", no_argument, NULL, 'h'}, {NULL, 0, NULL, 0}};
     const char *audit_path = NULL, *key_path = NULL, *out_path = NULL;
     ma_attest_create_options opt = {0};
@@ -91,6 +114,8 @@ static int cmd_create(int argc, char **argv)
         case 'o': out_path = optarg; break;
         case 'i': opt.identity = optarg; break;
         case 'u': opt.allow_unverified = 1; break;
+        case 'p': opt.allow_partial = 1; break;
+        case 'U': opt.allow_unsealed = 1; break;
         case 'r': result = ma_cli_opt_run_id("attest create", "--run", optarg, &opt.run_id); break;
         case 'h': usage(stdout); return MA_OK;
         default: result = MA_EUSAGE; /* ma_opt_next said what is wrong */
@@ -129,14 +154,13 @@ static int check(const char *path, const char *pub_path, const char *db_dir, uns
         fprintf(stderr, "millaudit attest verify: %s\n", err.msg);
     } else {
         result = ma_result_of_verdict(ma_store_attest_verdict(k), 0);
-        if (fputs(doc, stdout) == EOF || fflush(stdout) != 0) {
-            fprintf(stderr, "millaudit attest verify: stdout: write failed\n");
+        fputs(doc, stdout);
+        if (ma_cli_stdout_flush("attest verify") != MA_OK)
             result = MA_EIO;
-        }
         fputs(problems, stderr);
     }
-    free(problems);
-    free(doc);
+    ma_free(problems);
+    ma_free(doc);
     ma_store_attest_check_free(k);
     free(text);
     ma_ed25519_key_free(key);
@@ -182,7 +206,8 @@ static int attest_result(int argc, char **argv)
         return cmd_create(argc - 1, argv + 1);
     if (!strcmp(sub, "verify"))
         return cmd_verify(argc - 1, argv + 1);
-    return ma_opt_error("attest", "unknown subcommand '%s' (create, verify)", sub);
+    static const char *const subs[] = {"create", "verify"};
+    return ma_cli_unknown_action("attest", "subcommand", sub, subs, 2);
 }
 
 int ma_cmd_attest(int argc, char **argv)

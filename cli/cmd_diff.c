@@ -16,7 +16,7 @@ static void usage(FILE *out)
 {
     fprintf(out,
             "usage: millaudit diff A B [--sector S ...] [--limit N] [--json] [--audit FILE.sqlite]\n"
-            "                      [--threads N] [--quiet] [--full] [--junit FILE] [--shard I/N]\n"
+            "                      [--threads N] [--quiet] [--all] [--full] [--junit FILE] [--shard I/N]\n"
             "                      [--no-digest-check]\n"
             "\n"
             "Compares two databases position by position. A and B are directories or single\n"
@@ -24,17 +24,21 @@ static void usage(FILE *out)
             "STONE_DIFF build), in any combination. Sectors are paired by variant and sector id.\n"
             "Files of one format with equal SHA-256 are identical and skipped (unless --full).\n"
             "Differences: outcome, depth, draw-class (.sec2 vs .sec2), encoding (same values,\n"
-            "other bytes or another format), only-in-A / only-in-B.\n"
+            "other bytes or another format), only-in-A / only-in-B. A position that differs while\n"
+            "all its successors agree is a root difference: one side is wrong there; the output\n"
+            "shows its turns on both sides and which side is right. A sector that differs only\n"
+            "through its successors is a consequence, named once under the sectors causing it.\n"
             "\n"
             "  --sector S     only this sector (W_B_WF_BF or <variant>_W_B_WF_BF); repeatable\n"
-            "  --limit N      example boards per sector (default 5)\n"
+            "  --limit N      example positions per sector (default 3), root differences first\n"
             "  --json         one JSON document on stdout (docs/json/diff.schema.json)\n"
             "  --audit FILE   record the run (kind \"diff\") in a SQLite audit store\n"
-            "  --threads N    worker threads (default: online CPUs)\n"
-            "  --quiet        text output: only sectors with value differences and the total\n"
+            "  -j, --threads N  worker threads (default: online CPUs)\n"
+            "  --quiet        text output: no board diagrams, no line for the equal sectors\n"
+            "  --all          text output: one line for every sector pair, equal ones too\n"
             "  --full         compare positions even when the digests agree\n"
             "  --junit FILE   also write a JUnit XML report: one test case per sector, failing\n"
-            "                 where values differ or a sector is on one side only\n"
+            "                 where values differ at the root or a sector is on one side only\n"
             "  --shard I/N    only shard I of N (0 <= I < N) of the sector pairs, partitioned by\n"
             "                 cost as verify A --shard I/N (docs/distributed.md)\n"
             "  --no-digest-check  read open-format files whose body fails the SHA-256 in their\n"
@@ -46,22 +50,10 @@ static void usage(FILE *out)
 }
 
 typedef struct shown {
-    int json, quiet;
+    int json, quiet, all;
 } shown;
 
-static void on_plan(void *ctx, const ma_diff_report *r)
-{
-    if (!((shown *)ctx)->json)
-        ma_diff_render_plan_text(stdout, r);
-}
 
-static void on_sector(void *ctx, const ma_diff_sector *s)
-{
-    const shown *sh = ctx;
-    if (!sh->json)
-        ma_diff_render_pair_text(stdout, s, sh->quiet);
-    fflush(stdout);
-}
 
 /* Options into *opt and *sh; MA_OK (*help set after --help), or MA_EUSAGE. */
 static int parse(int argc, char **argv, ma_diff_run_options *opt, const char **sectors, shown *sh,
@@ -73,7 +65,7 @@ static int parse(int argc, char **argv, ma_diff_run_options *opt, const char **s
         {"threads", required_argument, NULL, 't'}, {"quiet", no_argument, NULL, 'q'},
         {"full", no_argument, NULL, 'f'},         {"help", no_argument, NULL, 'h'},
         {"junit", required_argument, NULL, 'J'},  {"shard", required_argument, NULL, 'S'},
-        {"no-digest-check", no_argument, NULL, 'D'},
+        {"no-digest-check", no_argument, NULL, 'D'}, {"all", no_argument, NULL, 'A'},
         {NULL, 0, NULL, 0},
     };
     size_t n_picks = 0;
@@ -85,7 +77,8 @@ static int parse(int argc, char **argv, ma_diff_run_options *opt, const char **s
         switch (c) {
         case 's':
             if (ma_sector_arg_check(optarg, &n_picks, &err)) {
-                ma_opt_error("diff", "--sector %s", err.msg);
+                char words[sizeof err.msg + 64];
+                ma_opt_error("diff", "%s", ma_render_option_words(err.msg, words, sizeof words));
                 return MA_EUSAGE;
             }
             sectors[opt->n_sectors++] = optarg;
@@ -93,7 +86,7 @@ static int parse(int argc, char **argv, ma_diff_run_options *opt, const char **s
         case 'l':
             if (ma_opt_long("diff", "--limit", optarg, 0, 100000, &v))
                 return MA_EUSAGE;
-            opt->compare.limit = (size_t)v;
+            opt->compare.limit = v ? (size_t)v : MA_KEEP_NONE;
             break;
         case 't':
             if (ma_opt_long("diff", "--threads", optarg, 1, 64, &v))
@@ -104,6 +97,7 @@ static int parse(int argc, char **argv, ma_diff_run_options *opt, const char **s
         case 'a': opt->audit_path = optarg; break;
         case 'J': opt->junit_path = optarg; break;
         case 'q': sh->quiet = 1; break;
+        case 'A': sh->all = 1; break;
         case 'f': opt->compare.full = 1; break;
         case 'D': opt->no_digest_check = 1; break;
         case 'S':
@@ -130,14 +124,12 @@ int ma_cmd_diff(int argc, char **argv, const ma_cli_invocation *typed)
 {
     const char *sectors[MA_SECTOR_PICKS_MAX];
     char host[256], cmdline[8192];
-    shown sh = {0, 0};
+    shown sh = {0, 0, 0};
     ma_diff_run_options opt = {0};
-    opt.compare.limit = 5;
+    opt.compare.limit = 3;
     opt.sectors = sectors;
     opt.junit_writer = ma_diff_render_junit;
-    opt.on_plan = on_plan;
-    opt.on_sector = on_sector;
-    opt.ctx = &sh;
+
     int help = 0, result = parse(argc, argv, &opt, sectors, &sh, &help);
     if (result == MA_OK && !help) {
         /* the JUnit file must not replace a database, the store or its side files */
@@ -156,13 +148,15 @@ int ma_cmd_diff(int argc, char **argv, const ma_cli_invocation *typed)
         result = ma_diff_run(&r, &opt, &err);
     }
     if (r) {
-        ma_diff_render_end(stdout, stderr, r, sh.json);
+        ma_diff_render_end(stdout, stderr, r, (sh.json ? MA_DIFF_TEXT_JSON : 0) | (sh.quiet ? MA_DIFF_TEXT_QUIET : 0) |
+                                                  (sh.all ? MA_DIFF_TEXT_ALL : 0));
         result = ma_diff_report_result(r);
         ma_diff_report_free(r);
-        if (fflush(stdout) != 0 && ma_result_exit_code(result) < MA_EXIT_IO)
+        if (ma_result_exit_code(result) < MA_EXIT_IO && ma_cli_stdout_flush("diff") != MA_OK)
             result = MA_EIO;
     } else if (result == MA_ENOMEM || result == MA_EINVAL) { /* not even a report */
-        fprintf(stderr, "millaudit diff: %s\n", err.msg);
+        char words[sizeof err.msg + 64];
+        fprintf(stderr, "millaudit diff: %s\n", ma_render_option_words(err.msg, words, sizeof words));
     }
     return result; /* cli/main.c maps it to the exit status */
 }

@@ -6,6 +6,7 @@
 #include <stdio.h>
 
 #include "millaudit.h"
+#include "cli/cli_util.h"
 #include "cli/commands.h"
 #include "common/options.h"
 
@@ -64,13 +65,12 @@ int ma_cmd_dump(int argc, char **argv)
         ma_dump_summary s;
         ma_error err;
         if ((result = ma_dump_run(&s, &opt, &err)) != MA_OK) {
-            fprintf(stderr, "millaudit dump: %s\n", err.msg);
+            char words[sizeof err.msg + 64];
+            fprintf(stderr, "millaudit dump: %s\n", ma_render_option_words(err.msg, words, sizeof words));
         } else {
             result = s.result;
-            if (fflush(stdout) != 0 || ferror(stdout)) {
-                fprintf(stderr, "millaudit dump: cannot write the output\n");
+            if (ma_cli_stdout_flush("dump") != MA_OK)
                 result = MA_EIO;
-            }
             ma_dump_render_end(stderr, &s);
         }
     }

@@ -8,6 +8,7 @@
 #include "millaudit.h"
 #include "cli/commands.h"
 #include "common/options.h"
+#include "common/progress.h"
 
 static void usage(FILE *out)
 {

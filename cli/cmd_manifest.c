@@ -3,7 +3,7 @@
  * `sha256sum -c` accepts (docs/manifest.md, docs/distributed.md; usage() below has the options).
  * This file parses the options, checks that an output replaces no input, and prints; the work is
  * the manifest engines' (include/millaudit/manifest.h: ma_manifest_create, ma_manifest_check_run,
- * ma_manifest_merge_run) and the words of a check or a merge are render/manifest_text.c's. Exit: 0
+ * ma_manifest_merge_run) and the words of a check or a merge are reports/render/manifest_text.c's. Exit: 0
  * all OK; 1 FAILED / MISSING / not in manifest; 2 usage; 3 manifest malformed (with --strict),
  * refused path, input or store unusable; 4 output not writable; 128+N stopped by signal N.
  */
@@ -11,79 +11,104 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "cli/cli_util.h"
 #include "cli/commands.h"
 #include "cli/signals.h"
 #include "cli/test_hook.h"
+#include "common/counts.h"
+#include "common/fileio.h"
 #include "common/ma_error.h"
 #include "common/options.h"
 #include "common/output.h"
 #include "common/progress.h"
 #include "millaudit.h"
 
-static void usage(FILE *out)
+/* One action's synopsis and description: `manifest create --help` prints its own, `manifest --help`
+ * all three. */
+static void usage_create(FILE *out, int alone)
 {
     fprintf(out,
             "usage: millaudit manifest create DIR [--out FILE|-] [--audit FILE.sqlite] [--chunk-size BYTES]\n"
-            "                                 [--threads N] [--quiet] [--shard I/N]\n"
-            "       millaudit manifest check MANIFEST|- [--dir DIR] [--audit FILE.sqlite] [--ignore-missing]\n"
-            "                                 [--ignore-extra] [--strict] [--status|-w|--warn|--quiet]\n"
-            "                                 [--threads N]\n"
-            "       millaudit manifest merge OUT|- SHARD_MANIFEST... [--allow-partial]\n"
-            "                                 [--audit FILE.sqlite [--dir DIR]]\n"
+            "                                 [--threads N] [--quiet] [--shard I/N]\n");
+    if (!alone)
+        return;
+    fprintf(out,
             "\n"
-            "create: write DIR/MANIFEST.sha256 (or FILE; - for standard output), lines '<sha256>  <path>'\n"
-            "        that sha256sum -c accepts; with --audit also record digests, chunk digests and\n"
-            "        provenance in the SQLite store. Temporary files (*.tmp.<pid>) are never listed.\n"
-            "        --shard I/N: only shard I of N (0 <= I < N) of the sector files, partitioned as\n"
-            "        verify DIR --shard I/N; other files go to shard 0. Default output\n"
-            "        DIR/MANIFEST.shard-I-of-N.sha256, first line '# millaudit manifest shard I/N'.\n"
-            "check:  verify every listed file (paths relative to DIR, default the manifest's directory,\n"
-            "        or . for - = standard input); --audit pins a FAILED file to its changed byte ranges.\n"
-            "        As sha256sum -c: --status prints nothing (exit status only), -w/--warn warns about\n"
-            "        each improperly formatted line, --quiet prints failures only, --strict fails on\n"
-            "        improperly formatted lines, --ignore-missing skips missing files. --ignore-extra:\n"
-            "        no 'not in manifest' for unlisted files of DIR (of the manifest's shard, for a\n"
-            "        shard manifest: files of other shards are not extra).\n"
-            "        Exit 0 all OK, 1 FAILED/MISSING/not in manifest, 3 malformed manifest (--strict),\n"
-            "        refused path or unusable store.\n"
-            "merge:  one manifest of shard manifests of one DIR (OUT; - for standard output), sorted\n"
-            "        as create writes it. Refused (exit 3, nothing written): a file with two different\n"
-            "        digests, a malformed line, shards of different N, a shard given twice, a missing\n"
-            "        shard (unless --allow-partial). docs/distributed.md.\n"
-            "        --audit: record it as a manifest run of the store: the shards' digests (never\n"
-            "        re-hashed), each file's size and provenance from DIR (default OUT's directory, . for\n"
-            "        -), no chunk digests. A listed file absent from DIR: exit 3, nothing written.\n");
+            "Writes DIR/MANIFEST.sha256 (or FILE; - for standard output), lines '<sha256>  <path>'\n"
+            "that sha256sum -c accepts; with --audit also records digests, chunk digests and\n"
+            "provenance in the SQLite store. Temporary files (*.tmp.<pid>) are never listed.\n"
+            "  --out FILE        the manifest to write (- for standard output)\n"
+            "  --audit FILE      also record it as a manifest run of the store\n"
+            "  --chunk-size B    chunk digests per B bytes (K/M/G allowed; default 16M)\n"
+            "  -j, --threads N   worker threads (default: online CPUs)\n"
+            "  --quiet           no progress, no summary line\n"
+            "  --shard I/N       only shard I of N (0 <= I < N) of the sector files, partitioned as\n"
+            "                    verify DIR --shard I/N; other files go to shard 0. Default output\n"
+            "                    DIR/MANIFEST.shard-I-of-N.sha256, first line '# millaudit manifest shard I/N'\n"
+            "exit: 0 written, 2 usage, 3 DIR unusable, 4 output not writable\n");
+}
+
+static void usage_check(FILE *out, int alone)
+{
+    fprintf(out,
+            "%s millaudit manifest check MANIFEST|- [--dir DIR] [--audit FILE.sqlite] [--ignore-missing]\n"
+            "                                 [--ignore-extra] [--strict] [--status|-w|--warn|--quiet]\n"
+            "                                 [--threads N]\n",
+            alone ? "usage:" : "      ");
+    if (!alone)
+        return;
+    fprintf(out,
+            "\n"
+            "Verifies every listed file (paths relative to DIR, default the manifest's directory, or\n"
+            ". for - = standard input); --audit pins a FAILED file to its changed byte ranges.\n"
+            "MANIFEST is the file create wrote (DIR/MANIFEST.sha256), not the directory.\n"
+            "As sha256sum -c: --status prints nothing (exit status only), -w/--warn warns about each\n"
+            "improperly formatted line, --quiet prints failures only, --strict fails on improperly\n"
+            "formatted lines, --ignore-missing skips missing files. --ignore-extra: no 'not in\n"
+            "manifest' for unlisted files of DIR (of the manifest's shard, for a shard manifest:\n"
+            "files of other shards are not extra). -j, --threads N: worker threads.\n"
+            "exit: 0 all OK, 1 FAILED/MISSING/not in manifest, 2 usage, 3 malformed manifest\n"
+            "      (--strict), refused path or unusable store\n");
+}
+
+static void usage_merge(FILE *out, int alone)
+{
+    fprintf(out,
+            "%s millaudit manifest merge OUT|- SHARD_MANIFEST... [--allow-partial]\n"
+            "                                 [--audit FILE.sqlite [--dir DIR]]\n",
+            alone ? "usage:" : "      ");
+    if (!alone)
+        return;
+    fprintf(out,
+            "\n"
+            "One manifest of shard manifests of one DIR (OUT; - for standard output), sorted as\n"
+            "create writes it. Refused (exit 3, nothing written): a file with two different\n"
+            "digests, a malformed line, shards of different N, a shard given twice, a missing shard\n"
+            "(unless --allow-partial). docs/distributed.md.\n"
+            "--audit: record it as a manifest run of the store: the shards' digests (never\n"
+            "re-hashed), each file's size and provenance from DIR (default OUT's directory, . for -),\n"
+            "no chunk digests. A listed file absent from DIR: exit 3, nothing written.\n");
+}
+
+static void usage(FILE *out)
+{
+    usage_create(out, 0);
+    usage_check(out, 0);
+    usage_merge(out, 0);
+    fprintf(out,
+            "\n"
+            "create: write DIR/MANIFEST.sha256, lines that sha256sum -c accepts\n"
+            "check:  verify every file a manifest lists\n"
+            "merge:  one manifest of the shard manifests of one DIR\n"
+            "'millaudit manifest ACTION --help' describes each action.\n");
 }
 
 static void fail(const char *msg)
 {
-    fprintf(stderr, "millaudit manifest: %s\n", msg);
-}
-
-/* The test build's rendezvous after the first hashed chunk (cli/test_hook.h); in millaudit
- * ma_cli_test_hook_env is a NULL weak reference, no step is asked for and no callback is set. */
-struct hashing_hook {
-    ma_cli_test_hook hook;
-    const volatile sig_atomic_t *stop;   /* ends the rendezvous when a signal arrived */
-};
-
-static void on_hashed(void *ctx)
-{
-    struct hashing_hook *h = ctx;
-    ma_cli_test_hook_step(&h->hook, "hashing", h->stop);
-}
-
-static void hook_setup(struct hashing_hook *h, ma_manifest_hashed_fn *fn, void **ctx)
-{
-    memset(h, 0, sizeof *h);
-    if (ma_cli_test_hook_env)
-        ma_cli_test_hook_env(&h->hook);
-    if (h->hook.step[0]) {
-        *fn = on_hashed;
-        *ctx = h;
-    }
+    char words[1024];
+    fprintf(stderr, "millaudit manifest: %s\n", ma_render_option_words(msg, words, sizeof words));
 }
 
 static void progress_start(ma_progress *p, int quiet, const char *label)
@@ -114,7 +139,8 @@ static int create_options(ma_manifest_create_options *o, int *quiet, int *done, 
         case 'c':
             if (ma_opt_bytes(optarg, &o->chunk_size) != 0 || o->chunk_size > MA_MANIFEST_MAX_CHUNK)
                 return ma_opt_error("manifest create",
-                        "--chunk-size '%s': want 1 to %u bytes (K/M/G allowed)", optarg, MA_MANIFEST_MAX_CHUNK);
+                        "--chunk-size '%s': want 1 to %s (K/M/G allowed)", optarg,
+                        MA_COUNT(MA_MANIFEST_MAX_CHUNK, "byte", "bytes"));
             break;
         case 't':
             if (ma_opt_long("manifest create", "--threads", optarg, 1, 256, &threads))
@@ -127,7 +153,7 @@ static int create_options(ma_manifest_create_options *o, int *quiet, int *done, 
                 return ma_opt_error("manifest create",
                         "--shard %s: expected I/N with 0 <= I < N, e.g. 0/4", optarg);
             break;
-        case 'h': usage(stdout); *done = 1; return MA_OK;
+        case 'h': usage_create(stdout, 1); *done = 1; return MA_OK;
         default: return MA_EUSAGE; /* ma_opt_next said what is wrong */
         }
     }
@@ -166,40 +192,40 @@ static int cmd_create(int argc, char **argv, const ma_cli_invocation *typed)
     if (result == MA_OK && !done)
         result = create_output(&o, &default_out);
     if (result != MA_OK || done) {
-        free(default_out);
+        ma_free(default_out);
         return result;
     }
     char host[256], cmdline[8192];
     ma_cli_run_identity(host, sizeof host, cmdline, sizeof cmdline, typed->argc, typed->argv);
     o.identity = (ma_manifest_identity){host, cmdline};
-    struct hashing_hook hook;
-    hook_setup(&hook, &o.on_hashed, &o.hashed_ctx);
     /* a first Ctrl-C or SIGTERM stops the hashing cleanly (also when SIGINT came in ignored) */
-    o.cancel = hook.stop = ma_cli_stop_on_signals();
+    o.cancel = ma_cli_stop_on_signals();
     ma_progress progress;
     progress_start(&progress, quiet, "manifest create");
     o.progress = &progress;
     ma_error err;
     ma_error_clear(&err);
     ma_manifest_created made;
-    result = ma_manifest_create(&made, &o, &err);
+    /* the test build's rendezvous after the first hashed chunk (cli/test_hook.h); a weak
+     * reference, NULL in millaudit */
+    result = (ma_cli_test_manifest_create ? ma_cli_test_manifest_create : ma_manifest_create)(&made, &o, &err);
     ma_progress_finish(&progress, atomic_load(&progress.done));
     /* Messages that are not the manifest go to stderr when the manifest itself is on stdout. */
-    FILE *info = strcmp(o.out, "-") ? stdout : stderr;
+    FILE *info = ma_output_is_stdout(o.out) ? stderr : stdout;
     if (made.stale_removed && !quiet)
-        fprintf(stderr, "millaudit manifest: removed %zu stale temporary file%s %s.tmp.<pid> of dead processes\n",
-                made.stale_removed, made.stale_removed == 1 ? "" : "s", o.out);
+        fprintf(stderr, "millaudit manifest: removed %s %s.tmp.<pid> of dead processes\n",
+                MA_COUNT(made.stale_removed, "stale temporary file", "stale temporary files"), o.out);
     if (result != MA_OK)
         fail(err.msg);
     if (result == MA_ECANCELED && made.signal)
         result = ma_result_of_signal(made.signal);
     if (result == MA_OK && !quiet) {
-        fprintf(info, "%s: %zu files, %llu bytes\n", info == stdout ? o.out : "standard output", made.files,
-                (unsigned long long)made.bytes);
+        fprintf(info, "%s: %s, %s\n", info == stdout ? o.out : "standard output",
+                MA_COUNT(made.files, "file", "files"), MA_COUNT(made.bytes, "byte", "bytes"));
         if (o.audit_path)
             fprintf(info, "%s: run %lld recorded\n", o.audit_path, (long long)made.run_id);
     }
-    free(default_out);
+    ma_free(default_out);
     return result;
 }
 
@@ -235,7 +261,7 @@ static int check_options(ma_manifest_check_options *o, ma_manifest_verbosity *v,
                 return MA_EUSAGE;
             o->threads = (unsigned)threads;
             break;
-        case 'h': usage(stdout); *done = 1; return MA_OK;
+        case 'h': usage_check(stdout, 1); *done = 1; return MA_OK;
         default: return MA_EUSAGE; /* ma_opt_next said what is wrong */
         }
     }
@@ -253,15 +279,28 @@ static int cmd_check(int argc, char **argv)
     int result = check_options(&o, &v, &done, argc, argv);
     if (result != MA_OK || done)
         return result;
-    struct hashing_hook hook;
-    hook_setup(&hook, &o.on_hashed, &o.hashed_ctx);
+    struct stat st;
+    if (strcmp(o.manifest, "-") && stat(o.manifest, &st) == 0 && S_ISDIR(st.st_mode)) {
+        /* the directory a manifest describes, not the manifest: name the file meant */
+        char shown[1100], guess[4200];
+        ma_escape_name(o.manifest, shown, sizeof shown);
+        snprintf(guess, sizeof guess, "%s%sMANIFEST.sha256", o.manifest,
+                 o.manifest[strlen(o.manifest) - 1] == '/' ? "" : "/");
+        int there = stat(guess, &st) == 0 && S_ISREG(st.st_mode);
+        char guess_shown[4200];
+        ma_escape_name(guess, guess_shown, sizeof guess_shown);
+        fprintf(stderr, "millaudit manifest check: %s is a directory, not a manifest; %s%s%s\n", shown,
+                there ? "did you mean 'millaudit manifest check " : "its manifest would be ", guess_shown,
+                there ? "'?" : " (none there: millaudit manifest create DIR writes it)");
+        return MA_EFORMAT;
+    }
     ma_progress progress;
     progress_start(&progress, v == MA_MANIFEST_PRINT_NOTHING, "manifest check");
     o.progress = &progress;
     ma_error err;
     ma_error_clear(&err);
     ma_manifest_check *c = NULL;
-    result = ma_manifest_check_run(&c, &o, &err);
+    result = (ma_cli_test_manifest_check ? ma_cli_test_manifest_check : ma_manifest_check_run)(&c, &o, &err);
     ma_progress_finish(&progress, atomic_load(&progress.done));
     if (c) {
         ma_manifest_check_print_malformed(stderr, c, v);
@@ -294,7 +333,7 @@ static int cmd_merge(int argc, char **argv, const ma_cli_invocation *typed)
         case 'p': o.allow_partial = 1; break;
         case 'a': o.audit_path = optarg; break;
         case 'd': o.dir = optarg; break;
-        case 'h': usage(stdout); return MA_OK;
+        case 'h': usage_merge(stdout, 1); return MA_OK;
         default: return MA_EUSAGE; /* ma_opt_next said what is wrong */
         }
     }
@@ -328,7 +367,7 @@ static int cmd_merge(int argc, char **argv, const ma_cli_invocation *typed)
     result = ma_manifest_merge_run(&merged, &o, &err);
     if (result != MA_OK)
         fail(err.msg);
-    else if (strcmp(o.out, "-"))
+    else if (!ma_output_is_stdout(o.out))
         ma_manifest_merge_print(stdout, stderr, o.out, o.n_inputs, o.audit_path, &merged);
     else
         ma_manifest_merge_print(stderr, stderr, "standard output", o.n_inputs, o.audit_path, &merged);
@@ -350,7 +389,8 @@ static int manifest_result(int argc, char **argv, const ma_cli_invocation *typed
         return cmd_check(argc - 1, argv + 1);
     if (!strcmp(argv[1], "merge"))
         return cmd_merge(argc - 1, argv + 1, typed);
-    return ma_opt_error("manifest", "unknown action '%s' (create, check or merge)", argv[1]);
+    static const char *const actions[] = {"create", "check", "merge"};
+    return ma_cli_unknown_action("manifest", "action", argv[1], actions, 3);
 }
 
 int ma_cmd_manifest(int argc, char **argv, const ma_cli_invocation *typed)

@@ -19,6 +19,7 @@
 #include "cli/commands.h"
 #include "cli/signals.h"
 #include "common/options.h"
+#include "common/progress.h"
 
 static void usage(FILE *o)
 {
@@ -119,10 +120,12 @@ static int run(ma_opening_run_options *o, int json, int quiet, int argc, char **
     ma_error err;
     ma_error_clear(&err);
     int rc = ma_opening_run(&proof, o, &err);
+    char words[sizeof err.msg + 64];
+    ma_render_option_words(err.msg, words, sizeof words);
     if (rc == MA_EUSAGE)
-        ma_opt_error("opening", "%s", err.msg);
+        ma_opt_error("opening", "%s", words);
     else if (rc)
-        fprintf(stderr, "millaudit opening: %s\n", err.msg);
+        fprintf(stderr, "millaudit opening: %s\n", words);
     if (ma_opening_proof_searched(proof)) {
         ma_opening_proof_print(stdout, proof, json);
         fflush(stdout);

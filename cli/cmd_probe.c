@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "millaudit.h"
+#include "cli/cli_util.h"
 #include "cli/commands.h"
 #include "common/options.h"
 
@@ -100,17 +101,19 @@ int ma_cmd_probe(int argc, char **argv)
         opt.batch = stdin;
         opt.on_line = on_line;
         result = batch ? ma_probe_batch_run(&opt, &err) : ma_probe_run(&r, &opt, &err);
+        char words[sizeof err.msg + 64];
+        ma_render_option_words(err.msg, words, sizeof words);
         if (result == MA_EUSAGE) /* a position that does not parse: as a command-line error */
-            ma_opt_error("probe", "%s", err.msg);
+            ma_opt_error("probe", "%s", words);
         else if (result != MA_OK)
-            fprintf(stderr, "millaudit probe: %s\n", err.msg);
+            fprintf(stderr, "millaudit probe: %s\n", words);
         result = ma_probe_failure_result(result);
         if (r) {
             ma_probe_render(stdout, stderr, r, json);
             result = ma_probe_report_result(r);
             ma_probe_report_free(r);
         }
-        if ((r || batch) && fflush(stdout))
+        if ((r || batch) && ma_cli_stdout_flush("probe") != MA_OK)
             result = MA_EIO;
     }
     free(pos_args);

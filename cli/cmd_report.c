@@ -22,15 +22,20 @@
 static void usage(FILE *out)
 {
     fprintf(out,
-            "usage: millaudit report --audit FILE.sqlite [--run N] [--format text|md|json|html] [--out FILE]\n"
-            "                        [--check]\n"
+            "usage: millaudit report --audit FILE.sqlite [--run N] [--sector S] [--format text|md|json|html]\n"
+            "                        [--out FILE] [--check]\n"
             "Renders one run of the audit store, verdict first: fully verified, verified within\n"
             "bounds only, discrepancies found, incomplete or interrupted (diff runs: values agree or\n"
-            "differ); then sectors with totals, discrepancies with their boards, charts, history and\n"
-            "the manifest of the bytes checked. Default: the latest run, text, stdout.\n"
-            "  --run N      the run to render (ids: millaudit runs, or sqlite3 FILE 'SELECT id FROM runs')\n"
-            "  --format F   text (terminal), md (GitHub Markdown), json (docs/json/report.schema.json),\n"
-            "               html (one self-contained page with SVG charts)\n"
+            "differ), with the faulty sectors (roots first), the first root position and its refuting\n"
+            "move, what changed since the previous run and the next step; then sectors with totals,\n"
+            "discrepancies with their boards (at most 10 rows per sector), charts, history and the\n"
+            "manifest of the bytes checked. Default: the latest run, text, stdout.\n"
+            "  --run N      the run to render (its id, as 'millaudit runs list --audit FILE' shows)\n"
+            "  --sector S   only sector S (W_B_WF_BF or <variant>_W_B_WF_BF): every row the store\n"
+            "               kept of it; the verdict box stays the run's\n"
+            "  --format F   text (terminal), md (GitHub Markdown, at most 65,536 characters),\n"
+            "               json (docs/json/report.schema.json), html (one self-contained page\n"
+            "               with SVG charts)\n"
             "  --out FILE   write FILE atomically instead of stdout (HTML is one self-contained file)\n"
             "  --check      exit by the run's verdict, as verify and diff do: 0 verified (values\n"
             "               agree), 1 discrepancies (values differ), 3 within bounds only,\n"
@@ -40,7 +45,8 @@ static void usage(FILE *out)
 }
 
 /* Loads and renders the run; the result of the command (common/verdict.h). */
-static int render(const char *audit_path, int64_t run_id, ma_render_format fmt, const char *out_path, int check)
+static int render(const char *audit_path, int64_t run_id, const char *sector, ma_render_format fmt,
+                  const char *out_path, int check)
 {
     ma_error err;
     ma_error_clear(&err);
@@ -51,18 +57,22 @@ static int render(const char *audit_path, int64_t run_id, ma_render_format fmt, 
     int rc = ma_cli_audit_open_existing(&a, audit_path, &err);
     if (!rc)
         rc = ma_store_report_load(&report, a, run_id, &err);
+    if (!rc && sector)
+        rc = ma_store_report_select_sector(report, sector, &err);
     if (!rc)
         rc = ma_render_report(&text, &len, report, fmt, &err);
     int result = ma_store_input_result(rc);
     if (!rc)
         result = ma_cli_write_document(out_path, text, len, &err);
-    if (result)
+    if (rc == MA_EINVAL && sector) /* a --sector that names no sector: the command line's mistake */
+        result = ma_opt_error("report", "%s", err.msg);
+    else if (result)
         fprintf(stderr, "millaudit report: %s\n", err.msg);
     else if (check) /* for scripts: the rendered run's verdict as the exit status */
         result = ma_result_of_verdict(ma_store_report_verdict(report), 0);
-    free(text);
+    ma_free(text);
     ma_store_report_free(report);
-    ma_audit_close(a);
+    ma_audit_free(a);
     return result;
 }
 
@@ -71,8 +81,8 @@ static int report_result(int argc, char **argv)
     static const struct option opts[] = {{"audit", required_argument, NULL, 'a'}, {"run", required_argument, NULL, 'r'},
                                          {"format", required_argument, NULL, 'f'}, {"out", required_argument, NULL, 'o'},
                                          {"help", no_argument, NULL, 'h'}, {"check", no_argument, NULL, 'c'},
-                                         {NULL, 0, NULL, 0}};
-    const char *audit_path = NULL, *out_path = NULL, *format = "text";
+                                         {"sector", required_argument, NULL, 's'}, {NULL, 0, NULL, 0}};
+    const char *audit_path = NULL, *out_path = NULL, *format = "text", *sector = NULL;
     int64_t run_id = 0;
     int check = 0, result = MA_OK;
     optind = 1;
@@ -83,6 +93,7 @@ static int report_result(int argc, char **argv)
         case 'o': out_path = optarg; break;
         case 'f': format = optarg; break;
         case 'c': check = 1; break;
+        case 's': sector = optarg; break;
         case 'r': result = ma_cli_opt_run_id("report", "--run", optarg, &run_id); break;
         case 'h': usage(stdout); return MA_OK;
         default: result = MA_EUSAGE; /* ma_opt_next said what is wrong */
@@ -101,7 +112,7 @@ static int report_result(int argc, char **argv)
         return ma_opt_error("report", "--format: %s", err.msg);
     const ma_output_input inputs[] = {{audit_path, "the audit store", MA_INPUT_STORE}};
     result = ma_cli_output_result("report", out_path, "--out", MA_OUTPUT_DOCUMENT, inputs, 1);
-    return result ? result : render(audit_path, run_id, fmt, out_path, check);
+    return result ? result : render(audit_path, run_id, sector, fmt, out_path, check);
 }
 
 int ma_cmd_report(int argc, char **argv)

@@ -4,7 +4,7 @@
  * millaudit runs compare [--audit FILE] A B [--json] (A, B: run ids in --audit, or STORE:ID)
  * millaudit runs list --audit FILE [--kind K] [--root DIR] [--last N] [--json]
  * millaudit runs regressions --audit FILE [--run N] [--since RUN] [--root DIR] [--json] [--junit F]
- * millaudit runs merge OUT.sqlite SHARD.sqlite... [--allow-partial] [--allow-bounds]
+ * millaudit runs merge OUT.sqlite SHARD.sqlite... [--allow-partial] [--allow-bounds] [--seal-key K]
  *
  * Options and output only; the work is the store's public API (millaudit/store.h): moves one run
  * between stores as a JSON document (docs/reproducibility.md) and compares two runs sector by
@@ -21,6 +21,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/counts.h"
 #include "millaudit.h"
 #include "cli/audit_store.h"
 #include "cli/cli_util.h"
@@ -42,6 +43,7 @@ static void usage(FILE *out)
             "       millaudit runs regressions --audit FILE.sqlite [--run N] [--since RUN] [--root DIR]\n"
             "                                  [--json] [--junit FILE]\n"
             "       millaudit runs merge OUT.sqlite SHARD.sqlite... [--allow-partial] [--allow-bounds]\n"
+            "                            [--seal-key K]\n"
             "export: one run as a JSON document (facts, sectors, class counts, discrepancies, manifest\n"
             "        files and chunks, derived digests); default the latest run, stdout.\n"
             "import: validate RUN.json strictly and add it to FILE as a new run, keeping its facts;\n"
@@ -60,7 +62,9 @@ static void usage(FILE *out)
             "        across shards; missing or interrupted shards make it incomplete (--allow-partial\n"
             "        reports the discrepancies of the sectors present, but a merge missing sectors of the\n"
             "        plan is never verified). Shards planned from different inventories of the database,\n"
-            "        or whose rows do not add up, are refused (docs/distributed.md).\n"
+            "        or whose rows do not add up, are refused (docs/distributed.md). Without\n"
+            "        --seal-key the shard stores are trusted as written; with it, every shard run must\n"
+            "        carry a seal by K (its verify given the same key) that verifies over its rows.\n"
             "        Exit as verify: 0, 1, 3; refused shards 3, OUT unwritable 4.\n"
             "exit: 0 done / equal / nothing regressed, 1 runs differ / regressed, 2 usage,\n"
             "      3 input unusable or not comparable, 4 output not writable\n");
@@ -85,7 +89,7 @@ static int cmd_export(const char *audit_path, int64_t id, const char *out_path)
     int result = rc ? ma_store_input_result(rc) : ma_cli_write_document(out_path, text, strlen(text), &err);
     if (result)
         failed("export", result, &err);
-    free(text);
+    ma_free(text);
     ma_store_run_free(r);
     return result;
 }
@@ -98,7 +102,7 @@ static int import_into(const char *audit_path, const ma_run *r, const char *doc_
     int rc = ma_audit_open(&a, audit_path, err);
     if (rc == MA_OK)
         rc = ma_store_run_import(new_id, a, r, doc_path, err);
-    ma_audit_close(a);
+    ma_audit_free(a);
     return rc == MA_EIO ? rc : ma_store_input_result(rc); /* a store that cannot be written: exit 4 */
 }
 
@@ -212,7 +216,7 @@ static int cmd_compare(const char *audit_path, const char *sa, const char *sb, i
     } else {
         failed("compare", result, &err);
     }
-    free(doc);
+    ma_free(doc);
     ma_store_compare_free(cmp);
     ma_store_run_free(a);
     ma_store_run_free(b);
@@ -233,10 +237,10 @@ static const char *root_key(const char *root, char *buf)
 /* The document on stdout: MA_OK, or MA_EIO after saying so. */
 static int print_document(const char *sub, const char *doc)
 {
-    if (fputs(doc, stdout) != EOF && fflush(stdout) == 0)
-        return MA_OK;
-    fprintf(stderr, "millaudit runs %s: stdout: write failed\n", sub);
-    return MA_EIO;
+    char cmd[32];
+    snprintf(cmd, sizeof cmd, "runs %s", sub);
+    fputs(doc, stdout);
+    return ma_cli_stdout_flush(cmd);
 }
 
 static int cmd_list(const char *audit_path, const ma_runs_filter *f, int json)
@@ -244,19 +248,18 @@ static int cmd_list(const char *audit_path, const ma_runs_filter *f, int json)
     ma_error err;
     ma_error_clear(&err);
     ma_audit *a = NULL;
-    ma_run_row *rows = NULL;
-    size_t n = 0;
+    ma_run_list *runs = NULL;
     char *doc = NULL;
     int rc = ma_cli_audit_open_existing(&a, audit_path, &err);
     if (!rc)
-        rc = ma_runs_list(a, f, &rows, &n, &err);
-    ma_audit_close(a);
+        rc = ma_runs_list(&runs, a, f, &err);
+    ma_audit_free(a);
     int result = ma_store_input_result(rc);
     if (!rc)
-        result = ma_render_runs_list(&doc, rows, n, audit_path, json, &err);
+        result = ma_render_runs_list(&doc, runs, audit_path, json, &err);
     result = result ? failed("list", result, &err) : print_document("list", doc);
-    free(doc);
-    ma_runs_list_free(rows, n);
+    ma_free(doc);
+    ma_run_list_free(runs);
     return result;
 }
 
@@ -270,21 +273,19 @@ static int cmd_regressions(const char *audit_path, const ma_regressions_options 
     int rc = ma_cli_audit_open_existing(&a, audit_path, &err);
     if (!rc)
         rc = ma_store_regressions(&g, a, o, &err);
-    ma_audit_close(a);
+    ma_audit_free(a);
     int result = ma_store_input_result(rc);
     if (!rc && (result = ma_render_regressions(&doc, g, json, &err)) == MA_OK) {
         fputs(doc, stdout);
         result = ma_result_of_verdict(ma_store_regressions_verdict(g), 0);
         if (junit_path && (rc = ma_render_regressions_junit(g, junit_path, &err)) != MA_OK)
             result = failed("regressions", rc == MA_ENOMEM ? rc : MA_EIO, &err);
-        if (fflush(stdout) != 0 && result != MA_ENOMEM) {
-            fprintf(stderr, "millaudit runs regressions: stdout: write failed\n");
+        if (result != MA_ENOMEM && ma_cli_stdout_flush("runs regressions") != MA_OK)
             result = MA_EIO;
-        }
     } else {
         failed("regressions", result, &err);
     }
-    free(doc);
+    ma_free(doc);
     ma_store_regressions_free(g);
     return result;
 }
@@ -307,6 +308,11 @@ static int merge_output_refused(const ma_merge_options *o)
             break;
         }
         ma_merge_shard_source(o->shards[i], names[i], len, &run);
+        if (run < 0) {
+            result = ma_opt_error("runs merge", "%s: no such run: runs are numbered from 1 (STORE alone is its "
+                                                "newest shard run)", o->shards[i]);
+            break;
+        }
         inputs[i] = (ma_output_input){names[i], "a shard store", MA_INPUT_STORE};
     }
     if (result == MA_OK)
@@ -326,21 +332,23 @@ static int run_merge(ma_merge_options *o, int allow_bounds)
     ma_merge_result m;
     ma_error err;
     ma_error_clear(&err);
-    int rc = ma_merge_runs(o, &m, &err);
+    int rc = ma_merge_runs(&m, o, &err);
     int result;
     if (rc) {
-        fprintf(stderr, "millaudit runs merge: %s\n", err.msg);
+        char words[sizeof err.msg + 64];
+        fprintf(stderr, "millaudit runs merge: %s\n", ma_render_option_words(err.msg, words, sizeof words));
         /* reading the shards' stores: any failure there means the input is unusable */
         result = rc == MA_ECANCELED                      ? ma_result_of_signal((int)*o->cancel)
+                 : rc == MA_EINVAL                       ? MA_EUSAGE
                  : m.output_failed                       ? MA_EIO
                  : rc == MA_ENOMEM || rc == MA_EINTERNAL ? rc
                                                          : MA_EFORMAT;
     } else {
         ma_render_merge_text(stdout, &m, o->out_path);
         if (m.partial && !o->allow_partial)
-            fprintf(stderr, "millaudit runs merge: %zu of %u shards missing, %zu interrupted: the merged run is "
+            fprintf(stderr, "millaudit runs merge: %s of %s missing, %s interrupted: the merged run is "
                             "marked incomplete (--allow-partial accepts it)\n",
-                    m.n_missing, m.shard_count, m.n_interrupted);
+                    MA_NUM(m.n_missing), MA_COUNT(m.shard_count, "shard", "shards"), MA_NUM(m.n_interrupted));
         result = ma_result_of_verdict(m.verdict, allow_bounds ? MA_VERDICT_ALLOW_BOUNDS : 0);
     }
     ma_merge_result_free(&m);
@@ -362,15 +370,18 @@ static int cmd_merge(int argc, char **argv)
     free(typed);
     static const struct option opts[] = {{"allow-partial", no_argument, NULL, 'p'},
                                          {"allow-bounds", no_argument, NULL, 'b'},
+                                         {"seal-key", required_argument, NULL, 'K'},
                                          {"help", no_argument, NULL, 'h'}, {NULL, 0, NULL, 0}};
     ma_merge_options o;
     memset(&o, 0, sizeof o);
+    const char *key_path = NULL;
     optind = 1;
     int c;
     while (result == MA_OK && !help && (c = ma_opt_next("runs merge", argc, argv, "h", opts)) != -1) {
         switch (c) {
         case 'p': o.allow_partial = 1; break;
         case 'b': allow_bounds = 1; break;
+        case 'K': key_path = optarg; break;
         case 'h': help = 1; break;
         default: result = MA_EUSAGE; /* ma_opt_next said what is wrong */
         }
@@ -386,10 +397,21 @@ static int cmd_merge(int argc, char **argv)
         o.command_line = cmdline;
         result = merge_output_refused(&o);
     }
+    ma_seal_key *key = NULL;
+    if (result == MA_OK && !help && key_path) {
+        ma_error err;
+        int krc = ma_seal_key_load(&key, key_path, &err);
+        if (krc) {
+            fprintf(stderr, "millaudit runs merge: %s\n", err.msg);
+            result = ma_result_of_unusable(krc);
+        }
+        o.seal_key = key;
+    }
     if (help)
         usage(stdout);
     else if (result == MA_OK)
         result = run_merge(&o, allow_bounds);
+    ma_seal_key_free(key);
     return result; /* cli/main.c maps it to the exit status */
 }
 
@@ -507,9 +529,10 @@ static int runs_result(int argc, char **argv)
     if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h"))
         return usage(stdout), MA_OK;
     const char *sub = argv[1];
+    static const char *const subs[] = {"export", "import", "compare", "list", "regressions", "merge"};
     if (strcmp(sub, "export") && strcmp(sub, "import") && strcmp(sub, "compare") && strcmp(sub, "list") &&
         strcmp(sub, "regressions"))
-        return ma_opt_error("runs", "unknown subcommand '%s' (export, import, compare, list, regressions, merge)", sub);
+        return ma_cli_unknown_action("runs", "subcommand", sub, subs, 6);
     char cmd[32];
     snprintf(cmd, sizeof cmd, "runs %s", sub);
     runs_args o = {.sub = sub};

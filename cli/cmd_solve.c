@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "cli/commands.h"
+#include "common/counts.h"
 #include "common/ma_error.h"
 #include "common/options.h"
 #include "common/verdict.h"
@@ -22,18 +23,18 @@
 static void usage(FILE *out)
 {
     fprintf(out,
-            "usage: millaudit solve --variant std|lask|mora (--stones K | --sector S [--sector S ...]"
+            "usage: millaudit solve [--variant std|lask|mora] (--stones K | --sector S [--sector S ...]"
             " [--with-deps]) --out DIR [--threads N] [--memory-limit BYTES] [--quiet]\n"
             "       [--format open|malom-sec|malom-sec2] [--open-dir DIR] [--secval FILE]\n"
             "\n"
             "Solves sectors with the reference producer and writes open-format files (docs/format.md).\n"
-            "  --variant V          std (9 stones), lask (10), mora (12)\n"
+            "  --variant V          std (9 stones, the default), lask (10), mora (12)\n"
             "  --stones K           the whole game from sector 0_0_K_K (every sector of its closure)\n"
             "  --sector S           one sector W_B_WF_BF (with its twin); its children must be in DIR\n"
             "  --with-deps          with --sector: first solve everything the sector depends on\n"
             "  --out DIR            output directory (a missing last component is created); files\n"
             "                       already there are reused when proven intact\n"
-            "  --threads N          worker threads, 1..%d (default: online CPUs); the files are the\n"
+            "  -j, --threads N      worker threads, 1..%d (default: online CPUs); the files are the\n"
             "                       same for every N\n"
             "  --memory-limit BYTES memory the run may use (suffix K, M, G, T: powers of 1024;\n"
             "                       default: what the machine has available); a sector needing more\n"
@@ -45,7 +46,8 @@ static void usage(FILE *out)
             "                       and kept (default OUT/open)\n"
             "  --secval FILE        with malom-sec2: sector values from FILE (copied to\n"
             "                       OUT/<variant>.secval)\n"
-            "  --quiet              no progress lines on stderr\n"
+            "  --quiet              no progress on stderr, no line per sector: only the start value\n"
+            "                       of a whole game (--stones) and errors\n"
 #ifdef MA_PLANT_BUGS
             "  --plant-bug N        for tests only: write deliberately wrong databases (docs/solver.md)\n"
 #endif
@@ -54,6 +56,7 @@ static void usage(FILE *out)
 
 struct print_ctx {
     const char *variant;
+    int quiet;      /* --quiet: no line per sector (the start value still closes a whole game) */
     int stop_after; /* the test build: raise stop_signal after this many sector reports (0: never) */
     int stop_signal;
     int reports;
@@ -67,35 +70,34 @@ static void print_report(void *ctx, const ma_solver_report *r)
      * a solve at a known point instead of racing a signal against the run's speed */
     if (p->stop_after && ++p->reports == p->stop_after)
         raise(p->stop_signal);
+    if (p->quiet)
+        return;
     char name[32];
     ma_svsector_format(name, sizeof name, r->sector);
     if (r->skipped) {
-        printf("%s_%s: %llu entries, skipped (valid file exists)\n", p->variant, name,
-               (unsigned long long)r->entries);
+        printf("%s_%s: %s, skipped (valid file exists)\n", p->variant, name, MA_COUNT(r->entries, "entry", "entries"));
     } else {
-        printf("%s_%s: %llu entries, %llu canonical, wins %llu, draws %llu, losses %llu, "
-               "max depth %d, %.2f s\n",
-               p->variant, name, (unsigned long long)r->entries,
-               (unsigned long long)r->stats.canonical, (unsigned long long)r->stats.wins,
-               (unsigned long long)r->stats.draws, (unsigned long long)r->stats.losses,
-               r->stats.max_depth, r->seconds);
+        char depth[48] = "all draws"; /* a sector without a win or a loss has no depth to speak of */
+        if (r->stats.max_depth >= 0)
+            snprintf(depth, sizeof depth, "max depth %d", r->stats.max_depth);
+        printf("%s_%s: %s, %s canonical, wins %s, draws %s, losses %s, %s, %.2f s\n", p->variant, name,
+               MA_COUNT(r->entries, "entry", "entries"), MA_NUM(r->stats.canonical), MA_NUM(r->stats.wins),
+               MA_NUM(r->stats.draws), MA_NUM(r->stats.losses), depth, r->seconds);
     }
     fflush(stdout);
 }
 
 static void print_malom_report(void *ctx, const ma_svmalom_report *r)
 {
-    (void)ctx;
+    if (*(const int *)ctx) /* --quiet */
+        return;
     if (r->skipped)
-        printf("%s: %llu entries, skipped (valid file exists)\n", r->file,
-               (unsigned long long)r->entries);
+        printf("%s: %s, skipped (valid file exists)\n", r->file, MA_COUNT(r->entries, "entry", "entries"));
     else
-        printf("%s: %llu entries, %llu markers, wins %llu, draws %llu (%llu counts), losses %llu, "
-               "%llu overflow records, %.2f s\n",
-               r->file, (unsigned long long)r->entries, (unsigned long long)r->markers,
-               (unsigned long long)r->wins, (unsigned long long)r->draws,
-               (unsigned long long)r->counts, (unsigned long long)r->losses,
-               (unsigned long long)r->overflow, r->seconds);
+        printf("%s: %s, %s, wins %s, draws %s (%s), losses %s, %s, %.2f s\n", r->file,
+               MA_COUNT(r->entries, "entry", "entries"), MA_COUNT(r->markers, "marker", "markers"), MA_NUM(r->wins),
+               MA_NUM(r->draws), MA_COUNT(r->counts, "count", "counts"), MA_NUM(r->losses),
+               MA_COUNT(r->overflow, "overflow record", "overflow records"), r->seconds);
     fflush(stdout);
 }
 
@@ -210,9 +212,10 @@ int ma_cmd_solve(int argc, char **argv)
     }
     if (optind < argc)
         return USAGE_ERROR("unexpected argument '%s'", argv[optind]);
-    if (!q.variant_name || !q.out || (!q.stones_text == !q.nsectors) || (q.with_deps && !q.nsectors))
-        return USAGE_ERROR("need --variant, --out and exactly one of --stones or "
-                                     "--sector (--with-deps only with --sector)");
+    if (!q.variant_name)
+        q.variant_name = "std"; /* Nine Men's Morris unless told otherwise */
+    if (!q.out || (!q.stones_text == !q.nsectors) || (q.with_deps && !q.nsectors))
+        return USAGE_ERROR("need --out and exactly one of --stones or --sector (--with-deps only with --sector)");
     return solve(&q);
 }
 
@@ -288,7 +291,7 @@ static int solve(const struct solve_request *q)
     atomic_store(&stop_signal, 0);
     sigaction(SIGINT, &sa, &old_int);
     sigaction(SIGTERM, &sa, &old_term);
-    struct print_ctx pc = {variant_name, 0, SIGINT, 0};
+    struct print_ctx pc = {variant_name, quiet, 0, SIGINT, 0};
     ma_svmalom_opts mo = {o.variant, o.bug,        malom_kind,   secval, open_dir, out,
                           quiet,     stderr,       &o,           print_report, &pc};
     /* Nothing is written when a Malom output would be refused: check it before solving. */
@@ -304,7 +307,7 @@ static int solve(const struct solve_request *q)
     /* With a Malom format the export runs the solve itself: it writes each component's Malom
      * files while the solution is in memory. */
     if (rc == MA_OK && malom_kind)
-        rc = ma_svmalom_export(&mo, targets, ntargets, with_deps, print_malom_report, NULL, &err);
+        rc = ma_svmalom_export(&mo, targets, ntargets, with_deps, print_malom_report, &quiet, &err);
     else if (rc == MA_OK)
         rc = ma_solver_solve(&o, targets, ntargets, with_deps, print_report, &pc, &err);
     sigaction(SIGINT, &old_int, NULL);

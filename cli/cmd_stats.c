@@ -6,8 +6,10 @@
 #include <stdio.h>
 
 #include "millaudit.h"
+#include "cli/cli_util.h"
 #include "cli/commands.h"
 #include "common/options.h"
+#include "common/progress.h"
 
 static void usage(FILE *out)
 {
@@ -21,7 +23,7 @@ static void usage(FILE *out)
             "(Malom's .analyze / .analyze2 figures), and the start value when DIR holds a start\n"
             "sector (W=B=0). --sector S (W_B_WF_BF or <variant>_W_B_WF_BF; repeatable or\n"
             "comma-separated) restricts to those sectors. --json prints one JSON document.\n"
-            "--threads N (default: online CPUs) splits each sector's entries among N workers.\n"
+            "-j/--threads N (default: online CPUs) splits each sector's entries among N workers.\n"
             "--no-digest-check reads an open-format file whose body fails its header's SHA-256\n"
             "(docs/format.md 5.1; refused by default, exit 3 naming offset 80).\n"
             "\n"
@@ -51,7 +53,8 @@ static int parse(int argc, char **argv, ma_stats_run_options *opt, const char **
         case 'D': opt->no_digest_check = 1; break;
         case 's':
             if (ma_sector_arg_check(optarg, &n_picks, &err)) {
-                ma_opt_error("stats", "--sector %s", err.msg);
+                char words[sizeof err.msg + 64];
+                ma_opt_error("stats", "%s", ma_render_option_words(err.msg, words, sizeof words));
                 return MA_EUSAGE;
             }
             sectors[opt->n_sectors++] = optarg;
@@ -93,12 +96,11 @@ int ma_cmd_stats(int argc, char **argv)
         ma_stats_render_end(stdout, stderr, r, json);
         result = ma_stats_report_result(r);
         ma_stats_report_free(r);
-        if ((fflush(stdout) != 0 || ferror(stdout)) && ma_result_exit_code(result) != MA_EXIT_INTERNAL) {
-            fprintf(stderr, "millaudit stats: cannot write the output\n");
+        if (ma_result_exit_code(result) != MA_EXIT_INTERNAL && ma_cli_stdout_flush("stats") != MA_OK)
             result = MA_EIO;
-        }
     } else if (result == MA_ENOMEM || result == MA_EINVAL) { /* not even a report */
-        fprintf(stderr, "millaudit stats: %s\n", err.msg);
+        char words[sizeof err.msg + 64];
+        fprintf(stderr, "millaudit stats: %s\n", ma_render_option_words(err.msg, words, sizeof words));
     }
     return result; /* cli/main.c maps it to the exit status */
 }

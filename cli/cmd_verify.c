@@ -1,6 +1,6 @@
 /*
  * millaudit verify DIR: options of the run engine (millaudit/verify.h), which does the work for
- * every format, and the printing of its documents (render/: text for people, one JSON document,
+ * every format, and the printing of its documents (reports/render/: text for people, one JSON document,
  * docs/json/verify.schema.json, for programs; a JUnit report). The command ends with its result
  * (common/verdict.h): the run's verdict, the error that stopped it, or the signal.
  */
@@ -28,8 +28,8 @@ static void usage(FILE *out)
             "usage: millaudit verify DIR [--sector S ...] [--audit FILE.sqlite]\n"
             "                        [--resume[=RUN] [--stale-after S] | --incremental] [--max-rows N]\n"
             "                        [--threads N]\n"
-            "                        [--shard I/N] [--full-board-draw yes|no] [--allow-bounds]\n"
-            "                        [--quiet] [--json] [--junit FILE]\n"
+            "                        [--shard I/N [--seal-key K]] [--full-board-draw yes|no] [--allow-bounds]\n"
+            "                        [--quiet | --table | --wide] [--json] [--junit FILE]\n"
             "       millaudit verify DIR --plan N [--json]\n"
             "Re-derives the outcome and depth of every entry of every sector file of DIR (open\n"
             "*.mdb, Malom *.sec2 with <variant>.secval or STONE_DIFF, Malom *.sec) from its\n"
@@ -48,9 +48,12 @@ static void usage(FILE *out)
             "                     they did for its newest recorded result (needs --audit)\n"
             "  --max-rows N       discrepancy rows kept per sector, roots first (default 1000;\n"
             "                     counts stay exact)\n"
-            "  --threads N        worker threads (default: online CPUs)\n"
+            "  -j, --threads N    worker threads (default: online CPUs)\n"
             "  --shard I/N        only shard I of N (0 <= I < N), partitioned by cost; merge the\n"
             "                     shards' stores with runs merge (docs/distributed.md)\n"
+            "  --seal-key K       seal the store when the run ends, with K: an Ed25519 private key\n"
+            "                     (PEM) or a secret file (HMAC-SHA256, `openssl rand -hex 32`);\n"
+            "                     runs merge --seal-key believes only stores sealed so (needs --audit)\n"
             "  --plan N           print the partition into N shards and each shard's entries, cost\n"
             "                     and peak mapped bytes; checks nothing\n"
             "Malom databases:\n"
@@ -59,6 +62,9 @@ static void usage(FILE *out)
             "                     be checked within bounds (successor sectors absent)\n"
             "Output:\n"
             "  --quiet            no progress, no per-sector lines: totals, verdict and errors\n"
+            "  --table            also the table of every sector, children first (100 columns)\n"
+            "  --wide             the table with every column (checked, propagated, bounds,\n"
+            "                     missing, unverifiable)\n"
             "  --json             one JSON document on stdout (docs/json/verify.schema.json)\n"
             "  --junit FILE       also write a JUnit XML report to FILE: one test case per sector,\n"
             "                     failures with class counts and the first discrepancies\n"
@@ -108,8 +114,9 @@ struct verify_cli {
     int nargs;
     char resume_arg[64];
     long max_rows, threads, resume_run, plan, stale; /* stale: --stale-after, -1 when not given */
-    int json, quiet, help;
+    int json, quiet, help, table, wide;
     const char *junit_path;
+    const char *seal_key_path;
 };
 
 static int all_digits(const char *s)
@@ -128,7 +135,7 @@ static void join_resume_run(struct verify_cli *c, int argc, char **argv)
 {
     static const char *const with_value[] = {"--sector", "--audit", "--max-rows", "--threads",
                                              "--shard", "--plan", "--full-board-draw", "--junit",
-                                             "--stale-after"};
+                                             "--stale-after", "-j", "--seal-key"};
     int positional = 0;
     for (int i = 1; i < argc; i++) {
         int takes = 0;
@@ -160,6 +167,8 @@ static int take_option(struct verify_cli *c, int opt, const char *arg)
     case 'm': return ma_opt_long("verify", "--max-rows", arg, 0, 1000000000L, &c->max_rows) ? MA_EUSAGE : MA_OK;
     case 't': return ma_opt_long("verify", "--threads", arg, 1, 256, &c->threads) ? MA_EUSAGE : MA_OK;
     case 'q': c->quiet = 1; return MA_OK;
+    case 'W': c->wide = c->table = 1; return MA_OK; /* the wide table is the table */
+    case 'B': c->table = 1; return MA_OK;
     case 'j': c->json = 1; return MA_OK;
     case 'J': c->junit_path = arg; return MA_OK;
     case 'b': o->allow_bounds = 1; return MA_OK;
@@ -168,7 +177,7 @@ static int take_option(struct verify_cli *c, int opt, const char *arg)
             ma_opt_error("verify", "--full-board-draw %s: expected yes or no", arg);
             return MA_EUSAGE;
         }
-        o->full_board_draw = !strcmp(arg, "yes");
+        o->full_board_draw = !strcmp(arg, "yes") ? MA_YES : MA_NO;
         return MA_OK;
     case 'r':
     case 'i':
@@ -188,6 +197,7 @@ static int take_option(struct verify_cli *c, int opt, const char *arg)
         return MA_OK;
     case 'P': return ma_opt_long("verify", "--plan", arg, 1, 100000, &c->plan) ? MA_EUSAGE : MA_OK;
     case 'T': return ma_opt_long("verify", "--stale-after", arg, 0, 0x7FFFFFFFL, &c->stale) ? MA_EUSAGE : MA_OK;
+    case 'K': c->seal_key_path = arg; return MA_OK;
     case 'h': c->help = 1; return MA_OK;
     default: return MA_EUSAGE; /* ma_opt_next said what is wrong */
     }
@@ -204,7 +214,9 @@ static int parse_options(struct verify_cli *c)
         {"resume", optional_argument, NULL, 'r'}, {"incremental", no_argument, NULL, 'i'},
         {"shard", required_argument, NULL, 'S'}, {"plan", required_argument, NULL, 'P'},
         {"help", no_argument, NULL, 'h'}, {"junit", required_argument, NULL, 'J'},
-        {"stale-after", required_argument, NULL, 'T'}, {NULL, 0, NULL, 0}};
+        {"stale-after", required_argument, NULL, 'T'}, {"table", no_argument, NULL, 'B'},
+        {"wide", no_argument, NULL, 'W'}, {"seal-key", required_argument, NULL, 'K'},
+        {NULL, 0, NULL, 0}};
     const ma_vrun_options *o = &c->o;
     optind = 1;
     int opt;
@@ -226,9 +238,17 @@ static int parse_options(struct verify_cli *c)
         ma_opt_error("verify", "--stale-after only tells --resume when a run of another host is dead");
         return MA_EUSAGE;
     }
+    if (c->seal_key_path && !o->audit_path) {
+        ma_opt_error("verify", "--seal-key seals the audit store: it needs --audit FILE");
+        return MA_EUSAGE;
+    }
     if (c->plan && (o->shard_count || o->audit_path || o->mode != MA_VRUN_FULL || o->n_sectors)) {
         ma_opt_error("verify", "--plan partitions the whole database and checks nothing: it takes "
                                "no --shard, --sector, --audit, --resume or --incremental");
+        return MA_EUSAGE;
+    }
+    if (c->quiet && c->table) {
+        ma_opt_error("verify", "--quiet prints no per-sector output: it takes no --%s", c->wide ? "wide" : "table");
         return MA_EUSAGE;
     }
     if (c->plan)
@@ -237,31 +257,19 @@ static int parse_options(struct verify_cli *c)
         fprintf(stderr, "millaudit verify: --junit - and --json would both write standard output\n");
         return MA_EUSAGE;
     }
-    /* the JUnit file must not replace the database, the store or its side files */
+    /* the JUnit file must not replace the database, the store, its side files or the seal key */
     const ma_output_input inputs[] = {{c->args[optind], "the database", MA_INPUT_FILE},
-                                      {o->audit_path, "the audit store", MA_INPUT_STORE}};
-    return ma_cli_output_result("verify", c->junit_path, "--junit", MA_OUTPUT_DOCUMENT, inputs, 2);
+                                      {o->audit_path, "the audit store", MA_INPUT_STORE},
+                                      {c->seal_key_path, "the seal key", MA_INPUT_FILE}};
+    return ma_cli_output_result("verify", c->junit_path, "--junit", MA_OUTPUT_DOCUMENT, inputs, 3);
 }
 
 /* ---- the run ---- */
 
-/* What the finished run (rc: ma_vrun_execute's return) comes to (common/verdict.h). */
-static int run_result(const ma_vrun *run, int rc)
-{
-    const ma_vrun_options *o = ma_vrun_options_of(run);
-    if (rc == MA_ECANCELED) /* no signal: the test hook stopped it */
-        return ma_result_of_signal(*o->cancel ? (int)*o->cancel : SIGINT);
-    if (rc)
-        return rc;
-    if (ma_vrun_record_failed(run)) /* the record asked for is incomplete: outweighs the verdict */
-        return MA_EIO;
-    return ma_result_of_verdict(ma_vrun_verdict_of(run), o->allow_bounds ? MA_VERDICT_ALLOW_BOUNDS : 0);
-}
-
 /* Writes the JUnit report and prints the run's errors and its document; returns the result. */
 static int report_run(const struct verify_cli *c, const ma_vrun *run, int rc, const ma_error *err)
 {
-    int result = run_result(run, rc);
+    int result = ma_vrun_result(run, rc);
     size_t n_err = ma_vrun_error_count(run), ne = 0;
     const char **errors = calloc(n_err + 2, sizeof *errors);
     for (size_t i = 0; errors && i < n_err; i++)
@@ -285,7 +293,8 @@ static int report_run(const struct verify_cli *c, const ma_vrun *run, int rc, co
     if (c->json)
         ma_render_verify_json(stdout, run, errors, ne, ma_result_exit_code(result));
     else if (rc == MA_OK || rc == MA_ECANCELED)
-        ma_render_verify_text(stdout, run, c->quiet);
+        ma_render_verify_text(stdout, run, (c->quiet ? MA_VERIFY_TEXT_QUIET : 0) |
+                                               (c->table ? MA_VERIFY_TEXT_TABLE : 0) | (c->wide ? MA_VERIFY_TEXT_WIDE : 0));
     free(errors);
     return result;
 }
@@ -296,7 +305,7 @@ static int run_verify(struct verify_cli *c, const char *host, const char *cmdlin
     o->root = c->args[optind];
     o->sectors = c->sectors;
     o->threads = (int)c->threads;
-    o->max_rows = (size_t)c->max_rows;
+    o->max_rows = c->max_rows ? (size_t)c->max_rows : MA_KEEP_NONE;
     o->resume_run = c->resume_run;
     o->stale_seconds_given = c->stale >= 0;
     o->stale_seconds = c->stale;
@@ -305,10 +314,7 @@ static int run_verify(struct verify_cli *c, const char *host, const char *cmdlin
     o->tool_version = MA_VERSION;
     o->git_revision = MA_GIT_REVISION;
     o->cancel = ma_cli_stop_on_signals();
-    /* the test build's hooks (cli/test_hook.h); a weak reference, NULL in millaudit */
     ma_cli_test_hook hook;
-    if (ma_cli_test_hook_install)
-        ma_cli_test_hook_install(&hook, o);
     ma_progress progress;
     ma_progress_start(&progress, stderr, c->quiet || c->json, "verify", 0);
     o->progress = &progress;
@@ -319,13 +325,28 @@ static int run_verify(struct verify_cli *c, const char *host, const char *cmdlin
     ma_vrun *run = NULL;
     ma_error err;
     ma_error_clear(&err);
+    /* the key is read before any work: a key that cannot seal is refused, not found at the end */
+    ma_seal_key *key = NULL;
+    if (c->seal_key_path) {
+        int krc = ma_seal_key_load(&key, c->seal_key_path, &err);
+        if (krc) {
+            ma_progress_finish(&progress, 0);
+            fprintf(stderr, "millaudit verify: %s\n", err.msg);
+            return ma_result_of_unusable(krc);
+        }
+        o->seal_key = key;
+    }
     int rc = ma_vrun_create(&run, o, &err);
+    /* the test build's hooks (cli/test_hook.h); a weak reference, NULL in millaudit */
+    if (rc == MA_OK && ma_cli_test_hook_install)
+        ma_cli_test_hook_install(&hook, run, o->cancel);
     if (rc == MA_OK)
         rc = ma_vrun_execute(run, &err);
     ma_progress_finish(&progress, atomic_load(&progress.done));
     int result;
     if (rc == MA_EINVAL) { /* an option value the run refused (a --sector, --resume): a usage error */
-        ma_opt_error("verify", "%s", err.msg);
+        char words[sizeof err.msg + 64];
+        ma_opt_error("verify", "%s", ma_render_option_words(err.msg, words, sizeof words));
         result = MA_EUSAGE;
     } else if (rc && !run) {
         fprintf(stderr, "millaudit verify: %s\n", err.msg);
@@ -334,6 +355,7 @@ static int run_verify(struct verify_cli *c, const char *host, const char *cmdlin
         result = report_run(c, run, rc, &err);
     }
     ma_vrun_free(run);
+    ma_seal_key_free(key);
     return result;
 }
 
@@ -350,7 +372,6 @@ int ma_cmd_verify(int argc, char **argv)
     c.threads = sysconf(_SC_NPROCESSORS_ONLN);
     if (c.threads < 1)
         c.threads = 1;
-    c.o.full_board_draw = 1;
     int result = MA_ENOMEM;
     if (c.sectors && c.args) {
         join_resume_run(&c, argc, argv);

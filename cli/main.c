@@ -8,6 +8,7 @@
 #include "common/invocation.h"
 #include "common/ma_error.h"
 #include "common/options.h"
+#include "common/output.h"
 #include "common/verdict.h"
 #include "ma_version.h"
 
@@ -94,6 +95,29 @@ static void put_word(FILE *out, const char *s)
         fputc((unsigned char)*s < 0x20 || *s == 0x7f ? '?' : *s, out);
 }
 
+/* Every command's standard output is checked once more when it ends: a document that could not be
+ * written (a full disk, a closed descriptor) is exit 4 whatever the work found, as an audit record
+ * left incomplete is (README "Exit codes"); a signal's 130/143 and an internal error's 5 still win.
+ * A command that already said its output failed (exit 4) is not named twice. */
+static int finish(int argc, char **argv, int result)
+{
+    int code = ma_result_exit_code(result);
+    if (code == MA_EXIT_IO || code == MA_EXIT_INTERNAL || code >= 128)
+        return code;
+    char cmd[96];
+    int sub = argc > 2 && argv[2][0] != '-' &&
+              (!strcmp(argv[1], "runs") || !strcmp(argv[1], "manifest") || !strcmp(argv[1], "attest"));
+    snprintf(cmd, sizeof cmd, "%.40s%s%.40s", argv[1], sub ? " " : "", sub ? argv[2] : "");
+    for (char *p = cmd; *p; p++)
+        if ((unsigned char)*p < 0x20 || *p == 0x7f)
+            *p = '?';
+    ma_error err;
+    if (ma_output_stdout_check(&err) == MA_OK)
+        return code;
+    fprintf(stderr, "millaudit %s: %s\n", cmd, err.msg);
+    return MA_EXIT_IO;
+}
+
 int main(int argc, char **argv)
 {
     if (argc < 2) {
@@ -105,8 +129,8 @@ int main(int argc, char **argv)
         for (size_t i = 0; i < N_COMMANDS; i++)
             if (!strcmp(argv[2], commands[i].name)) {
                 char *help_argv[] = {argv[0], argv[2], "--help", NULL};
-                return ma_result_exit_code(commands[i].run ? commands[i].run(2, help_argv + 1)
-                                                           : run_typed(argv[2], 3, help_argv));
+                return finish(3, help_argv, commands[i].run ? commands[i].run(2, help_argv + 1)
+                                                            : run_typed(argv[2], 3, help_argv));
             }
         fputs("millaudit: unknown command '", stderr);
         put_word(stderr, argv[2]);
@@ -117,16 +141,16 @@ int main(int argc, char **argv)
     }
     if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h") || !strcmp(argv[1], "help")) {
         usage(stdout);
-        return MA_EXIT_OK;
+        return finish(argc, argv, MA_OK);
     }
     if (!strcmp(argv[1], "--version") || !strcmp(argv[1], "-V") || !strcmp(argv[1], "version")) {
         printf("millaudit %s (git %s)\n", MA_VERSION, MA_GIT_REVISION);
-        return MA_EXIT_OK;
+        return finish(argc, argv, MA_OK);
     }
     for (size_t i = 0; i < N_COMMANDS; i++)
         if (!strcmp(argv[1], commands[i].name))
-            return ma_result_exit_code(commands[i].run ? commands[i].run(argc - 1, argv + 1)
-                                                       : run_typed(argv[1], argc, argv));
+            return finish(argc, argv, commands[i].run ? commands[i].run(argc - 1, argv + 1)
+                                                      : run_typed(argv[1], argc, argv));
     fputs(argv[1][0] == '-' ? "millaudit: unknown option '" : "millaudit: unknown command '", stderr);
     put_word(stderr, argv[1]);
     fputs("'", stderr);

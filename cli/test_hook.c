@@ -7,7 +7,14 @@
 #include <time.h>
 #include <unistd.h>
 
-void ma_cli_test_hook_step(ma_cli_test_hook *h, const char *here, const volatile sig_atomic_t *until)
+#include "verifier/audit/grade.h"
+#include "verifier/run/manifest_run.h"
+#include "verifier/run/run.h"
+
+/* The rendezvous at step `here`: at the first call whose `here` is the step asked for, creates
+ * <dir>/paused and waits until <dir>/resume exists or *until is non-zero (a signal handler's flag;
+ * NULL: resume only). Any other call returns at once. */
+static void hook_step(ma_cli_test_hook *h, const char *here, const volatile sig_atomic_t *until)
 {
     if (h->fired || !h->step[0] || strcmp(h->step, here))
         return;
@@ -31,10 +38,11 @@ static void rendezvous(void *ctx, const char *step, const char *sector)
     char here[128];
     snprintf(here, sizeof here, "%s%s%s", step, sector ? ":" : "", sector ? sector : "");
     ma_cli_test_hook *h = ctx;
-    ma_cli_test_hook_step(h, here, h->until);
+    hook_step(h, here, h->until);
 }
 
-void ma_cli_test_hook_env(ma_cli_test_hook *h)
+/* Fills h from MILLAUDIT_TEST_STEP / MILLAUDIT_TEST_STEP_DIR (no step asked for: h->step empty). */
+static void hook_env(ma_cli_test_hook *h)
 {
     memset(h, 0, sizeof *h);
     const char *step = getenv("MILLAUDIT_TEST_STEP"), *dir = getenv("MILLAUDIT_TEST_STEP_DIR");
@@ -44,21 +52,48 @@ void ma_cli_test_hook_env(ma_cli_test_hook *h)
     snprintf(h->dir, sizeof h->dir, "%s", dir);
 }
 
-void ma_cli_test_hook_install(ma_cli_test_hook *h, ma_vrun_options *o)
+void ma_cli_test_hook_install(ma_cli_test_hook *h, ma_vrun *run, const volatile sig_atomic_t *cancel)
 {
-    ma_cli_test_hook_env(h);
-    h->until = o->cancel;
+    hook_env(h);
+    h->until = cancel;
+    ma_vrun_test_hooks hooks = {0};
     const char *stop_after = getenv("MILLAUDIT_TEST_STOP_AFTER_SECTORS");
     if (stop_after && *stop_after)
-        o->stop_after_sectors = (size_t)strtoull(stop_after, NULL, 10);
-    if (!h->step[0])
-        return;
-    o->on_step = rendezvous;
-    o->step_ctx = h;
+        hooks.stop_after_sectors = (size_t)strtoull(stop_after, NULL, 10);
+    if (h->step[0]) {
+        hooks.on_step = rendezvous;
+        hooks.step_ctx = h;
+    }
+    ma_vrun_set_test_hooks(run, &hooks);
 }
 
-uint64_t ma_cli_test_stop_after_moves(void)
+/* manifest create / check: the rendezvous after the first hashed chunk */
+static void on_hashed(void *ctx)
+{
+    ma_cli_test_hook *h = ctx;
+    hook_step(h, "hashing", h->until);
+}
+
+int ma_cli_test_manifest_create(ma_manifest_created *out, const ma_manifest_create_options *opt, ma_error *err)
+{
+    ma_cli_test_hook h;
+    hook_env(&h);
+    h.until = opt->cancel;
+    ma_manifest_test_hooks hooks = {h.step[0] ? on_hashed : NULL, &h};
+    return ma_manifest_create_hooked(out, opt, &hooks, err);
+}
+
+int ma_cli_test_manifest_check(ma_manifest_check **out, const ma_manifest_check_options *opt, ma_error *err)
+{
+    ma_cli_test_hook h;
+    hook_env(&h);
+    ma_manifest_test_hooks hooks = {h.step[0] ? on_hashed : NULL, &h};
+    return ma_manifest_check_run_hooked(out, opt, &hooks, err);
+}
+
+int ma_cli_test_grade_run(ma_grading **out, const ma_grade_run_options *opt, ma_error *err)
 {
     const char *stop_after = getenv("MILLAUDIT_TEST_STOP_AFTER_MOVES");
-    return stop_after && *stop_after ? (uint64_t)strtoull(stop_after, NULL, 10) : 0;
+    uint64_t n = stop_after && *stop_after ? (uint64_t)strtoull(stop_after, NULL, 10) : 0;
+    return ma_grade_run_hooked(out, opt, n, err);
 }

@@ -31,7 +31,9 @@
  *
  * In millaudit itself these functions are not linked (weak references in cmd_verify.c,
  * cmd_manifest.c and cmd_grade.c are NULL), so the production binary has no such hook and ignores
- * these variables.
+ * these variables. The hooks are no part of the public options either: test_hook.c, the one cli
+ * file that may, installs them through the engines' internal headers (verifier/run/run.h,
+ * verifier/run/manifest_run.h, verifier/audit/grade.h).
  */
 #ifndef MA_CLI_TEST_HOOK_H
 #define MA_CLI_TEST_HOOK_H
@@ -48,20 +50,20 @@ typedef struct ma_cli_test_hook {
     const volatile sig_atomic_t *until; /* verify: its stop flag (o->cancel), which also ends a pause */
 } ma_cli_test_hook;
 
-/* Reads the environment; when a step is asked for, points o->on_step at the rendezvous with h as
- * its context (h must outlive the run); sets o->stop_after_sectors when a stop is asked for. */
-void ma_cli_test_hook_install(ma_cli_test_hook *h, ma_vrun_options *o) __attribute__((weak));
-
-/* Fills h from MILLAUDIT_TEST_STEP / MILLAUDIT_TEST_STEP_DIR (no step asked for: h->step empty). */
-void ma_cli_test_hook_env(ma_cli_test_hook *h) __attribute__((weak));
-
-/* The rendezvous at step `here`: at the first call whose `here` is the step asked for, creates
- * <dir>/paused and waits until <dir>/resume exists or *until is non-zero (a signal handler's flag;
- * NULL: resume only). Any other call returns at once. */
-void ma_cli_test_hook_step(ma_cli_test_hook *h, const char *here, const volatile sig_atomic_t *until)
+/* Reads the environment and installs on run (created, not yet executed) the rendezvous, with h
+ * as its context (h must outlive the run; cancel, the run's stop flag, also ends a pause), and
+ * the stop after MILLAUDIT_TEST_STOP_AFTER_SECTORS sectors. */
+void ma_cli_test_hook_install(ma_cli_test_hook *h, ma_vrun *run, const volatile sig_atomic_t *cancel)
     __attribute__((weak));
 
-/* grade's stop: MILLAUDIT_TEST_STOP_AFTER_MOVES, 0 when not asked for (ma_grade_options). */
-uint64_t ma_cli_test_stop_after_moves(void) __attribute__((weak));
+/* ma_manifest_create and ma_manifest_check_run with the rendezvous "hashing" when the environment
+ * asks for it (create: opt->cancel also ends the pause). */
+int ma_cli_test_manifest_create(ma_manifest_created *out, const ma_manifest_create_options *opt, ma_error *err)
+    __attribute__((weak));
+int ma_cli_test_manifest_check(ma_manifest_check **out, const ma_manifest_check_options *opt, ma_error *err)
+    __attribute__((weak));
+
+/* ma_grade_run with the stop after MILLAUDIT_TEST_STOP_AFTER_MOVES graded moves. */
+int ma_cli_test_grade_run(ma_grading **out, const ma_grade_run_options *opt, ma_error *err) __attribute__((weak));
 
 #endif

@@ -1,7 +1,7 @@
 /*
  * Short parallel steps outside a check's walk: the same function run as parts 0..parts-1 at once.
  *
- * Opening the files a check reads (formats/source.h, ma_database_open_sources) takes milliseconds
+ * Opening the files a check reads (verifier/formats/source.h, ma_database_open_sources) takes milliseconds
  * in which, run on one thread, every other core of the check waits. ma_fanout runs
  * fn(ctx, part, parts) for every part, part 0 on the calling thread and the others on threads of
  * their own, and returns when all have returned. A thread takes 60 to 180 us from pthread_create

@@ -8,6 +8,8 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "common/counts.h"
+
 char *ma_escape_name(const char *text, char *buf, size_t len)
 {
     return ma_escape_text(text, buf, len, 1);
@@ -134,7 +136,7 @@ int ma_file_read_document(const char *path, size_t max, const char *what, char *
     for (;;) {
         if (n == cap) {
             if (cap >= max) {
-                rc = ma_error_set(err, MA_EFORMAT, "%s: offset %zu: larger than %zu bytes, %s", shown, n, max, what);
+                rc = ma_error_set(err, MA_EFORMAT, "%s: offset %zu: larger than %s, %s", shown, n, MA_COUNT(max, "byte", "bytes"), what);
                 break;
             }
             cap = cap ? 2 * cap : 65536;

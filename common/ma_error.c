@@ -3,6 +3,7 @@
 
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 char *ma_escape_text(const char *text, char *buf, size_t len, int escape_backslash)
@@ -93,3 +94,5 @@ const char *ma_error_name(int code)
     default: return "unknown";
     }
 }
+
+void ma_free(void *p) { free(p); }

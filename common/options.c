@@ -176,14 +176,28 @@ int ma_opt_unknown(const char *cmd, const char *arg, const struct option *longop
     return MA_EUSAGE;
 }
 
+/* The --threads option of a command, or NULL: `-j N` is accepted for it, as make and ninja take it. */
+static const struct option *threads_option(const char *shortopts, const struct option *longopts)
+{
+    if (shortopts && strchr(shortopts, 'j'))
+        return NULL; /* the command gave -j a meaning of its own */
+    for (const struct option *o = longopts; o && o->name; o++)
+        if (!strcmp(o->name, "threads") && o->has_arg == required_argument && !o->flag)
+            return o;
+    return NULL;
+}
+
 int ma_opt_next(const char *cmd, int argc, char **argv, const char *shortopts,
                 const struct option *longopts)
 {
     char spec[64];
-    snprintf(spec, sizeof spec, ":%s", shortopts ? shortopts : "");
+    const struct option *threads = threads_option(shortopts, longopts);
+    snprintf(spec, sizeof spec, ":%s%s", shortopts ? shortopts : "", threads ? "j:" : "");
     opterr = 0;
-    int before = optind;
-    int c = getopt_long(argc, argv, spec, longopts, NULL);
+    int before = optind, index = -1;
+    int c = getopt_long(argc, argv, spec, longopts, &index);
+    if (c == 'j' && threads && index < 0)
+        return threads->val; /* -j N is --threads N (a long option whose value is 'j' set index) */
     if (c != '?' && c != ':')
         return c;
     /* the argument getopt stopped at: a long option, or a cluster of short ones */

@@ -12,7 +12,8 @@
  * next option's value as getopt_long does, -1 at the end, or MA_OPT_ERROR after printing the two
  * lines for a missing value, an unknown or ambiguous option, or a value given to an option that
  * takes none. shortopts are the command's short options ("h" at least, so -h is --help); a
- * leading ':' is added by ma_opt_next. cmd names the command in messages ("verify",
+ * leading ':' is added by ma_opt_next, and so is "j:" for a command with a --threads option that
+ * gave -j no meaning of its own: `-j N` is `--threads N` (as make and ninja read it). cmd names the command in messages ("verify",
  * "manifest create").
  *
  * ma_opt_error prints "millaudit CMD: <message>" and the hint line for any other mistake on the

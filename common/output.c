@@ -20,7 +20,14 @@
 
 int ma_output_is_stdout(const char *out_path)
 {
-    return out_path && !strcmp(out_path, "-");
+    /* the names of standard output itself: written through descriptor 1, never renamed over (a
+     * file renamed over /dev/stdout would replace the system's link, and the document would not
+     * reach the file standard output is on) */
+    static const char *const names[] = {"-", "/dev/stdout", "/dev/fd/1", "/proc/self/fd/1"};
+    for (size_t i = 0; out_path && i < sizeof names / sizeof *names; i++)
+        if (!strcmp(out_path, names[i]))
+            return 1;
+    return 0;
 }
 
 /* The directory part of path ("." when none), into buf. */
@@ -192,8 +199,22 @@ int ma_output_check(const char *out_path, const char *role, int kind, const ma_o
         return ma_error_set(err, MA_EINVAL, "the %s output is an empty path", role);
     if (ma_output_is_stdout(out_path)) {
         if (kind == MA_OUTPUT_STORE)
-            return ma_error_set(err, MA_EINVAL, "-: the %s output is a SQLite store and cannot be standard output",
-                                role);
+            return ma_error_set(err, MA_EINVAL, "%s: the %s output is a SQLite store and cannot be standard output",
+                                out_path, role);
+        /* standard output is a file like any other: opened on an input (`1<>FILE` does not
+         * truncate it), writing the document there would destroy that input */
+        struct stat sst;
+        if (fstat(STDOUT_FILENO, &sst) != 0)
+            return MA_OK; /* closed: the write fails later, exit 4 */
+        for (size_t i = 0; i < n; i++) {
+            if (!inputs[i].path)
+                continue;
+            char shown[64];
+            snprintf(shown, sizeof shown, "%s (standard output)", out_path);
+            int rc = check_against(shown, role, NULL, 1, &sst, &inputs[i], err);
+            if (rc)
+                return rc;
+        }
         return MA_OK;
     }
     struct stat ost = {0};
@@ -211,6 +232,17 @@ int ma_output_check(const char *out_path, const char *role, int kind, const ma_o
     if (kind == MA_OUTPUT_STORE)
         return writable(out_path, role, kind, exists, stat_errno, &ost, err);
     return MA_OK;
+}
+
+int ma_output_stdout_check(ma_error *err)
+{
+    errno = 0;
+    int failed = fflush(stdout) != 0;
+    int e = errno;
+    failed |= ferror(stdout) != 0;
+    if (!failed)
+        return MA_OK;
+    return ma_error_set(err, MA_EIO, "standard output: write failed: %s", e ? strerror(e) : "an earlier write failed");
 }
 
 static int write_all(int fd, const char *data, size_t len, const char *name, ma_error *err)

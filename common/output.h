@@ -4,7 +4,8 @@
  *
  * Two steps:
  *
- * 1. ma_output_check, before any work: the output path is compared with every input of the command
+ * 1. ma_output_check, before any work: the output path (for standard output: the file descriptor 1
+ *    is open on) is compared with every input of the command
  *    (database files and directories, the audit store, manifests being read). It is refused with
  *    MA_EINVAL (exit 2, "OUT: the --junit output is the audit store A.sqlite") when it names an input,
  *    when it names the store's side files (<store>-wal, -shm, -journal: they may appear only while
@@ -20,7 +21,8 @@
  *    device or FIFO.
  *
  * 2. ma_output_write writes the document:
- *    - "-" (where allowed) is standard output;
+ *    - "-" (where allowed) is standard output, and so are /dev/stdout, /dev/fd/1 and
+ *      /proc/self/fd/1: written through descriptor 1, never renamed over;
  *    - an existing character device or FIFO is written through (opened O_WRONLY, never created,
  *      never renamed over): --junit /dev/null and /dev/stdout work and the device node stays;
  *    - a FIFO nobody reads is an error, not a hang (opened O_NONBLOCK);
@@ -66,7 +68,14 @@ int ma_output_check(const char *out_path, const char *role, int kind, const ma_o
  * the temporary file), MA_ENOMEM. */
 int ma_output_write(const char *out_path, const void *data, size_t len, ma_error *err);
 
-/* True when out_path is "-" (standard output). */
+/* Flushes standard output and reads its error flag (a write that failed on the way, e.g. one line
+ * of a long run, or now: a full disk, a closed descriptor): MA_OK, or MA_EIO with err "standard
+ * output: write failed: <reason>". Every command ends with it (cli/main.c): exit 4 on a failure. */
+int ma_output_stdout_check(ma_error *err);
+
+/* True when out_path names standard output: "-", "/dev/stdout", "/dev/fd/1" or "/proc/self/fd/1"
+ * (ma_output_check compares the file descriptor 1 is open on with the inputs; ma_output_write
+ * writes through the descriptor). */
 int ma_output_is_stdout(const char *out_path);
 
 #endif

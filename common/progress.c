@@ -1,11 +1,14 @@
 /* ma_progress: one progress display per run, shared by the worker threads (common/progress.h). */
 #include "common/progress.h"
 
+
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
 #include <time.h>
 #include <unistd.h>
+
+#include "common/counts.h"
 
 #define TTY_DELAY 1.0      /* quick commands stay silent on a terminal too */
 #define MAX_LINE 512       /* longest line drawn; terminals wider than this get a shorter line */
@@ -15,21 +18,6 @@ double ma_now(void)
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);
     return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
-
-char *ma_progress_group(char *buf, size_t size, uint64_t n)
-{
-    char digits[24];
-    int len = snprintf(digits, sizeof digits, "%llu", (unsigned long long)n);
-    size_t k = 0;
-    for (int i = 0; i < len && k + 1 < size; i++) {
-        if (i && (len - i) % 3 == 0 && k + 2 < size)
-            buf[k++] = ',';
-        buf[k++] = digits[i];
-    }
-    if (size)
-        buf[k < size ? k : size - 1] = 0;
-    return buf;
 }
 
 /* The plain interval: MILLAUDIT_PROGRESS_INTERVAL when it is a number >= 0, else the default. 0
@@ -92,7 +80,7 @@ void ma_progress_start(ma_progress *p, FILE *out, int quiet, const char *label, 
 
 void ma_progress_set_label(ma_progress *p, const char *label)
 {
-    if (!p)
+    if (!p || p->finished)
         return;
     pthread_mutex_lock(&p->label_lock);
     snprintf(p->label, sizeof p->label, "%s", label ? label : "");
@@ -101,7 +89,7 @@ void ma_progress_set_label(ma_progress *p, const char *label)
 
 void ma_progress_set_unit(ma_progress *p, const char *unit)
 {
-    if (!p)
+    if (!p || p->finished)
         return;
     pthread_mutex_lock(&p->label_lock);
     snprintf(p->unit, sizeof p->unit, "%s", unit ? unit : "entries");
@@ -110,7 +98,7 @@ void ma_progress_set_unit(ma_progress *p, const char *unit)
 
 void ma_progress_set_total(ma_progress *p, uint64_t total)
 {
-    if (!p)
+    if (!p || p->finished)
         return;
     pthread_mutex_lock(&p->label_lock);
     p->total = total;
@@ -169,8 +157,8 @@ static void compose(const ma_progress *p, char *line, size_t size, uint64_t done
             human(r, sizeof r, rate, 1);
             snprintf(r + strlen(r), sizeof r - strlen(r), "/s");
         } else {
-            ma_progress_group(d, sizeof d, done);
-            ma_progress_group(t, sizeof t, p->total);
+            ma_num(d, sizeof d, done);
+            ma_num(t, sizeof t, p->total);
             human(r, sizeof r, rate, 0);
             snprintf(r + strlen(r), sizeof r - strlen(r), " %s/s", p->unit);
         }
@@ -184,12 +172,12 @@ static void compose(const ma_progress *p, char *line, size_t size, uint64_t done
         snprintf(line, size, "%s  %s  %s %s  %s", amount, r, c, final ? "total" : eta < 0 ? "elapsed" : "ETA",
                  p->label);
     } else if (known) {
-        snprintf(line, size, "%s: %llu/%llu %s (%d%%), %.0f %s/s, %s %.0f s%s", p->label, (unsigned long long)done,
-                 (unsigned long long)p->total, p->unit, (int)(done * 100 / p->total), rate, p->unit,
+        snprintf(line, size, "%s: %s/%s %s (%d%%), %s %s/s, %s %.0f s%s", p->label, MA_NUM(done), MA_NUM(p->total),
+                 p->unit, (int)(done * 100 / p->total), MA_NUM((uint64_t)(rate + 0.5)), p->unit,
                  final ? "took" : "ETA", final ? elapsed : eta, final ? " (done)" : "");
     } else {
-        snprintf(line, size, "%s: %llu %s, %.0f %s/s, %.1f s%s", p->label, (unsigned long long)done, p->unit, rate,
-                 p->unit, elapsed, final ? " (done)" : "");
+        snprintf(line, size, "%s: %s %s, %s %s/s, %.1f s%s", p->label, MA_NUM(done), p->unit,
+                 MA_NUM((uint64_t)(rate + 0.5)), p->unit, elapsed, final ? " (done)" : "");
     }
     /* a label may come from a file name: never let it move the cursor */
     for (char *q = line; *q; q++)
@@ -290,12 +278,38 @@ void ma_progress_release(ma_progress *p)
 
 void ma_progress_finish(ma_progress *p, uint64_t done)
 {
-    if (!p)
+    if (!p || p->finished)
         return;
     pthread_mutex_lock(&p->paint_lock);
     if (p->mode != MA_PROGRESS_NONE && p->printed)
         paint(p, done, ma_now(), 1);
+    p->mode = MA_PROGRESS_NONE; /* nothing draws or takes the locks any more */
+    p->finished = 1;
     pthread_mutex_unlock(&p->paint_lock);
     pthread_mutex_destroy(&p->paint_lock);
     pthread_mutex_destroy(&p->label_lock);
+}
+
+/* ---- the opaque handle of the public API (millaudit/progress.h) ---- */
+
+int ma_progress_create(ma_progress **out, FILE *stream, const char *label, ma_error *err)
+{
+    *out = malloc(sizeof **out);
+    if (!*out)
+        return ma_error_set(err, MA_ENOMEM, "out of memory");
+    ma_progress_start(*out, stream, stream == NULL, label, 0);
+    return MA_OK;
+}
+
+uint64_t ma_progress_count(const ma_progress *p)
+{
+    return p ? atomic_load(&((ma_progress *)p)->done) : 0;
+}
+
+void ma_progress_free(ma_progress *p)
+{
+    if (!p)
+        return;
+    ma_progress_finish(p, atomic_load(&p->done));
+    free(p);
 }

@@ -32,6 +32,8 @@
  *
  * Every function accepts p == NULL and then does nothing, so library code can take an optional
  * reporter. The struct is caller-owned and holds no global state; its fields are read by tests.
+ * A program using the library sees the opaque handle of millaudit/progress.h (ma_progress_create,
+ * ma_progress_count, ma_progress_free); the rest is the library's and the command's.
  */
 #ifndef MA_PROGRESS_H
 #define MA_PROGRESS_H
@@ -42,6 +44,7 @@
 #include <stdio.h>
 
 #include "common/ma_error.h"
+#include "millaudit/progress.h"
 
 #define MA_PROGRESS_PLAIN_INTERVAL 10.0 /* seconds between plain lines (documented in millaudit(1)) */
 #define MA_PROGRESS_TTY_INTERVAL 0.25   /* seconds between redraws of the terminal line */
@@ -52,7 +55,7 @@ typedef enum ma_progress_mode {
     MA_PROGRESS_TTY        /* one line redrawn in place */
 } ma_progress_mode;
 
-typedef struct ma_progress {
+struct ma_progress {
     FILE *out;                /* where the display goes; stderr normally */
     ma_progress_mode mode;    /* how; see above */
     char label[96];           /* e.g. "verify std_4_3_0_0"; changed with ma_progress_set_label */
@@ -67,47 +70,46 @@ typedef struct ma_progress {
     pthread_mutex_t label_lock; /* guards label, unit and total against a concurrent paint */
     int printed;              /* non-zero once anything was drawn (then finish draws a final line) */
     int shown;                /* TTY: a line is on screen now (the cursor is at its end) */
-} ma_progress;
+    int finished;             /* ma_progress_finish ran (its locks are gone; later calls do nothing) */
+};
 
 /* Monotonic clock in seconds. */
-MA_API double ma_now(void);
+double ma_now(void);
 
 /* Starts a reporter for a run. quiet (or out == NULL) selects MA_PROGRESS_NONE; otherwise TTY when
  * out is a terminal, else PLAIN, unless MILLAUDIT_PROGRESS says otherwise. */
-MA_API void ma_progress_start(ma_progress *p, FILE *out, int quiet, const char *label, uint64_t total);
+void ma_progress_start(ma_progress *p, FILE *out, int quiet, const char *label, uint64_t total);
 /* Forces a mode (tests, or a command with its own option) and resets delay and interval to that
  * mode's defaults. */
-MA_API void ma_progress_set_mode(ma_progress *p, ma_progress_mode mode);
+void ma_progress_set_mode(ma_progress *p, ma_progress_mode mode);
 /* Replaces the label (e.g. the sector now being checked); safe while workers add. */
-MA_API void ma_progress_set_label(ma_progress *p, const char *label);
+void ma_progress_set_label(ma_progress *p, const char *label);
 /* Replaces the unit name ("entries", "bytes", "positions"); call before work starts. */
-MA_API void ma_progress_set_unit(ma_progress *p, const char *unit);
+void ma_progress_set_unit(ma_progress *p, const char *unit);
 /* Sets the expected total (e.g. when a run learns more work); safe while workers add. */
-MA_API void ma_progress_set_total(ma_progress *p, uint64_t total);
+void ma_progress_set_total(ma_progress *p, uint64_t total);
 /* Adds `units` finished units; thread-safe and cheap (one atomic add and a clock read: call it per
  * chunk of work, not per entry). */
-MA_API void ma_progress_add(ma_progress *p, uint64_t units);
+void ma_progress_add(ma_progress *p, uint64_t units);
 /* Reports an absolute count `done` (single-threaded callers). */
-MA_API void ma_progress_update(ma_progress *p, uint64_t done);
+void ma_progress_update(ma_progress *p, uint64_t done);
 /* ma_progress_update in the shape of a progress callback (ctx is the ma_progress *), e.g. for
  * checksums/sha256.h: opts.on_progress = ma_progress_update_cb; opts.progress_ctx = &progress. */
-MA_API void ma_progress_update_cb(void *reporter, uint64_t done);
+void ma_progress_update_cb(void *reporter, uint64_t done);
 /* TTY: erases the line now on screen (waits for a paint in progress), so the caller can print
  * something else; the next due paint shows the line again. Other modes: nothing. */
-MA_API void ma_progress_clear(ma_progress *p);
+void ma_progress_clear(ma_progress *p);
 /* Output of the caller between ma_progress_hold and ma_progress_release goes to a clean line of
  * the terminal: hold erases the line now on screen (TTY) and keeps every thread from drawing it
  * again until release, so a result printed on stdout of the same terminal is never glued to the
  * display however the threads interleave. Other modes: hold and release only lock out the paint
  * (a plain line stays whole). Not re-entrant; never call the reporter's other functions from the
  * same thread in between except ma_progress_add / ma_progress_update (they skip the paint). */
-MA_API void ma_progress_hold(ma_progress *p);
-MA_API void ma_progress_release(ma_progress *p);
+void ma_progress_hold(ma_progress *p);
+void ma_progress_release(ma_progress *p);
 /* Draws a closing line if anything was drawn, so the last figure on screen is the true total, and
- * releases the reporter's locks. done is the final absolute count. */
-MA_API void ma_progress_finish(ma_progress *p, uint64_t done);
-
-/* Formats n with thousands separators ("1,234,567") into buf; returns buf. */
-char *ma_progress_group(char *buf, size_t size, uint64_t n);
+ * releases the reporter's locks. done is the final absolute count. Only the first call counts (an
+ * engine finishes the display its caller will free). */
+void ma_progress_finish(ma_progress *p, uint64_t done);
 
 #endif

@@ -1,6 +1,7 @@
 /* common/verdict: the one verdict, its words and its exit status (common/verdict.h). */
 #include "common/verdict.h"
 
+#include <stdio.h>
 #include <string.h>
 
 #include "common/ma_error.h"
@@ -8,8 +9,8 @@
 const char *ma_verdict_state_name(ma_verdict_state s)
 {
     static const char *const names[MA_VERDICT_STATES] = {
-        "verified",      "within-bounds", "incomplete",    "interrupted",
-        "discrepancies", "values-agree",  "values-differ", "recorded"};
+        "verified",      "within-bounds", "incomplete",    "interrupted", "discrepancies",
+        "values-agree",  "values-differ", "recorded",      "partial"};
     return (unsigned)s < MA_VERDICT_STATES ? names[s] : "unknown";
 }
 
@@ -27,8 +28,18 @@ int ma_verdict_exit_code(ma_verdict_state s, unsigned flags)
     case MA_VERDICT_WITHIN_BOUNDS: return flags & MA_VERDICT_ALLOW_BOUNDS ? MA_EXIT_OK : MA_EXIT_BAD_INPUT;
     case MA_VERDICT_DISCREPANCIES:
     case MA_VERDICT_DIFFER: return MA_EXIT_MISMATCH;
+    case MA_VERDICT_PARTIAL: return MA_EXIT_PARTIAL;
     default: return MA_EXIT_BAD_INPUT;
     }
+}
+
+void ma_verdict_interrupted_words(char *buf, size_t len, long long reached, long long planned, long long carried)
+{
+    if (carried > 0 && carried <= reached)
+        snprintf(buf, len, "interrupted: %lld of %lld sector%s done (%lld checked, %lld carried over)", reached,
+                 planned, planned == 1 ? "" : "s", reached - carried, carried);
+    else
+        snprintf(buf, len, "interrupted: %lld of %lld sector%s checked", reached, planned, planned == 1 ? "" : "s");
 }
 
 /* Results above 0: bit 12 marks a verdict (flags in bits 8..11, the state below), bit 13 a signal. */

@@ -5,7 +5,7 @@
  */
 #include <stdio.h>
 
-#include "millaudit.h"
+#include <millaudit.h>
 
 int main(int argc, char **argv)
 {
@@ -14,7 +14,8 @@ int main(int argc, char **argv)
         return 2;
     }
     ma_error err = {0};
-    ma_vrun_options opt = {.root = argv[1], .threads = 2, .max_rows = 10, .full_board_draw = 1};
+    /* zero is the default of every option: every online CPU, 1000 rows kept per sector */
+    ma_vrun_options opt = {.root = argv[1], .max_rows = 10};
     ma_vrun *run = NULL;
     if (ma_vrun_create(&run, &opt, &err) != MA_OK || ma_vrun_execute(run, &err) != MA_OK) {
         fprintf(stderr, "verify_one: %s\n", err.msg);
@@ -23,7 +24,7 @@ int main(int argc, char **argv)
     }
     const ma_vrun_totals *t = ma_vrun_totals_of(run);
     ma_verdict_state v = ma_vrun_verdict_of(run);
-    printf("%s: %s (%llu entries, %llu verified, %llu discrepancies)\n", argv[1],
+    printf("%s: %s (entries %llu, verified %llu, discrepancies %llu)\n", argv[1],
            ma_verdict_state_name(v), (unsigned long long)t->entries, (unsigned long long)t->verified,
            (unsigned long long)t->discrepancies);
     ma_vrun_free(run);

@@ -24,16 +24,16 @@ flags="-std=c11 -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover
 sed -e 's/@MA_VERSION@/fuzz/; s/@MA_GIT_REVISION@/fuzz/; s/@PROJECT_VERSION@/fuzz/' \
     "$root/common/version.h.in" > "$out/gen/ma_version.h"
 common="$root/common/ma_error.c $root/common/fileio.c"
-malom="$common $root/indexer/malom_index.c $root/formats/malom_file.c $root/formats/malom_secval.c"
-open="$common $root/indexer/open_index.c $root/indexer/position.c $root/formats/open_file.c $root/formats/value.c
+malom="$common $root/indexer/malom_index.c $root/verifier/formats/malom_file.c $root/verifier/formats/malom_secval.c"
+open="$common $root/indexer/open_index.c $root/indexer/position.c $root/verifier/formats/open_file.c $root/verifier/formats/value.c
       $root/checksums/sha256.c"
-store="$common $root/common/json_text.c $root/common/verdict.c $root/store/audit.c $root/store/audit_internal.c
-       $root/store/audit_manifest.c $root/store/runs.c $root/store/audit_run.c $root/store/audit_game.c
-       $root/store/audit_merge.c $root/store/audit_inventory.c"
+store="$common $root/common/json_text.c $root/common/verdict.c $root/reports/store/audit.c $root/reports/store/audit_internal.c
+       $root/reports/store/audit_manifest.c $root/reports/store/runs.c $root/reports/store/audit_run.c $root/reports/store/audit_game.c
+       $root/reports/store/audit_merge.c $root/reports/store/audit_inventory.c"
 # checksums/ is a leaf: the manifest parser needs common/ alone
 manifest="$common $root/common/output.c $root/checksums/manifest.c $root/checksums/sha256.c"
 # the statement parser lives beside the report loader it builds statements with
-attest="$store $root/store/attest_statement.c $root/store/report.c
+attest="$store $root/reports/store/attest_statement.c $root/reports/store/report.c
         $root/checksums/dsse.c $root/checksums/sha256.c"
 all="sec2 sec secval open manifest run_import attest"
 for name in $all; do

@@ -1,5 +1,5 @@
 /* libFuzzer harness for the attestation envelope parser (checksums/dsse.c ma_dsse_parse and
- * ma_dsse_verify, store/attest_statement.c ma_attest_statement_parse), what `attest verify` and
+ * ma_dsse_verify, reports/store/attest_statement.c ma_attest_statement_parse), what `attest verify` and
  * `runs import --pub` read. The input is an envelope. A refused one gets a one-line MA_EFORMAT
  * message naming the input; an accepted one is verified against RFC 8032's test key (the seeds of
  * fuzz/corpus/attest are signed with it, so mutations reach both outcomes). Its payload is then
@@ -12,7 +12,7 @@
 #include <string.h>
 
 #include "checksums/dsse.h"
-#include "store/attest_statement.h"
+#include "reports/store/attest_statement.h"
 
 #define FUZZ_CHECK(cond)                                                                           \
     do {                                                                                           \
@@ -58,7 +58,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         FUZZ_CHECK(rc == MA_EFORMAT);
         one_line(&err, "fuzz.json: payload");
     } else {
-        FUZZ_CHECK(st.n_subjects >= 1);
+        FUZZ_CHECK(st.n_subjects >= 1 && st.scope);
+        /* the statement against itself: a verdict, and a refusal that is one line */
+        FUZZ_CHECK(ma_attest_statement_verdict(&st) != NULL);
+        if (ma_attest_statement_check(&st, "fuzz.json: payload", &err) != MA_OK)
+            one_line(&err, "fuzz.json: payload");
         char *once = NULL, *twice = NULL;
         size_t n1 = 0, n2 = 0;
         FUZZ_CHECK(ma_attest_statement_to_json(&st, &once, &n1, &err) == MA_OK);

@@ -16,7 +16,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "formats/malom_file.h"
+#include "verifier/formats/malom_file.h"
 #include "indexer/malom_index.h"
 
 /* Violated invariants must be loud under the fuzzer and in replay. */

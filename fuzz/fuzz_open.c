@@ -1,11 +1,11 @@
-/* libFuzzer harness for the open-format reader (formats/open_file.c, docs/format.md §5): the input
+/* libFuzzer harness for the open-format reader (verifier/formats/open_file.c, docs/format.md §5): the input
  * is written as a sector file and mapped with and without the file-name check. An accepted file
  * must be exactly what the header promises (length 128 + 2 * entry count, the index's entry count,
  * a valid sector); every value word is decoded; a refused one gets a one-line message naming the
  * file, a sector and an offset inside the file. */
 #include "fuzz/fuzz_common.h"
 
-#include "formats/open_file.h"
+#include "verifier/formats/open_file.h"
 #include "indexer/open_index.h"
 
 static ma_open_index *ix;

@@ -1,11 +1,11 @@
-/* libFuzzer harness for `runs import` (store/runs.c ma_run_from_json and ma_run_import): the input
+/* libFuzzer harness for `runs import` (reports/store/runs.c ma_run_from_json and ma_run_import): the input
  * is parsed as a run export document. An accepted document must export again to a document that
  * parses to the same export (a fixed point), and import into a store as a new run that loads back;
  * a refused one gets a one-line MA_EFORMAT message naming the document. */
 #include "fuzz/fuzz_common.h"
 
-#include "store/audit.h"
-#include "store/runs.h"
+#include "reports/store/audit.h"
+#include "reports/store/runs.h"
 
 static ma_audit *store;
 static unsigned imports;

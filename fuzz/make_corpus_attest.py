@@ -66,6 +66,18 @@ def main():
     small = json.dumps(st, separators=(",", ":")).encode()
     out("valid_millaudit", made)
     out("valid_small", sign(small))
+    # a statement of predicate v1 (before scopes were stated): read, its scope derived
+    v1 = json.loads(small)
+    v1["predicateType"] = "https://millaudit.dev/attestation/verification/v1"
+    del v1["predicate"]["scope"], v1["predicate"]["inputs"]
+    out("valid_v1", sign(json.dumps(v1, separators=(",", ":")).encode()))
+    # a statement of some sectors, with an input read but not checked
+    part = json.loads(small)
+    part["predicate"]["scope"] = "sectors"
+    part["predicate"]["inputs"] = [part["subject"].pop()]
+    part["predicate"]["sectors"] = [s for s in part["predicate"]["sectors"]
+                                    if s["sector"] != part["predicate"]["inputs"][0]["annotations"]["sector"]]
+    out("valid_partial", sign(json.dumps(part, separators=(",", ":")).encode()))
     out("valid_urlsafe_unpadded", sign(small, urlsafe=True))
     out("truncated_half", sign(small)[: len(sign(small)) // 2])
     out("truncated_payload", sign(small[:-40]))

@@ -12,7 +12,7 @@
  * (it only deletes bits both lack), so the least compressed image is the compressed least image.
  * The checkers rank the successors of one position that keep its opponent mask as their mover
  * mask (every turn without a removal) this way, with no board written and no cache slot looked up
- * per successor (check/fused_turns.h).
+ * per successor (verifier/check/fused_turns.h).
  *
  * Contract, as filled by an index module for mover mask m of w stones:
  *   nops:        the ops reaching the representative (1 for most masks, at most 16);

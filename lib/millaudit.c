@@ -4,3 +4,5 @@
 #include "millaudit.h"
 
 MA_API int ma_api_version(void) { return MILLAUDIT_API_VERSION; }
+MA_API const char *ma_version(void) { return MILLAUDIT_VERSION; }
+MA_API int ma_version_number(void) { return MILLAUDIT_VERSION_NUMBER; }

@@ -10,6 +10,7 @@
 #include <sys/statvfs.h>
 #include <unistd.h>
 
+#include "common/counts.h"
 #include "ma_version.h"
 #include "solver/svfile.h"
 #include "solver/svindex.h"
@@ -251,8 +252,8 @@ static int solve_component(struct task *t, int threads)
         m->entries = ma_svindex_entry_count(&c->ix, m->sector.w, m->sector.b);
         m->vals = malloc((m->entries ? m->entries : 1) * sizeof *m->vals);
         if (!m->vals)
-            rc = ma_error_set(err, MA_ENOMEM, "solve: out of memory for %llu entries",
-                              (unsigned long long)m->entries);
+            rc = ma_error_set(err, MA_ENOMEM, "solve: out of memory for %s",
+                              MA_COUNT(m->entries, "entry", "entries"));
     }
     for (int k = 0; k < t->nchildren && rc == MA_OK; k++) {
         ma_retro_table *ch = &job.children[job.nchildren++];
@@ -559,9 +560,9 @@ static int preflight_resources(struct ctx *c, struct task *plan, int n)
             human_bytes(hn, sizeof hn, need);
             human_bytes(hl, sizeof hl, c->limit);
             return ma_error_set(c->err, MA_EIO,
-                                "sector %s needs %llu bytes (%s) of memory, more than the "
-                                "%llu bytes (%s) available%s; nothing was written",
-                                name, (unsigned long long)need, hn, (unsigned long long)c->limit, hl,
+                                "sector %s needs %s (%s) of memory, more than the "
+                                "%s (%s) available%s; nothing was written",
+                                name, MA_COUNT(need, "byte", "bytes"), hn, MA_COUNT(c->limit, "byte", "bytes"), hl,
                                 c->o->memory_limit ? " (--memory-limit)" : "");
         }
         for (int j = 0; j < t->comp.n; j++)
@@ -574,9 +575,9 @@ static int preflight_resources(struct ctx *c, struct task *plan, int n)
         uint64_t avail = (uint64_t)vfs.f_bavail * (uint64_t)vfs.f_frsize;
         if (disk > avail)
             return ma_error_set(c->err, MA_EIO,
-                                "%s: the files need %llu bytes on disk, only %llu are "
-                                "available; nothing was written",
-                                c->o->out_dir, (unsigned long long)disk, (unsigned long long)avail);
+                                "%s: the files need %s on disk, only %s available; "
+                                "nothing was written",
+                                c->o->out_dir, MA_COUNT(disk, "byte", "bytes"), MA_NUM(avail));
     }
     return MA_OK;
 }
@@ -625,8 +626,9 @@ static int run(struct ctx *c, const ma_sv_sector *targets, int ntargets, int wit
         if (rc == MA_OK && removed && o->note) {
             char line[512];
             snprintf(line, sizeof line,
-                     "removed %d stale temporary file%s of finished processes (%s%s)", removed,
-                     removed == 1 ? "" : "s", first, removed > 1 ? ", ..." : "");
+                     "removed %s of finished processes (%s%s)",
+                     MA_COUNT((uint64_t)removed, "stale temporary file", "stale temporary files"), first,
+                     removed > 1 ? ", ..." : "");
             o->note(o->note_ctx, line);
         }
     }
@@ -648,7 +650,7 @@ int ma_solver_solve(const ma_solver_opts *o, const ma_sv_sector *targets, int nt
                     int with_deps, ma_solver_report_fn fn, void *fnctx, ma_error *err)
 {
     if (o->threads < 0 || o->threads > MA_SOLVER_MAX_THREADS)
-        return ma_error_set(err, MA_EINVAL, "solve: %d threads: expected 1..%d", o->threads,
+        return ma_error_set(err, MA_EINVAL, "solve: --threads %d: expected 1..%d", o->threads,
                             MA_SOLVER_MAX_THREADS);
     struct ctx *c = calloc(1, sizeof *c);
     if (!c)

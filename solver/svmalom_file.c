@@ -11,6 +11,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "common/counts.h"
+
 ma_svm_layout ma_svm_layout_for(int kind, int stone_diff, int variant)
 {
     ma_svm_layout l;
@@ -73,8 +75,8 @@ static int image_alloc(ma_svm_image *img, ma_svm_layout layout, size_t head, uin
     img->nbytes = head + (size_t)count * (size_t)layout.entry_bytes;
     img->bytes = malloc(img->nbytes ? img->nbytes : 1);
     if (!img->bytes)
-        return ma_error_set(err, MA_ENOMEM, "%s: out of memory for %llu entries", name,
-                            (unsigned long long)count);
+        return ma_error_set(err, MA_ENOMEM, "%s: out of memory for %s", name,
+                            MA_COUNT(count, "entry", "entries"));
     return MA_OK;
 }
 
@@ -291,9 +293,8 @@ int ma_svm_write_atomic(const char *path, const void *a, size_t na, const void *
 int ma_svm_image_write(const ma_svm_image *img, const char *path, ma_error *err)
 {
     if (img->first != 0 || img->next != img->count)
-        return ma_error_set(err, MA_EINTERNAL, "%s: only %llu of %llu entries were filled",
-                            img->name, (unsigned long long)img->next,
-                            (unsigned long long)img->count);
+        return ma_error_set(err, MA_EINTERNAL, "%s: only %s of %s entries were filled",
+                            img->name, MA_NUM(img->next), MA_NUM(img->count));
     size_t ntrail;
     uint8_t *trail = trailer(img->ovf, img->novf, &ntrail);
     if (!trail)
@@ -464,7 +465,7 @@ int ma_svm_reader_open(ma_svm_reader *r, const char *path, ma_sv_sector s, ma_sv
     r->data = malloc(r->len ? r->len : 1);
     if (!r->data) {
         close(fd);
-        return ma_error_set(err, MA_ENOMEM, "%s: out of memory reading %zu bytes", path, r->len);
+        return ma_error_set(err, MA_ENOMEM, "%s: out of memory reading %s", path, MA_COUNT(r->len, "byte", "bytes"));
     }
     size_t off = 0;
     while (off < r->len) {

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "solver/svphases.h"
+#include "common/counts.h"
 #include "solver/svsector.h"
 
 #define V_DRAW 0x8000u

@@ -11,8 +11,8 @@
  *            or blunder, over sampled positions or whole games.
  * Each run returns a handle whatever happened (NULL only when it could not be allocated), so a
  * run stopped by an error or a signal still shows what it established; the handle's result is the
- * command result of common/verdict.h (what the run proved, the error or the signal that stopped
- * it), which ma_result_exit_code maps to the exit status of the README table.
+ * command result of millaudit/verdict.h (what the run proved, the error or the signal that
+ * stopped it), which ma_result_exit_code maps to the exit status of millaudit(1).
  */
 #ifndef MILLAUDIT_GAME_H
 #define MILLAUDIT_GAME_H
@@ -22,9 +22,13 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "common/ma_error.h"
-#include "common/progress.h"
+#include "millaudit/error.h"
+#include "millaudit/progress.h"
 #include "millaudit/types.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
 
 /* ---- opening ---------------------------------------------------------------------------------- */
 
@@ -74,7 +78,7 @@ typedef struct ma_opening_discrepancy {
 typedef struct ma_opening_result {
     ma_sector root_sector;
     ma_board root;
-    int status;                 /* MA_OPENING_* (millaudit/game.h) */
+    int status;                 /* MA_OPENING_* */
     ma_value value;             /* proven value (depth meaningful only when status == PROVEN) */
     ma_value lower, upper;      /* bounds, side to move at the root's view (equal when proven) */
     int passes;                 /* 1 (no unknown leaf met) or 2 (pessimistic, optimistic) */
@@ -110,7 +114,7 @@ typedef struct ma_opening_proof ma_opening_proof;
 /* Runs the proof. *out is set (free it with ma_opening_proof_free) unless it could not be
  * allocated (MA_ENOMEM). Returns MA_OK, or the code of the error that stopped the run with err
  * naming the file, sector or option: MA_EUSAGE for options the database or the rules refute
- * (variant lask, too many stones, an --only-sectors item that is malformed or no movement sector),
+ * (variant lask, too many stones, an only_sectors item that is malformed or no movement sector),
  * the database's and the store's errors, MA_ECANCELED. An error while recording after the search
  * is not returned but kept (ma_opening_proof_store_error), as the search's results stand. */
 MA_API int ma_opening_run(ma_opening_proof **out, const ma_opening_run_options *opt, ma_error *err);
@@ -136,7 +140,7 @@ MA_API int64_t ma_opening_proof_run_id(const ma_opening_proof *p);
 MA_API const char *ma_opening_proof_warning(const ma_opening_proof *p);
 /* The error that kept the store from recording a finished or stopped search, NULL when none. */
 MA_API const ma_error *ma_opening_proof_store_error(const ma_opening_proof *p);
-/* Everything the proof's report shows (render/opening_report.c prints from this alone); the
+/* Everything the proof's report shows (ma_opening_proof_print prints from this alone); the
  * pointers stay valid until the proof is freed. */
 typedef struct ma_opening_facts {
     const char *database;       /* as given */
@@ -179,7 +183,7 @@ typedef struct ma_grade_tally {
     ma_grade_cell value[3][MA_GRADE_MAX_DEPTH + 1];          /* [outcome][depth]; draws at depth 0 */
 } ma_grade_tally;
 
-/* The facts of a grade run a report shows besides its tally (render/grade_report.h renders them). */
+/* The facts of a grade run a report shows besides its tally. */
 typedef struct ma_grade_report_info {
     const char *player;       /* "ab:material:3" */
     const char *database;     /* the database path */
@@ -200,8 +204,10 @@ typedef struct ma_grade_report_info {
 } ma_grade_report_info;
 
 #define MA_GRADE_MAX_SECTORS 256
+#define MA_GRADE_DEFAULT_COUNT 1000 /* positions or games graded when the options say 0 */
 
-/* The sectors --sector names (repeatable, comma-separated): W_B_WF_BF or <variant>_W_B_WF_BF. */
+/* The sectors to grade (`grade --sector`, repeatable, comma-separated): W_B_WF_BF or
+ * <variant>_W_B_WF_BF. */
 typedef struct ma_grade_sectors {
     ma_sector sector[MA_GRADE_MAX_SECTORS];
     size_t n;
@@ -218,7 +224,7 @@ typedef struct ma_grade_run_options {
     const char *player;         /* ab:EVAL:DEPTH, random, cmd:COMMAND (docs/grading.md §2) */
     ma_variant variant;         /* 0: the one variant of the database (several: MA_EUSAGE) */
     int games;                  /* 0: positions mode; 1: games from 0_0_K_K */
-    uint64_t count;             /* positions or games, >= 1 */
+    uint64_t count;             /* positions or games; 0: MA_GRADE_DEFAULT_COUNT */
     uint64_t seed;
     const ma_grade_sectors *sectors; /* positions: the sectors to sample; NULL or empty: every
                                       * gradable one */
@@ -229,7 +235,6 @@ typedef struct ma_grade_run_options {
     const char *host, *cmdline; /* the run's identity for the store */
     ma_progress *progress;      /* graded positions or played games; NULL for none */
     const volatile sig_atomic_t *cancel; /* set to a signal number: stop, record, result signal */
-    uint64_t stop_after_moves;  /* tests: stop as if interrupted after this many moves; 0 never */
 } ma_grade_run_options;
 
 typedef struct ma_grading ma_grading;
@@ -237,7 +242,7 @@ typedef struct ma_grading ma_grading;
 /* Grades the player. *out is set (free with ma_grading_free) unless it could not be allocated.
  * Returns MA_OK or the code of the error that stopped the run, err naming it: MA_EUSAGE for a
  * player spec that does not parse, a database of several variants without one chosen, a chosen
- * sector absent or not gradable, a database of several games without --stones; the database's,
+ * sector absent or not gradable, a database of several games without stones; the database's,
  * the engine's (MA_EFORMAT: protocol broken), the store's errors; MA_ECANCELED. Moves graded before
  * an error are kept (and recorded). Errors of the store after grading began are kept as notes. */
 MA_API int ma_grade_run(ma_grading **out, const ma_grade_run_options *opt, ma_error *err);
@@ -269,5 +274,9 @@ MA_API int ma_grading_load(ma_grading **out, const char *audit_path, int64_t run
 MA_API int ma_grading_print(FILE *out, const ma_grading *g, int json, int exit_code);
 /* Writes the self-contained HTML report to path (a regular file replaced atomically). */
 MA_API int ma_grading_write_html(const char *path, const ma_grading *g, ma_error *err);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

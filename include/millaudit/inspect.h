@@ -5,8 +5,8 @@
  * The engines that look into a database without judging it against the rules: stats
  * (ma_stats_run), probe (ma_probe_run, ma_probe_batch_run), dump (ma_dump_run) and index-check
  * (ma_index_check_run). Each is one call that does the whole command but its printing and
- * returns data with a command result (common/verdict.h); its ma_*_render* functions print that
- * data as the command does. Engines that stream (dump, index-check, probe --stdin) hand each
+ * returns data with a command result (millaudit/verdict.h); its ma_*_render* functions print that
+ * data as the command does. Engines that stream (dump, index-check, a batch of probes) hand each
  * line's data to a callback as it comes.
  */
 #ifndef MILLAUDIT_INSPECT_H
@@ -14,20 +14,24 @@
 
 #include <stdio.h>
 
-#include "common/progress.h"
-#include "common/verdict.h"
+#include "millaudit/progress.h"
+#include "millaudit/verdict.h"
 #include "millaudit/types.h"
 
-/* The sectors a command is asked for (`--sector S`, repeatable, or `S1,S2`): checks one argument
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* The sectors a command is asked for (options' `sectors`, each one pick or `S1,S2`): checks one item
  * as the engines will read it ("W_B_WF_BF" or "<variant>_W_B_WF_BF", comma-separated), adding its
- * picks to *n_picks. MA_EINVAL with a message naming the item, or "too many sectors" past
- * MA_SECTOR_PICKS_MAX picks in all. */
+ * picks to *n_picks. MA_EINVAL with a message "sector ITEM: ..." naming the item, or "sectors: too
+ * many picked" past MA_SECTOR_PICKS_MAX picks in all. */
 #define MA_SECTOR_PICKS_MAX 256
 MA_API int ma_sector_arg_check(const char *text, size_t *n_picks, ma_error *err);
 
 /*
- * `millaudit stats DIR`: the statistics of a database's sectors (run/stats.h has the contract of
- * the counts), counted per stored entry and per position.
+ * `millaudit stats DIR`: the statistics of a database's sectors, counted per stored entry and per
+ * position.
  */
 
 /* Wins and losses at one depth (only depths with a count are kept). */
@@ -62,7 +66,7 @@ typedef struct ma_stats_tally {
 typedef struct ma_stats_sector {
     char name[40];           /* "std_3_3_0_0" */
     char file[256];          /* the file name inside the database directory */
-    char path[4352];
+    const char *path;        /* its path (valid while the report lives) */
     ma_variant variant;
     ma_sector sector;
     ma_format format;
@@ -82,7 +86,7 @@ typedef struct ma_stats {
 } ma_stats;
 
 /* Statistics of every sector file of root (or the picked ones) as one call. The result
- * (common/verdict.h): ma_result_of_verdict(MA_VERDICT_DISCREPANCIES) when a bad encoding was
+ * (millaudit/verdict.h): ma_result_of_verdict(MA_VERDICT_DISCREPANCIES) when a bad encoding was
  * counted, which outweighs ma_result_of_verdict(MA_VERDICT_INCOMPLETE) (a file could not be
  * used), else MA_OK (every file counted); a negative MA_E* code when the run stopped
  * (MA_EMISSING for a directory without sector files or a pick in none of them, the database's
@@ -91,7 +95,7 @@ typedef struct ma_stats_report ma_stats_report;
 
 typedef struct ma_stats_run_options {
     const char *root;             /* a directory or one sector file */
-    const char *const *sectors;   /* n_sectors --sector arguments (ma_sector_arg_check), or NULL */
+    const char *const *sectors;   /* n_sectors sector picks (ma_sector_arg_check), or NULL: all */
     size_t n_sectors;
     int threads;                  /* workers per sector, 1..64; 0: online CPUs */
     int no_digest_check;          /* read open files whose body fails their header's SHA-256 */
@@ -112,7 +116,7 @@ MA_API int ma_stats_render_end(FILE *out, FILE *diag, const ma_stats_report *r, 
 
 /*
  * `millaudit dump FILE`: every canonical entry of one sector file (open .mdb, Malom .sec2 or .sec)
- * in the dump notation of docs/format.md §6, in entry order, read through formats/source.h. A
+ * in the dump notation of docs/format.md §6, in entry order. A
  * canonical entry without a well-formed value and a non-canonical entry holding something other
  * than its scheme's empty slot are bad.
  */
@@ -141,7 +145,8 @@ typedef struct ma_dump_summary {
     int has_producer;         /* open format: the header's producer fields (printable ASCII) */
     char producer[33], producer_version[17];
     uint64_t canonical, bad;  /* entries visited by the walk */
-    int result;               /* common/verdict.h: MA_VERDICT_DISCREPANCIES when bad, else MA_OK */
+    int result;               /* the command result: ma_result_of_verdict(MA_VERDICT_DISCREPANCIES)
+                               * when bad, else MA_OK */
 } ma_dump_summary;
 
 typedef struct ma_dump_options {
@@ -169,7 +174,7 @@ MA_API void ma_dump_render_end(FILE *diag, const ma_dump_summary *s);
 
 /*
  * `millaudit index-check`: the exhaustive proof of the checker's open index (sym16-colex,
- * docs/format.md §4) on one sector (check/index_proof.h says why each check), and with a file,
+ * docs/format.md §4) on one sector (docs/index-scheme.md says why each check), and with a file,
  * the check of its header and of every value word against its entry kind.
  */
 #define MA_INDEX_CHECK_SHOWN 10 /* failures shown one by one; the rest only counted */
@@ -226,8 +231,8 @@ MA_API void ma_index_check_render_end(FILE *out, const ma_index_check_report *r)
 
 /*
  * `millaudit probe DIR POSITION`: the stored value of one position and every turn of the side to
- * move with the value of the position it leads to, best first (run/probe.h has the contract of
- * the turns and their values); or, in a batch, the stored value of many positions.
+ * move with the value of the position it leads to, best first; or, in a batch, the stored value of
+ * many positions.
  */
 typedef struct ma_probe_turn {
     int from;          /* point left, -1 for a placement */
@@ -271,6 +276,15 @@ typedef struct ma_probe_result {
     int n_rows;
     char (*unusable)[1024];  /* messages of successor files that could not be used */
     int n_unusable;
+    /* What the rules make of the turns (the checker's local rule, docs/verifier.md): the value the
+     * position must hold. No turn: no_turn says why ("blocked: ..." or a full mora board) and the
+     * rules' value is loss 0 (a draw on the full board); otherwise the best turn's value, known
+     * only when every turn's value is (rules.known 0: some successor is absent or holds no value).
+     * agrees: -1 not decidable (stored or rules value unknown), 1 the stored value is the rules'
+     * value, 0 it is not (a discrepancy at this position: probe exits 1). */
+    char no_turn[160];       /* "" when the position has a turn */
+    ma_probe_value rules;
+    int agrees;
 } ma_probe_result;
 
 typedef struct ma_probe_report ma_probe_report;
@@ -308,5 +322,13 @@ MA_API void ma_probe_report_free(ma_probe_report *r);
 /* Every successor file that could not be used on diag ("millaudit probe: ..."), then the JSON
  * document (docs/json/probe.schema.json) or the text on out. */
 MA_API void ma_probe_render(FILE *out, FILE *diag, const ma_probe_report *r, int json);
+/* The JSON document alone (docs/json/probe.schema.json, as `probe --json` prints it) into *out
+ * (NUL-terminated, *len bytes without the NUL; len may be NULL), to release with ma_free. Errors:
+ * MA_ENOMEM. */
+MA_API int ma_probe_render_json_buffer(char **out, size_t *len, const ma_probe_report *r, ma_error *err);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

@@ -3,15 +3,15 @@
  * conventions every engine follows.
  *
  * SHA-256 manifests of a database directory (docs/manifest.md): a text file `sha256sum -c`
- * accepts, one "<sha256>  <path>" line per file. Three engines (run/manifest_run.c):
+ * accepts, one "<sha256>  <path>" line per file. Three engines:
  *   - create: hash every file of a directory (or of one shard of it), write the manifest and,
  *     with an audit store, record the run with every file's digest, chunk digests and provenance;
  *   - check: hash the files a manifest lists and classify each OK, FAILED, MISSING or unreadable,
  *     and every unlisted file of the directory EXTRA; with a store holding the files' chunk
  *     digests, pin a FAILED file to the byte ranges that changed;
  *   - merge: join shard manifests into one and, with a store, record it as a manifest run.
- * Results are data; the ma_manifest_*_print functions (render/manifest_text.c) word them as the
- * `millaudit manifest` command does, in `sha256sum -c`'s words.
+ * Results are data; the ma_manifest_*_print functions word them as the `millaudit manifest`
+ * command does, in `sha256sum -c`'s words.
  */
 #ifndef MILLAUDIT_MANIFEST_H
 #define MILLAUDIT_MANIFEST_H
@@ -21,18 +21,18 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "common/ma_error.h"
-#include "common/progress.h"
-#include "common/verdict.h"
+#include "millaudit/error.h"
+#include "millaudit/progress.h"
+#include "millaudit/verdict.h"
 #include "millaudit/types.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
 
 /* Chunk size of the chunk digests a manifest run records (16 MiB) and the largest allowed. */
 #define MA_MANIFEST_DEFAULT_CHUNK (16u * 1024u * 1024u)
 #define MA_MANIFEST_MAX_CHUNK (1024u * 1024u * 1024u)
-
-/* Called after each chunk hashed, with the hashing pool's lock held (no further chunk is claimed
- * until it returns): the test build's rendezvous (cli/test_hook.h). */
-typedef void (*ma_manifest_hashed_fn)(void *ctx);
 
 /* The run identity recorded with a manifest run in an audit store. */
 typedef struct ma_manifest_identity {
@@ -50,13 +50,11 @@ typedef struct ma_manifest_create_options {
     const char *audit_path;      /* record the run in this store (created if absent), or NULL */
     uint64_t chunk_size;         /* bytes per chunk digest; 0: MA_MANIFEST_DEFAULT_CHUNK */
     unsigned threads;            /* hashing threads; 0: online CPUs */
-    unsigned shard_index, shard_count; /* shard_count > 0: only that shard's files (as verify
-                                  * --shard I/N partitions them; files of no sector: shard 0) */
+    unsigned shard_index, shard_count; /* shard_count > 0: only that shard's files (as a verify
+                                  * run's shard_count partitions them; files of no sector: shard 0) */
     ma_manifest_identity identity;
     ma_progress *progress;       /* bytes hashed (total set by the engine), or NULL */
     const volatile sig_atomic_t *cancel; /* non-zero (a signal number): stop hashing, write nothing */
-    ma_manifest_hashed_fn on_hashed; /* or NULL */
-    void *hashed_ctx;
 } ma_manifest_create_options;
 
 typedef struct ma_manifest_created {
@@ -69,7 +67,7 @@ typedef struct ma_manifest_created {
 } ma_manifest_created;
 
 /* The manifest create writes by default: DIR/MANIFEST.sha256, or for a shard
- * DIR/MANIFEST.shard-I-of-N.sha256. malloc'd; NULL without memory. */
+ * DIR/MANIFEST.shard-I-of-N.sha256; release it with ma_free. NULL without memory. */
 MA_API char *ma_manifest_default_path(const char *dir, unsigned shard_index, unsigned shard_count);
 
 /* MA_OK when dir exists and is a directory; else MA_EMISSING (absent) or MA_EFORMAT, one line
@@ -131,8 +129,6 @@ typedef struct ma_manifest_check_options {
     int strict;                  /* improperly formatted lines make the manifest unusable */
     unsigned threads;            /* hashing threads; 0: online CPUs */
     ma_progress *progress;       /* bytes hashed (total set by the engine), or NULL */
-    ma_manifest_hashed_fn on_hashed; /* or NULL */
-    void *hashed_ctx;
 } ma_manifest_check_options;
 
 typedef struct ma_manifest_check_summary {
@@ -151,7 +147,7 @@ typedef struct ma_manifest_check_summary {
 typedef struct ma_manifest_check ma_manifest_check; /* opaque */
 
 /* Checks the files opt->manifest lists. *out is set whenever the manifest was read (even when a
- * later step fails: it then holds what was classified, e.g. for --warn); free with
+ * later step fails: it then holds what was classified, e.g. the malformed lines); free with
  * ma_manifest_check_free. Errors (one line): MA_EMISSING / MA_EFORMAT (manifest absent, refused
  * path, no well-formed line, unusable store, directory unreadable for the EXTRA search), MA_ENOMEM,
  * MA_EINTERNAL. Classified files are results, not errors. */
@@ -194,7 +190,7 @@ MA_API int ma_manifest_merge_run(ma_manifest_merged_info *out, const ma_manifest
                                  ma_error *err);
 MA_API void ma_manifest_merged_info_free(ma_manifest_merged_info *m);
 
-/* ---- words (render/manifest_text.c), as `millaudit manifest` prints them ---- */
+/* ---- words, as `millaudit manifest` prints them ---- */
 
 /* How much check prints, as sha256sum -c's --status / --quiet. */
 typedef enum ma_manifest_verbosity {
@@ -206,7 +202,7 @@ typedef enum ma_manifest_verbosity {
 
 /* A name as sha256sum prints it: with a backslash, LF or CR, a leading '\' and escapes. */
 MA_API void ma_manifest_print_name(FILE *out, const char *name);
-/* --warn: one line per improperly formatted line of the manifest, on err. */
+/* One line per improperly formatted line of the manifest, on err (MA_MANIFEST_PRINT_WARN). */
 MA_API void ma_manifest_check_print_malformed(FILE *err, const ma_manifest_check *c, ma_manifest_verbosity v);
 /* One line per classified file on out ("<name>: OK", ": FAILED at bytes ...", ": MISSING",
  * ": not in manifest"), an unreadable file's reason on err before its line. */
@@ -217,5 +213,9 @@ MA_API void ma_manifest_check_print_summary(FILE *err, const ma_manifest_check *
  * info, each missing shard (allow_partial) on err. */
 MA_API void ma_manifest_merge_print(FILE *info, FILE *err, const char *out_name, size_t n_inputs,
                                     const char *audit_path, const ma_manifest_merged_info *m);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

@@ -11,9 +11,9 @@
  *     and a buffer written to a file atomically;
  *   - attestations (docs/attestations.md): sign a run as an in-toto statement in a DSSE envelope,
  *     and check such an envelope (and optionally the database files it names).
- * Rendered documents are malloc'd, NUL-terminated text the caller frees with free(). Handles are
+ * Rendered documents are NUL-terminated text the caller releases with ma_free. Handles are
  * freed with their _free function, which accepts NULL. A verdict is a ma_verdict_state
- * (common/verdict.h); ma_result_of_verdict turns it into a command's result.
+ * (millaudit/verdict.h); ma_result_of_verdict turns it into a command's result.
  */
 #ifndef MILLAUDIT_STORE_H
 #define MILLAUDIT_STORE_H
@@ -21,9 +21,13 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "common/ma_error.h"
-#include "common/verdict.h"
+#include "millaudit/error.h"
+#include "millaudit/verdict.h"
 #include "millaudit/types.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
 
 /* ---------------------------------------------------------------- the store */
 
@@ -39,9 +43,9 @@ MA_API int ma_audit_open(ma_audit **out, const char *path, ma_error *err);
  * a current one. Errors: MA_EMISSING (no such file), MA_EFORMAT (an empty file, or as above),
  * MA_EIO (the OS refused). Writing through a read-only handle is refused with MA_EINVAL. */
 MA_API int ma_audit_open_readonly(ma_audit **out, const char *path, ma_error *err);
-MA_API void ma_audit_close(ma_audit *a);
+MA_API void ma_audit_free(ma_audit *a);
 
-/* The result (common/verdict.h) of a failure to read an input (a store, a document, a key): every
+/* The result (millaudit/verdict.h) of a failure to read an input (a store, a document, a key): every
  * code but out of memory and internal errors stands for an unusable input (exit 3), also MA_EIO,
  * which on the write side means an output that cannot be written (exit 4). */
 MA_API int ma_store_input_result(int rc);
@@ -67,14 +71,19 @@ typedef struct ma_runs_filter {
     size_t last;                /* 0: all; else only the newest `last` (still listed oldest first) */
 } ma_runs_filter;
 
-/* The runs matching f (NULL: all), oldest first. Errors: MA_EIO, MA_EFORMAT (damaged store),
- * MA_ENOMEM. Free with ma_runs_list_free. */
-MA_API int ma_runs_list(ma_audit *a, const ma_runs_filter *f, ma_run_row **out, size_t *n, ma_error *err);
-MA_API void ma_runs_list_free(ma_run_row *rows, size_t n);
+/* Runs of a store, oldest first. */
+typedef struct ma_run_list {
+    ma_run_row *rows;
+    size_t n;
+} ma_run_list;
+
+/* The runs of a matching f (NULL: all) into *out. Errors: MA_EIO, MA_EFORMAT (damaged store),
+ * MA_ENOMEM (*out is NULL then). Free with ma_run_list_free. */
+MA_API int ma_runs_list(ma_run_list **out, ma_audit *a, const ma_runs_filter *f, ma_error *err);
+MA_API void ma_run_list_free(ma_run_list *l);
 /* The list as the table of `runs list` (json 0) or docs/json/runs-list.schema.json (json 1);
  * store names the store in the document. */
-MA_API int ma_render_runs_list(char **out, const ma_run_row *rows, size_t n, const char *store, int json,
-                               ma_error *err);
+MA_API int ma_render_runs_list(char **out, const ma_run_list *l, const char *store, int json, ma_error *err);
 
 typedef struct ma_run ma_run;
 
@@ -151,6 +160,11 @@ typedef struct ma_report ma_report;
 /* Loads the report of run id (0: the newest) of a store: the run, its facts, totals, history and
  * verdict. Errors as ma_store_run_load. */
 MA_API int ma_store_report_load(ma_report **out, ma_audit *a, int64_t id, ma_error *err);
+/* Narrows the report to one sector of its run (`report --sector S`): every row the store kept of
+ * it, its line of the sector table; the verdict box stays the run's. sector is "<variant>_W_B_WF_BF",
+ * or "W_B_WF_BF" in a run of one variant. MA_EMISSING (message naming the run) when the run has no
+ * such sector; MA_EINVAL when the name is not a sector's. */
+MA_API int ma_store_report_select_sector(ma_report *r, const char *sector, ma_error *err);
 /* The verdict the report states (derived from the counts, not copied from runs.status). */
 MA_API ma_verdict_state ma_store_report_verdict(const ma_report *r);
 MA_API void ma_store_report_free(ma_report *r);
@@ -167,8 +181,12 @@ MA_API int ma_render_write_atomic(const char *path, const char *data, size_t len
 
 typedef struct ma_attest_create_options {
     int64_t run_id;              /* 0: the newest run */
-    const char *identity;        /* the signer's words about itself (--identity), may be NULL */
+    const char *identity;        /* the signer's words about itself, may be NULL */
     int allow_unverified;        /* attest a run whose verdict is not "verified" */
+    int allow_partial;           /* attest a run of some sectors (picked, or one shard): its statement's
+                                  * scope is "sectors", its unchecked files are inputs */
+    int allow_unsealed;          /* attest a merged run whose shard stores the merge trusted as
+                                  * written (no seal key): the statement's run.sealed_by is null */
     const char *tool_name, *tool_version, *git_revision;
     const char *attested_at;     /* UTC ISO 8601; NULL: now */
     const char *store_name;      /* the store's path, for messages */
@@ -183,6 +201,10 @@ typedef struct ma_attest_created {
     char keyid[65];
     char rules_fingerprint[65];
     int unverified;              /* set when refused because the verdict is not "verified" */
+    int partial;                 /* set when refused because the run checked some sectors only */
+    int unsealed;                /* set when refused because the merged run's shards were unsealed */
+    char scope[16];              /* the statement's scope: "database" or "sectors" */
+    size_t n_inputs;             /* files read but not checked (scope "sectors") */
 } ma_attest_created;
 
 /* An Ed25519 key in PEM: a private key (PKCS#8, as `openssl genpkey -algorithm ed25519` writes
@@ -197,12 +219,13 @@ MA_API void ma_ed25519_key_free(ma_ed25519_key *k);
  * first; free with ma_attest_created_free also after errors. Errors: the run unusable (as
  * ma_store_run_load; MA_EINVAL for a run that recorded no file digests or is not a verify run), or
  * MA_EINVAL with out->unverified set for a run whose verdict is not "verified" without
- * allow_unverified. */
+ * allow_unverified, with out->partial set for a run of some sectors without allow_partial, or with
+ * out->unsealed set for a merged run of unsealed shard stores without allow_unsealed. */
 MA_API int ma_store_attest_create(ma_attest_created *out, ma_audit *a, const ma_ed25519_key *key,
                                   const ma_attest_create_options *opt, ma_error *err);
-/* The result (common/verdict.h) of a create that returned rc: a refused unverified run is the
- * verdict MA_VERDICT_DIFFER (exit 1: the run is not what an attestation states), other failures as
- * ma_store_input_result, MA_OK when made. */
+/* The result (millaudit/verdict.h) of a create that returned rc: a refused unverified run is the
+ * verdict MA_VERDICT_DIFFER (exit 1: the run is not what an attestation states), a refused partial
+ * run MA_VERDICT_PARTIAL (exit 6), other failures as ma_store_input_result, MA_OK when made. */
 MA_API int ma_store_attest_create_result(int rc, const ma_attest_created *c);
 MA_API void ma_attest_created_free(ma_attest_created *c);
 
@@ -214,8 +237,12 @@ typedef struct ma_attest_check ma_attest_check;
  * listed. */
 MA_API int ma_store_attest_verify(ma_attest_check **out, const char *text, size_t len, const char *name,
                                   const ma_ed25519_key *key, const char *db_dir, unsigned threads, ma_error *err);
-/* MA_VERDICT_VERIFIED: the signature is good and every file matches; MA_VERDICT_DIFFER: a bad
- * signature, or a file changed, missing or not attested. */
+/* What the attestation proves (docs/attestations.md): MA_VERDICT_VERIFIED only for a good signature
+ * on a statement of the whole database whose verdict is verified (and with db_dir, whose subjects
+ * are exactly the sector files of db_dir, each matching); MA_VERDICT_PARTIAL for such a statement of
+ * some sectors (it proves them given its inputs; with db_dir, subjects and inputs match);
+ * MA_VERDICT_DIFFER for a bad signature or a file changed, missing or not attested; else the
+ * statement's own verdict (discrepancies, within-bounds, incomplete, interrupted). */
 MA_API ma_verdict_state ma_store_attest_verdict(const ma_attest_check *k);
 MA_API int ma_store_attest_signature_valid(const ma_attest_check *k);
 MA_API const char *ma_store_attest_keyid(const ma_attest_check *k);
@@ -231,5 +258,9 @@ MA_API int ma_render_attest_check(char **out, const ma_attest_check *k, const ch
 MA_API int ma_render_attest_problems(char **out, const ma_attest_check *k, const char *name, const char *db_dir,
                                      const char *prefix, ma_error *err);
 MA_API void ma_store_attest_check_free(ma_attest_check *k);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

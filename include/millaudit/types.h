@@ -1,10 +1,9 @@
 /*
- * millaudit/types.h: the vocabulary every engine of the public API speaks (include/millaudit.h):
+ * millaudit/types.h: part of the public API (millaudit.h): the vocabulary every engine speaks:
  * variants, sectors, boards in the open point numbering, database formats and values.
  *
- * The definitions live here, and only here; the checker's own modules (indexer/position.h,
- * formats/value.h, formats/source.h) include this header, so the library and a program using it
- * see one type of each. The producer (solver/) has its own and never includes this.
+ * The definitions live here, and only here: the library's own modules include this header, so the
+ * library and a program using it see one type of each.
  */
 #ifndef MILLAUDIT_TYPES_H
 #define MILLAUDIT_TYPES_H
@@ -12,7 +11,19 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "common/ma_error.h"
+#include "millaudit/error.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* A switch of an options struct whose default is not "off": 0 (a zeroed struct) is the default the
+ * field documents, MA_YES and MA_NO override it. */
+enum { MA_DEFAULT = 0, MA_YES = 1, MA_NO = -1 };
+
+/* A count of rows or examples to keep (a verify run's max_rows, a diff's limit) that keeps none,
+ * only the counts: 0 is the field's default number. */
+#define MA_KEEP_NONE ((size_t)-1)
 
 typedef enum ma_variant {
     MA_VARIANT_STD = 1,  /* Nine Men's Morris, 9 stones */
@@ -99,5 +110,9 @@ typedef struct ma_stored {
 MA_API void ma_value_format(ma_value v, char *buf, size_t len);
 /* "win", "loss", "draw", "none". */
 MA_API const char *ma_outcome_name(ma_outcome o);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

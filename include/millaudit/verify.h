@@ -4,18 +4,19 @@
  *
  * Three engines (docs/runs.md, docs/distributed.md):
  *   - the verify run (ma_vrun_*): one run of a database, every format, in named phases (scan,
- *     plan, hash, carry, check, classify, record; run/run.h walks through them), recorded in an
+ *     plan, hash, carry, check, classify, record; docs/runs.md walks through them), recorded in an
  *     audit store when asked; its verdict is a ma_verdict_state;
  *   - the shard plan (ma_shard_plan_run): the deterministic partition of a database's sectors into
- *     N shards that `verify --shard I/N` checks, for sizing a job; nothing is checked;
+ *     N shards that a run with shard_count N checks (`verify --shard I/N`), for sizing a job;
+ *     nothing is checked;
  *   - the merge (ma_merge_runs): shard runs, each in its own store, merged into one run that reads
  *     like a single process's run of the whole database.
- * And their documents (render/): the text and JSON of a run, of a plan and of a merge, and a run's
- * JUnit report, each written to a caller's FILE or path.
+ * And their documents: the text and JSON of a run, of a plan and of a merge, and a run's JUnit
+ * report, each written to a caller's FILE, path or buffer.
  *
  * The engines print nothing and decide no exit status: a run's verdict (ma_vrun_verdict_of, with
  * MA_VERDICT_ALLOW_BOUNDS when its options allow bounds) and ma_vrun_record_failed say what it
- * proved; the caller maps them (common/verdict.h).
+ * proved; ma_vrun_result folds them into the command result (millaudit/verdict.h).
  */
 #ifndef MILLAUDIT_VERIFY_H
 #define MILLAUDIT_VERIFY_H
@@ -25,10 +26,24 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "common/ma_error.h"
-#include "common/progress.h"
-#include "common/verdict.h"
+#include "millaudit/error.h"
+#include "millaudit/progress.h"
+#include "millaudit/verdict.h"
 #include "millaudit/types.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* ================================================================ seal keys */
+
+/* The key a shard seals its store with and a merge checks it with (docs/distributed.md "Sealing"):
+ * an Ed25519 private key in PEM (seals and checks), an Ed25519 public key in PEM (checks only), or
+ * any other file of 16 to 4096 bytes, a secret for HMAC-SHA256 (`openssl rand -hex 32`). Errors:
+ * MA_EMISSING / MA_EIO reading it, MA_EFORMAT for a file that is no key. */
+typedef struct ma_seal_key ma_seal_key;
+MA_API int ma_seal_key_load(ma_seal_key **out, const char *path, ma_error *err);
+MA_API void ma_seal_key_free(ma_seal_key *k);
 
 /* ================================================================ the verify run */
 
@@ -103,7 +118,7 @@ typedef struct ma_vrun_sector {
     ma_variant variant;
     ma_sector sector;
     char name[40];            /* "std_3_3_0_0" */
-    char path[4352];
+    const char *path;         /* its file (where it would be when the database has none) */
     int status;               /* ma_sector_status */
     int carried;              /* 1: result carried over, not checked in this run */
     int body_digest;          /* open format, docs/format.md §5.1: 1 the body matches the header's
@@ -145,43 +160,36 @@ typedef enum ma_vrun_mode {
 
 typedef struct ma_vrun_options {
     const char *root;             /* the database (directory or one sector file) */
-    const char *const *sectors;   /* --sector arguments, n_sectors of them; none: every sector */
+    const char *const *sectors;   /* the sectors to check, n_sectors of them ("W_B_WF_BF" or
+                                   * "<variant>_W_B_WF_BF", comma-separated lists allowed); none:
+                                   * every sector */
     size_t n_sectors;
-    int threads;                  /* >= 1 */
-    size_t max_rows;              /* discrepancy rows kept per sector (counts stay exact) */
-    int full_board_draw;          /* Malom: a full 12/12 board is a draw (default 1) */
+    int threads;                  /* worker threads; 0: every online CPU */
+    size_t max_rows;              /* discrepancy rows kept per sector (counts stay exact); 0: 1000;
+                                   * MA_KEEP_NONE: none */
+    int full_board_draw;          /* Malom: a full 12/12 board is a draw; 0 (default) and MA_YES:
+                                   * yes, MA_NO: no */
     int allow_bounds;             /* Malom: within-bounds entries are accepted: their messages are
-                                   * not errors, and the caller maps the verdict with
-                                   * MA_VERDICT_ALLOW_BOUNDS (so it exits 0, not 3) */
+                                   * not errors, and the verdict maps with MA_VERDICT_ALLOW_BOUNDS
+                                   * (so it exits 0, not 3) */
     const char *audit_path;       /* the store to record into; NULL: not recorded */
     ma_vrun_mode mode;
     int64_t resume_run;           /* MA_VRUN_RESUME: the run to continue; 0 = the last unfinished
                                    * run of this database root */
     /* MA_VRUN_RESUME: a run that never ended, recorded by another host, counts as dead once its
-     * heartbeat is older than this many seconds (stale_seconds_given; else
-     * MA_VRUN_HEARTBEAT_STALE_SECONDS). A scheduler that declared that host dead (Slurm requeueing
-     * a task after a node failure) passes 0: it knows more than the heartbeat. */
+     * heartbeat is older than this many seconds (stale_seconds_given; else an hour). A scheduler
+     * that declared that host dead (Slurm requeueing a task after a node failure) passes 0: it
+     * knows more than the heartbeat. */
     int stale_seconds_given;
     int64_t stale_seconds;
     unsigned shard_index, shard_count; /* shard_count 0 or 1: no sharding */
     const char *host;             /* recorded provenance */
     const char *command_line;
-    const char *tool_version;
-    const char *git_revision;
+    const char *tool_version;     /* NULL: this library's version */
+    const char *git_revision;     /* NULL: the revision this library was built from */
     ma_progress *progress;        /* NULL: none */
-    const volatile sig_atomic_t *cancel;
-    /* Tests only: stop as if cancel were set once this many sectors were checked and committed in
-     * this run (0: never). Only the test build of the CLI sets it (MILLAUDIT_TEST_STOP_AFTER_SECTORS
-     * in millaudit-planted), so tests interrupt a run at an exact point instead of racing a signal
-     * against the run's speed. */
-    size_t stop_after_sectors;
-    /* Called at fixed points: step "hashed" once after the hash phase (sector NULL), "opened"
-     * each time a sector's file is got from the reader for a check (the first time right after
-     * the reader opened it), and "checked" after each sector's check, before its inputs are
-     * hashed again. Only the test build
-     * sets it (cli/test_hook.c), so a test can change a file at a defined moment. NULL: none. */
-    void (*on_step)(void *ctx, const char *step, const char *sector);
-    void *step_ctx;
+    const volatile sig_atomic_t *cancel; /* NULL, or a flag a signal handler sets to the signal's
+                                   * number: the run stops between sectors (MA_ECANCELED) */
     /* NULL, or told each sector's final result as soon as its unit is finished (and committed
      * when the run is recorded): in the order of completion, from the thread that called
      * ma_vrun_execute, carried-over and unusable sectors included; never for a sector an
@@ -189,19 +197,28 @@ typedef struct ma_vrun_options {
      * job leaves every finished sector's line behind. */
     void (*on_sector)(void *ctx, const struct ma_vrun_sector *s);
     void *on_sector_ctx;
+    /* NULL, or the key (able to seal) the run seals its store with when it ends, whatever its
+     * verdict (docs/distributed.md "Sealing"): a merge given the key believes the
+     * store only if no row changed since. Needs audit_path. A seal that cannot be recorded makes
+     * the record incomplete (ma_vrun_record_failed). */
+    const ma_seal_key *seal_key;
 } ma_vrun_options;
 
 typedef struct ma_vrun ma_vrun;
 
-/* Creates a run (nothing is read yet). Errors: MA_EINVAL for options that contradict each other
- * (mode resume/incremental without audit_path, threads < 1, shard_index >= shard_count). */
+/* Creates a run (nothing is read yet); the options are copied (the strings they point to must
+ * outlive the run), with their defaults filled in (ma_vrun_options_of). Errors: MA_EINVAL for
+ * options that contradict each other or are out of range (mode resume/incremental without
+ * audit_path, negative threads, shard_index >= shard_count, a full_board_draw other than 0,
+ * MA_YES, MA_NO). */
 MA_API int ma_vrun_create(ma_vrun **out, const ma_vrun_options *opt, ma_error *err);
-/* Runs every phase. Returns MA_OK when the run completed (whatever it found: see
- * ma_vrun_verdict_of and ma_vrun_record_failed), MA_ECANCELED when opt->cancel stopped it, or the error that made the run
- * impossible (MA_EMISSING / MA_EFORMAT / MA_EIO for the database root or the store, MA_EINVAL for a
- * --sector that names no valid sector or a --resume with nothing to resume, MA_ENOMEM,
- * MA_EINTERNAL). Per-file problems are not errors of the run: they are listed (ma_run_errors) and
- * make the verdict incomplete. */
+/* Runs every phase, once: a second call on the same run is MA_EINVAL and leaves the results of the
+ * first as they are (create another run to check again). Returns MA_OK when the run completed
+ * (whatever it found: see ma_vrun_verdict_of and ma_vrun_record_failed), MA_ECANCELED when
+ * opt->cancel stopped it, or the error that made the run impossible (MA_EMISSING / MA_EFORMAT /
+ * MA_EIO for the database root or the store, MA_EINVAL for a sector that names no valid sector or
+ * a resume with nothing to resume, MA_ENOMEM, MA_EINTERNAL). Per-file problems are not errors of
+ * the run: they are listed (ma_vrun_error) and make the verdict incomplete. */
 MA_API int ma_vrun_execute(ma_vrun *r, ma_error *err);
 MA_API void ma_vrun_free(ma_vrun *r);
 
@@ -216,7 +233,7 @@ MA_API unsigned ma_vrun_variants(const ma_vrun *r);
 MA_API int64_t ma_vrun_id(const ma_vrun *r);            /* 0 when not recorded */
 MA_API int64_t ma_vrun_resumed_from(const ma_vrun *r);  /* 0 unless a resume */
 MA_API const ma_vrun_options *ma_vrun_options_of(const ma_vrun *r);
-/* The sectors the plan partitioned (the whole database or the --sector picks); a shard run checks
+/* The sectors the plan partitioned (the whole database or the sectors picked); a shard run checks
  * those of its shard, possibly none (an empty shard, verified). */
 MA_API size_t ma_vrun_planned_sectors(const ma_vrun *r);
 MA_API size_t ma_vrun_sector_count(const ma_vrun *r);
@@ -227,13 +244,18 @@ MA_API size_t ma_vrun_error_count(const ma_vrun *r);
 MA_API const char *ma_vrun_error(const ma_vrun *r, size_t i);
 MA_API ma_verdict_state ma_vrun_verdict_of(const ma_vrun *r);
 /* Non-zero when the store could not record everything: the audit record the caller asked for is
- * incomplete, which outweighs the verdict (the CLI reports it as MA_EIO, exit 4). */
+ * incomplete, which outweighs the verdict (the command reports it as MA_EIO, exit 4). */
 MA_API int ma_vrun_record_failed(const ma_vrun *r);
+/* The command result of the run (millaudit/verdict.h) given rc, what ma_vrun_execute returned:
+ * the signal that stopped it (MA_ECANCELED), the error, MA_EIO when the record is incomplete, or
+ * its verdict (allowing bounds when its options do). ma_result_exit_code(ma_vrun_result(r, rc)) is
+ * the exit status `millaudit verify` gives. */
+MA_API int ma_vrun_result(const ma_vrun *r, int rc);
 MA_API double ma_vrun_seconds(const ma_vrun *r);
 
 /* ================================================================ the shard plan */
 
-/* The partition of a whole database as `verify DIR --shard I/N` computes it, for sizing a job
+/* The partition of a whole database as a run with shard_count N computes it, for sizing a job
  * (`verify DIR --plan N`): which shard checks each sector, each shard's entries and cost, and the
  * memory a task maps at most (the largest sector file of the shard plus its successor sectors'
  * files, which the run engine keeps mapped while it checks the sector). Nothing is checked. */
@@ -274,11 +296,12 @@ typedef struct ma_shard_plan {
 
 /* Plans the database at opt->root (a directory or one sector file) in opt->n_shards shards (the
  * partition a run with shard_count n_shards checks), and fills out->format and out->unusable (the
- * one-line message of every file of the root that belongs to no sector). Errors: MA_EINVAL
- * (n_shards 0), MA_EMISSING / MA_EFORMAT / MA_EIO for the root, MA_ENOMEM; out is empty then. */
+ * one-line message of every file of the root that belongs to no sector). Errors: MA_EMISSING /
+ * MA_EFORMAT / MA_EIO for the root, MA_ENOMEM; out is empty then. Free out with
+ * ma_shard_plan_free (also after an error). */
 typedef struct ma_shard_plan_options {
     const char *root;
-    unsigned n_shards;    /* >= 1 */
+    unsigned n_shards;    /* 0: 1 */
 } ma_shard_plan_options;
 
 MA_API int ma_shard_plan_run(ma_shard_plan *out, const ma_shard_plan_options *opt, ma_error *err);
@@ -286,11 +309,11 @@ MA_API void ma_shard_plan_free(ma_shard_plan *p);
 
 /* ================================================================ the merge */
 
-/* Shard runs (verify --shard I/N, each into its own audit store) merged into one run in out_path
- * that reads like a single process's run of the whole database: every discrepancy is classified
- * root or propagated again across shards, and the coverage proof (every planned sector checked,
- * on the bytes whose digests are recorded) is checked; run/merge.h and docs/distributed.md give
- * the rules and what is refused. */
+/* Shard runs (runs with shard_count N, each recorded in its own audit store) merged into one run
+ * in out_path that reads like a single process's run of the whole database: every discrepancy is
+ * classified root or propagated again across shards, and the coverage proof (every planned sector
+ * checked, on the bytes whose digests are recorded) is checked; docs/distributed.md gives the
+ * rules and what is refused. */
 
 typedef struct ma_merge_options {
     const char *out_path;         /* the store the merged run is written into */
@@ -301,6 +324,11 @@ typedef struct ma_merge_options {
                                           * when set the merged run is rolled back, MA_ECANCELED */
     const char *host;             /* of the merge (recorded) */
     const char *command_line;
+    /* NULL: the shard stores are trusted as written (their digests are checked, but a program
+     * that rewrote rows and recomputed every digest is not caught). Else every shard run must be
+     * sealed by this key and its seal must verify over its rows as read; anything else is refused
+     * (docs/distributed.md "Sealing"). */
+    const ma_seal_key *seal_key;
 } ma_merge_options;
 
 /* One shard as it was merged. */
@@ -312,11 +340,12 @@ typedef struct ma_merge_shard {
     size_t sectors;               /* recorded (and merged) */
     int64_t planned_sectors;      /* -1: not recorded */
     int interrupted;              /* never ended, ended interrupted, or fewer sectors than planned */
+    int sealed;                   /* its seal verified with the merge's key */
 } ma_merge_shard;
 
 typedef struct ma_merge_result {
     int64_t run_id;               /* the merged run in out_path */
-    char database_root[4096];
+    char *database_root;          /* as the shards recorded it; NULL when not known */
     char format[24];
     unsigned shard_count;
     ma_merge_shard *shards;       /* in shard order */
@@ -328,32 +357,39 @@ typedef struct ma_merge_result {
     size_t planned;               /* sectors of the plan the shards share (the inventory's) */
     size_t uncovered;             /* of those, sectors no shard recorded */
     ma_vrun_totals totals;
-    ma_verdict_state verdict;     /* common/verdict.h */
+    ma_verdict_state verdict;
     uint64_t reclassified;        /* discrepancies a shard called roots that are propagated */
     size_t rows_inexact;          /* sectors whose rows may differ from a single run's */
     char **notes;                 /* one-line messages: partial shards, inexact rows */
     size_t n_notes;
     int output_failed;            /* set with an error: the output store could not be opened or
                                    * written (exit 4), not the shards read (exit 3) */
+    char sealed_by[65];           /* the key id every shard's seal verified with; "" unsealed */
 } ma_merge_result;
 
 /* Merges. MA_OK when the merged run was written (whatever its verdict: see verdict), else the
  * refusal (MA_EFORMAT / MA_EMISSING: unusable input, MA_EIO: the output store cannot be written,
  * MA_EINVAL: no shard given, MA_ENOMEM, MA_EINTERNAL) with err set and nothing written. */
-MA_API int ma_merge_runs(const ma_merge_options *opt, ma_merge_result *out, ma_error *err);
+MA_API int ma_merge_runs(ma_merge_result *out, const ma_merge_options *opt, ma_error *err);
 MA_API void ma_merge_result_free(ma_merge_result *r);
 
 /* A shard argument "STORE" or "STORE:RUN" as the merge reads it: the store's path into path (len
- * bytes) and the run into *run (0: the store's newest verify run). A name that exists as given is
- * a store even with a colon. */
+ * bytes) and the run into *run (0: the store's newest verify run; -1 for "STORE:0", which names no
+ * run and is refused, never read as the newest). A name that exists as given is a store even with
+ * a colon. */
 MA_API void ma_merge_shard_source(const char *text, char *path, size_t len, int64_t *run);
 
-/* ================================================================ documents (render/) */
+/* ================================================================ documents */
 
-/* The text of a finished run (after ma_vrun_execute returned MA_OK or MA_ECANCELED): unless quiet,
- * the children-first table of its sectors with each failing sector's class counts and first
- * discrepancy rows; then the totals, the audit run and the verdict line. */
-MA_API void ma_render_verify_text(FILE *out, const ma_vrun *r, int quiet);
+/* The text of a finished run (after ma_vrun_execute returned MA_OK or MA_ECANCELED). Unless
+ * MA_VERIFY_TEXT_QUIET: with MA_VERIFY_TEXT_TABLE the children-first table of its sectors in 100
+ * columns (MA_VERIFY_TEXT_WIDE: every column, wider), then what is wrong, root sectors first (each
+ * with its class counts and first discrepancy rows; the sectors wrong only as a consequence of
+ * them in one line, reports/render/run_causes.h; unusable, incomplete and within-bounds sectors with
+ * their reasons); then, always, the totals, the audit run and the verdict line, which names the
+ * root sectors. A clean run ends with its verdict, not a table. */
+enum { MA_VERIFY_TEXT_QUIET = 1, MA_VERIFY_TEXT_TABLE = 2, MA_VERIFY_TEXT_WIDE = 4 };
+MA_API void ma_render_verify_text(FILE *out, const ma_vrun *r, unsigned flags);
 
 /* The one line of a sector printed as soon as it is finished (ma_vrun_options.on_sector):
  * "std_3_3_0_0: ok, 1,234 entries, 1,234 verified, 0.02 s". */
@@ -364,8 +400,12 @@ MA_API void ma_render_verify_sector_line(FILE *out, const ma_vrun_sector *s);
  * are streamed, so a sector with millions of them costs no tree. */
 MA_API void ma_render_verify_json(FILE *out, const ma_vrun *r, const char *const *errors, size_t n_errors,
                                   int exit_status);
+/* The same document into *out (NUL-terminated, *len bytes without the NUL; len may be NULL), to
+ * release with ma_free. Errors: MA_ENOMEM. */
+MA_API int ma_render_verify_json_buffer(char **out, size_t *len, const ma_vrun *r, const char *const *errors,
+                                        size_t n_errors, int exit_status, ma_error *err);
 
-/* The JUnit XML report of a run (render/run_junit.h), written atomically to path. stopped_by: the
+/* The JUnit XML report of a run, written atomically to path. stopped_by: the
  * message of the error ma_vrun_execute returned, or NULL. Errors: MA_ENOMEM, MA_EIO naming path. */
 MA_API int ma_vrun_junit_write(const ma_vrun *r, const char *stopped_by, const char *path, ma_error *err);
 
@@ -375,5 +415,9 @@ MA_API void ma_render_shard_plan_json(FILE *out, const ma_shard_plan *p, const c
 
 /* `runs merge`: the shards merged, the totals, the notes and the verdict line. */
 MA_API void ma_render_merge_text(FILE *out, const ma_merge_result *m, const char *out_path);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

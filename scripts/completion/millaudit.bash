@@ -5,7 +5,9 @@
 # Completes subcommands, each subcommand's options, option values (variants, report formats, yes/no),
 # directories and files where a command takes them, and for --sector the sector names found in the
 # database directory already on the command line (DIR of verify/stats/probe, A or B of diff, --out
-# of solve, FILE's directory of index-check): <variant>_W_B_WF_BF from *.mdb, *.sec2 and *.sec.
+# of solve, FILE's directory of index-check; the current directory when none is named yet):
+# <variant>_W_B_WF_BF from *.mdb, *.sec2 and *.sec; for report, the sectors the --audit store
+# recorded (read with sqlite3 when it is installed). After `millaudit help`, the commands.
 # tests/integration/test_install.py checks that every option of every --help is offered here.
 
 _millaudit_commands="solve stats dump verify index-check manifest report runs probe diff opening grade attest"
@@ -15,17 +17,17 @@ _millaudit_options() {
         solve) echo "--variant --stones --sector --with-deps --out --threads --memory-limit --format --open-dir --secval --quiet --help" ;;
         stats) echo "--json --sector --threads --no-digest-check --help" ;;
         dump) echo "--with-entry --no-digest-check --help" ;;
-        verify) echo "--sector --audit --resume --stale-after --incremental --shard --plan --max-rows --threads --quiet --json --junit --full-board-draw --allow-bounds --help" ;;
+        verify) echo "--sector --audit --resume --stale-after --incremental --shard --plan --max-rows --threads --quiet --json --junit --full-board-draw --allow-bounds --table --wide --seal-key --help" ;;
         index-check) echo "--variant --sector --help" ;;
         manifest) echo "--out --audit --chunk-size --threads --quiet --shard --dir --ignore-missing --ignore-extra --strict --status --warn --allow-partial --help" ;;
-        report) echo "--audit --run --format --out --check --help" ;;
-        runs) echo "--audit --run --out --json --junit --kind --last --root --since --allow-partial --allow-bounds --pub --help" ;;
+        report) echo "--audit --run --sector --format --out --check --help" ;;
+        runs) echo "--audit --run --out --json --junit --kind --last --root --since --allow-partial --allow-bounds --pub --seal-key --help" ;;
         probe) echo "--variant --json --stdin --no-digest-check --help" ;;
-        diff) echo "--sector --limit --json --audit --threads --quiet --full --junit --shard --no-digest-check --help" ;;
+        diff) echo "--sector --limit --json --audit --threads --quiet --all --full --junit --shard --no-digest-check --help" ;;
         opening) echo "--variant --stones --tt-mb --only-sectors --audit --no-compare --max-rows --json --quiet --no-digest-check --help" ;;
         grade) echo "--player --positions --games --seed --sector --variant --stones --max-plies --engine-timeout" \
                     "--audit --html --json --quiet --run --no-digest-check --help" ;;
-        attest) echo "--audit --run --key --out --identity --allow-unverified --pub --db --threads --json --help" ;;
+        attest) echo "--audit --run --key --out --identity --allow-unverified --allow-partial --allow-unsealed --pub --db --threads --json --help" ;;
     esac
 }
 
@@ -50,6 +52,16 @@ _millaudit_sectors() {
             dirs+=("$(dirname -- "$w")")
         fi
     done
+    if [[ $cmd == report ]]; then
+        # the sectors the store recorded: report --sector picks one of a recorded run
+        for ((i = 2; i < COMP_CWORD; i++)); do
+            if [[ ${COMP_WORDS[i - 1]} == --audit && -f ${COMP_WORDS[i]} ]] && command -v sqlite3 >/dev/null 2>&1; then
+                sqlite3 -readonly "${COMP_WORDS[i]}" "SELECT DISTINCT sector FROM sector_results ORDER BY 1" 2>/dev/null
+            fi
+        done
+        return 0
+    fi
+    ((${#dirs[@]})) || dirs=(.) # nothing named yet: the database may be the current directory
     for w in "${dirs[@]}"; do
         for f in "$w"/*_*_*_*_*.mdb "$w"/*_*_*_*_*.sec2 "$w"/*_*_*_*_*.sec; do
             [[ -f $f ]] || continue
@@ -66,11 +78,15 @@ _millaudit() {
     cur=${COMP_WORDS[COMP_CWORD]}
     prev=${COMP_WORDS[COMP_CWORD - 1]}
     if ((COMP_CWORD == 1)); then
-        COMPREPLY=($(compgen -W "$_millaudit_commands -V --version --help" -- "$cur"))
+        COMPREPLY=($(compgen -W "$_millaudit_commands help -V --version --help" -- "$cur"))
         return 0
     fi
     cmd=${COMP_WORDS[1]}
     sub=${COMP_WORDS[2]}
+    if [[ $cmd == help ]]; then
+        ((COMP_CWORD == 2)) && COMPREPLY=($(compgen -W "$_millaudit_commands" -- "$cur"))
+        return 0
+    fi
     case "$prev" in
         --variant) COMPREPLY=($(compgen -W "std lask mora" -- "$cur")); return 0 ;;
         --format)

@@ -6,6 +6,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <cmocka.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "millaudit.h"
@@ -14,6 +15,54 @@ static void test_library_speaks_the_header_version(void **state)
 {
     (void)state;
     assert_int_equal(ma_api_version(), MILLAUDIT_API_VERSION);
+    assert_string_equal(ma_version(), MILLAUDIT_VERSION);
+    assert_int_equal(ma_version_number(), MILLAUDIT_VERSION_NUMBER);
+    char want[32];
+    snprintf(want, sizeof want, "%d.%d.%d", MILLAUDIT_VERSION_MAJOR, MILLAUDIT_VERSION_MINOR,
+             MILLAUDIT_VERSION_PATCH);
+    assert_string_equal(ma_version(), want);
+}
+
+/* The command's words for the library's: a field that names a value is rewritten to its option,
+ * a hint naming a field too; a sentence that merely starts with a word of a field, a path or a
+ * value is left alone. */
+static void test_option_words_rewrite_only_the_librarys_phrases(void **state)
+{
+    (void)state;
+    static const char *const cases[][2] = {
+        {"sector '9_9_9': expected W_B_WF_BF", "--sector '9_9_9': expected W_B_WF_BF"},
+        {"sector std_9_9_0_0: 9_9_0_0 is not a valid std sector",
+         "--sector std_9_9_0_0: 9_9_0_0 is not a valid std sector"},
+        {"sector 2_1_0_0 is not a sector of std", "sector 2_1_0_0 is not a sector of std"},
+        {"sectors: too many picked (at most 256)", "--sector: too many picked (at most 256)"},
+        {"only_sectors 4_4_x: not a std sector", "--only-sectors 4_4_x: not a std sector"},
+        {"stones 10: std has 9 stones per side", "--stones 10: std has 9 stones per side"},
+        {"/db/sector x.mdb: offset 80: (no_digest_check reads them anyway)",
+         "/db/sector x.mdb: offset 80: (--no-digest-check reads them anyway)"},
+        {"/db holds several variants: name the variant", "/db holds several variants: give --variant"},
+        {"/data/stones 3: no such file", "/data/stones 3: no such file"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        char buf[200];
+        assert_ptr_equal(ma_render_option_words(cases[i][0], buf, sizeof buf), buf);
+        assert_string_equal(buf, cases[i][1]);
+    }
+}
+
+/* The opaque progress display: counts without drawing when it has no stream; freed whole. */
+static void test_progress_handle(void **state)
+{
+    (void)state;
+    ma_progress *p = NULL;
+    ma_error err;
+    assert_int_equal(ma_progress_create(&p, NULL, "test", &err), MA_OK);
+    assert_non_null(p);
+    assert_int_equal(ma_progress_count(p), 0);
+    ma_progress_free(p);
+    ma_progress_free(NULL);
+    assert_int_equal(ma_progress_count(NULL), 0);
+    char *buf = NULL;
+    ma_free(buf);
 }
 
 static void test_verdicts_map_to_the_readme_exit_statuses(void **state)
@@ -32,6 +81,7 @@ static void test_verdicts_map_to_the_readme_exit_statuses(void **state)
         {MA_VERDICT_AGREE, "values-agree", "values-agree", 0, 0},
         {MA_VERDICT_DIFFER, "values-differ", "values-differ", 1, 1},
         {MA_VERDICT_RECORDED, "recorded", "recorded", 0, 0},
+        {MA_VERDICT_PARTIAL, "partial", "partial", 6, 6},
     };
     assert_int_equal(sizeof table / sizeof table[0], MA_VERDICT_STATES);
     for (size_t i = 0; i < sizeof table / sizeof table[0]; i++) {
@@ -106,6 +156,8 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_library_speaks_the_header_version),
+        cmocka_unit_test(test_option_words_rewrite_only_the_librarys_phrases),
+        cmocka_unit_test(test_progress_handle),
         cmocka_unit_test(test_verdicts_map_to_the_readme_exit_statuses),
         cmocka_unit_test(test_results_of_errors_and_signals),
         cmocka_unit_test(test_vocabulary_round_trips),

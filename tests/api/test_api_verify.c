@@ -89,7 +89,6 @@ static ma_vrun_options options(const char *root, const char *store, unsigned sha
     o.root = root;
     o.threads = 2;
     o.max_rows = 100;
-    o.full_board_draw = 1;
     o.audit_path = store;
     o.shard_index = shard;
     o.shard_count = shards;
@@ -183,7 +182,7 @@ static void test_planted_fault_is_a_root_discrepancy(void **state)
         if (x != s)
             assert_int_equal(x->roots, 0);
     }
-    /* the JSON document says the same (render/, the one writer) */
+    /* the JSON document says the same (reports/render/, the one writer) */
     char *doc = NULL;
     size_t doc_len = 0;
     FILE *out = open_memstream(&doc, &doc_len);
@@ -240,7 +239,7 @@ static void test_shard_plan_and_merge_equal_a_single_run(void **state)
     mo.host = "api-test";
     mo.command_line = "test_api_verify merge";
     ma_merge_result m;
-    if (ma_merge_runs(&mo, &m, &err) != MA_OK)
+    if (ma_merge_runs(&m, &mo, &err) != MA_OK)
         fail_msg("merge failed: %s", err.msg);
     assert_true(m.run_id > 0);
     assert_int_equal(m.shard_count, 2);
@@ -271,7 +270,7 @@ static void test_shard_plan_and_merge_equal_a_single_run(void **state)
     mo.out_path = again;
     mo.shards = twice;
     ma_error_clear(&err);
-    assert_int_equal(ma_merge_runs(&mo, &m, &err), MA_EFORMAT);
+    assert_int_equal(ma_merge_runs(&m, &mo, &err), MA_EFORMAT);
     assert_non_null(strstr(err.msg, "shard0.sqlite"));
     assert_int_not_equal(access(again, F_OK), 0);
 }
@@ -283,13 +282,22 @@ static void test_bad_input_is_refused(void **state)
     ma_error_clear(&err);
     ma_vrun *r = NULL;
     ma_vrun_options o = options(fx->good, NULL, 0, 0);
-    o.threads = 0;
+    o.threads = -1;
     assert_int_equal(ma_vrun_create(&r, &o, &err), MA_EINVAL);
+    assert_null(r);
+    assert_string_equal(err.msg, "threads -1: expected 0 (every online CPU) or more");
+    o = options(fx->good, NULL, 0, 0);
+    o.full_board_draw = 2;
+    assert_int_equal(ma_vrun_create(&r, &o, &err), MA_EINVAL);
+    assert_string_equal(err.msg, "full_board_draw 2: expected 0 (default), MA_YES or MA_NO");
     o = options(fx->good, NULL, 2, 2); /* shard index out of range */
     assert_int_equal(ma_vrun_create(&r, &o, &err), MA_EINVAL);
     o = options(fx->good, NULL, 0, 0);
     o.mode = MA_VRUN_RESUME; /* nothing to resume from without a store */
     assert_int_equal(ma_vrun_create(&r, &o, &err), MA_EINVAL);
+    /* the library's words: its options fields, never the command's options */
+    assert_string_equal(err.msg, "a resumed run needs an audit store (audit_path: the store holds what is "
+                                 "carried over)");
 
     char missing[400];
     store_path(fx, missing, sizeof missing, "nowhere");
@@ -301,10 +309,104 @@ static void test_bad_input_is_refused(void **state)
     ma_vrun_free(r);
 
     ma_shard_plan p;
-    const ma_shard_plan_options none = {fx->good, 0}, gone = {missing, 2};
-    assert_int_equal(ma_shard_plan_run(&p, &none, &err), MA_EINVAL);
+    const ma_shard_plan_options gone = {missing, 2};
     assert_int_equal(ma_shard_plan_run(&p, &gone, &err), MA_EMISSING);
     assert_int_equal(p.n_sectors, 0);
+    ma_shard_plan_free(&p);
+}
+
+/* Zero means the default in every field: a run of options zeroed but for the root checks with
+ * every online CPU, keeps 1000 rows, counts a full Morabaraba board a draw and records this
+ * library's version; the words it gives are those of the options. A run runs once: a second
+ * execute is refused with a message and leaves the first run's results as they were. */
+static void test_zeroed_options_are_the_defaults_and_a_run_runs_once(void **state)
+{
+    fixture *fx = *state;
+    ma_vrun_options o;
+    memset(&o, 0, sizeof o);
+    o.root = fx->bad;
+    ma_vrun *r = NULL;
+    ma_error err;
+    ma_error_clear(&err);
+    ma_progress *progress = NULL; /* a display that counts and never draws */
+    assert_int_equal(ma_progress_create(&progress, NULL, "verify", &err), MA_OK);
+    o.progress = progress;
+    assert_int_equal(ma_vrun_create(&r, &o, &err), MA_OK);
+    const ma_vrun_options *got = ma_vrun_options_of(r);
+    long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+    assert_int_equal(got->threads, cpus < 1 ? 1 : cpus > 256 ? 256 : cpus);
+    assert_int_equal(got->max_rows, 1000);
+    assert_int_equal(got->full_board_draw, 1);
+    assert_string_equal(got->tool_version, MILLAUDIT_VERSION);
+    assert_string_equal(got->tool_version, ma_version());
+    assert_int_equal(ma_vrun_execute(r, &err), MA_OK);
+    assert_int_equal(ma_vrun_verdict_of(r), MA_VERDICT_DISCREPANCIES);
+    assert_int_equal(ma_result_exit_code(ma_vrun_result(r, MA_OK)), MA_EXIT_MISMATCH);
+    const ma_vrun_totals first = *ma_vrun_totals_of(r);
+    assert_int_equal(first.sectors, 7);
+    assert_true(first.discrepancies > 0);
+    size_t rows = find_sector(r, FAULT_SECTOR)->n_rows;
+    assert_true(rows > 0);
+    assert_int_equal(ma_progress_count(progress), first.checked); /* the engine counted its entries */
+
+    ma_error_clear(&err);
+    assert_int_equal(ma_vrun_execute(r, &err), MA_EINVAL);
+    assert_int_equal(err.code, MA_EINVAL);
+    assert_string_equal(err.msg, "this run was already executed: a run checks once (create another run to "
+                                 "check again)");
+    assert_memory_equal(ma_vrun_totals_of(r), &first, sizeof first);
+    assert_int_equal(ma_vrun_sector_count(r), 7);
+    assert_int_equal(find_sector(r, FAULT_SECTOR)->n_rows, rows);
+    assert_int_equal(ma_vrun_verdict_of(r), MA_VERDICT_DISCREPANCIES);
+    assert_string_equal(ma_vrun_phase(r), "done");
+    ma_vrun_free(r);
+    ma_progress_free(progress);
+    o.progress = NULL;
+
+    /* MA_KEEP_NONE keeps no row; the counts stay exact */
+    o.max_rows = MA_KEEP_NONE;
+    o.threads = 1;
+    r = run_ok(&o);
+    assert_int_equal(ma_vrun_options_of(r)->max_rows, 0);
+    assert_int_equal(find_sector(r, FAULT_SECTOR)->n_rows, 0);
+    assert_int_equal(ma_vrun_totals_of(r)->discrepancies, first.discrepancies);
+    ma_vrun_free(r);
+
+    /* the shard plan: 0 shards is one shard */
+    ma_shard_plan p;
+    const ma_shard_plan_options one = {fx->good, 0};
+    assert_int_equal(ma_shard_plan_run(&p, &one, &err), MA_OK);
+    assert_int_equal(p.n_shards, 1);
+    assert_int_equal(p.n_sectors, 7);
+    assert_int_equal(p.shards[0].sectors, 7);
+    ma_shard_plan_free(&p);
+}
+
+/* Every release function accepts NULL (a program frees whatever it got, also after a failure). */
+static void test_release_functions_accept_null(void **state)
+{
+    (void)state;
+    ma_vrun_free(NULL);
+    ma_shard_plan_free(NULL);
+    ma_merge_result_free(NULL);
+    ma_manifest_check_free(NULL);
+    ma_manifest_merged_info_free(NULL);
+    ma_stats_report_free(NULL);
+    ma_diff_report_free(NULL);
+    ma_probe_report_free(NULL);
+    ma_opening_proof_free(NULL);
+    ma_grading_free(NULL);
+    ma_audit_free(NULL);
+    ma_run_list_free(NULL);
+    ma_store_run_free(NULL);
+    ma_store_compare_free(NULL);
+    ma_store_regressions_free(NULL);
+    ma_store_report_free(NULL);
+    ma_ed25519_key_free(NULL);
+    ma_attest_created_free(NULL);
+    ma_store_attest_check_free(NULL);
+    ma_progress_free(NULL);
+    ma_free(NULL);
 }
 
 int main(void)
@@ -314,6 +416,8 @@ int main(void)
         cmocka_unit_test(test_planted_fault_is_a_root_discrepancy),
         cmocka_unit_test(test_shard_plan_and_merge_equal_a_single_run),
         cmocka_unit_test(test_bad_input_is_refused),
+        cmocka_unit_test(test_zeroed_options_are_the_defaults_and_a_run_runs_once),
+        cmocka_unit_test(test_release_functions_accept_null),
     };
     return ma_test_run_group(tests, group_setup, group_teardown);
 }

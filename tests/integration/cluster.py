@@ -71,7 +71,9 @@ class TestCluster:
         tag = secrets.token_hex(3)
         self.ns = {name: f"ma27{tag}-{name}" for name in ["hub", "ctl", *self.names]}
         self.addr = {"ctl": f"{NET}.1", **{n: f"{NET}.{11 + i}" for i, n in enumerate(self.names)}}
-        self.env = dict(os.environ)
+        # the recipes seal every shard store (docs/distributed.md "Sealing"); their key is the
+        # cluster's own, never the user's ~/.config/millaudit/seal.key
+        self.env = dict(os.environ, MILLAUDIT_SEAL_KEY=str(base / "seal.key"))
         self.procs = []
         self.munge_pid = None
         self.created = []

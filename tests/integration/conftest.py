@@ -3,7 +3,9 @@ import importlib
 import json
 import os
 import pathlib
+import shutil
 import subprocess
+import sys
 
 import jsonschema
 import pytest
@@ -138,3 +140,56 @@ def malom_fixtures():
     if not path.is_dir():
         pytest.fail(f"{path} is not a directory")
     return path
+
+
+# --- the library as its users install it (test_api_boundary.py, test_library.py, test_python.py) ---
+
+@pytest.fixture(scope="session")
+def build_dir(millaudit):
+    """The CMake build tree of MILLAUDIT_BIN (its install rules and packages)."""
+    d = millaudit.path.parent
+    skip_unless((d / "CMakeCache.txt").exists(), f"{millaudit.path} is not in a CMake build tree")
+    return d
+
+
+class InstalledApi:
+    """`cmake --install` of the library's components (lib, dev, python) into a fresh prefix."""
+
+    def __init__(self, prefix):
+        self.prefix = prefix
+        self.pcdir = next(prefix.rglob("millaudit.pc")).parent
+        self.libdir = next(prefix.rglob("libmillaudit.so.0")).parent
+        self.include = next(prefix.rglob("millaudit.h")).parent
+        self.examples = next(prefix.rglob("verify_one.c")).parent
+        self.pythonpath = next(prefix.rglob("millaudit/__init__.py")).parent.parent
+
+    def pkg_config(self, *args):
+        env = dict(os.environ, PKG_CONFIG_PATH=str(self.pcdir))
+        proc = subprocess.run(["pkg-config", *args], capture_output=True, text=True, env=env)
+        assert proc.returncode == 0, proc.stderr
+        return proc.stdout.split()
+
+
+@pytest.fixture(scope="session")
+def installed_api(build_dir, tmp_path_factory):
+    skip_unless(shutil.which("pkg-config"), "pkg-config not installed")
+    prefix = tmp_path_factory.mktemp("prefix")
+    for component in ("lib", "dev", "python"):
+        proc = subprocess.run(["cmake", "--install", str(build_dir), "--prefix", str(prefix), "--component",
+                               component], capture_output=True, text=True, timeout=300)
+        assert proc.returncode == 0, proc.stderr
+    return InstalledApi(prefix)
+
+
+@pytest.fixture(scope="session")
+def std3_games(millaudit, tmp_path_factory):
+    """The whole std 3-stone game solved (db) and a copy with one depth moved and its header
+    resealed (bad): a verified database and one whose verify finds discrepancies."""
+    d = tmp_path_factory.mktemp("games")
+    millaudit.run("solve", "--variant", "std", "--stones", "3", "--out", d / "db", "--quiet", check=0)
+    shutil.copytree(d / "db", d / "bad")
+    proc = subprocess.run([sys.executable, str(ROOT / "scripts" / "inject_fault.py"),
+                           str(d / "bad" / "std_2_2_1_1.mdb"), "--entry", "100", "--depth-delta", "+1", "--reseal"],
+                          capture_output=True, text=True, env=dict(os.environ, MILLAUDIT_BIN=str(millaudit.path)))
+    assert proc.returncode == 0, proc.stderr
+    return d

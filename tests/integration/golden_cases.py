@@ -110,6 +110,16 @@ def cases():
     add("verify_shard_1", "verify", "db", "--shard", "1/2", "--audit", "shard1.sqlite", "--threads", "1")
     add("runs_merge", "runs", "merge", "merged.sqlite", "shard0.sqlite", "shard1.sqlite")
     add("runs_merge_partial", "runs", "merge", "partial.sqlite", "shard0.sqlite")
+    # sealed shards (a fixed secret, so the key id is the same every run) and their keyed merge
+    c.append(("seal_key", _seal_key))
+    add("verify_shard_0_sealed", "verify", "db", "--shard", "0/2", "--audit", "sealed0.sqlite", "--threads", "1",
+        "--quiet", "--seal-key", "seal.key")
+    add("verify_shard_1_sealed", "verify", "db", "--shard", "1/2", "--audit", "sealed1.sqlite", "--threads", "1",
+        "--quiet", "--seal-key", "seal.key")
+    add("runs_merge_sealed", "runs", "merge", "sealed.sqlite", "sealed0.sqlite", "sealed1.sqlite", "--seal-key",
+        "seal.key")
+    add("runs_merge_unsealed_with_key", "runs", "merge", "refused.sqlite", "shard0.sqlite", "shard1.sqlite",
+        "--seal-key", "seal.key")
     add("report_merged", "report", "--audit", "merged.sqlite", "--format", "text")
     add("manifest_create_shard_0", "manifest", "create", "db", "--shard", "0/2", "--threads", "1",
         "--out", "shard-0.sha256")
@@ -130,6 +140,13 @@ def cases():
     add("attest_verify_json", "attest", "verify", "run2.intoto.json", "--pub", "pub.pem", "--json")
     add("attest_unverified", "attest", "create", "--audit", "audit.sqlite", "--run", "3", "--key", "key.pem",
         "--out", "run3.intoto.json")
+    # a shard's run: partial, attested only with --allow-partial, and then it proves its sectors
+    add("attest_create_partial", "attest", "create", "--audit", "shard1.sqlite", "--key", "key.pem", "--out",
+        "shard1.intoto.json")
+    add("attest_create_partial_allowed", "attest", "create", "--audit", "shard1.sqlite", "--key", "key.pem",
+        "--out", "shard1.intoto.json", "--allow-partial")
+    add("attest_verify_partial", "attest", "verify", "shard1.intoto.json", "--pub", "pub.pem", "--db", "db",
+        "--threads", "1")
 
     # --- bad invocations: usage errors and unusable input, with their exit codes
     add("err_no_command")
@@ -162,6 +179,12 @@ def _inject_fault(work, binary):
     return proc.returncode, proc.stdout, proc.stderr
 
 
+def _seal_key(work, binary):
+    """A fixed HMAC secret: its key id is the same every run, so outputs naming it compare."""
+    (work / "seal.key").write_text("0123456789abcdef0123456789abcdef\n")
+    return 0, "", ""
+
+
 def _attest_keys(work, binary):
     """A fresh Ed25519 key pair: its signature differs each run, so the envelope file itself is
     never compared, only what create and verify print."""
@@ -179,6 +202,9 @@ _ISO_TIME = re.compile(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d+)?(?:Z|[+-]\d\d:?
 _JSON_TIMING = re.compile(r'("(?:seconds|player_seconds|entries_per_second)")(\s*:\s*)-?\d[\d.eE+-]*')
 _SECONDS_AND_RATE_COLUMNS = re.compile(r" +\d+\.\d+ +\d+(?:\.\d+)?[kMGT]?/s\b")
 _VERIFY_ROW_SECONDS = re.compile(r"^((?:std|lask|mora)_\d+_\d+_\d+_\d+(?: +\d+){9}) +\d+\.\d+(  \S)", re.M)
+_REPORT_ROW_SECONDS = re.compile(r"^(  (?:(?:std|lask|mora)_\d+_\d+_\d+_\d+|total)(?: +(?:[\d,]+|-)){4,6}) +\d+\.\d+(  \S)",
+                                 re.M)
+_READABLE_TIME = re.compile(r"\b\d{4}-\d\d-\d\d \d\d:\d\d(?: UTC)?\b")
 _RATE = re.compile(r"\d+(?:\.\d+)?[kMGT]?/s\b")
 _SECONDS = re.compile(r"\b\d+(?:\.\d+)? s\b")
 _CELL_SECONDS = re.compile(r"(<td class=\"n\">|\| )\d+\.\d+((?:</td><td class=\"n\">| \| )<RATE>/s)")
@@ -195,10 +221,15 @@ def mask(text, work):
     SHA-256 of the database files (deterministic: the producer writes the same bytes every time)
     and every count, value, board and message stay as printed."""
     # 1. The scratch directory's absolute path (a fresh temp dir per run), also as realpath.
-    for path in sorted({str(work), os.path.realpath(work)}, key=len, reverse=True):
+    #    Markdown escapes it ("r\_s6hx" for a temp dir with "_" in its random name): that form too.
+    paths = {str(work), os.path.realpath(work)}
+    paths |= {re.sub(r"([\\`*_\[\]|])", r"\\\1", p) for p in paths}
+    for path in sorted(paths, key=len, reverse=True):
         text = text.replace(path, "<DIR>")
     # 2. Wall-clock timestamps (run started/ended, attested at): ISO 8601 UTC.
     text = _ISO_TIME.sub("<TIME>", text)
+    #    And as reports write them for people (the page's date, history, "since run 1 (...)").
+    text = _READABLE_TIME.sub("<TIME>", text)
     # 3. Durations and throughputs in JSON: exactly the keys "seconds", "player_seconds" and
     #    "entries_per_second" (an option such as a timeout in seconds stays).
     text = _JSON_TIMING.sub(r"\1\2<SECONDS>", text)
@@ -210,6 +241,8 @@ def mask(text, work):
     text = _SECONDS_AND_RATE_COLUMNS.sub("  <SECONDS> <RATE>/s", text)
     #    And the seconds column of verify's sector table (before the status column).
     text = _VERIFY_ROW_SECONDS.sub(r"\1  <SECONDS>\2", text)
+    #    And the seconds column of report's text sector table (before the state column).
+    text = _REPORT_ROW_SECONDS.sub(r"\1  <SECONDS>\2", text)
     # 6. Other throughputs (Markdown/HTML cells, HTML key figures): 2.24M/s, 40.47k/s.
     text = _RATE.sub("<RATE>/s", text)
     # 7. The seconds cell before a throughput cell in Markdown and HTML tables.

@@ -9,11 +9,13 @@ Sides. Every C source directory of the tree belongs to exactly one side, and a n
 belongs to none is itself a violation (so a new module cannot escape the scan):
   producer  solver/ and cli/cmd_solve.c (the `solve` command, the only cli file that may reach
             solver/);
-  checker   include/ (the public API) formats/ indexer/ check/ run/ store/ render/ audit/ checksums/ fuzz/ and every other
-            cli/ file (new
-            files, e.g. the run engine, are picked up by the directory they are in);
+  checker   include/ (the public API) verifier/ (formats, check, run, audit) indexer/ reports/
+            (store, render) checksums/ fuzz/ and every other cli/ file (new files, e.g. the run
+            engine, are picked up by the directory they are in);
   common    common/: errors, exit codes, progress lines, file opening -- both sides link it, so it
             must hold nothing about rules, indexing or formats (FORBIDDEN_WORDS, FINGERPRINTS);
+            and its public face in include/millaudit/ (COMMON_FILES: error.h, verdict.h,
+            progress.h), which common/ includes;
   dispatch  cli/main.c and cli/commands.h: the command table, which names both sides' entry
             points and nothing else.
 tests/ may use both sides and is not scanned.
@@ -52,9 +54,11 @@ from dataclasses import dataclass
 
 PRODUCER_DIRS = ("solver",)
 PRODUCER_FILES = ("cli/cmd_solve.c",)
-CHECKER_DIRS = ("include", "lib", "examples", "check", "run", "audit", "store", "render", "indexer", "formats", "checksums", "cli",
-                "fuzz")
+CHECKER_DIRS = ("include", "lib", "examples", "verifier", "reports", "indexer", "checksums", "cli", "fuzz")
 COMMON_DIRS = ("common",)
+# The public face of common/ (errors, the verdict, the opaque progress handle): declared where a
+# program of the API finds them, included by common/ itself, so common like the rest of it.
+COMMON_FILES = ("include/millaudit/error.h", "include/millaudit/progress.h", "include/millaudit/verdict.h")
 DISPATCH_FILES = ("cli/main.c", "cli/commands.h")
 # Not part of any linked program: tests use both sides on purpose; build trees are outputs.
 UNSCANNED_DIRS = ("tests", ".git", "docs", "scripts", "demo-out")
@@ -222,6 +226,8 @@ class Tree:
             return "dispatch"
         if rel in PRODUCER_FILES:
             return "producer"
+        if rel in COMMON_FILES:
+            return "common"
         top = rel.split("/", 1)[0]
         if top in PRODUCER_DIRS:
             return "producer"

@@ -40,7 +40,8 @@ class Cluster:
         self.base = base
         self.procs = []
         self.munge_pid = None
-        self.env = dict(os.environ)
+        # the recipes seal every shard store with the cluster's own key (docs/distributed.md "Sealing")
+        self.env = dict(os.environ, MILLAUDIT_SEAL_KEY=str(base / "seal.key"))
 
     def start(self, timeout=60):
         b = self.base

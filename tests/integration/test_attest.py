@@ -28,8 +28,8 @@ from cryptography.exceptions import InvalidSignature  # noqa: E402
 
 PAYLOAD_TYPE = "application/vnd.in-toto+json"
 STATEMENT_TYPE = "https://in-toto.io/Statement/v1"
-PREDICATE_TYPE = "https://millaudit.dev/attestation/verification/v1"
-# SHA-256 of the rules descriptions (check/rules_desc.h); also pinned in tests/unit/test_rules_desc.c
+PREDICATE_TYPE = "https://millaudit.dev/attestation/verification/v2"
+# SHA-256 of the rules descriptions (verifier/check/rules_desc.h); also pinned in tests/unit/test_rules_desc.c
 FINGERPRINTS = {
     "std": "39608b5a816f7f0e4617a6b39099dc3bff34540b250bb08b9b3671615196f691",
     "lask": "0c001c209059aaba902601f824ef307dab429fc4d2ce1b70d1f34910ade7793d",
@@ -63,7 +63,7 @@ def world(millaudit, tmp_path_factory):
     att = base / "att.json"
     proc = millaudit.run("attest", "create", "--audit", store, "--key", sk, "--out", att,
                          "--identity", "Team A <a@example.org>", check=0)
-    assert "attested run 1 (verdict verified)" in proc.stdout
+    assert "attested run 1 (scope database, verdict verified)" in proc.stdout
     return {"base": base, "db": db, "store": store, "sk": sk, "pk": pk, "other": other, "att": att}
 
 
@@ -126,6 +126,7 @@ def test_predicate_says_what_the_run_established(millaudit, world, tmp_path):
     assert (run["started_at"], run["ended_at"]) == (started, ended)
     assert run["options"] == json.loads(options)
     assert p["totals"]["entries"] == p["totals"]["verified"] == 264399 and p["totals"]["discrepancies"] == 0
+    assert p["scope"] == "database" and p["inputs"] == []
     assert {s["sector"]: s["derived_sha256"] for s in p["sectors"]} == digests
     # the manifest digest is the SHA-256 of the manifest `manifest create` writes for these files
     man = tmp_path / "MANIFEST.sha256"
@@ -145,7 +146,9 @@ def test_verify_prints_who_what_when_and_the_verdict(millaudit, world):
     doc = json.loads(millaudit.run("attest", "verify", world["att"], "--pub", world["pk"], "--db", world["db"],
                                    "--json", check=0).stdout)
     validate_json("attest-verify", doc)
-    assert doc["result"] == "ok" and doc["signature"]["valid"] and doc["db"]["files_ok"] == 7
+    assert doc["result"] == "verified" and doc["signature"]["valid"] and doc["db"]["files_ok"] == 7
+    names = [s["sector"] for s in statement(envelope(world["att"]))["predicate"]["sectors"]]
+    assert doc["scope"] == {"kind": "database", "sectors": names, "inputs": []} and len(names) == 7
     assert doc["statement"]["verdict"] == "verified"
     # without --db only the signature and the statement are checked
     doc = json.loads(millaudit.run("attest", "verify", world["att"], "--pub", world["pk"], "--json", check=0).stdout)
@@ -315,8 +318,8 @@ def test_an_unverified_run_needs_allow_unverified(millaudit, world, tmp_path):
     millaudit.run("attest", "create", "--audit", store, "--key", world["sk"], "--out", out, "--allow-unverified",
                   check=0)
     assert statement(envelope(out))["predicate"]["run"]["verdict"] == "discrepancies"
-    # the signature is good; the verdict is what it is
-    proc = millaudit.run("attest", "verify", out, "--pub", world["pk"], check=0)
+    # the signature is good, the verdict is what it is, and the exit status says it (issue 41)
+    proc = millaudit.run("attest", "verify", out, "--pub", world["pk"], check=1)
     assert "verdict:     discrepancies" in proc.stdout
 
 

@@ -11,7 +11,7 @@ an out-of-bounds read fails it. Rows of verify and diff, which also check every 
 game (seconds under ASan), run the release build: the readers they share with stats, dump and
 index-check are exercised under ASan by those rows.
 
-Every row passes: diff and probe read through the one directory discovery (formats/source), and
+Every row passes: diff and probe read through the one directory discovery (verifier/formats/source), and
 diff refuses a foreign, newer or corrupt store with exit 3 as verify does (the xfail marks these
 rows carried until then are gone).
 """

@@ -104,6 +104,17 @@ def test_github_actions_workflow(millaudit, tmp_path):
         assert proc.returncode == 0, proc.stdout + proc.stderr
     summary = nightly_results(ws_dir / "nightly" / "results")
     assert "baseline   run 1 " in summary
+    # the summary step, run here as written: the night's Markdown report on the run's page, within a
+    # job summary's and a pull-request comment's 65,536 characters
+    step = steps["Summary of the night"]
+    assert step["if"] == "always()" and "$GITHUB_STEP_SUMMARY" in step["run"]
+    page = tmp_path / "step-summary.md"
+    proc = run_shell(step["run"], ws_dir, {**env, "GITHUB_STEP_SUMMARY": str(page)})
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    text = page.read_text()
+    assert text == (ws_dir / "nightly" / "results" / "report.md").read_text()
+    assert text.startswith("# millaudit report: run 2 (verify)\n") and len(text) <= 65536
+    assert "> **Verdict: fully verified: " in text
 
 
 def test_weekly_mutation_run_workflow(tmp_path):
@@ -135,6 +146,46 @@ def test_weekly_mutation_run_workflow(tmp_path):
     assert proc.returncode == 0, proc.stdout + proc.stderr
     n = sum(1 for line in (ROOT / "scripts" / "mutations.txt").read_text().splitlines() if line.startswith("=== "))
     assert f"{n} mutants: {n} apply, 0 stale" in proc.stdout
+
+
+def test_weekly_generated_mutants_jobs():
+    """The full generated set in the weekly workflow: one coverage map, the parts of --shard I/N
+    covering 1..N exactly, each part fed the map and keeping its report, and a summary that reads
+    every part's report and runs whether or not a part failed."""
+    doc = yaml.safe_load((EXAMPLES / "github-actions-mutation.yml").read_text())
+    jobs = doc["jobs"]
+    cov_steps = {s["name"]: s for s in jobs["coverage"]["steps"]}
+    words = shlex.split(cov_steps["Coverage map"]["run"])
+    assert words[:4] == ["millaudit/scripts/mutate", "--generate", "--coverage-only", "--jobs"]
+    workdir = words[words.index("--workdir") + 1]
+    assert workdir == "$RUNNER_TEMP/mutate"
+    assert cov_steps["Keep the coverage map"]["with"]["path"] == "${{ runner.temp }}/mutate/coverage.json"
+    gen = jobs["generated"]
+    assert gen["needs"] == "coverage" and gen["strategy"]["fail-fast"] is False
+    parts = gen["strategy"]["matrix"]["part"]
+    steps = {s["name"]: s for s in gen["steps"]}
+    assert steps["Fetch the coverage map"]["with"]["name"] == cov_steps["Keep the coverage map"]["with"]["name"]
+    assert steps["Fetch the coverage map"]["with"]["path"] == "${{ runner.temp }}/mutate"
+    run = steps["Generated mutants"]["run"]
+    assert "pipefail" in run
+    words = shlex.split(run.split("\n")[1].split("|")[0])
+    assert words[:2] == ["millaudit/scripts/mutate", "--generate"] and "--sample" not in words
+    shard = words[words.index("--shard") + 1]
+    n = int(shard.split("/")[1])
+    assert shard == "${{ matrix.part }}/%d" % n and parts == list(range(1, n + 1))
+    assert words[words.index("--workdir") + 1] == workdir
+    assert words[words.index("--report") + 1] == "generated-${{ matrix.part }}.jsonl"
+    assert steps["Keep the report"]["if"] == "always()"
+    assert steps["Keep the report"]["with"]["path"] == "generated-${{ matrix.part }}.*"
+    summary = jobs["generated-summary"]
+    assert summary["needs"] == "generated" and summary["if"] == "always()"
+    s_steps = {s["name"]: s for s in summary["steps"]}
+    fetch = s_steps["Fetch the reports"]["with"]
+    assert fetch["pattern"] == "millaudit-generated-*-${{ github.run_id }}" and fetch["merge-multiple"] is True
+    assert steps["Keep the report"]["with"]["name"] == "millaudit-generated-${{ matrix.part }}-${{ github.run_id }}"
+    line = s_steps["Kill rate per file and the survivors"]["run"]
+    assert "pipefail" in line
+    assert "millaudit/scripts/mutate --summary " + fetch["path"] + "/generated-*.jsonl" in line
 
 
 def test_gitlab_ci_job(millaudit, tmp_path):

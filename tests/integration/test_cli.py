@@ -78,3 +78,16 @@ def test_unknown_word_with_control_characters_is_printed_safely(millaudit):
 def test_unknown_top_level_option(millaudit):
     proc = millaudit.run("--frob", check=2)
     assert "unknown option '--frob'" in proc.stderr and "did you mean" not in proc.stderr
+
+
+def test_readme_exit_codes_are_those_of_error_h():
+    """One table of exit codes: every MA_EXIT_* of millaudit/error.h is a row of README.md's
+    "Exit codes" table and every row a code there (130/143, the signals, besides)."""
+    header = (ROOT / "include" / "millaudit" / "error.h").read_text()
+    codes = {int(v) for v in re.findall(r"MA_EXIT_[A-Z_]+ = (\d+)", header)}
+    text = (ROOT / "README.md").read_text()
+    table = text[text.index("### Exit codes"):]
+    table = table[:table.index("\n\n", table.index("| code |"))]
+    rows = {int(c) for c in re.findall(r"^\| (\d+)[ ,|]", table, re.M)}
+    assert codes == rows - {130}, (codes, rows)
+    assert "130, 143" in table

@@ -100,7 +100,9 @@ def test_two_sec2_frames_compare_values_not_keys(millaudit):
     need(EXCERPT / "std_3_3_0_0.sec2")
     proc = millaudit.run("diff", STONEDIFF / "std_3_3_0_0.sec2", EXCERPT / "std_3_3_0_0.sec2",
                          "--limit", "1", check=0)
-    assert "encoding" in proc.stdout and "values agree" in proc.stdout
+    # the encodings said in words: equal, the same values held in other bytes
+    assert "entries hold other bytes for the same value" in proc.stdout and "values agree" in proc.stdout
+    assert "1 sector equal: the same values" in proc.stdout
 
 
 # ---- planted changes are found exactly ----
@@ -241,6 +243,25 @@ def test_run_recorded_in_audit_store(millaudit, produced, tmp_path):
     assert len(rows) == 1 and any(v == 1000 for v in rows[0])
 
 
+def test_store_status_follows_the_verdict(millaudit, produced, tmp_path):
+    """A diff run's status in the store is its verdict in a diff's words (docs/audit-schema.md):
+    ok when the values agree, discrepancies when they differ, unusable when an input could not be
+    compared."""
+    changed = copy_db(produced, tmp_path / "changed")
+    subprocess.run([sys.executable, INJECT, "--reseal", changed / "std_3_3_0_0.mdb", "--entry", "1000",
+                    "--depth-delta", "+1"], check=True, capture_output=True)
+    broken = copy_db(produced, tmp_path / "broken")
+    data = (broken / "std_3_4_0_0.mdb").read_bytes()
+    (broken / "std_3_4_0_0.mdb").write_bytes(data[:-1])
+    store = tmp_path / "audit.sqlite"
+    for other, code in ((produced, 0), (changed, 1), (broken, 3)):
+        millaudit.run("diff", produced, other, "--sector", "3_3_0_0", "--sector", "3_4_0_0", "--audit",
+                      store, check=code)
+    db = sqlite3.connect(store)
+    rows = db.execute("SELECT kind, status FROM runs ORDER BY id").fetchall()
+    assert rows == [("diff", "ok"), ("diff", "discrepancies"), ("diff", "unusable")]
+
+
 def test_audit_not_writable_exits_4(millaudit, produced, tmp_path):
     proc = millaudit.run("diff", produced / "std_3_3_0_0.mdb", produced / "std_3_3_0_0.mdb",
                          "--audit", tmp_path / "no" / "such" / "dir" / "a.sqlite", check=4)
@@ -329,7 +350,7 @@ def test_usage_errors(millaudit, produced):
     millaudit.run("diff", produced, produced, "--sector", "nonsense", check=2)
 
 
-# ---- discovery: every file that cannot be used is named (formats/source.h) ----
+# ---- discovery: every file that cannot be used is named (verifier/formats/source.h) ----
 
 def copy_db(src, dst):
     dst.mkdir()

@@ -56,7 +56,14 @@ def test_failures_are_the_pairs_that_differ(millaudit, dbs, tmp_path):
     c = cases["std_1_1_2_2"]
     d = want["std_1_1_2_2"]["differences"]
     assert c["type"] == "values-differ"
-    assert c["message"] == f"{d['outcome'] + d['depth'] + d['draw-class']} value differences: outcome={d['outcome']}"
+    # one line: the sector, its counts, the first root position, the side that is right and why
+    n = d['outcome'] + d['depth'] + d['draw-class']
+    ex0 = want["std_1_1_2_2"]["examples"][0]
+    assert c["message"].startswith(f"std_1_1_2_2: {n:,} of {want['std_1_1_2_2']['positions']:,} positions differ in "
+                                   f"value: outcome={d['outcome']:,}; ")
+    assert f"first root: position {ex0['board']}, A says {ex0['a']['text']}, B says {ex0['b']['text']}" in c["message"]
+    assert ex0["proof"]["right"] == "B" and "; B is right" in c["message"]  # B is the good database
+    assert "\n" not in c["message"]
     ex = want["std_1_1_2_2"]["examples"][0]
     assert (f"board {ex['board']}: A entry {ex['entry_a']} says {ex['a']['text']}, B entry {ex['entry_b']} says "
             f"{ex['b']['text']}") in c["text"]

@@ -42,10 +42,11 @@ def test_every_generated_part_is_in_its_doc_and_runs_a_command():
         text = (ROOT / doc).read_text()
         assert f"<!-- generated: {name} (scripts/doc-examples) -->" in text, (name, doc)
         assert f"<!-- /generated: {name} -->" in text, (name, doc)
-    # the nightly worked example stands where the placeholder was, and shows both nights
+    # the nightly worked example stands where the placeholder was, and shows the three nights
     nightly = (ROOT / "docs" / "nightly.md").read_text()
     body = nightly.split("<!-- generated: nightly-example (scripts/doc-examples) -->")[1].split("<!-- /generated")[0]
-    assert body.count("$ ci/nightly") == 2 and "(exit 0)" in body and "(exit 1)" in body
+    assert body.count("$ ci/nightly") == 3 and "(exit 0)" in body and "(exit 1)" in body
+    assert "--plant-bug fly-early" in body  # the planted night of issue 45
 
 
 def test_json_readme_lists_exactly_the_schemas():

@@ -17,13 +17,17 @@ import pytest
 from conftest import FIXTURES, ROOT, need_fixture, skip_unless
 
 READERS = ("sec2", "sec", "secval", "open", "manifest", "run_import", "attest")
-# static libraries of the ASan build each harness needs (dependents first) and system libraries
+# static libraries of the ASan build each harness needs (dependents first; the folder of each under
+# the build tree) and system libraries
+LIB_DIRS = {"formats": "verifier/formats", "store": "reports/store"}
 LIBS = {
     "sec2": ["formats", "indexer", "common"], "sec": ["formats", "indexer", "common"],
     "secval": ["formats", "indexer", "common"], "open": ["formats", "indexer", "checksums", "common"],
     "manifest": ["checksums", "common"], "run_import": ["store", "common"],
     "attest": ["store", "checksums", "store", "formats", "indexer", "common"],
 }
+# where each library's folder lies in the tree (and the build), by the design card's top level
+FOLDERS = {"formats": "verifier/formats", "store": "reports/store"}
 SYSLIBS = ["-lsqlite3", "-ljansson", "-lcrypto", "-lpthread", "-lm"]
 CORPUS = ROOT / "fuzz" / "corpus"
 SANITIZE = ["-fsanitize=address,undefined", "-fno-sanitize-recover=all", "-fno-omit-frame-pointer"]
@@ -38,7 +42,7 @@ def _cc():
 
 def _libs(asan_bin, reader="sec2"):
     build = pathlib.Path(asan_bin.path).parent
-    libs = [build / name / f"libma_{name}.a" for name in LIBS[reader]]
+    libs = [build / LIB_DIRS.get(name, name) / f"libma_{name}.a" for name in LIBS[reader]]
     for lib in libs:
         assert lib.exists(), f"{lib} missing: build the ASan tree first"
     return [str(lib) for lib in libs] + SYSLIBS
@@ -46,7 +50,9 @@ def _libs(asan_bin, reader="sec2"):
 
 def _build(tmp_path, harness, libs):
     exe = tmp_path / f"replay_{harness.stem}"
-    build = next((pathlib.Path(x).parents[1] for x in libs if x.endswith(".a")), ROOT / "build-asan")
+    # the build tree: the nearest folder above a library that holds the generated headers
+    build = next((d for x in libs if x.endswith(".a") for d in pathlib.Path(x).parents
+                  if (d / "generated").is_dir()), ROOT / "build-asan")
     cmd = [_cc(), "-std=c11", "-g", *SANITIZE, "-D_POSIX_C_SOURCE=200809L", "-D_DEFAULT_SOURCE",
            "-I", str(ROOT), "-I", str(ROOT / "include"), "-I", str(build / "generated"), "-o", str(exe),
            str(ROOT / "fuzz" / "replay.c"),

@@ -57,3 +57,11 @@ def test_mask_keeps_database_digests_and_hides_only_what_varies(tmp_path):
     masked = golden_cases.mask(line, work)
     assert masked == ("<DIR>/db std_2_2_1_1 9d5e0c4c6f2d1f7b9a0e3c5d7f9b1a3c5e7d9f1b3a5c7e9d1f3b5a7c9e1d3f5b "
                       "6,930 entries, <SECONDS> s, <RATE>/s, <TIME>, millaudit 0.1.0 (git <REV>)")
+
+
+def test_mask_hides_the_scratch_path_as_markdown_escapes_it(tmp_path):
+    """A report in Markdown escapes each "_" of the scratch path; the golden file must not then depend
+    on whether the random temp name held one."""
+    work = tmp_path / "gy_rt_iso"
+    escaped = str(work).replace("_", "\\_")
+    assert golden_cases.mask(f"| database | {escaped}/db |", work) == "| database | <DIR>/db |"

@@ -42,10 +42,10 @@ def test_scan_sees_every_side_and_resolves_includes():
     assert by_side["producer"] >= 10 and by_side["checker"] >= 40 and by_side["common"] >= 4, by_side
     assert tree.files["cli/cmd_solve.c"] == "producer"
     assert tree.files["cli/main.c"] == tree.files["cli/commands.h"] == "dispatch"
-    assert tree.files["check/check.c"] == tree.files["cli/cmd_verify.c"] == "checker"
+    assert tree.files["verifier/check/check.c"] == tree.files["cli/cmd_verify.c"] == "checker"
     assert tree.files["solver/svrules.c"] == "producer"
-    targets = {t for t, _ in tree.includes("check/rules.c")}
-    assert "check/rules.h" in targets and "<system:string.h>" in targets
+    targets = {t for t, _ in tree.includes("verifier/check/rules.c")}
+    assert "verifier/check/rules.h" in targets and "<system:string.h>" in targets
     assert "common/version.h.in" in {t for t, _ in tree.includes("cli/main.c")}, \
         "ma_version.h (build/generated) is mapped back to its template"
     # the identifiers each side declares are found (rule 2 would otherwise check nothing)
@@ -94,8 +94,8 @@ def _verify_driver(root):
 
 
 def plant_relative_solver_include(root):
-    _insert_after_includes(root / "check" / "rules.c", '#include "../solver/svrules.h"')
-    return "include", "check/rules.c"
+    _insert_after_includes(root / "verifier" / "check" / "rules.c", '#include "../../solver/svrules.h"')
+    return "include", "verifier/check/rules.c"
 
 
 def plant_angle_solver_include(root):
@@ -104,15 +104,15 @@ def plant_angle_solver_include(root):
 
 
 def plant_symlinked_solver_header(root):
-    (root / "check" / "shared_rules.h").symlink_to("../solver/svrules.h")
-    _insert_after_includes(root / "check" / "check.c", '#include "check/shared_rules.h"')
-    return "include", "check/check.c"
+    (root / "verifier" / "check" / "shared_rules.h").symlink_to("../../solver/svrules.h")
+    _insert_after_includes(root / "verifier" / "check" / "check.c", '#include "verifier/check/shared_rules.h"')
+    return "include", "verifier/check/check.c"
 
 
 def plant_computed_include(root):
-    _insert_after_includes(root / "formats" / "open_file.c",
+    _insert_after_includes(root / "verifier" / "formats" / "open_file.c",
                            '#define MA_PLANTED "solver/svfile.h"\n#include MA_PLANTED')
-    return "include", "formats/open_file.c"
+    return "include", "verifier/formats/open_file.c"
 
 
 def plant_solver_call_in_verify_driver(root):
@@ -171,7 +171,7 @@ def plant_format_marker_in_common(root):
 
 
 def plant_common_includes_checker(root):
-    _insert_after_includes(root / "common" / "progress.c", '#include "formats/value.h"')
+    _insert_after_includes(root / "common" / "progress.c", '#include "verifier/formats/value.h"')
     return "include", "common/progress.c"
 
 
@@ -181,7 +181,7 @@ def plant_solver_includes_checker(root):
 
 
 def plant_solve_command_reaches_checker(root):
-    _insert_after_includes(root / "cli" / "cmd_solve.c", '#include "check/rules.h"')
+    _insert_after_includes(root / "cli" / "cmd_solve.c", '#include "verifier/check/rules.h"')
     return "include", "cli/cmd_solve.c"
 
 

@@ -1,7 +1,11 @@
-"""Installing millaudit: `cmake --install` (binary, manual page, bash completion), the manual page
-itself (groff -ww warnings, man -l, a section per subcommand, every option), bash completion
-(subcommands, options, values, sector names from a directory) and the Debian package made by CPack
-(control fields, dependencies installed here, installed with dpkg into a scratch root and run).
+"""Installing millaudit: `cmake --install` (binary, manual page, bash completion; the library's
+components), the manual page itself (groff -ww warnings, man -l, a section per subcommand, every
+option), bash completion (subcommands, options, values, sector names from a directory) and the four
+Debian packages made by CPack (issue 46: millaudit, libmillaudit0, libmillaudit-dev,
+python3-millaudit): control fields, lintian clean of errors, dependencies installed here, installed
+with dpkg into a scratch root, and installed for real on a clean root (an overlay of this system
+with the source and build trees hidden) where the command, a C and a C++ program built with
+pkg-config and the Python module each verify a game.
 
 The build tree is the directory of MILLAUDIT_BIN (scripts/test builds it); a binary outside a CMake
 build tree skips these tests (and fails them under CI).
@@ -28,14 +32,6 @@ def need(tool):
 
 
 @pytest.fixture(scope="module")
-def build_dir(millaudit):
-    d = millaudit.path.parent
-    skip_unless((d / "CMakeCache.txt").exists(),
-                f"{millaudit.path} is not in a CMake build tree: install rules not testable")
-    return d
-
-
-@pytest.fixture(scope="module")
 def installed(build_dir, tmp_path_factory):
     dest = tmp_path_factory.mktemp("destdir")
     # the command and everything around it; the library for programmers is the "dev" component
@@ -45,24 +41,36 @@ def installed(build_dir, tmp_path_factory):
     return dest
 
 
-def test_dev_component_holds_the_api_and_nothing_else(build_dir, tmp_path):
-    """libmillaudit-dev (issue 24): the public headers with their relative paths kept, the static
-    and shared library with its soname links, millaudit.pc and the example; no binary, no
-    internal header."""
-    proc = subprocess.run(["cmake", "--install", str(build_dir), "--prefix", "/usr", "--component", "dev"],
-                          capture_output=True, text=True, env={**os.environ, "DESTDIR": str(tmp_path)}, timeout=300)
+def component_files(build_dir, dest, component):
+    proc = subprocess.run(["cmake", "--install", str(build_dir), "--prefix", "/usr", "--component", component],
+                          capture_output=True, text=True, env={**os.environ, "DESTDIR": str(dest)}, timeout=300)
     assert proc.returncode == 0, proc.stderr
-    files = sorted(str(p.relative_to(tmp_path)) for p in tmp_path.rglob("*") if p.is_file() or p.is_symlink())
-    headers = sorted(f for f in files if f.startswith("usr/include/"))
-    public = sorted(["usr/include/millaudit/millaudit.h"]
-                    + [f"usr/include/millaudit/millaudit/{p.name}" for p in (ROOT / "include" / "millaudit").glob("*.h")]
-                    + [f"usr/include/millaudit/common/{n}" for n in ("ma_error.h", "progress.h", "verdict.h")])
-    assert headers == public
-    libs = sorted(f.rsplit("/", 1)[1] for f in files if "/lib" in f and "libmillaudit" in f)
-    assert libs == ["libmillaudit.a", "libmillaudit.so", "libmillaudit.so.0", "libmillaudit.so.0.1.0"]
-    assert any(f.endswith("pkgconfig/millaudit.pc") for f in files)
-    assert any(f.endswith("examples/verify_one.c") for f in files)
-    assert not any(f.startswith("usr/bin/") for f in files), files
+    return sorted(str(p.relative_to(dest)) for p in dest.rglob("*") if p.is_file() or p.is_symlink())
+
+
+PUBLIC_HEADERS = ["millaudit.h"] + [f"millaudit/{n}.h" for n in (
+    "diff", "error", "game", "inspect", "manifest", "progress", "store", "types", "verdict", "verify", "version")]
+
+
+def test_library_components_hold_the_api_and_nothing_else(build_dir, tmp_path):
+    """lib: the shared library and its soname link alone (libmillaudit0); dev: the public headers
+    (millaudit.h and millaudit/, nothing of common/), the static library, the linker name, the two
+    .pc files and the examples; python: the module. No binary, no internal header anywhere."""
+    lib = component_files(build_dir, tmp_path / "lib", "lib")
+    assert [f for f in lib if "/doc/" not in f] == ["usr/lib/libmillaudit.so.0", "usr/lib/libmillaudit.so.0.1.0"]
+    dev = component_files(build_dir, tmp_path / "dev", "dev")
+    assert sorted(f for f in dev if f.startswith("usr/include/")) == [f"usr/include/{h}" for h in PUBLIC_HEADERS]
+    assert sorted(f.rsplit("/", 1)[1] for f in dev if "/lib/" in f and "libmillaudit" in f) == [
+        "libmillaudit.a", "libmillaudit.so"]
+    assert {f.rsplit("/", 1)[1] for f in dev if "pkgconfig" in f} == {"millaudit.pc", "millaudit-static.pc"}
+    assert {f.rsplit("/", 1)[1] for f in dev if "/examples/" in f} == {"verify_one.c", "verify_probe.cpp"}
+    python = component_files(build_dir, tmp_path / "py", "python")
+    assert [f for f in python if "/doc/" not in f] == [
+        f"usr/lib/python3/dist-packages/millaudit/{n}" for n in ("__init__.py", "_config.py", "_lib.py")]
+    for files, package in ((lib, "libmillaudit0"), (dev, "libmillaudit-dev"), (python, "python3-millaudit")):
+        assert {f for f in files if "/doc/" in f and "/examples/" not in f} == {
+            f"usr/share/doc/{package}/copyright", f"usr/share/doc/{package}/changelog.gz"}
+        assert not any(f.startswith("usr/bin/") for f in files), files
 
 
 def options_of(millaudit, cmd):
@@ -182,7 +190,7 @@ printf '%s\\n' "${{COMPREPLY[@]}}"
 
 
 def test_completion_of_subcommands_and_values(tmp_path):
-    assert sorted(complete("millaudit ", tmp_path)) == sorted(COMMANDS + ["-V", "--version", "--help"])
+    assert sorted(complete("millaudit ", tmp_path)) == sorted(COMMANDS + ["help", "-V", "--version", "--help"])
     assert complete("millaudit ver", tmp_path) == ["verify"]
     assert complete("millaudit re", tmp_path) == ["report"]
     assert complete("millaudit report --format ", tmp_path) == ["text", "md", "json", "html"]
@@ -220,72 +228,216 @@ def test_completion_of_sector_names_from_the_directory(tmp_path):
         "std_2_3_1_0", "std_3_3_0_0", "std_4_3_0_0"]
 
 
+PACKAGES = ("millaudit", "libmillaudit0", "libmillaudit-dev", "python3-millaudit")
+
+
 @pytest.fixture(scope="module")
-def deb(build_dir, tmp_path_factory):
+def debs(build_dir, tmp_path_factory):
     need("cpack")
     need("dpkg-deb")
     out = tmp_path_factory.mktemp("deb")
     proc = subprocess.run(["cpack", "-G", "DEB", "-B", str(out), "--config", str(build_dir / "CPackConfig.cmake")],
                           capture_output=True, text=True, cwd=build_dir, timeout=600)
     assert proc.returncode == 0, proc.stdout[-2000:] + proc.stderr[-2000:]
-    debs = list(out.glob("millaudit_*.deb"))
-    assert len(debs) == 1, list(out.iterdir())
-    assert len(list(out.glob("libmillaudit-dev_*.deb"))) == 1, list(out.iterdir())
-    return debs[0]
+    found = {}
+    for name in PACKAGES:
+        files = list(out.glob(f"{name}_*.deb"))
+        assert len(files) == 1, (name, list(out.iterdir()))
+        found[name] = files[0]
+    assert len(list(out.glob("*.deb"))) == len(PACKAGES)
+    return found
 
 
-def test_dev_deb_holds_the_api(deb):
-    dev = next(deb.parent.glob("libmillaudit-dev_*.deb"))
-    fields = dict(re.findall(r"^([A-Za-z-]+): (.*)$", subprocess.run(["dpkg-deb", "-f", str(dev)], capture_output=True,
-                                                                      text=True, check=True).stdout, re.M))
-    assert fields["Package"] == "libmillaudit-dev" and fields["Section"] == "libdevel"
-    listing = subprocess.run(["dpkg-deb", "-c", str(dev)], capture_output=True, text=True, check=True).stdout
-    for path in ("./usr/include/millaudit/millaudit.h", "./usr/include/millaudit/common/verdict.h",
-                 "./usr/lib/pkgconfig/millaudit.pc", "./usr/lib/libmillaudit.a"):
-        assert re.search(rf" {re.escape(path)}$", listing, re.M), path
-    assert re.search(r" \./usr/lib/libmillaudit\.so\.0 -> libmillaudit\.so\.0\.1\.0$", listing, re.M), listing
-    assert "./usr/bin/" not in listing
+def control(deb):
+    text = subprocess.run(["dpkg-deb", "-f", str(deb)], capture_output=True, text=True, check=True).stdout
+    return dict(re.findall(r"^([A-Za-z-]+): (.*)$", text, re.M))
 
 
-def test_deb_control_and_contents(deb, millaudit):
-    control = subprocess.run(["dpkg-deb", "-f", str(deb)], capture_output=True, text=True, check=True).stdout
-    fields = dict(re.findall(r"^([A-Za-z-]+): (.*)$", control, re.M))
+def listing(deb):
+    return subprocess.run(["dpkg-deb", "-c", str(deb)], capture_output=True, text=True, check=True).stdout
+
+
+def control_file(deb, name):
+    tar = subprocess.run(["dpkg-deb", "--ctrl-tarfile", str(deb)], capture_output=True, check=True).stdout
+    proc = subprocess.run(["tar", "xO", f"./{name}"], input=tar, capture_output=True)
+    return proc.stdout.decode() if proc.returncode == 0 else None
+
+
+def test_library_packages_control_and_contents(debs, millaudit):
+    version = millaudit.run("--version", check=0).stdout.split()[1]
+    arch = subprocess.run(["dpkg", "--print-architecture"], capture_output=True, text=True).stdout.strip()
+    lib = control(debs["libmillaudit0"])
+    assert (lib["Package"], lib["Version"], lib["Section"], lib["Architecture"]) == (
+        "libmillaudit0", version, "libs", arch)
+    depends = [d.split()[0] for d in lib["Depends"].split(", ")]  # dpkg-shlibdeps of the library
+    assert {"libc6", "libsqlite3-0", "libssl3", "libjansson4", "libxml2"} <= set(depends), depends
+    files = listing(debs["libmillaudit0"])
+    assert re.search(r" \./usr/lib/libmillaudit\.so\.0 -> libmillaudit\.so\.0\.1\.0$", files, re.M), files
+    assert "./usr/include/" not in files and not re.search(r"libmillaudit\.(a|so)$", files, re.M)
+    # a program built against 0.1.0 asks for exactly it (0.y may change the ABI); ldconfig by trigger
+    assert control_file(debs["libmillaudit0"], "shlibs") == f"libmillaudit 0 libmillaudit0 (= {version})\n"
+    assert control_file(debs["libmillaudit0"], "triggers") == "activate-noawait ldconfig\n"
+
+    dev = control(debs["libmillaudit-dev"])
+    assert (dev["Package"], dev["Section"]) == ("libmillaudit-dev", "libdevel")
+    assert dev["Depends"].split(", ") == [f"libmillaudit0 (= {version})", "libsqlite3-dev", "libjansson-dev",
+                                          "libxml2-dev", "libssl-dev"]
+    files = listing(debs["libmillaudit-dev"])
+    for path in ("./usr/include/millaudit.h", "./usr/include/millaudit/verify.h", "./usr/include/millaudit/version.h",
+                 "./usr/lib/pkgconfig/millaudit.pc", "./usr/lib/pkgconfig/millaudit-static.pc",
+                 "./usr/lib/libmillaudit.a", "./usr/share/doc/libmillaudit-dev/examples/verify_probe.cpp"):
+        assert re.search(rf" {re.escape(path)}$", files, re.M), path
+    assert re.search(r" \./usr/lib/libmillaudit\.so -> libmillaudit\.so\.0$", files, re.M), files
+    assert "libmillaudit.so.0.1.0" not in files.replace("-> libmillaudit.so.0.1.0", "")
+    assert "./usr/bin/" not in files and "common/" not in files
+
+    py = control(debs["python3-millaudit"])
+    assert (py["Package"], py["Section"], py["Architecture"]) == ("python3-millaudit", "python", "all")
+    assert py["Depends"].split(", ") == ["python3", f"libmillaudit0 (= {version})"]
+    assert "./usr/lib/python3/dist-packages/millaudit/__init__.py" in listing(debs["python3-millaudit"])
+
+
+def test_deb_control_and_contents(debs, millaudit):
+    deb = debs["millaudit"]
+    fields = control(deb)
     version = millaudit.run("--version", check=0).stdout.split()[1]
     assert fields["Package"] == "millaudit" and fields["Version"] == version
     assert fields["Architecture"] == subprocess.run(["dpkg", "--print-architecture"], capture_output=True,
                                                     text=True).stdout.strip()
     depends = [d.split()[0] for d in fields["Depends"].split(", ")]
     assert {"libsqlite3-0", "libssl3", "libjansson4"} <= set(depends), depends
-    for pkg in depends:  # what the package needs is here (a fresh Debian 12 gets it from apt)
-        st = subprocess.run(["dpkg-query", "-W", "-f", "${Status}", pkg], capture_output=True, text=True).stdout
-        assert "install ok installed" in st, pkg
-    listing = subprocess.run(["dpkg-deb", "-c", str(deb)], capture_output=True, text=True, check=True).stdout
+    assert "libmillaudit0" not in depends  # the command links the library statically
+    files = listing(deb)
     for path in ("./usr/bin/millaudit", "./usr/share/man/man1/millaudit.1.gz",
                  "./usr/share/bash-completion/completions/millaudit", "./usr/bin/millaudit-nightly",
                  "./usr/bin/millaudit-slurm", "./usr/bin/millaudit-parallel",
-                 "./usr/share/millaudit/slurm/millaudit-shard.sbatch"):
-        assert re.search(rf" {re.escape(path)}$", listing, re.M), path
+                 "./usr/share/millaudit/slurm/millaudit-shard.sbatch", "./usr/share/doc/millaudit/copyright",
+                 "./usr/share/doc/millaudit/changelog.gz", "./usr/share/doc/millaudit/CHANGES.md"):
+        assert re.search(rf" {re.escape(path)}$", files, re.M), path
+    for name, deb in debs.items():  # what each package needs is here (a fresh Debian 12 gets it from apt)
+        for dep in control(deb).get("Depends", "").split(", "):
+            pkg = dep.split()[0]
+            if pkg in PACKAGES:
+                continue
+            st = subprocess.run(["dpkg-query", "-W", "-f", "${Status}", pkg], capture_output=True, text=True).stdout
+            assert "install ok installed" in st, (name, pkg)
 
 
-def test_deb_installs_with_dpkg_and_runs(deb, millaudit, tmp_path):
-    """dpkg -i into a scratch root with its own package database (the machine's is not touched),
-    then the installed binary runs; apt resolves the package's dependencies on this machine."""
+def test_packages_are_lintian_clean_of_errors(debs):
+    need("lintian")
+    proc = subprocess.run(["lintian", "--no-tag-display-limit", *map(str, debs.values())], capture_output=True,
+                          text=True, timeout=600)
+    tags = [line for line in proc.stdout.splitlines() if re.match(r"^[EW]: ", line)]
+    errors = [line for line in tags if line.startswith("E: ")]
+    assert errors == [], "\n".join(tags)
+    assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-3000:]
+
+
+def test_debs_install_with_dpkg_into_a_fresh_root_and_run(debs, millaudit, std3_games, tmp_path):
+    """dpkg -i of the four packages into a scratch root with its own package database (the
+    machine's is not touched): the installed command runs, and the installed Python module loads
+    the installed library beside it and verifies a game; apt resolves every dependency here."""
     need("dpkg")
     root = tmp_path / "root"
     for d in ("var/lib/dpkg/info", "var/lib/dpkg/updates", "var/lib/dpkg/triggers"):
         (root / d).mkdir(parents=True)
     (root / "var/lib/dpkg/status").write_text("")
-    proc = subprocess.run(["dpkg", f"--root={root}", "--force-depends", "--force-not-root", "--log=/dev/null",
-                           "-i", str(deb)], capture_output=True, text=True, timeout=120)
+    proc = subprocess.run(["dpkg", f"--root={root}", "--force-depends", "--force-not-root", "--force-script-chrootless",
+                           "--log=/dev/null", "-i", *map(str, debs.values())],
+                          capture_output=True, text=True, timeout=300)
     assert proc.returncode == 0, proc.stderr
-    status = subprocess.run(["dpkg", f"--root={root}", "-s", "millaudit"], capture_output=True, text=True).stdout
-    assert "Status: install ok installed" in status
+    for name in PACKAGES:
+        status = subprocess.run(["dpkg", f"--root={root}", "-s", name], capture_output=True, text=True).stdout
+        assert "Status: install ok installed" in status, name
     out = subprocess.run([str(root / "usr" / "bin" / "millaudit"), "--version"], capture_output=True, text=True,
                          check=True).stdout
     assert out == millaudit.run("--version", check=0).stdout
+    env = {k: v for k, v in os.environ.items() if k not in ("LD_LIBRARY_PATH", "MILLAUDIT_LIBRARY")}
+    env["PYTHONPATH"] = str(root / "usr/lib/python3/dist-packages")
+    proc = subprocess.run(["/usr/bin/python3", "-c", "import millaudit; r = millaudit.verify(__import__('sys').argv[1]);"
+                           " print(r.verdict, r.exit_code, millaudit._L._name)", str(std3_games / "db")],
+                          capture_output=True, text=True, env=env, timeout=300)
+    assert proc.returncode == 0, proc.stderr
+    verdict, code, lib = proc.stdout.split()
+    assert (verdict, code) == ("verified", "0")
+    assert os.path.realpath(lib) == os.path.realpath(root / "usr/lib/libmillaudit.so.0")
     if shutil.which("apt-get"):
-        sim = subprocess.run(["apt-get", "-s", "-q", "--no-install-recommends", "install", str(deb)],
+        sim = subprocess.run(["apt-get", "-s", "-q", "--no-install-recommends", "install", *map(str, debs.values())],
                              capture_output=True, text=True, timeout=120)
         if sim.returncode == 0:
-            installs = re.findall(r"^Inst (\S+)", sim.stdout, re.M)
-            assert installs in (["millaudit"], []), sim.stdout[-1500:]
+            installs = sorted(re.findall(r"^Inst (\S+)", sim.stdout, re.M))
+            assert installs in (sorted(PACKAGES), []), sim.stdout[-1500:]
+
+
+CLEAN_ROOT_SCRIPT = r"""
+set -eu
+export PATH=/usr/sbin:/usr/bin:/sbin:/bin LC_ALL=C.UTF-8
+unset LD_LIBRARY_PATH PYTHONPATH MILLAUDIT_LIBRARY PKG_CONFIG_PATH
+test ! -e /work/main  # the trees are hidden: nothing but the packages
+dpkg -i /debs/*.deb >/debs/dpkg.log 2>&1
+for p in millaudit libmillaudit0 libmillaudit-dev python3-millaudit; do
+  dpkg-query -W -f '${Package} ${Status}
+' "$p"
+done
+millaudit --version
+millaudit solve --variant std --stones 3 --out /tmp/g --quiet >/dev/null
+millaudit verify /tmp/g --quiet >/dev/null && echo "command: verified"
+ex=/usr/share/doc/libmillaudit-dev/examples
+cc -std=c99 -Wall -Werror $ex/verify_one.c $(pkg-config --cflags --libs millaudit) -o /tmp/verify_one
+readlink -f "$(ldd /tmp/verify_one | awk '/libmillaudit/ {print $3}')"
+/tmp/verify_one /tmp/g
+c++ -std=c++17 -Wall -Werror $ex/verify_probe.cpp $(pkg-config --cflags --libs millaudit) -o /tmp/verify_probe
+/tmp/verify_probe /tmp/g a1,d1,g1/a7,d7,g7 | sed -n '1p;/^position/p;$p'
+cc -std=c99 $ex/verify_one.c $(pkg-config --cflags --libs millaudit-static) -o /tmp/verify_one_static
+ldd /tmp/verify_one_static | grep -c libmillaudit || true
+python3 -c 'import millaudit; r = millaudit.verify("/tmp/g"); p = millaudit.probe("/tmp/g", "a1,d1,g1/a7,d7,g7");
+print("python:", r.verdict, r.exit_code, p["stored"]["text"], millaudit._L._name)'
+dpkg -r python3-millaudit libmillaudit-dev millaudit libmillaudit0 >>/debs/dpkg.log 2>&1
+python3 -c 'import millaudit' 2>/dev/null || echo "removed: no module"
+test ! -e /usr/lib/libmillaudit.so.0 && echo "removed: no library"
+"""
+
+
+def test_debs_install_and_run_on_a_clean_root(debs, millaudit, tmp_path):
+    """The four packages installed for real by dpkg (dependencies checked against the installed
+    system, maintainer scripts and triggers run) on an overlay of this Debian system whose source
+    and build trees, /tmp and /root are hidden, then used as a user would: the command solves and
+    verifies a game; a C and a C++ program built with pkg-config alone link the installed library
+    through the loader's default path (and statically through millaudit-static); the system's
+    python3 imports the module with no PYTHONPATH; removing the packages takes it all away."""
+    need("unshare")
+    need("chroot")
+    skip_unless(os.geteuid() == 0, "a clean-root install needs root (mount, chroot, dpkg)")
+    skip_unless(subprocess.run(["unshare", "-m", "true"], capture_output=True).returncode == 0,
+                "unshare -m refused: no mount namespace for the clean root")
+    upper, work, merged, debdir = (tmp_path / n for n in ("upper", "work", "merged", "debs"))
+    for d in (upper, work, merged, debdir):
+        d.mkdir()
+    for deb in debs.values():
+        shutil.copy(deb, debdir)
+    (debdir / "test.sh").write_text(CLEAN_ROOT_SCRIPT)
+    m = str(merged)
+    setup = f"""set -e
+mount -t overlay overlay -o lowerdir=/,upperdir={upper},workdir={work} {m}
+mount -t proc proc {m}/proc
+mount --rbind /dev {m}/dev
+for d in /work /tmp /root /home; do [ -d "{m}$d" ] && mount -t tmpfs tmpfs "{m}$d"; done
+mkdir -p {m}/debs && mount --bind {debdir} {m}/debs
+exec chroot {m} /bin/sh /debs/test.sh
+"""
+    proc = subprocess.run(["unshare", "-m", "--propagation", "private", "--fork", "/bin/sh", "-c", setup],
+                          capture_output=True, text=True, timeout=600)
+    log = (debdir / "dpkg.log").read_text() if (debdir / "dpkg.log").exists() else ""
+    skip_unless(not re.search(r"mount: .*(permission denied|not permitted)", proc.stderr, re.I),
+                f"the clean root cannot be mounted here: {proc.stderr.strip()[-300:]}")
+    assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-3000:] + log[-3000:]
+    assert proc.stdout.splitlines() == [
+        *(f"{p} install ok installed" for p in PACKAGES),
+        millaudit.run("--version", check=0).stdout.strip(),
+        "command: verified",
+        "/usr/lib/libmillaudit.so.0.1.0",
+        "/tmp/g: verified (264399 entries, 264399 verified, 0 discrepancies)",
+        "verdict verified", "position a1,d1,g1/a7,d7,g7 sector std_3_3_0_0 entry 1329: win 3", "exit 0",
+        "0",
+        "python: verified 0 win 3 /usr/lib/libmillaudit.so.0",
+        "removed: no module", "removed: no library"], proc.stdout + proc.stderr

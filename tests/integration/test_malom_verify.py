@@ -328,3 +328,18 @@ def test_missing_child_full_mode(millaudit_asan, malom_fixtures, tmp_path):
 def test_usage_errors(millaudit, malom_fixtures):
     millaudit.run("verify", malom_fixtures / "std-strong", "--full-board-draw", "maybe", check=2)
     millaudit.run("verify", malom_fixtures / "std-strong", "--sector", "9_9_9_9", check=2)
+
+
+def test_secval_sector_outside_mora_names_the_game(millaudit, malom_fixtures, tmp_path):
+    # A generated mutant (issue 43) made the Mora game's name a null pointer in the .secval
+    # parser's messages and no test noticed: the refusal must name the game the file is read for.
+    d = copy(malom_fixtures, tmp_path, "original-excerpt", ["mora_0_0_12_12.sec2", "mora.secval"])
+    sv = d / "mora.secval"
+    lines = sv.read_text().split("\n")
+    i = next(k for k, l in enumerate(lines) if l.split()[:4] == ["0", "1", "3", "2"])
+    lines[i] = "12 0 1 0  " + lines[i].split()[4]  # 12 + 1 white stones: more than Mora's 12
+    sv.write_text("\n".join(lines))
+    p = millaudit.run("verify", d, check=3)
+    line = [l for l in p.stderr.splitlines() if "mora.secval" in l][0]
+    assert "not a sector of mora" in line, line
+    assert "(null)" not in p.stderr

@@ -20,6 +20,7 @@ import time
 import pytest
 
 import model_runs
+from conftest import need_fixture
 
 MIN_SEQUENCES = 100
 
@@ -30,6 +31,20 @@ def game3(millaudit, tmp_path_factory):
     out = tmp_path_factory.mktemp("model-game") / "db"
     millaudit.run("solve", "--variant", "std", "--stones", "3", "--out", out, "--quiet", check=0)
     return out
+
+
+@pytest.fixture(scope="session")
+def sec2_game(millaudit, tmp_path_factory):
+    """The .sec2 game (std 3_4_0_0 with its successors, read with the real std.secval), or None
+    outside CI when ../shared/fixtures is absent."""
+    if not model_runs.SECVAL_FIXTURE.is_file():
+        need_fixture(model_runs.SECVAL_FIXTURE)  # fails in CI, else skips the tests that need it
+    return model_runs.make_sec2_game(millaudit.path, tmp_path_factory.mktemp("model-sec2"))
+
+
+@pytest.fixture(scope="session")
+def planted(millaudit_planted):
+    return millaudit_planted.path
 
 
 @pytest.fixture(scope="session")
@@ -44,10 +59,12 @@ def replay_line(seed):
             f"tests/integration/test_model_runs.py -k random_sequences")
 
 
-def test_model_random_sequences(millaudit, game3, oracle, tmp_path):
+def test_model_random_sequences(millaudit, game3, oracle, tmp_path, planted, request):
     base = int(os.environ.get("MILLAUDIT_MODEL_SEED", "21"))
     fixed = os.environ.get("MILLAUDIT_MODEL_SEQUENCES")
     budget = float(os.environ.get("MILLAUDIT_MODEL_BUDGET", "180"))
+    # the .sec2 game when ../shared/fixtures has its std.secval (in CI always)
+    sec2 = request.getfixturevalue("sec2_game") if model_runs.SECVAL_FIXTURE.is_file() else None
     start = time.monotonic()
     n = 0
     while True:
@@ -58,7 +75,7 @@ def test_model_random_sequences(millaudit, game3, oracle, tmp_path):
             break
         seed = base + n
         work = tmp_path / f"seq{n}"
-        seq = model_runs.run_random(millaudit.path, game3, work, oracle, oracle.blobs, seed)
+        seq = model_runs.run_random(millaudit.path, game3, work, oracle, oracle.blobs, seed, planted, sec2)
         violations = seq.violations()
         if violations:
             pytest.fail(f"sequence {n}, seed {seed} (kept in {work})\n"
@@ -151,6 +168,72 @@ KNOWN = {
     "item6-readers-body-digest": item6_readers,
     "item7-empty-shard": item7_empty_shard,
 }
+
+
+# Issue 41's items as fixed sequences (the .secval ones on the .sec2 game).
+
+def i41_secval_replaced_after_hashing():
+    """The wrong .secval on disk, the right one put there right after the hash phase (the run's
+    pause, cli/test_hook.h), the wrong one back, then an incremental run and a fresh run."""
+    ops = []
+    for how in ("rename", "inplace"):
+        ops += [("secval", 1, how, True),
+                ("verify_paused", "full", True, "hashed", ("secval", 0, how, True)),
+                ("secval", 1, how, True),
+                ("verify", "incremental", True, 1),
+                ("verify_paused", "incremental", True, "hashed", ("secval", 0, how, True)),
+                ("verify", "full", False, 1)]
+    return ops
+
+
+def i41_partial_runs_attested():
+    """A --sector run and one shard over a wrong successor, each attested and checked with --db;
+    the merge of all shards attested (sealed), and a statement of the whole database."""
+    return [("fault", "std_3_3_0_0", 7, ["--depth-delta", "+1"], "sealed", "rename", True),
+            ("sector_run", "std_2_3_1_0"), ("attest", "sec", -1),
+            ("shard", 1, 3, 0, True), ("shard", 1, 3, 1, True), ("shard", 1, 3, 2, True),
+            ("attest", "c1s1", -1), ("attest", "c1s2", -1), ("merge", True), ("attest", "m1", -1),
+            ("verify", "full", True, 1), ("attest", "main", -1)]
+
+
+def i41_tampered_merges():
+    """Sealed shards of a database with a wrong start sector, its row rewritten as ok (counts
+    consistent) in every store, then dropped from every inventory with the digests recomputed:
+    the keyed merge refuses both; the unsealed merge trusts them as written (no claim), and its run
+    is never attested."""
+    ops = [("fault", START, 0, ["--outcome", "loss"], "sealed", "rename", True)]
+    ops += [("shard", 1, 3, i, True) for i in range(3)]
+    ops += [("tamper", i, "rewrite") for i in range(3)]
+    ops += [("merge", True), ("merge", False), ("attest", "m2", -1), ("report", "m2", -1)]
+    ops += [("shard", 2, 3, i, True) for i in range(3)]
+    ops += [("tamper", 0, "drop"), ("merge", True), ("merge", False), ("attest", "m4", -1)]
+    return ops
+
+
+KNOWN_41 = {
+    "i41-partial-runs-attested": i41_partial_runs_attested,
+    "i41-tampered-merges": i41_tampered_merges,
+}
+
+
+@pytest.mark.parametrize("name", sorted(KNOWN_41))
+def test_model_issue41_sequence(millaudit, game3, oracle, planted, tmp_path, name):
+    seq = model_runs.run_ops(millaudit.path, game3, tmp_path / "seq", oracle, oracle.blobs, KNOWN_41[name](),
+                             planted)
+    violations = seq.violations()
+    assert not violations, model_runs.failure_text(seq, violations, f"python3 -m pytest -p no:cacheprovider "
+                                                   f"tests/integration/test_model_runs.py -k '{name}'")
+    # every operation ran (none skipped for want of a feature): the sequence tests what it says
+    assert not [o for o in seq.ops if o[1] and o[1].startswith("skipped")], seq.transcript()
+
+
+def test_model_issue41_secval_sequence(millaudit, sec2_game, oracle, planted, tmp_path):
+    seq = model_runs.run_ops(millaudit.path, sec2_game, tmp_path / "seq", oracle, oracle.blobs,
+                             i41_secval_replaced_after_hashing(), planted)
+    violations = seq.violations()
+    assert not violations, model_runs.failure_text(seq, violations, "python3 -m pytest -p no:cacheprovider "
+                                                   "tests/integration/test_model_runs.py -k secval_sequence")
+    assert all("never paused" not in (o[1] or "") for o in seq.ops), seq.transcript()
 
 
 @pytest.mark.parametrize("name", sorted(KNOWN))

@@ -25,11 +25,11 @@ def test_every_listed_mutant_applies_exactly_once():
 def test_stale_mutants_are_named(tmp_path):
     lst = tmp_path / "m.txt"
     lst.write_text(
-        "=== nowhere\nfile: check/check.c\nwhat: code that is not there\n"
+        "=== nowhere\nfile: verifier/check/check.c\nwhat: code that is not there\n"
         "--- find\nthis line exists in no source file ();\n+++ replace\nx();\n\n"
-        "=== twice\nfile: check/check.c\nwhat: matches many places\n"
+        "=== twice\nfile: verifier/check/check.c\nwhat: matches many places\n"
         "--- find\n#include\n+++ replace\n#include\n\n"
-        "=== nofile\nfile: check/no_such_file.c\nwhat: missing file\n"
+        "=== nofile\nfile: verifier/check/no_such_file.c\nwhat: missing file\n"
         "--- find\na\n+++ replace\nb\n")
     r = check(lst)
     assert r.returncode == 1
@@ -52,9 +52,9 @@ def test_a_section_comment_after_a_mutant_is_not_part_of_its_replacement():
     # the last mutant before a "# ----" section heading once carried the heading into the C file,
     # so the mutant did not compile and was reported invalid instead of killed or survived
     mutants = load_mutate().parse_mutants(
-        "=== a\nfile: check/check.c\nwhat: x\n--- find\nif (r > bk) {\n+++ replace\nif (r >= bk) {\n"
+        "=== a\nfile: verifier/check/check.c\nwhat: x\n--- find\nif (r > bk) {\n+++ replace\nif (r >= bk) {\n"
         "#if KEEP\n\n# ---- the next section\n# \"# killed by\" lines\n\n"
-        "=== b\nfile: check/check.c\nwhat: y\n--- find\nx\n+++ replace\ny\n")
+        "=== b\nfile: verifier/check/check.c\nwhat: y\n--- find\nx\n+++ replace\ny\n")
     assert [m["id"] for m in mutants] == ["a", "b"]
     assert mutants[0]["hunks"] == [["if (r > bk) {", "if (r >= bk) {\n#if KEEP"]]
     assert mutants[1]["hunks"] == [["x", "y"]]
@@ -62,7 +62,7 @@ def test_a_section_comment_after_a_mutant_is_not_part_of_its_replacement():
 
 def test_a_find_without_its_replacement_is_refused(tmp_path):
     lst = tmp_path / "m.txt"
-    lst.write_text("=== half\nfile: check/check.c\nwhat: no replacement\n--- find\nint x;\n")
+    lst.write_text("=== half\nfile: verifier/check/check.c\nwhat: no replacement\n--- find\nint x;\n")
     r = check(lst)
     assert r.returncode != 0
     assert "mutant half: needs file:, and find/replace hunks" in r.stdout + r.stderr

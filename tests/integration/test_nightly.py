@@ -1,8 +1,8 @@
 """ci/nightly, three nights on one history store (docs/nightly.md): the reference producer's 4-stone
-game (night 1, clean: exit 0), the same game from a producer with a planted bug (night 2: exit 1; the
-JUnit names exactly the sectors verify finds wrong; runs regressions lists the changed sectors with
-their class counts; the reference diff finds the wrong values), the clean producer again (night 3:
-exit 0, the regression reported fixed). Then the pipeline's own failure modes: a failing solver
+game (night 1, clean: exit 0), the same game from a producer with a planted bug (night 2: exit 1; every JUnit file fails
+one case per faulty sector, the sectors the summary and the reports name first; runs regressions
+groups the sectors whose values moved only because of it under it; the reference diff finds the
+wrong values), the clean producer again (night 3: exit 0, the fault reported fixed). Then the pipeline's own failure modes: a failing solver
 (exit 6, the previous database kept), a directory it did not create, a busy store, usage."""
 import fcntl
 import hashlib
@@ -92,24 +92,29 @@ def test_night1_clean(nights):
 
 
 def test_night2_planted_bug(millaudit, nights):
+    """One bug, one red line (issue 45): the planted bug makes one sector wrong; its parents' values
+    move with it and still verify. Every JUnit file fails exactly one case per faulty sector, the
+    same sectors the summary and the reports name first; the consequences are reported once, under
+    their cause."""
     n = nights[2]
     assert n["proc"].returncode == 1, n["proc"].stdout + n["proc"].stderr
     want = {s["sector"]: s for s in n["verify"]["sectors"] if s["status"] == "discrepancies"}
     assert want and len(want) < len(n["verify"]["sectors"])
-    # the JUnit names exactly the failing sectors, with their class counts and first discrepancies
+    roots = {name for name, s in want.items() if s["roots"] > 0}
+    assert roots == set(want)  # this bug makes root discrepancies only, in the sector holding it
+    # verify's JUnit: the faulty sectors, each message one line (counts, first root, refuting move)
     cases = junit_util.load(n["out"] / "verify.junit.xml")
-    assert junit_util.failing(cases) == set(want)
+    assert junit_util.failing(cases) == roots
     for c in cases:
         if c["name"] in want:
             s = want[c["name"]]
-            counts = " ".join(f"{k}={v}" for k, v in s["classes"].items() if v)
-            assert c["message"].endswith(counts)
-            d = s["discrepancies"]
-            assert f"{d} discrepanc{'y' if d == 1 else 'ies'} (" in c["message"]
+            counts = " ".join(f"{k}={v:,}" for k, v in s["classes"].items() if v)
             first = s["rows"][0]
+            assert "\n" not in c["message"] and c["message"].startswith(c["name"] + ": ")
+            assert f": {counts}; first root: entry {first['entry']}, position {first['board']}" in c["message"]
             assert f"entry {first['entry']} (offset {first['offset']})" in c["text"]
             assert f"board {first['board']}" in c["text"] and "a b c d e f g" in c["text"]
-    # runs regressions: the changed sectors with their class counts
+    # runs regressions: the fault, and the sectors whose values moved only because of it
     store = nights["store"]
     proc = millaudit.run("runs", "regressions", "--audit", store, "--run", 2, check=1)
     doc = json.loads(millaudit.run("runs", "regressions", "--audit", store, "--run", 2, "--json", check=1).stdout)
@@ -117,42 +122,58 @@ def test_night2_planted_bug(millaudit, nights):
     by = {s["sector"]: s for s in doc["sectors"]}
     cmp = json.loads(millaudit.run("runs", "compare", "--audit", store, 1, 2, "--json", check=1).stdout)
     moved = {r["name"] for r in cmp["sectors"] if r["values"] == "differ"}
-    assert moved - set(want), "the planted bug moves derived values of sectors that still verify"
-    assert {name for name, s in by.items() if s["regression"]} == set(want) | moved
-    for name, s in want.items():
-        classes = {k: v for k, v in s["classes"].items() if v}
-        assert by[name]["run"]["classes"] == classes
-        counts = " ".join(f"{k}={v}" for k, v in classes.items())
+    consequences = moved - roots
+    assert consequences, "the planted bug moves derived values of sectors that still verify"
+    assert {name for name, s in by.items() if s["regression"]} == roots | moved
+    for name in roots:
+        classes = {k: v for k, v in want[name]["classes"].items() if v}
+        assert by[name]["run"]["classes"] == classes and by[name]["consequence_of"] == []
+        counts = " ".join(f"{k}={v:,}" for k, v in classes.items())
         assert f"REGRESSION  {name}: new discrepancies" in proc.stdout
         assert f"classes: none -> {counts}" in proc.stdout
-    for name in moved - set(want):
+    for name in consequences:
         assert by[name]["changes"] == ["values-changed"]
-        assert f"REGRESSION  {name}: derived values changed and the run is not fully verified" in proc.stdout
+        assert set(by[name]["consequence_of"]) <= roots and by[name]["consequence_of"]
+        assert f"REGRESSION  {name}:" not in proc.stdout
+    assert doc["counts"]["consequences"] == len(consequences)
     # the nightly's own regression files say the same
     assert json.loads((n["out"] / "regressions.json").read_text())["sectors"] == doc["sectors"]
-    assert junit_util.failing(junit_util.load(n["out"] / "regressions.junit.xml")) == set(want) | moved | {"verdict"}
-    # the summary: verdict, failing sectors with counts, regressions, reference, result
+    assert junit_util.failing(junit_util.load(n["out"] / "regressions.junit.xml")) == roots
+    # the reference diff: the sectors that differ at the root are the faulty ones
+    diff_cases = junit_util.load(n["out"] / "diff.junit.xml")
+    assert junit_util.failing(diff_cases) == roots
+    # the summary: verdict, faulty sectors with their first root, what changed, reference, next step
     s = n["summary"]
     assert line(s, "verify").startswith("discrepancies found: ")
-    for name, sec in want.items():
-        counts = " ".join(f"{k}={v}" for k, v in sec["classes"].items() if v)
-        assert f"FAIL {name}: {counts}" in s
-    assert "verdict ok -> discrepancies (worse)" in s
-    assert f"regressed: {len(set(want) | moved)} sectors: " in s
-    assert line(s, "reference").startswith("DIFFERS from ")
+    names = ", ".join(sorted(roots))
+    faulty = next(l for l in s.splitlines() if l.strip().startswith("faulty sectors: "))
+    assert faulty.strip().startswith(f"faulty sectors: {sorted(roots)[0]} (")
+    # the first root: blocked-not-lost scores a blocked side a draw: no turn refutes it, the rules do
+    assert f"first root: {sorted(roots)[0]} entry " in s
+    assert "(wrong-terminal): position " in s and "derived loss 0; the side to move has no turn, so it has lost" in s
+    assert (f"regressed: {len(roots)} sector{'s' if len(roots) > 1 else ''}: {names} "
+            f"(and {len(consequences)} as a consequence)") in s
+    assert line(s, "reference").startswith(f"DIFFERS from {nights['base'] / 'reference'} at the root in {names}; ")
+    assert line(s, "next step").startswith("millaudit probe ")
     assert line(s, "result") == "exit 1: discrepancies, regressions, values differ from the reference"
-    diff_cases = junit_util.load(n["out"] / "diff.junit.xml")
-    assert junit_util.failing(diff_cases) >= set(want)  # the wrong stored values differ from the reference
+    # the reports name the same root sectors first: text, Markdown (within a GitHub comment), HTML, JSON
+    report = json.loads((n["out"] / "report.json").read_text())
+    assert set(report["verdict"]["root_sectors"]) == roots
+    text = (n["out"] / "report.txt").read_text()
+    assert text.splitlines()[2].startswith(f"  faulty sectors    {sorted(roots)[0]} (")
+    md = (n["out"] / "report.md").read_text()
+    assert len(md) <= 65536 and f"**faulty sectors:** {sorted(roots)[0].replace('_', chr(92) + '_')}" in md
+    html = (n["out"] / "report.html").read_text()
+    assert f"<dt>faulty sectors</dt><dd>{sorted(roots)[0]} (" in html
 
 
 def test_night3_back_to_clean(millaudit, nights):
     n = nights[3]
     assert n["proc"].returncode == 0, n["proc"].stdout + n["proc"].stderr
     s = n["summary"]
-    # not "unchanged": the night fixed what night 2 broke (issue 23)
+    # not "unchanged": the night fixed what night 2 broke (issue 23), and says which (issue 45)
     improved = len([x for x in json.loads((n["out"] / "regressions.json").read_text())["sectors"] if x["improvement"]])
     assert improved and line(s, "result") == f"exit 0: clean; {improved} sectors fixed or improved since the baseline"
-    assert "verdict discrepancies -> ok (better)" in s
     assert "fixed: the verdict went from discrepancies back to ok" in s
     assert "no regressions" in s
     doc = json.loads((n["out"] / "regressions.json").read_text())
@@ -160,10 +181,14 @@ def test_night3_back_to_clean(millaudit, nights):
     fixed = {x["sector"] for x in doc["sectors"] if "fixed" in x["changes"]}
     night2_failing = {x["sector"] for x in nights[2]["verify"]["sectors"] if x["status"] == "discrepancies"}
     assert fixed == night2_failing
+    assert f"fixed: {len(fixed)} sector{' has' if len(fixed) == 1 else 's have'} no discrepancies any more: " \
+           f"{', '.join(sorted(fixed))}" in s
+    text = (n["out"] / "report.txt").read_text()
+    assert f"FIXED: {', '.join(sorted(fixed))} ha" in text  # the report's verdict box says so too
     assert all(x["improvement"] for x in doc["sectors"])
     assert junit_util.failing(junit_util.load(n["out"] / "verify.junit.xml")) == set()
     assert junit_util.failing(junit_util.load(n["out"] / "regressions.junit.xml")) == set()
-    assert line(s, "reference") == f"values agree with {nights['base'] / 'reference'}"
+    assert line(s, "reference").startswith(f"values agree with {nights['base'] / 'reference'}: ")
     # against night 1, nothing changed at all
     doc = json.loads(millaudit.run("runs", "regressions", "--audit", nights["store"], "--since", 1, "--json",
                                    check=0).stdout)

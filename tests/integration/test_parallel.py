@@ -34,9 +34,13 @@ def single(millaudit, game4, tmp_path_factory):
     return store
 
 
-def recipe(millaudit, *args):
-    return subprocess.run([str(RECIPE), *map(str, args)], capture_output=True, text=True, timeout=600,
-                          env=dict(os.environ, MILLAUDIT=str(millaudit.path)))
+def recipe(millaudit, *args, key=None):
+    """The recipe with its seal key in the test's directory (created there by the recipe on first use),
+    never the user's ~/.config/millaudit/seal.key."""
+    env = dict(os.environ, MILLAUDIT=str(millaudit.path))
+    if key:
+        env["MILLAUDIT_SEAL_KEY"] = str(key)
+    return subprocess.run([str(RECIPE), *map(str, args)], capture_output=True, text=True, timeout=600, env=env)
 
 
 @pytest.mark.parametrize("hosts", [None, ":"])
@@ -46,9 +50,12 @@ def test_parallel_shards_merge_to_the_single_run(millaudit, game4, single, tmp_p
     if hosts:
         (tmp_path / "hosts").write_text(f"{hosts}\n")
         args += ["--sshloginfile", tmp_path / "hosts"]
-    proc = recipe(millaudit, *args)
+    proc = recipe(millaudit, *args, key=tmp_path / "keys" / "seal.key")
     assert proc.returncode == 1, proc.stdout + proc.stderr  # discrepancies, as the single run
     assert f"merged {N} shards of {N}" in proc.stdout
+    # the recipe made its key (readable by its owner only) and sealed every shard with it
+    assert (tmp_path / "keys" / "seal.key").stat().st_mode & 0o077 == 0
+    assert proc.stdout.count(", seal verified\n") == N and "\nsealed: every shard's rows" in proc.stdout
     assert_same_run(single, out / "merged.sqlite")
     stores = [out / f"shard-{i}-of-{N}.sqlite" for i in range(N)]
     assert shard_roots(stores) > sql(out / "merged.sqlite", "SELECT sum(roots) FROM sector_results")[0][0]
@@ -62,7 +69,8 @@ def test_a_failed_shard_is_reported_and_resumed_by_running_again(millaudit, game
     out.mkdir()
     # shard 1's store is not a store: its task fails, and the merge refuses the store
     (out / f"shard-1-of-{N}.sqlite").write_text("not a store")
-    proc = recipe(millaudit, game4, "--shards", N, "--out", out)
+    key = tmp_path / "seal.key"
+    proc = recipe(millaudit, game4, "--shards", N, "--out", out, key=key)
     assert proc.returncode == 3, proc.stdout + proc.stderr
     assert "1 shard(s) failed" in proc.stderr and f"shard-1-of-{N}.sqlite" in proc.stderr
     assert "no run recorded" in (out / "logs" / "shard-1.out").read_text()
@@ -73,7 +81,29 @@ def test_a_failed_shard_is_reported_and_resumed_by_running_again(millaudit, game
     con.execute("UPDATE runs SET status = 'interrupted'")
     con.commit()
     con.close()
-    proc = recipe(millaudit, game4, "--shards", N, "--out", out)
+    proc = recipe(millaudit, game4, "--shards", N, "--out", out, key=key)
     assert proc.returncode == 1, proc.stdout + proc.stderr
     assert sql(out / f"shard-0-of-{N}.sqlite", "SELECT mode FROM runs ORDER BY id") == [("full",), ("resume",)]
+    assert_same_run(single, out / "merged.sqlite")
+
+
+def test_an_edited_shard_store_fails_the_sealed_merge_and_is_checked_again(millaudit, game4, single, tmp_path):
+    """The recipe seals: a shard store edited after its run (its fault rewritten away) is refused by the
+    merge; the operator deletes it and runs the recipe again, which checks that shard again."""
+    out = tmp_path / "out"
+    key = tmp_path / "seal.key"
+    assert recipe(millaudit, game4, "--shards", N, "--out", out, key=key).returncode == 1
+    faulty = next(s for s in (out / f"shard-{i}-of-{N}.sqlite" for i in range(N))
+                  if sql(s, "SELECT sum(discrepancies) FROM sector_results")[0][0])
+    con = sqlite3.connect(faulty)
+    con.execute("UPDATE sector_results SET verified = entries, discrepancies = 0, roots = 0, propagated = 0,"
+                " status = 'ok'")
+    con.commit()
+    con.close()
+    proc = recipe(millaudit, game4, "--shards", N, "--out", out, key=key)
+    assert proc.returncode == 3, proc.stdout + proc.stderr
+    assert "the seal does not verify" in proc.stderr and faulty.name in proc.stderr
+    faulty.unlink()
+    proc = recipe(millaudit, game4, "--shards", N, "--out", out, key=key)
+    assert proc.returncode == 1, proc.stdout + proc.stderr
     assert_same_run(single, out / "merged.sqlite")

@@ -102,9 +102,9 @@ def test_pipe_gets_plain_lines_and_no_carriage_return(millaudit, tmp_path):
     lines = proc.stderr.decode().splitlines()
     assert len(lines) >= 2
     for line in lines:
-        assert re.match(r"solve std_\S+( \(\+twin\))?( retrograde)?: \d+/264399 entries \(\d+%\), \d+ entries/s, "
+        assert re.match(r"solve std_\S+( \(\+twin\))?( retrograde)?: [\d,]+/264,399 entries \(\d+%\), [\d,]+ entries/s, "
                         r"(ETA|took) \d+ s( \(done\))?$", line), line
-    assert lines[-1].startswith("solve ") and "264399/264399 entries (100%)" in lines[-1]
+    assert lines[-1].startswith("solve ") and "264,399/264,399 entries (100%)" in lines[-1]
     assert lines[-1].endswith("(done)")
 
 

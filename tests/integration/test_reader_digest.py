@@ -1,5 +1,5 @@
 """Issue 21, item 6: readers check what they read (docs/format.md §5.1). Every command reading an
-open-format file through formats/source refuses a body that no longer matches the SHA-256 in its
+open-format file through verifier/formats/source refuses a body that no longer matches the SHA-256 in its
 header: exit 3, one line naming the file, the sector and offset 80. --no-digest-check reads it
 anyway, for someone inspecting a damaged file."""
 import shutil

@@ -70,7 +70,7 @@ def test_the_shipped_binary_has_no_stop_hook(millaudit, game4, tmp_path):
 
 def test_an_interrupted_run_says_k_of_n_forever(millaudit, millaudit_planted, game4, whole, tmp_path):
     store = tmp_path / "a.sqlite"
-    proc = stopped(millaudit_planted, game4, store)
+    proc = stopped(millaudit_planted, game4, store, "--table")
     (k,), = sql(store, "SELECT count(*) FROM sector_results WHERE run_id = 1")
     assert STOP <= k < SECTORS
     # verify's own output: the unreached sectors are "not checked", none of them "ok"
@@ -239,3 +239,25 @@ def test_stale_after_tells_resume_when_a_run_of_another_host_is_dead(millaudit, 
     assert "--stale-after only tells --resume" in proc.stderr
     millaudit.run("verify", game4, "--audit", store, "--resume", "--stale-after", "-1", check=2)
     assert sql(store, "SELECT count(*) FROM runs") == [(2,)]
+
+
+def test_an_interrupted_incremental_run_counts_carried_sectors_apart(millaudit, millaudit_planted, tmp_path):
+    """Issue 41: an interrupted incremental run said "26 of 28 sectors checked" when 25 of them were
+    carried over from an earlier run; a carried-over result was not checked by this run. Verify's
+    verdict, the report and the runs list say "K of N sectors done (C checked, R carried over)"."""
+    db = tmp_path / "db"
+    millaudit.run("solve", "--variant", "std", "--stones", "3", "--out", db, "--quiet", check=0)
+    store = tmp_path / "a.sqlite"
+    run(millaudit, "verify", db, "--audit", store, "--quiet", check=0)
+    # std_2_3_1_0 changed: it and its parent std_2_2_1_1 are checked again, every other sector is
+    # carried over (their files and their successors' files are unchanged); the run stops after
+    # checking std_2_3_1_0
+    from conftest import ROOT
+    subprocess.run(["python3", str(ROOT / "scripts" / "inject_fault.py"), str(db / "std_2_3_1_0.mdb"), "--entry", "7",
+                    "--depth-delta", "+1", "--reseal"], check=True, capture_output=True)
+    proc = stopped(millaudit_planted, db, store, "--incremental", k=1)
+    words = "interrupted: 6 of 7 sectors done (1 checked, 5 carried over)"
+    assert f"verdict: {words} (" in proc.stdout, proc.stdout
+    assert words in run(millaudit, "report", "--audit", store, check=0).stdout  # report exits 0 unless --check
+    listed = run(millaudit, "runs", "list", "--audit", store, check=0).stdout
+    assert f"({words})" in listed, listed

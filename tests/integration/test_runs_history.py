@@ -115,17 +115,34 @@ def test_regressions_of_the_broken_night(millaudit, history, tmp_path):
     assert regressions == failing | moved
     assert doc["counts"]["regressions"] == len(regressions)
     assert doc["counts"]["unchanged"] == 7 - len(by)
-    # the text names them with their class counts
+    # root causes (issue 45): the sector with the broken entry is the fault; a sector whose values
+    # moved only because of it, and that holds no root discrepancy, is its consequence
+    roots = {name for name, s in night2.items() if s["status"] == "discrepancies" and s["roots"] > 0}
+    assert roots == {"std_1_1_2_2"}
+    consequences = {name for name, s in by.items() if s["consequence_of"]}
+    assert consequences == regressions - roots and consequences  # the parents
+    assert all(by[name]["consequence_of"] == ["std_1_1_2_2"] for name in consequences)
+    assert doc["counts"]["consequences"] == len(consequences)
+    # the text names the fault with its class counts, and its consequences once, in one line
     assert "verdict: ok -> discrepancies (worse)" in proc.stdout
-    for name in regressions:
-        assert f"REGRESSION  {name}: " in proc.stdout
-    assert f"regressed: {len(regressions)} sectors: " + ", ".join(sorted(regressions)) in proc.stdout
-    counts = " ".join(f"{k}={v}" for k, v in night2["std_1_1_2_2"]["classes"].items() if v)
+    assert "REGRESSION  std_1_1_2_2: new discrepancies" in proc.stdout
+    line = next(l for l in proc.stdout.splitlines() if l.startswith("consequence "))
+    assert "as a consequence of std_1_1_2_2 " in line and all(name in line for name in consequences)
+    assert not any(f"REGRESSION  {name}: " in proc.stdout for name in consequences)
+    assert (f"regressed: 1 sector: std_1_1_2_2 (and {len(consequences)} as a consequence); verdict ok -> "
+            f"discrepancies") in proc.stdout
+    counts = " ".join(f"{k}={v:,}" for k, v in night2["std_1_1_2_2"]["classes"].items() if v)
     assert f"classes: none -> {counts}" in proc.stdout
-    # JUnit: a case per sector, failing for the regressions and the verdict
+    # JUnit: a case per sector, failing for the fault alone (one bug, one red line); the
+    # consequences pass naming it, the worse verdict is explained by the failing case
     cases = junit_util.load(xml)
     assert {c["name"] for c in cases} == {s["sector"] for s in history["json"][2]["sectors"]} | {"verdict"}
-    assert junit_util.failing(cases) == regressions | {"verdict"}
+    assert junit_util.failing(cases) == roots
+    by_case = {c["name"]: c for c in cases}
+    assert all("caused by std_1_1_2_2" in by_case[name]["out"] for name in consequences)
+    message = by_case["std_1_1_2_2"]["message"]
+    assert "\n" not in message and message.startswith("std_1_1_2_2: new discrepancies: ")
+    assert "; first root: entry " in message and ", refuted by " in message
 
 
 def test_regressions_of_the_repaired_night(millaudit, history):

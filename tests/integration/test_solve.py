@@ -104,7 +104,7 @@ def snapshot(d):
 @pytest.fixture(scope="module")
 def std4(millaudit, tmp_path_factory):
     out = tmp_path_factory.mktemp("std4")
-    proc = millaudit.run("solve", "--variant", "std", "--stones", 4, "--out", out, "--quiet", check=0)
+    proc = millaudit.run("solve", "--variant", "std", "--stones", 4, "--out", out, check=0)
     return out, proc
 
 
@@ -408,8 +408,8 @@ def test_memory_limit_refuses_before_writing(millaudit, millaudit_asan, tmp_path
                           tmp_path, "--threads", 1, "--memory-limit", limit, check=4)
         assert len(proc.stderr.strip().splitlines()) == 1
         assert "sector std_4_4_0_0 " in proc.stderr
-        assert f"needs {need44} bytes" in proc.stderr
-        assert f"{limit} bytes" in proc.stderr and "--memory-limit" in proc.stderr
+        assert f"needs {need44:,} bytes" in proc.stderr
+        assert f"{limit:,} bytes" in proc.stderr and "--memory-limit" in proc.stderr
         assert list(tmp_path.iterdir()) == []
     # with a little more, the same run goes through
     millaudit.run("solve", "--variant", "std", "--sector", "4_4_0_0", "--with-deps", "--out", tmp_path,

@@ -1,4 +1,4 @@
-/* Unit tests for store/attest_statement and run/attest: a run of a real store becomes a
+/* Unit tests for reports/store/attest_statement and verifier/run/attest: a run of a real store becomes a
  * signed statement whose subjects are the digests the store recorded; the check finds a good
  * signature, then a changed, a missing and an unattested sector file; a run that is not verified
  * is refused unless allowed; the statement parser is a fixed point of the writer and refuses
@@ -20,11 +20,11 @@
 #include <sqlite3.h>
 
 #include "checksums/sha256.h"
-#include "store/attest_statement.h"
-#include "store/audit.h"
-#include "store/runs.h"
+#include "reports/store/attest_statement.h"
+#include "reports/store/audit.h"
+#include "reports/store/runs.h"
 #include "support.h"
-#include "run/attest.h"
+#include "verifier/run/attest.h"
 
 typedef struct fixture {
     char dir[64];            /* scratch: the database and the store */
@@ -277,16 +277,24 @@ static void test_unverified_runs(void **state)
     ma_attest_created_free(&c);
 }
 
+/* The statement of an attestation of the good run: made into c, its envelope e parsed, its
+ * payload parsed into st (named "payload" in messages). */
+static void good_statement(fixture *f, ma_attest_created *c, ma_dsse_envelope *e, ma_attest_statement *st)
+{
+    ma_error err;
+    create(f, f->good, 0, c, MA_OK);
+    assert_int_equal(ma_dsse_parse(c->envelope, c->len, "att.json", e, &err), MA_OK);
+    assert_int_equal(ma_attest_statement_parse((char *)e->payload, e->payload_len, "payload", st, &err), MA_OK);
+}
+
 static void test_statement_fixed_point_and_refusals(void **state)
 {
     fixture *f = *state;
     ma_attest_created c;
-    create(f, f->good, 0, &c, MA_OK);
     ma_dsse_envelope e;
-    ma_error err;
-    assert_int_equal(ma_dsse_parse(c.envelope, c.len, "att.json", &e, &err), MA_OK);
     ma_attest_statement st;
-    assert_int_equal(ma_attest_statement_parse((char *)e.payload, e.payload_len, "payload", &st, &err), MA_OK);
+    ma_error err;
+    good_statement(f, &c, &e, &st);
     char *again = NULL;
     size_t len = 0;
     assert_int_equal(ma_attest_statement_to_json(&st, &again, &len, &err), MA_OK);
@@ -323,6 +331,113 @@ static void test_statement_fixed_point_and_refusals(void **state)
         free(mod);
     }
     ma_dsse_envelope_free(&e);
+    ma_attest_created_free(&c);
+}
+
+/* A statement must not claim more than its own counts give, nor say it covers the database when
+ * its subjects or inputs say otherwise (issue 41). */
+static void test_statements_that_contradict_themselves(void **state)
+{
+    fixture *f = *state;
+    ma_attest_created c;
+    ma_dsse_envelope e;
+    ma_attest_statement st;
+    ma_error err;
+    good_statement(f, &c, &e, &st);
+    assert_string_equal(st.scope, "database");
+    assert_int_equal(st.n_inputs, 0);
+    assert_string_equal(ma_attest_statement_verdict(&st), "verified");
+    assert_int_equal(ma_attest_statement_check(&st, "p", &err), MA_OK);
+    /* a sector not reached: the counts give incomplete, "verified" is refused, "incomplete" is not */
+    free(st.sector_rows[0].status);
+    st.sector_rows[0].status = strdup("not-checked");
+    st.sector_rows[0].verified = st.sector_rows[0].checked = 0;
+    st.verified -= 100;
+    st.checked -= 100;
+    assert_string_equal(ma_attest_statement_verdict(&st), "incomplete");
+    assert_int_equal(ma_attest_statement_check(&st, "p", &err), MA_EFORMAT);
+    assert_non_null(strstr(err.msg, "predicate.run.verdict: 'verified'"));
+    free(st.verdict);
+    st.verdict = strdup("incomplete");
+    assert_int_equal(ma_attest_statement_check(&st, "p", &err), MA_OK);
+    /* claiming less than the counts give is allowed (an unusable non-sector file) */
+    free(st.verdict);
+    st.verdict = strdup("discrepancies");
+    assert_int_equal(ma_attest_statement_check(&st, "p", &err), MA_OK);
+    /* totals that are not the sum of the sectors */
+    st.verified += 1;
+    assert_int_equal(ma_attest_statement_check(&st, "p", &err), MA_EFORMAT);
+    assert_non_null(strstr(err.msg, "predicate.totals.verified"));
+    st.verified -= 1;
+    /* an interrupted run */
+    free(st.ended_at);
+    st.ended_at = NULL;
+    assert_string_equal(ma_attest_statement_verdict(&st), "interrupted");
+    /* a status its counts deny */
+    free(st.sector_rows[0].status);
+    st.sector_rows[0].status = strdup("ok");
+    assert_int_equal(ma_attest_statement_check(&st, "p", &err), MA_EFORMAT);
+    assert_non_null(strstr(err.msg, "status 'ok'"));
+    ma_attest_statement_free(&st);
+    /* a statement of the database with a subject whose sector it does not list */
+    assert_int_equal(ma_attest_statement_parse((char *)e.payload, e.payload_len, "p", &st, &err), MA_OK);
+    free(st.subjects[0].sector);
+    st.subjects[0].sector = strdup("std_9_9_0_0");
+    assert_int_equal(ma_attest_statement_check(&st, "p", &err), MA_EFORMAT);
+    assert_non_null(strstr(err.msg, "a file the run did not check is no subject"));
+    ma_attest_statement_free(&st);
+    ma_dsse_envelope_free(&e);
+    ma_attest_created_free(&c);
+}
+
+/* A run of some sectors is attested only with allow_partial, as a statement of scope "sectors"
+ * whose unchecked files are inputs; its check is MA_VERDICT_PARTIAL, never VERIFIED. */
+static void test_partial_runs(void **state)
+{
+    fixture *f = *state;
+    ma_run r;
+    ma_error err;
+    assert_int_equal(ma_run_load(f->a, f->good, &r, &err), MA_OK);
+    free(r.scope);
+    r.scope = strdup("sectors");
+    /* the run checked std_2_3_1_0 only; std_3_3_0_0.mdb (sector stated) was read */
+    free(r.files[0].sector);
+    r.files[0].sector = strdup("std_2_3_1_0");
+    free(r.files[1].sector);
+    r.files[1].sector = strdup("std_3_3_0_0");
+    ma_run_sector keep = r.sectors[0];
+    r.sectors[0] = r.sectors[1];
+    r.sectors[1] = keep;
+    r.n_sectors = 1; /* std_2_3_1_0 sorts first: keep std_2_3_1_0 */
+    if (strcmp(r.sectors[0].sector, "std_2_3_1_0")) {
+        r.sectors[1] = r.sectors[0];
+        r.sectors[0] = keep;
+    }
+    int64_t id = 0;
+    assert_int_equal(ma_run_import(f->a, &r, "partial", &id, &err), MA_OK);
+    r.n_sectors = 2;
+    ma_run_free(&r);
+    ma_attest_created c;
+    create(f, id, 0, &c, MA_EINVAL);
+    assert_true(c.partial);
+    assert_null(c.envelope);
+    assert_int_equal(ma_store_attest_create_result(MA_EINVAL, &c), ma_result_of_verdict(MA_VERDICT_PARTIAL, 0));
+    ma_attest_created_free(&c);
+    ma_attest_create_options o = {0};
+    o.run_id = id;
+    o.allow_partial = 1;
+    o.attested_at = "2026-11-26T12:00:00.000Z";
+    assert_int_equal(ma_attest_create(f->a, f->sk, &o, &c, &err), MA_OK);
+    assert_string_equal(c.scope, "sectors");
+    assert_int_equal(c.n_subjects, 1);
+    assert_int_equal(c.n_inputs, 1);
+    ma_attest_check k;
+    check(f, &c, f->pk, f->db, &k);
+    assert_string_equal(k.st.subjects[0].name, "std_2_3_1_0.mdb");
+    assert_string_equal(k.st.inputs[0].name, "std_3_3_0_0.mdb");
+    assert_int_equal(k.inputs_ok, 1);
+    assert_int_equal(ma_store_attest_verdict(&k), MA_VERDICT_PARTIAL);
+    ma_attest_check_free(&k);
     ma_attest_created_free(&c);
 }
 
@@ -415,6 +530,8 @@ int main(void)
         cmocka_unit_test(test_files_changed_missing_and_unattested),
         cmocka_unit_test(test_unverified_runs),
         cmocka_unit_test(test_statement_fixed_point_and_refusals),
+        cmocka_unit_test(test_statements_that_contradict_themselves),
+        cmocka_unit_test(test_partial_runs),
         cmocka_unit_test(test_import_keeps_the_signer),
         cmocka_unit_test(test_inputs_that_contradict_the_manifest_are_refused),
     };

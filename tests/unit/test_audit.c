@@ -1,4 +1,4 @@
-/* Unit tests for store/audit: schema creation, reopening, migration, recording, refusals. */
+/* Unit tests for reports/store/audit: schema creation, reopening, migration, recording, refusals. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -11,8 +11,8 @@
 
 #include <sqlite3.h>
 
-#include "store/audit.h"
-#include "store/runs.h"
+#include "reports/store/audit.h"
+#include "reports/store/runs.h"
 
 typedef struct fixture {
     char dir[64];    /* a fresh temporary directory per test */

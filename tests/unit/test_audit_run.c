@@ -1,4 +1,4 @@
-/* Unit tests for the v7 parts of store/audit_run (issue 21): claiming a run to resume is one
+/* Unit tests for the v7 parts of reports/store/audit_run (issue 21): claiming a run to resume is one
  * conditional transition, so of two resumes that both picked a run exactly one continues it; a
  * run in progress (its process alive on this host, or a fresh heartbeat from another host) is
  * not claimed; a resume must repeat the run's selection; the claimed run keeps its verdict; stores
@@ -16,8 +16,8 @@
 
 #include <sqlite3.h>
 
-#include "store/audit.h"
-#include "store/audit_run.h"
+#include "reports/store/audit.h"
+#include "reports/store/audit_run.h"
 
 typedef struct fixture {
     char dir[64];
@@ -89,7 +89,7 @@ static int64_t add_run(ma_audit *a, const char *status, const char *selection, i
     int64_t id;
     ma_error err;
     assert_int_equal(ma_audit_run_begin(a, &info, &id, &err), MA_OK);
-    ma_run_meta m = {"full", 0, OPTIONS, 0, 0, 2, 0, selection, 100, pid};
+    ma_run_meta m = {"full", 0, OPTIONS, 0, 0, 2, 0, selection, 100, pid, "database"};
     assert_int_equal(ma_audit_run_meta_set(a, id, &m, &err), MA_OK);
     ma_planned_sector plan[] = {{"std_3_3_0_0", "/db/std_3_3_0_0.mdb", 60}, {"std_2_3_1_0", NULL, 40}};
     assert_int_equal(ma_audit_run_plan_record(a, id, plan, 2, &err), MA_OK);

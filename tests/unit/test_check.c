@@ -1,5 +1,5 @@
 /*
- * Unit tests for check/check: the local rule, the discrepancy classes, missing and badly encoded
+ * Unit tests for verifier/check/check: the local rule, the discrepancy classes, missing and badly encoded
  * successors, threads, and the root/propagated split.
  *
  * The fixture is a pair of synthetic std sectors whose values follow from simple facts, so the
@@ -19,9 +19,9 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "formats/open_file.h"
+#include "verifier/formats/open_file.h"
 #include "indexer/open_index.h"
-#include "check/check.h"
+#include "verifier/check/check.h"
 
 static const uint32_t std_lines[16] = {7, 56, 448, 3584, 28672, 229376, 1835008, 14680064,
                                        2097665, 263176, 34880, 146, 4784128, 135424, 1056800,

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "common/ma_error.h"
+#include "common/verdict.h"
 
 static void test_error_set_formats_and_returns_code(void **state)
 {
@@ -41,12 +42,27 @@ static void test_exit_codes_are_distinct_for_mismatch_and_bad_input(void **state
     assert_int_not_equal(MA_EXIT_MISMATCH, MA_EXIT_BAD_INPUT);
 }
 
+/* An interrupted run counts the sectors it carried over apart from those it checked (issue 41). */
+static void test_interrupted_words_count_carried_sectors_apart(void **state)
+{
+    (void)state;
+    char buf[160];
+    ma_verdict_interrupted_words(buf, sizeof buf, 26, 28, 25);
+    assert_string_equal(buf, "interrupted: 26 of 28 sectors done (1 checked, 25 carried over)");
+    ma_verdict_interrupted_words(buf, sizeof buf, 2, 28, 0);
+    assert_string_equal(buf, "interrupted: 2 of 28 sectors checked");
+    ma_verdict_interrupted_words(buf, sizeof buf, 0, 1, 0);
+    assert_string_equal(buf, "interrupted: 0 of 1 sector checked");
+    assert_int_equal(ma_verdict_exit_code(MA_VERDICT_PARTIAL, 0), MA_EXIT_PARTIAL);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_error_set_formats_and_returns_code),
         cmocka_unit_test(test_error_message_is_one_line),
         cmocka_unit_test(test_exit_codes_are_distinct_for_mismatch_and_bad_input),
+        cmocka_unit_test(test_interrupted_words_count_carried_sectors_apart),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -1,5 +1,5 @@
 /*
- * Unit tests of run/diff: pairing of two databases (one-sided, unusable, picks, refusals),
+ * Unit tests of verifier/run/diff: pairing of two databases (one-sided, unusable, picks, refusals),
  * position comparison on real Malom files (../shared/fixtures/malom) and edited copies of them,
  * and the audit record of a pair.
  */
@@ -18,8 +18,8 @@
 
 #include "tests/unit/support.h"
 
-#include "run/diff.h"
-#include "run/shard.h"
+#include "verifier/run/diff.h"
+#include "verifier/run/shard.h"
 
 #define SEC33_ENTRIES 210140 /* hash_count(3, 3) */
 
@@ -116,7 +116,8 @@ static void test_pairing(void **state)
     ma_diff_plan_free(ss, n);
     assert_int_equal(ma_sector_picks_parse("5_5_0_0", picks, 4, &np, &err), MA_OK);
     assert_int_equal(ma_diff_plan(&ss, &n, a, b, picks, np, &err), MA_EMISSING);
-    assert_non_null(strstr(err.msg, "--sector 5_5_0_0: in neither"));
+    assert_non_null(strstr(err.msg, "sector 5_5_0_0: in neither"));
+    assert_null(strstr(err.msg, "--")); /* the library names its options field, not the command's option */
     ma_database_close(b);
 
     /* another variant, and a side without usable sector files */
@@ -161,6 +162,12 @@ static void compare(const char *pa, const char *pb, unsigned threads, int full, 
         fail_msg("%s", err.msg);
     *out = ss[0];
     free(ss); /* the result's examples now belong to *out */
+    /* the pair's paths are the databases' strings, gone with them: keep copies for the caller */
+    static char path_a[600], path_b[600];
+    snprintf(path_a, sizeof path_a, "%s", out->path_a);
+    snprintf(path_b, sizeof path_b, "%s", out->path_b);
+    out->path_a = path_a;
+    out->path_b = path_b;
     ma_database_close(a);
     ma_database_close(b);
 }
@@ -346,7 +353,7 @@ static void test_record(void **state)
     assert_int_equal(ma_diff_record(au, run, &s, &err), MA_OK);
     ma_diff_sector one = {0};
     snprintf(one.name, sizeof one.name, "std_4_3_0_0");
-    snprintf(one.path_a, sizeof one.path_a, "/x/std_4_3_0_0.sec");
+    one.path_a = "/x/std_4_3_0_0.sec";
     one.a = (const ma_db_sector *)&one; /* any non-NULL: the A side holds it */
     one.status = MA_DIFF_ONLY_A;
     assert_int_equal(ma_diff_record(au, run, &one, &err), MA_OK);
@@ -368,7 +375,7 @@ static void test_record(void **state)
 
 
 /* diff --shard: the pairs of every shard together are the plan, each once, in plan order; with the
- * same sectors on both sides shard k is verify A --shard k/N (run/shard.h's plan of A). */
+ * same sectors on both sides shard k is verify A --shard k/N (verifier/run/shard.h's plan of A). */
 static void test_plan_shard_is_verify_partition(void **state)
 {
     ctx *c = *state;

@@ -1,5 +1,5 @@
 /*
- * Unit tests for run/dump: the dump notation of stored values and the walk over a sector
+ * Unit tests for verifier/run/dump: the dump notation of stored values and the walk over a sector
  * (canonical entries in entry order, bad entries where no value or stray bytes are), on a
  * hand-made open sector (docs/format.md §4.4: std 0_1_3_2, canonical entries 0, 1, 3, 4) and on
  * Malom's std-strong 3_3_0_0 (../shared/fixtures).
@@ -15,7 +15,7 @@
 #include <unistd.h>
 
 #include "support.h"
-#include "run/dump.h"
+#include "verifier/run/dump.h"
 
 /* win 1, a non-canonical stray word, bad 0xC002 where draw belongs, loss 16 */
 static void write_sector(const char *dir)

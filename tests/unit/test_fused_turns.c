@@ -1,4 +1,4 @@
-/* check/fused_turns: the generator both checkers walk with gives, as canonical indices, exactly
+/* verifier/check/fused_turns: the generator both checkers walk with gives, as canonical indices, exactly
  * the turns of ma_vrules_generate ranked by the index's reference rank (the same multiset of
  * kinds and indices, and the immediate win), over the open index and over Malom's (relabelled
  * rules, Malom-numbered masks, as the Malom checker runs it); for every variant, for sectors that
@@ -14,9 +14,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "check/fused_turns.h"
-#include "check/rules.h"
-#include "check/turn_masks.h"
+#include "verifier/check/fused_turns.h"
+#include "verifier/check/rules.h"
+#include "verifier/check/turn_masks.h"
 #include "indexer/malom_index.h"
 #include "indexer/open_index.h"
 #include "indexer/position.h"

@@ -19,18 +19,18 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "formats/source.h"
+#include "verifier/formats/source.h"
 #include "indexer/open_index.h"
-#include "store/audit.h"
-#include "store/audit_game.h"
-#include "render/grade_report.h"
-#include "check/check.h"
-#include "audit/engine_proto.h"
-#include "audit/eval.h"
-#include "audit/grade.h"
-#include "audit/player.h"
-#include "run/probe.h"
-#include "check/rulebook.h"
+#include "reports/store/audit.h"
+#include "reports/store/audit_game.h"
+#include "reports/render/grade_report.h"
+#include "verifier/check/check.h"
+#include "verifier/audit/engine_proto.h"
+#include "verifier/audit/eval.h"
+#include "verifier/audit/grade.h"
+#include "verifier/audit/player.h"
+#include "verifier/run/probe.h"
+#include "verifier/check/rulebook.h"
 
 #include "support.h"
 

@@ -1,4 +1,4 @@
-/* Unit tests for check/index_proof: the proof holds on whole sectors of the checker's index
+/* Unit tests for verifier/check/index_proof: the proof holds on whole sectors of the checker's index
  * (counts as docs/format.md §4 gives them), and the file-word check reports every word that does
  * not fit its entry kind, with its byte offset. */
 #include <setjmp.h>
@@ -10,7 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "check/index_proof.h"
+#include "verifier/check/index_proof.h"
 
 static ma_open_index *ix;
 

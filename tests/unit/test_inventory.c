@@ -1,4 +1,4 @@
-/* Unit tests for run/inventory and store/audit_inventory: the digests of an inventory and
+/* Unit tests for verifier/run/inventory and reports/store/audit_inventory: the digests of an inventory and
  * a plan do not depend on the order rows were added in and change with any row; the first
  * difference of two inventories is named; a plan whose rows, digests or partition were changed is
  * refused naming the sector or field; the rows
@@ -15,11 +15,11 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "formats/open_file.h"
-#include "store/audit.h"
-#include "store/audit_inventory.h"
-#include "run/inventory.h"
-#include "run/shard.h"
+#include "verifier/formats/open_file.h"
+#include "reports/store/audit.h"
+#include "reports/store/audit_inventory.h"
+#include "verifier/run/inventory.h"
+#include "verifier/run/shard.h"
 
 static const char *const sectors[] = {"std_3_3_0_0", "std_2_3_1_0", "std_2_2_1_1", "std_1_2_2_1",
                                       "std_1_1_2_2", "std_0_1_3_2", "std_0_0_3_3"};

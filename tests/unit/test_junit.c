@@ -1,4 +1,4 @@
-/* Unit tests for render/junit: the document validates against the Jenkins/Ant JUnit schema
+/* Unit tests for reports/render/junit: the document validates against the Jenkins/Ant JUnit schema
  * (tests/data/junit-10.xsd, with libxml2's own schema validator), counts agree with the cases,
  * every string survives escaping (read back by libxml2's parser), characters XML cannot carry are
  * replaced instead of breaking the document, and the file is written atomically. */
@@ -18,7 +18,7 @@
 #include <libxml/xmlschemas.h>
 #include <libxml/xpath.h>
 
-#include "render/junit.h"
+#include "reports/render/junit.h"
 
 static xmlSchemaPtr load_schema(void)
 {

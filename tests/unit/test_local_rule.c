@@ -1,5 +1,5 @@
 /*
- * The checker's local rule (check/check.c through ma_check_sector, and check/rules.c) on
+ * The checker's local rule (verifier/check/check.c through ma_check_sector, and verifier/check/rules.c) on
  * hand-built positions, table-driven. Every expected value below is derived BY HAND from the rules
  * of docs/format.md §2 (the comment of each row says how); nothing here computes a value with our
  * code. Losses take the longest successor (depth = max child depth + 1), wins the shortest, draws
@@ -31,13 +31,13 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "formats/open_file.h"
+#include "verifier/formats/open_file.h"
 #include "indexer/open_index.h"
 #include "indexer/position.h"
 #include "tests/unit/spec_index.h"
 #include "tests/unit/support.h"
-#include "check/check.h"
-#include "check/rules.h"
+#include "verifier/check/check.h"
+#include "verifier/check/rules.h"
 
 /* docs/format.md §5.3 value words */
 #define WIN(n) ((uint16_t)(0xC000u | (n)))

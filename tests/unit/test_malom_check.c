@@ -1,5 +1,5 @@
 /*
- * Unit tests of check/malom_check: the real std-strong sectors verify completely, one changed
+ * Unit tests of verifier/check/malom_check: the real std-strong sectors verify completely, one changed
  * entry (depth, outcome, marker op) is found at exactly that entry as a root with its class, a
  * missing child turns the check into bounds mode without verifying what it cannot, and thread
  * count does not change the result. Files come from ../shared/fixtures/malom (MA_SOURCE_DIR).
@@ -17,10 +17,10 @@
 
 #include "tests/unit/support.h"
 
-#include "formats/malom_file.h"
+#include "verifier/formats/malom_file.h"
 #include "indexer/malom_index.h"
-#include "check/malom_check.h"
-#include "check/rules.h"
+#include "verifier/check/malom_check.h"
+#include "verifier/check/rules.h"
 
 #define N33 210140u
 

@@ -1,5 +1,5 @@
 /*
- * Unit tests for formats/malom_file and formats/malom_secval: the .sec2, .sec and .secval readers
+ * Unit tests for verifier/formats/malom_file and verifier/formats/malom_secval: the .sec2, .sec and .secval readers
  * of malom-format.md §5 on the real Malom files of ../shared/fixtures/malom (every entry decoded,
  * §7.1/§7.2 worked examples, Malom's own .analyze statistics reproduced) and on malformed copies
  * made in a temporary directory (every header field, truncation, size, overflow table, missing
@@ -18,7 +18,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "formats/malom_file.h"
+#include "verifier/formats/malom_file.h"
 #include "indexer/malom_index.h"
 
 typedef struct ctx {
@@ -721,7 +721,7 @@ static void test_sec2_malformed(void **state)
         ma_malom_file *f;
         int rc = ma_malom_file_open(&f, path, NULL, &err);
         expect_error(rc, &err, MA_EFORMAT, path, "1_2_8_7", -1);
-        assert_non_null(strstr(err.msg, "1012 entries"));
+        assert_non_null(strstr(err.msg, "1,012 entries"));
         unlink(path);
     }
     /* .secval absent -> MA_EMISSING; present but without the sector -> MA_EMISSING */

@@ -17,7 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "formats/malom_file.h"
+#include "verifier/formats/malom_file.h"
 #include "indexer/malom_index.h"
 #include "tests/unit/support.h"
 

@@ -1,4 +1,4 @@
-/* Unit tests for checksums/manifest (and the manifest tables of store/audit_manifest). */
+/* Unit tests for checksums/manifest (and the manifest tables of reports/store/audit_manifest). */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -12,10 +12,10 @@
 #include <unistd.h>
 
 #include "checksums/manifest.h"
-#include "run/manifest_record.h"
+#include "verifier/run/manifest_record.h"
 #include "checksums/sha256.h"
-#include "store/audit.h"
-#include "store/audit_manifest.h"
+#include "reports/store/audit.h"
+#include "reports/store/audit_manifest.h"
 
 static char dir[64];
 
@@ -155,7 +155,7 @@ static void test_read_counts_malformed_lines_and_refuses_bad_paths(void **state)
 }
 
 /* The provenance columns recorded beside a file's digests: what the file states about itself
- * (formats/provenance.h), with the ruleset fingerprint = SHA-256 of the ruleset string. */
+ * (verifier/formats/provenance.h), with the ruleset fingerprint = SHA-256 of the ruleset string. */
 static void test_record_states_provenance_and_fingerprint(void **state)
 {
     (void)state;

@@ -1,4 +1,4 @@
-/* Unit tests for run/merge: shard runs of the run engine merged into one run equal a single
+/* Unit tests for verifier/run/merge: shard runs of the run engine merged into one run equal a single
  * process's run of the same database field by field (per-sector results with their root/propagated
  * split, every discrepancy row with its root flag and order, discrepancy sets, derived digests,
  * histograms, inputs, manifest, verdict), also when propagation crosses shards and rows are capped;
@@ -21,8 +21,8 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "run/merge.h"
-#include "run/run.h"
+#include "verifier/run/merge.h"
+#include "verifier/run/run.h"
 
 typedef struct fixture {
     char dir[256];
@@ -153,7 +153,7 @@ static int merge(const char *out, const char *const *shards, size_t n, int allow
     o.allow_partial = allow_partial;
     o.host = "unit";
     o.command_line = "test_merge merge";
-    return ma_merge_runs(&o, m, err);
+    return ma_merge_runs(m, &o, err);
 }
 
 /* Every row of a query as one text (columns separated by |, rows by newlines). */

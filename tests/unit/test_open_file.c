@@ -1,4 +1,4 @@
-/* Unit tests for formats/open_file: header validation (every malformed case of docs/format.md
+/* Unit tests for verifier/formats/open_file: header validation (every malformed case of docs/format.md
  * §5.1/§5.2 gives MA_EFORMAT or MA_EIO naming file, sector and offset) and value encoding 1 (§5.3). */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -11,7 +11,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "formats/open_file.h"
+#include "verifier/formats/open_file.h"
 
 typedef struct fixture {
     ma_open_index *ix;
@@ -242,7 +242,7 @@ static void test_lengths(void **state)
                "truncated body");
     memset(buf + GOOD_SIZE, 0, 8);
     expect_bad(fx, "std_0_1_3_2.mdb", buf, GOOD_SIZE + 1, 1, MA_EFORMAT, "0_1_3_2", GOOD_SIZE,
-               "1 trailing bytes");
+               "1 trailing byte after");
 }
 
 static void test_directory_and_missing_file(void **state)

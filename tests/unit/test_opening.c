@@ -1,5 +1,5 @@
 /*
- * Unit tests for audit/opening: the alpha-beta proof against a plain minimax written here (no
+ * Unit tests for verifier/audit/opening: the alpha-beta proof against a plain minimax written here (no
  * pruning, no table), on games whose leaf values come from a synthetic oracle, with every table
  * size, with unknown leaves (Gasser's bounds), with stored values to compare (planted errors
  * found, true values never flagged), and on the real Malom 3-stone fixture.
@@ -14,13 +14,13 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "formats/source.h"
+#include "verifier/formats/source.h"
 #include "indexer/open_index.h"
-#include "check/check.h"
-#include "audit/opening.h"
-#include "run/probe.h"
-#include "check/rulebook.h"
-#include "check/rules.h"
+#include "verifier/check/check.h"
+#include "verifier/audit/opening.h"
+#include "verifier/run/probe.h"
+#include "verifier/check/rulebook.h"
+#include "verifier/check/rules.h"
 
 #include "support.h"
 
@@ -132,7 +132,7 @@ static int fake_leaf(void *ctx, ma_sector s, ma_board b, ma_value *out, ma_error
     return MA_OPENING_KNOWN;
 }
 
-/* Plain negamax over the whole tree with the checker's value order (check/check.h). */
+/* Plain negamax over the whole tree with the checker's value order (verifier/check/check.h). */
 static ma_value minimax(fake *f, ma_sector s, ma_board b)
 {
     if (s.wf == 0 && s.bf == 0)

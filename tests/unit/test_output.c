@@ -158,12 +158,46 @@ static void test_write_regular_device_and_refusals(void **state)
     assert_true(S_ISFIFO(st.st_mode));
 }
 
+/* Standard output is an output like any other: descriptor 1 open on an input is refused, and the
+ * names of standard output are "-", /dev/stdout, /dev/fd/1 and /proc/self/fd/1. */
+static void test_standard_output_is_checked_against_the_inputs(void **state)
+{
+    (void)state;
+    assert_true(ma_output_is_stdout("-") && ma_output_is_stdout("/dev/stdout"));
+    assert_true(ma_output_is_stdout("/dev/fd/1") && ma_output_is_stdout("/proc/self/fd/1"));
+    assert_false(ma_output_is_stdout("/dev/null") || ma_output_is_stdout("./-") || ma_output_is_stdout(NULL));
+    fflush(stdout);
+    int saved = dup(STDOUT_FILENO);
+    assert_true(saved >= 0);
+    int fd = open(at("db/std_0_0_3_3.mdb"), O_RDWR);
+    assert_true(fd >= 0);
+    assert_int_equal(dup2(fd, STDOUT_FILENO), STDOUT_FILENO);
+    close(fd);
+    const ma_output_input in[] = {{at("db"), "the database", MA_INPUT_FILE}};
+    ma_error e;
+    int rc = ma_output_check("-", "--junit", MA_OUTPUT_DOCUMENT, in, 1, &e);
+    int rc_dev = ma_output_check("/dev/stdout", "--junit", MA_OUTPUT_DOCUMENT, in, 1, &e);
+    fd = open(at("elsewhere.xml"), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    assert_true(fd >= 0);
+    assert_int_equal(dup2(fd, STDOUT_FILENO), STDOUT_FILENO);
+    close(fd);
+    int rc_other = ma_output_check("-", "--junit", MA_OUTPUT_DOCUMENT, in, 1, NULL);
+    assert_int_equal(dup2(saved, STDOUT_FILENO), STDOUT_FILENO);
+    close(saved);
+    assert_int_equal(rc, MA_EINVAL);
+    assert_int_equal(rc_dev, MA_EINVAL);
+    assert_non_null(strstr(e.msg, "/dev/stdout (standard output)"));
+    assert_non_null(strstr(e.msg, "std_0_0_3_3.mdb"));
+    assert_int_equal(rc_other, MA_OK);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_inputs_are_refused_by_name_inode_and_side_file),
         cmocka_unit_test(test_store_outputs_must_be_writable_files),
         cmocka_unit_test(test_write_regular_device_and_refusals),
+        cmocka_unit_test(test_standard_output_is_checked_against_the_inputs),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

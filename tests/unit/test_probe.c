@@ -1,5 +1,5 @@
 /*
- * Unit tests for run/probe: on the whole 3-stone std game (written by `millaudit solve`, read
+ * Unit tests for verifier/run/probe: on the whole 3-stone std game (written by `millaudit solve`, read
  * only through files) the best turn's value equals the stored value of every probed position,
  * symmetric images give the same entry, absent and unusable successors make turns unknown, and
  * bad positions are refused; on Malom's std-strong files (../shared/fixtures) a test vector.
@@ -14,11 +14,11 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "formats/malom_file.h"
+#include "verifier/formats/malom_file.h"
 #include "indexer/open_index.h"
 #include "support.h"
-#include "check/check.h"
-#include "run/probe.h"
+#include "verifier/check/check.h"
+#include "verifier/run/probe.h"
 
 typedef struct fixture {
     char dir[256];

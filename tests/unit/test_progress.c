@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/counts.h"
 #include "common/progress.h"
 
 /* Pretends the reporter has run for `secs` and drew its last line long ago, so a draw is due. */
@@ -288,11 +289,29 @@ static void test_grouping(void **state)
 {
     (void)state;
     char b[32];
-    assert_string_equal(ma_progress_group(b, sizeof b, 0), "0");
-    assert_string_equal(ma_progress_group(b, sizeof b, 999), "999");
-    assert_string_equal(ma_progress_group(b, sizeof b, 1000), "1,000");
-    assert_string_equal(ma_progress_group(b, sizeof b, 18446744073709551615ull), "18,446,744,073,709,551,615");
-    assert_string_equal(ma_progress_group(b, 4, 123456), "123");
+    assert_string_equal(ma_num(b, sizeof b, 0), "0");
+    assert_string_equal(ma_num(b, sizeof b, 999), "999");
+    assert_string_equal(ma_num(b, sizeof b, 1000), "1,000");
+    assert_string_equal(ma_num(b, sizeof b, 18446744073709551615ull), "18,446,744,073,709,551,615");
+    assert_string_equal(ma_num(b, 4, 123456), "123");
+    assert_string_equal(ma_num(b, 6, 123456), "123,4");
+    assert_string_equal(ma_num(b, 1, 5), "");
+}
+
+/* The one way a count and its noun are written (common/counts.h): "1 entry", "0 entries", "2,000
+ * entries"; the MA_ macros give each use its own buffer, so two in one call do not clash. */
+static void test_count_and_noun(void **state)
+{
+    (void)state;
+    char b[MA_COUNT_SIZE];
+    assert_string_equal(ma_count(b, sizeof b, 1, "entry", "entries"), "1 entry");
+    assert_string_equal(ma_count(b, sizeof b, 0, "entry", "entries"), "0 entries");
+    assert_string_equal(ma_count(b, sizeof b, 2000, "discrepancy", "discrepancies"), "2,000 discrepancies");
+    assert_string_equal(ma_noun(1, "position differs", "positions differ"), "position differs");
+    assert_string_equal(ma_noun(3, "position differs", "positions differ"), "positions differ");
+    char line[128];
+    snprintf(line, sizeof line, "%s and %s", MA_COUNT(1, "sector", "sectors"), MA_NUM(1234567));
+    assert_string_equal(line, "1 sector and 1,234,567");
 }
 
 int main(void)
@@ -308,6 +327,7 @@ int main(void)
         cmocka_unit_test(test_null_reporter_is_a_no_op),
         cmocka_unit_test(test_concurrent_adds_are_all_counted),
         cmocka_unit_test(test_grouping),
+        cmocka_unit_test(test_count_and_noun),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

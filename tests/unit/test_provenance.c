@@ -1,4 +1,4 @@
-/* Unit tests for formats/provenance: what an open header and Malom file names state, and what
+/* Unit tests for verifier/formats/provenance: what an open header and Malom file names state, and what
  * states nothing (docs/manifest.md "Provenance"). */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -11,7 +11,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "formats/provenance.h"
+#include "verifier/formats/provenance.h"
 #include "support.h"
 
 static void test_open_header(void **state)

@@ -1,4 +1,4 @@
-/* Unit tests for render/render and store/report: the text board of a known position, the
+/* Unit tests for reports/render/render and reports/store/report: the text board of a known position, the
  * verdicts (bounds-only never good), HTML escaping of hostile strings, the JSON document's data,
  * histograms sorted by depth on a log scale, boards with the refuting move, diff's words, atomic
  * writing. */
@@ -15,11 +15,11 @@
 
 #include <jansson.h>
 
-#include "render/render.h"
-#include "render/render_internal.h"
-#include "store/audit.h"
-#include "store/audit_run.h"
-#include "store/report.h"
+#include "reports/render/render.h"
+#include "reports/render/render_internal.h"
+#include "reports/store/audit.h"
+#include "reports/store/audit_run.h"
+#include "reports/store/report.h"
 
 static void test_board_text_of_a_known_position(void **state)
 {
@@ -210,7 +210,7 @@ static void test_the_fault_comes_first_and_is_visible(void **state)
         if (fmt == MA_RENDER_JSON)
             continue; /* data, in recorded order */
         char *out = render(&rep, (ma_render_format)fmt);
-        const char *list = strstr(out, fmt == MA_RENDER_HTML ? "id=\"discrepancies\"" : "Discrepancies (3 rows");
+        const char *list = strstr(out, fmt == MA_RENDER_HTML ? "id=\"discrepancies\"" : "Discrepancies, root sectors first (3 rows");
         assert_non_null(list);
         int md = fmt == MA_RENDER_MD; /* Markdown escapes the underscores */
         const char *root = strstr(list, md ? "std\\_3\\_3\\_0\\_0" : "std_3_3_0_0");
@@ -345,8 +345,8 @@ static void test_json_is_valid_and_holds_data(void **state)
     json_t *doc = json_loads(out, JSON_REJECT_DUPLICATES, &je);
     assert_non_null(doc);
     assert_string_equal(json_string_value(json_object_get(doc, "format")), "millaudit-report");
-    assert_int_equal(json_integer_value(json_object_get(doc, "schema_version")), 1);
-    assert_true(starts(out, "{\n \"schema_version\": 1,\n \"format\": \"millaudit-report\",\n \"verdict\""));
+    assert_int_equal(json_integer_value(json_object_get(doc, "schema_version")), 2);
+    assert_true(starts(out, "{\n \"schema_version\": 2,\n \"format\": \"millaudit-report\",\n \"verdict\""));
     json_t *v = json_object_get(doc, "verdict");
     assert_string_equal(json_string_value(json_object_get(v, "state")), "discrepancies");
     assert_true(json_is_false(json_object_get(v, "good")));
@@ -721,7 +721,7 @@ static void test_report_of_an_interrupted_run_lists_unreached_sectors(void **sta
     ma_run_info info = {"verify", "1.0", "abc", "here", "millaudit verify /db", "/db", "std", "open"};
     int64_t id, next;
     assert_int_equal(ma_audit_run_begin(a, &info, &id, &err), MA_OK);
-    ma_run_meta m = {"full", 0, "{}", 0, 0, 2, 0, "all", 1000, 0};
+    ma_run_meta m = {"full", 0, "{}", 0, 0, 2, 0, "all", 1000, 0, "database"};
     assert_int_equal(ma_audit_run_meta_set(a, id, &m, &err), MA_OK);
     ma_planned_sector plan[] = {{"std_3_3_0_0", "/db/std_3_3_0_0.mdb", 600}, {"std_2_3_1_0", "/db/std_2_3_1_0.mdb", 400}};
     assert_int_equal(ma_audit_run_plan_record(a, id, plan, 2, &err), MA_OK);

@@ -1,4 +1,4 @@
-/* check/resident.h: the planned copies and zeroings are complete, byte for byte, in every thread
+/* verifier/check/resident.h: the planned copies and zeroings are complete, byte for byte, in every thread
  * that returns from ma_resident_fill, whether one thread or several fill them, and the memory is
  * aligned to a huge page. */
 #include <stdarg.h>
@@ -10,7 +10,7 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "check/resident.h"
+#include "verifier/check/resident.h"
 #include "common/ma_error.h"
 
 struct filler {

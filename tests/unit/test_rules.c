@@ -1,4 +1,4 @@
-/* Unit tests for check/rules: the checker's move generator, on hand-checked positions. */
+/* Unit tests for verifier/check/rules: the checker's move generator, on hand-checked positions. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -8,7 +8,7 @@
 #include <string.h>
 
 #include "indexer/position.h"
-#include "check/rules.h"
+#include "verifier/check/rules.h"
 
 static ma_board board(const char *text)
 {

@@ -1,4 +1,4 @@
-/* Unit tests for check/rules_desc: the description read off the checker's rules says what the
+/* Unit tests for verifier/check/rules_desc: the description read off the checker's rules says what the
  * rules are (std, lask, mora each in its own words), and the three fingerprints are pinned: a
  * change of the checker's rules, or of the description, must change this test. */
 #include <setjmp.h>
@@ -8,7 +8,7 @@
 #include <cmocka.h>
 #include <string.h>
 
-#include "check/rules_desc.h"
+#include "verifier/check/rules_desc.h"
 
 /* SHA-256 of each description; also pinned in tests/integration/test_attest.py */
 #define STD_FP "39608b5a816f7f0e4617a6b39099dc3bff34540b250bb08b9b3671615196f691"

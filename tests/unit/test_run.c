@@ -1,4 +1,4 @@
-/* Unit tests for run/run, the run engine, called directly (no CLI): phases and order,
+/* Unit tests for verifier/run/run, the run engine, called directly (no CLI): phases and order,
  * interruption, resume decisions (only sectors without a committed result are checked again) and
  * incremental decisions (a changed child makes its parents be checked again, even though their
  * own bytes did not change). The database is the reference producer's whole 3-stone standard game,
@@ -17,14 +17,14 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "store/audit.h"
-#include "store/audit_inventory.h"
-#include "run/inventory.h"
-#include "check/rules.h"
+#include "reports/store/audit.h"
+#include "reports/store/audit_inventory.h"
+#include "verifier/run/inventory.h"
+#include "verifier/check/rules.h"
 #include "indexer/open_index.h"
 #include "indexer/position.h"
-#include "run/run.h"
-#include "run/run_sector.h"
+#include "verifier/run/run.h"
+#include "verifier/run/run_sector.h"
 
 typedef struct fixture {
     char dir[256];   /* scratch */
@@ -87,15 +87,31 @@ static ma_vrun_options options(const fixture *fx, const char *store, ma_vrun_mod
     return o;
 }
 
-static ma_vrun *run_ok(const ma_vrun_options *o)
+/* ma_vrun_create with the test build's stop after `stop` committed sectors (verifier/run/run.h). */
+static int create_stopping(ma_vrun **r, const ma_vrun_options *o, size_t stop, ma_error *err)
+{
+    int rc = ma_vrun_create(r, o, err);
+    ma_vrun_test_hooks h = {.stop_after_sectors = stop};
+    if (rc == MA_OK)
+        ma_vrun_set_test_hooks(*r, &h);
+    return rc;
+}
+
+static ma_vrun *run_ok_with(const ma_vrun_options *o, const ma_vrun_test_hooks *hooks)
 {
     ma_vrun *r = NULL;
     ma_error err;
     assert_int_equal(ma_vrun_create(&r, o, &err), MA_OK);
+    ma_vrun_set_test_hooks(r, hooks);
     int rc = ma_vrun_execute(r, &err);
     if (rc)
         fail_msg("run failed: %s", err.msg);
     return r;
+}
+
+static ma_vrun *run_ok(const ma_vrun_options *o)
+{
+    return run_ok_with(o, NULL);
 }
 
 static const ma_vrun_sector *find(const ma_vrun *r, const char *name)
@@ -141,7 +157,7 @@ static pid_t dead_pid(void)
 }
 
 /* The stored successor sector of each sector of the standard 3-stone game, written out by hand from
- * the sector arithmetic (docs/verification-theory.md), not taken from check/rules, which the
+ * the sector arithmetic (docs/verification-theory.md), not taken from verifier/check/rules, which the
  * engine itself plans with: a placement leads to (B, W+1, BF, WF-1) after the colours swap, a move
  * to (B, W, BF, WF). A mill in this game leaves the opponent fewer than three stones, a terminal
  * position with no stored sector, so each sector has exactly one stored successor: a chain, with
@@ -217,7 +233,7 @@ static void test_options_that_contradict_are_refused(void **state)
     ma_error err;
     ma_vrun_options o = options(fx, NULL, MA_VRUN_RESUME);
     assert_int_equal(ma_vrun_create(&r, &o, &err), MA_EINVAL);
-    assert_non_null(strstr(err.msg, "--resume needs --audit"));
+    assert_non_null(strstr(err.msg, "a resumed run needs an audit store (audit_path"));
     o = options(fx, NULL, MA_VRUN_INCREMENTAL);
     assert_int_equal(ma_vrun_create(&r, &o, &err), MA_EINVAL);
     o = options(fx, NULL, MA_VRUN_FULL);
@@ -336,10 +352,9 @@ static void test_stopped_run_is_interrupted_k_of_n_and_stays_so(void **state)
     ma_vrun_free(full);
     fresh_store(state);
     o = options(fx, fx->store, MA_VRUN_FULL);
-    o.stop_after_sectors = 3;
     ma_vrun *r = NULL;
     ma_error err;
-    assert_int_equal(ma_vrun_create(&r, &o, &err), MA_OK);
+    assert_int_equal(create_stopping(&r, &o, 3, &err), MA_OK);
     assert_int_equal(ma_vrun_execute(r, &err), MA_ECANCELED);
     assert_int_equal(ma_vrun_verdict_of(r), MA_VERDICT_INTERRUPTED);
     const ma_vrun_totals *t = ma_vrun_totals_of(r);
@@ -388,10 +403,9 @@ static void test_resume_with_another_selection_is_refused(void **state)
 {
     fixture *fx = *state;
     ma_vrun_options o = options(fx, fx->store, MA_VRUN_FULL);
-    o.stop_after_sectors = 1;
     ma_vrun *r = NULL;
     ma_error err;
-    assert_int_equal(ma_vrun_create(&r, &o, &err), MA_OK);
+    assert_int_equal(create_stopping(&r, &o, 1, &err), MA_OK);
     assert_int_equal(ma_vrun_execute(r, &err), MA_ECANCELED);
     int64_t id = ma_vrun_id(r);
     ma_vrun_free(r);
@@ -411,8 +425,7 @@ static void test_resume_with_another_selection_is_refused(void **state)
     o = options(fx, fx->store, MA_VRUN_FULL);
     o.sectors = two;
     o.n_sectors = 2;
-    o.stop_after_sectors = 1;
-    assert_int_equal(ma_vrun_create(&r, &o, &err), MA_OK);
+    assert_int_equal(create_stopping(&r, &o, 1, &err), MA_OK);
     assert_int_equal(ma_vrun_execute(r, &err), MA_ECANCELED);
     id = ma_vrun_id(r);
     ma_vrun_free(r);
@@ -432,10 +445,9 @@ static void test_resume_refuses_a_run_in_progress(void **state)
 {
     fixture *fx = *state;
     ma_vrun_options o = options(fx, fx->store, MA_VRUN_FULL);
-    o.stop_after_sectors = 1;
     ma_vrun *r = NULL;
     ma_error err;
-    assert_int_equal(ma_vrun_create(&r, &o, &err), MA_OK);
+    assert_int_equal(create_stopping(&r, &o, 1, &err), MA_OK);
     assert_int_equal(ma_vrun_execute(r, &err), MA_ECANCELED);
     ma_vrun_free(r);
     /* as the run looks while it works: no end, this (live) process recorded on this host */
@@ -652,9 +664,8 @@ static void test_successor_rewritten_during_the_check_is_withdrawn(void **state)
         rewrite_step w = {"std_2_3_1_0", "", 0};
         snprintf(w.victim, sizeof w.victim, "%s", path);
         ma_vrun_options o = options(fx, with_store ? fx->store : NULL, MA_VRUN_FULL);
-        o.on_step = rewrite_on_step;
-        o.step_ctx = &w;
-        ma_vrun *r = run_ok(&o);
+        ma_vrun_test_hooks hooks = {.on_step = rewrite_on_step, .step_ctx = &w};
+        ma_vrun *r = run_ok_with(&o, &hooks);
         assert_true(w.fired);
         const ma_vrun_sector *parent = find(r, "std_2_3_1_0");
         assert_int_equal(parent->status, MA_SECTOR_UNUSABLE);

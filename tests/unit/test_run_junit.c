@@ -1,4 +1,4 @@
-/* Unit tests for render/run_junit: a verify run of the reference producer's 3-stone game as a JUnit
+/* Unit tests for reports/render/run_junit: a verify run of the reference producer's 3-stone game as a JUnit
  * report, called on the run engine directly (no CLI): every sector a case; a broken entry fails its
  * sector with class counts, the row and a board; an unusable file is an error and its parents'
  * incomplete results too; carried-over results say so; an interrupted run skips what it never reached
@@ -17,8 +17,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "run/run.h"
-#include "render/run_junit.h"
+#include "verifier/run/run.h"
+#include "reports/render/run_junit.h"
 
 typedef struct fixture {
     char dir[256];
@@ -95,17 +95,25 @@ static const char *prop(const ma_junit *j, const char *name)
 }
 
 /* Runs o, builds the report; returns the run (free it) and fills j. */
-static ma_vrun *run_report(const ma_vrun_options *o, int want_rc, ma_junit *j)
+/* stop: the test build's stop after that many committed sectors (verifier/run/run.h), 0 none */
+static ma_vrun *run_stopping(const ma_vrun_options *o, size_t stop, int want_rc, ma_junit *j)
 {
     ma_vrun *r = NULL;
     ma_error err;
     assert_int_equal(ma_vrun_create(&r, o, &err), MA_OK);
+    ma_vrun_test_hooks hooks = {.stop_after_sectors = stop};
+    ma_vrun_set_test_hooks(r, &hooks);
     int rc = ma_vrun_execute(r, &err);
     assert_int_equal(rc, want_rc);
     assert_int_equal(ma_vrun_junit(j, r, rc && rc != MA_ECANCELED ? err.msg : NULL, &err), MA_OK);
     assert_int_equal(j->n_suites, 1);
     assert_string_equal(j->suites[0]->name, "millaudit.verify");
     return r;
+}
+
+static ma_vrun *run_report(const ma_vrun_options *o, int want_rc, ma_junit *j)
+{
+    return run_stopping(o, 0, want_rc, j);
 }
 
 static void test_verified_run_passes(void **state)
@@ -164,12 +172,27 @@ static void test_broken_entry_fails_its_sector(void **state)
     assert_non_null(strstr(c->text, "entry 0 (offset 128): wrong-outcome, root"));
     assert_non_null(strstr(c->text, "stored loss 2"));
     assert_non_null(strstr(c->text, "a b c d e f g")); /* its board, drawn */
-    /* every other failing case is a sector the run calls discrepancies, and only those */
+    /* the message is one line: the sector, the counts, the first root and its refuting move */
+    assert_null(strchr(c->message, '\n'));
+    assert_non_null(strstr(c->message, "std_1_1_2_2: "));
+    assert_non_null(strstr(c->message, "; first root: entry 0, position "));
+    assert_non_null(strstr(c->message, "stored loss 2"));
+    /* every other failing case is a sector with root discrepancies, and only those: a sector whose
+     * discrepancies are all propagated from the broken entry passes, naming it (one bug, one red
+     * line) */
+    int consequences = 0;
     for (size_t i = 0; i < ma_vrun_sector_count(r); i++) {
         const ma_vrun_sector *s = ma_vrun_sector_at(r, i);
         const ma_junit_case *x = case_of(&j, s->name);
-        assert_int_equal(x->outcome == MA_JUNIT_FAILURE, s->status == MA_SECTOR_DISCREPANCIES);
+        int own = s->status == MA_SECTOR_DISCREPANCIES && s->roots > 0;
+        assert_int_equal(x->outcome == MA_JUNIT_FAILURE, own);
+        if (s->status == MA_SECTOR_DISCREPANCIES && !own) {
+            consequences++;
+            assert_int_equal(x->outcome, MA_JUNIT_PASS);
+            assert_non_null(strstr(x->out, "a consequence of std_1_1_2_2"));
+        }
     }
+    assert_true(consequences > 0); /* the broken entry's parents: the case this test is about */
     assert_string_equal(prop(&j, "verdict"), "discrepancies");
     ma_junit_free(&j);
     ma_vrun_free(r);
@@ -244,8 +267,7 @@ static void test_carried_over_and_interrupted(void **state)
     ma_vrun_free(r);
     /* stopped in the middle: what it checked passes, what it never reached is skipped, never passed */
     o = options(db, NULL);
-    o.stop_after_sectors = 2;
-    r = run_report(&o, MA_ECANCELED, &j);
+    r = run_stopping(&o, 2, MA_ECANCELED, &j);
     t = ma_junit_totals_of(&j);
     uint64_t not_checked = ma_vrun_totals_of(r)->sectors_not_checked;
     assert_true(not_checked > 0 && not_checked <= 5);

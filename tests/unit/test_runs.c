@@ -1,4 +1,4 @@
-/* Unit tests for store/runs: load, export/import round trip between two stores, strict parsing,
+/* Unit tests for reports/store/runs: load, export/import round trip between two stores, strict parsing,
  * compare (bytes / values / missing), and the schema v3 writers. */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -10,9 +10,9 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "store/audit.h"
-#include "store/audit_manifest.h"
-#include "store/runs.h"
+#include "reports/store/audit.h"
+#include "reports/store/audit_manifest.h"
+#include "reports/store/runs.h"
 
 typedef struct fixture {
     char dir[64];

@@ -1,4 +1,4 @@
-/* check/score_sort.h: the natural merge sort orders any input by score and keeps every element,
+/* verifier/check/score_sort.h: the natural merge sort orders any input by score and keeps every element,
  * on the shapes rank tables give it (monotone runs, ties) and on shapes they do not (random,
  * strictly and weakly decreasing, one element, none); a score's rank is the count of the scores
  * below it, doubled, plus one when it is one of them, for every table size and every place. */
@@ -10,7 +10,7 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "check/score_sort.h"
+#include "verifier/check/score_sort.h"
 
 static int cmp_pair(const void *a, const void *b)
 {

@@ -1,4 +1,4 @@
-/* Unit tests for formats/sector_pick: lists of --sector values, matching with and without a
+/* Unit tests for verifier/formats/sector_pick: lists of --sector values, matching with and without a
  * variant, and that an empty value or item is refused instead of selecting everything. */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -7,7 +7,7 @@
 #include <cmocka.h>
 #include <string.h>
 
-#include "formats/sector_pick.h"
+#include "verifier/formats/sector_pick.h"
 
 static void test_lists_and_matching(void **state)
 {

@@ -1,4 +1,4 @@
-/* Unit tests for run/shard: the partition is a function of the sectors alone (input order
+/* Unit tests for verifier/run/shard: the partition is a function of the sectors alone (input order
  * does not matter), covers every sector exactly once, weights flying sectors, and balances. */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "run/shard.h"
+#include "verifier/run/shard.h"
 
 #include "tests/unit/support.h"
 

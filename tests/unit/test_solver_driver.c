@@ -12,6 +12,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "common/counts.h"
 #include "solver/solver.h"
 #include "solver/svsector.h"
 
@@ -110,7 +111,7 @@ static void test_memory_limit_refused_before_writing(void **state)
     assert_int_equal(solve(1, need - 1, NULL, dir, NULL, &err), MA_EIO);
     assert_non_null(strstr(err.msg, "sector std_3_3_0_0 needs"));
     char want[64];
-    snprintf(want, sizeof want, "needs %llu bytes", (unsigned long long)need);
+    snprintf(want, sizeof want, "needs %s", MA_COUNT(need, "byte", "bytes")); /* thousands separators */
     assert_non_null(strstr(err.msg, want));
     assert_int_equal(count_files(dir), 0);
     /* exactly enough for 3_3_0_0 on two threads (2 MiB more): every component fits, and the

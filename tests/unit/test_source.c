@@ -1,4 +1,4 @@
-/* Unit tests for formats/source: directory discovery names every file it cannot use (and never
+/* Unit tests for verifier/formats/source: directory discovery names every file it cannot use (and never
  * blocks on a FIFO), sources read open and Malom entries into one value type, map entries to
  * positions and back, and failures of a file are reported once. */
 #include <setjmp.h>
@@ -13,7 +13,7 @@
 #include <unistd.h>
 
 #include "checksums/sha256.h"
-#include "formats/source.h"
+#include "verifier/formats/source.h"
 #include "support.h"
 
 typedef struct fixture {
@@ -421,6 +421,66 @@ static void test_malom_sources_read_like_open_ones(void **state)
     ma_database_close(db);
 }
 
+/* The <variant>.secval is read once and hashed from the bytes parsed (issue 41): its digest is the
+ * file's when it was read, the file replaced afterwards changes neither the digest nor the values
+ * the sectors are read with, and a broken one is never replaced by a copy a reader reads itself. */
+static void test_secval_digest_is_of_the_bytes_parsed(void **state)
+{
+    fixture *fx = *state;
+    char fixtures[512], from[700];
+    ma_test_fixture_dir(fixtures, sizeof fixtures);
+    MA_TEST_NEED_FIXTURES(fixtures);
+    static const char *const names[] = {"std_3_3_0_0.sec2", "std.secval"};
+    char *good = NULL;
+    size_t good_len = 0;
+    for (int i = 0; i < 2; i++) {
+        snprintf(from, sizeof from, "%s/original-excerpt/%s", fixtures, names[i]);
+        FILE *f = fopen(from, "rb");
+        assert_non_null(f);
+        char *buf = malloc(4 << 20);
+        size_t n = fread(buf, 1, 4 << 20, f);
+        fclose(f);
+        put(fx, names[i], buf, n);
+        if (i == 1) {
+            good = buf;
+            good_len = n;
+        } else {
+            free(buf);
+        }
+    }
+    ma_database *db;
+    ma_error err;
+    assert_int_equal(ma_database_open(&db, fx->dir, NULL, &err), MA_OK);
+    assert_int_equal(ma_database_format(db), MA_FORMAT_SEC2);
+    const ma_file_digest *d = NULL;
+    assert_int_equal(ma_database_secval_digest(db, MA_VARIANT_STD, &d, &err), MA_OK);
+    assert_non_null(d);
+    ma_file_digest want;
+    assert_int_equal(ma_sha256_buffer_digest(&want, good, good_len, 0), MA_OK);
+    assert_int_equal(d->size, good_len);
+    assert_memory_equal(d->digest, want.digest, sizeof want.digest);
+    assert_int_equal(d->n_chunks, 1);
+    assert_memory_equal(d->chunks[0], want.digest, sizeof want.digest);
+    ma_file_digest_free(&want);
+    /* the file replaced now (a shorter, broken one): the digest and the values stay what was read */
+    put(fx, "std.secval", good, good_len / 2);
+    const ma_source *src;
+    ma_sector s = {3, 3, 0, 0};
+    assert_int_equal(ma_database_source(db, MA_VARIANT_STD, s, &src, &err), MA_OK);
+    assert_int_equal(ma_database_secval_digest(db, MA_VARIANT_STD, &d, &err), MA_OK);
+    assert_int_equal(d->size, good_len);
+    ma_database_close(db);
+    /* a broken one read first: the sector fails, even once a good one is back on disk */
+    assert_int_equal(ma_database_open(&db, fx->dir, NULL, &err), MA_OK);
+    assert_int_equal(ma_database_secval_digest(db, MA_VARIANT_STD, &d, &err), MA_OK);
+    assert_int_equal(d->size, good_len / 2);
+    put(fx, "std.secval", good, good_len);
+    assert_int_equal(ma_database_source(db, MA_VARIANT_STD, s, &src, &err), MA_EMISSING);
+    assert_non_null(strstr(err.msg, "std.secval is unusable"));
+    ma_database_close(db);
+    free(good);
+}
+
 /* Copies the std-strong fixture's three .sec files into dir, with byte 179 (overflow) planted at
  * entry 100 of std_4_3_0_0.sec, which has no overflow record: a fault the open's overflow scan
  * finds. Returns 0 when the fixtures are absent. */
@@ -618,6 +678,88 @@ static void test_bytes_digest_follows_the_mapping(void **state)
     }
 }
 
+/* What differs between formats a source answers itself, so the run engine and the sector unit
+ * ask it rather than the format (source.h): the reader, and so the checker it feeds; the index
+ * scheme; draw classes; whether the full-board draw rule is the user's choice. The scheme without
+ * a file (ma_scheme, what a merge reclassifies with) numbers entries exactly as the source does. */
+static void expect_source_answers(const ma_source *src, ma_source_reader reader, int open_numbered,
+                                  int draw_classes, int full_board_draw_asked)
+{
+    assert_int_equal(ma_source_reader_of(src), reader);
+    assert_int_equal(ma_source_open_file(src) != NULL, reader == MA_READER_OPEN);
+    assert_int_equal(ma_source_malom_file(src) != NULL, reader == MA_READER_MALOM);
+    assert_int_equal(ma_source_open_numbered(src), open_numbered);
+    assert_int_equal(ma_source_draw_classes(src), draw_classes);
+    assert_int_equal(ma_source_draw_frame(src) != 0, draw_classes);
+    assert_int_equal(ma_source_full_board_draw_asked(src), full_board_draw_asked);
+    ma_scheme sc = ma_source_scheme(src);
+    assert_int_equal(sc.format, ma_source_format(src));
+    uint64_t n = ma_source_entries(src), checked = 0;
+    for (uint64_t e = 0; e < n; e += 1 + n / 64) {
+        ma_board b = ma_source_board(src, e), c = ma_scheme_board(&sc, ma_source_sector(src), e);
+        assert_int_equal(b.mover, c.mover);
+        assert_int_equal(b.opp, c.opp);
+        assert_int_equal(ma_scheme_entry_of(&sc, b), ma_source_entry_of(src, b));
+        checked++;
+    }
+    assert_true(checked > 0);
+}
+
+static void expect_file_names(const ma_database *db, const char *sector_file, const char *std_file)
+{
+    char name[40];
+    ma_database_file_name(db, MA_VARIANT_STD, (ma_sector){3, 3, 0, 0}, name, sizeof name);
+    assert_string_equal(name, sector_file);
+    strcpy(name, "untouched");
+    assert_int_equal(ma_database_variant_file(db, MA_VARIANT_STD, name, sizeof name), std_file != NULL);
+    assert_string_equal(name, std_file ? std_file : "untouched");
+}
+
+static void test_open_source_answers_for_its_format(void **state)
+{
+    fixture *fx = *state;
+    ma_database *db;
+    ma_error err;
+    /* a database of no format names its absent sector files as open ones and reads no other file */
+    assert_int_equal(ma_database_open(&db, fx->dir, NULL, &err), MA_OK);
+    expect_file_names(db, "std_3_3_0_0.mdb", NULL);
+    ma_database_close(db);
+    uint8_t buf[GOOD_SIZE];
+    good_file(buf);
+    put(fx, "std_0_1_3_2.mdb", buf, sizeof buf);
+    assert_int_equal(ma_database_open(&db, fx->dir, NULL, &err), MA_OK);
+    expect_file_names(db, "std_3_3_0_0.mdb", NULL);
+    const ma_source *src;
+    assert_int_equal(ma_database_source(db, MA_VARIANT_STD, (ma_sector){0, 1, 3, 2}, &src, &err), MA_OK);
+    expect_source_answers(src, MA_READER_OPEN, 1, 0, 0);
+    assert_int_equal(ma_source_split_unit(src), 24); /* C(24 - W, B): one representative's entries */
+    ma_database_close(db);
+}
+
+static void test_malom_sources_answer_for_their_formats(void **state)
+{
+    (void)state;
+    char fixtures[512], dir[600];
+    ma_test_fixture_dir(fixtures, sizeof fixtures);
+    MA_TEST_NEED_FIXTURES(fixtures);
+    ma_database *db;
+    ma_error err;
+    const ma_source *src;
+    snprintf(dir, sizeof dir, "%s/std-strong", fixtures);
+    assert_int_equal(ma_database_open(&db, dir, NULL, &err), MA_OK);
+    expect_file_names(db, "std_3_3_0_0.sec", NULL);
+    assert_int_equal(ma_database_source(db, MA_VARIANT_STD, (ma_sector){3, 3, 0, 0}, &src, &err), MA_OK);
+    expect_source_answers(src, MA_READER_MALOM, 0, 0, 1);
+    assert_int_equal(ma_source_split_unit(src), 4096);
+    ma_database_close(db);
+    snprintf(dir, sizeof dir, "%s/original-excerpt", fixtures);
+    assert_int_equal(ma_database_open(&db, dir, NULL, &err), MA_OK);
+    expect_file_names(db, "std_3_3_0_0.sec2", "std.secval");
+    assert_int_equal(ma_database_source(db, MA_VARIANT_STD, (ma_sector){1, 1, 8, 8}, &src, &err), MA_OK);
+    expect_source_answers(src, MA_READER_MALOM, 0, 1, 1);
+    ma_database_close(db);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -630,6 +772,9 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_bytes_digest_follows_the_mapping, setup, teardown),
         cmocka_unit_test(test_sector_arguments),
         cmocka_unit_test(test_malom_sources_read_like_open_ones),
+        cmocka_unit_test_setup_teardown(test_open_source_answers_for_its_format, setup, teardown),
+        cmocka_unit_test(test_malom_sources_answer_for_their_formats),
+        cmocka_unit_test_setup_teardown(test_secval_digest_is_of_the_bytes_parsed, setup, teardown),
         cmocka_unit_test_setup_teardown(test_sources_opened_in_advance, setup, teardown),
     };
     return ma_test_run_group(tests, NULL, NULL);

@@ -1,5 +1,5 @@
 /*
- * Unit tests for run/stats: counts of hand-made open sectors whose values and orbit sizes are
+ * Unit tests for verifier/run/stats: counts of hand-made open sectors whose values and orbit sizes are
  * known (docs/format.md §4.4: std 0_1_3_2 has 24 entries, canonical 0, 1, 3, 4 with orbits
  * 8, 8, 4, 4), bad entries, merging, sector picks and unusable files, and Malom's .analyze figures
  * on the std-strong fixture.
@@ -15,7 +15,7 @@
 #include <unistd.h>
 
 #include "support.h"
-#include "run/stats.h"
+#include "verifier/run/stats.h"
 
 typedef struct fixture {
     char dir[256];

@@ -1,5 +1,5 @@
-/* check/turn_masks: the turns rebuilt from a representative's rows, the way the checkers' fused
- * generator (check/fused_turns.h) reads them, are exactly ma_vrules_generate's, for every variant
+/* verifier/check/turn_masks: the turns rebuilt from a representative's rows, the way the checkers' fused
+ * generator (verifier/check/fused_turns.h) reads them, are exactly ma_vrules_generate's, for every variant
  * and for sectors that place, move, fly, mix placing with moving (Lasker) and win by a mill; also
  * under relabelled rules (the Malom checker's numbering), here the board's points reversed. A
  * mask of another stone count is refused. */
@@ -11,8 +11,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "check/rules.h"
-#include "check/turn_masks.h"
+#include "verifier/check/rules.h"
+#include "verifier/check/turn_masks.h"
 #include "indexer/position.h"
 #include "support.h"
 #include "turn_sectors.h"

@@ -1,4 +1,4 @@
-/* check/visited.h: an entry marked twice is reported, with one thread and with several, and when two
+/* verifier/check/visited.h: an entry marked twice is reported, with one thread and with several, and when two
  * threads' own bitmaps are merged; after the walk the least entry never marked is found wherever it
  * lies in a word, and a bit past the last entry is found too, for entry counts on and off a word
  * boundary. */
@@ -10,7 +10,7 @@
 #include <stdlib.h>
 #include <cmocka.h>
 
-#include "check/visited.h"
+#include "verifier/check/visited.h"
 
 static _Atomic uint64_t *bitmap(uint64_t n)
 {

@@ -1,4 +1,4 @@
-/* check/word_set: the words of every range are marked, whatever the split over threads, the
+/* verifier/check/word_set: the words of every range are marked, whatever the split over threads, the
  * ranges' sizes and where the rare words lie (range edges, part edges). */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "check/word_set.h"
+#include "verifier/check/word_set.h"
 
 static uint64_t lcg(uint64_t *x)
 {

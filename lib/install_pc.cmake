@@ -1,0 +1,26 @@
+# Installs millaudit.pc and millaudit-static.pc (run by `cmake --install` and cpack, component dev;
+# lib/CMakeLists.txt sets MA_PC_TEMPLATES, MA_PC_LIBDIR and MA_LOADER_DIRS before). Only here is the
+# prefix known: a library directory the dynamic loader searches by default (/usr/lib, ...) needs no
+# rpath in the programs built against it; any other (a prefix in a home directory, /opt, /usr/local)
+# gets -Wl,-rpath,${libdir} in Libs, so those programs run without LD_LIBRARY_PATH.
+if(IS_ABSOLUTE "${MA_PC_LIBDIR}")
+  set(libdir "${MA_PC_LIBDIR}")
+else()
+  set(libdir "${CMAKE_INSTALL_PREFIX}/${MA_PC_LIBDIR}")
+endif()
+get_filename_component(libdir "${libdir}" ABSOLUTE)
+set(rpath "-Wl,-rpath,\${libdir} ")
+foreach(d IN LISTS MA_LOADER_DIRS)
+  get_filename_component(d "${d}" ABSOLUTE)
+  if(libdir STREQUAL d)
+    set(rpath "")
+  endif()
+endforeach()
+set(staged "${MA_PC_TEMPLATES}/staged")
+file(MAKE_DIRECTORY "${staged}")
+foreach(pc millaudit millaudit-static)
+  file(READ "${MA_PC_TEMPLATES}/${pc}.pc.in" text)
+  string(REPLACE "@MA_PC_RPATH@" "${rpath}" text "${text}")
+  file(WRITE "${staged}/${pc}.pc" "${text}")
+  file(INSTALL DESTINATION "${libdir}/pkgconfig" TYPE FILE FILES "${staged}/${pc}.pc")
+endforeach()

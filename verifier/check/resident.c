@@ -1,0 +1,87 @@
+/* Huge-page copies made by the check's threads; contract in resident.h. */
+#include "verifier/check/resident.h"
+
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+
+#include "common/ma_error.h"
+
+void *ma_resident_alloc(size_t bytes)
+{
+    size_t alloc = (bytes + MA_RESIDENT_PAGE - 1) / MA_RESIDENT_PAGE * MA_RESIDENT_PAGE;
+    if (!alloc)
+        alloc = MA_RESIDENT_PAGE;
+    void *mem = aligned_alloc(MA_RESIDENT_PAGE, alloc);
+    if (mem)
+        madvise(mem, alloc, MADV_HUGEPAGE);
+    return mem;
+}
+
+void ma_resident_init(ma_resident *r)
+{
+    memset(r, 0, sizeof *r);
+    atomic_init(&r->next, 0);
+    pthread_mutex_init(&r->mu, NULL);
+    pthread_cond_init(&r->all_done, NULL);
+}
+
+static uint64_t slices_of(size_t bytes)
+{
+    return (bytes + MA_RESIDENT_PAGE - 1) / MA_RESIDENT_PAGE;
+}
+
+int ma_resident_add(ma_resident *r, void *dst, const void *src, size_t bytes)
+{
+    if (r->n_parts == MA_RESIDENT_PARTS)
+        return MA_EINVAL;
+    r->part[r->n_parts++] = (ma_resident_part){dst, src, bytes};
+    r->n_slices += slices_of(bytes);
+    return MA_OK;
+}
+
+/* Slice s of the parts in order: one 2 MiB page of one part's destination, so no two threads ever
+ * write one huge page. */
+static void do_slice(const ma_resident *r, uint64_t s)
+{
+    for (int i = 0; i < r->n_parts; i++) {
+        const ma_resident_part *p = &r->part[i];
+        uint64_t n = slices_of(p->bytes);
+        if (s >= n) {
+            s -= n;
+            continue;
+        }
+        size_t off = (size_t)s * MA_RESIDENT_PAGE;
+        size_t len = p->bytes - off < MA_RESIDENT_PAGE ? p->bytes - off : MA_RESIDENT_PAGE;
+        if (p->src)
+            memcpy((char *)p->dst + off, (const char *)p->src + off, len);
+        else
+            memset((char *)p->dst + off, 0, len);
+        return;
+    }
+}
+
+void ma_resident_fill(ma_resident *r)
+{
+    uint64_t mine = 0;
+    for (;;) {
+        uint64_t s = atomic_fetch_add(&r->next, 1);
+        if (s >= r->n_slices)
+            break;
+        do_slice(r, s);
+        mine++;
+    }
+    pthread_mutex_lock(&r->mu);
+    r->done += mine;
+    if (r->done == r->n_slices)
+        pthread_cond_broadcast(&r->all_done);
+    while (r->done < r->n_slices)
+        pthread_cond_wait(&r->all_done, &r->mu);
+    pthread_mutex_unlock(&r->mu);
+}
+
+void ma_resident_destroy(ma_resident *r)
+{
+    pthread_mutex_destroy(&r->mu);
+    pthread_cond_destroy(&r->all_done);
+}
