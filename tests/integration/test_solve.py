@@ -137,7 +137,7 @@ def test_std_whole_game_files(std3, std4, k):
 
 @pytest.mark.parametrize("variant", ["lask", "mora"])
 def test_other_variants_three_stones(millaudit, tmp_path, variant):
-    proc = millaudit.run("solve", "--variant", variant, "--stones", 3, "--out", tmp_path, "--quiet",
+    proc = millaudit.run("solve", "--variant", variant, "--stones", 3, "--out", tmp_path,
                          check=0)
     want = closure(variant, 3)
     assert {p.name for p in tmp_path.iterdir()} == {fname(variant, s) for s in want}
@@ -147,9 +147,9 @@ def test_other_variants_three_stones(millaudit, tmp_path, variant):
 
 
 def test_rerun_skips_and_keeps_files(millaudit, tmp_path):
-    millaudit.run("solve", "--variant", "std", "--stones", 3, "--out", tmp_path, "--quiet", check=0)
+    millaudit.run("solve", "--variant", "std", "--stones", 3, "--out", tmp_path, check=0)
     before = snapshot(tmp_path)
-    proc = millaudit.run("solve", "--variant", "std", "--stones", 3, "--out", tmp_path, "--quiet", check=0)
+    proc = millaudit.run("solve", "--variant", "std", "--stones", 3, "--out", tmp_path, check=0)
     assert snapshot(tmp_path) == before
     assert proc.stdout.count("skipped") == len(before)
 
@@ -163,11 +163,11 @@ def test_sector_needs_children(millaudit, tmp_path):
 
 def test_sector_with_deps_and_then_alone(millaudit, tmp_path):
     millaudit.run("solve", "--variant", "std", "--sector", "3_4_0_0", "--with-deps", "--out", tmp_path,
-                  "--quiet", check=0)
+                  check=0)
     names = {p.name for p in tmp_path.iterdir()}
     assert names == {"std_3_3_0_0.mdb", "std_3_4_0_0.mdb", "std_4_3_0_0.mdb"}
     # the children now exist: a plain --sector of the parent of 3_4/4_3 works
-    proc = millaudit.run("solve", "--variant", "std", "--sector", "4_4_0_0", "--out", tmp_path, "--quiet",
+    proc = millaudit.run("solve", "--variant", "std", "--sector", "4_4_0_0", "--out", tmp_path,
                          check=0)
     assert "std_4_4_0_0" in proc.stdout
     check_file(tmp_path / "std_4_4_0_0.mdb", "std", (4, 4, 0, 0))
@@ -217,7 +217,7 @@ def test_planted_binary_refuses_unknown_bug(millaudit_planted, tmp_path):
 def test_missing_output_directory_is_created(millaudit, tmp_path):
     """docs/solver.md: a missing last component is created; a missing parent is exit 4 (below)."""
     new = tmp_path / "new"
-    millaudit.run("solve", "--variant", "std", "--stones", 3, "--out", new, "--quiet", check=0)
+    millaudit.run("solve", "--variant", "std", "--stones", 3, "--out", new, check=0)
     assert (new / "std_0_0_3_3.mdb").is_file()
 
 
@@ -252,7 +252,7 @@ def test_output_directory_unusable(millaudit, tmp_path):
 
 
 def test_truncated_final_file_is_refused_and_untouched(millaudit, millaudit_asan, tmp_path):
-    millaudit.run("solve", "--variant", "std", "--stones", 3, "--out", tmp_path, "--quiet", check=0)
+    millaudit.run("solve", "--variant", "std", "--stones", 3, "--out", tmp_path, check=0)
     victim = tmp_path / "std_2_2_1_1.mdb"
     data = victim.read_bytes()
     victim.write_bytes(data[: len(data) // 2])
@@ -266,7 +266,7 @@ def test_truncated_final_file_is_refused_and_untouched(millaudit, millaudit_asan
 
 
 def test_corrupt_header_of_right_size_is_refused(millaudit, tmp_path):
-    millaudit.run("solve", "--variant", "std", "--stones", 3, "--out", tmp_path, "--quiet", check=0)
+    millaudit.run("solve", "--variant", "std", "--stones", 3, "--out", tmp_path, check=0)
     victim = tmp_path / "std_3_3_0_0.mdb"
     data = bytearray(victim.read_bytes())
     data[12] = 2  # variant lask in a std file
@@ -278,12 +278,12 @@ def test_corrupt_header_of_right_size_is_refused(millaudit, tmp_path):
 
 def test_no_temporary_files_after_failure(millaudit, tmp_path):
     millaudit.run("solve", "--variant", "std", "--sector", "4_4_0_0", "--out", tmp_path, check=3)
-    millaudit.run("solve", "--variant", "std", "--sector", "3_3_0_0", "--out", tmp_path, "--quiet", check=0)
+    millaudit.run("solve", "--variant", "std", "--sector", "3_3_0_0", "--out", tmp_path, check=0)
     assert [p.name for p in tmp_path.iterdir()] == ["std_3_3_0_0.mdb"]
 
 
 def test_asan_build_solves_three_stones(millaudit_asan, tmp_path):
-    proc = millaudit_asan.run("solve", "--variant", "std", "--stones", 3, "--out", tmp_path, "--quiet",
+    proc = millaudit_asan.run("solve", "--variant", "std", "--stones", 3, "--out", tmp_path,
                               check=0)
     assert "start std_0_0_3_3: " in proc.stdout
     assert len(list(tmp_path.iterdir())) == len(closure("std", 3))
@@ -323,7 +323,7 @@ def test_production_binary_carries_no_bug_names(millaudit, millaudit_planted):
 def test_planted_bug_changes_the_database(millaudit_planted, std4, tmp_path, bug, target):
     good, _ = std4
     millaudit_planted.run("solve", "--variant", "std", "--sector", target, "--with-deps", "--out",
-                          tmp_path, "--quiet", "--plant-bug", bug, check=0)
+                          tmp_path, "--plant-bug", bug, check=0)
     differs = 0
     files = list(tmp_path.iterdir())
     assert len(files) >= 3
@@ -335,7 +335,7 @@ def test_planted_bug_changes_the_database(millaudit_planted, std4, tmp_path, bug
 
 
 def test_planted_bug_files_are_not_trusted_by_a_clean_run(millaudit, millaudit_planted, tmp_path):
-    millaudit_planted.run("solve", "--variant", "std", "--stones", 3, "--out", tmp_path, "--quiet",
+    millaudit_planted.run("solve", "--variant", "std", "--stones", 3, "--out", tmp_path,
                           "--plant-bug", "depth-in-moves", check=0)
     proc = millaudit.run("solve", "--variant", "std", "--stones", 3, "--out", tmp_path, check=3)
     assert "another producer" in proc.stderr
@@ -343,7 +343,7 @@ def test_planted_bug_files_are_not_trusted_by_a_clean_run(millaudit, millaudit_p
 
 @pytest.mark.parametrize("bug", ["removal-from-mill", "double-removal"])
 def test_planted_bug_is_labelled(millaudit_planted, tmp_path, bug):
-    millaudit_planted.run("solve", "--variant", "std", "--stones", 3, "--out", tmp_path, "--quiet",
+    millaudit_planted.run("solve", "--variant", "std", "--stones", 3, "--out", tmp_path,
                           "--plant-bug", bug, check=0)
     for s in closure("std", 3):
         check_file(tmp_path / fname("std", s), "std", s, producer=f"millaudit-solver+bug:{bug}")
@@ -362,7 +362,7 @@ def test_threads_give_identical_files(millaudit, std4, tmp_path):
     outputs = {}
     for n in (1, 2, 3):
         out = tmp_path / f"t{n}"
-        proc = millaudit.run("solve", "--variant", "std", "--stones", 4, "--out", out, "--quiet",
+        proc = millaudit.run("solve", "--variant", "std", "--stones", 4, "--out", out,
                              "--threads", n, check=0)
         digests[n] = {p.name: hashlib.sha256(p.read_bytes()).hexdigest() for p in out.iterdir()}
         outputs[n] = _without_seconds(proc.stdout)
@@ -414,12 +414,12 @@ def test_memory_limit_refuses_before_writing(millaudit, millaudit_asan, tmp_path
         assert list(tmp_path.iterdir()) == []
     # with a little more, the same run goes through
     millaudit.run("solve", "--variant", "std", "--sector", "4_4_0_0", "--with-deps", "--out", tmp_path,
-                  "--threads", 1, "--memory-limit", need44, "--quiet", check=0)
+                  "--threads", 1, "--memory-limit", need44, check=0)
     assert (tmp_path / "std_4_4_0_0.mdb").is_file()
     # suffixes are powers of 1024
     proc = millaudit.run("solve", "--variant", "std", "--stones", 3, "--out", tmp_path / "k",
                          "--memory-limit", "1K", check=4)
-    assert "1024 bytes" in proc.stderr
+    assert "1,024 bytes" in proc.stderr
 
 
 @pytest.mark.parametrize("word,offset_of_word,needle", [
@@ -429,7 +429,7 @@ def test_memory_limit_refuses_before_writing(millaudit, millaudit_asan, tmp_path
 def test_reused_file_must_be_intact(millaudit, millaudit_asan, tmp_path, word, offset_of_word, needle):
     """Issue 9 item 14: a final-name file is reused only when proven intact; a changed body is
     refused (exit 3, file untouched, nothing written), never trusted to derive parents."""
-    millaudit.run("solve", "--variant", "std", "--stones", 3, "--out", tmp_path, "--quiet", check=0)
+    millaudit.run("solve", "--variant", "std", "--stones", 3, "--out", tmp_path, check=0)
     victim = tmp_path / "std_3_3_0_0.mdb"
     data = bytearray(victim.read_bytes())
     e = next(i for i in range(entry_count(3, 3)) if value(data, i) == 0xC001)
@@ -449,7 +449,7 @@ def test_reused_file_must_be_intact(millaudit, millaudit_asan, tmp_path, word, o
 
 
 def test_file_without_digest_is_not_reused(millaudit, tmp_path):
-    millaudit.run("solve", "--variant", "std", "--stones", 3, "--out", tmp_path, "--quiet", check=0)
+    millaudit.run("solve", "--variant", "std", "--stones", 3, "--out", tmp_path, check=0)
     victim = tmp_path / "std_2_2_1_1.mdb"
     data = bytearray(victim.read_bytes())
     data[80:112] = bytes(32)
@@ -467,14 +467,14 @@ def _dead_pid():
 def test_stale_temporaries_of_dead_processes_are_removed(millaudit, tmp_path):
     """Issue 9 item 12: litter of killed solves is removed by the next solve; a temporary file
     of a live process is left alone, and so is anything not named like a sector's temporary."""
-    millaudit.run("solve", "--variant", "std", "--stones", 3, "--out", tmp_path, "--quiet", check=0)
+    millaudit.run("solve", "--variant", "std", "--stones", 3, "--out", tmp_path, check=0)
     dead = f"std_3_3_0_0.mdb.tmp.{_dead_pid()}"
     live = f"std_2_2_1_1.mdb.tmp.{os.getpid()}"
     other = "MANIFEST.sha256.tmp.1"
     for name in (dead, live, other):
         (tmp_path / name).write_bytes(b"half a file")
     (tmp_path / "std_0_0_3_3.mdb").unlink()
-    proc = millaudit.run("solve", "--variant", "std", "--stones", 3, "--out", tmp_path, "--quiet", check=0)
+    proc = millaudit.run("solve", "--variant", "std", "--stones", 3, "--out", tmp_path, check=0)
     assert not (tmp_path / dead).exists()
     assert (tmp_path / live).exists() and (tmp_path / other).exists()
     assert "removed 1 stale temporary file" in proc.stderr and dead in proc.stderr
@@ -489,7 +489,7 @@ def test_interrupted_solve_leaves_no_partial_file(millaudit, millaudit_planted, 
     with the solve's speed."""
     out = tmp_path / "d"
     proc = subprocess.run([str(millaudit_planted.path), "solve", "--variant", "std", "--stones", "4",
-                           "--out", str(out), "--quiet", "--threads", "1"], capture_output=True, text=True,
+                           "--out", str(out), "--threads", "1"], capture_output=True, text=True,
                           timeout=600, env=dict(os.environ, MILLAUDIT_TEST_STOP_AFTER_SECTORS="3",
                                                 MILLAUDIT_TEST_STOP_SIGNAL=sig))
     stderr = proc.stderr
@@ -498,7 +498,7 @@ def test_interrupted_solve_leaves_no_partial_file(millaudit, millaudit_planted, 
     names = [p.name for p in out.iterdir()]
     assert not [n for n in names if ".tmp." in n]
     assert len(names) == 3 < len(closure("std", 4))
-    again = millaudit.run("solve", "--variant", "std", "--stones", 4, "--out", out, "--quiet", check=0)
+    again = millaudit.run("solve", "--variant", "std", "--stones", 4, "--out", out, check=0)
     assert again.stdout.count("skipped") == len(names)
     for s in closure("std", 4):
         check_file(out / fname("std", s), "std", s)
