@@ -111,7 +111,7 @@ def open_dir(millaudit, tmp_path_factory):
 
 def export(millaudit, open_dir, out, fmt, sector="3_4_0_0", *extra, check=0):
     return millaudit.run("solve", "--variant", "std", "--sector", sector, "--with-deps",
-                         "--out", out, "--open-dir", open_dir, "--format", fmt, "--quiet", *extra,
+                         "--out", out, "--open-dir", open_dir, "--format", fmt, *extra,
                          check=check)
 
 
@@ -158,7 +158,7 @@ def test_sec_files_names_and_lengths(sec_dir):
         data = (d / f"{n}.sec").read_bytes()
         entries = sec_entries(data, hash_count(n))  # asserts the length rule of §5.7
         assert len(entries) == hash_count(n)
-        assert f"{n}.sec: {hash_count(n)} entries, " in proc.stdout
+        assert f"{n}.sec: {hash_count(n):,} entries, " in proc.stdout
 
 
 @pytest.mark.parametrize("which", ["stonediff", "secval"])
@@ -294,7 +294,7 @@ def test_rerun_skips_valid_files(millaudit, open_dir, sec_dir):
     before = digests(d)
     proc = export(millaudit, open_dir, d, "malom-sec")
     for n in SMALL:
-        assert f"{n}.sec: {hash_count(n)} entries, skipped (valid file exists)" in proc.stdout
+        assert f"{n}.sec: {hash_count(n):,} entries, skipped (valid file exists)" in proc.stdout
     assert digests(d) == before
 
 
