@@ -102,7 +102,7 @@ def test_item3_a_shard_store_whose_rows_do_not_add_up_is_refused(millaudit, clea
     added used to merge as "verified: all 7482680 entries of 29 sectors"."""
     s0, s1 = clean_shards
     ok = millaudit.run("runs", "merge", tmp_path / "ok.sqlite", s0, s1, check=0)
-    assert "verdict: verified: all 7475750 entries of 28 sectors" in ok.stdout
+    assert "verdict: verified: all 7,475,750 entries of 28 sectors" in ok.stdout
     big = sql(s0, "SELECT sector FROM sector_results ORDER BY entries DESC LIMIT 1")[0][0]
     # verified lowered: the entries no longer add up
     t = tampered(s0, tmp_path / "t1.sqlite", f"UPDATE sector_results SET verified = verified - 7 WHERE sector = '{big}'")
@@ -157,7 +157,7 @@ def test_item7_an_empty_shard_is_a_verified_shard_of_no_sector(millaudit, game3,
     assert sql(stores[9], "SELECT status, planned_sectors FROM runs") == [("ok", 0)]
     assert sql(stores[9], "SELECT count(*) FROM run_partition")[0][0] == 7
     proc = millaudit.run("runs", "merge", tmp_path / "m.sqlite", *stores, check=0)
-    assert "shard 9/10:" in proc.stdout and "verdict: verified: all 264399 entries of 7 sectors" in proc.stdout
+    assert "shard 9/10:" in proc.stdout and "verdict: verified: all 264,399 entries of 7 sectors" in proc.stdout
     # without an empty shard the merge is missing a shard: never verified, --allow-partial or not
     for extra in ([], ["--allow-partial"]):
         proc = millaudit.run("runs", "merge", tmp_path / f"p{len(extra)}.sqlite", *stores[:-1], *extra, check=3)
