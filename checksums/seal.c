@@ -1,5 +1,6 @@
 /* checksums/seal: seal keys, HMAC-SHA256 or Ed25519 seals of a digest (checksums/seal.h). */
 #include "checksums/seal.h"
+#include "common/counts.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -48,8 +49,9 @@ int ma_seal_key_load(ma_seal_key **out, const char *path, ma_error *err)
         rc = ma_error_set(err, MA_EFORMAT, "%s: a PEM file that is no Ed25519 private or public key (an encrypted "
                           "key is not read)", path);
     } else if (len < MA_SEAL_SECRET_MIN || len > MA_SEAL_SECRET_MAX) {
-        rc = ma_error_set(err, MA_EFORMAT, "%s: a secret seal key has %d to %d bytes, this file %zu (make one with "
-                          "`openssl rand -hex 32 > %s`)", path, MA_SEAL_SECRET_MIN, MA_SEAL_SECRET_MAX, len, path);
+        rc = ma_error_set(err, MA_EFORMAT, "%s: a secret seal key has %s to %s, this file %s (make one with "
+                          "`openssl rand -hex 32 > %s`)", path, MA_NUM(MA_SEAL_SECRET_MIN),
+                          MA_COUNT(MA_SEAL_SECRET_MAX, "byte", "bytes"), MA_NUM(len), path);
     } else if (!(k->secret = malloc(len))) {
         rc = ma_error_set(err, MA_ENOMEM, "%s: out of memory", path);
     } else {

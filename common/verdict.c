@@ -1,5 +1,6 @@
 /* common/verdict: the one verdict, its words and its exit status (common/verdict.h). */
 #include "common/verdict.h"
+#include "common/counts.h"
 
 #include <stdio.h>
 #include <string.h>
@@ -36,10 +37,10 @@ int ma_verdict_exit_code(ma_verdict_state s, unsigned flags)
 void ma_verdict_interrupted_words(char *buf, size_t len, long long reached, long long planned, long long carried)
 {
     if (carried > 0 && carried <= reached)
-        snprintf(buf, len, "interrupted: %lld of %lld sector%s done (%lld checked, %lld carried over)", reached,
-                 planned, planned == 1 ? "" : "s", reached - carried, carried);
+        snprintf(buf, len, "interrupted: %s of %s done (%s checked, %s carried over)", MA_NUM(reached),
+                 MA_COUNT(planned, "sector", "sectors"), MA_NUM(reached - carried), MA_NUM(carried));
     else
-        snprintf(buf, len, "interrupted: %lld of %lld sector%s checked", reached, planned, planned == 1 ? "" : "s");
+        snprintf(buf, len, "interrupted: %s of %s checked", MA_NUM(reached), MA_COUNT(planned, "sector", "sectors"));
 }
 
 /* Results above 0: bit 12 marks a verdict (flags in bits 8..11, the state below), bit 13 a signal. */

@@ -348,9 +348,8 @@ int ma_svm_out_open(ma_svm_out *o, const char *path, ma_svm_layout layout, uint6
 int ma_svm_out_put(ma_svm_out *o, const ma_svm_image *win, ma_error *err)
 {
     if (win->next != win->first + win->count || win->first + win->count > o->count)
-        return ma_error_set(err, MA_EINTERNAL, "%s: window of %llu entries at %llu not filled",
-                            win->name, (unsigned long long)win->count,
-                            (unsigned long long)win->first);
+        return ma_error_set(err, MA_EINTERNAL, "%s: window of %s at %s not filled",
+                            win->name, MA_COUNT(win->count, "entry", "entries"), MA_NUM(win->first));
     uint64_t s = (uint64_t)o->layout.entry_bytes;
     if (!write_all(o->fd, win->bytes + win->head, (size_t)(win->count * s),
                    header_size(o->layout) + win->first * s))

@@ -43,17 +43,16 @@ static const char *input_name(const ma_attest_statement *s, size_t i) { return s
 static void print_scope(FILE *f, const ma_attest_statement *s)
 {
     if (is_database(s)) {
-        fprintf(f, "scope:       the whole database: %lld sector%s, every file the run read checked\n",
-                (long long)s->n_sector_rows, s->n_sector_rows == 1 ? "" : "s");
+        fprintf(f, "scope:       the whole database: %s, every file the run read checked\n",
+                MA_COUNT(s->n_sector_rows, "sector", "sectors"));
         return;
     }
-    fprintf(f, "scope:       part of a database: %zu sector%s checked (", s->n_sector_rows,
-            s->n_sector_rows == 1 ? "" : "s");
+    fprintf(f, "scope:       part of a database: %s checked (", MA_COUNT(s->n_sector_rows, "sector", "sectors"));
     if (s->n_sector_rows)
         print_names(f, s->n_sector_rows, sector_name, s);
     else
         fprintf(f, "none: an empty shard");
-    fprintf(f, "), given %zu input%s read but not checked", s->n_inputs, s->n_inputs == 1 ? "" : "s");
+    fprintf(f, "), given %s read but not checked", MA_COUNT(s->n_inputs, "input", "inputs"));
     if (s->n_inputs) {
         fprintf(f, " (");
         print_names(f, s->n_inputs, input_name, s);
@@ -116,8 +115,8 @@ static void print_text(FILE *f, const char *path, const ma_attest_check *k, cons
 {
     fprintf(f, "attestation: %s (envelope sha256 %s)\n", path, k->envelope_sha256);
     if (!k->signature_valid) {
-        fprintf(f, "signature:   BAD: none of its %zu signature(s) verifies with key %s\n", k->n_signatures,
-                k->keyid);
+        fprintf(f, "signature:   BAD: none of its %s verifies with key %s\n",
+                MA_COUNT(k->n_signatures, "signature", "signatures"), k->keyid);
         return;
     }
     print_statement(f, k);
@@ -136,9 +135,10 @@ static void print_text(FILE *f, const char *path, const ma_attest_check *k, cons
         fprintf(f, "files:       %zu of %zu attested files of %s match%s\n", k->files_ok, k->st.n_subjects, db_dir,
                 k->n_issues ? "" : ", and every sector file is attested");
     else
-        fprintf(f, "files:       %zu of %zu attested files and %zu of %zu inputs of %s match (the other files of %s "
+        fprintf(f, "files:       %s of %s and %s of %s of %s match (the other files of %s "
                    "are not part of this claim)\n",
-                k->files_ok, k->st.n_subjects, k->inputs_ok, k->st.n_inputs, db_dir, db_dir);
+                MA_NUM(k->files_ok), MA_COUNT(k->st.n_subjects, "attested file", "attested files"), MA_NUM(k->inputs_ok),
+                MA_COUNT(k->st.n_inputs, "input", "inputs"), db_dir, db_dir);
 }
 
 static json_t *int_or_null(int64_t v)

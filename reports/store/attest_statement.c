@@ -824,11 +824,11 @@ int ma_attest_statement_check(const ma_attest_statement *st, const char *name, m
             return ma_error_set(err, MA_EFORMAT, "%s: predicate.sectors: %s: more entries verified, within bounds "
                                 "or wrong than it has: the statement contradicts itself", name, x->sector);
         if (status_is(x, "ok") && (x->verified != x->entries || x->within_bounds || x->discrepancies))
-            return ma_error_set(err, MA_EFORMAT, "%s: predicate.sectors: %s: status 'ok' with %lld of %lld entries "
-                                "verified: the statement contradicts itself", name, x->sector,
+            return ma_error_set(err, MA_EFORMAT, "%s: predicate.sectors: %s: status 'ok' with verified %lld, entries %lld: "
+                                "the statement contradicts itself", name, x->sector,
                                 (long long)x->verified, (long long)x->entries);
         if (x->discrepancies && !status_is(x, "discrepancies"))
-            return ma_error_set(err, MA_EFORMAT, "%s: predicate.sectors: %s: status '%s' with %lld discrepancies: the "
+            return ma_error_set(err, MA_EFORMAT, "%s: predicate.sectors: %s: status '%s' with discrepancies %lld: the "
                                 "statement contradicts itself", name, x->sector, x->status ? x->status : "null",
                                 (long long)x->discrepancies);
     }

@@ -147,7 +147,7 @@ def test_a_public_key_cannot_seal_and_a_key_needs_a_store(millaudit, world, tmp_
     (tmp_path / "short.key").write_text("12345\n")
     proc = millaudit.run("verify", world / "clean", "--audit", tmp_path / "t.sqlite", "--seal-key",
                          tmp_path / "short.key", check=3)
-    assert "a secret seal key has 16 to 4096 bytes" in proc.stderr
+    assert "a secret seal key has 16 to 4,096 bytes" in proc.stderr
 
 
 def test_store_colon_zero_names_no_run(millaudit, world, tmp_path):

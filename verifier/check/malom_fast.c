@@ -16,6 +16,7 @@
 #include <string.h>
 
 #include "verifier/check/malom_check_internal.h"
+#include "common/counts.h"
 
 static int index_twice(struct mc_worker *w, uint64_t idx)
 {
@@ -25,8 +26,8 @@ static int index_twice(struct mc_worker *w, uint64_t idx)
 /* More turns than MA_VRULES_MAX_TURNS: impossible under the rules, so a bug of the checker. */
 static __attribute__((cold)) int too_many_turns(struct mc_worker *w, uint64_t idx)
 {
-    return ma_mc_index_error(&w->err, w->sh, idx, "has more than %d turns: checker bug",
-                             MA_VRULES_MAX_TURNS);
+    return ma_mc_index_error(&w->err, w->sh, idx, "has more than %s: checker bug",
+                             MA_COUNT(MA_VRULES_MAX_TURNS, "turn", "turns"));
 }
 
 /* Prepares index idx, the board (reps[r], opp): marker rule, stored entry, turns, successor

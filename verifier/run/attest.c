@@ -1,5 +1,6 @@
 /* Signed verification attestations: create and check; see attest.h. */
 #include "verifier/run/attest.h"
+#include "common/counts.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -108,19 +109,19 @@ int ma_attest_create(ma_audit *a, const ma_ed25519_key *key, const ma_attest_cre
     if (strcmp(out->scope, "database") != 0 && !opt->allow_partial) {
         out->partial = 1;
         rc = ma_error_set(err, MA_EINVAL, "%s: run %lld checked some sectors of the database (--sector or --shard), "
-                          "not all of them: it proves %zu sector%s given %zu file%s it read but did not check; "
+                          "not all of them: it proves %s given %s it read but did not check; "
                           "--allow-partial attests it with that scope",
-                          opt->store_name ? opt->store_name : "audit store", (long long)st.run_id, st.n_sector_rows,
-                          st.n_sector_rows == 1 ? "" : "s", st.n_inputs, st.n_inputs == 1 ? "" : "s");
+                          opt->store_name ? opt->store_name : "audit store", (long long)st.run_id,
+                          MA_COUNT(st.n_sector_rows, "sector", "sectors"), MA_COUNT(st.n_inputs, "file", "files"));
         goto done;
     }
     if (st.merge_unsealed && !opt->allow_unsealed) {
         out->unsealed = 1;
-        rc = ma_error_set(err, MA_EINVAL, "%s: run %lld is a merge that trusted %lld shard store%s as written (runs "
+        rc = ma_error_set(err, MA_EINVAL, "%s: run %lld is a merge that trusted %s as written (runs "
                           "merge without --seal-key): it proves what the stores said, not what a key vouches for; "
                           "merge sealed shards with --seal-key, or --allow-unsealed attests it as it is",
                           opt->store_name ? opt->store_name : "audit store", (long long)st.run_id,
-                          (long long)st.merge_unsealed, st.merge_unsealed == 1 ? "" : "s");
+                          MA_COUNT(st.merge_unsealed, "shard store", "shard stores"));
         goto done;
     }
     if (strcmp(out->verdict, "verified") != 0 && !opt->allow_unverified) {
