@@ -24,7 +24,7 @@ int main(int argc, char **argv)
     }
     const ma_vrun_totals *t = ma_vrun_totals_of(run);
     ma_verdict_state v = ma_vrun_verdict_of(run);
-    printf("%s: %s (%llu entries, %llu verified, %llu discrepancies)\n", argv[1],
+    printf("%s: %s (entries %llu, verified %llu, discrepancies %llu)\n", argv[1],
            ma_verdict_state_name(v), (unsigned long long)t->entries, (unsigned long long)t->verified,
            (unsigned long long)t->discrepancies);
     ma_vrun_free(run);

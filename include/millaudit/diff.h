@@ -58,7 +58,7 @@ typedef struct ma_diff_example {
      * when a successor could not be read on a side (or for encoding differences). */
     int cause;
     /* The proof (value differences of ma_diff_run, when both sides could be probed,
-     * verifier/run/probe.h): every turn with both values, what each side's turns give it (its
+     * as the probe does): every turn with both values, what each side's turns give it (its
      * best turn's value; loss 0 or a draw without a turn, no_turn says why) and whether the side's
      * stored value is that (1, 0, -1 unknown), the side that is right ('A', 'B', '2' both agree
      * with their successors, '0' neither, 0 undecided) and the turn that proves it: the best turn
@@ -185,7 +185,7 @@ MA_API uint64_t ma_diff_report_status_count(const ma_diff_report *r, ma_diff_sta
 MA_API uint64_t ma_diff_report_positions(const ma_diff_report *r);
 MA_API uint64_t ma_diff_report_class_count(const ma_diff_report *r, int cls);
 
-/* Rendering (reports/render/diff_render.c). One pair as the text output shows it (a pair that
+/* Rendering. One pair as the text output shows it (a pair that
  * differs at the root with its positions: both values, every turn with its value on each side,
  * the side that is right and the turn that proves it; quiet: no board diagrams); the shard line;
  * and the end of the run: every message (records not written, unusable files, the failure) on
@@ -199,7 +199,7 @@ enum { MA_DIFF_TEXT_JSON = 1, MA_DIFF_TEXT_QUIET = 2, MA_DIFF_TEXT_ALL = 4 };
 MA_API void ma_diff_render_pair_text(FILE *out, const ma_diff_sector *s, int quiet);
 MA_API void ma_diff_render_plan_text(FILE *out, const ma_diff_report *r);
 MA_API int ma_diff_render_end(FILE *out, FILE *diag, const ma_diff_report *r, unsigned flags);
-/* The JUnit report of the run (reports/render/diff_junit.h), written atomically to path; pairs the run
+/* The JUnit report of the run, written atomically to path; pairs the run
  * did not reach are skipped cases. Errors: MA_ENOMEM, MA_EIO naming path. */
 MA_API int ma_diff_render_junit(const ma_diff_report *r, const char *path, ma_error *err);
 

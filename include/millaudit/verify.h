@@ -385,7 +385,7 @@ MA_API void ma_merge_shard_source(const char *text, char *path, size_t len, int6
  * MA_VERIFY_TEXT_QUIET: with MA_VERIFY_TEXT_TABLE the children-first table of its sectors in 100
  * columns (MA_VERIFY_TEXT_WIDE: every column, wider), then what is wrong, root sectors first (each
  * with its class counts and first discrepancy rows; the sectors wrong only as a consequence of
- * them in one line, reports/render/run_causes.h; unusable, incomplete and within-bounds sectors with
+ * them in one line; unusable, incomplete and within-bounds sectors with
  * their reasons); then, always, the totals, the audit run and the verdict line, which names the
  * root sectors. A clean run ends with its verdict, not a table. */
 enum { MA_VERIFY_TEXT_QUIET = 1, MA_VERIFY_TEXT_TABLE = 2, MA_VERIFY_TEXT_WIDE = 4 };

@@ -413,7 +413,7 @@ def test_manifest_form(millaudit_asan, manifest_dir, text, extra, code, fragment
 
 
 @pytest.mark.parametrize("kind,code,fragment", [
-    ("directory", BAD_INPUT, "not a file or pipe (directory)"),
+    ("directory", BAD_INPUT, "is a directory, not a manifest"),  # and names the manifest meant (test_habits)
     ("fifo-without-writer", BAD_INPUT, "no properly formatted"),
     ("missing", BAD_INPUT, "No such file or directory"),
     ("dangling-symlink", BAD_INPUT, "dangling symbolic link"),

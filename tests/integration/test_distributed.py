@@ -134,7 +134,7 @@ def test_merged_report_reads_like_the_single_runs_and_lists_the_shards(millaudit
     merge(millaudit, out, *shard_stores, check=1)
     a = millaudit.run("report", "--audit", single, check=0).stdout
     b = millaudit.run("report", "--audit", out, check=0).stdout
-    assert f"Shards (merged from {N} of {N})" in b and "Shards" not in a
+    assert f"Shards (merged from {N} of {N} shards)" in b and "Shards" not in a
     for i, store in enumerate(shard_stores):
         assert f"shard {i}/{N}" in b and str(store) in b
     # everything from the sectors on (sectors, discrepancies, depths, manifest, digests) is the
@@ -142,7 +142,8 @@ def test_merged_report_reads_like_the_single_runs_and_lists_the_shards(millaudit
     def results(text):
         text = re.sub(r" *[\d.]+[kMG]?/s\b", " R", text[text.index("\nSectors ("):])
         return re.sub(r"\b\d+\.\d\d\b", "S", text)
-    assert results(a) == results(b)
+    # the "N more in the store" hints name each report's own store
+    assert results(a.replace(str(single), "STORE")) == results(b.replace(str(out), "STORE"))
     status = [line for line in a.splitlines() if line.strip().startswith("status")]
     assert status == [line for line in b.splitlines() if line.strip().startswith("status")]
     html = millaudit.run("report", "--audit", out, "--format", "html", check=0).stdout

@@ -110,7 +110,7 @@ def test_value_at_non_canonical_entry_fails(millaudit, tmp_path):
     proc = millaudit.run("index-check", "--variant", "std", "--sector", "0_1_3_2", path, check=1)
     assert re.search(r"FAIL std 0_1_3_2: entry 2: board -/g1: .*offset 132: bad encoding 0xc001 "
                      r"for a non-canonical entry", proc.stdout)
-    assert "1 bad encodings" in proc.stdout
+    assert "1 bad encoding" in proc.stdout
     assert "result: FAILED" in proc.stdout
 
 

@@ -436,7 +436,7 @@ exec chroot {m} /bin/sh /debs/test.sh
         millaudit.run("--version", check=0).stdout.strip(),
         "command: verified",
         "/usr/lib/libmillaudit.so.0.1.0",
-        "/tmp/g: verified (264399 entries, 264399 verified, 0 discrepancies)",
+        "/tmp/g: verified (entries 264399, verified 264399, discrepancies 0)",
         "verdict verified", "position a1,d1,g1/a7,d7,g7 sector std_3_3_0_0 entry 1329: win 3", "exit 0",
         "0",
         "python: verified 0 win 3 /usr/lib/libmillaudit.so.0",

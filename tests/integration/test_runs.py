@@ -75,7 +75,7 @@ def test_one_changed_entry_differs_at_exactly_that_sector(millaudit, stores):
     differing = {s for s, (bytes_, _, _) in v.items() if bytes_ != "same"}
     assert differing == {"std_2_3_1_0"}
     assert v["std_2_3_1_0"][0] == "differ" and v["std_2_3_1_0"][2] == "bytes only"
-    assert "differ: 1 of 7 sectors differ: std_2_3_1_0 (bytes only)" in proc.stdout
+    assert "differ: 1 of 7 sectors differs: std_2_3_1_0 (bytes only)" in proc.stdout
     # within one store, by plain ids
     proc = millaudit.run("runs", "compare", "--audit", b, "1", "2", check=1)
     assert {s for s, (x, _, _) in verdicts(proc.stdout).items() if x != "same"} == {"std_2_3_1_0"}
@@ -265,7 +265,7 @@ def test_derived_digests_carried_by_documents_compare_by_values(millaudit, store
     assert v["std_2_3_1_0"][1:] == ("differ", "values")
     report = millaudit.run("report", "--audit", target, "--run", ids[2], check=0).stdout
     digest, n = values_digest(base / "copy2" / "std_2_3_1_0.mdb")
-    assert f"derived values: {digest} ({n} positions)" in report
+    assert f"derived values: {digest} ({n:,} positions)" in report
     # a digest without its position count is refused
     doc["sectors"][0]["derived_positions"] = None
     (tmp_path / "bad.json").write_text(json.dumps(doc))

@@ -86,7 +86,10 @@ def test_diff_shards_together_are_the_unsharded_diff(millaudit, game4, game4_b, 
 def test_diff_shard_text_names_the_shard(millaudit, game4, game4_b, plan):
     for i in range(N):
         out = millaudit.run("diff", game4, game4_b, "--quiet", "--shard", f"{i}/{N}").stdout
-        assert out.splitlines()[0] == f"shard {i}/{N}: {len(plan[i])} of {sum(map(len, plan))} sector pairs"
+        # after the lines naming A and B (issue 45), before any pair
+        lines = out.splitlines()
+        assert lines[0].startswith("A  ") and lines[1].startswith("B  "), out
+        assert lines[2] == f"shard {i}/{N}: {len(plan[i])} of {sum(map(len, plan))} sector pairs"
 
 
 @pytest.mark.parametrize("shard", BAD_SHARDS)

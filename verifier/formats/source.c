@@ -755,7 +755,8 @@ static int open_prepared(ma_database *db, const ma_db_sector *s, const ma_malom_
     src->variant = s->variant;
     src->sector = s->sector;
     src->where = s;
-    ma_source_open_args a = {db->oix, db->no_digest_check, sv, db->secval_state[s->variant] != 0};
+    ma_source_open_args a = {db->oix, db->no_digest_check, sv, db->secval_state[s->variant] != 0,
+                             db->secval_state[s->variant] == 3 ? db->secval_err[s->variant].msg : NULL};
     int rc = src->ops->open(src, s, &a, err);
     if (rc) {
         free(src);

@@ -39,6 +39,7 @@ typedef struct ma_source_open_args {
     int no_digest_check;
     const ma_malom_secval *secval;
     int secval_present; /* the variant's .secval is there (so a NULL secval is one unusable) */
+    const char *secval_error; /* why it is unusable (its reader's message), else NULL */
 } ma_source_open_args;
 
 typedef struct ma_source_ops {

@@ -23,10 +23,13 @@ static int malom_opened(ma_source *src, int rc)
 
 static int sec2_open(ma_source *src, const ma_db_sector *s, const ma_source_open_args *a, ma_error *err)
 {
-    /* never the <variant>.secval read beside the file: only the one the database read once */
-    char why[128];
-    snprintf(why, sizeof why, "%s%s %s", ma_variant_name(s->variant), src->ops->variant_file,
-             a->secval_present ? "is unusable (see its own message)" : "is absent");
+    /* never the <variant>.secval read beside the file: only the one the database read once; an
+     * unusable one is named with its reader's message, since the sector's line is where a user
+     * looks for why the sector was not checked */
+    char why[1200];
+    snprintf(why, sizeof why, "%s%s %s%s", ma_variant_name(s->variant), src->ops->variant_file,
+             !a->secval_present ? "is absent" : a->secval_error ? "is unusable: " : "is unusable",
+             a->secval_present && a->secval_error ? a->secval_error : "");
     return malom_opened(src, ma_malom_file_open_sec2_given(&src->mf, s->path, s->variant, s->sector,
                                                            a->secval, why, err));
 }
