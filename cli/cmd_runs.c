@@ -292,12 +292,12 @@ static int cmd_regressions(const char *audit_path, const ma_regressions_options 
 
 /* ---------------------------------------------------------------- merge */
 
-/* OUT must be none of the shard stores (STORE or STORE:RUN) nor their side files: MA_OK, or the
- * result of the refusal (printed). */
-static int merge_output_refused(const ma_merge_options *o)
+/* OUT must be none of the shard stores (STORE or STORE:RUN) nor their side files, nor the seal key
+ * (a merge into it would replace the key): MA_OK, or the result of the refusal (printed). */
+static int merge_output_refused(const ma_merge_options *o, const char *key_path)
 {
     size_t ns = o->n_shards;
-    ma_output_input *inputs = calloc(ns ? ns : 1, sizeof *inputs);
+    ma_output_input *inputs = calloc(ns + 1, sizeof *inputs);
     char **names = calloc(ns ? ns : 1, sizeof *names);
     int result = !inputs || !names ? MA_ENOMEM : MA_OK;
     for (size_t i = 0; result == MA_OK && i < ns; i++) {
@@ -315,8 +315,10 @@ static int merge_output_refused(const ma_merge_options *o)
         }
         inputs[i] = (ma_output_input){names[i], "a shard store", MA_INPUT_STORE};
     }
+    if (result == MA_OK && key_path)
+        inputs[ns] = (ma_output_input){key_path, "the seal key", MA_INPUT_FILE};
     if (result == MA_OK)
-        result = ma_cli_output_result("runs merge", o->out_path, "OUT", MA_OUTPUT_STORE, inputs, ns);
+        result = ma_cli_output_result("runs merge", o->out_path, "OUT", MA_OUTPUT_STORE, inputs, ns + !!key_path);
     for (size_t i = 0; names && i < ns; i++)
         free(names[i]);
     free(names);
@@ -395,7 +397,7 @@ static int cmd_merge(int argc, char **argv)
         o.n_shards = (size_t)(argc - optind - 1);
         o.host = host;
         o.command_line = cmdline;
-        result = merge_output_refused(&o);
+        result = merge_output_refused(&o, key_path);
     }
     ma_seal_key *key = NULL;
     if (result == MA_OK && !help && key_path) {

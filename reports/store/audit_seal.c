@@ -62,6 +62,14 @@ static const canon_table canon[] = {
     {"manifest_chunks", "path,chunk,offset,length,sha256", "path,chunk"},
 };
 
+int ma_audit_seal_covers(const char *table)
+{
+    for (size_t i = 0; i < sizeof canon / sizeof canon[0]; i++)
+        if (!strcmp(canon[i].table, table))
+            return 1;
+    return 0;
+}
+
 /* The columns of t the store has, as a SELECT list (a column the store lacks reads as NULL, so a
  * store of an older schema gives the content it can). */
 static int select_list(sqlite3 *db, const canon_table *t, char *out, size_t len)

@@ -35,6 +35,10 @@
  * column reads as absent). MA_EMISSING for no such run, MA_EIO / MA_EFORMAT on SQLite errors. */
 int ma_audit_run_canonical(ma_audit *a, int64_t run_id, char **out, size_t *len, ma_error *err);
 
+/* Whether the canonical content holds a run's rows of table (the runs row itself included): what a
+ * sealed merge may believe of that table. */
+int ma_audit_seal_covers(const char *table);
+
 /* One seal as recorded. */
 typedef struct ma_seal_row {
     char algorithm[16];       /* "hmac-sha256" or "ed25519" */

@@ -155,3 +155,14 @@ def test_store_colon_zero_names_no_run(millaudit, world, tmp_path):
     proc = millaudit.run("runs", "merge", tmp_path / "m.sqlite", f"{stores[0]}:0", stores[1], check=2)
     assert "s0.sqlite:0: no such run" in proc.stderr
     assert not (tmp_path / "m.sqlite").exists()
+
+
+def test_a_merge_into_its_own_seal_key_is_refused_and_the_key_kept(millaudit, world, tmp_path):
+    """OUT names the key the merge checks seals with: the merge would replace the key by a store."""
+    stores = shards(millaudit, world, "clean", tmp_path, key="secret.key")
+    key = tmp_path / "copy.key"
+    shutil.copy(world / "secret.key", key)
+    before = key.read_bytes()
+    proc = millaudit.run("runs", "merge", key, *stores, "--seal-key", key, check=2)
+    assert "the seal key" in proc.stderr
+    assert key.read_bytes() == before

@@ -142,6 +142,16 @@ static inline uint32_t ma_test_random_points(uint64_t *x, int k, uint32_t taken)
     return m;
 }
 
+/* dir/name in one of four rotating buffers, so a call may take up to four such paths at once. */
+static inline const char *ma_test_path_in(const char *dir, const char *name)
+{
+    static char buf[4][160];
+    static int k;
+    k = (k + 1) % 4;
+    snprintf(buf[k], sizeof buf[k], "%s/%s", dir, name);
+    return buf[k];
+}
+
 static inline void ma_test_spit(const char *path, const void *buf, size_t len)
 {
     FILE *f = fopen(path, "wb");

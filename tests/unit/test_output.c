@@ -17,17 +17,11 @@
 #include <unistd.h>
 
 #include "common/output.h"
+#include "support.h"
 
 static char dir[64];
 
-static const char *at(const char *name)
-{
-    static char buf[4][160];
-    static int k;
-    k = (k + 1) % 4;
-    snprintf(buf[k], sizeof buf[k], "%s/%s", dir, name);
-    return buf[k];
-}
+static const char *at(const char *name) { return ma_test_path_in(dir, name); }
 
 static void put(const char *path, const char *text)
 {
