@@ -236,6 +236,11 @@ MA_API const ma_vrun_options *ma_vrun_options_of(const ma_vrun *r);
 /* The sectors the plan partitioned (the whole database or the sectors picked); a shard run checks
  * those of its shard, possibly none (an empty shard, verified). */
 MA_API size_t ma_vrun_planned_sectors(const ma_vrun *r);
+/* 1 when the run checks every sector of its database (no sectors named, no shard of several): its
+ * verdict is about the database. 0 for a run of some sectors (--sector picks, one shard): its
+ * verdict proves those sectors given the files it read and did not check, never the database
+ * (the scope its record, verify's text and JSON and an attestation of it state). */
+MA_API int ma_vrun_covers_database(const ma_vrun *r);
 MA_API size_t ma_vrun_sector_count(const ma_vrun *r);
 MA_API const ma_vrun_sector *ma_vrun_sector_at(const ma_vrun *r, size_t i); /* children-first order */
 MA_API const ma_vrun_totals *ma_vrun_totals_of(const ma_vrun *r);

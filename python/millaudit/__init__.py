@@ -80,6 +80,8 @@ class Run:
     """A finished verify run: the document `millaudit verify --json` prints for it.
 
     .verdict    "verified", "discrepancies", "incomplete", "within-bounds", "interrupted"
+    .scope      "database", or "sectors" for a run of some sectors (sectors=, shard=): its verdict
+                proves them given the files they read, never the database
     .totals     the totals (entries, verified, discrepancies, classes, ...)
     .sectors    one dict per sector, children first (status, counts, rows of discrepancies)
     .errors     the one-line messages of everything that could not be used or recorded
@@ -91,6 +93,7 @@ class Run:
     def __init__(self, document):
         self.document = document
         self.verdict = document["verdict"]
+        self.scope = document["scope"]
         self.totals = document["totals"]
         self.sectors = document["sectors"]
         self.errors = document["errors"]

@@ -210,6 +210,7 @@ void ma_render_verify_json(FILE *out, const ma_vrun *run, const char *const *err
         json_array_append_new(errs, ma_json_store_text(errors[i]));
     json_object_set_new(doc, "errors", errs);
     json_object_set_new(doc, "record_complete", json_boolean(!ma_vrun_record_failed(run)));
+    json_object_set_new(doc, "scope", json_string(ma_vrun_covers_database(run) ? "database" : "sectors"));
     json_object_set_new(doc, "seconds", json_real(ma_vrun_seconds(run)));
     json_object_set_new(doc, "exit", json_integer(exit_status));
     /* the document, then its sectors streamed into it (print_sector_json) */

@@ -57,8 +57,11 @@ static void print_verdict(FILE *out, const ma_vrun *run, const ma_run_causes *rc
                     G(ma_vrun_planned_sectors(run)), ma_vrun_options_of(run)->shard_index,
                     ma_vrun_options_of(run)->shard_count);
         else
-            fprintf(out, "verdict: verified: all %s of %s re-derived and matching\n",
-                    MA_COUNT(t->entries, "entry", "entries"), MA_COUNT(t->sectors, "sector", "sectors"));
+            fprintf(out, "verdict: verified: all %s of %s re-derived and matching%s\n",
+                    MA_COUNT(t->entries, "entry", "entries"), MA_COUNT(t->sectors, "sector", "sectors"),
+                    ma_vrun_covers_database(run) ? ""
+                                                 : "; scope: these sectors, given the files they read and this "
+                                                   "run did not check, not the database");
         break;
     case MA_VERDICT_WITHIN_BOUNDS:
         fprintf(out, "verdict: verified within bounds only: %s unproven (successor sectors absent), no "

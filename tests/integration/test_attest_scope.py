@@ -112,6 +112,25 @@ def test_a_sector_run_is_no_proof_of_the_database(millaudit, world, tmp_path):
     millaudit.run("attest", "create", "--audit", b, "--key", world["sk"], "--out", tmp_path / "re.json", check=6)
 
 
+@pytest.mark.parametrize("pick", [["--sector", "std_2_3_1_0"], ["--shard", "1/2"]])
+def test_verify_of_some_sectors_says_its_scope(millaudit, world, pick):
+    """verify --sector std_2_3_1_0 exits 0 on a database whose successor std_3_3_0_0 is wrong: its
+    verdict must say it is about those sectors given what they read, never the database."""
+    w = world["w"]
+    proc = millaudit.run("verify", w / "db", *pick, "--quiet", check=0)
+    last = proc.stdout.splitlines()[-1]
+    assert last.startswith("verdict: verified: all ") and last.endswith(
+        "; scope: these sectors, given the files they read and this run did not check, not the database"), last
+    doc = json.loads(millaudit.run("verify", w / "db", *pick, "--json", check=0).stdout)
+    validate_json("verify", doc)
+    assert (doc["verdict"], doc["scope"]) == ("verified", "sectors")
+    # the whole clean database: no scope words, scope "database"
+    whole = millaudit.run("verify", w / "clean", "--quiet", check=0).stdout.splitlines()[-1]
+    assert whole.startswith("verdict: verified: all ") and "scope" not in whole
+    doc = json.loads(millaudit.run("verify", w / "clean", "--json", check=0).stdout)
+    assert (doc["verdict"], doc["scope"]) == ("verified", "database")
+
+
 def test_a_shard_is_part_and_the_merge_of_all_shards_is_the_database(millaudit, world, tmp_path):
     db = world["w"] / "clean"
     seal = tmp_path / "seal.key"

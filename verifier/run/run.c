@@ -269,6 +269,7 @@ ma_format ma_vrun_format(const ma_vrun *r) { return r->db ? ma_database_format(r
 unsigned ma_vrun_variants(const ma_vrun *r) { return r->db ? ma_database_variants(r->db) : 0; }
 int64_t ma_vrun_id(const ma_vrun *r) { return r->run_id; }
 size_t ma_vrun_planned_sectors(const ma_vrun *r) { return r->n_domain; }
+int ma_vrun_covers_database(const ma_vrun *r) { return !r->opt.n_sectors && r->opt.shard_count <= 1; }
 int64_t ma_vrun_resumed_from(const ma_vrun *r) { return r->resumed_from; }
 const ma_vrun_options *ma_vrun_options_of(const ma_vrun *r) { return &r->opt; }
 size_t ma_vrun_sector_count(const ma_vrun *r) { return r->n_order; }

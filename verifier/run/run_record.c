@@ -198,7 +198,7 @@ static int begin_tx(ma_audit *a, void *ctx, ma_error *err)
                         r->db && !r->opt.n_sectors ? (int64_t)ma_database_unusable_count(r->db) : -1,
                         r->selection, r->db ? (int64_t)r->planned_entries : -1, (int64_t)getpid(),
                         /* what a verdict of this run can be about (docs/runs.md "Scope") */
-                        !r->opt.n_sectors && r->opt.shard_count <= 1 ? "database" : "sectors"};
+                        ma_vrun_covers_database(r) ? "database" : "sectors"};
     rc = ma_audit_run_meta_set(r->audit, r->run_id, &meta, err);
     if (rc == MA_OK && r->n_order) {
         ma_planned_sector *ps = calloc(r->n_order, sizeof *ps);
