@@ -168,8 +168,11 @@ void ma_verdict_decide(const ma_verdict_counts *c, ma_verdict *v)
     } else {
         v->state = MA_VERDICT_VERIFIED;
         v->good = 1;
-        snprintf(v->headline, sizeof v->headline, "fully verified: %s in %s, every value and depth re-derived",
-                 COUNT(c->entries, "entry", "entries"), COUNT(c->sectors, "sector", "sectors"));
+        snprintf(v->headline, sizeof v->headline, "fully verified: %s in %s, every value and depth re-derived%s",
+                 COUNT(c->entries, "entry", "entries"), COUNT(c->sectors, "sector", "sectors"),
+                 c->scope && !strcmp(c->scope, "sectors")
+                     ? "; scope: these sectors, given the files they read and the run did not check, not the database"
+                     : "");
     }
     /* the conditions that did not lead */
     if (v->state != MA_VERDICT_INTERRUPTED && v->interrupted)
@@ -583,6 +586,7 @@ static void totals(ma_report *r)
     memset(t, 0, sizeof *t);
     t->kind = r->run.kind;
     t->status = r->run.status;
+    t->scope = r->run.scope;
     t->ended = r->run.ended_at != NULL;
     t->planned_sectors = r->planned_sectors;
     t->continued_by = r->continued_by;

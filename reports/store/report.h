@@ -58,6 +58,7 @@ typedef struct ma_verdict_counts {
     int64_t planned_sectors;    /* sectors the run set out to check; <= 0: not recorded */
     int64_t continued_by;       /* the run that resumed this one; 0: none */
     int64_t sectors_carried;    /* sectors whose result was carried over from an earlier run */
+    const char *scope;          /* runs.scope: "sectors" says so in a verified headline; NULL, "database" */
 } ma_verdict_counts;
 
 #define MA_VERDICT_MAX_DETAILS 8

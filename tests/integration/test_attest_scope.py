@@ -113,7 +113,7 @@ def test_a_sector_run_is_no_proof_of_the_database(millaudit, world, tmp_path):
 
 
 @pytest.mark.parametrize("pick", [["--sector", "std_2_3_1_0"], ["--shard", "1/2"]])
-def test_verify_of_some_sectors_says_its_scope(millaudit, world, pick):
+def test_verify_of_some_sectors_says_its_scope(millaudit, world, pick, tmp_path):
     """verify --sector std_2_3_1_0 exits 0 on a database whose successor std_3_3_0_0 is wrong: its
     verdict must say it is about those sectors given what they read, never the database."""
     w = world["w"]
@@ -124,6 +124,11 @@ def test_verify_of_some_sectors_says_its_scope(millaudit, world, pick):
     doc = json.loads(millaudit.run("verify", w / "db", *pick, "--json", check=0).stdout)
     validate_json("verify", doc)
     assert (doc["verdict"], doc["scope"]) == ("verified", "sectors")
+    # and so does the report of its recorded run
+    millaudit.run("verify", w / "db", *pick, "--audit", tmp_path / "a.sqlite", "--quiet", check=0)
+    report = millaudit.run("report", "--audit", tmp_path / "a.sqlite", check=0).stdout.splitlines()
+    assert report[1].startswith("verdict: fully verified: ") and report[1].endswith(
+        "; scope: these sectors, given the files they read and the run did not check, not the database"), report[1]
     # the whole clean database: no scope words, scope "database"
     whole = millaudit.run("verify", w / "clean", "--quiet", check=0).stdout.splitlines()[-1]
     assert whole.startswith("verdict: verified: all ") and "scope" not in whole
