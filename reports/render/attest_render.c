@@ -114,7 +114,7 @@ static void print_text(FILE *f, const char *path, const ma_attest_check *k, cons
 {
     fprintf(f, "attestation: %s (envelope sha256 %s)\n", path, k->envelope_sha256);
     if (!k->signature_valid) {
-        fprintf(f, "signature:   BAD: none of its %zu signature(s) verifies with key %s\n", k->n_signatures,
+        fprintf(f, "signature:   BAD: none of its %zu signature(s) verifies with key %s (all tried, whatever their keyid)\n", k->n_signatures,
                 k->keyid);
         return;
     }
