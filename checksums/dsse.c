@@ -435,10 +435,8 @@ int ma_dsse_verify(const ma_dsse_envelope *e, const ma_ed25519_key *k, int *vali
         return rc;
     for (size_t i = 0; i < e->n_sigs && !*valid; i++) {
         const ma_dsse_signature *s = &e->sigs[i];
-        /* the keyid is a hint only (it is not signed): a signature naming another key is skipped,
-         * one naming none is tried */
-        if (s->keyid[0] && strcmp(s->keyid, k->keyid) != 0)
-            continue;
+        /* the keyid is a hint only (it is not signed, and other tools compute it otherwise:
+         * securesystemslib names the same Ed25519 key by another keyid), so every signature is tried */
         if (ma_ed25519_verify(k, pae, pae_len, s->sig, s->sig_len)) {
             *valid = 1;
             *index = (int)i;

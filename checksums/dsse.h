@@ -99,8 +99,9 @@ int ma_dsse_sign(const char *type, const uint8_t *payload, size_t len, const ma_
 int ma_dsse_parse(const char *text, size_t len, const char *name, ma_dsse_envelope *out, ma_error *err);
 void ma_dsse_envelope_free(ma_dsse_envelope *e);
 
-/* Checks the envelope's signatures against k: *valid = 1 when a signature whose keyid is k's (or
- * empty) verifies over PAE(payloadType, payload); *index is then its position (else -1). */
+/* Checks every signature of the envelope against k whatever its keyid (an unsigned hint that other
+ * tools compute otherwise): *valid = 1 when one verifies over PAE(payloadType, payload); *index is then
+ * its position (else -1). */
 int ma_dsse_verify(const ma_dsse_envelope *e, const ma_ed25519_key *k, int *valid, int *index, ma_error *err);
 
 #endif

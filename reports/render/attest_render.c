@@ -115,7 +115,7 @@ static void print_text(FILE *f, const char *path, const ma_attest_check *k, cons
 {
     fprintf(f, "attestation: %s (envelope sha256 %s)\n", path, k->envelope_sha256);
     if (!k->signature_valid) {
-        fprintf(f, "signature:   BAD: none of its %s verifies with key %s\n",
+        fprintf(f, "signature:   BAD: none of its %s verifies with key %s (all tried, whatever their keyid)\n",
                 MA_COUNT(k->n_signatures, "signature", "signatures"), k->keyid);
         return;
     }

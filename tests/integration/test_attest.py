@@ -241,6 +241,22 @@ def test_an_envelope_made_by_another_dsse_tool_verifies(millaudit, world, tmp_pa
     assert "signature:   good" in proc.stdout
 
 
+def test_another_keyid_for_the_same_key_verifies_and_a_wrong_signature_under_it_fails(millaudit, world, tmp_path):
+    """securesystemslib names an Ed25519 key by another keyid than ours; DSSE's keyid is an unsigned hint, so
+    the signature is tried whatever it says."""
+    env = envelope(world["att"])
+    env["signatures"][0]["keyid"] = "f" * 64
+    proc = millaudit.run("attest", "verify", write_env(tmp_path / "ssl.json", env), "--pub", world["pk"], "--db",
+                         world["db"], check=0)
+    assert "signature:   good" in proc.stdout
+    sig = bytearray(base64.b64decode(env["signatures"][0]["sig"]))
+    sig[10] ^= 0x80
+    env["signatures"][0]["sig"] = base64.b64encode(bytes(sig)).decode()
+    proc = millaudit.run("attest", "verify", write_env(tmp_path / "bad.json", env), "--pub", world["pk"], check=1)
+    assert "signature:   BAD: none of its 1 signature verifies with key" in proc.stdout
+    assert "(all tried, whatever their keyid)" in proc.stdout
+
+
 MALFORMED = {
     "empty": b"",
     "not json": b"{payloadType",
