@@ -98,6 +98,25 @@ static void test_inputs_are_refused_by_name_inode_and_side_file(void **state)
     assert_int_equal(check("-", MA_OUTPUT_STORE), MA_EINVAL);
 }
 
+static void test_a_file_the_database_reaches_through_a_link_is_refused(void **state)
+{
+    (void)state;
+    /* a sector outside the database directory, linked into it (and into a subdirectory): writing
+     * the output over it would replace a file the run reads */
+    put(at("elsewhere.mdb"), "sector");
+    assert_int_equal(symlink("../elsewhere.mdb", at("db/std_0_0_3_4.mdb")), 0);
+    assert_int_equal(check(at("elsewhere.mdb"), MA_OUTPUT_DOCUMENT), MA_EINVAL);
+    put(at("deep.mdb"), "sector");
+    assert_int_equal(mkdir(at("db/sub"), 0755), 0);
+    assert_int_equal(symlink("../../deep.mdb", at("db/sub/std_0_0_4_3.mdb")), 0);
+    assert_int_equal(check(at("deep.mdb"), MA_OUTPUT_DOCUMENT), MA_EINVAL);
+    /* a dangling link in the directory refuses nothing */
+    assert_int_equal(symlink("../gone.mdb", at("db/std_0_0_2_3.mdb")), 0);
+    put(at("other.mdb"), "sector");
+    assert_int_equal(check(at("other.mdb"), MA_OUTPUT_DOCUMENT), MA_OK);
+    assert_int_equal(unlink(at("db/std_0_0_2_3.mdb")), 0);
+}
+
 static void test_store_outputs_must_be_writable_files(void **state)
 {
     (void)state;
@@ -189,6 +208,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_inputs_are_refused_by_name_inode_and_side_file),
+        cmocka_unit_test(test_a_file_the_database_reaches_through_a_link_is_refused),
         cmocka_unit_test(test_store_outputs_must_be_writable_files),
         cmocka_unit_test(test_write_regular_device_and_refusals),
         cmocka_unit_test(test_standard_output_is_checked_against_the_inputs),
