@@ -1,6 +1,7 @@
 /*
  * millaudit attest create --audit A.sqlite [--run N] --key KEY.pem --out FILE [--identity TEXT]
- *                         [--allow-unverified] [--allow-partial] [--allow-unsealed]
+ *                         [--allow-unverified] [--allow-partial] [--allow-unsealed] [--include-host]
+ *                         [--vsa FILE --resource-uri URI [--verifier-id URI]]
  * millaudit attest verify FILE --pub PUB.pem [--db DIR] [--threads N] [--json]
  *
  * Options and output only; the work is the attestation API of millaudit/store.h
@@ -34,7 +35,8 @@ static void usage(FILE *out)
     fprintf(out,
             "usage: millaudit attest create --audit FILE.sqlite [--run N] --key KEY.pem --out FILE\n"
             "                               [--identity TEXT] [--allow-unverified] [--allow-partial]\n"
-            "                               [--allow-unsealed]\n"
+            "                               [--allow-unsealed] [--include-host]\n"
+            "                               [--vsa FILE --resource-uri URI [--verifier-id URI]]\n"
             "       millaudit attest verify FILE --pub PUB.pem [--db DIR] [--threads N] [--json]\n"
             "create: sign run N (default the newest) of the store as an in-toto statement in a DSSE\n"
             "        envelope (Ed25519, KEY.pem from `openssl genpkey -algorithm ed25519`): the digests\n"
@@ -45,7 +47,11 @@ static void usage(FILE *out)
             "        statement's scope is its sectors, the files it read but did not check its\n"
             "        inputs); a merged run only when the merge checked its shard stores' seals (a seal\n"
             "        key), unless --allow-unsealed (the statement's run.sealed_by is then null).\n"
-            "        --identity: who signs.\n"
+            "        --identity: who signs. Names are relative to the database; --include-host also\n"
+            "        states its absolute path, the host and the command line of the run.\n"
+            "        --vsa FILE: also a SLSA Verification Summary (v1) of a whole-database run, signed\n"
+            "        with the same key: PASSED only when verified; --resource-uri: where the database\n"
+            "        is published; --verifier-id: its verifier.id (default millaudit's).\n"
             "verify: check the signature with PUB.pem (`openssl pkey -in KEY.pem -pubout`), print the\n"
             "        scope (the whole database, or sectors given inputs), who attested what and when,\n"
             "        and the verdict; --db DIR: hash DIR's files and check every subject and input,\n"
@@ -59,11 +65,20 @@ static void usage(FILE *out)
             "      that holds: it proves those sectors given its inputs, not the database\n");
 }
 
-static int create(const char *audit_path, const char *key_path, const char *out_path, ma_attest_create_options *opt)
+/* The file name the VSA cites the statement envelope by: the last component of its path. */
+static const char *base_name(const char *path)
+{
+    const char *slash = strrchr(path, '/');
+    return slash ? slash + 1 : path;
+}
+
+static int create(const char *audit_path, const char *key_path, const char *out_path, const char *vsa_path,
+                  ma_attest_create_options *opt)
 {
     opt->tool_version = MA_VERSION;
     opt->git_revision = MA_GIT_REVISION;
     opt->store_name = audit_path;
+    opt->envelope_name = base_name(out_path);
     ma_error err;
     ma_error_clear(&err);
     ma_ed25519_key *key = NULL;
@@ -76,7 +91,8 @@ static int create(const char *audit_path, const char *key_path, const char *out_
     if (!rc)
         rc = ma_store_attest_create(&made, a, key, opt, &err);
     int result = ma_store_attest_create_result(rc, &made);
-    if (!rc && ma_output_write(out_path, made.envelope, made.len, &err))
+    if (!rc && (ma_output_write(out_path, made.envelope, made.len, &err) ||
+                (vsa_path && ma_output_write(vsa_path, made.vsa_envelope, made.vsa_len, &err))))
         result = MA_EIO;
     else if (!rc) {
         char inputs[64] = "";
@@ -85,6 +101,9 @@ static int create(const char *audit_path, const char *key_path, const char *out_
         printf("attested run %lld (scope %s, verdict %s): %s%s, rules %s, signed by key %s into %s\n",
                (long long)made.run_id, made.scope, made.verdict, MA_COUNT(made.n_subjects, "file", "files"), inputs,
                made.rules_fingerprint[0] ? made.rules_fingerprint : "(unknown variant)", made.keyid, out_path);
+        if (vsa_path)
+            printf("verification summary (SLSA VSA v1): %s for %s into %s\n", made.vsa_result, opt->vsa_resource_uri,
+                   vsa_path);
     }
     if (result)
         fprintf(stderr, "millaudit attest create: %s\n", err.msg);
@@ -102,8 +121,12 @@ static int cmd_create(int argc, char **argv)
                                          {"allow-unverified", no_argument, NULL, 'u'},
                                          {"allow-partial", no_argument, NULL, 'p'},
                                          {"allow-unsealed", no_argument, NULL, 'U'},
+                                         {"include-host", no_argument, NULL, 'H'},
+                                         {"vsa", required_argument, NULL, 'v'},
+                                         {"resource-uri", required_argument, NULL, 'R'},
+                                         {"verifier-id", required_argument, NULL, 'V'},
                                          {"help", no_argument, NULL, 'h'}, {NULL, 0, NULL, 0}};
-    const char *audit_path = NULL, *key_path = NULL, *out_path = NULL;
+    const char *audit_path = NULL, *key_path = NULL, *out_path = NULL, *vsa_path = NULL;
     ma_attest_create_options opt = {0};
     optind = 1;
     int c, result = MA_OK;
@@ -116,6 +139,10 @@ static int cmd_create(int argc, char **argv)
         case 'u': opt.allow_unverified = 1; break;
         case 'p': opt.allow_partial = 1; break;
         case 'U': opt.allow_unsealed = 1; break;
+        case 'H': opt.include_host = 1; break;
+        case 'v': vsa_path = optarg; break;
+        case 'R': opt.vsa_resource_uri = optarg; break;
+        case 'V': opt.vsa_verifier_id = optarg; break;
         case 'r': result = ma_cli_opt_run_id("attest create", "--run", optarg, &opt.run_id); break;
         case 'h': usage(stdout); return MA_OK;
         default: result = MA_EUSAGE; /* ma_opt_next said what is wrong */
@@ -125,11 +152,16 @@ static int cmd_create(int argc, char **argv)
         return result;
     if (optind != argc || !audit_path || !key_path || !out_path)
         return ma_opt_error("attest create", "--audit, --key and --out are required");
-    /* the envelope must never land on the store or the key it is made from */
+    if (!vsa_path != !opt.vsa_resource_uri || (opt.vsa_verifier_id && !vsa_path))
+        return ma_opt_error("attest create", "--vsa FILE and --resource-uri URI go together (--verifier-id with them)");
+    /* the envelopes must never land on the store or the key they are made from, nor on each other */
     const ma_output_input inputs[] = {{audit_path, "the audit store", MA_INPUT_STORE},
-                                      {key_path, "the signing key", MA_INPUT_FILE}};
+                                      {key_path, "the signing key", MA_INPUT_FILE},
+                                      {out_path, "the statement envelope (--out)", MA_INPUT_FILE}};
     result = ma_cli_output_result("attest create", out_path, "--out", MA_OUTPUT_DOCUMENT, inputs, 2);
-    return result ? result : create(audit_path, key_path, out_path, &opt);
+    if (!result && vsa_path)
+        result = ma_cli_output_result("attest create", vsa_path, "--vsa", MA_OUTPUT_DOCUMENT, inputs, 3);
+    return result ? result : create(audit_path, key_path, out_path, vsa_path, &opt);
 }
 
 static int check(const char *path, const char *pub_path, const char *db_dir, unsigned threads, int json)

@@ -42,7 +42,7 @@
 #define MILLAUDIT_H
 
 /* The API's revision: raised with every change of a declaration (CHANGES.md). */
-#define MILLAUDIT_API_VERSION 3
+#define MILLAUDIT_API_VERSION 4
 
 #include "millaudit/version.h"
 #include "millaudit/error.h"

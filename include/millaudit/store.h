@@ -190,6 +190,14 @@ typedef struct ma_attest_create_options {
     const char *tool_name, *tool_version, *git_revision;
     const char *attested_at;     /* UTC ISO 8601; NULL: now */
     const char *store_name;      /* the store's path, for messages */
+    int include_host;            /* also state the database's absolute path, the host and the
+                                  * command line (0, the default: null; names relative to the
+                                  * database only, docs/attestations.md "What a statement tells") */
+    /* a SLSA Verification Summary Attestation (v1) beside the statement, signed with the same key:
+     * NULL (the default) makes none; else the URI the database is published at (its resourceUri) */
+    const char *vsa_resource_uri;
+    const char *vsa_verifier_id; /* its verifier.id; NULL: millaudit's own (docs/attestations.md) */
+    const char *envelope_name;   /* the statement envelope's name as the VSA cites it; NULL: not cited */
 } ma_attest_create_options;
 
 typedef struct ma_attest_created {
@@ -205,6 +213,9 @@ typedef struct ma_attest_created {
     int unsealed;                /* set when refused because the merged run's shards were unsealed */
     char scope[16];              /* the statement's scope: "database" or "sectors" */
     size_t n_inputs;             /* files read but not checked (scope "sectors") */
+    char *vsa_envelope;          /* the VSA envelope JSON ending in a newline (vsa_resource_uri), else NULL */
+    size_t vsa_len;
+    char vsa_result[8];          /* its verificationResult: "PASSED" or "FAILED" */
 } ma_attest_created;
 
 /* An Ed25519 key in PEM: a private key (PKCS#8, as `openssl genpkey -algorithm ed25519` writes
@@ -219,8 +230,9 @@ MA_API void ma_ed25519_key_free(ma_ed25519_key *k);
  * first; free with ma_attest_created_free also after errors. Errors: the run unusable (as
  * ma_store_run_load; MA_EINVAL for a run that recorded no file digests or is not a verify run), or
  * MA_EINVAL with out->unverified set for a run whose verdict is not "verified" without
- * allow_unverified, with out->partial set for a run of some sectors without allow_partial, or with
- * out->unsealed set for a merged run of unsealed shard stores without allow_unsealed. */
+ * allow_unverified, with out->partial set for a run of some sectors without allow_partial (or with
+ * vsa_resource_uri: a VSA states no scope), or with out->unsealed set for a merged run of unsealed
+ * shard stores without allow_unsealed. */
 MA_API int ma_store_attest_create(ma_attest_created *out, ma_audit *a, const ma_ed25519_key *key,
                                   const ma_attest_create_options *opt, ma_error *err);
 /* The result (millaudit/verdict.h) of a create that returned rc: a refused unverified run is the

@@ -9,7 +9,7 @@ import pathlib
 
 from . import _config
 
-API_VERSION = 3  # MILLAUDIT_API_VERSION these declarations describe
+API_VERSION = 4  # MILLAUDIT_API_VERSION these declarations describe
 
 c_char_p, c_int, c_uint, c_size_t = ctypes.c_char_p, ctypes.c_int, ctypes.c_uint, ctypes.c_size_t
 c_int64, c_uint64, c_void_p = ctypes.c_int64, ctypes.c_uint64, ctypes.c_void_p

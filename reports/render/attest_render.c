@@ -92,14 +92,16 @@ static void print_statement(FILE *f, const ma_attest_check *k)
             or_dash(s->git_revision));
     fprintf(f, "rules:       %s, fingerprint %s%s\n", or_dash(s->variant), or_dash(s->rules_fingerprint),
             k->rules_match == 1 ? " (equals this build's)" : k->rules_match == 0 ? " (DIFFERS from this build's)" : "");
-    fprintf(f, "database:    %s, %s, index %s", or_dash(s->database_root), or_dash(s->format),
-            or_dash(s->index_scheme));
+    /* the path and the host are stated only when the signer chose to (attest create --include-host) */
+    fprintf(f, "database:    %s%s%s, index %s", s->database_root ? s->database_root : "",
+            s->database_root ? ", " : "", or_dash(s->format), or_dash(s->index_scheme));
     if (s->index_scheme_version >= 0)
         fprintf(f, " v%lld", (long long)s->index_scheme_version);
     if (s->format_version >= 0)
         fprintf(f, ", format v%lld", (long long)s->format_version);
-    fprintf(f, "\nrun:         %lld (%s, %s) on %s, %s to %s\n", (long long)s->run_id, or_dash(s->kind),
-            or_dash(s->mode), or_dash(s->host), or_dash(s->started_at), or_dash(s->ended_at));
+    fprintf(f, "\nrun:         %lld (%s, %s)%s%s, %s to %s\n", (long long)s->run_id, or_dash(s->kind),
+            or_dash(s->mode), s->host ? " on " : "", s->host ? s->host : "", or_dash(s->started_at),
+            or_dash(s->ended_at));
     fprintf(f, "totals:      %s, %s, %s checked, %s verified, %s within bounds, %s\n",
             MA_COUNT(s->sectors, "sector", "sectors"), MA_COUNT(s->entries, "entry", "entries"), MA_NUM(s->checked),
             MA_NUM(s->verified), MA_NUM(s->within_bounds),

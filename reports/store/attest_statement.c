@@ -353,6 +353,88 @@ int ma_attest_statement_to_json(const ma_attest_statement *st, char **out, size_
     return MA_OK;
 }
 
+/* ---- the SLSA Verification Summary ---- */
+
+const char *ma_attest_vsa_result(const ma_attest_statement *st)
+{
+    int whole = st->scope && !strcmp(st->scope, "database");
+    int verified = st->verdict && !strcmp(st->verdict, "verified") &&
+                   !strcmp(ma_attest_statement_verdict(st), "verified");
+    return whole && verified ? "PASSED" : "FAILED";
+}
+
+static json_t *sha256_digest(const char *hex)
+{
+    json_t *d = json_object();
+    if (d && json_object_set_new(d, "sha256", json_string(hex)) != 0) {
+        json_decref(d);
+        return NULL;
+    }
+    return d;
+}
+
+int ma_attest_vsa_to_json(const ma_attest_statement *st, const ma_attest_vsa *v, char **out, size_t *len,
+                          ma_error *err)
+{
+    *out = NULL;
+    *len = 0;
+    if (!st->scope || strcmp(st->scope, "database"))
+        return ma_error_set(err, MA_EINVAL, "a verification summary (VSA) states no scope, so only a statement of "
+                            "the whole database makes one; this one covers some sectors");
+    if (!st->rules_fingerprint || !st->variant)
+        return ma_error_set(err, MA_EINVAL, "a verification summary (VSA) needs the rules fingerprint as its policy; "
+                            "this run's variant is unknown");
+    if (!v->resource_uri || !*v->resource_uri)
+        return ma_error_set(err, MA_EINVAL, "a verification summary (VSA) needs the resource URI the database is "
+                            "published at");
+    const char *result = ma_attest_vsa_result(st);
+    int bad = 0;
+    json_t *doc = json_object(), *subjects = json_array(), *p = json_object();
+    if (!doc || !subjects || !p) {
+        json_decref(doc);
+        json_decref(subjects);
+        json_decref(p);
+        return ma_error_set(err, MA_ENOMEM, "verification summary: out of memory");
+    }
+    set(doc, "_type", json_string(MA_INTOTO_STATEMENT_TYPE), &bad);
+    put_files(subjects, st->subjects, st->n_subjects, &bad);
+    set(doc, "subject", subjects, &bad);
+    set(doc, "predicateType", json_string(MA_SLSA_VSA_TYPE), &bad);
+    set(doc, "predicate", p, &bad);
+    json_t *ver = json_object(), *vv = json_object(), *pol = json_object(), *levels = json_array();
+    set(p, "verifier", ver, &bad);
+    set(ver, "id", json_string(v->verifier_id ? v->verifier_id : MA_ATTEST_VERIFIER_ID), &bad);
+    set(ver, "version", vv, &bad);
+    set(vv, st->tool_name ? st->tool_name : "millaudit", str_or_null(st->tool_version), &bad);
+    set(p, "timeVerified", str_or_null(st->ended_at ? st->ended_at : st->attested_at), &bad);
+    set(p, "resourceUri", json_string(v->resource_uri), &bad);
+    set(p, "policy", pol, &bad);
+    char policy[128];
+    snprintf(policy, sizeof policy, "%s#rules/%s", MA_ATTEST_PREDICATE_TYPE, st->variant);
+    set(pol, "uri", json_string(policy), &bad);
+    set(pol, "digest", sha256_digest(st->rules_fingerprint), &bad);
+    if (v->statement_name && v->statement_sha256) {
+        json_t *ins = json_array(), *in = json_object();
+        set(p, "inputAttestations", ins, &bad);
+        if (!in || !ins || json_array_append_new(ins, in))
+            bad = 1;
+        set(in, "uri", ma_json_store_text(v->statement_name), &bad);
+        set(in, "digest", sha256_digest(v->statement_sha256), &bad);
+    }
+    set(p, "verificationResult", json_string(result), &bad);
+    set(p, "verifiedLevels", levels, &bad);
+    if (!levels || json_array_append_new(levels, json_string(!strcmp(result, "PASSED") ? "MILLAUDIT_DATABASE_VERIFIED"
+                                                                                      : "FAILED")))
+        bad = 1;
+    char *text = bad ? NULL : json_dumps(doc, JSON_COMPACT | JSON_PRESERVE_ORDER);
+    json_decref(doc);
+    if (!text)
+        return ma_error_set(err, MA_ENOMEM, "verification summary: out of memory");
+    *out = text;
+    *len = strlen(text);
+    return MA_OK;
+}
+
 /* ---- parsing ---- */
 
 typedef struct parser {
@@ -618,7 +700,8 @@ int ma_attest_statement_parse(const char *text, size_t len, const char *name, ma
     }
     json_t *ptype = json_object_get(doc, "predicateType");
     out->predicate_version = !json_is_string(ptype)                                           ? 0
-                             : !strcmp(json_string_value(ptype), MA_ATTEST_PREDICATE_TYPE)    ? 2
+                             : !strcmp(json_string_value(ptype), MA_ATTEST_PREDICATE_TYPE)    ? 3
+                             : !strcmp(json_string_value(ptype), MA_ATTEST_PREDICATE_TYPE_V2) ? 2
                              : !strcmp(json_string_value(ptype), MA_ATTEST_PREDICATE_TYPE_V1) ? 1
                                                                                               : 0;
     if (!out->predicate_version) {
@@ -627,7 +710,7 @@ int ma_attest_statement_parse(const char *text, size_t len, const char *name, ma
     }
     parse_files(&ps, json_object_get(doc, "subject"), "subject", 0, &out->subjects, &out->n_subjects);
     json_t *p = ps.rc ? NULL : object_member(&ps, doc, "predicate", "predicate");
-    if (out->predicate_version == 2) {
+    if (out->predicate_version >= 2) {
         out->scope = string_member(&ps, p, "scope", "predicate.scope", 0);
         if (out->scope && strcmp(out->scope, "database") && strcmp(out->scope, "sectors"))
             fail(&ps, "predicate.scope", "neither 'database' nor 'sectors'");

@@ -20,7 +20,8 @@
  * store does not know (tool, rules, index scheme, manifest digest, signer identity, time of
  * attestation) before ma_attest_statement_to_json.
  *
- * ma_attest_statement_parse is strict: the statement type, the predicate type, every member's type,
+ * ma_attest_statement_parse is strict: the statement type, the predicate type (v3, or an earlier
+ * build's v2 or v1), every member's type,
  * subject and input names (relative, no "..", no duplicates, none both), 64-hex digests; MA_EFORMAT
  * with a one-line message that starts with name and names the member. Unknown members are ignored
  * (a newer predicate of the same type may add some). Predicate v1 (before scope existed) is read
@@ -45,9 +46,17 @@
 
 #define MA_INTOTO_STATEMENT_TYPE "https://in-toto.io/Statement/v1"
 #define MA_INTOTO_PAYLOAD_TYPE "application/vnd.in-toto+json"
-#define MA_ATTEST_PREDICATE_TYPE "https://millaudit.dev/attestation/verification/v2"
-/* statements made before the scope was stated (read, never written) */
+/* The predicate type (docs/attestations.md "Predicate type"): a UUID URN (RFC 9562, a registered URN
+ * namespace) names it because the project owns no domain, and a URL under a domain it does not own
+ * could come to mean something else; one UUID per major version. v3 = v2's members. */
+#define MA_ATTEST_PREDICATE_TYPE "urn:uuid:825d8e1c-12eb-4401-bf9d-454d46ff51d2"
+/* statements made by earlier builds (read, never written): v2 stated the scope, v1 did not */
+#define MA_ATTEST_PREDICATE_TYPE_V2 "https://millaudit.dev/attestation/verification/v2"
 #define MA_ATTEST_PREDICATE_TYPE_V1 "https://millaudit.dev/attestation/verification/v1"
+/* SLSA's Verification Summary Attestation v1 (https://slsa.dev/spec/v1.0/verification_summary) */
+#define MA_SLSA_VSA_TYPE "https://slsa.dev/verification_summary/v1"
+/* the VSA's default verifier.id: millaudit as the verifier (the same kind of name as above) */
+#define MA_ATTEST_VERIFIER_ID "urn:uuid:1785f6fb-60a6-448b-807e-80bb88b42cec"
 
 typedef struct ma_attest_subject {
     char *name;       /* relative to the database root */
@@ -121,6 +130,26 @@ int ma_attest_statement_parse(const char *text, size_t len, const char *name, ma
 int ma_attest_statement_to_run(const ma_attest_statement *st, ma_run *out, ma_error *err);
 
 void ma_attest_statement_free(ma_attest_statement *st);
+
+/* A SLSA Verification Summary Attestation (v1) of what statement st states, for policy engines that
+ * read VSAs: the same subjects; verifier.id (NULL: MA_ATTEST_VERIFIER_ID) and version; timeVerified
+ * (the run's end); resourceUri (required: where the database is published, the consumer's key to
+ * it); policy = the rules (uri MA_ATTEST_PREDICATE_TYPE "#rules/VARIANT", digest the rules
+ * fingerprint); the millaudit envelope as its input attestation (name and SHA-256 of its bytes,
+ * omitted when statement_name is NULL); verificationResult PASSED only for a statement of the whole
+ * database whose verdict is "verified" by its own counts too, with verifiedLevels
+ * ["MILLAUDIT_DATABASE_VERIFIED"] (SLSA reserves SLSA_* for its tracks), else FAILED / ["FAILED"].
+ * A statement of some sectors is refused (MA_EINVAL): a VSA has no scope, and its PASSED would read
+ * as a proof of the database. So is one without a rules fingerprint (no policy). */
+typedef struct ma_attest_vsa {
+    const char *resource_uri;
+    const char *verifier_id;
+    const char *statement_name, *statement_sha256;
+} ma_attest_vsa;
+int ma_attest_vsa_to_json(const ma_attest_statement *st, const ma_attest_vsa *v, char **out, size_t *len,
+                          ma_error *err);
+/* "PASSED" or "FAILED", as above */
+const char *ma_attest_vsa_result(const ma_attest_statement *st);
 
 /* The verdict a statement's own totals and sector states give: "verified", "within-bounds",
  * "incomplete", "interrupted" or "discrepancies" (see above). */

@@ -27,7 +27,7 @@ _millaudit_options() {
         opening) echo "--variant --stones --tt-mb --only-sectors --audit --no-compare --max-rows --json --quiet --no-digest-check --help" ;;
         grade) echo "--player --positions --games --seed --sector --variant --stones --max-plies --engine-timeout" \
                     "--audit --html --json --quiet --run --no-digest-check --help" ;;
-        attest) echo "--audit --run --key --out --identity --allow-unverified --allow-partial --allow-unsealed --pub --db --threads --json --help" ;;
+        attest) echo "--audit --run --key --out --identity --allow-unverified --allow-partial --allow-unsealed --include-host --vsa --resource-uri --verifier-id --pub --db --threads --json --help" ;;
     esac
 }
 

@@ -13,6 +13,7 @@ import base64
 import hashlib
 import json
 import shutil
+import socket
 import sqlite3
 import subprocess
 
@@ -28,7 +29,7 @@ from cryptography.exceptions import InvalidSignature  # noqa: E402
 
 PAYLOAD_TYPE = "application/vnd.in-toto+json"
 STATEMENT_TYPE = "https://in-toto.io/Statement/v1"
-PREDICATE_TYPE = "https://millaudit.dev/attestation/verification/v2"
+PREDICATE_TYPE = "urn:uuid:825d8e1c-12eb-4401-bf9d-454d46ff51d2"
 # SHA-256 of the rules descriptions (verifier/check/rules_desc.h); also pinned in tests/unit/test_rules_desc.c
 FINGERPRINTS = {
     "std": "39608b5a816f7f0e4617a6b39099dc3bff34540b250bb08b9b3671615196f691",
@@ -119,8 +120,10 @@ def test_predicate_says_what_the_run_established(millaudit, world, tmp_path):
     assert p["signer"]["identity"] == "Team A <a@example.org>"
     assert p["rules"]["variant"] == "std" and p["rules"]["fingerprint"] == FINGERPRINTS["std"]
     assert hashlib.sha256(p["rules"]["description"].encode()).hexdigest() == FINGERPRINTS["std"]
-    assert p["database"] == {"root": str(world["db"]), "format": "open", "index_scheme": "sym16-colex",
+    # names relative to the database only: where it lay and who ran it are not published by default
+    assert p["database"] == {"root": None, "format": "open", "index_scheme": "sym16-colex",
                              "index_scheme_version": 1, "format_version": 1}
+    assert p["run"]["host"] is None and p["run"]["command_line"] is None
     run = p["run"]
     assert (run["id"], run["kind"], run["verdict"]) == (1, "verify", "verified")
     assert (run["started_at"], run["ended_at"]) == (started, ended)
@@ -255,6 +258,25 @@ def test_another_keyid_for_the_same_key_verifies_and_a_wrong_signature_under_it_
     proc = millaudit.run("attest", "verify", write_env(tmp_path / "bad.json", env), "--pub", world["pk"], check=1)
     assert "signature:   BAD: none of its 1 signature verifies with key" in proc.stdout
     assert "(all tried, whatever their keyid)" in proc.stdout
+
+
+def test_the_statement_publishes_no_absolute_path_or_host_unless_asked(millaudit, world, tmp_path):
+    """A published attestation names files relative to the database; the absolute path (which may
+    name a user), the host and the command line only with --include-host."""
+    payload = base64.b64decode(envelope(world["att"])["payload"]).decode()
+    assert str(world["base"]) not in payload and "/tmp" not in payload and '"/' not in payload
+    assert socket.gethostname() not in payload
+    att = tmp_path / "host.json"
+    millaudit.run("attest", "create", "--audit", world["store"], "--key", world["sk"], "--out", att, "--include-host",
+                  check=0)
+    p = statement(envelope(att))["predicate"]
+    assert p["database"]["root"] == str(world["db"])
+    assert p["run"]["host"] == socket.gethostname()
+    assert p["run"]["command_line"].startswith("millaudit verify ")
+    proc = millaudit.run("attest", "verify", att, "--pub", world["pk"], check=0)
+    assert f"database:    {world['db']}, open" in proc.stdout and f" on {socket.gethostname()}, " in proc.stdout
+    proc = millaudit.run("attest", "verify", world["att"], "--pub", world["pk"], check=0)
+    assert "database:    open, index sym16-colex" in proc.stdout and " on " not in proc.stdout
 
 
 MALFORMED = {

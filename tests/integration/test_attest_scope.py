@@ -79,7 +79,7 @@ def test_a_sector_run_is_no_proof_of_the_database(millaudit, world, tmp_path):
                          check=0)
     assert "scope sectors" in proc.stdout
     st = statement(att)
-    assert st["predicateType"] == "https://millaudit.dev/attestation/verification/v2"
+    assert st["predicateType"] == "urn:uuid:825d8e1c-12eb-4401-bf9d-454d46ff51d2"
     assert st["predicate"]["scope"] == "sectors"
     assert [s["name"] for s in st["subject"]] == ["std_2_3_1_0.mdb"]
     assert [i["name"] for i in st["predicate"]["inputs"]] == ["std_3_3_0_0.mdb"]
@@ -269,3 +269,22 @@ def test_a_v1_statement_of_a_sector_run_reads_as_partial(millaudit, world, tmp_p
     del st["predicate"]["scope"], st["predicate"]["inputs"]
     millaudit.run("attest", "verify", sign(world["sk"], st, tmp_path / "v1full.json"), "--pub", world["pk"],
                   "--db", world["w"] / "clean", check=0)
+
+
+def test_a_v2_statement_of_an_earlier_build_is_read_with_its_scope(millaudit, world, tmp_path):
+    """Builds before the predicate type became a URN wrote v2 (the same members under a millaudit.dev
+    URL): a published attestation of theirs keeps its meaning, a partial one stays partial."""
+    store = tmp_path / "a.sqlite"
+    millaudit.run("verify", world["w"] / "db", "--sector", "std_2_3_1_0", "--audit", store, "--quiet", check=0)
+    att = tmp_path / "att.json"
+    millaudit.run("attest", "create", "--audit", store, "--key", world["sk"], "--out", att, "--allow-partial", check=0)
+    st = statement(att)
+    st["predicateType"] = "https://millaudit.dev/attestation/verification/v2"
+    proc = millaudit.run("attest", "verify", sign(world["sk"], st, tmp_path / "v2.json"), "--pub", world["pk"],
+                         "--db", world["w"] / "db", check=6)
+    assert "given 1 input read but not checked (std_3_3_0_0.mdb)" in proc.stdout
+    # a type nobody defined is no millaudit statement
+    st["predicateType"] = "https://millaudit.dev/attestation/verification/v3"
+    proc = millaudit.run("attest", "verify", sign(world["sk"], st, tmp_path / "v3.json"), "--pub", world["pk"],
+                         check=3)
+    assert "predicateType" in proc.stderr

@@ -111,7 +111,7 @@ int main(void)
     version = millaudit.run("--version", check=0).stdout.split()[1]
     major, minor, patch = map(int, version.split("."))
     assert words == [version, version, str(major * 10000 + minor * 100 + patch), version,
-                     str(major * 10000 + minor * 100 + patch), "3", "3", "0"]
+                     str(major * 10000 + minor * 100 + patch), "4", "4", "0"]
 
 
 def run_json(millaudit, *args):

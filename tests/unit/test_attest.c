@@ -441,6 +441,74 @@ static void test_partial_runs(void **state)
     ma_attest_created_free(&c);
 }
 
+/* The payload of an envelope as text (the envelopes here are ours, their payload base64 of JSON). */
+static char *payload_of(const char *envelope, size_t len)
+{
+    ma_dsse_envelope e;
+    ma_error err;
+    assert_int_equal(ma_dsse_parse(envelope, len, "env", &e, &err), MA_OK);
+    char *text = strndup((const char *)e.payload, e.payload_len);
+    ma_dsse_envelope_free(&e);
+    return text;
+}
+
+static void test_host_facts_and_the_vsa(void **state)
+{
+    fixture *f = *state;
+    ma_attest_create_options o = {0};
+    o.run_id = f->good;
+    o.attested_at = "2026-11-26T12:00:00.000Z";
+    o.vsa_resource_uri = "https://example.org/db/";
+    o.envelope_name = "db.intoto.json";
+    ma_attest_created c;
+    ma_error err;
+    assert_int_equal(ma_attest_create(f->a, f->sk, &o, &c, &err), MA_OK);
+    char *st = payload_of(c.envelope, c.len);
+    /* no absolute path, host or command line unless asked */
+    assert_non_null(strstr(st, "\"root\":null"));
+    assert_non_null(strstr(st, "\"host\":null,\"command_line\":null"));
+    assert_null(strstr(st, f->db));
+    assert_non_null(strstr(st, "\"predicateType\":\"" MA_ATTEST_PREDICATE_TYPE "\""));
+    free(st);
+    /* the VSA: PASSED for this verified run of the whole database, citing the envelope's bytes */
+    assert_string_equal(c.vsa_result, "PASSED");
+    char *vsa = payload_of(c.vsa_envelope, c.vsa_len);
+    uint8_t dg[MA_SHA256_LEN];
+    char hex[65], cite[200];
+    ma_sha256_buffer(dg, c.envelope, c.len);
+    ma_sha256_hex(hex, dg);
+    snprintf(cite, sizeof cite, "\"inputAttestations\":[{\"uri\":\"db.intoto.json\",\"digest\":{\"sha256\":\"%s\"}}]", hex);
+    assert_non_null(strstr(vsa, cite));
+    assert_non_null(strstr(vsa, "\"predicateType\":\"" MA_SLSA_VSA_TYPE "\""));
+    assert_non_null(strstr(vsa, "\"resourceUri\":\"https://example.org/db/\""));
+    assert_non_null(strstr(vsa, "\"verificationResult\":\"PASSED\",\"verifiedLevels\":[\"MILLAUDIT_DATABASE_VERIFIED\"]"));
+    free(vsa);
+    ma_attest_created_free(&c);
+    /* with include_host the run's facts are stated */
+    o.include_host = 1;
+    o.vsa_resource_uri = NULL;
+    assert_int_equal(ma_attest_create(f->a, f->sk, &o, &c, &err), MA_OK);
+    assert_null(c.vsa_envelope);
+    st = payload_of(c.envelope, c.len);
+    assert_null(strstr(st, "\"root\":null"));
+    free(st);
+    ma_attest_created_free(&c);
+    /* a run that did not verify: FAILED (with allow_unverified), refused without */
+    o.include_host = 0;
+    o.run_id = f->bad;
+    o.vsa_resource_uri = "https://example.org/db/";
+    assert_int_equal(ma_attest_create(f->a, f->sk, &o, &c, &err), MA_EINVAL);
+    assert_true(c.unverified);
+    ma_attest_created_free(&c);
+    o.allow_unverified = 1;
+    assert_int_equal(ma_attest_create(f->a, f->sk, &o, &c, &err), MA_OK);
+    assert_string_equal(c.vsa_result, "FAILED");
+    vsa = payload_of(c.vsa_envelope, c.vsa_len);
+    assert_non_null(strstr(vsa, "\"verificationResult\":\"FAILED\",\"verifiedLevels\":[\"FAILED\"]"));
+    free(vsa);
+    ma_attest_created_free(&c);
+}
+
 static void test_import_keeps_the_signer(void **state)
 {
     fixture *f = *state;
@@ -532,6 +600,7 @@ int main(void)
         cmocka_unit_test(test_statement_fixed_point_and_refusals),
         cmocka_unit_test(test_statements_that_contradict_themselves),
         cmocka_unit_test(test_partial_runs),
+        cmocka_unit_test(test_host_facts_and_the_vsa),
         cmocka_unit_test(test_import_keeps_the_signer),
         cmocka_unit_test(test_inputs_that_contradict_the_manifest_are_refused),
     };

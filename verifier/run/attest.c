@@ -89,6 +89,28 @@ static void index_facts(ma_attest_statement *st, const char **scheme)
     }
 }
 
+/* The VSA of the statement st, citing out->envelope (already signed) as its input attestation. */
+static int make_vsa(const ma_attest_statement *st, const ma_ed25519_key *key, const ma_attest_create_options *opt,
+                    ma_attest_created *out, ma_error *err)
+{
+    uint8_t dg[MA_SHA256_LEN];
+    char hex[65];
+    ma_sha256_buffer(dg, out->envelope, out->len);
+    ma_sha256_hex(hex, dg);
+    ma_attest_vsa v = {opt->vsa_resource_uri, opt->vsa_verifier_id, opt->envelope_name, hex};
+    char *payload = NULL;
+    size_t plen = 0;
+    int rc = ma_attest_vsa_to_json(st, &v, &payload, &plen, err);
+    if (!rc)
+        rc = ma_dsse_sign(MA_INTOTO_PAYLOAD_TYPE, (const uint8_t *)payload, plen, key, &out->vsa_envelope, err);
+    free(payload);
+    if (rc)
+        return rc;
+    out->vsa_len = strlen(out->vsa_envelope);
+    snprintf(out->vsa_result, sizeof out->vsa_result, "%s", ma_attest_vsa_result(st));
+    return MA_OK;
+}
+
 int ma_attest_create(ma_audit *a, const ma_ed25519_key *key, const ma_attest_create_options *opt,
                      ma_attest_created *out, ma_error *err)
 {
@@ -106,6 +128,13 @@ int ma_attest_create(ma_audit *a, const ma_ed25519_key *key, const ma_attest_cre
     }
     snprintf(out->scope, sizeof out->scope, "%s", st.scope ? st.scope : "sectors");
     out->n_inputs = st.n_inputs;
+    if (strcmp(out->scope, "database") != 0 && opt->vsa_resource_uri) {
+        out->partial = 1;
+        rc = ma_error_set(err, MA_EINVAL, "%s: run %lld checked some sectors of the database: a verification "
+                          "summary (VSA) states no scope, and its PASSED would read as a proof of the database",
+                          opt->store_name ? opt->store_name : "audit store", (long long)st.run_id);
+        goto done;
+    }
     if (strcmp(out->scope, "database") != 0 && !opt->allow_partial) {
         out->partial = 1;
         rc = ma_error_set(err, MA_EINVAL, "%s: run %lld checked some sectors of the database (--sector or --shard), "
@@ -154,6 +183,9 @@ int ma_attest_create(ma_audit *a, const ma_ed25519_key *key, const ma_attest_cre
         (rc = set_string(&st.rules_description, have_rules ? desc : NULL, err)) ||
         (rc = set_string(&st.index_scheme, scheme, err)) || (rc = set_string(&st.manifest_sha256, mdig, err)))
         goto done;
+    if (!opt->include_host && ((rc = set_string(&st.database_root, NULL, err)) ||
+                               (rc = set_string(&st.host, NULL, err)) || (rc = set_string(&st.command_line, NULL, err))))
+        goto done;
     char *payload = NULL;
     size_t plen = 0;
     if ((rc = ma_attest_statement_to_json(&st, &payload, &plen, err)))
@@ -163,6 +195,8 @@ int ma_attest_create(ma_audit *a, const ma_ed25519_key *key, const ma_attest_cre
     if (rc)
         goto done;
     out->len = strlen(out->envelope);
+    if (opt->vsa_resource_uri && (rc = make_vsa(&st, key, opt, out, err)))
+        goto done;
     out->n_subjects = st.n_subjects;
     ma_ed25519_keyid(key, out->keyid);
     memcpy(out->rules_fingerprint, fp, sizeof fp);
@@ -173,8 +207,10 @@ done:
 
 void ma_attest_created_free(ma_attest_created *c)
 {
-    if (c)
+    if (c) {
         free(c->envelope);
+        free(c->vsa_envelope);
+    }
 }
 
 /* ---- check ---- */
