@@ -232,12 +232,12 @@ static int load_key(const char *path, int want_private, ma_ed25519_key **out, ma
     return rc;
 }
 
-int ma_ed25519_load_private(const char *path, ma_ed25519_key **out, ma_error *err)
+int ma_ed25519_load_private(ma_ed25519_key **out, const char *path, ma_error *err)
 {
     return load_key(path, 1, out, err);
 }
 
-int ma_ed25519_load_public(const char *path, ma_ed25519_key **out, ma_error *err)
+int ma_ed25519_load_public(ma_ed25519_key **out, const char *path, ma_error *err)
 {
     return load_key(path, 0, out, err);
 }

@@ -58,8 +58,8 @@ typedef struct ma_ed25519_key ma_ed25519_key;
 /* Loads a PEM private key (PKCS#8, as openssl genpkey writes it) / a PEM public key
  * (SubjectPublicKeyInfo, as `openssl pkey -pubout` writes it). Errors: MA_EMISSING (no file),
  * MA_EFORMAT (not PEM, or not an Ed25519 key of that kind), MA_EIO. */
-MA_API int ma_ed25519_load_private(const char *path, ma_ed25519_key **out, ma_error *err);
-MA_API int ma_ed25519_load_public(const char *path, ma_ed25519_key **out, ma_error *err);
+MA_API int ma_ed25519_load_private(ma_ed25519_key **out, const char *path, ma_error *err);
+MA_API int ma_ed25519_load_public(ma_ed25519_key **out, const char *path, ma_error *err);
 /* The same from PEM text in memory (name is for messages). */
 int ma_ed25519_parse_private(const char *pem, size_t len, const char *name, ma_ed25519_key **out, ma_error *err);
 int ma_ed25519_parse_public(const char *pem, size_t len, const char *name, ma_ed25519_key **out, ma_error *err);

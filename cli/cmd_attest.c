@@ -85,7 +85,7 @@ static int create(const char *audit_path, const char *key_path, const char *out_
     ma_audit *a = NULL;
     ma_attest_created made;
     memset(&made, 0, sizeof made);
-    int rc = ma_ed25519_load_private(key_path, &key, &err);
+    int rc = ma_ed25519_load_private(&key, key_path, &err);
     if (!rc)
         rc = ma_cli_audit_open_existing(&a, audit_path, &err);
     if (!rc)
@@ -172,7 +172,7 @@ static int check(const char *path, const char *pub_path, const char *db_dir, uns
     char *text = NULL, *doc = NULL, *problems = NULL;
     size_t len = 0;
     ma_attest_check *k = NULL;
-    int rc = ma_ed25519_load_public(pub_path, &key, &err);
+    int rc = ma_ed25519_load_public(&key, pub_path, &err);
     if (!rc)
         rc = ma_file_read_document(path, MA_ATTEST_MAX_ENVELOPE, "not an attestation", &text, &len, &err);
     if (!rc)

@@ -142,7 +142,7 @@ static int cmd_import_attestation(const char *audit_path, const char *doc_path, 
     ma_attest_check *k = NULL;
     ma_run *r = NULL;
     int64_t new_id = 0;
-    int rc = ma_ed25519_load_public(pub_path, &key, &err);
+    int rc = ma_ed25519_load_public(&key, pub_path, &err);
     if (!rc)
         rc = ma_file_read_document(doc_path, MA_ATTEST_MAX_ENVELOPE, "not an attestation", &text, &len, &err);
     if (!rc)

@@ -222,8 +222,8 @@ typedef struct ma_attest_created {
  * it) signs, a public key (`openssl pkey -pubout`) checks. Errors: MA_EMISSING (no file),
  * MA_EFORMAT (not PEM, or not an Ed25519 key of that kind), MA_EIO. */
 typedef struct ma_ed25519_key ma_ed25519_key;
-MA_API int ma_ed25519_load_private(const char *path, ma_ed25519_key **out, ma_error *err);
-MA_API int ma_ed25519_load_public(const char *path, ma_ed25519_key **out, ma_error *err);
+MA_API int ma_ed25519_load_private(ma_ed25519_key **out, const char *path, ma_error *err);
+MA_API int ma_ed25519_load_public(ma_ed25519_key **out, const char *path, ma_error *err);
 MA_API void ma_ed25519_key_free(ma_ed25519_key *k);
 
 /* Signs run opt->run_id of a with key as an in-toto statement in a DSSE envelope. out is zeroed

@@ -253,8 +253,8 @@ static void test_attestation(void **state)
                      0);
     ma_error err;
     ma_ed25519_key *sk = NULL, *pk = NULL;
-    assert_int_equal(ma_ed25519_load_private(key, &sk, &err), MA_OK);
-    assert_int_equal(ma_ed25519_load_public(pub, &pk, &err), MA_OK);
+    assert_int_equal(ma_ed25519_load_private(&sk, key, &err), MA_OK);
+    assert_int_equal(ma_ed25519_load_public(&pk, pub, &err), MA_OK);
     ma_audit *a = NULL;
     assert_int_equal(ma_audit_open_readonly(&a, store, &err), MA_OK);
     ma_attest_created made;
