@@ -17,6 +17,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "checksums/sha256.h"
 #include "reports/store/audit.h"
 #include "reports/store/audit_inventory.h"
 #include "verifier/run/inventory.h"
@@ -689,6 +690,57 @@ static void test_successor_rewritten_during_the_check_is_withdrawn(void **state)
     assert_int_equal(system(cmd), 0);
 }
 
+/* Writes word at entry of the open-format sector file path and reseals its body digest, as a
+ * producer that wrote a bad value would (docs/format.md 5.1: header 128 bytes, digest at 80). */
+static void poke_resealed(const char *path, uint64_t entry, uint16_t word)
+{
+    size_t len = 0;
+    unsigned char *buf = ma_test_slurp(path, &len);
+    assert_non_null(buf);
+    assert_true(128 + 2 * entry + 2 <= len);
+    buf[128 + 2 * entry] = (unsigned char)(word & 0xff);
+    buf[128 + 2 * entry + 1] = (unsigned char)(word >> 8);
+    ma_sha256_buffer(buf + 80, buf + 128, len - 128);
+    ma_test_spit(path, buf, len);
+    free(buf);
+}
+
+/* A parent whose successor entry holds a bad encoding cannot be re-derived there: those entries are
+ * unverifiable, the sector incomplete, and a run of that sector alone is not verified (it had passed
+ * as "verified: all entries re-derived" when the status forgot the unverifiable ones). */
+static void test_a_successor_with_a_bad_encoding_leaves_its_parent_incomplete(void **state)
+{
+    fixture *fx = *state;
+    char path[400], backup[400], cmd[900];
+    snprintf(path, sizeof path, "%s/std_3_3_0_0.mdb", fx->db);
+    snprintf(backup, sizeof backup, "%s/std_3_3_0_0.keep", fx->dir);
+    snprintf(cmd, sizeof cmd, "cp '%s' '%s'", path, backup);
+    assert_int_equal(system(cmd), 0);
+    poke_resealed(path, 5000, 0x0000); /* "none" at a canonical entry: no value (docs/format.md) */
+    const char *pick[] = {"std_2_3_1_0"};
+    ma_vrun_options o = options(fx, NULL, MA_VRUN_FULL);
+    o.sectors = pick;
+    o.n_sectors = 1;
+    ma_vrun *r = run_ok(&o);
+    const ma_vrun_sector *parent = find(r, "std_2_3_1_0");
+    assert_int_equal(parent->status, MA_SECTOR_INCOMPLETE);
+    assert_int_equal(parent->unverifiable, 2);
+    assert_int_equal(parent->verified + parent->unverifiable, parent->entries);
+    assert_non_null(strstr(parent->message, "2 entries not verified: a successor holds a bad encoding"));
+    assert_int_equal(ma_vrun_verdict_of(r), MA_VERDICT_INCOMPLETE);
+    assert_int_not_equal(ma_result_exit_code(ma_vrun_result(r, MA_OK)), 0);
+    ma_vrun_free(r);
+    /* the whole database: the child's bad encoding is a discrepancy, the parent still incomplete */
+    o = options(fx, NULL, MA_VRUN_FULL);
+    r = run_ok(&o);
+    assert_int_equal(find(r, "std_2_3_1_0")->status, MA_SECTOR_INCOMPLETE);
+    assert_int_equal(find(r, "std_3_3_0_0")->status, MA_SECTOR_DISCREPANCIES);
+    assert_int_equal(ma_vrun_verdict_of(r), MA_VERDICT_DISCREPANCIES);
+    ma_vrun_free(r);
+    snprintf(cmd, sizeof cmd, "cp '%s' '%s'", backup, path);
+    assert_int_equal(system(cmd), 0);
+}
+
 /* The classes that are roots by rule, whatever the successors hold (docs/runs.md): a value fixed by
  * the rules, bytes that are no value, a misplaced marker or value (symmetry). The other classes
  * follow from the successors' values, so they may be propagated. */
@@ -785,6 +837,7 @@ int main(void)
         cmocka_unit_test(test_a_recorded_run_records_its_inventory_and_plan),
         cmocka_unit_test_setup(test_an_empty_shard_is_verified, fresh_store),
         cmocka_unit_test_setup(test_successor_rewritten_during_the_check_is_withdrawn, fresh_store),
+        cmocka_unit_test(test_a_successor_with_a_bad_encoding_leaves_its_parent_incomplete),
         cmocka_unit_test(test_an_immediate_win_is_a_root_whatever_its_successors),
         cmocka_unit_test(test_a_discrepancy_set_finds_every_member),
         cmocka_unit_test(test_roots_by_rule_are_the_entrys_own_faults),

@@ -67,6 +67,9 @@ static ma_verdict_state decide_verdict(const ma_vrun *r, int canceled)
         /* a sector never reached (the run stopped early) is a hole as much as an unusable one */
         incomplete |= !nd->done || nd->pub.status == MA_SECTOR_UNUSABLE ||
                       nd->pub.status == MA_SECTOR_INCOMPLETE;
+        /* "ok" is earned by the counts too: a status that forgot an unverified entry (a successor
+         * absent or holding a bad encoding) must not make the run verified */
+        incomplete |= nd->pub.status == MA_SECTOR_OK && nd->pub.verified != nd->pub.entries;
         bounds |= nd->pub.status == MA_SECTOR_WITHIN_BOUNDS;
     }
     /* in a whole-database run a file that looks like a sector but cannot be used is a hole */
