@@ -448,6 +448,28 @@ static void test_coverage_refusals(void **state)
          "std_3_3_0_0", "inputs"},
         {"UPDATE run_inventory SET size = size + 2 WHERE path = 'std_3_3_0_0.mdb'", "inventory_digest", "changed"},
         {"UPDATE runs SET plan_digest = NULL, inventory_digest = NULL", "recorded no inventory", "verify the shard"},
+        /* issue 43 (a): each cross-check of a shard run and of a row against its file, one case each */
+        {"UPDATE runs SET tool_version = '0.0.9'", "different millaudit versions", "0.0.9"},
+        {"UPDATE runs SET format = 'malom-sec2'", "shards read different formats", "malom-sec2"},
+        {"UPDATE runs SET options = replace(options, '\"max_rows\":100', '\"max_rows\":7')", "different options",
+         "\"max_rows\":7"},
+        {"UPDATE runs SET shard_count = 3", "the plan has 2 shards", "shard 0/3"},
+        {"UPDATE runs SET unusable_files = NULL", "different selections", "--sector"},
+        {"UPDATE sector_results SET status = 'fine' WHERE sector = 'std_3_3_0_0'", "std_3_3_0_0",
+         "'fine' is no sector status"},
+        {"UPDATE sector_results SET missing_child = -1 WHERE sector = 'std_3_3_0_0'", "missing_child",
+         "-1 is negative"},
+        {"UPDATE sector_results SET within_bounds = 1, verified = verified - 1 WHERE sector = 'std_3_3_0_0'",
+         "within_bounds", "no bounds"},
+        {"UPDATE sector_results SET file = 'x/std_2_3_1_0.mdb' WHERE sector = 'std_3_3_0_0'", "the result is of "
+         "std_2_3_1_0.mdb", "std_3_3_0_0.mdb"},
+        {"UPDATE manifest_files SET size = size + 1 WHERE path = 'std_3_3_0_0.mdb'", "std_3_3_0_0",
+         "in the shard's manifest"},
+        {"UPDATE manifest_files SET sha256 = '00' || substr(sha256, 3) WHERE path = 'std_3_3_0_0.mdb';"
+         " UPDATE sector_inputs SET sha256 = '00' || substr(sha256, 3) WHERE path = 'std_3_3_0_0.mdb'",
+         "manifests disagree on std_3_3_0_0.mdb", "the database changed between shards"},
+        {"DELETE FROM sector_inputs WHERE sector = 'std_3_3_0_0' AND path = 'std_3_3_0_0.mdb'", "std_3_3_0_0",
+         "does not list its own file"},
     };
     /* std_3_3_0_0 is in shard 0 of 2 (the largest sector goes first to shard 0), the other six,
      * some of them without a fault, in shard 1 */
@@ -491,6 +513,19 @@ static void test_coverage_refusals(void **state)
     assert_int_equal(merge(out, lost, 2, 0, &m, &err), MA_EFORMAT);
     if (!strstr(err.msg, "sector std_0_0_3_3:") || !strstr(err.msg, "without a result for it"))
         fail_msg("not refused as a sector its shard lost: %s", err.msg);
+    ma_merge_result_free(&m);
+    assert_int_equal(access(out, F_OK), -1);
+    /* both shards agree on bytes the inventory they planned from does not hold (each file's digest
+     * recorded at planning): refused by the manifest-against-inventory check */
+    static const char *const other_bytes =
+        "UPDATE manifest_files SET sha256 = '00' || substr(sha256, 3) WHERE path = 'std_3_3_0_0.mdb';"
+        " UPDATE sector_inputs SET sha256 = '00' || substr(sha256, 3) WHERE path = 'std_3_3_0_0.mdb'";
+    tamper(fx, s0, t, sizeof t, "tampered.sqlite", other_bytes);
+    tamper(fx, s1, t1, sizeof t1, "tampered1.sqlite", other_bytes);
+    const char *rebytes[] = {t, t1};
+    assert_int_equal(merge(out, rebytes, 2, 0, &m, &err), MA_EFORMAT);
+    if (!strstr(err.msg, "std_3_3_0_0.mdb: the manifest's sha256 00") || !strstr(err.msg, "is not the inventory's"))
+        fail_msg("not refused against the inventory: %s", err.msg);
     ma_merge_result_free(&m);
     assert_int_equal(access(out, F_OK), -1);
     /* the untouched shards merge */
