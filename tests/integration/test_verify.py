@@ -9,8 +9,11 @@ import re
 import shutil
 import sqlite3
 import struct
+import subprocess
 
 import pytest
+
+from conftest import ROOT
 
 HEADER = 128
 
@@ -117,6 +120,22 @@ def test_named_sector_with_absent_child_is_input_unusable(millaudit, games, tmp_
     # 46200 = the sector's entry count, rep_count(2) * C(22, 3) = 30 * 1540 (docs/format.md §4.3)
     assert int(row["verified"]) + int(row["missing"]) == 46200
     assert int(row["verified"]) < 46200
+
+
+def test_named_sector_over_a_successor_holding_a_bad_encoding_is_not_verified(millaudit, games, tmp_path):
+    """A successor entry holding no value (0x0000 at a canonical entry, the file resealed as its
+    producer would) leaves the parent entries that reach it unverifiable: a run of the parent alone
+    says incomplete and exits 3, never "verified: all entries re-derived"."""
+    directory = tmp_path / "db"
+    copy_game(games[("std", 3)], directory)
+    subprocess.run(["python3", str(ROOT / "scripts" / "inject_fault.py"), str(directory / "std_3_3_0_0.mdb"),
+                    "--entry", "5000", "--word", "0", "--reseal"], check=True, capture_output=True)
+    proc = millaudit.run("verify", directory, "--sector", "std_2_3_1_0", "--wide", check=3)
+    row = sector_rows(proc.stdout)["std_2_3_1_0"]
+    assert row["status"] == "incomplete"
+    assert int(row["verified"]) == 46198
+    assert "std_2_3_1_0: 2 entries not verified: a successor holds a bad encoding" in proc.stderr
+    assert "verdict: incomplete" in proc.stdout and "verdict: verified" not in proc.stdout
 
 
 def test_audit_records_the_run_and_every_sector(millaudit, games, tmp_path):
