@@ -382,6 +382,39 @@ static void test_refusals(void **state)
     ma_merge_result_free(&m);
 }
 
+/* A store that holds two runs of its shard yields the newest one that was not continued: an older
+ * interrupted run left in the store by a fresh (not resumed) run of the shard is history, never the
+ * shard's result (issue 43 (c): which shard run a store yields). */
+static void test_a_store_yields_its_newest_shard_run(void **state)
+{
+    fixture *fx = *state;
+    char s0[400], s1[400], out[400];
+    store_path(fx, s0, sizeof s0, "n0.sqlite");
+    store_path(fx, s1, sizeof s1, "n1.sqlite");
+    store_path(fx, out, sizeof out, "nout.sqlite");
+    run(fx->db, s0, 0, 2, 100);
+    run(fx->db, s1, 1, 2, 100);
+    sqlite3 *db;
+    assert_int_equal(sqlite3_open(s1, &db), SQLITE_OK);
+    assert_int_equal(sqlite3_exec(db, "UPDATE runs SET status = 'interrupted'; DELETE FROM discrepancies;"
+                                      " DELETE FROM sector_results WHERE sector = 'std_0_0_3_3'",
+                                  NULL, NULL, NULL),
+                     SQLITE_OK);
+    sqlite3_close(db);
+    assert_int_equal(run(fx->db, s1, 1, 2, 100), MA_VERDICT_DISCREPANCIES); /* run 2 of the store */
+    assert_int_equal(count(s1, "SELECT count(*) FROM runs"), 2);
+    ma_merge_result m;
+    ma_error err;
+    const char *both[] = {s0, s1};
+    if (merge(out, both, 2, 0, &m, &err))
+        fail_msg("merge failed: %s", err.msg);
+    assert_int_equal(m.n_interrupted, 0);
+    assert_int_equal(m.verdict, MA_VERDICT_DISCREPANCIES);
+    assert_int_equal(m.planned, 7);
+    assert_int_equal(m.uncovered, 0);
+    ma_merge_result_free(&m);
+}
+
 /* A copy of src with statements applied. */
 static void tamper(const fixture *fx, const char *src, char *dst, size_t len, const char *name, const char *sql)
 {
@@ -610,6 +643,7 @@ int main(void)
         cmocka_unit_test(test_capped_rows_are_the_single_runs),
         cmocka_unit_test(test_refusals),
         cmocka_unit_test(test_coverage_refusals),
+        cmocka_unit_test(test_a_store_yields_its_newest_shard_run),
         cmocka_unit_test(test_empty_shards_merge_like_any_other),
         cmocka_unit_test(test_shard_source_split),
     };
