@@ -603,6 +603,75 @@ static void test_fast_path_equals_reference_many_overflows(void **state)
     expect_alone_agrees(c, f);
 }
 
+/* Writes name into tmpdir: the .sec2 file src (entries of size bytes, field 1 of f1 bits, an empty
+ * overflow table) with about n of its value entries (key1 != 0) holding field 2 = SPEC and an
+ * overflow record of a key2 just beyond the inline range, alternately positive and negative
+ * (malom-format.md 5.1, 5.2). Returns the records written. */
+static int32_t plant_sec2_overflows(ctx *c, const char *src, const char *name, int size, int f1, int n, char *out,
+                                    size_t len)
+{
+    size_t bytes;
+    unsigned char *buf = ma_test_slurp(src, &bytes);
+    assert_non_null(buf);
+    assert_int_equal(bytes, 64 + (size_t)size * N33 + 4); /* an empty overflow table */
+    buf = realloc(buf, bytes + 8 * (size_t)n);
+    assert_non_null(buf);
+    const uint32_t mask1 = (1u << f1) - 1, spec = 1u << (8 * size - f1 - 1), inline_max = spec - 1;
+    int32_t k = 0;
+    for (int j = 0; j < n; j++) {
+        uint64_t e = (uint64_t)j * N33 / (uint64_t)n + (uint64_t)j % 5; /* ascending, distinct */
+        unsigned char *w = buf + 64 + (uint64_t)size * e;
+        uint32_t raw = (uint32_t)w[0] | (uint32_t)w[1] << 8 | (size == 3 ? (uint32_t)w[2] << 16 : 0);
+        if ((raw & mask1) == 0)
+            continue; /* key1 0: a marker or a count, no value to overflow */
+        raw = (raw & mask1) | spec << f1;
+        for (int b = 0; b < size; b++)
+            w[b] = (unsigned char)(raw >> 8 * b);
+        int32_t idx = (int32_t)e, val = (int32_t)(inline_max + 1 + (uint32_t)j % 97);
+        if (j % 2)
+            val = -val;
+        memcpy(buf + bytes + 8 * (size_t)k, &idx, 4);
+        memcpy(buf + bytes + 8 * (size_t)k + 4, &val, 4);
+        k++;
+    }
+    memcpy(buf + bytes - 4, &k, 4); /* the count, then the records written after it */
+    snprintf(out, len, "%s/%s", c->tmpdir, name);
+    write_file(out, buf, bytes + 8 * (size_t)k);
+    free(buf);
+    return k;
+}
+
+/* The published layout's overflow (issue 43 (f)): value entries of std 3_3_0_0 (its own child), in
+ * the ultra-strong layout (3-byte entries, std.secval beside it: scored from the word's fields on
+ * the fast path) and in STONE_DIFF (2-byte entries: ranked), hold field 2 = SPEC with an overflow
+ * record. Successors through those records must score as on the reference path: a fast path that
+ * read SPEC as the value, or a rank shared by every overflowed value as the value, differs. */
+static void test_fast_path_equals_reference_sec2_overflows(void **state)
+{
+    ctx *c = *state;
+    MA_TEST_NEED_FIXTURES(c->fixtures);
+    char src[1024], path[1024], sv[1024], svcopy[1024];
+    ma_malom_file *f;
+    ma_error err;
+    snprintf(sv, sizeof sv, "%s/../original-excerpt/std.secval", c->fixtures);
+    snprintf(svcopy, sizeof svcopy, "%s/std.secval", c->tmpdir);
+    copy_file(sv, svcopy);
+    static const struct {
+        const char *dir;
+        int size, f1;
+    } layouts[] = {{"original-excerpt", 3, 12}, {"std-ultra-stonediff", 2, 6}};
+    for (size_t i = 0; i < sizeof layouts / sizeof *layouts; i++) {
+        snprintf(src, sizeof src, "%s/../%s/std_3_3_0_0.sec2", c->fixtures, layouts[i].dir);
+        int32_t n = plant_sec2_overflows(c, src, "std_3_3_0_0.sec2", layouts[i].size, layouts[i].f1, 3000, path,
+                                         sizeof path);
+        assert_true(n > 1500);
+        if (ma_malom_file_open_sec2(&f, path, MA_VARIANT_STD, (ma_sector){3, 3, 0, 0}, NULL, &err) != MA_OK)
+            fail_msg("%s: %s", layouts[i].dir, err.msg);
+        expect_alone_agrees(c, f);
+    }
+    unlink(svcopy);
+}
+
 /* STONE_DIFF words rotated by 1 to 15 bits (a word written with its fields shifted: field 1, the
  * low 6 bits, read from another place) at 300 entries each: the fast path, whose verdict compares
  * a stored word's rank with the best successor's, gives exactly the reference path's result. A
@@ -883,6 +952,7 @@ int main(void)
         cmocka_unit_test(test_fast_path_equals_reference_secval),
         cmocka_unit_test(test_fast_path_equals_reference_rotated_words),
         cmocka_unit_test(test_fast_path_equals_reference_many_overflows),
+        cmocka_unit_test(test_fast_path_equals_reference_sec2_overflows),
         cmocka_unit_test(test_malformed_best_value_is_bad_encoding),
         cmocka_unit_test(test_bounds_mode_reports_a_value_below_the_bound),
         cmocka_unit_test(test_full_board_rule),
