@@ -376,6 +376,33 @@ def copied_blocks(root, n=COPY_LINES):
             for fa, ka, fb, kb in sorted(pairs) if (fa, ka - 1, fb, kb - 1) not in pairs]
 
 
+# The run engine, its shard plan and the merge decide nothing by format: what a format is (its
+# entries before a file opens, whether absent successors give bounds, its numbering) is asked of
+# verifier/formats (ma_source_*, ma_format_*, ma_scheme_*), so a new format touches none of them.
+# run_sector.c is where each reader's checker plugs in (its table by reader): the one place that
+# names them.
+FORMAT_NEUTRAL = ["verifier/run/run*.c", "verifier/run/shard.c", "verifier/run/merge.c"]
+FORMAT_ADAPTER = "verifier/run/run_sector.c"
+FORMAT_NAMES = re.compile(r"\bMA_FORMAT_(?:OPEN|SEC2|SEC)\b|\bMA_READER_\w+|\bma_(?:open|malom)_index_\w+\(")
+
+
+def format_violations(root):
+    found = []
+    for pattern in FORMAT_NEUTRAL:
+        for path in sorted(root.glob(pattern)):
+            if path.relative_to(root).as_posix() == FORMAT_ADAPTER:
+                continue
+            for n, line in enumerate(path.read_text().splitlines(), 1):
+                m = FORMAT_NAMES.search(line.split("//")[0])
+                if m:
+                    found.append(f"{path.relative_to(root)}:{n}: {m.group(0)}: asks the format's own code instead")
+    return found
+
+
+def test_the_run_engine_shards_and_merge_branch_on_no_format():
+    assert format_violations(ROOT) == []
+
+
 def test_one_scaffolding_for_both_checkers():
     assert scaffolding_violations(ROOT) == []
     assert copied_blocks(ROOT) == []
@@ -427,6 +454,14 @@ def test_rules_see_planted_violations(tree):
 
     shutil.rmtree(tree / "reports")
     assert card_violations(tree) == ["reports/ holds no C code"]
+
+    merge = tree / "verifier" / "run" / "merge.c"
+    merge.write_text(merge.read_text() + "\nstatic int is_open(int f) { return f == MA_FORMAT_OPEN; }\n")
+    shard = tree / "verifier" / "run" / "shard.c"
+    shard.write_text(shard.read_text() + "\nstatic int prep(void *x) { return ma_malom_index_prepare(x, 3, 0); }\n")
+    found = format_violations(tree)
+    assert any(v.startswith("verifier/run/merge.c:") and "MA_FORMAT_OPEN" in v for v in found), found
+    assert any(v.startswith("verifier/run/shard.c:") and "ma_malom_index_prepare(" in v for v in found), found
 
     before = cli_share(tree)
     (tree / "cli" / "bulk.c").write_text("int x;\n" * 20000)

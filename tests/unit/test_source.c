@@ -736,6 +736,81 @@ static void test_open_source_answers_for_its_format(void **state)
     ma_database_close(db);
 }
 
+/* What a format says without a file (a shard plan, a merge): its name, the entries a sector's file
+ * will hold, whether absent successors give bounds, and its numbering as an index of its own that
+ * agrees with an open source's (entry <-> board). */
+static void test_formats_answer_without_a_file(void **state)
+{
+    fixture *fx = *state;
+    ma_format f = 0;
+    assert_int_equal(ma_format_parse("open", &f), MA_OK);
+    assert_int_equal(f, MA_FORMAT_OPEN);
+    assert_int_equal(ma_format_parse("malom-sec2", &f), MA_OK);
+    assert_int_equal(f, MA_FORMAT_SEC2);
+    assert_int_equal(ma_format_parse("malom-sec", &f), MA_OK);
+    assert_int_equal(f, MA_FORMAT_SEC);
+    assert_int_equal(ma_format_parse("sec2", &f), MA_EINVAL);
+    assert_int_equal(ma_format_parse(NULL, &f), MA_EINVAL);
+    assert_false(ma_format_has_bounds(MA_FORMAT_OPEN));
+    assert_true(ma_format_has_bounds(MA_FORMAT_SEC2));
+    assert_true(ma_format_has_bounds(MA_FORMAT_SEC));
+    assert_false(ma_format_has_bounds(0));
+    /* open: from the file's size; nothing for an absent file or one shorter than its header */
+    uint8_t buf[GOOD_SIZE];
+    good_file(buf);
+    put(fx, "std_0_1_3_2.mdb", buf, sizeof buf);
+    char path[600];
+    snprintf(path, sizeof path, "%s/std_0_1_3_2.mdb", fx->dir);
+    ma_sector s0132 = {0, 1, 3, 2}, s3300 = {3, 3, 0, 0};
+    assert_int_equal(ma_format_planned_entries(MA_FORMAT_OPEN, s0132, path), ENTRIES);
+    assert_int_equal(ma_format_planned_entries(0, s0132, path), ENTRIES);
+    put(fx, "std_0_1_3_2.mdb", buf, 100);
+    assert_int_equal(ma_format_planned_entries(MA_FORMAT_OPEN, s0132, path), 0);
+    assert_int_equal(ma_format_planned_entries(MA_FORMAT_OPEN, s0132, NULL), 0);
+    /* Malom's: the sector's hash count, whatever the file (210,140 for 3_3: malom-format.md) */
+    assert_int_equal(ma_format_planned_entries(MA_FORMAT_SEC2, s3300, NULL), 210140);
+    assert_int_equal(ma_format_planned_entries(MA_FORMAT_SEC, s3300, path), 210140);
+    /* the numbering as an index of its own, prepared once per W: the boards a source of the
+     * format numbers its entries by (std_0_1_3_2.mdb here, std-strong's 3_3_0_0 with fixtures) */
+    ma_error err;
+    ma_scheme_index ix;
+    put(fx, "std_0_1_3_2.mdb", buf, sizeof buf);
+    char fixtures[512], strong[600];
+    ma_test_fixture_dir(fixtures, sizeof fixtures);
+    snprintf(strong, sizeof strong, "%s/std-strong", fixtures);
+    const struct {
+        ma_format f;
+        const char *dir;
+        ma_sector s;
+        uint64_t n;
+    } cases[] = {{MA_FORMAT_OPEN, fx->dir, s0132, ENTRIES}, {MA_FORMAT_SEC, strong, s3300, 210140}};
+    for (size_t i = 0; i < 2; i++) {
+        ma_database *db;
+        if (ma_database_open(&db, cases[i].dir, NULL, &err) != MA_OK) {
+            assert_true(i == 1 && !ma_test_fixtures_required()); /* no fixtures here: skip Malom's */
+            continue;
+        }
+        const ma_source *src;
+        assert_int_equal(ma_database_source(db, MA_VARIANT_STD, cases[i].s, &src, &err), MA_OK);
+        ma_scheme theirs = ma_source_scheme(src);
+        assert_int_equal(ma_scheme_index_create(&ix, cases[i].f, &err), MA_OK);
+        assert_int_equal(ma_scheme_index_prepare(&ix, cases[i].s.w, &err), MA_OK);
+        assert_int_equal(ix.prepared, 1u << cases[i].s.w);
+        assert_int_equal(ma_scheme_index_prepare(&ix, cases[i].s.w, &err), MA_OK);
+        ma_scheme ours = ma_scheme_of_index(&ix);
+        assert_int_equal(ours.format, cases[i].f);
+        for (uint64_t e = 0; e < cases[i].n; e += 1 + cases[i].n / 500) {
+            ma_board a = ma_scheme_board(&ours, cases[i].s, e), b = ma_scheme_board(&theirs, cases[i].s, e);
+            assert_memory_equal(&a, &b, sizeof a);
+            assert_int_equal(ma_scheme_entry_of(&ours, a), ma_scheme_entry_of(&theirs, b));
+        }
+        ma_scheme_index_free(&ix);
+        ma_scheme_index_free(&ix); /* zeroed: freeing again is harmless */
+        ma_database_close(db);
+    }
+    assert_int_equal(ma_scheme_index_create(&ix, 0, &err), MA_EINVAL);
+}
+
 static void test_malom_sources_answer_for_their_formats(void **state)
 {
     (void)state;
@@ -773,6 +848,7 @@ int main(void)
         cmocka_unit_test(test_sector_arguments),
         cmocka_unit_test(test_malom_sources_read_like_open_ones),
         cmocka_unit_test_setup_teardown(test_open_source_answers_for_its_format, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_formats_answer_without_a_file, setup, teardown),
         cmocka_unit_test(test_malom_sources_answer_for_their_formats),
         cmocka_unit_test_setup_teardown(test_secval_digest_is_of_the_bytes_parsed, setup, teardown),
         cmocka_unit_test_setup_teardown(test_sources_opened_in_advance, setup, teardown),

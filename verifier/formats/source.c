@@ -79,6 +79,28 @@ const char *ma_format_suffix(ma_format f)
     return o ? o->suffix : "";
 }
 
+int ma_format_parse(const char *name, ma_format *out)
+{
+    for (size_t f = 0; name && f < N_FORMATS; f++)
+        if (formats[f] && !strcmp(formats[f]->name, name)) {
+            *out = (ma_format)f;
+            return MA_OK;
+        }
+    return MA_EINVAL;
+}
+
+uint64_t ma_format_planned_entries(ma_format f, ma_sector s, const char *path)
+{
+    const ma_source_ops *o = ma_source_ops_of(f ? f : MA_FORMAT_OPEN);
+    return o ? o->planned_entries(s, path) : 0;
+}
+
+int ma_format_has_bounds(ma_format f)
+{
+    const ma_source_ops *o = ma_source_ops_of(f);
+    return o && o->bounds;
+}
+
 static int has_suffix(const char *s, const char *suf)
 {
     size_t a = strlen(s), b = strlen(suf);
@@ -1022,4 +1044,38 @@ ma_board ma_scheme_board(const ma_scheme *sc, ma_sector s, uint64_t entry)
 uint64_t ma_scheme_entry_of(const ma_scheme *sc, ma_board b)
 {
     return ma_source_ops_of(sc->format)->entry_of(sc->oix, sc->mix, b);
+}
+
+int ma_scheme_index_create(ma_scheme_index *out, ma_format f, ma_error *err)
+{
+    memset(out, 0, sizeof *out);
+    const ma_source_ops *o = ma_source_ops_of(f);
+    if (!o)
+        return ma_error_set(err, MA_EINVAL, "index scheme: no format %d", (int)f);
+    out->format = f;
+    return o->open_numbered ? ma_open_index_create(&out->oix, err) : ma_malom_index_create(&out->mix, err);
+}
+
+int ma_scheme_index_prepare(ma_scheme_index *ix, int w, ma_error *err)
+{
+    if (w < 0 || w > 24 || (ix->prepared >> w & 1))
+        return MA_OK;
+    int rc = ix->oix ? ma_open_index_prepare(ix->oix, w, err) : ma_malom_index_prepare(ix->mix, w, err);
+    if (rc == MA_OK)
+        ix->prepared |= 1u << w;
+    return rc;
+}
+
+ma_scheme ma_scheme_of_index(const ma_scheme_index *ix)
+{
+    return (ma_scheme){ix->format, ix->oix, ix->mix};
+}
+
+void ma_scheme_index_free(ma_scheme_index *ix)
+{
+    if (!ix)
+        return;
+    ma_open_index_free(ix->oix);
+    ma_malom_index_free(ix->mix);
+    memset(ix, 0, sizeof *ix);
 }

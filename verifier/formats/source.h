@@ -271,6 +271,32 @@ ma_scheme ma_source_scheme(const ma_source *src);
 ma_board ma_scheme_board(const ma_scheme *sc, ma_sector s, uint64_t entry);
 uint64_t ma_scheme_entry_of(const ma_scheme *sc, ma_board b);
 
+/* The indexes of a format's numbering, owned: the one index the format numbers entries by, made
+ * by ma_scheme_index_create, prepared per W (at most once each) by ma_scheme_index_prepare, read
+ * through ma_scheme_of_index, released by ma_scheme_index_free (zeroed struct allowed). */
+typedef struct ma_scheme_index {
+    ma_format format;
+    ma_open_index *oix;
+    ma_malom_index *mix;
+    uint32_t prepared; /* bit w: prepared for W = w */
+} ma_scheme_index;
+int ma_scheme_index_create(ma_scheme_index *out, ma_format f, ma_error *err);
+int ma_scheme_index_prepare(ma_scheme_index *ix, int w, ma_error *err);
+ma_scheme ma_scheme_of_index(const ma_scheme_index *ix);
+void ma_scheme_index_free(ma_scheme_index *ix);
+
+/* What a format is, without a file (a run planning shards, a merge reading shard stores):
+ * ma_format_parse: the format named name (ma_format_name's words: "open", "malom-sec2",
+ * "malom-sec"), MA_EINVAL for another name. ma_format_planned_entries: the entries sector s's file
+ * at path holds before it is opened (open: from its size, 0 when it is unreadable or shorter than
+ * its header; Malom's: the sector's hash count); 0 for format 0 means the open format.
+ * ma_format_has_bounds: 1 when an entry whose successor is absent or broken is settled within
+ * bounds (Malom's formats: the bound a present value gives), 0 when it is counted not verified
+ * (the open format, which has no bounds). */
+int ma_format_parse(const char *name, ma_format *out);
+uint64_t ma_format_planned_entries(ma_format f, ma_sector s, const char *path);
+int ma_format_has_bounds(ma_format f);
+
 /* What a comparison of two sources (verifier/run/diff.c) needs to know of their formats, so it need not
  * know the formats:
  *   ma_source_same_scheme: both number their entries by one index scheme (open's sym16-colex, or

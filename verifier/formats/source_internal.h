@@ -55,6 +55,10 @@ typedef struct ma_source_ops {
                                 * (ma_database_open_sources); the open reader prepares the index */
     int draw_classes;          /* ma_source_draw_classes */
     int full_board_draw_asked; /* ma_source_full_board_draw_asked */
+    int bounds;                /* ma_format_has_bounds */
+
+    /* ma_format_planned_entries: the entries sector s's file at path holds, before it is opened. */
+    uint64_t (*planned_entries)(ma_sector s, const char *path);
 
     /* Opens s->path into src (format, variant, sector, where, oix and mix are set; these set
      * entries and the reader's fields). On failure nothing is left to release. */

@@ -174,6 +174,14 @@ static int sec_draw_frame(const ma_source *src)
     return 0; /* .sec keeps no draw class */
 }
 
+/* Malom's files hold one entry per hash index of the sector (malom-format.md 4.5), whatever the
+ * file's size says (the reader checks that it agrees). */
+static uint64_t malom_planned_entries(ma_sector s, const char *path)
+{
+    (void)path;
+    return ma_malom_hash_count(s.w, s.b);
+}
+
 /* What .sec2 and .sec share: the reader, the index scheme, the rule and the operations on entries. */
 #define MALOM_SOURCE                                                                               \
     .reader = MA_READER_MALOM, .open_numbered = 0, .open_in_advance = 1,                           \
@@ -181,7 +189,7 @@ static int sec_draw_frame(const ma_source *src)
     .offset = malom_offset, .read = malom_read, .read_range = malom_read_range,                    \
     .canonical = malom_canonical, .canonical_range = malom_canonical_range,                        \
     .describe = malom_describe, .split_unit = malom_split_unit, .board = malom_board,              \
-    .entry_of = malom_entry_of
+    .entry_of = malom_entry_of, .bounds = 1, .planned_entries = malom_planned_entries
 
 const ma_source_ops ma_source_sec2_ops = {
     .format = MA_FORMAT_SEC2,

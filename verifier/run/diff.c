@@ -193,7 +193,7 @@ int ma_diff_plan_shard(ma_diff_sector *s, size_t *n, unsigned index, unsigned n_
         const ma_db_sector *d = s[i].a ? s[i].a : s[i].b;
         ma_format f = s[i].a ? s[i].format_a : s[i].format_b;
         items[i] = (ma_shard_item){s[i].variant, s[i].sector, s[i].name,
-                                   ma_shard_entries(f, s[i].sector, d ? d->path : NULL), 0, 0};
+                                   ma_format_planned_entries(f, s[i].sector, d ? d->path : NULL), 0, 0};
     }
     int rc = ma_shard_partition(items, *n, n_shards, err);
     if (rc == MA_OK) {

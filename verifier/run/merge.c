@@ -10,8 +10,6 @@
 
 #include "common/counts.h"
 #include "verifier/formats/source.h"
-#include "indexer/malom_index.h"
-#include "indexer/open_index.h"
 #include "reports/store/audit.h"
 #include "reports/store/audit_inventory.h"
 #include "reports/store/audit_merge.h"
@@ -61,9 +59,8 @@ typedef struct merge_ctx {
     size_t n_secs;
     size_t max_rows;
     ma_format format;
-    ma_open_index *oix;
-    ma_malom_index *mix;
-    unsigned prepared;         /* bit w: indexes prepared for w mover stones */
+    int bounds;                /* ma_format_has_bounds: missing or broken successors give bounds */
+    ma_scheme_index ix;        /* the format's numbering, prepared per W as sectors need it */
     size_t uncovered;          /* planned sectors no shard recorded (missing or interrupted shards) */
 } merge_ctx;
 
@@ -456,17 +453,6 @@ static const msec *find_sector(const merge_ctx *c, ma_variant v, ma_sector s)
 
 /* ---- reclassification ---- */
 
-static int prepare_w(merge_ctx *c, int w, ma_error *err)
-{
-    if (w < 0 || w > 24 || (c->prepared >> w & 1))
-        return MA_OK;
-    int rc = c->format == MA_FORMAT_OPEN ? ma_open_index_prepare(c->oix, w, err)
-                                         : ma_malom_index_prepare(c->mix, w, err);
-    if (rc == MA_OK)
-        c->prepared |= 1u << w;
-    return rc;
-}
-
 static int in_set(const uint64_t *e, size_t n, uint64_t x)
 {
     ma_entry_set s = {e, n};
@@ -483,7 +469,7 @@ static int reclassify(merge_ctx *c, const msec *m, uint8_t *root, uint64_t *root
         return rc;
     ma_entry_set own = {m->set, m->n_set}, child[MA_TURN_KINDS];
     const ma_entry_set *sets[MA_TURN_KINDS];
-    if ((rc = prepare_w(c, m->sector.w, err)))
+    if ((rc = ma_scheme_index_prepare(&c->ix, m->sector.w, err)))
         return rc;
     for (int k = 0; k < MA_TURN_KINDS; k++) {
         sets[k] = NULL;
@@ -496,7 +482,7 @@ static int reclassify(merge_ctx *c, const msec *m, uint8_t *root, uint64_t *root
         const msec *s = find_sector(c, m->variant, rules.succ[k]);
         if (!s || !s->n_set)
             continue; /* absent, unusable, in a missing shard, or without discrepancies */
-        if ((rc = prepare_w(c, rules.succ[k].w, err)))
+        if ((rc = ma_scheme_index_prepare(&c->ix, rules.succ[k].w, err)))
             return rc;
         child[k] = (ma_entry_set){s->set, s->n_set};
         sets[k] = &child[k];
@@ -506,7 +492,7 @@ static int reclassify(merge_ctx *c, const msec *m, uint8_t *root, uint64_t *root
         return ma_error_set(err, MA_ENOMEM, "merge: out of memory");
     for (size_t i = 0; i < m->n_set; i++)
         fixed[i] = (uint8_t)in_set(m->fixed, m->n_fixed, m->set[i]);
-    ma_rs_ranker rk = {c->format, c->oix, c->mix};
+    ma_rs_ranker rk = ma_scheme_of_index(&c->ix);
     rc = ma_rs_classify_sets(m->variant, m->sector, &rk, m->set, fixed, m->n_set, sets, root, roots, propagated,
                              err);
     free(fixed);
@@ -641,10 +627,10 @@ static int check_row(const merge_ctx *c, const shard_in *s, const msec *m, const
     int status = sector_status(b->status);
     if (!b->status || strcmp(b->status, ma_sector_status_name(status)))
         return FIELD_ERR("status", "'%s' is no sector status", sp, run, name, b->status ? b->status : "NULL");
-    /* not verified: open format, an unverifiable entry or one with a missing successor; Malom,
-     * whose missing and broken successors are reasons an entry is only within bounds (or a
-     * discrepancy), none beyond those */
-    int open = c->format == MA_FORMAT_OPEN;
+    /* not verified: without bounds (the open format), an unverifiable entry or one with a missing
+     * successor; with bounds (Malom's), missing and broken successors are reasons an entry is only
+     * within bounds (or a discrepancy), none beyond those */
+    int open = !c->bounds;
     int64_t not_verified = open ? b->missing_child + b->unverifiable : 0;
     int64_t sum = b->verified + b->within_bounds + b->discrepancies + not_verified;
     if (sum != b->entries)
@@ -903,8 +889,7 @@ static void ctx_free(merge_ctx *c)
         free(c->secs[i].fixed);
     }
     free(c->secs);
-    ma_open_index_free(c->oix);
-    ma_malom_index_free(c->mix);
+    ma_scheme_index_free(&c->ix);
 }
 
 static int cmp_shard_in(const void *x, const void *y)
@@ -913,13 +898,16 @@ static int cmp_shard_in(const void *x, const void *y)
     return (a->info.shard_index > b->info.shard_index) - (a->info.shard_index < b->info.shard_index);
 }
 
-static ma_format format_of(const char *name)
+/* The format the shards read (check_compatible: one for all), by its recorded name; a store of
+ * before formats were recorded read the open format. */
+static int format_of(merge_ctx *c, ma_error *err)
 {
-    if (name && !strcmp(name, "malom-sec2"))
-        return MA_FORMAT_SEC2;
-    if (name && !strcmp(name, "malom-sec"))
-        return MA_FORMAT_SEC;
-    return MA_FORMAT_OPEN;
+    const char *name = c->sh[0].info.format ? c->sh[0].info.format : "open";
+    if (ma_format_parse(name, &c->format) != MA_OK)
+        return ma_error_set(err, MA_EFORMAT, "%s: run %lld read format '%s', which this build does not read",
+                            c->sh[0].path, (long long)c->sh[0].info.run_id, name);
+    c->bounds = ma_format_has_bounds(c->format);
+    return MA_OK;
 }
 
 static void copy_text(char *dst, size_t len, const char *src)
@@ -988,7 +976,7 @@ int ma_merge_runs(ma_merge_result *res, const ma_merge_options *opt, ma_error *e
     if (rc == MA_OK)
         rc = collect_sectors(&c, err);
     if (rc == MA_OK)
-        c.format = format_of(c.sh[0].info.format);
+        rc = format_of(&c, err);
     if (rc == MA_OK)
         rc = check_rows(&c, err);
     if (rc) {
@@ -997,8 +985,7 @@ int ma_merge_runs(ma_merge_result *res, const ma_merge_options *opt, ma_error *e
     }
     const shard_in *f = &c.sh[0];
     c.max_rows = options_max_rows(f->options);
-    c.format = format_of(f->info.format);
-    rc = c.format == MA_FORMAT_OPEN ? ma_open_index_create(&c.oix, err) : ma_malom_index_create(&c.mix, err);
+    rc = ma_scheme_index_create(&c.ix, c.format, err);
     /* what the merge knows of its shards */
     res->shard_count = (unsigned)f->info.shard_count;
     if (f->info.database_root && !(res->database_root = strdup(f->info.database_root)))
@@ -1079,7 +1066,7 @@ int ma_merge_runs(ma_merge_result *res, const ma_merge_options *opt, ma_error *e
         const ma_vrun_totals *t = &res->totals;
         int whole = unusable >= 0;
         /* the totals are recomputed from the rows; cross-checked once more as a whole */
-        uint64_t not_verified = c.format == MA_FORMAT_OPEN ? t->missing_child + t->unverifiable : 0;
+        uint64_t not_verified = c.bounds ? 0 : t->missing_child + t->unverifiable;
         if (t->verified + t->within_bounds + t->discrepancies + not_verified != t->entries)
             rc = ma_error_set(err, MA_EINTERNAL, "merge: totals: entries %llu != verified + within bounds + "
                               "discrepancies + not verified", (unsigned long long)t->entries);

@@ -109,8 +109,8 @@ int ma_vr_sector_status_parse(const char *s);
  * plan of the inventory and what the run sets out to check. MA_EINVAL for a --sector that names
  * no valid sector. */
 int ma_vr_plan(ma_vrun *r, ma_error *err);
-/* The entries a node's sector holds as planned (ma_shard_entries: from an open file's size, or
- * Malom's index; 0 for an open file that is absent). */
+/* The entries a node's sector holds as planned (ma_format_planned_entries: from an open file's
+ * size, or Malom's index; 0 for an open file that is absent). */
 uint64_t ma_vr_entries_estimate(const node *nd, ma_format f);
 
 /* ---- run_hash.c ---- */

@@ -300,5 +300,5 @@ int ma_vr_plan(ma_vrun *r, ma_error *err)
 
 uint64_t ma_vr_entries_estimate(const node *nd, ma_format f)
 {
-    return ma_shard_entries(f, nd->pub.sector, nd->dbs ? nd->dbs->path : NULL);
+    return ma_format_planned_entries(f, nd->pub.sector, nd->dbs ? nd->dbs->path : NULL);
 }

@@ -6,7 +6,6 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "indexer/malom_index.h"
 #include "verifier/check/rules.h"
 
 double ma_shard_cost(ma_variant v, ma_sector s, uint64_t entries)
@@ -55,16 +54,6 @@ int ma_shard_partition(ma_shard_item *items, size_t n, unsigned n_shards, ma_err
     return MA_OK;
 }
 
-uint64_t ma_shard_entries(ma_format f, ma_sector s, const char *path)
-{
-    if (f != MA_FORMAT_OPEN)
-        return ma_malom_hash_count(s.w, s.b);
-    struct stat st;
-    if (!path || stat(path, &st) != 0 || st.st_size < 128)
-        return 0;
-    return ((uint64_t)st.st_size - 128) / 2;
-}
-
 static uint64_t file_bytes(const ma_db_sector *s)
 {
     struct stat st;
@@ -106,7 +95,7 @@ int ma_shard_plan_database(ma_database *db, unsigned n_shards, ma_shard_plan *ou
         p->variant = d->variant;
         p->sector = d->sector;
         snprintf(p->name, sizeof p->name, "%s", d->name);
-        p->entries = ma_shard_entries(f, d->sector, d->path);
+        p->entries = ma_format_planned_entries(f, d->sector, d->path);
         p->bytes = file_bytes(d);
         p->peak_bytes = p->bytes;
         ma_vrules rules;

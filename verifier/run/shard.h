@@ -37,11 +37,6 @@ double ma_shard_cost(ma_variant v, ma_sector s, uint64_t entries);
  * MA_ENOMEM. */
 int ma_shard_partition(ma_shard_item *items, size_t n, unsigned n_shards, ma_error *err);
 
-/* The entries a sector's file holds, as the partition counts them without opening it: for the open
- * format (file size - 128) / 2 from the file's size (0 when path is NULL or cannot be read), for
- * Malom's formats the hash count of (W, B) (every file of a sector has it). */
-uint64_t ma_shard_entries(ma_format f, ma_sector s, const char *path);
-
 /* The plan of a whole database (ma_shard_plan, public: include/millaudit/verify.h) from an open
  * database. */
 /* Plans the whole database db in n_shards shards. Errors: MA_EINVAL (n_shards 0), MA_ENOMEM. */
