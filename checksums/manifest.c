@@ -1,5 +1,6 @@
 /* SHA-256 manifests: listing, writing, reading, merging (contract in manifest.h). */
 #include "checksums/manifest.h"
+#include "checksums/published.h"
 
 #include "common/fileio.h"
 #include "common/output.h"
@@ -303,10 +304,12 @@ static int put_name(FILE *f, const char *s, int escape)
 }
 
 static int write_lines(FILE *f, const char *header, const char *const *paths, const ma_file_digest *digests,
-                       size_t n)
+                       size_t n, int chunk_lines)
 {
     int ok = !header || fprintf(f, "# %s\n", header) > 0;
     for (size_t i = 0; ok && i < n; i++) {
+        if (chunk_lines && ma_chunk_line_write(f, &digests[i]) != 0)
+            return 0;
         char hex[MA_SHA256_HEX_LEN + 1];
         ma_sha256_hex(hex, digests[i].digest);
         int esc = needs_escape(paths[i]);
@@ -325,7 +328,7 @@ int ma_manifest_write_stream(FILE *f, const char *name, const char *const *paths
 int ma_manifest_write_stream_header(FILE *f, const char *name, const char *header, const char *const *paths,
                                     const ma_file_digest *digests, size_t n, ma_error *err)
 {
-    if (!write_lines(f, header, paths, digests, n) || fflush(f) != 0)
+    if (!write_lines(f, header, paths, digests, n, 0) || fflush(f) != 0)
         return ma_error_set(err, MA_EIO, "%s: cannot write: %s", name, strerror(errno));
     return MA_OK;
 }
@@ -339,6 +342,18 @@ int ma_manifest_write(const char *out_path, const char *const *paths, const ma_f
 int ma_manifest_write_header(const char *out_path, const char *header, const char *const *paths,
                              const ma_file_digest *digests, size_t n, ma_error *err)
 {
+    return ma_manifest_write_chunked(out_path, NULL, out_path, header, 0, paths, digests, n, err);
+}
+
+int ma_manifest_write_chunked(const char *out_path, FILE *stream, const char *name, const char *header,
+                              int chunk_lines, const char *const *paths, const ma_file_digest *digests, size_t n,
+                              ma_error *err)
+{
+    if (!out_path) {
+        if (!write_lines(stream, header, paths, digests, n, chunk_lines) || fflush(stream) != 0)
+            return ma_error_set(err, MA_EIO, "%s: cannot write: %s", name ? name : "(output)", strerror(errno));
+        return MA_OK;
+    }
     /* Built in memory, then written by common/output: a regular file atomically (<out>.tmp.<pid>,
      * fsync, rename, directory fsync), a device or FIFO written through; errors name out_path. */
     char *buf = NULL;
@@ -346,7 +361,7 @@ int ma_manifest_write_header(const char *out_path, const char *header, const cha
     FILE *f = open_memstream(&buf, &len);
     if (!f)
         return ma_error_set(err, MA_ENOMEM, "%s: out of memory", out_path);
-    int ok = write_lines(f, header, paths, digests, n);
+    int ok = write_lines(f, header, paths, digests, n, chunk_lines);
     if (fclose(f) != 0)
         ok = 0;
     int rc = ok && buf ? ma_output_write(out_path, buf, len, err) : ma_error_set(err, MA_ENOMEM, "%s: out of memory", out_path);
@@ -423,6 +438,9 @@ void ma_manifest_free(ma_manifest *m)
     }
     free(m->lines);
     free(m->malformed);
+    for (size_t i = 0; i < m->n_chunk_records; i++)
+        ma_chunk_record_free(&m->chunk_records[i]);
+    free(m->chunk_records);
     memset(m, 0, sizeof *m);
 }
 
@@ -548,6 +566,24 @@ static void parse_shard_header(ma_manifest *m, const char *line, size_t l)
     }
 }
 
+/* A "# millaudit-chunks" line is kept (checksums/published.h); any other comment, or a malformed
+ * chunk line, is a comment as sha256sum reads it. Returns -1 out of memory. */
+static int note_chunk_line(ma_manifest *m, const char *line, size_t l)
+{
+    ma_chunk_record rec;
+    int got = ma_chunk_line_parse(&rec, line, l);
+    if (got <= 0)
+        return got;
+    ma_chunk_record *v = realloc(m->chunk_records, (m->n_chunk_records + 1) * sizeof *v);
+    if (!v) {
+        ma_chunk_record_free(&rec);
+        return -1;
+    }
+    m->chunk_records = v;
+    v[m->n_chunk_records++] = rec;
+    return 0;
+}
+
 int ma_manifest_parse(ma_manifest *out, const char *text, size_t len, const char *name, ma_error *err)
 {
     memset(out, 0, sizeof *out);
@@ -563,6 +599,8 @@ int ma_manifest_parse(ma_manifest *out, const char *text, size_t len, const char
          * empty lines are skipped. Neither counts as improperly formatted. */
         if (l && line[0] == '#') {
             parse_shard_header(out, line, l);
+            if (note_chunk_line(out, line, l) != 0)
+                rc = ma_error_set(err, MA_ENOMEM, "%s: out of memory at line %zu", name, lineno);
             continue;
         }
         if (l && line[l - 1] == '\r')

@@ -72,6 +72,13 @@ int ma_manifest_write_header(const char *out_path, const char *header, const cha
 int ma_manifest_write_stream_header(FILE *f, const char *name, const char *header, const char *const *paths,
                                     const ma_file_digest *digests, size_t n, ma_error *err);
 
+/* The same lines, each file's preceded by its chunk line (checksums/published.h) when chunk_lines
+ * (digests[i] must then hold chunk digests): manifest create --chunks. Written to out_path
+ * atomically, or to stream when out_path is NULL (name is for messages). */
+int ma_manifest_write_chunked(const char *out_path, FILE *stream, const char *name, const char *header,
+                              int chunk_lines, const char *const *paths, const ma_file_digest *digests, size_t n,
+                              ma_error *err);
+
 /* Non-zero when path is an existing regular file that reads like a manifest (empty, a comment, or
  * a digest line: 64 hex digits, optionally after a backslash, then a space): an earlier manifest
  * being replaced, as opposed to a database file named as manifest create's output. "-" is not. */
@@ -88,6 +95,8 @@ typedef struct ma_manifest_line {
     size_t line;                     /* 1-based line number */
 } ma_manifest_line;
 
+struct ma_chunk_record;
+
 typedef struct ma_manifest {
     ma_manifest_line *lines;   /* well-formed lines, in file order */
     size_t n;
@@ -97,6 +106,10 @@ typedef struct ma_manifest {
     /* a shard manifest's comment "# millaudit manifest shard I/N" (manifest create --shard): */
     int shard_line;            /* 1 when the manifest has one (the first counts) */
     unsigned shard_index, shard_count; /* count 0: not a shard manifest */
+    /* the "# millaudit-chunks" comment lines (checksums/published.h): size and chunk digests of
+     * files by whole-file digest (manifest create --chunks) */
+    struct ma_chunk_record *chunk_records;
+    size_t n_chunk_records;
 } ma_manifest;
 
 /* Parses manifest text as `sha256sum -c` does (coreutils 9.1): lines end in LF, one CR before it

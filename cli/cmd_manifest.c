@@ -26,7 +26,7 @@ static void usage(FILE *out)
 {
     fprintf(out,
             "usage: millaudit manifest create DIR [--out FILE|-] [--audit FILE.sqlite] [--chunk-size BYTES]\n"
-            "                                 [--threads N] [--quiet] [--shard I/N]\n"
+            "                                 [--chunks] [--threads N] [--quiet] [--shard I/N]\n"
             "       millaudit manifest check MANIFEST|- [--dir DIR] [--audit FILE.sqlite] [--ignore-missing]\n"
             "                                 [--ignore-extra] [--strict] [--status|-w|--warn|--quiet]\n"
             "                                 [--threads N]\n"
@@ -39,6 +39,9 @@ static void usage(FILE *out)
             "        --shard I/N: only shard I of N (0 <= I < N) of the sector files, partitioned as\n"
             "        verify DIR --shard I/N; other files go to shard 0. Default output\n"
             "        DIR/MANIFEST.shard-I-of-N.sha256, first line '# millaudit manifest shard I/N'.\n"
+            "        --chunks: before each line a comment with the file's size and the digest of each\n"
+            "        --chunk-size chunk, which sha256sum -c skips and verify and check use to say which\n"
+            "        bytes of a damaged download differ (docs/download.md).\n"
             "check:  verify every listed file (paths relative to DIR, default the manifest's directory,\n"
             "        or . for - = standard input); --audit pins a FAILED file to its changed byte ranges.\n"
             "        As sha256sum -c: --status prints nothing (exit status only), -w/--warn warns about\n"
@@ -102,7 +105,8 @@ static int create_options(ma_manifest_create_options *o, int *quiet, int *done, 
         {"out", required_argument, NULL, 'o'},   {"audit", required_argument, NULL, 'a'},
         {"chunk-size", required_argument, NULL, 'c'}, {"threads", required_argument, NULL, 't'},
         {"quiet", no_argument, NULL, 'q'},       {"help", no_argument, NULL, 'h'},
-        {"shard", required_argument, NULL, 'S'}, {NULL, 0, NULL, 0},
+        {"shard", required_argument, NULL, 'S'}, {"chunks", no_argument, NULL, 'C'},
+        {NULL, 0, NULL, 0},
     };
     int c;
     long threads;
@@ -122,6 +126,7 @@ static int create_options(ma_manifest_create_options *o, int *quiet, int *done, 
             o->threads = (unsigned)threads;
             break;
         case 'q': *quiet = 1; break;
+        case 'C': o->chunk_lines = 1; break;
         case 'S':
             if (ma_cli_parse_shard(optarg, &o->shard_index, &o->shard_count))
                 return ma_opt_error("manifest create",

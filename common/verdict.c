@@ -1,6 +1,7 @@
 /* common/verdict: the one verdict, its words and its exit status (common/verdict.h). */
 #include "common/verdict.h"
 
+#include <stdio.h>
 #include <string.h>
 
 #include "common/ma_error.h"
@@ -9,7 +10,8 @@ const char *ma_verdict_state_name(ma_verdict_state s)
 {
     static const char *const names[MA_VERDICT_STATES] = {
         "verified",      "within-bounds", "incomplete",    "interrupted",
-        "discrepancies", "values-agree",  "values-differ", "recorded"};
+        "discrepancies", "values-agree",  "values-differ", "recorded",
+        "damaged"};
     return (unsigned)s < MA_VERDICT_STATES ? names[s] : "unknown";
 }
 
@@ -27,7 +29,7 @@ int ma_verdict_exit_code(ma_verdict_state s, unsigned flags)
     case MA_VERDICT_WITHIN_BOUNDS: return flags & MA_VERDICT_ALLOW_BOUNDS ? MA_EXIT_OK : MA_EXIT_BAD_INPUT;
     case MA_VERDICT_DISCREPANCIES:
     case MA_VERDICT_DIFFER: return MA_EXIT_MISMATCH;
-    default: return MA_EXIT_BAD_INPUT;
+    default: return MA_EXIT_BAD_INPUT; /* damaged too: the files must be fetched again */
     }
 }
 
@@ -56,4 +58,56 @@ int ma_result_exit_code(int result)
     if (result & RESULT_VERDICT)
         return ma_verdict_exit_code((ma_verdict_state)(result & 0xFF), (unsigned)(result >> 8) & 0xF);
     return MA_EXIT_INTERNAL;
+}
+
+/* 1234567 as "1,234,567": common/ may not use the progress module's grouping (a layer above). */
+static void grouped(char *buf, size_t len, unsigned long long v)
+{
+    char raw[32];
+    int n = snprintf(raw, sizeof raw, "%llu", v), o = 0;
+    for (int i = 0; i < n && (size_t)o + 2 < len; i++) {
+        if (i && (n - i) % 3 == 0)
+            buf[o++] = ',';
+        buf[o++] = raw[i];
+    }
+    buf[o] = 0;
+}
+
+void ma_damage_headline(char *buf, size_t len, const ma_damage_words *w)
+{
+    char f[32], o[32], v[32], d[32];
+    grouped(f, sizeof f, w->files);
+    grouped(o, sizeof o, w->others);
+    grouped(v, sizeof v, w->others_verified);
+    grouped(d, sizeof d, w->input_damaged);
+    const char *from = w->published ? "what was published" : w->files == 1 ? "what its producer wrote"
+                                                                            : "what their producer wrote";
+    char others[96];
+    if (!w->others)
+        snprintf(others, sizeof others, "no other sector");
+    else if (w->others_verified == w->others)
+        snprintf(others, sizeof others, "the other %s sector%s verified", o, w->others == 1 ? "" : "s");
+    else
+        snprintf(others, sizeof others, "of the other %s sector%s, %s verified", o, w->others == 1 ? "" : "s", v);
+    char input[96] = "";
+    if (w->input_damaged)
+        snprintf(input, sizeof input, "; %s sector%s not checked (%s a damaged file)", d,
+                 w->input_damaged == 1 ? "" : "s", w->input_damaged == 1 ? "it reads" : "they read");
+    snprintf(buf, len, "damaged: %s file%s differ%s from %s; %s%s", f, w->files == 1 ? "" : "s",
+             w->files == 1 ? "s" : "", from, others, input);
+}
+
+void ma_unproven_phrase(char *buf, size_t len, unsigned long long within_bounds, unsigned long long not_verified)
+{
+    char w[32], n[32];
+    grouped(w, sizeof w, within_bounds);
+    grouped(n, sizeof n, not_verified);
+    if (within_bounds && not_verified)
+        snprintf(buf, len, "%s entr%s only within bounds, %s not verified", w, within_bounds == 1 ? "y" : "ies", n);
+    else if (within_bounds)
+        snprintf(buf, len, "%s entr%s only within bounds", w, within_bounds == 1 ? "y" : "ies");
+    else if (not_verified)
+        snprintf(buf, len, "%s entr%s not verified", n, not_verified == 1 ? "y" : "ies");
+    else if (len)
+        buf[0] = 0;
 }

@@ -23,10 +23,12 @@ typedef enum ma_verdict_state {
     MA_VERDICT_DISCREPANCIES,  /* stored values the checker refutes */
     MA_VERDICT_AGREE,          /* diff: every value agrees (encodings may differ) */
     MA_VERDICT_DIFFER,         /* diff: values differ, or a sector is on one side only */
-    MA_VERDICT_RECORDED        /* manifest and other kinds: the run recorded what it read */
+    MA_VERDICT_RECORDED,       /* manifest and other kinds: the run recorded what it read */
+    MA_VERDICT_DAMAGED         /* files differ from what was published (or from their own body
+                                * digest): fetch them again; never a finding about the solver */
 } ma_verdict_state;
 
-#define MA_VERDICT_STATES 8
+#define MA_VERDICT_STATES 9
 
 /* Flags of ma_verdict_exit_code. */
 enum {
@@ -34,8 +36,8 @@ enum {
 };
 
 /* Stable names for JSON, CSS and messages: "verified", "within-bounds", "incomplete",
- * "interrupted", "discrepancies", "values-agree", "values-differ", "recorded"; "unknown" for a
- * value outside the enum. */
+ * "interrupted", "discrepancies", "values-agree", "values-differ", "recorded", "damaged";
+ * "unknown" for a value outside the enum. */
 MA_API const char *ma_verdict_state_name(ma_verdict_state s);
 
 /* The status string the audit store records for a finished run of this verdict: "ok" for
@@ -44,7 +46,7 @@ MA_API const char *ma_verdict_status(ma_verdict_state s);
 
 /* The exit status a verdict stands for (README table): 0 verified, values agree, recorded (and
  * within bounds with MA_VERDICT_ALLOW_BOUNDS); 1 discrepancies, values differ; 3 within bounds,
- * incomplete, interrupted (the run did not prove the database whole). */
+ * incomplete, interrupted, damaged (the run did not prove the database whole). */
 MA_API int ma_verdict_exit_code(ma_verdict_state s, unsigned flags);
 
 /*
@@ -62,5 +64,27 @@ MA_API int ma_result_of_signal(int signo);
  * say: code itself when it already reads as bad input, else MA_EFORMAT. */
 MA_API int ma_result_of_unusable(int code);
 MA_API int ma_result_exit_code(int result);
+
+/*
+ * The words of the damaged verdict, the same in verify's text, JSON and JUnit and in every report
+ * (docs/download.md): "damaged: 3 files differ from what was published; the other 25 sectors
+ * verified; 2 sectors not checked (they read a damaged file)". `published` is 0 when no manifest
+ * or attestation was the reference (the damage is an open file's body failing the digest its own
+ * header records: "differ from what their producer wrote"). `others` counts the sectors neither
+ * damaged nor reading a damaged file, `others_verified` those of them verified.
+ */
+typedef struct ma_damage_words {
+    int published;
+    unsigned long long files, others, others_verified, input_damaged;
+} ma_damage_words;
+
+MA_API void ma_damage_headline(char *buf, size_t len, const ma_damage_words *w);
+
+/* The entries a run did not prove, the same words in verify and every report: "47 entries only
+ * within bounds", "2 entries not verified", "47 entries only within bounds, 2 not verified", or ""
+ * when both are 0. Within bounds: nothing contradicts, a successor sector is absent (Malom
+ * excerpts); not verified: neither verified, within bounds nor a discrepancy. */
+MA_API void ma_unproven_phrase(char *buf, size_t len, unsigned long long within_bounds,
+                               unsigned long long not_verified);
 
 #endif

@@ -14,6 +14,7 @@
 
 #include "common/output.h"
 #include "reports/render/render_internal.h"
+#include "reports/render/report_integrity.h"
 
 int ma_render_format_parse(const char *name, ma_render_format *out, ma_error *err)
 {
@@ -48,6 +49,10 @@ static void sector_state_words(ma_out *o, const ma_report *r, size_t i)
     }
     if (x->status && !strcmp(x->status, "not-checked")) {
         ma_out_printf(o, "not checked"); /* an interrupted run never reached it */
+        return;
+    }
+    if (x->status && !strcmp(x->status, "input-damaged")) {
+        ma_out_printf(o, "input damaged"); /* not checked: it reads a damaged file */
         return;
     }
     ma_out_printf(o, "%s", ma_state_words((ma_verdict_state)r->sx[i].state));
@@ -496,6 +501,7 @@ static void render_text(ma_out *o, const ma_report *r, int md)
     ma_out_str(o, r->run.kind);
     ma_out_printf(o, md ? ")\n" : ")\n");
     text_verdict(o, r, md);
+    ma_render_report_integrity(o, r); /* damage first: what to fetch again */
     text_facts(o, r, md);
     ma_render_shards(o, r);
     text_sectors(o, r, md);

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "reports/render/render_internal.h"
+#include "reports/render/report_integrity.h"
 
 static const char CSS[] =
     "*{box-sizing:border-box}\n"
@@ -19,6 +20,7 @@ static const char CSS[] =
     ".warn{background:#fff8e1;border-color:#f9a825}.warn .vh{color:#8d6e00}\n"
     ".bad{background:#ffebee;border-color:#c62828}.bad .vh{color:#b71c1c}\n"
     ".grey{background:#eceff1;border-color:#607d8b}.grey .vh{color:#37474f}\n"
+    ".integrity{border-radius:6px;padding:2px 16px 8px;margin:10px 0;border-left:10px solid}\n"
     ".kpis{display:flex;flex-wrap:wrap;gap:8px;margin-top:10px}\n"
     ".kpi{background:#fff;border:1px solid #ccc;border-radius:4px;padding:4px 10px;min-width:120px}\n"
     ".kpi b{display:block;font-size:17px}.kpi span{font-size:12px;color:#555}\n"
@@ -84,7 +86,8 @@ static void html_verdict(ma_out *o, const ma_report *r)
     } else {
         kpi(o, t->entries, "entries");
         kpi(o, t->verified, "fully verified");
-        kpi(o, v->unproven, "unproven (within bounds)");
+        kpi(o, t->within_bounds, "only within bounds");
+        kpi(o, v->not_verified, "not verified");
         kpi(o, t->discrepancies, t->discrepancies == 1 ? "discrepancy" : "discrepancies");
         if (t->roots >= 0 && t->discrepancies > 0) {
             kpi(o, t->roots, t->roots == 1 ? "root" : "roots");
@@ -403,6 +406,7 @@ void ma_render_html(ma_out *o, const ma_report *r)
     ma_out_str(o, r->run.started_at);
     ma_out_printf(o, "</p>\n");
     html_verdict(o, r);
+    ma_render_report_integrity(o, r); /* damage first: what to fetch again */
     html_sides(o, r);
     ma_out_printf(o, "<nav><a href=\"#charts\">charts</a><a href=\"#sectors\">sectors</a>"
                      "<a href=\"#discrepancies\">%s</a><a href=\"#history\">history</a><a href=\"#run\">run</a>"

@@ -242,6 +242,7 @@ const char *ma_state_words(ma_verdict_state s)
     case MA_VERDICT_AGREE: return "values agree";
     case MA_VERDICT_DIFFER: return "values differ";
     case MA_VERDICT_RECORDED: return "recorded";
+    case MA_VERDICT_DAMAGED: return "damaged";
     }
     return "unknown";
 }
@@ -254,7 +255,8 @@ const char *ma_state_class(ma_verdict_state s)
     case MA_VERDICT_WITHIN_BOUNDS: return "warn";
     case MA_VERDICT_DISCREPANCIES:
     case MA_VERDICT_DIFFER:
-    case MA_VERDICT_INCOMPLETE: return "bad";
+    case MA_VERDICT_INCOMPLETE:
+    case MA_VERDICT_DAMAGED: return "bad";
     default: return "grey";
     }
 }

@@ -7,6 +7,7 @@
 #include <time.h>
 
 #include "indexer/position.h"
+#include "reports/render/integrity_render.h"
 #include "reports/render/render.h"
 
 #define SUITE "millaudit.verify"
@@ -109,9 +110,12 @@ static int sector_case(ma_junit_suite *suite, const ma_vrun *r, const ma_vrun_se
                                o, err);
         free(text);
         return rc;
+    case MA_SECTOR_DAMAGED:
+    case MA_SECTOR_INPUT_DAMAGED: /* not checked: damage, never a failure of the solver */
     case MA_SECTOR_INCOMPLETE:
     case MA_SECTOR_UNUSABLE:
-        return ma_junit_case_add(suite, classname, s->name, s->status == MA_SECTOR_UNUSABLE ? -1 : s->seconds,
+        return ma_junit_case_add(suite, classname, s->name,
+                                 s->status == MA_SECTOR_UNUSABLE || s->status >= MA_SECTOR_DAMAGED ? -1 : s->seconds,
                                  MA_JUNIT_ERROR, ma_sector_status_name(s->status),
                                  s->message[0] ? s->message : ma_sector_status_name(s->status), NULL, o, err);
     case MA_SECTOR_WITHIN_BOUNDS:
@@ -198,6 +202,8 @@ int ma_vrun_junit(ma_junit *j, const ma_vrun *r, const char *stopped_by, ma_erro
     for (size_t i = 0; !rc && i < sizeof props / sizeof props[0]; i++)
         rc = ma_junit_property_add(s, props[i][0], props[i][1], err);
     int sector_errors = 0;
+    if (!rc)
+        rc = ma_render_integrity_junit(s, r, err);
     for (size_t i = 0; !rc && i < ma_vrun_sector_count(r); i++) {
         const ma_vrun_sector *x = ma_vrun_sector_at(r, i);
         sector_errors |= x->status == MA_SECTOR_INCOMPLETE || x->status == MA_SECTOR_UNUSABLE;

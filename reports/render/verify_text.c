@@ -4,6 +4,7 @@
 #include <stdio.h>
 
 #include "common/progress.h"
+#include "reports/render/integrity_render.h"
 #include "verifier/run/run.h"
 
 #define TEXT_ROWS 20 /* discrepancy rows printed per sector */
@@ -41,15 +42,19 @@ static void print_verdict(FILE *out, const ma_vrun *run)
                      "absent), no contradiction; NOT fully verified\n",
                 G(t->within_bounds));
         break;
-    case MA_VERDICT_DISCREPANCIES:
-        fprintf(out, "verdict: discrepancies found: %s (%s root%s, %s propagated)", G(t->discrepancies),
-                G(t->roots), t->roots == 1 ? "" : "s", G(t->propagated));
-        if (t->body_digest_mismatches)
-            fprintf(out, "; %s sector file%s whose body is not what %s producer wrote",
-                    G(t->body_digest_mismatches), t->body_digest_mismatches == 1 ? "" : "s",
-                    t->body_digest_mismatches == 1 ? "its" : "their");
-        fprintf(out, "\n");
+    case MA_VERDICT_DISCREPANCIES: {
+        char caveat[400];
+        ma_render_discrepancy_caveat(run, caveat, sizeof caveat);
+        fprintf(out, "verdict: discrepancies found: %s (%s root%s, %s propagated)%s\n", G(t->discrepancies),
+                G(t->roots), t->roots == 1 ? "" : "s", G(t->propagated), caveat);
         break;
+    }
+    case MA_VERDICT_DAMAGED: {
+        char h[400];
+        ma_render_damage_headline(run, h, sizeof h);
+        fprintf(out, "verdict: %s\n", h);
+        break;
+    }
     case MA_VERDICT_INTERRUPTED:
         /* what this run did, whatever a later --resume does: it is never a proof */
         fprintf(out, "verdict: interrupted: %s of %s sectors checked (%s of %s entries verified); "
@@ -61,13 +66,18 @@ static void print_verdict(FILE *out, const ma_vrun *run)
             fprintf(out, "verdict: incomplete: nothing was checked: no usable sector file\n");
             break;
         }
-        fprintf(out, "verdict: incomplete: %s sectors unusable, %s entries not verified (successor "
-                     "absent or broken)%s\n",
-                G(t->sectors_unusable), G(t->missing_child + t->unverifiable),
-                t->within_bounds ? "; Malom excerpts: --allow-bounds accepts entries checked within "
-                                   "bounds"
-                                 : "");
+    {
+        /* the words every report uses for the entries not proven (common/verdict.h) */
+        char unproven[128];
+        ma_unproven_phrase(unproven, sizeof unproven, t->within_bounds,
+                           t->entries - t->verified - t->within_bounds - t->discrepancies);
+        fprintf(out, "verdict: incomplete: %s sector%s unusable%s%s%s\n", G(t->sectors_unusable),
+                t->sectors_unusable == 1 ? "" : "s", unproven[0] ? "; " : "", unproven,
+                t->within_bounds ? " (successor sectors absent); Malom excerpts: --allow-bounds accepts entries "
+                                   "checked within bounds"
+                                 : unproven[0] ? " (a successor absent, unusable or holding a bad value)" : "");
         break;
+    }
     }
 }
 
@@ -75,6 +85,10 @@ void ma_render_verify_sector_line(FILE *out, const ma_vrun_sector *s)
 {
     if (s->status == MA_SECTOR_UNUSABLE) {
         fprintf(out, "%s: unusable\n", s->name);
+        return;
+    }
+    if (s->status == MA_SECTOR_DAMAGED || s->status == MA_SECTOR_INPUT_DAMAGED) {
+        fprintf(out, "%s: %s\n", s->name, s->message);
         return;
     }
     fprintf(out, "%s: %s, %s entr%s, %s verified", s->name, ma_sector_status_name(s->status), G(s->entries),
@@ -163,6 +177,7 @@ void ma_render_verify_text(FILE *out, const ma_vrun *run, int quiet)
         fprintf(out, "audit: run %lld%s\n", (long long)ma_vrun_id(run),
                 ma_vrun_record_failed(run) ? " (record INCOMPLETE: see the errors)" : "");
     print_verdict(out, run);
+    ma_render_verify_next_text(out, run);
 }
 
 /* ---- the plan ---- */

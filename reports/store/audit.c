@@ -215,6 +215,8 @@ static const char *const migrations[] = {
     ");",
     /* v9: the coverage proof of a run, its inventory and plan (reports/store/audit_inventory.c). */
     ma_audit_inventory_migration_v9,
+    /* v10: a verify run's integrity phase, the damaged files (reports/store/audit_integrity.c). */
+    ma_audit_integrity_migration_v10,
 };
 #define MA_AUDIT_SCHEMA_VERSION ((int)(sizeof migrations / sizeof migrations[0]))
 
