@@ -894,29 +894,3 @@ int ma_manifest_merge(ma_manifest_merged *out, const ma_manifest *const *in, con
     }
     return MA_OK;
 }
-
-static int chunk_differs(const uint8_t (*a)[MA_SHA256_LEN], size_t na,
-                         const uint8_t (*b)[MA_SHA256_LEN], size_t nb, size_t k)
-{
-    return k >= na || k >= nb || memcmp(a[k], b[k], MA_SHA256_LEN) != 0;
-}
-
-size_t ma_chunk_ranges_differing(const uint8_t (*a)[MA_SHA256_LEN], size_t na,
-                                 const uint8_t (*b)[MA_SHA256_LEN], size_t nb, ma_chunk_range *out,
-                                 size_t max)
-{
-    size_t n = na > nb ? na : nb, found = 0;
-    for (size_t k = 0; k < n;) {
-        if (!chunk_differs(a, na, b, nb, k)) {
-            k++;
-            continue;
-        }
-        size_t first = k;
-        while (k < n && chunk_differs(a, na, b, nb, k))
-            k++;
-        if (found < max)
-            out[found] = (ma_chunk_range){first, k};
-        found++;
-    }
-    return found;
-}

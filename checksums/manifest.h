@@ -19,6 +19,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "checksums/published.h"
 #include "checksums/sha256.h"
 #include "common/ma_error.h"
 
@@ -169,18 +170,7 @@ void ma_manifest_merged_free(ma_manifest_merged *m);
  * the merge with one line naming it; MA_EIO for another stat failure. */
 int ma_manifest_merged_sizes(uint64_t *sizes, const char *root, const ma_manifest_merged *m, ma_error *err);
 
-/* ---- pinning a mismatch ---- */
-
-/* A run of chunks [first, end) whose digests differ between two digest lists of one chunk size,
- * or that only one of them has. */
-typedef struct ma_chunk_range {
-    size_t first, end;
-} ma_chunk_range;
-
-/* The runs of differing chunks between a[0..na) and b[0..nb), in order: the first max of them in
- * out, and the number of all of them returned (more than max when some did not fit). */
-size_t ma_chunk_ranges_differing(const uint8_t (*a)[MA_SHA256_LEN], size_t na,
-                                 const uint8_t (*b)[MA_SHA256_LEN], size_t nb, ma_chunk_range *out,
-                                 size_t max);
+/* Pinning a mismatch to its chunks (ma_chunk_range, ma_chunk_ranges_differing) is
+ * checksums/published.h's. */
 
 #endif

@@ -5,7 +5,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "checksums/manifest.h"
 
 static const char tag[] = "# millaudit-chunks ";
 
@@ -97,6 +96,32 @@ const ma_chunk_record *ma_chunk_record_find(const ma_chunk_record *recs, size_t 
         if (!memcmp(recs[i].sha256, sha256, MA_SHA256_LEN))
             return &recs[i];
     return NULL;
+}
+
+static int chunk_differs(const uint8_t (*a)[MA_SHA256_LEN], size_t na,
+                         const uint8_t (*b)[MA_SHA256_LEN], size_t nb, size_t k)
+{
+    return k >= na || k >= nb || memcmp(a[k], b[k], MA_SHA256_LEN) != 0;
+}
+
+size_t ma_chunk_ranges_differing(const uint8_t (*a)[MA_SHA256_LEN], size_t na,
+                                 const uint8_t (*b)[MA_SHA256_LEN], size_t nb, ma_chunk_range *out,
+                                 size_t max)
+{
+    size_t n = na > nb ? na : nb, found = 0;
+    for (size_t k = 0; k < n;) {
+        if (!chunk_differs(a, na, b, nb, k)) {
+            k++;
+            continue;
+        }
+        size_t first = k;
+        while (k < n && chunk_differs(a, na, b, nb, k))
+            k++;
+        if (found < max)
+            out[found] = (ma_chunk_range){first, k};
+        found++;
+    }
+    return found;
 }
 
 void ma_published_compare(const ma_published_file *pub, const ma_file_digest *now, int now_rc,

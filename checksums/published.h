@@ -27,6 +27,18 @@
 #include "checksums/sha256.h"
 #include "common/ma_error.h"
 
+/* A run of chunks [first, end) whose digests differ between two digest lists of one chunk size,
+ * or that only one of them has. */
+typedef struct ma_chunk_range {
+    size_t first, end;
+} ma_chunk_range;
+
+/* The runs of differing chunks between a[0..na) and b[0..nb), in order: the first max of them in
+ * out, and the number of all of them returned (more than max when some did not fit). */
+size_t ma_chunk_ranges_differing(const uint8_t (*a)[MA_SHA256_LEN], size_t na,
+                                 const uint8_t (*b)[MA_SHA256_LEN], size_t nb, ma_chunk_range *out,
+                                 size_t max);
+
 /* What a reference (a manifest line with its chunk line, an attestation subject) states. */
 typedef struct ma_published_file {
     uint8_t sha256[MA_SHA256_LEN];

@@ -82,9 +82,9 @@ void ma_damage_headline(char *buf, size_t len, const ma_damage_words *w)
     grouped(d, sizeof d, w->input_damaged);
     const char *from = w->published ? "what was published" : w->files == 1 ? "what its producer wrote"
                                                                             : "what their producer wrote";
-    char others[96];
+    char others[96] = "";
     if (!w->others)
-        snprintf(others, sizeof others, "no other sector");
+        ; /* every sector is damaged or reads a damaged file */
     else if (w->others_verified == w->others)
         snprintf(others, sizeof others, "the other %s sector%s verified", o, w->others == 1 ? "" : "s");
     else
@@ -93,8 +93,8 @@ void ma_damage_headline(char *buf, size_t len, const ma_damage_words *w)
     if (w->input_damaged)
         snprintf(input, sizeof input, "; %s sector%s not checked (%s a damaged file)", d,
                  w->input_damaged == 1 ? "" : "s", w->input_damaged == 1 ? "it reads" : "they read");
-    snprintf(buf, len, "damaged: %s file%s differ%s from %s; %s%s", f, w->files == 1 ? "" : "s",
-             w->files == 1 ? "s" : "", from, others, input);
+    snprintf(buf, len, "damaged: %s file%s differ%s from %s%s%s%s", f, w->files == 1 ? "" : "s",
+             w->files == 1 ? "s" : "", from, others[0] ? "; " : "", others, input);
 }
 
 void ma_unproven_phrase(char *buf, size_t len, unsigned long long within_bounds, unsigned long long not_verified)

@@ -14,7 +14,6 @@
 
 #include "common/output.h"
 #include "reports/render/render_internal.h"
-#include "reports/render/report_integrity.h"
 
 int ma_render_format_parse(const char *name, ma_render_format *out, ma_error *err)
 {

@@ -5,7 +5,6 @@
 #include <string.h>
 
 #include "reports/render/render_internal.h"
-#include "reports/render/report_integrity.h"
 
 static const char CSS[] =
     "*{box-sizing:border-box}\n"

@@ -7,7 +7,6 @@
 
 #include "common/json_text.h"
 #include "reports/render/render_internal.h"
-#include "reports/render/report_integrity.h"
 
 
 /* -1 (not recorded) is null. */
@@ -86,7 +85,11 @@ static json_t *totals(jb *b, const ma_report *r)
     put(b, o, "draws", jcount(r->total_draws));
     put(b, o, "losses", jcount(r->total_losses));
     put(b, o, "sectors_unusable", json_integer(t->sectors_unusable));
-    put(b, o, "body_digest_mismatches", json_integer(t->body_mismatches));
+    /* a sector's finding in runs before audit schema v10, damage since (docs/download.md) */
+    int64_t bodies = t->body_mismatches;
+    for (size_t i = 0; i < r->integrity.n_damaged; i++)
+        bodies += r->integrity.damaged[i].kind && !strcmp(r->integrity.damaged[i].kind, "body-digest-mismatch");
+    put(b, o, "body_digest_mismatches", json_integer(bodies));
     put(b, o, "not_verified", json_integer(r->verdict.not_verified));
     put(b, o, "files_damaged", json_integer(t->files_damaged));
     put(b, o, "sectors_damaged", json_integer(t->sectors_damaged));

@@ -1,8 +1,11 @@
 /* reports/render/report_integrity: a recorded run's damage in text, Markdown, HTML and JSON
- * (reports/render/report_integrity.h). Every string from the store goes through ma_out_str. */
-#include "reports/render/report_integrity.h"
-
+ * (declared in reports/render/render_internal.h). Every string from the store goes through
+ * ma_out_str. */
 #include <string.h>
+
+#include <jansson.h>
+
+#include "reports/render/render_internal.h"
 
 #include "common/json_text.h"
 

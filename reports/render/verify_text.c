@@ -71,8 +71,11 @@ static void print_verdict(FILE *out, const ma_vrun *run)
         char unproven[128];
         ma_unproven_phrase(unproven, sizeof unproven, t->within_bounds,
                            t->entries - t->verified - t->within_bounds - t->discrepancies);
-        fprintf(out, "verdict: incomplete: %s sector%s unusable%s%s%s\n", G(t->sectors_unusable),
-                t->sectors_unusable == 1 ? "" : "s", unproven[0] ? "; " : "", unproven,
+        char unusable[64] = "";
+        if (t->sectors_unusable || !unproven[0])
+            snprintf(unusable, sizeof unusable, "%s sector%s unusable", G(t->sectors_unusable),
+                     t->sectors_unusable == 1 ? "" : "s");
+        fprintf(out, "verdict: incomplete: %s%s%s%s\n", unusable, unusable[0] && unproven[0] ? "; " : "", unproven,
                 t->within_bounds ? " (successor sectors absent); Malom excerpts: --allow-bounds accepts entries "
                                    "checked within bounds"
                                  : unproven[0] ? " (a successor absent, unusable or holding a bad value)" : "");

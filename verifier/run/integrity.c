@@ -414,6 +414,24 @@ static int body_prepare(ma_integrity *g, const ma_integrity_options *opt, const 
         close(fd);
         return MA_OK;
     }
+    ma_variant nv;
+    ma_sector ns;
+    /* a header naming no valid sector is malformed, not another sector's: the reader says so */
+    if (ma_open_file_name_parse(name, &nv, &ns) == MA_OK && ma_sector_valid(job->h.variant, job->h.sector) &&
+        (nv != job->h.variant || !ma_sector_equal(ns, job->h.sector))) {
+        /* a whole file intact by its own digest, but another sector's: a transfer that put the
+         * wrong file under this name */
+        close(fd);
+        ma_damaged_file d;
+        damage_init(&d, name, MA_DAMAGE_CONTENT);
+        d.size = (int64_t)st.st_size;
+        char sec[16];
+        ma_sector_format(job->h.sector, sec, sizeof sec);
+        snprintf(d.detail, sizeof d.detail, "offset 14: content differs: another sector's file (its header names %s_%s)",
+                 ma_variant_name(job->h.variant), sec);
+        g->pub.body_checked++;
+        return ma_integrity_add(g, &d, err);
+    }
     uint64_t want = MA_OPEN_HEADER_SIZE + 2 * job->h.entry_count;
     if ((uint64_t)st.st_size != want) {
         close(fd);
@@ -423,13 +441,14 @@ static int body_prepare(ma_integrity *g, const ma_integrity_options *opt, const 
         char a[32], b[32];
         grouped(a, sizeof a, (uint64_t)st.st_size);
         grouped(b, sizeof b, want);
-        snprintf(d.detail, sizeof d.detail, "size differs: %s bytes, its header's entry count needs %s (%s)", a, b,
-                 (uint64_t)st.st_size < want ? "truncated" : "extended");
+        snprintf(d.detail, sizeof d.detail, "offset 24: size differs: %s bytes, its header's entry count needs %s (%s)",
+                 a, b, (uint64_t)st.st_size < want ? "truncated" : "extended");
         g->pub.body_checked++;
         return ma_integrity_add(g, &d, err);
     }
     if (!job->h.has_body_digest) {
         close(fd);
+        g->pub.undigested++; /* nothing to tell its damage from a wrong value by */
         return MA_OK;
     }
     void *map = mmap(NULL, (size_t)want, PROT_READ, MAP_PRIVATE, fd, 0);
