@@ -85,8 +85,10 @@ void ma_damage_headline(char *buf, size_t len, const ma_damage_words *w)
     char others[96] = "";
     if (!w->others)
         ; /* every sector is damaged or reads a damaged file */
+    else if (w->others == 1)
+        snprintf(others, sizeof others, "the other sector %s", w->others_verified ? "verified" : "not verified");
     else if (w->others_verified == w->others)
-        snprintf(others, sizeof others, "the other %s sector%s verified", o, w->others == 1 ? "" : "s");
+        snprintf(others, sizeof others, "the other %s sectors verified", o);
     else
         snprintf(others, sizeof others, "of the other %s sector%s, %s verified", o, w->others == 1 ? "" : "s", v);
     char input[96] = "";

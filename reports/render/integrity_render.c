@@ -48,9 +48,6 @@ void ma_render_discrepancy_caveat(const ma_vrun *r, char *buf, size_t len)
          * value the producer wrote */
         snprintf(buf, len, "; no manifest: damage in transit and a wrong solver look alike; a wrong value here "
                            "may be either");
-    } else if (g->source == MA_INTEGRITY_NONE) {
-        snprintf(buf, len, "; no manifest, but every file read matches the body digest its producer "
-                           "recorded: these are the producer's values");
     }
 }
 
@@ -156,8 +153,8 @@ void ma_render_verify_next_text(FILE *out, const ma_vrun *r)
     if (ma_vrun_options_of(r)->audit_path)
         fprintf(out, "then: %s (checks only the files fetched again and the sectors that read them)\n", cmd);
     else
-        fprintf(out, "then: %s (this run was not recorded, so that first run checks everything; record "
-                     "runs with --audit to check only what changed)\n", cmd);
+        fprintf(out, "then: %s (this run was not recorded: that run checks everything once and records "
+                     "what the runs after it carry over)\n", cmd);
 }
 
 static json_t *damaged_json(const ma_damaged_file *d)

@@ -28,8 +28,10 @@
 void ma_render_damage_headline(const ma_vrun *r, char *buf, size_t len);
 
 /* The verdict line's suffix of a run with discrepancies: the damage found besides them, or without
- * a reference what cannot be told apart ("; no manifest: damage in transit and a wrong solver
- * look alike; a wrong value here may be either"); "" when neither applies. */
+ * a reference, when a file read carries no digest of its own (Malom's; an open file with a zero
+ * digest field), what cannot be told apart ("; no manifest: damage in transit and a wrong solver
+ * look alike; a wrong value here may be either"); "" otherwise (every file read matched its own
+ * body digest: its values are its producer's). */
 void ma_render_discrepancy_caveat(const ma_vrun *r, char *buf, size_t len);
 
 /* After the verdict of a damaged run: "fetch again: ...", "remove: ...", "then: <command>". */

@@ -240,7 +240,7 @@ def test_malom_published_files_with_the_digests_their_readme_publishes(millaudit
         f"integrity: {man}: 1 of 3 files damaged, 2 as published",
         "damaged: std_3_4_0_0.sec: content differs (no chunk digests published: where is not known)"]
     # 3_4 and 4_3 read each other: the twin is not checked either; 3_3_0_0 is
-    assert ("verdict: damaged: 1 file differs from what was published; the other 1 sector verified; 1 sector not "
+    assert ("verdict: damaged: 1 file differs from what was published; the other sector verified; 1 sector not "
             "checked (it reads a damaged file)") in proc.stdout.splitlines()
     # the byte is part of a draw's count, which no local rule fixes: without the published digests
     # the change is invisible, and the copy verifies; only the manifest saw it
