@@ -345,8 +345,8 @@ static void test_json_is_valid_and_holds_data(void **state)
     json_t *doc = json_loads(out, JSON_REJECT_DUPLICATES, &je);
     assert_non_null(doc);
     assert_string_equal(json_string_value(json_object_get(doc, "format")), "millaudit-report");
-    assert_int_equal(json_integer_value(json_object_get(doc, "schema_version")), 1);
-    assert_true(starts(out, "{\n \"schema_version\": 1,\n \"format\": \"millaudit-report\",\n \"verdict\""));
+    assert_int_equal(json_integer_value(json_object_get(doc, "schema_version")), 2);
+    assert_true(starts(out, "{\n \"schema_version\": 2,\n \"format\": \"millaudit-report\",\n \"verdict\""));
     json_t *v = json_object_get(doc, "verdict");
     assert_string_equal(json_string_value(json_object_get(v, "state")), "discrepancies");
     assert_true(json_is_false(json_object_get(v, "good")));
