@@ -1,5 +1,6 @@
 /* SHA-256 manifests: listing, writing, reading, merging (contract in manifest.h). */
 #include "checksums/manifest.h"
+#include "checksums/published.h"
 
 #include "common/counts.h"
 #include "common/fileio.h"
@@ -304,10 +305,12 @@ static int put_name(FILE *f, const char *s, int escape)
 }
 
 static int write_lines(FILE *f, const char *header, const char *const *paths, const ma_file_digest *digests,
-                       size_t n)
+                       size_t n, int chunk_lines)
 {
     int ok = !header || fprintf(f, "# %s\n", header) > 0;
     for (size_t i = 0; ok && i < n; i++) {
+        if (chunk_lines && ma_chunk_line_write(f, &digests[i]) != 0)
+            return 0;
         char hex[MA_SHA256_HEX_LEN + 1];
         ma_sha256_hex(hex, digests[i].digest);
         int esc = needs_escape(paths[i]);
@@ -326,7 +329,7 @@ int ma_manifest_write_stream(FILE *f, const char *name, const char *const *paths
 int ma_manifest_write_stream_header(FILE *f, const char *name, const char *header, const char *const *paths,
                                     const ma_file_digest *digests, size_t n, ma_error *err)
 {
-    if (!write_lines(f, header, paths, digests, n) || fflush(f) != 0)
+    if (!write_lines(f, header, paths, digests, n, 0) || fflush(f) != 0)
         return ma_error_set(err, MA_EIO, "%s: write failed: %s", name, strerror(errno));
     return MA_OK;
 }
@@ -340,6 +343,18 @@ int ma_manifest_write(const char *out_path, const char *const *paths, const ma_f
 int ma_manifest_write_header(const char *out_path, const char *header, const char *const *paths,
                              const ma_file_digest *digests, size_t n, ma_error *err)
 {
+    return ma_manifest_write_chunked(out_path, NULL, out_path, header, 0, paths, digests, n, err);
+}
+
+int ma_manifest_write_chunked(const char *out_path, FILE *stream, const char *name, const char *header,
+                              int chunk_lines, const char *const *paths, const ma_file_digest *digests, size_t n,
+                              ma_error *err)
+{
+    if (!out_path) {
+        if (!write_lines(stream, header, paths, digests, n, chunk_lines) || fflush(stream) != 0)
+            return ma_error_set(err, MA_EIO, "%s: cannot write: %s", name ? name : "(output)", strerror(errno));
+        return MA_OK;
+    }
     /* Built in memory, then written by common/output: a regular file atomically (<out>.tmp.<pid>,
      * fsync, rename, directory fsync), a device or FIFO written through; errors name out_path. */
     char *buf = NULL;
@@ -347,7 +362,7 @@ int ma_manifest_write_header(const char *out_path, const char *header, const cha
     FILE *f = open_memstream(&buf, &len);
     if (!f)
         return ma_error_set(err, MA_ENOMEM, "%s: out of memory", out_path);
-    int ok = write_lines(f, header, paths, digests, n);
+    int ok = write_lines(f, header, paths, digests, n, chunk_lines);
     if (fclose(f) != 0)
         ok = 0;
     int rc = ok && buf ? ma_output_write(out_path, buf, len, err) : ma_error_set(err, MA_ENOMEM, "%s: out of memory", out_path);
@@ -424,6 +439,9 @@ void ma_manifest_free(ma_manifest *m)
     }
     free(m->lines);
     free(m->malformed);
+    for (size_t i = 0; i < m->n_chunk_records; i++)
+        ma_chunk_record_free(&m->chunk_records[i]);
+    free(m->chunk_records);
     memset(m, 0, sizeof *m);
 }
 
@@ -549,6 +567,24 @@ static void parse_shard_header(ma_manifest *m, const char *line, size_t l)
     }
 }
 
+/* A "# millaudit-chunks" line is kept (checksums/published.h); any other comment, or a malformed
+ * chunk line, is a comment as sha256sum reads it. Returns -1 out of memory. */
+static int note_chunk_line(ma_manifest *m, const char *line, size_t l)
+{
+    ma_chunk_record rec;
+    int got = ma_chunk_line_parse(&rec, line, l);
+    if (got <= 0)
+        return got;
+    ma_chunk_record *v = realloc(m->chunk_records, (m->n_chunk_records + 1) * sizeof *v);
+    if (!v) {
+        ma_chunk_record_free(&rec);
+        return -1;
+    }
+    m->chunk_records = v;
+    v[m->n_chunk_records++] = rec;
+    return 0;
+}
+
 int ma_manifest_parse(ma_manifest *out, const char *text, size_t len, const char *name, ma_error *err)
 {
     memset(out, 0, sizeof *out);
@@ -564,6 +600,8 @@ int ma_manifest_parse(ma_manifest *out, const char *text, size_t len, const char
          * empty lines are skipped. Neither counts as improperly formatted. */
         if (l && line[0] == '#') {
             parse_shard_header(out, line, l);
+            if (note_chunk_line(out, line, l) != 0)
+                rc = ma_error_set(err, MA_ENOMEM, "%s: out of memory at line %zu", name, lineno);
             continue;
         }
         if (l && line[l - 1] == '\r')
@@ -856,30 +894,4 @@ int ma_manifest_merge(ma_manifest_merged *out, const ma_manifest *const *in, con
         return ma_error_set(err, MA_ENOMEM, "manifest merge: out of memory");
     }
     return MA_OK;
-}
-
-static int chunk_differs(const uint8_t (*a)[MA_SHA256_LEN], size_t na,
-                         const uint8_t (*b)[MA_SHA256_LEN], size_t nb, size_t k)
-{
-    return k >= na || k >= nb || memcmp(a[k], b[k], MA_SHA256_LEN) != 0;
-}
-
-size_t ma_chunk_ranges_differing(const uint8_t (*a)[MA_SHA256_LEN], size_t na,
-                                 const uint8_t (*b)[MA_SHA256_LEN], size_t nb, ma_chunk_range *out,
-                                 size_t max)
-{
-    size_t n = na > nb ? na : nb, found = 0;
-    for (size_t k = 0; k < n;) {
-        if (!chunk_differs(a, na, b, nb, k)) {
-            k++;
-            continue;
-        }
-        size_t first = k;
-        while (k < n && chunk_differs(a, na, b, nb, k))
-            k++;
-        if (found < max)
-            out[found] = (ma_chunk_range){first, k};
-        found++;
-    }
-    return found;
 }

@@ -19,6 +19,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "checksums/published.h"
 #include "checksums/sha256.h"
 #include "common/ma_error.h"
 
@@ -72,6 +73,13 @@ int ma_manifest_write_header(const char *out_path, const char *header, const cha
 int ma_manifest_write_stream_header(FILE *f, const char *name, const char *header, const char *const *paths,
                                     const ma_file_digest *digests, size_t n, ma_error *err);
 
+/* The same lines, each file's preceded by its chunk line (checksums/published.h) when chunk_lines
+ * (digests[i] must then hold chunk digests): manifest create --chunks. Written to out_path
+ * atomically, or to stream when out_path is NULL (name is for messages). */
+int ma_manifest_write_chunked(const char *out_path, FILE *stream, const char *name, const char *header,
+                              int chunk_lines, const char *const *paths, const ma_file_digest *digests, size_t n,
+                              ma_error *err);
+
 /* Non-zero when path is an existing regular file that reads like a manifest (empty, a comment, or
  * a digest line: 64 hex digits, optionally after a backslash, then a space): an earlier manifest
  * being replaced, as opposed to a database file named as manifest create's output. "-" is not. */
@@ -88,6 +96,8 @@ typedef struct ma_manifest_line {
     size_t line;                     /* 1-based line number */
 } ma_manifest_line;
 
+struct ma_chunk_record;
+
 typedef struct ma_manifest {
     ma_manifest_line *lines;   /* well-formed lines, in file order */
     size_t n;
@@ -97,6 +107,10 @@ typedef struct ma_manifest {
     /* a shard manifest's comment "# millaudit manifest shard I/N" (manifest create --shard): */
     int shard_line;            /* 1 when the manifest has one (the first counts) */
     unsigned shard_index, shard_count; /* count 0: not a shard manifest */
+    /* the "# millaudit-chunks" comment lines (checksums/published.h): size and chunk digests of
+     * files by whole-file digest (manifest create --chunks) */
+    struct ma_chunk_record *chunk_records;
+    size_t n_chunk_records;
 } ma_manifest;
 
 /* Parses manifest text as `sha256sum -c` does (coreutils 9.1): lines end in LF, one CR before it
@@ -156,18 +170,7 @@ void ma_manifest_merged_free(ma_manifest_merged *m);
  * the merge with one line naming it; MA_EIO for another stat failure. */
 int ma_manifest_merged_sizes(uint64_t *sizes, const char *root, const ma_manifest_merged *m, ma_error *err);
 
-/* ---- pinning a mismatch ---- */
-
-/* A run of chunks [first, end) whose digests differ between two digest lists of one chunk size,
- * or that only one of them has. */
-typedef struct ma_chunk_range {
-    size_t first, end;
-} ma_chunk_range;
-
-/* The runs of differing chunks between a[0..na) and b[0..nb), in order: the first max of them in
- * out, and the number of all of them returned (more than max when some did not fit). */
-size_t ma_chunk_ranges_differing(const uint8_t (*a)[MA_SHA256_LEN], size_t na,
-                                 const uint8_t (*b)[MA_SHA256_LEN], size_t nb, ma_chunk_range *out,
-                                 size_t max);
+/* Pinning a mismatch to its chunks (ma_chunk_range, ma_chunk_ranges_differing) is
+ * checksums/published.h's. */
 
 #endif

@@ -31,7 +31,7 @@ static void usage_create(FILE *out, int alone)
 {
     fprintf(out,
             "usage: millaudit manifest create DIR [--out FILE|-] [--audit FILE.sqlite] [--chunk-size BYTES]\n"
-            "                                 [--threads N] [--quiet] [--shard I/N]\n");
+            "                                 [--chunks] [--threads N] [--quiet] [--shard I/N]\n");
     if (!alone)
         return;
     fprintf(out,
@@ -42,6 +42,9 @@ static void usage_create(FILE *out, int alone)
             "  --out FILE        the manifest to write (- for standard output)\n"
             "  --audit FILE      also record it as a manifest run of the store\n"
             "  --chunk-size B    chunk digests per B bytes (K/M/G allowed; default 16M)\n"
+            "  --chunks          before each line a comment with the file's size and the digest of\n"
+            "                    each chunk, which sha256sum -c skips and verify and check use to say\n"
+            "                    which bytes of a damaged download differ (docs/download.md)\n"
             "  -j, --threads N   worker threads (default: online CPUs)\n"
             "  --quiet           no progress, no summary line\n"
             "  --shard I/N       only shard I of N (0 <= I < N) of the sector files, partitioned as\n"
@@ -127,7 +130,8 @@ static int create_options(ma_manifest_create_options *o, int *quiet, int *done, 
         {"out", required_argument, NULL, 'o'},   {"audit", required_argument, NULL, 'a'},
         {"chunk-size", required_argument, NULL, 'c'}, {"threads", required_argument, NULL, 't'},
         {"quiet", no_argument, NULL, 'q'},       {"help", no_argument, NULL, 'h'},
-        {"shard", required_argument, NULL, 'S'}, {NULL, 0, NULL, 0},
+        {"shard", required_argument, NULL, 'S'}, {"chunks", no_argument, NULL, 'C'},
+        {NULL, 0, NULL, 0},
     };
     int c;
     long threads;
@@ -148,6 +152,7 @@ static int create_options(ma_manifest_create_options *o, int *quiet, int *done, 
             o->threads = (unsigned)threads;
             break;
         case 'q': *quiet = 1; break;
+        case 'C': o->chunk_lines = 1; break;
         case 'S':
             if (ma_cli_parse_shard(optarg, &o->shard_index, &o->shard_count))
                 return ma_opt_error("manifest create",

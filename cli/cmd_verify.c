@@ -29,12 +29,16 @@ static void usage(FILE *out)
             "                        [--resume[=RUN] [--stale-after S] | --incremental] [--max-rows N]\n"
             "                        [--threads N]\n"
             "                        [--shard I/N [--seal-key K]] [--full-board-draw yes|no] [--allow-bounds]\n"
-            "                        [--quiet | --table | --wide] [--json] [--junit FILE]\n"
+            "                        [--manifest FILE | --attestation FILE --pub KEY.pem | --no-manifest]\n"
+            "                        [--refetch-list FILE] [--quiet | --table | --wide] [--json] [--junit FILE]\n"
             "       millaudit verify DIR --plan N [--json]\n"
-            "Re-derives the outcome and depth of every entry of every sector file of DIR (open\n"
-            "*.mdb, Malom *.sec2 with <variant>.secval or STONE_DIFF, Malom *.sec) from its\n"
-            "successors' stored values, children first, and splits discrepancies into roots and\n"
-            "propagated ones. DIR may also be one sector file.\n"
+            "First compares every file of DIR with what was published (DIR/MANIFEST.sha256 when it\n"
+            "is there) and every open file with its own body digest: a damaged file is not checked\n"
+            "and neither is a sector that reads it (verdict damaged, exit 3). Then re-derives the\n"
+            "outcome and depth of every entry of every intact sector file (open *.mdb, Malom *.sec2\n"
+            "with <variant>.secval or STONE_DIFF, Malom *.sec) from its successors' stored values,\n"
+            "children first, and splits discrepancies into roots and propagated ones. DIR may also\n"
+            "be one sector file.\n"
             "  --sector S         only sector S (W_B_WF_BF or <variant>_W_B_WF_BF; repeatable)\n"
             "  --audit FILE       record the run in FILE: each sector is committed when it finishes\n"
             "  --resume[=RUN]     continue the last unfinished run of DIR in the store (or RUN):\n"
@@ -60,6 +64,13 @@ static void usage(FILE *out)
             "  --full-board-draw yes|no  a full 12/12 board is a draw (default yes; mora only)\n"
             "  --allow-bounds     exit 0 when nothing contradicts although some entries could only\n"
             "                     be checked within bounds (successor sectors absent)\n"
+            "Integrity (docs/download.md):\n"
+            "  --manifest FILE    the manifest to compare with (default DIR/MANIFEST.sha256 if there)\n"
+            "  --attestation FILE --pub KEY.pem  a signed release: the attestation's file digests,\n"
+            "                     trusted only when its signature verifies with KEY.pem\n"
+            "  --no-manifest      compare with nothing published (open files: their body digests)\n"
+            "  --refetch-list FILE  write the damaged files to fetch again, one path per line, as\n"
+            "                     rsync and xargs read lists; empty when nothing is damaged\n"
             "Output:\n"
             "  --quiet            no progress, no per-sector lines: totals, verdict and errors\n"
             "  --table            also the table of every sector, children first (100 columns)\n"
@@ -68,8 +79,8 @@ static void usage(FILE *out)
             "  --json             one JSON document on stdout (docs/json/verify.schema.json)\n"
             "  --junit FILE       also write a JUnit XML report to FILE: one test case per sector,\n"
             "                     failures with class counts and the first discrepancies\n"
-            "exit: 0 verified, 1 discrepancies, 2 usage, 3 input unusable, incomplete or only within\n"
-            "      bounds, 4 audit record incomplete, 5 internal, 130/143 interrupted\n");
+            "exit: 0 verified, 1 discrepancies, 2 usage, 3 damaged, input unusable, incomplete or only\n"
+            "      within bounds, 4 audit record incomplete, 5 internal, 130/143 interrupted\n");
 }
 
 /* The one line of a sector printed when it is finished (order of completion), flushed, between
@@ -81,6 +92,24 @@ static void print_live_sector(void *ctx, const ma_vrun_sector *s)
     ma_render_verify_sector_line(stdout, s);
     fflush(stdout);
     ma_progress_release(progress);
+}
+
+/* What the integrity phase found, before the first sector's line: the damage is the first thing
+ * a log shows. Quiet runs print it only when something is damaged. */
+struct integrity_print {
+    ma_progress *progress;
+    int quiet;
+};
+
+static void print_integrity(void *ctx, const ma_vrun *run)
+{
+    struct integrity_print *p = ctx;
+    if (p->quiet && !ma_vrun_integrity_of(run)->n_damaged)
+        return;
+    ma_progress_hold(p->progress);
+    ma_render_integrity_text(stdout, run);
+    fflush(stdout);
+    ma_progress_release(p->progress);
 }
 
 /* `verify DIR --plan N`: the partition, nothing checked. */
@@ -117,6 +146,9 @@ struct verify_cli {
     int json, quiet, help, table, wide;
     const char *junit_path;
     const char *seal_key_path;
+    const char *refetch_path;     /* --refetch-list */
+    const char *integrity_opt;    /* the first of --manifest, --attestation, --no-manifest given */
+    const char *excluded[2];      /* what the command writes: never a file of the database */
 };
 
 static int all_digits(const char *s)
@@ -135,7 +167,8 @@ static void join_resume_run(struct verify_cli *c, int argc, char **argv)
 {
     static const char *const with_value[] = {"--sector", "--audit", "--max-rows", "--threads",
                                              "--shard", "--plan", "--full-board-draw", "--junit",
-                                             "--stale-after", "-j", "--seal-key"};
+                                             "--stale-after", "-j", "--seal-key", "--manifest", "--attestation",
+                                             "--pub", "--refetch-list"};
     int positional = 0;
     for (int i = 1; i < argc; i++) {
         int takes = 0;
@@ -198,6 +231,23 @@ static int take_option(struct verify_cli *c, int opt, const char *arg)
     case 'P': return ma_opt_long("verify", "--plan", arg, 1, 100000, &c->plan) ? MA_EUSAGE : MA_OK;
     case 'T': return ma_opt_long("verify", "--stale-after", arg, 0, 0x7FFFFFFFL, &c->stale) ? MA_EUSAGE : MA_OK;
     case 'K': c->seal_key_path = arg; return MA_OK;
+    case 'M':
+    case 'A':
+    case 'N':
+        if (c->integrity_opt) {
+            ma_opt_error("verify", "%s and %s exclude each other: one reference for the files", c->integrity_opt,
+                         opt == 'M' ? "--manifest" : opt == 'A' ? "--attestation" : "--no-manifest");
+            return MA_EUSAGE;
+        }
+        c->integrity_opt = opt == 'M' ? "--manifest" : opt == 'A' ? "--attestation" : "--no-manifest";
+        o->integrity = opt == 'M' ? MA_INTEGRITY_MANIFEST : opt == 'A' ? MA_INTEGRITY_ATTESTATION : MA_INTEGRITY_NONE;
+        if (opt == 'M')
+            o->manifest_path = arg;
+        else if (opt == 'A')
+            o->attestation_path = arg;
+        return MA_OK;
+    case 'U': o->pub_path = arg; return MA_OK;
+    case 'R': c->refetch_path = arg; return MA_OK;
     case 'h': c->help = 1; return MA_OK;
     default: return MA_EUSAGE; /* ma_opt_next said what is wrong */
     }
@@ -216,6 +266,9 @@ static int parse_options(struct verify_cli *c)
         {"help", no_argument, NULL, 'h'}, {"junit", required_argument, NULL, 'J'},
         {"stale-after", required_argument, NULL, 'T'}, {"table", no_argument, NULL, 'B'},
         {"wide", no_argument, NULL, 'W'}, {"seal-key", required_argument, NULL, 'K'},
+        {"manifest", required_argument, NULL, 'M'}, {"attestation", required_argument, NULL, 'A'},
+        {"pub", required_argument, NULL, 'U'}, {"no-manifest", no_argument, NULL, 'N'},
+        {"refetch-list", required_argument, NULL, 'R'},
         {NULL, 0, NULL, 0}};
     const ma_vrun_options *o = &c->o;
     optind = 1;
@@ -242,9 +295,16 @@ static int parse_options(struct verify_cli *c)
         ma_opt_error("verify", "--seal-key seals the audit store: it needs --audit FILE");
         return MA_EUSAGE;
     }
-    if (c->plan && (o->shard_count || o->audit_path || o->mode != MA_VRUN_FULL || o->n_sectors)) {
+    if ((o->integrity == MA_INTEGRITY_ATTESTATION) != (o->pub_path != NULL)) {
+        ma_opt_error("verify", o->pub_path ? "--pub is the key of an --attestation: give both"
+                                           : "--attestation needs --pub KEY.pem, the publisher's public key");
+        return MA_EUSAGE;
+    }
+    if (c->plan && (o->shard_count || o->audit_path || o->mode != MA_VRUN_FULL || o->n_sectors ||
+                    c->integrity_opt || c->refetch_path)) {
         ma_opt_error("verify", "--plan partitions the whole database and checks nothing: it takes "
-                               "no --shard, --sector, --audit, --resume or --incremental");
+                               "no --shard, --sector, --audit, --resume, --incremental, --manifest, "
+                               "--attestation, --no-manifest or --refetch-list");
         return MA_EUSAGE;
     }
     if (c->quiet && c->table) {
@@ -257,11 +317,26 @@ static int parse_options(struct verify_cli *c)
         fprintf(stderr, "millaudit verify: --junit - and --json would both write standard output\n");
         return MA_EUSAGE;
     }
-    /* the JUnit file must not replace the database, the store, its side files or the seal key */
+    if (c->refetch_path && c->junit_path && !strcmp(c->refetch_path, c->junit_path)) {
+        ma_opt_error("verify", "--refetch-list and --junit name the same file");
+        return MA_EUSAGE;
+    }
+    if (c->refetch_path && c->json && ma_output_is_stdout(c->refetch_path)) {
+        fprintf(stderr, "millaudit verify: --refetch-list - and --json would both write standard output\n");
+        return MA_EUSAGE;
+    }
+    /* an output must not replace the database, the store or its side files, the seal key or the
+     * reference */
     const ma_output_input inputs[] = {{c->args[optind], "the database", MA_INPUT_FILE},
                                       {o->audit_path, "the audit store", MA_INPUT_STORE},
-                                      {c->seal_key_path, "the seal key", MA_INPUT_FILE}};
-    return ma_cli_output_result("verify", c->junit_path, "--junit", MA_OUTPUT_DOCUMENT, inputs, 3);
+                                      {c->seal_key_path, "the seal key", MA_INPUT_FILE},
+                                      {o->manifest_path, "the manifest", MA_INPUT_FILE},
+                                      {o->attestation_path, "the attestation", MA_INPUT_FILE},
+                                      {o->pub_path, "the public key", MA_INPUT_FILE}};
+    int rc = ma_cli_output_result("verify", c->junit_path, "--junit", MA_OUTPUT_DOCUMENT, inputs, 6);
+    if (rc == MA_OK)
+        rc = ma_cli_output_result("verify", c->refetch_path, "--refetch-list", MA_OUTPUT_DOCUMENT, inputs, 6);
+    return rc;
 }
 
 /* ---- the run ---- */
@@ -280,7 +355,10 @@ static int report_run(const struct verify_cli *c, const ma_vrun *run, int rc, co
     ma_error junit_err;
     ma_error_clear(&junit_err);
     const char *stopped_by = rc && rc != MA_ECANCELED ? err->msg : NULL;
-    if (c->junit_path && ma_vrun_junit_write(run, stopped_by, c->junit_path, &junit_err) != MA_OK) {
+    int out_failed = c->refetch_path && rc == MA_OK &&
+                     ma_vrun_refetch_list_write(run, c->refetch_path, &junit_err) != MA_OK;
+    if (out_failed ||
+        (c->junit_path && ma_vrun_junit_write(run, stopped_by, c->junit_path, &junit_err) != MA_OK)) {
         /* like an incomplete audit record: the report asked for is missing (4 wins over 1 and 3) */
         if (errors)
             errors[ne++] = junit_err.msg;
@@ -322,6 +400,18 @@ static int run_verify(struct verify_cli *c, const char *host, const char *cmdlin
         o->on_sector = print_live_sector;
         o->on_sector_ctx = &progress;
     }
+    struct integrity_print ip = {&progress, c->quiet};
+    if (!c->json) {
+        o->on_integrity = print_integrity;
+        o->on_integrity_ctx = &ip;
+    }
+    size_t n_ex = 0;
+    if (c->junit_path)
+        c->excluded[n_ex++] = c->junit_path;
+    if (c->refetch_path)
+        c->excluded[n_ex++] = c->refetch_path;
+    o->integrity_exclude = c->excluded;
+    o->n_integrity_exclude = n_ex;
     ma_vrun *run = NULL;
     ma_error err;
     ma_error_clear(&err);

@@ -11,7 +11,7 @@ const char *ma_verdict_state_name(ma_verdict_state s)
 {
     static const char *const names[MA_VERDICT_STATES] = {
         "verified",      "within-bounds", "incomplete",    "interrupted", "discrepancies",
-        "values-agree",  "values-differ", "recorded",      "partial"};
+        "values-agree",  "values-differ", "recorded",      "partial",       "damaged"};
     return (unsigned)s < MA_VERDICT_STATES ? names[s] : "unknown";
 }
 
@@ -30,7 +30,7 @@ int ma_verdict_exit_code(ma_verdict_state s, unsigned flags)
     case MA_VERDICT_DISCREPANCIES:
     case MA_VERDICT_DIFFER: return MA_EXIT_MISMATCH;
     case MA_VERDICT_PARTIAL: return MA_EXIT_PARTIAL;
-    default: return MA_EXIT_BAD_INPUT;
+    default: return MA_EXIT_BAD_INPUT; /* damaged too: the files must be fetched again */
     }
 }
 
@@ -68,4 +68,39 @@ int ma_result_exit_code(int result)
     if (result & RESULT_VERDICT)
         return ma_verdict_exit_code((ma_verdict_state)(result & 0xFF), (unsigned)(result >> 8) & 0xF);
     return MA_EXIT_INTERNAL;
+}
+
+void ma_damage_headline(char *buf, size_t len, const ma_damage_words *w)
+{
+    const char *from = w->published ? "what was published" : w->files == 1 ? "what its producer wrote"
+                                                                            : "what their producer wrote";
+    char others[128] = "";
+    if (!w->others)
+        ; /* every sector is damaged or reads a damaged file */
+    else if (w->others == 1)
+        snprintf(others, sizeof others, "the other sector %s", w->others_verified ? "verified" : "not verified");
+    else if (w->others_verified == w->others)
+        snprintf(others, sizeof others, "the other %s verified", MA_COUNT(w->others, "sector", "sectors"));
+    else
+        snprintf(others, sizeof others, "of the other %s, %s verified", MA_COUNT(w->others, "sector", "sectors"),
+                 MA_NUM(w->others_verified));
+    char input[128] = "";
+    if (w->input_damaged)
+        snprintf(input, sizeof input, "; %s not checked (%s a damaged file)",
+                 MA_COUNT(w->input_damaged, "sector", "sectors"), w->input_damaged == 1 ? "it reads" : "they read");
+    snprintf(buf, len, "damaged: %s differ%s from %s%s%s%s", MA_COUNT(w->files, "file", "files"),
+             w->files == 1 ? "s" : "", from, others[0] ? "; " : "", others, input);
+}
+
+void ma_unproven_phrase(char *buf, size_t len, unsigned long long within_bounds, unsigned long long not_verified)
+{
+    if (within_bounds && not_verified)
+        snprintf(buf, len, "%s only within bounds, %s not verified", MA_COUNT(within_bounds, "entry", "entries"),
+                 MA_NUM(not_verified));
+    else if (within_bounds)
+        snprintf(buf, len, "%s only within bounds", MA_COUNT(within_bounds, "entry", "entries"));
+    else if (not_verified)
+        snprintf(buf, len, "%s not verified", MA_COUNT(not_verified, "entry", "entries"));
+    else if (len)
+        buf[0] = 0;
 }

@@ -21,7 +21,8 @@ usage: inject_fault.py FILE (--entry N | --board BOARD)
                    it records one), as a producer that computed wrong values would: the file then
                    passes its body digest and only the values are wrong. Without it the old digest
                    stays and every reader refuses the file (docs/format.md §5.1) unless told
-                   --no-digest-check; verify reports the mismatch as a finding of its own.
+                   --no-digest-check; verify calls the file damaged (docs/download.md: not what
+                   its producer wrote, never a discrepancy of the solver) and does not check it.
 
 Prints one line per change: file, entry, byte offset, old word -> new word. Dependency-free.
 Exit: 0 changed, 2 usage or impossible edit, 3 file unusable.

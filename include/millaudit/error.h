@@ -50,9 +50,11 @@ enum {
  * check". */
 enum {
     MA_EXIT_OK = 0,          /* everything checked and matched */
-    MA_EXIT_MISMATCH = 1,    /* discrepancies found, digests differ, values differ */
+    MA_EXIT_MISMATCH = 1,    /* discrepancies found (in intact files), digests differ (manifest check,
+                              * attest verify), values differ */
     MA_EXIT_USAGE = 2,       /* command line not understood */
-    MA_EXIT_BAD_INPUT = 3,   /* input unusable: malformed, missing, impossible sector, other variant */
+    MA_EXIT_BAD_INPUT = 3,   /* input unusable: malformed, missing, impossible sector, other variant;
+                              * a damaged download (verify's verdict damaged: fetch it again) */
     MA_EXIT_IO = 4,          /* output could not be written */
     MA_EXIT_INTERNAL = 5,    /* bug or out of memory */
     MA_EXIT_PARTIAL = 6      /* a claim about part of a database holds: it proves the sectors it

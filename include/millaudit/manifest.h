@@ -55,6 +55,10 @@ typedef struct ma_manifest_create_options {
     ma_manifest_identity identity;
     ma_progress *progress;       /* bytes hashed (total set by the engine), or NULL */
     const volatile sig_atomic_t *cancel; /* non-zero (a signal number): stop hashing, write nothing */
+    /* Non-zero: before each file's line a comment "# millaudit-chunks <sha256> <size> <chunk
+     * size> <chunk digests>" that sha256sum -c skips, so a checker of a download can say which
+     * bytes of a damaged file differ (docs/manifest.md "Chunk lines"). */
+    int chunk_lines;
 } ma_manifest_create_options;
 
 typedef struct ma_manifest_created {

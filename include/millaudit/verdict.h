@@ -27,12 +27,15 @@ typedef enum ma_verdict_state {
     MA_VERDICT_AGREE,          /* diff: every value agrees (encodings may differ) */
     MA_VERDICT_DIFFER,         /* diff: values differ, or a sector is on one side only */
     MA_VERDICT_RECORDED,       /* manifest and other kinds: the run recorded what it read */
-    MA_VERDICT_PARTIAL         /* a claim about part of a database holds (attest verify of a
+    MA_VERDICT_PARTIAL,        /* a claim about part of a database holds (attest verify of a
                                 * statement of some sectors): it proves those sectors given the
                                 * inputs it read, never the database (docs/attestations.md) */
+    MA_VERDICT_DAMAGED         /* files differ from what was published (or from their own body
+                                * digest): fetch them again; never a finding about the solver
+                                * (docs/download.md) */
 } ma_verdict_state;
 
-#define MA_VERDICT_STATES 9
+#define MA_VERDICT_STATES 10
 
 /* Flags of ma_verdict_exit_code. */
 enum {
@@ -40,7 +43,7 @@ enum {
 };
 
 /* Stable names for JSON, CSS and messages: "verified", "within-bounds", "incomplete",
- * "interrupted", "discrepancies", "values-agree", "values-differ", "recorded", "partial";
+ * "interrupted", "discrepancies", "values-agree", "values-differ", "recorded", "partial", "damaged";
  * "unknown" for a value outside the enum. */
 MA_API const char *ma_verdict_state_name(ma_verdict_state s);
 
@@ -50,7 +53,8 @@ MA_API const char *ma_verdict_status(ma_verdict_state s);
 
 /* The exit status a verdict stands for (millaudit(1), EXIT STATUS): 0 verified, values agree,
  * recorded (and within bounds with MA_VERDICT_ALLOW_BOUNDS); 1 discrepancies, values differ;
- * 3 within bounds, incomplete, interrupted (the run did not prove the database whole); 6 partial. */
+ * 3 within bounds, incomplete, interrupted (the run did not prove the database whole), damaged
+ * (files differ from what was published: fetch them again); 6 partial. */
 MA_API int ma_verdict_exit_code(ma_verdict_state s, unsigned flags);
 
 /*

@@ -27,9 +27,10 @@
 #include <stdio.h>
 
 #include "millaudit/error.h"
+#include "millaudit/integrity.h"
 #include "millaudit/progress.h"
-#include "millaudit/verdict.h"
 #include "millaudit/types.h"
+#include "millaudit/verdict.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -70,11 +71,16 @@ typedef enum ma_sector_status {
     MA_SECTOR_INCOMPLETE = 3,    /* checked, but some entries could not be verified (missing or
                                   * broken successor) */
     MA_SECTOR_UNUSABLE = 4,      /* the sector's file could not be used */
-    MA_SECTOR_NOT_CHECKED = 5    /* selected, but the run stopped before it (interrupted): its
+    MA_SECTOR_NOT_CHECKED = 5,   /* selected, but the run stopped before it (interrupted): its
                                   * entries count in the plan's total, none as verified */
+    MA_SECTOR_DAMAGED = 6,       /* its file is damaged (millaudit/integrity.h): not checked, its
+                                  * entries as planned, none verified */
+    MA_SECTOR_INPUT_DAMAGED = 7  /* not checked: it reads a damaged file (a successor sector's
+                                  * file or the .secval); its own file may be intact */
 } ma_sector_status;
 
-/* "ok", "within-bounds", "discrepancies", "incomplete", "unusable", "not-checked". */
+/* "ok", "within-bounds", "discrepancies", "incomplete", "unusable", "not-checked", "damaged",
+ * "input-damaged". */
 MA_API const char *ma_sector_status_name(int status);
 
 /* One discrepancy row as it is reported (the first max_rows of a sector, roots first). */
@@ -149,8 +155,14 @@ typedef struct ma_vrun_totals {
     uint64_t entries, checked, canonical, markers, verified, within_bounds, bound_wins;
     uint64_t missing_child, unverifiable, discrepancies, roots, propagated;
     uint64_t by_class[MA_DISC_CLASSES];
-    uint64_t body_digest_mismatches; /* sectors whose body is not what the header's digest says */
+    uint64_t body_digest_mismatches; /* files whose body is not what the header's digest says
+                                      * (damaged, millaudit/integrity.h) */
+    uint64_t sectors_damaged;     /* not checked: their file is damaged */
+    uint64_t sectors_input_damaged; /* not checked: they read a damaged file */
+    uint64_t files_damaged;       /* damaged files (ma_vrun_integrity_of) */
 } ma_vrun_totals;
+
+struct ma_vrun;
 
 typedef enum ma_vrun_mode {
     MA_VRUN_FULL = 0,
@@ -202,6 +214,19 @@ typedef struct ma_vrun_options {
      * store only if no row changed since. Needs audit_path. A seal that cannot be recorded makes
      * the record incomplete (ma_vrun_record_failed). */
     const ma_seal_key *seal_key;
+    /* Integrity before semantics (millaudit/integrity.h): what the files are judged against.
+     * MA_INTEGRITY_AUTO (0): root/MANIFEST.sha256 when it is there; MANIFEST: manifest_path;
+     * ATTESTATION: attestation_path checked with pub_path; NONE: no reference (--no-manifest). */
+    int integrity;
+    const char *manifest_path;
+    const char *attestation_path, *pub_path;
+    /* Paths the command writes (--junit, --refetch-list): never judged as files of the database. */
+    const char *const *integrity_exclude;
+    size_t n_integrity_exclude;
+    /* NULL, or told once the integrity phase judged every file, before any sector is checked, so
+     * the damage is the first thing a log shows. */
+    void (*on_integrity)(void *ctx, const struct ma_vrun *r);
+    void *on_integrity_ctx;
 } ma_vrun_options;
 
 typedef struct ma_vrun ma_vrun;
@@ -248,6 +273,8 @@ MA_API const ma_vrun_totals *ma_vrun_totals_of(const ma_vrun *r);
 MA_API size_t ma_vrun_error_count(const ma_vrun *r);
 MA_API const char *ma_vrun_error(const ma_vrun *r, size_t i);
 MA_API ma_verdict_state ma_vrun_verdict_of(const ma_vrun *r);
+/* What the integrity phase found (millaudit/integrity.h); zero before it ran. */
+MA_API const ma_vrun_integrity *ma_vrun_integrity_of(const ma_vrun *r);
 /* Non-zero when the store could not record everything: the audit record the caller asked for is
  * incomplete, which outweighs the verdict (the command reports it as MA_EIO, exit 4). */
 MA_API int ma_vrun_record_failed(const ma_vrun *r);
@@ -395,6 +422,16 @@ MA_API void ma_merge_shard_source(const char *text, char *path, size_t len, int6
  * root sectors. A clean run ends with its verdict, not a table. */
 enum { MA_VERIFY_TEXT_QUIET = 1, MA_VERIFY_TEXT_TABLE = 2, MA_VERIFY_TEXT_WIDE = 4 };
 MA_API void ma_render_verify_text(FILE *out, const ma_vrun *r, unsigned flags);
+
+/* What the integrity phase found, before any sector's line (ma_vrun_options.on_integrity):
+ * "integrity: dl/MANIFEST.sha256: 3 of 28 files damaged, 25 as published" and one line per
+ * damaged file, "damaged: <path>: <what is wrong>". Nothing when there was no reference and
+ * nothing is damaged. */
+MA_API void ma_render_integrity_text(FILE *out, const ma_vrun *r);
+
+/* The files to fetch again, one path per line (relative to the database directory, as rsync
+ * --files-from reads them), written atomically to path (common/output.h). Errors: MA_EIO, MA_ENOMEM. */
+MA_API int ma_vrun_refetch_list_write(const ma_vrun *r, const char *path, ma_error *err);
 
 /* The one line of a sector printed as soon as it is finished (ma_vrun_options.on_sector):
  * "std_3_3_0_0: ok, 1,234 entries, 1,234 verified, 0.02 s". */

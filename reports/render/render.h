@@ -26,7 +26,7 @@
 #include "millaudit/store.h" /* ma_render_format, ma_render_report, ma_render_write_atomic: public */
 #include "reports/store/report.h"
 
-#define MA_REPORT_SCHEMA_VERSION 2 /* v2: verdict box, causes, report --sector */
+#define MA_REPORT_SCHEMA_VERSION 3 /* v2: verdict box, causes, report --sector; v3: integrity, damaged files */
 #define MA_REPORT_FORMAT "millaudit-report"
 
 /* Draws a board in the notation of docs/format.md §6 ("a1,d1/c3", '-' for a side without stones)

@@ -20,6 +20,7 @@ static const char CSS[] =
     ".warn{background:#fff8e1;border-color:#f9a825}.warn .vh{color:#8d6e00}\n"
     ".bad{background:#ffebee;border-color:#c62828}.bad .vh{color:#b71c1c}\n"
     ".grey{background:#eceff1;border-color:#607d8b}.grey .vh{color:#37474f}\n"
+    ".integrity{border-radius:6px;padding:2px 16px 8px;margin:10px 0;border-left:10px solid}\n"
     ".kpis{display:flex;flex-wrap:wrap;gap:8px;margin-top:10px}\n"
     ".kpi{background:#fff;border:1px solid #ccc;border-radius:4px;padding:4px 10px;min-width:120px}\n"
     ".kpi b{display:block;font-size:17px}.kpi span{font-size:12px;color:#555}\n"
@@ -141,7 +142,8 @@ static void html_verdict(ma_out *o, const ma_report *r)
     } else {
         kpi(o, t->entries, "entries");
         kpi(o, t->verified, "fully verified");
-        kpi(o, v->unproven, "unproven (within bounds)");
+        kpi(o, t->within_bounds, "only within bounds");
+        kpi(o, v->not_verified, "not verified");
         kpi(o, t->discrepancies, t->discrepancies == 1 ? "discrepancy" : "discrepancies");
         if (t->roots >= 0 && t->discrepancies > 0) {
             kpi(o, t->roots, t->roots == 1 ? "root" : "roots");
@@ -244,6 +246,8 @@ static void html_sectors(ma_out *o, const ma_report *r)
                                                                : NULL;
             if (s->status && !strcmp(s->status, "not-checked"))
                 words = "not checked"; /* an interrupted run never reached it */
+            if (s->status && !strcmp(s->status, "input-damaged"))
+                words = "input damaged"; /* not checked: it reads a damaged file */
             state_badge(o, (ma_verdict_state)sx->state, words);
             if (sx->carried_from)
                 ma_out_printf(o, " <span class=\"carried\">carried over from run %lld</span>",
@@ -510,6 +514,7 @@ void ma_render_html(ma_out *o, const ma_report *r)
     ma_out_str(o, ma_report_when(when, sizeof when, r->run.started_at));
     ma_out_printf(o, "</p>\n");
     html_verdict(o, r);
+    ma_render_report_integrity(o, r); /* damage first: what to fetch again */
     html_sides(o, r);
     ma_out_printf(o, "<nav><a href=\"#charts\">charts</a><a href=\"#sectors\">sectors</a>"
                      "<a href=\"#discrepancies\">%s</a><a href=\"#history\">history</a><a href=\"#run\">run</a>"

@@ -246,6 +246,7 @@ const char *ma_state_words(ma_verdict_state s)
     case MA_VERDICT_DIFFER: return "values differ";
     case MA_VERDICT_RECORDED: return "recorded";
     case MA_VERDICT_PARTIAL: return "proves part of the database";
+    case MA_VERDICT_DAMAGED: return "damaged";
     }
     return "unknown";
 }
@@ -258,7 +259,8 @@ const char *ma_state_class(ma_verdict_state s)
     case MA_VERDICT_WITHIN_BOUNDS: return "warn";
     case MA_VERDICT_DISCREPANCIES:
     case MA_VERDICT_DIFFER:
-    case MA_VERDICT_INCOMPLETE: return "bad";
+    case MA_VERDICT_INCOMPLETE:
+    case MA_VERDICT_DAMAGED: return "bad";
     default: return "grey";
     }
 }

@@ -132,4 +132,16 @@ void ma_chart_history(ma_out *o, const ma_report *r);   /* runs of the same data
 /* The board as SVG with coordinates, stones in hand, side to move and the refuting move. */
 void ma_svg_board(ma_out *o, const char *board, int mover_in_hand, int opponent_in_hand, const char *move);
 
+
+/* A recorded run's damaged files (reports/store/audit_integrity.h), in every format right after
+ * the verdict (docs/report.md, docs/download.md): what the files were judged against and, per
+ * damaged file, what is wrong with it and whether to fetch it again or remove it. Nothing for a
+ * run that recorded no integrity phase, or one that found nothing and had no reference. Defined in
+ * reports/render/report_integrity.c (not in render_internal.c). */
+void ma_render_report_integrity(ma_out *o, const ma_report *r);
+/* The "integrity" member of the report document, a jansson object (json_t *); null when the run
+ * recorded none. */
+struct json_t;
+struct json_t *ma_render_report_integrity_json(const ma_report *r);
+
 #endif

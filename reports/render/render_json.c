@@ -56,8 +56,10 @@ static json_t *verdict(jb *b, const ma_report *r)
     put(b, o, "discrepancies_found", json_boolean(v->discrepancies));
     put(b, o, "interrupted", json_boolean(v->interrupted));
     put(b, o, "incomplete", json_boolean(v->incomplete));
+    put(b, o, "damaged", json_boolean(v->damaged));
     put(b, o, "within_bounds_only", json_boolean(v->within_bounds));
     put(b, o, "unproven", json_integer(v->unproven));
+    put(b, o, "not_verified", json_integer(v->not_verified));
     json_t *roots = put(b, o, "root_sectors", json_array());
     for (size_t i = 0; i < r->run.n_sectors; i++)
         if (r->sx[i].cause == MA_REPORT_ROOT)
@@ -111,7 +113,15 @@ static json_t *totals(jb *b, const ma_report *r)
     put(b, o, "draws", jcount(r->total_draws));
     put(b, o, "losses", jcount(r->total_losses));
     put(b, o, "sectors_unusable", json_integer(t->sectors_unusable));
-    put(b, o, "body_digest_mismatches", json_integer(t->body_mismatches));
+    /* a sector's finding in runs before audit schema v11, damage since (docs/download.md) */
+    int64_t bodies = t->body_mismatches;
+    for (size_t i = 0; i < r->integrity.n_damaged; i++)
+        bodies += r->integrity.damaged[i].kind && !strcmp(r->integrity.damaged[i].kind, "body-digest-mismatch");
+    put(b, o, "body_digest_mismatches", json_integer(bodies));
+    put(b, o, "not_verified", json_integer(r->verdict.not_verified));
+    put(b, o, "files_damaged", json_integer(t->files_damaged));
+    put(b, o, "sectors_damaged", json_integer(t->sectors_damaged));
+    put(b, o, "sectors_input_damaged", json_integer(t->sectors_input_damaged));
     put(b, o, "seconds", json_real(r->total_seconds));
     put(b, o, "entries_per_second", r->total_seconds > 0 ? json_real((double)t->checked / r->total_seconds) : json_null());
     json_t *cls = put(b, o, "classes", json_object());
@@ -267,6 +277,7 @@ int ma_render_json(char **out, const ma_report *r, ma_error *err)
     put(&b, doc, "schema_version", json_integer(MA_REPORT_SCHEMA_VERSION));
     put(&b, doc, "format", json_string(MA_REPORT_FORMAT));
     put(&b, doc, "verdict", verdict(&b, r));
+    put(&b, doc, "integrity", ma_render_report_integrity_json(r));
     put(&b, doc, "sector", r->only ? ma_json_store_text(r->only) : json_null());
     put(&b, doc, "run", run_facts(&b, r));
     put(&b, doc, "totals", totals(&b, r));

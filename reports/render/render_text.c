@@ -35,6 +35,10 @@ static void sector_state_words(ma_out *o, const ma_report *r, size_t i)
         ma_out_printf(o, "not checked"); /* an interrupted run never reached it */
         return;
     }
+    if (x->status && !strcmp(x->status, "input-damaged")) {
+        ma_out_printf(o, "input damaged"); /* not checked: it reads a damaged file */
+        return;
+    }
     ma_out_printf(o, "%s", ma_state_words((ma_verdict_state)r->sx[i].state));
 }
 
@@ -652,6 +656,7 @@ void ma_render_text(ma_out *o, const ma_report *r, int md, int level)
     }
     ma_out_printf(o, "\n");
     text_verdict(o, r, md);
+    ma_render_report_integrity(o, r); /* damage first: what to fetch again */
     text_facts(o, r, md);
     ma_render_shards(o, r);
     text_sectors(o, r, &v, md);

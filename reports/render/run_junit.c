@@ -8,6 +8,7 @@
 
 #include "common/counts.h"
 #include "indexer/position.h"
+#include "reports/render/integrity_render.h"
 #include "reports/render/render.h"
 #include "reports/render/run_causes.h"
 
@@ -146,6 +147,12 @@ static int sector_case(ma_junit_suite *suite, const ma_vrun *r, const ma_vrun_se
                                o, err);
         free(text);
         return rc;
+    case MA_SECTOR_DAMAGED:
+    case MA_SECTOR_INPUT_DAMAGED:
+        /* not checked: the damaged file is the suite's one error case (integrity), never a failure
+         * of the solver, and not one red line more per sector it keeps from being checked */
+        return ma_junit_case_add(suite, classname, s->name, -1, MA_JUNIT_SKIPPED, ma_sector_status_name(s->status),
+                                 s->message[0] ? s->message : ma_sector_status_name(s->status), NULL, o, err);
     case MA_SECTOR_INCOMPLETE:
     case MA_SECTOR_UNUSABLE:
         return ma_junit_case_add(suite, classname, s->name, s->status == MA_SECTOR_UNUSABLE ? -1 : s->seconds,
@@ -236,6 +243,8 @@ int ma_vrun_junit(ma_junit *j, const ma_vrun *r, const char *stopped_by, ma_erro
         rc = ma_junit_property_add(s, props[i][0], props[i][1], err);
     int sector_errors = 0;
     ma_run_causes causes = {0};
+    if (!rc)
+        rc = ma_render_integrity_junit(s, r, err);
     if (!rc)
         rc = ma_run_causes_of(&causes, r, err);
     for (size_t i = 0; !rc && i < ma_vrun_sector_count(r); i++) {

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "common/json_text.h"
+#include "reports/render/integrity_render.h"
 #include "verifier/run/run.h"
 
 static json_t *value_json(int kind, int exact, ma_value v, int has_class, int32_t draw_class, int marker,
@@ -186,6 +187,12 @@ static json_t *totals_json(const ma_vrun_totals *t)
     set_counts(tot, names, v, sizeof v / sizeof *v);
     json_object_set_new(tot, "classes", classes_json(t->by_class));
     json_object_set_new(tot, "body_digest_mismatches", json_integer((json_int_t)t->body_digest_mismatches));
+    json_object_set_new(tot, "files_damaged", json_integer((json_int_t)t->files_damaged));
+    json_object_set_new(tot, "sectors_damaged", json_integer((json_int_t)t->sectors_damaged));
+    json_object_set_new(tot, "sectors_input_damaged", json_integer((json_int_t)t->sectors_input_damaged));
+    /* every entry is one of these four (docs/runs.md): the report counts the same way */
+    json_object_set_new(tot, "not_verified", json_integer((json_int_t)(t->entries - t->verified - t->within_bounds -
+                                                                       t->discrepancies)));
     return tot;
 }
 
@@ -204,6 +211,9 @@ void ma_render_verify_json(FILE *out, const ma_vrun *run, const char *const *err
                         ma_vrun_resumed_from(run) ? json_integer(ma_vrun_resumed_from(run)) : json_null());
     json_object_set_new(doc, "options", options_json(opt));
     json_object_set_new(doc, "verdict", json_string(ma_verdict_state_name(ma_vrun_verdict_of(run))));
+    /* damage first: what was checked against what was published, and what to fetch again */
+    json_object_set_new(doc, "integrity", ma_render_integrity_json(run));
+    json_object_set_new(doc, "next", ma_render_next_json(run));
     json_object_set_new(doc, "totals", totals_json(ma_vrun_totals_of(run)));
     json_t *errs = json_array();
     for (size_t i = 0; i < n_errors; i++)

@@ -13,7 +13,7 @@
 #include "millaudit/verify.h"
 
 /* The schema_version of the verify and plan documents (docs/json/verify.schema.json). */
-#define MA_VERIFY_SCHEMA_VERSION 2 /* v2: scope */
+#define MA_VERIFY_SCHEMA_VERSION 3 /* v2: scope; v3: integrity, damaged files */
 #define MA_PLAN_SCHEMA_VERSION 1
 
 #endif

@@ -7,6 +7,7 @@
 
 #include "common/counts.h"
 #include "common/progress.h"
+#include "reports/render/integrity_render.h"
 #include "reports/render/run_causes.h"
 #include "common/verdict.h"
 #include "verifier/run/run.h"
@@ -67,18 +68,23 @@ static void print_verdict(FILE *out, const ma_vrun *run, const ma_run_causes *rc
         fprintf(out, "verdict: verified within bounds only: %s unproven (successor sectors absent), no "
                      "contradiction; NOT fully verified\n", MA_COUNT(t->within_bounds, "entry", "entries"));
         break;
-    case MA_VERDICT_DISCREPANCIES:
-        fprintf(out, "verdict: discrepancies found: %s (%s, %s propagated)", G(t->discrepancies),
-                MA_COUNT(t->roots, "root", "roots"), G(t->propagated));
-        if (t->body_digest_mismatches)
-            fprintf(out, "; %s whose body is not what %s producer wrote",
-                    MA_COUNT(t->body_digest_mismatches, "sector file", "sector files"),
-                    ma_noun(t->body_digest_mismatches, "its", "their"));
+    case MA_VERDICT_DISCREPANCIES: {
+        char caveat[400];
+        ma_render_discrepancy_caveat(run, caveat, sizeof caveat);
+        fprintf(out, "verdict: discrepancies found: %s (%s, %s propagated)%s", G(t->discrepancies),
+                MA_COUNT(t->roots, "root", "roots"), G(t->propagated), caveat);
         root_names(names, sizeof names, run, rc);
         if (names[0])
             fprintf(out, "; root %s: %s", ma_noun(rc->n_roots, "sector", "sectors"), names);
         fprintf(out, "\n");
         break;
+    }
+    case MA_VERDICT_DAMAGED: {
+        char h[400];
+        ma_render_damage_headline(run, h, sizeof h);
+        fprintf(out, "verdict: %s\n", h);
+        break;
+    }
     case MA_VERDICT_INTERRUPTED: {
         /* what this run did, whatever a later --resume does: it is never a proof */
         char words[160];
@@ -93,11 +99,20 @@ static void print_verdict(FILE *out, const ma_vrun *run, const ma_run_causes *rc
             fprintf(out, "verdict: incomplete: nothing was checked: no usable sector file\n");
             break;
         }
-        fprintf(out, "verdict: incomplete: %s unusable, %s not verified (successor absent or broken)%s\n",
-                MA_COUNT(t->sectors_unusable, "sector", "sectors"),
-                MA_COUNT(t->missing_child + t->unverifiable, "entry", "entries"),
-                t->within_bounds ? "; Malom excerpts: --allow-bounds accepts entries checked within bounds" : "");
+    {
+        /* the words every report uses for the entries not proven (common/verdict.h) */
+        char unproven[128];
+        ma_unproven_phrase(unproven, sizeof unproven, t->within_bounds,
+                           t->entries - t->verified - t->within_bounds - t->discrepancies);
+        char unusable[64] = "";
+        if (t->sectors_unusable || !unproven[0])
+            snprintf(unusable, sizeof unusable, "%s unusable", MA_COUNT(t->sectors_unusable, "sector", "sectors"));
+        fprintf(out, "verdict: incomplete: %s%s%s%s\n", unusable, unusable[0] && unproven[0] ? "; " : "", unproven,
+                t->within_bounds ? " (successor sectors absent); Malom excerpts: --allow-bounds accepts entries "
+                                   "checked within bounds"
+                                 : unproven[0] ? " (a successor absent, unusable or holding a bad value)" : "");
         break;
+    }
     }
 }
 
@@ -105,6 +120,10 @@ void ma_render_verify_sector_line(FILE *out, const ma_vrun_sector *s)
 {
     if (s->status == MA_SECTOR_UNUSABLE) {
         fprintf(out, "%s: unusable\n", s->name);
+        return;
+    }
+    if (s->status == MA_SECTOR_DAMAGED || s->status == MA_SECTOR_INPUT_DAMAGED) {
+        fprintf(out, "%s: %s\n", s->name, s->message);
         return;
     }
     fprintf(out, "%s: %s, %s, %s verified", s->name, ma_sector_status_name(s->status),
@@ -285,6 +304,7 @@ void ma_render_verify_text(FILE *out, const ma_vrun *run, unsigned flags)
         fprintf(out, "audit: run %lld%s\n", (long long)ma_vrun_id(run),
                 ma_vrun_record_failed(run) ? " (record INCOMPLETE: see the errors)" : "");
     print_verdict(out, run, &rc);
+    ma_render_verify_next_text(out, run);
     ma_run_causes_free(&rc);
 }
 

@@ -218,6 +218,8 @@ static const char *const migrations[] = {
     /* v10: what a claim covers and who vouches for it: a run's scope, a shard run's seal
      * (reports/store/audit_seal.c). */
     ma_audit_seal_migration_v10,
+    /* v11: a verify run's integrity phase, the damaged files (reports/store/audit_integrity.c). */
+    ma_audit_integrity_migration_v11,
 };
 #define MA_AUDIT_SCHEMA_VERSION ((int)(sizeof migrations / sizeof migrations[0]))
 

@@ -660,7 +660,7 @@ int ma_audit_carry_candidates(ma_audit *a, const char *database_root, const char
                   " FROM sector_results s JOIN runs r ON r.id = s.run_id"
                   " WHERE r.kind = 'verify' AND r.database_root = ? AND r.tool_version = ?"
                   " AND r.options = ? AND r.id <> ? AND (? = 0 OR r.id = ?)"
-                  " AND s.status <> 'unusable'"
+                  " AND s.status NOT IN ('unusable', 'damaged', 'input-damaged')"
                   " AND EXISTS (SELECT 1 FROM sector_discrepancy_sets d"
                   "             WHERE d.run_id = s.run_id AND d.sector = s.sector)"
                   " ORDER BY s.sector, s.run_id DESC",

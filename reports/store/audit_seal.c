@@ -60,6 +60,9 @@ static const canon_table canon[] = {
      "path,size,sha256,chunk_size,variant,format,sector,producer,producer_version,entries,ruleset_fingerprint",
      "path"},
     {"manifest_chunks", "path,chunk,offset,length,sha256", "path,chunk"},
+    /* v11: what the run judged its files against and every file it found damaged */
+    {"run_integrity", "source,reference,signer,keyid,files,intact,body_checked", "run_id"},
+    {"run_damage", "seq,path,kind,sector,refetch,size,published_size,chunk_size,ranges,detail", "seq"},
 };
 
 int ma_audit_seal_covers(const char *table)

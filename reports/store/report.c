@@ -84,6 +84,19 @@ static void decide_diff(const ma_verdict_counts *c, ma_verdict *v)
         detail(v, "the diff was interrupted: only the sectors listed were compared");
 }
 
+/* The damaged verdict's words (common/verdict.h) from a run's counts. */
+static void damage_words(const ma_verdict_counts *c, char *buf, size_t len)
+{
+    ma_damage_words w = {0};
+    w.published = c->damage_published;
+    w.files = (unsigned long long)(c->files_damaged > 0 ? c->files_damaged : c->sectors_damaged);
+    w.input_damaged = (unsigned long long)(c->sectors_input_damaged > 0 ? c->sectors_input_damaged : 0);
+    int64_t others = c->sectors - c->sectors_damaged - c->sectors_input_damaged;
+    w.others = (unsigned long long)(others > 0 ? others : 0);
+    w.others_verified = (unsigned long long)(c->sectors_ok > 0 ? c->sectors_ok : 0);
+    ma_damage_headline(buf, len, &w);
+}
+
 void ma_verdict_decide(const ma_verdict_counts *c, ma_verdict *v)
 {
     memset(v, 0, sizeof *v);
@@ -121,13 +134,24 @@ void ma_verdict_decide(const ma_verdict_counts *c, ma_verdict *v)
                      v->interrupted ? "never finished" : "found an input unusable");
         return;
     }
-    v->unproven = (c->within_bounds > 0 ? c->within_bounds : 0) + (c->unverifiable > 0 ? c->unverifiable : 0);
+    /* every entry is verified, within bounds, a discrepancy or not verified, as verify counts */
+    int64_t wb = c->within_bounds > 0 ? c->within_bounds : 0;
+    int64_t nv = c->entries - (c->verified > 0 ? c->verified : 0) - wb - (c->discrepancies > 0 ? c->discrepancies : 0);
+    v->not_verified = nv > 0 ? nv : 0;
+    v->unproven = wb + v->not_verified;
+    /* of those, the entries of sectors not checked for a reason of their own (interrupted,
+     * damaged): what is left makes the run incomplete, whatever its recorded status says */
+    int64_t residual = v->not_verified - (c->unchecked_entries > 0 ? c->unchecked_entries : 0);
     v->discrepancies = c->discrepancies > 0 || c->body_mismatches > 0 || status_is(c->status, "discrepancies", NULL);
-    v->incomplete = c->sectors_unusable > 0 || status_is(c->status, "unusable", "incomplete");
-    v->within_bounds = v->unproven > 0 || status_is(c->status, "within-bounds", NULL);
+    v->damaged = c->files_damaged > 0 || c->sectors_damaged > 0 || c->sectors_input_damaged > 0 ||
+                 status_is(c->status, "damaged", NULL);
+    v->incomplete = c->sectors_unusable > 0 || status_is(c->status, "unusable", "incomplete") ||
+                    (residual > 0 && !v->interrupted);
+    v->within_bounds = wb > 0 || status_is(c->status, "within-bounds", NULL);
     roots_text(rt, sizeof rt, c);
     char unproven[128];
-    snprintf(unproven, sizeof unproven, "%s unproven", COUNT(v->unproven, "entry", "entries"));
+    ma_unproven_phrase(unproven, sizeof unproven, (unsigned long long)wb,
+                       (unsigned long long)(residual > 0 && !v->interrupted ? residual : 0));
     if (v->discrepancies && c->discrepancies <= 0 && c->body_mismatches > 0) {
         v->state = MA_VERDICT_DISCREPANCIES;
         snprintf(v->headline, sizeof v->headline, "discrepancies found: %s whose body does not match the digest in its "
@@ -149,22 +173,25 @@ void ma_verdict_decide(const ma_verdict_counts *c, ma_verdict *v)
         snprintf(v->headline, sizeof v->headline,
                  "interrupted: the run never finished; %s recorded, no discrepancy among them%s",
                  COUNT(c->sectors, "sector", "sectors"), continued);
+    } else if (v->damaged) {
+        v->state = MA_VERDICT_DAMAGED;
+        damage_words(c, v->headline, sizeof v->headline);
     } else if (v->incomplete) {
         v->state = MA_VERDICT_INCOMPLETE;
         if (c->sectors_unusable <= 0 && c->inputs_absent > 0)
-            snprintf(v->headline, sizeof v->headline, "incomplete: %s absent (%s%s)%s%s%s",
+            snprintf(v->headline, sizeof v->headline, "incomplete: %s absent (%s%s)%s%s",
                      COUNT(c->inputs_absent, "successor file", "successor files"), c->absent_names,
-                     c->inputs_absent > 3 ? ", ..." : "", v->unproven ? "; " : "", v->unproven ? unproven : "", "");
+                     c->inputs_absent > 3 ? ", ..." : "", unproven[0] ? "; " : "", unproven);
         else if (c->sectors_unusable > 0)
-            snprintf(v->headline, sizeof v->headline, "incomplete: %s could not be checked%s%s%s",
-                     COUNT(c->sectors_unusable, "sector", "sectors"), v->unproven ? " and " : "",
-                     v->unproven ? unproven : "", "");
+            snprintf(v->headline, sizeof v->headline, "incomplete: %s could not be checked%s%s",
+                     COUNT(c->sectors_unusable, "sector", "sectors"), unproven[0] ? "; " : "", unproven);
         else
             snprintf(v->headline, sizeof v->headline, "incomplete: inputs missing or unusable%s%s%s",
-                     v->unproven ? " (" : "", v->unproven ? unproven : "", v->unproven ? ")" : "");
+                     unproven[0] ? " (" : "", unproven, unproven[0] ? ")" : "");
     } else if (v->within_bounds) {
         v->state = MA_VERDICT_WITHIN_BOUNDS;
-        snprintf(v->headline, sizeof v->headline, "verified within bounds only (%s)", unproven);
+        snprintf(v->headline, sizeof v->headline, "verified within bounds only (%s unproven)",
+                 COUNT(wb, "entry", "entries"));
     } else {
         v->state = MA_VERDICT_VERIFIED;
         v->good = 1;
@@ -177,10 +204,19 @@ void ma_verdict_decide(const ma_verdict_counts *c, ma_verdict *v)
     /* the conditions that did not lead */
     if (v->state != MA_VERDICT_INTERRUPTED && v->interrupted)
         detail(v, "%s%s", progress, continued);
-    if (v->state != MA_VERDICT_INCOMPLETE && v->incomplete)
+    if (v->state != MA_VERDICT_DAMAGED && v->damaged) {
+        char h[320];
+        damage_words(c, h, sizeof h);
+        detail(v, "%s", h);
+    }
+    if (v->state != MA_VERDICT_INCOMPLETE && v->incomplete && c->sectors_unusable > 0)
         detail(v, "incomplete: %s could not be checked", COUNT(c->sectors_unusable, "sector", "sectors"));
-    if (v->state != MA_VERDICT_WITHIN_BOUNDS && v->state != MA_VERDICT_INCOMPLETE && v->unproven > 0)
-        detail(v, "within bounds only: %s", unproven);
+    if (v->state != MA_VERDICT_WITHIN_BOUNDS && v->state != MA_VERDICT_INCOMPLETE && wb > 0)
+        detail(v, "within bounds only: %s (nothing contradicts them; a successor sector is absent)",
+               COUNT(wb, "entry", "entries"));
+    if (v->state != MA_VERDICT_INCOMPLETE && residual > 0 && !v->interrupted)
+        detail(v, "not verified: %s (a successor absent, unusable or holding a bad value)",
+               COUNT(residual, "entry", "entries"));
     if (c->inputs_absent > 0 && !(v->state == MA_VERDICT_INCOMPLETE && c->sectors_unusable <= 0))
         detail(v, "successor %s absent: %s%s (%s in all)", ma_noun(known(c->inputs_absent), "file", "files"),
                c->absent_names, c->inputs_absent > 3 ? ", ..." : "", NUM(c->inputs_absent));
@@ -382,7 +418,10 @@ static int load_history(ma_audit *a, ma_report *r, ma_error *err)
              "SELECT * FROM (SELECT r.id, r.started_at, r.ended_at, r.status, %s, count(s.sector),"
              " coalesce(sum(s.entries), 0), coalesce(sum(s.verified), 0), coalesce(sum(s.within_bounds), 0),"
              " coalesce(sum(s.discrepancies), 0), coalesce(sum(s.seconds), 0), %s,"
-             " coalesce(sum(s.status IN ('unusable', 'skipped', 'missing')), 0), %s, %s"
+             " coalesce(sum(s.status IN ('unusable', 'skipped', 'missing')), 0), %s, %s,"
+             " coalesce(sum(s.status = 'damaged'), 0), coalesce(sum(s.status = 'input-damaged'), 0),"
+             " coalesce(sum(CASE WHEN s.status IN ('damaged', 'input-damaged', 'not-checked') THEN s.entries END), 0),"
+             " coalesce(sum(s.status = 'ok'), 0)"
              " FROM runs r LEFT JOIN sector_results s ON s.run_id = r.id"
              " WHERE r.kind = ?1 AND r.database_root IS ?2 AND r.id <= ?3"
              " GROUP BY r.id ORDER BY r.id DESC LIMIT %d) ORDER BY 1",
@@ -440,6 +479,10 @@ static int load_history(ma_audit *a, ma_report *r, ma_error *err)
         c.planned_sectors = sqlite3_column_type(st, 13) == SQLITE_NULL ? -1 : sqlite3_column_int64(st, 13);
         c.continued_by = sqlite3_column_int64(st, 14);
         c.sectors_carried = h->carried;
+        c.sectors_damaged = sqlite3_column_int64(st, 15);
+        c.sectors_input_damaged = sqlite3_column_int64(st, 16);
+        c.unchecked_entries = sqlite3_column_int64(st, 17);
+        c.sectors_ok = sqlite3_column_int64(st, 18);
         ma_verdict v;
         ma_verdict_decide(&c, &v);
         h->state = v.state;
@@ -499,6 +542,11 @@ static void sector_state(const ma_report *r, size_t i)
     c.sectors_unusable = status_is(x->status, "unusable", "skipped") || status_is(x->status, "missing", NULL);
     c.sectors_not_checked = status_is(x->status, "not-checked", NULL);
     c.body_mismatches = sx->body_digest && !strcmp(sx->body_digest, "mismatch");
+    c.sectors_damaged = status_is(x->status, "damaged", NULL);
+    c.sectors_input_damaged = status_is(x->status, "input-damaged", NULL);
+    c.damage_published = r->integrity.recorded && r->integrity.source && strcmp(r->integrity.source, "none");
+    if (c.sectors_damaged || c.sectors_input_damaged || c.sectors_not_checked)
+        c.unchecked_entries = x->entries;
     if (r->run.kind && !strcmp(r->run.kind, "diff")) {
         c.value_differences = x->entries - x->verified;
         if (status_is(x->status, "skipped", NULL) && x->message)
@@ -549,6 +597,8 @@ static void absent_inputs(ma_report *r)
         const char *m = r->run.sectors[i].message;
         if (!m || (!strstr(m, "absent") && !strstr(m, "missing")))
             continue;
+        if (status_is(r->run.sectors[i].status, "damaged", "input-damaged"))
+            continue; /* a damaged file is listed as such, not as a successor absent */
         for (const char *p = m; *p; p++) {
             const char *end;
             if (!absent_name_at(m, p, &end))
@@ -606,6 +656,12 @@ static void totals(ma_report *r)
         t->within_bounds += x->within_bounds;
         t->discrepancies += x->discrepancies;
         t->body_mismatches += sx->body_digest && !strcmp(sx->body_digest, "mismatch");
+        int damaged = status_is(x->status, "damaged", NULL), input = status_is(x->status, "input-damaged", NULL);
+        t->sectors_damaged += damaged;
+        t->sectors_input_damaged += input;
+        t->sectors_ok += status_is(x->status, "ok", NULL);
+        if (damaged || input || status_is(x->status, "not-checked", NULL))
+            t->unchecked_entries += x->entries;
         r->total_seconds += x->seconds;
         if (sx->roots >= 0 && sx->propagated >= 0)
             roots += sx->roots, prop += sx->propagated;
@@ -648,6 +704,8 @@ static void totals(ma_report *r)
     r->total_wins = hist ? w : -1;
     r->total_draws = hist ? d : -1;
     r->total_losses = hist ? l : -1;
+    t->files_damaged = (int64_t)r->integrity.n_damaged;
+    t->damage_published = r->integrity.recorded && r->integrity.source && strcmp(r->integrity.source, "none");
     t->files = (int64_t)r->run.n_files;
     for (size_t i = 0; i < r->run.n_files; i++)
         t->bytes += r->run.files[i].size;
@@ -795,6 +853,8 @@ int ma_report_load(ma_audit *a, int64_t id, ma_report *r, ma_error *err)
         rc = ma_report_since_load(a, r, err);
     if (!rc && !(r->store_path = strdup(ma_audit_path(a))))
         rc = ma_error_set(err, MA_ENOMEM, "report: out of memory");
+    if (!rc)
+        rc = ma_audit_integrity_read(a, r->run.id, &r->integrity, err);
     sqlite3_exec(db, "COMMIT", NULL, NULL, NULL);
     return rc ? rc : finish(r, err);
 }
@@ -829,6 +889,7 @@ void ma_report_release(ma_report *r)
         free(r->history[i].started_at), free(r->history[i].ended_at), free(r->history[i].status),
             free(r->history[i].mode);
     free(r->history), free(r->sx), free(r->dx), free(r->mode), free(r->options), free(r->side_b);
+    ma_audit_integrity_free(&r->integrity);
     ma_run run = r->run;
     memset(r, 0, sizeof *r);
     r->run = run;

@@ -11,10 +11,13 @@
  * The verdict is derived from the counts, not copied from runs.status: a store written before the
  * run engine calls a bounds-only Malom run "ok", and a report must never show such a run as
  * fully verified. Words follow restic check / zfs scrub: "fully verified", "verified within bounds
- * only (N entries unproven)", "discrepancies found (R roots, P propagated)", "incomplete (...)",
+ * only (N entries unproven)", "discrepancies found (R roots, P propagated)", "damaged: N files differ
+ * from what was published; ..." (common/verdict.h, the words verify uses), "incomplete (...)",
  * "interrupted"; for diff runs "values agree" / "values differ"; manifest runs "manifest recorded".
- * When several apply the most severe leads (discrepancies, interrupted, incomplete, within bounds,
- * verified) and the others follow as details.
+ * When several apply the most severe leads (discrepancies, interrupted, damaged, incomplete, within
+ * bounds, verified) and the others follow as details. "Fully verified" needs every entry verified:
+ * entries neither verified, within bounds nor a discrepancy make the run incomplete whatever its
+ * recorded status says.
  *
  * A verdict belongs to its run and says what that run did: an interrupted run stays
  * "interrupted: K of N sectors checked" after a resume continued it ("continued by run M"); the
@@ -33,6 +36,7 @@
 #include "common/ma_error.h"
 #include "common/verdict.h"
 #include "reports/store/audit.h"
+#include "reports/store/audit_integrity.h"
 #include "reports/store/runs.h"
 
 /* Sums over a run's sectors, the verdict's input (also used for each run of the history). -1 in
@@ -59,6 +63,15 @@ typedef struct ma_verdict_counts {
     int64_t continued_by;       /* the run that resumed this one; 0: none */
     int64_t sectors_carried;    /* sectors whose result was carried over from an earlier run */
     const char *scope;          /* runs.scope: "sectors" says so in a verified headline; NULL, "database" */
+    /* v11 (docs/download.md): integrity before semantics. */
+    int64_t files_damaged;      /* damaged files the run recorded */
+    int64_t sectors_damaged;    /* sectors not checked: their file is damaged */
+    int64_t sectors_input_damaged; /* sectors not checked: they read a damaged file */
+    int64_t unchecked_entries;  /* the entries of sectors not checked for a reason of their own
+                                 * (damaged, input damaged, not reached): none verified */
+    int64_t sectors_ok;         /* sectors recorded "ok" */
+    int damage_published;       /* the damage is against a manifest or attestation (else: against
+                                 * the files' own body digests) */
 } ma_verdict_counts;
 
 #define MA_VERDICT_MAX_DETAILS 8
@@ -66,8 +79,13 @@ typedef struct ma_verdict_counts {
 typedef struct ma_verdict {
     ma_verdict_state state;
     int good;                   /* the only verdicts a report may show in green: verified, values agree */
-    int64_t unproven;           /* within bounds + unverifiable */
+    int64_t unproven;           /* within bounds + not verified: every entry not proven */
+    int64_t not_verified;       /* entries neither verified, within bounds nor a discrepancy (a
+                                 * successor absent or broken, a sector damaged or not checked):
+                                 * entries - verified - within bounds - discrepancies, as verify
+                                 * counts them */
     int interrupted, incomplete, within_bounds, discrepancies; /* every condition that holds */
+    int damaged;                /* files differ from what was published */
     char headline[320];         /* one line, e.g. "verified within bounds only (2,413,677 entries unproven)" */
     char details[MA_VERDICT_MAX_DETAILS][320]; /* further lines, no newline */
     int n_details;
@@ -172,6 +190,7 @@ typedef struct ma_report {
     int64_t total_wins, total_draws, total_losses; /* -1: no histogram */
     double total_seconds;
     ma_verdict verdict;
+    ma_audit_integrity integrity; /* v10: the run's integrity phase (integrity.recorded 0: none) */
 } ma_report;
 
 /* Loads run id (0: the newest) of a store. Errors as ma_run_load; out is zeroed first and must be

@@ -11,5 +11,6 @@ extern const char ma_audit_game_migration_v5[];      /* reports/store/audit_game
 extern const char ma_audit_merge_migration_v6[];     /* reports/store/audit_merge.c: merged shard runs */
 extern const char ma_audit_inventory_migration_v9[]; /* reports/store/audit_inventory.c: inventory, partition */
 extern const char ma_audit_seal_migration_v10[];     /* reports/store/audit_seal.c: scope, seals */
+extern const char ma_audit_integrity_migration_v11[]; /* reports/store/audit_integrity.c: damaged files */
 
 #endif

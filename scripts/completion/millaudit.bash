@@ -17,9 +17,9 @@ _millaudit_options() {
         solve) echo "--variant --stones --sector --with-deps --out --threads --memory-limit --format --open-dir --secval --quiet --help" ;;
         stats) echo "--json --sector --threads --no-digest-check --help" ;;
         dump) echo "--with-entry --no-digest-check --help" ;;
-        verify) echo "--sector --audit --resume --stale-after --incremental --shard --plan --max-rows --threads --quiet --json --junit --full-board-draw --allow-bounds --table --wide --seal-key --help" ;;
+        verify) echo "--sector --audit --resume --stale-after --incremental --shard --plan --max-rows --threads --quiet --json --junit --full-board-draw --allow-bounds --table --wide --seal-key --manifest --attestation --pub --no-manifest --refetch-list --help" ;;
         index-check) echo "--variant --sector --help" ;;
-        manifest) echo "--out --audit --chunk-size --threads --quiet --shard --dir --ignore-missing --ignore-extra --strict --status --warn --allow-partial --help" ;;
+        manifest) echo "--out --audit --chunk-size --chunks --threads --quiet --shard --dir --ignore-missing --ignore-extra --strict --status --warn --allow-partial --help" ;;
         report) echo "--audit --run --sector --format --out --check --help" ;;
         runs) echo "--audit --run --out --json --junit --kind --last --root --since --allow-partial --allow-bounds --pub --seal-key --help" ;;
         probe) echo "--variant --json --stdin --no-digest-check --help" ;;
@@ -93,7 +93,7 @@ _millaudit() {
             if [[ $cmd == solve ]]; then COMPREPLY=($(compgen -W "open malom-sec malom-sec2" -- "$cur"))
             else COMPREPLY=($(compgen -W "text md json html" -- "$cur")); fi
             return 0 ;;
-        --junit) COMPREPLY=($(compgen -f -- "$cur")); return 0 ;;
+        --junit|--refetch-list|--manifest|--attestation|--pub) COMPREPLY=($(compgen -f -- "$cur")); return 0 ;;
         --root) COMPREPLY=($(compgen -d -- "$cur")); return 0 ;;
         --open-dir) COMPREPLY=($(compgen -d -- "$cur")); return 0 ;;
         --secval) COMPREPLY=($(compgen -f -X '!*.secval' -- "$cur") $(compgen -d -- "$cur")); return 0 ;;

@@ -82,6 +82,7 @@ static void test_verdicts_map_to_the_readme_exit_statuses(void **state)
         {MA_VERDICT_DIFFER, "values-differ", "values-differ", 1, 1},
         {MA_VERDICT_RECORDED, "recorded", "recorded", 0, 0},
         {MA_VERDICT_PARTIAL, "partial", "partial", 6, 6},
+        {MA_VERDICT_DAMAGED, "damaged", "damaged", 3, 3},
     };
     assert_int_equal(sizeof table / sizeof table[0], MA_VERDICT_STATES);
     for (size_t i = 0; i < sizeof table / sizeof table[0]; i++) {

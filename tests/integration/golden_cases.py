@@ -148,6 +148,17 @@ def cases():
     add("attest_verify_partial", "attest", "verify", "shard1.intoto.json", "--pub", "pub.pem", "--db", "db",
         "--threads", "1")
 
+    # --- a damaged download (docs/download.md): db with its manifest, one file lost, one byte of
+    # another changed on the way; the damage first, the verdict, what to fetch again
+    c.append(("damage_download", _damage_download))
+    add("verify_damaged", "verify", "dl", "--audit", "damaged.sqlite", "--refetch-list", "refetch.txt",
+        "--threads", "1")
+    add("verify_damaged_json", "verify", "dl", "--json", "--threads", "1")
+    add("verify_damaged_attested", "verify", "dl", "--attestation", "run2.intoto.json", "--pub", "pub.pem",
+        "--quiet", "--threads", "1")
+    add("report_damaged_text", "report", "--audit", "damaged.sqlite", "--format", "text")
+    add("err_verify_attestation_without_pub", "verify", "dl", "--attestation", "run2.intoto.json")
+
     # --- bad invocations: usage errors and unusable input, with their exit codes
     add("err_no_command")
     add("err_unknown_command", "frobnicate")
@@ -171,7 +182,9 @@ def cases():
 
 
 def _inject_fault(work, binary):
-    shutil.copytree(work / "db", work / "bad")
+    # a solver build's output with one wrong value: not db's manifest (against it the changed
+    # file would be damage, docs/download.md), only the header resealed as a producer writes it
+    shutil.copytree(work / "db", work / "bad", ignore=shutil.ignore_patterns("MANIFEST.sha256"))
     env = dict(os.environ, MILLAUDIT_BIN=str(binary))
     proc = subprocess.run([sys.executable, str(INJECT), f"bad/{FAULT_FILE}", "--entry", FAULT_ENTRY,
                            "--depth-delta", "+1", "--reseal"],
@@ -182,6 +195,18 @@ def _inject_fault(work, binary):
 def _seal_key(work, binary):
     """A fixed HMAC secret: its key id is the same every run, so outputs naming it compare."""
     (work / "seal.key").write_text("0123456789abcdef0123456789abcdef\n")
+    return 0, "", ""
+
+
+def _damage_download(work, binary):
+    """dl/: db with its manifest as published, std_0_1_3_2.mdb lost and a byte of std_1_2_2_1.mdb
+    changed in transit (its header digest left as the producer wrote it)."""
+    shutil.copytree(work / "db", work / "dl")
+    (work / "dl" / "std_0_1_3_2.mdb").unlink()
+    path = work / "dl" / "std_1_2_2_1.mdb"
+    data = bytearray(path.read_bytes())
+    data[1000] ^= 1
+    path.write_bytes(bytes(data))
     return 0, "", ""
 
 

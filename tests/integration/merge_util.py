@@ -71,11 +71,13 @@ def first_long_loss(path):
 
 
 def plant_fault(millaudit, db, sector="std_4_4_0_0"):
-    """One planted fault (scripts/inject_fault.py): a loss of `sector` two plies too short. In the
+    """One planted fault (scripts/inject_fault.py, resealed: the producer's wrong value, not damage):
+    a loss of `sector` two plies too short. In the
     4-stone game the parents of std_4_4_0_0 are in other shards than it (std_3_4_1_0), so the
     fault propagates across shards."""
     path = db / f"{sector}.mdb"
-    subprocess.run(["python3", str(INJECT), str(path), "--entry", str(first_long_loss(path)), "--depth-delta", "-1"],
+    subprocess.run(["python3", str(INJECT), str(path), "--entry", str(first_long_loss(path)), "--depth-delta", "-1",
+                    "--reseal"],
                    check=True, capture_output=True, env={"MILLAUDIT_BIN": str(millaudit.path), "PATH": "/usr/bin:/bin"})
 
 

@@ -345,7 +345,7 @@ def test_an_unverified_run_needs_allow_unverified(millaudit, world, tmp_path):
     db = copy_db(world, tmp_path)
     from conftest import ROOT
     subprocess.run(["python3", str(ROOT / "scripts" / "inject_fault.py"), str(db / "std_2_2_1_1.mdb"), "--entry", "5",
-                    "--depth-delta", "+1"], check=True, capture_output=True,
+                    "--depth-delta", "+1", "--reseal"], check=True, capture_output=True,
                    env={"MILLAUDIT_BIN": str(millaudit.path), "PATH": "/usr/bin:/bin"})
     store = tmp_path / "b.sqlite"
     millaudit.run("verify", db, "--audit", store, "--quiet", check=1)

@@ -37,15 +37,20 @@ def test_body_digest_match_mismatch_and_absent(millaudit, game3, tmp_path):
     assert all(s["body_digest"] == "match" for s in doc["sectors"])
     assert doc["totals"]["body_digest_mismatches"] == 0
 
-    # a digest that no longer fits the body: every value still verifies, the file is still reported
+    # a digest that no longer fits the body: every value would still verify, but the file is not
+    # what its producer wrote: damaged (docs/download.md), not checked, never a discrepancy
     set_digest(db / "std_2_3_1_0.mdb", hashlib.sha256(b"something else").digest())
-    proc = millaudit.run("verify", db, "--json", check=1)
+    proc = millaudit.run("verify", db, "--json", check=3)
     doc = json.loads(proc.stdout)
     s = sector(doc, "std_2_3_1_0")
-    assert s["body_digest"] == "mismatch" and s["status"] == "discrepancies" and s["discrepancies"] == 0
-    assert "offset 80: body digest mismatch" in s["message"]
-    assert doc["verdict"] == "discrepancies" and doc["totals"]["body_digest_mismatches"] == 1
-    assert any("std_2_3_1_0.mdb: sector std_2_3_1_0: offset 80" in e for e in doc["errors"])
+    assert s["status"] == "damaged" and s["discrepancies"] == 0 and s["verified"] == 0
+    assert s["message"] == "damaged, not checked: body differs from the SHA-256 its header records (offset 80): " \
+                           "not the bytes its producer wrote"
+    assert doc["verdict"] == "damaged" and doc["totals"]["body_digest_mismatches"] == 1
+    assert doc["totals"]["discrepancies"] == 0
+    assert [d["kind"] for d in doc["integrity"]["damaged"]] == ["body-digest-mismatch"]
+    assert doc["next"]["refetch"] == ["std_2_3_1_0.mdb"]
+    assert any("std_2_3_1_0.mdb: damaged: body differs" in e for e in doc["errors"])
 
     # no digest recorded (all zero): nothing to compare
     set_digest(db / "std_2_3_1_0.mdb", bytes(32))

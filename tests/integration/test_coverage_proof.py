@@ -27,9 +27,10 @@ def clean4(millaudit, tmp_path_factory):
 def faulty4(millaudit, clean4, tmp_path_factory):
     db = tmp_path_factory.mktemp("faulty4") / "db"
     shutil.copytree(clean4, db)
-    # std_0_0_4_4 has one entry, a draw; a win there is a wrong outcome
-    subprocess.run(["python3", str(INJECT), str(db / "std_0_0_4_4.mdb"), "--entry", "0", "--outcome", "win"],
-                   check=True, capture_output=True, env={"MILLAUDIT_BIN": str(millaudit.path), "PATH": "/usr/bin:/bin"})
+    # std_0_0_4_4 has one entry, a draw; a win there is a wrong outcome (the producer's: resealed)
+    subprocess.run(["python3", str(INJECT), str(db / "std_0_0_4_4.mdb"), "--entry", "0", "--outcome", "win",
+                    "--reseal"], check=True, capture_output=True,
+                   env={"MILLAUDIT_BIN": str(millaudit.path), "PATH": "/usr/bin:/bin"})
     return db
 
 
@@ -210,8 +211,11 @@ def test_a_body_rewritten_under_its_stale_header_between_shards_is_refused(milla
                    check=True, capture_output=True, env={"MILLAUDIT_BIN": str(millaudit.path), "PATH": "/usr/bin:/bin"})
     assert (db / "std_0_0_4_4.mdb").read_bytes()[:128] == header  # the header still claims the old body
     other = 1 - first
-    millaudit.run("verify", db, "--shard", f"{other}/2", "--audit", stores[other], "--quiet", check=0)
-    assert millaudit.run("verify", db, "--quiet").returncode == 1  # what a single run says now
+    # every run now checks every open file's body against its header first (docs/download.md): the
+    # other shard, which does not check the sector, still names the file damaged
+    proc = millaudit.run("verify", db, "--shard", f"{other}/2", "--audit", stores[other], "--quiet", check=3)
+    assert "damaged: std_0_0_4_4.mdb: body differs from the SHA-256 its header records" in proc.stdout
+    assert millaudit.run("verify", db, "--quiet").returncode == 3  # what a single run says now
     out = tmp_path / "m.sqlite"
     refused(millaudit.run("runs", "merge", out, stores[0], stores[1]), "different inventories", "std_0_0_4_4.mdb")
     assert not out.exists()

@@ -41,7 +41,9 @@ def db(game3, tmp_path):
 
 
 def inject(path, *args, check=0, env=None):
-    proc = subprocess.run([sys.executable, str(SCRIPT), str(path), *map(str, args)],
+    """A wrong value the producer wrote: the header's body digest resealed, so the file is not
+    damaged (docs/download.md) and only its values are wrong."""
+    proc = subprocess.run([sys.executable, str(SCRIPT), str(path), *map(str, args), "--reseal"],
                           capture_output=True, text=True, env=env)
     assert proc.returncode == check, proc.stderr
     return proc
@@ -240,10 +242,12 @@ def test_truncated_file(millaudit_asan, db):
         f.truncate(size - 3)
     proc = millaudit_asan.run("verify", db, check=3)
     assert_clean(proc)
-    error_line(proc, "std_3_3_0_0.mdb", "3_3_0_0")
-    # the parent that needed it is not verified, and says why
-    assert re.search(r"std_2_3_1_0\.mdb: sector std_2_3_1_0: successor sector file "
-                     r"std_3_3_0_0\.mdb \(unusable\); [\d,]+ entr(?:y|ies) not verified", proc.stderr)
+    # shorter than its header's entry count needs: damaged (docs/download.md), before the reader
+    # is asked, and the parent that reads it is not checked either, and says why
+    assert f"millaudit verify: {db}/std_3_3_0_0.mdb: damaged: offset 24: size differs: {size - 3:,} bytes, its header's " \
+           f"entry count needs {size:,} (truncated)" in proc.stderr.splitlines()
+    assert "std_2_3_1_0: not checked: input damaged: it reads std_3_3_0_0.mdb (size-differs)" in proc.stdout
+    assert re.search(r"^verdict: damaged: 1 file differs from what its producer wrote", proc.stdout, re.M)
 
 
 def test_wrong_magic(millaudit_asan, db):
@@ -259,7 +263,10 @@ def test_header_and_size_disagree(millaudit_asan, db):
     patch(path, 24, struct.pack("<Q", count + 1))
     proc = millaudit_asan.run("verify", db, check=3)
     assert_clean(proc)
-    error_line(proc, "std_1_2_2_1.mdb", "1_2_2_1")
+    # the file is two bytes shorter than the entry count says: damaged, named with both sizes
+    size = path.stat().st_size
+    assert f"millaudit verify: {db}/std_1_2_2_1.mdb: damaged: offset 24: size differs: {size:,} bytes, its header's " \
+           f"entry count needs {size + 2:,} (truncated)" in proc.stderr.splitlines()
 
 
 def test_file_of_another_variant_is_its_own_sector_graph(millaudit_asan, db, lask3):

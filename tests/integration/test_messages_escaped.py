@@ -36,10 +36,10 @@ def test_body_digest_and_absent_successor_messages_are_escaped(millaudit, game, 
     b = bytearray(p.read_bytes())
     b[-1] ^= 1                                    # a body byte: the body digest fails
     p.write_bytes(bytes(b))
-    # a body digest mismatch is a finding: the verdict is "discrepancies" (exit 1) over the hole
-    proc = millaudit.run("verify", d, "--quiet", check=1)
+    # a body digest mismatch is damage (docs/download.md): exit 3, named with the escaped path
+    proc = millaudit.run("verify", d, "--quiet", check=3)
     assert "successor sector file std_2_3_1_0.mdb (absent)" in proc.stderr
-    assert "body digest mismatch" in proc.stderr
+    assert "std_1_1_2_2.mdb: damaged: body differs from the SHA-256 its header records" in proc.stderr
     assert_escaped(proc.stderr)
 
 

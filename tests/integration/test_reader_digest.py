@@ -75,9 +75,13 @@ def test_dump_of_damaged_file_shows_the_stored_bytes(millaudit, dbs):
     assert len(a) == len(b) and sum(x != y for x, y in body) == 1
 
 
-def test_verify_still_reports_the_mismatch_as_a_finding(millaudit, dbs):
-    """verify reads through the same source but reports the mismatch per sector (exit 1), as
-    test_body_digest.py describes; it is not an unusable file there."""
+def test_verify_reports_the_mismatch_as_damage(millaudit, dbs):
+    """verify checks every body against its digest before it reads a value: the file is damaged
+    (exit 3, docs/download.md), named with what is wrong and listed to fetch again; the sector is
+    not checked, so the changed depth is never reported as the solver's discrepancy."""
     good, damaged = dbs
-    proc = millaudit.run("verify", damaged, check=1)
-    assert "offset 80: body digest mismatch" in proc.stdout + proc.stderr
+    proc = millaudit.run("verify", damaged, check=3)
+    assert f"damaged: {SECTOR}.mdb: body differs from the SHA-256 its header records (offset 80): not the bytes " \
+           "its producer wrote" in proc.stdout.splitlines()
+    assert f"fetch again: {SECTOR}.mdb (1 file; --refetch-list FILE writes them one per line)" in proc.stdout
+    assert "discrepancies found" not in proc.stdout

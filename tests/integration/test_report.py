@@ -43,8 +43,8 @@ def bad(millaudit, game, tmp_path_factory):
     """A copy of the game with one planted fault (entry 5 of std_2_2_1_1: a win stored as a loss)."""
     path = tmp_path_factory.mktemp("bad") / "bad"
     shutil.copytree(game, path)
-    subprocess.run([sys.executable, str(INJECT), str(path / "std_2_2_1_1.mdb"), "--entry", "5", "--outcome", "loss"],
-                   check=True, capture_output=True, env={**os.environ, "MILLAUDIT_BIN": str(millaudit.path)})
+    subprocess.run([sys.executable, str(INJECT), str(path / "std_2_2_1_1.mdb"), "--entry", "5", "--outcome", "loss",
+                    "--reseal"], check=True, capture_output=True, env={**os.environ, "MILLAUDIT_BIN": str(millaudit.path)})
     return path
 
 
@@ -388,9 +388,9 @@ def test_malom_bounds_run_renders_with_charts_in_chromium(millaudit, malom_bound
     assert count_colour(lines, bpp, hexrgb("#2e7d32"), 260) > 2000, "no verified segments in the chart"
 
 
-def test_body_digest_mismatch_is_a_finding(millaudit, game, tmp_path):
-    """An open file whose body no longer hashes to its header's digest (bytes 80..111) is reported even
-    though every value verifies."""
+def test_body_digest_mismatch_is_damage(millaudit, game, tmp_path):
+    """An open file whose body no longer hashes to its header's digest (bytes 80..111) is damaged
+    (docs/download.md): never "verified", never a discrepancy of the solver, listed first."""
     db = tmp_path / "db"
     shutil.copytree(game, db)
     path = db / "std_2_3_1_0.mdb"
@@ -398,12 +398,15 @@ def test_body_digest_mismatch_is_a_finding(millaudit, game, tmp_path):
     data[80:112] = hashlib.sha256(b"something else").digest()
     path.write_bytes(bytes(data))
     audit = tmp_path / "a.sqlite"
-    millaudit.run("verify", db, "--audit", audit, "--quiet", check=1)
+    millaudit.run("verify", db, "--audit", audit, "--quiet", check=3)
     text = report(millaudit, audit, 1)
-    assert text.splitlines()[1] == "verdict: discrepancies found: 1 file whose body does not match the digest in its header"
+    assert text.splitlines()[1] == ("verdict: damaged: 1 file differs from what its producer wrote; the other 5 "
+                                    "sectors verified; 1 sector not checked (it reads a damaged file)")
     doc = validate(json.loads(report(millaudit, audit, 1, "json")), "report")
     assert doc["totals"]["body_digest_mismatches"] == 1 and doc["verdict"]["good"] is False
-    assert {s["sector"]: s["body_digest"] for s in doc["sectors"]}["std_2_3_1_0"] == "mismatch"
+    assert doc["totals"]["discrepancies"] == 0
+    assert doc["integrity"]["damaged"][0]["kind"] == "body-digest-mismatch"
+    assert {s["sector"]: s["recorded_status"] for s in doc["sectors"]}["std_2_3_1_0"] == "damaged"
 
 
 class _Checker(html.parser.HTMLParser):

@@ -39,7 +39,7 @@ def stores(millaudit, game, tmp_path_factory):
         copies.append(base / f"copy{k}")
         shutil.copytree(game, copies[-1])
     proc = subprocess.run([sys.executable, str(INJECT), str(copies[2] / "std_2_3_1_0.mdb"), "--entry", "17",
-                           "--depth-delta", "+1"], capture_output=True, text=True,
+                           "--depth-delta", "+1", "--reseal"], capture_output=True, text=True,
                           env={**os.environ, "MILLAUDIT_BIN": str(millaudit.path)})
     assert proc.returncode == 0, proc.stderr
     a, b = base / "a.sqlite", base / "b.sqlite"

@@ -33,7 +33,7 @@ def history(millaudit, tmp_path_factory):
     out = {"base": base, "db": db, "other": other, "store": store, "json": {}}
     out["json"][1] = json.loads(millaudit.run("verify", db, "--audit", store, "--json", check=0).stdout)
     proc = subprocess.run([sys.executable, str(INJECT), str(db / "std_1_1_2_2.mdb"), "--entry", "0",
-                           "--outcome", "loss", "--depth", "2"], capture_output=True, text=True,
+                           "--outcome", "loss", "--depth", "2", "--reseal"], capture_output=True, text=True,
                           env={**os.environ, "MILLAUDIT_BIN": str(millaudit.path)})
     assert proc.returncode == 0, proc.stderr
     out["json"][2] = json.loads(millaudit.run("verify", db, "--audit", store, "--incremental", "--json",

@@ -71,7 +71,7 @@ def test_a_faulty_sector_line_says_discrepancies_with_its_counts(millaudit, tmp_
     words = read_words(db / "std_3_3_0_0.mdb")
     entry = next(e for e, w in enumerate(words) if w >> 14 == 3 and (w & 0x3FFF) > 2)
     subprocess.run([sys.executable, str(ROOT / "scripts" / "inject_fault.py"), str(db / "std_3_3_0_0.mdb"),
-                    "--entry", str(entry), "--depth-delta", "+1"], check=True)
+                    "--entry", str(entry), "--depth-delta", "+1", "--reseal"], check=True)
     proc = millaudit.run("verify", db, check=1)
     line = next(l for l in proc.stdout.splitlines() if l.startswith("std_3_3_0_0: "))
     assert re.match(r"std_3_3_0_0: discrepancies, [\d,]+ entries, [\d,]+ verified, 1 discrepancy "

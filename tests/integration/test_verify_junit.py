@@ -27,7 +27,7 @@ def game(millaudit, tmp_path_factory):
 
 
 def inject(millaudit, path, *args):
-    proc = subprocess.run([sys.executable, str(INJECT), str(path), *map(str, args)], capture_output=True, text=True,
+    proc = subprocess.run([sys.executable, str(INJECT), str(path), *map(str, args), "--reseal"], capture_output=True, text=True,
                           env={**os.environ, "MILLAUDIT_BIN": str(millaudit.path)})
     assert proc.returncode == 0, proc.stderr
 

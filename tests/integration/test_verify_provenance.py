@@ -68,7 +68,7 @@ def test_two_verify_runs_on_copies_compare_equal_and_a_changed_value_differs(mil
     dump = millaudit.run("dump", target, "--with-entry", check=0).stdout
     entry = next(line.split()[0] for line in dump.splitlines()
                  if not line.startswith("#") and line.split()[2] == "loss" and line.split()[3] == "2")
-    proc = subprocess.run([sys.executable, str(INJECT), str(target), "--entry", entry, "--outcome", "draw"],
+    proc = subprocess.run([sys.executable, str(INJECT), str(target), "--entry", entry, "--outcome", "draw", "--reseal"],
                           capture_output=True, text=True, env={**os.environ, "MILLAUDIT_BIN": str(millaudit.path)})
     assert proc.returncode == 0, proc.stderr
     store = tmp_path / "runs.sqlite"

@@ -345,8 +345,8 @@ static void test_json_is_valid_and_holds_data(void **state)
     json_t *doc = json_loads(out, JSON_REJECT_DUPLICATES, &je);
     assert_non_null(doc);
     assert_string_equal(json_string_value(json_object_get(doc, "format")), "millaudit-report");
-    assert_int_equal(json_integer_value(json_object_get(doc, "schema_version")), 2);
-    assert_true(starts(out, "{\n \"schema_version\": 2,\n \"format\": \"millaudit-report\",\n \"verdict\""));
+    assert_int_equal(json_integer_value(json_object_get(doc, "schema_version")), 3);
+    assert_true(starts(out, "{\n \"schema_version\": 3,\n \"format\": \"millaudit-report\",\n \"verdict\""));
     json_t *v = json_object_get(doc, "verdict");
     assert_string_equal(json_string_value(json_object_get(v, "state")), "discrepancies");
     assert_true(json_is_false(json_object_get(v, "good")));
@@ -441,7 +441,7 @@ static void test_bounds_only_is_never_good_or_ok(void **state)
     derive(&rep, &r);
     assert_int_equal(rep.verdict.state, MA_VERDICT_INCOMPLETE);
     assert_string_equal(rep.verdict.headline, "incomplete: 2 successor files absent (std_3_4_5_4.sec2, mora_2_4_5_4.sec); "
-                                              "10,140 entries unproven");
+                                              "10,140 entries only within bounds");
     r.status = "ok";
     done(&rep);
     derive(&rep, &r);
@@ -471,12 +471,51 @@ static void test_verdicts(void **state)
     assert_true(v.good);
     assert_string_equal(v.headline, "fully verified: 264,399 entries in 7 sectors, every value and depth re-derived");
 
-    c.unverifiable = 3; /* a successor word that is a bad encoding: not proven */
+    c.unverifiable = 3; /* a successor word that is a bad encoding: not proven, and not within
+                         * bounds either: verify calls such a run incomplete, so does the report */
     c.verified -= 3;
     ma_verdict_decide(&c, &v);
-    assert_int_equal(v.state, MA_VERDICT_WITHIN_BOUNDS);
+    assert_int_equal(v.state, MA_VERDICT_INCOMPLETE);
     assert_false(v.good);
+    assert_false(v.within_bounds);
+    assert_int_equal(v.not_verified, 3);
+    assert_int_equal(v.unproven, 3);
+    assert_string_equal(v.headline, "incomplete: inputs missing or unusable (3 entries not verified)");
+    c.status = "discrepancies", c.discrepancies = 2, c.roots = 2, c.propagated = 0, c.verified -= 2;
+    ma_verdict_decide(&c, &v); /* the disagreement of issue 44: never "within bounds only" for these */
+    assert_int_equal(v.state, MA_VERDICT_DISCREPANCIES);
+    assert_false(v.within_bounds);
+    assert_string_equal(v.details[0], "not verified: 3 entries (a successor absent, unusable or holding a bad value)");
+    c.status = "ok", c.discrepancies = 0, c.roots = c.propagated = -1, c.verified += 2;
+    c.verified += 3; /* a recorded status "ok" with entries left unaccounted is never verified */
+    c.entries += 1;
+    ma_verdict_decide(&c, &v);
+    assert_int_equal(v.state, MA_VERDICT_INCOMPLETE);
+    c.entries -= 1;
+    c.verified -= 3;
     c.unverifiable = 0;
+    c.verified += 3;
+
+    /* damage (docs/download.md): its own verdict, in verify's words */
+    c.files_damaged = 3, c.sectors_damaged = 2, c.sectors_input_damaged = 1, c.sectors_ok = 4;
+    c.verified -= 30, c.unchecked_entries = 30, c.damage_published = 1, c.status = "damaged";
+    ma_verdict_decide(&c, &v);
+    assert_int_equal(v.state, MA_VERDICT_DAMAGED);
+    assert_false(v.good);
+    assert_false(v.incomplete); /* the entries not verified are the damaged sectors' */
+    assert_string_equal(v.headline, "damaged: 3 files differ from what was published; the other 4 sectors verified; "
+                                    "1 sector not checked (it reads a damaged file)");
+    c.damage_published = 0, c.files_damaged = 1, c.sectors_ok = 3;
+    ma_verdict_decide(&c, &v);
+    assert_string_equal(v.headline, "damaged: 1 file differs from what its producer wrote; of the other 4 sectors, "
+                                    "3 verified; 1 sector not checked (it reads a damaged file)");
+    c.discrepancies = 1, c.roots = 1, c.propagated = 0, c.verified -= 1; /* in intact files: the solver's */
+    ma_verdict_decide(&c, &v);
+    assert_int_equal(v.state, MA_VERDICT_DISCREPANCIES);
+    assert_true(v.damaged);
+    assert_non_null(strstr(v.details[0], "damaged: 1 file differs"));
+    c.discrepancies = 0, c.roots = c.propagated = -1, c.verified += 31, c.unchecked_entries = 0;
+    c.files_damaged = c.sectors_damaged = c.sectors_input_damaged = c.sectors_ok = 0, c.status = "ok";
 
     c.discrepancies = 3, c.roots = 1, c.propagated = 2;
     ma_verdict_decide(&c, &v);
@@ -506,7 +545,7 @@ static void test_verdicts(void **state)
     c.status = "incomplete", c.sectors_unusable = 0, c.within_bounds = 5;
     ma_verdict_decide(&c, &v);
     assert_int_equal(v.state, MA_VERDICT_INCOMPLETE);
-    assert_non_null(strstr(v.headline, "5 entries unproven"));
+    assert_non_null(strstr(v.headline, "5 entries only within bounds"));
     c.status = "within-bounds";
     ma_verdict_decide(&c, &v);
     assert_int_equal(v.state, MA_VERDICT_WITHIN_BOUNDS);

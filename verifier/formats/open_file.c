@@ -82,6 +82,9 @@ int ma_open_header_identify(const uint8_t h[MA_OPEN_HEADER_SIZE], ma_open_header
     out->producer[32] = 0;
     memcpy(out->producer_version, h + 64, 16);
     out->producer_version[16] = 0;
+    memcpy(out->body_digest, h + 80, sizeof out->body_digest);
+    for (size_t i = 0; i < sizeof out->body_digest; i++)
+        out->has_body_digest |= out->body_digest[i] != 0;
     return MA_OK;
 }
 

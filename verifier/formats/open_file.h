@@ -65,7 +65,7 @@ int ma_open_file_body_digest_ok(const ma_open_file *f);
 /* Reads the identity of a 128-byte header h without validating it: MA_OK when the magic, format
  * version 1, header size 128 and a variant 1..3 say the file is one of ours, and then every field
  * of *out as stored (the sector, entry count and scheme fields unchecked; producer texts cut at
- * their NUL padding); MA_EFORMAT otherwise. For what a file states about itself (provenance);
+ * their NUL padding; the body digest and whether one is recorded); MA_EFORMAT otherwise. For what a file states about itself (provenance);
  * reading a file's entries needs ma_open_file_map. */
 int ma_open_header_identify(const uint8_t h[MA_OPEN_HEADER_SIZE], ma_open_header *out);
 

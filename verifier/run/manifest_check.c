@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "checksums/manifest.h"
+#include "checksums/published.h"
 #include "checksums/sha256.h"
 #include "common/fileio.h"
 #include "reports/store/audit.h"
@@ -120,8 +121,13 @@ static int classify(ma_manifest_check *c, const check_job *j, size_t i, int igno
     } else if (memcmp(j->dig[i].digest, ln->sha256, MA_SHA256_LEN) != 0) {
         f->status = MA_MANIFEST_FILE_FAILED;
         s->failed++;
-        if (j->have_rec[i])
+        const ma_chunk_record *cr = ma_chunk_record_find(c->m.chunk_records, c->m.n_chunk_records, ln->sha256);
+        if (j->have_rec[i]) {
             pin(f, &j->dig[i], &j->rec[i]);
+        } else if (cr) { /* the manifest's own chunk line (manifest create --chunks) */
+            ma_audit_chunks rec = {0, cr->size, cr->chunk_size, cr->n_chunks, cr->chunks};
+            pin(f, &j->dig[i], &rec);
+        }
     } else {
         f->status = MA_MANIFEST_FILE_OK;
         s->ok++;
@@ -149,11 +155,16 @@ static int check_listed(ma_manifest_check *c, check_job *j, const ma_manifest_ch
     int rc = opt->audit_path ? find_recorded(c, j, opt->audit_path, &sha, err) : MA_OK;
     if (rc != MA_OK)
         return rc;
-    /* Chunk digests only matter for files the store can pin; without any, hash at full speed. */
+    /* Chunk digests only matter for files the store or the manifest's chunk lines can pin;
+     * without any, hash at full speed. */
     sha.whole_only = 1;
     for (size_t i = 0; i < n; i++)
         if (j->have_rec[i])
             sha.whole_only = 0;
+    if (sha.whole_only && c->m.n_chunk_records) {
+        sha.whole_only = 0;
+        sha.chunk_size = c->m.chunk_records[0].chunk_size;
+    }
     for (size_t i = 0; i < n; i++)
         if (!(j->full[i] = ma_manifest_join(c->dir, c->m.lines[i].path)))
             return ma_error_set(err, MA_ENOMEM, "out of memory");

@@ -238,11 +238,10 @@ static int create_write(create_job *j, ma_manifest_created *out, ma_error *err)
     char header[64] = "";
     if (opt->shard_count)
         ma_manifest_shard_header(header, sizeof header, opt->shard_index, opt->shard_count);
-    int rc = !strcmp(opt->out, "-")
-                 ? ma_manifest_write_stream_header(opt->out_stream, "standard output", header[0] ? header : NULL,
-                                                   (const char *const *)j->rel, j->dig, j->n, err)
-                 : ma_manifest_write_header(opt->out, header[0] ? header : NULL, (const char *const *)j->rel,
-                                            j->dig, j->n, err);
+    int to_stdout = !strcmp(opt->out, "-");
+    int rc = ma_manifest_write_chunked(to_stdout ? NULL : opt->out, opt->out_stream,
+                                       to_stdout ? "standard output" : opt->out, header[0] ? header : NULL,
+                                       opt->chunk_lines, (const char *const *)j->rel, j->dig, j->n, err);
     if (rc == MA_OK && j->audit) {
         rc = ma_audit_manifest_begin(j->audit, j->run_id, opt->out,
                                      opt->chunk_size ? opt->chunk_size : MA_SHA256_DEFAULT_CHUNK, err);

@@ -34,13 +34,13 @@ int ma_vr_disc_class_parse(const char *name)
 const char *ma_sector_status_name(int status)
 {
     static const char *const names[] = {"ok", "within-bounds", "discrepancies", "incomplete",
-                                        "unusable", "not-checked"};
-    return status >= 0 && status <= MA_SECTOR_NOT_CHECKED ? names[status] : "unusable";
+                                        "unusable", "not-checked", "damaged", "input-damaged"};
+    return status >= 0 && status <= MA_SECTOR_INPUT_DAMAGED ? names[status] : "unusable";
 }
 
 int ma_vr_sector_status_parse(const char *s)
 {
-    for (int k = 0; s && k <= MA_SECTOR_NOT_CHECKED; k++)
+    for (int k = 0; s && k <= MA_SECTOR_INPUT_DAMAGED; k++)
         if (!strcmp(s, ma_sector_status_name(k)))
             return k;
     return MA_SECTOR_UNUSABLE;
@@ -152,6 +152,7 @@ void ma_vrun_free(ma_vrun *r)
     if (!r)
         return;
     ma_inventory_free(&r->inv);
+    ma_integrity_free(&r->integ);
     for (size_t i = 0; i < r->n_nodes; i++) {
         free_sector_pub(&r->nodes[i].pub);
         free(r->nodes[i].set);
@@ -186,11 +187,24 @@ int ma_vrun_execute(ma_vrun *r, ma_error *err)
      * (verifier/run/run_sector.h), not as an unusable file */
     ma_database_options dbo = {0};
     dbo.no_digest_check = 1;
+    int irc = MA_OK; /* the integrity phase: a stop there still plans and records the run */
     int rc = ma_database_open(&r->db, r->opt.root, &dbo, err);
     if (rc == MA_OK) {
+        /* integrity before semantics: a reference that cannot be used (or a stop) ends the run
+         * before anything is recorded (docs/download.md) */
+        irc = ma_vr_integrity(r, err);
+        if (irc && irc != MA_ECANCELED) {
+            r->seconds = ma_now() - r->t0;
+            return irc;
+        }
         for (size_t i = 0; i < ma_database_unusable_count(r->db); i++)
             ma_vr_add_error(r, ma_database_unusable(r->db, i)->message);
         rc = ma_vr_plan(r, err);
+        if (rc == MA_OK) {
+            ma_vr_integrity_mark(r);
+            if (r->opt.on_integrity)
+                r->opt.on_integrity(r->opt.on_integrity_ctx, r);
+        }
     }
     if (rc == MA_EINVAL) { /* the command line is wrong: nothing to record */
         r->seconds = ma_now() - r->t0;
@@ -223,12 +237,19 @@ int ma_vrun_execute(ma_vrun *r, ma_error *err)
             return rc;
         }
     }
+    ma_vr_integrity_record(r);
     if (rc) { /* the database root itself is unusable: recorded as such */
         ma_vr_add_error(r, err->msg);
         goto finish;
     }
+    if (irc == MA_ECANCELED) {
+        rc = irc; /* stopped while the files were judged: nothing was checked */
+        goto finish;
+    }
     if (r->audit && (rc = ma_vr_hash_inputs(r, err)))
         goto finish;
+    if (r->audit)
+        ma_vr_integrity_bind(r);
     if (r->hooks.on_step)
         r->hooks.on_step(r->hooks.step_ctx, "hashed", NULL);
     if (r->audit && r->opt.mode != MA_VRUN_FULL && (rc = ma_vr_carry(r, err)))
@@ -236,7 +257,7 @@ int ma_vrun_execute(ma_vrun *r, ma_error *err)
     if (r->opt.progress) {
         uint64_t total = 0;
         for (size_t i = 0; i < r->n_order; i++)
-            if (!r->nodes[r->order[i]].done)
+            if (!r->nodes[r->order[i]].done && !ma_vr_status_damaged(r->nodes[r->order[i]].pub.status))
                 total += ma_vr_entries_estimate(&r->nodes[r->order[i]], ma_database_format(r->db));
         ma_progress_set_total(r->opt.progress, total);
     }

@@ -140,8 +140,8 @@ int ma_vr_carry(ma_vrun *r, ma_error *err)
         return rc;
     for (size_t i = 0; rc == MA_OK && i < r->n_order; i++) {
         node *nd = &r->nodes[r->order[i]];
-        if (!nd->dbs)
-            continue; /* nothing to carry for a file that is not there */
+        if (!nd->dbs || ma_vr_status_damaged(nd->pub.status))
+            continue; /* nothing to carry for a file that is not there, or not as published */
         const ma_carry_candidate *c =
             nc ? bsearch(nd->pub.name, cands, nc, sizeof *cands, cmp_candidate) : NULL;
         if (!c || !same_inputs(nd, c))

@@ -20,8 +20,10 @@ static void totals(ma_vrun *r)
             t->sectors_unusable++;
             continue;
         }
-        if (p->status == MA_SECTOR_NOT_CHECKED) {
-            t->sectors_not_checked++;
+        if (p->status == MA_SECTOR_NOT_CHECKED || ma_vr_status_damaged(p->status)) {
+            t->sectors_not_checked += p->status == MA_SECTOR_NOT_CHECKED;
+            t->sectors_damaged += p->status == MA_SECTOR_DAMAGED;
+            t->sectors_input_damaged += p->status == MA_SECTOR_INPUT_DAMAGED;
             t->entries += p->entries; /* the plan's entries: none verified */
             continue;
         }
@@ -41,10 +43,13 @@ static void totals(ma_vrun *r)
         t->discrepancies += p->discrepancies;
         t->roots += p->roots;
         t->propagated += p->propagated;
-        t->body_digest_mismatches += p->body_digest == 0;
         for (int k = 0; k < MA_DISC_CLASSES; k++)
             t->by_class[k] += p->by_class[k];
     }
+    const ma_vrun_integrity *g = &r->integ.pub;
+    t->files_damaged = g->n_damaged;
+    for (size_t i = 0; i < g->n_damaged; i++)
+        t->body_digest_mismatches += g->damaged[i].kind == MA_DAMAGE_BODY_DIGEST;
 }
 
 /* A shard run whose part of a non-empty plan is no sector: a valid shard of 0 sectors, verified
@@ -59,8 +64,12 @@ static ma_verdict_state decide_verdict(const ma_vrun *r, int canceled)
     if (canceled)
         return MA_VERDICT_INTERRUPTED;
     const ma_vrun_totals *t = &r->totals;
-    if (t->discrepancies || t->body_digest_mismatches)
+    /* discrepancies of intact files read from intact files: a wrong solver, whatever else is
+     * damaged (the damage is listed first all the same) */
+    if (t->discrepancies)
         return MA_VERDICT_DISCREPANCIES;
+    if (t->files_damaged)
+        return MA_VERDICT_DAMAGED;
     int incomplete = t->sectors == 0 && !ma_vr_empty_shard(r), bounds = 0;
     for (size_t i = 0; i < r->n_order; i++) {
         const node *nd = &r->nodes[r->order[i]];
@@ -85,14 +94,17 @@ int ma_vr_finish(ma_vrun *r, int rc)
     /* the sectors the run never reached are not checked: never "ok", their entries unverified */
     for (size_t i = 0; r->selection && i < r->n_order; i++) {
         node *nd = &r->nodes[r->order[i]];
-        if (!nd->done && nd->pub.status != MA_SECTOR_UNUSABLE) {
+        if (!nd->done && nd->pub.status != MA_SECTOR_UNUSABLE && !ma_vr_status_damaged(nd->pub.status)) {
             nd->pub.status = MA_SECTOR_NOT_CHECKED;
             nd->pub.entries = nd->planned_entries;
         }
     }
+    ma_vr_integrity_count(r);
     totals(r);
     r->verdict = decide_verdict(r, rc == MA_ECANCELED);
     r->phase = rc && rc != MA_ECANCELED ? r->phase : "done";
+    if (r->integ.pub.n_damaged > r->integ_recorded)
+        ma_vr_integrity_record(r); /* damage the check found (a body rewritten under its digest) */
     if (r->audit && r->started) {
         ma_error e;
         const char *status = ma_verdict_status(r->verdict);

@@ -5,6 +5,8 @@
  *
  *   run.c           the handle: create, the phases in order (ma_vrun_execute), free, accessors; the
  *                   run's error list and the names of discrepancy classes and sector statuses;
+ *   run_integrity.c integrity: every file against what was published, before any value is read;
+ *                   the sectors whose file, or a file they read, is damaged are not checked;
  *   run_plan.c      plan: the sectors selected, their successor sectors, units children first, the
  *                   plan the coverage proof records;
  *   run_hash.c      hash: the run's manifest, the inventory of every file and each sector's inputs;
@@ -25,6 +27,7 @@
 #include <stdint.h>
 
 #include "reports/store/audit.h"
+#include "verifier/run/integrity.h"
 #include "verifier/run/inventory.h"
 #include "verifier/run/run.h"
 #include "verifier/run/run_sector.h"
@@ -89,6 +92,8 @@ struct ma_vrun {
     int *t_stack;
     size_t t_sp;
     ma_inventory inv;             /* what the run was planned from (recorded runs, docs/runs.md) */
+    ma_integrity integ;           /* what the integrity phase found (run_integrity.c) */
+    size_t integ_recorded;        /* damaged files recorded in the store so far */
     size_t n_domain;              /* sectors the plan partitioned (the whole database or the picks) */
 };
 
@@ -102,6 +107,31 @@ void ma_vr_record_failure(ma_vrun *r, const ma_error *e);
  * MA_SECTOR_UNUSABLE for a name not known. */
 int ma_vr_disc_class_parse(const char *name);
 int ma_vr_sector_status_parse(const char *s);
+
+/* ---- run_integrity.c ---- */
+
+/* Phase integrity: every file judged (verifier/run/integrity.h) into r->integ. Errors: the
+ * reference is missing or unusable (MA_EMISSING / MA_EFORMAT), MA_ECANCELED, MA_ENOMEM. */
+int ma_vr_integrity(ma_vrun *r, ma_error *err);
+/* After the plan: every selected sector whose file, or a file it reads, is damaged is marked
+ * (MA_SECTOR_DAMAGED / MA_SECTOR_INPUT_DAMAGED); without a store, the judged digests become the
+ * digests the read snapshot expects. */
+void ma_vr_integrity_mark(ma_vrun *r);
+/* After the hash phase (runs with a store): a file whose digest changed since it was judged is
+ * expected to hash as judged, so the sectors that read it are withdrawn. */
+void ma_vr_integrity_bind(ma_vrun *r);
+/* Marks node i as ma_vr_integrity_mark does, from the damaged list as it stands now; 1 if it is. */
+int ma_vr_integrity_precheck(ma_vrun *r, int i);
+/* After node i's check: a body its check found not matching its digest makes the file damaged
+ * and the sector "damaged" (its result dropped). 1 if so, 0 if not, -1 out of memory. */
+int ma_vr_integrity_after_check(ma_vrun *r, int i, ma_error *err);
+/* Counts the damaged and input-damaged sectors of the run into r->integ.pub. */
+void ma_vr_integrity_count(ma_vrun *r);
+/* Records r->integ in the store (runs with a store, once begun): at the start and again at the end,
+ * with what the check found. A failure makes the record incomplete. */
+void ma_vr_integrity_record(ma_vrun *r);
+/* MA_SECTOR_DAMAGED or MA_SECTOR_INPUT_DAMAGED. */
+int ma_vr_status_damaged(int status);
 
 /* ---- run_plan.c ---- */
 

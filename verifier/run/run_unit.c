@@ -135,6 +135,8 @@ int ma_vr_run_unit(ma_vrun *r, size_t first, size_t last, ma_error *err)
         int idx = r->order[first + i];
         if (r->nodes[idx].done)
             continue; /* carried over */
+        if (ma_vr_integrity_precheck(r, idx))
+            continue; /* its file or one it reads is damaged: not checked (run_integrity.c) */
         rc = check_node(r, idx, &res[i], &in[i], err);
         if (rc == MA_OK && r->nodes[idx].pub.status != MA_SECTOR_UNUSABLE) {
             checked[i] = 1;
@@ -153,6 +155,28 @@ int ma_vr_run_unit(ma_vrun *r, size_t first, size_t last, ma_error *err)
     }
     if (rc == MA_OK)
         ma_vr_snapshot_check(r, first, n, checked, res);
+    for (size_t i = 0; rc == MA_OK && i < n; i++) {
+        int idx = r->order[first + i];
+        int got = checked[i] ? ma_vr_integrity_after_check(r, idx, err) : 0;
+        if (got < 0)
+            rc = err->code;
+        if (got > 0) {
+            checked[i] = 0;
+            ma_rs_result_free(&res[i]);
+            memset(&res[i], 0, sizeof res[i]);
+        }
+        /* a twin checked before its twin's file was found damaged read that file */
+        if (checked[i] && ma_vr_integrity_precheck(r, idx)) {
+            node *nd = &r->nodes[idx];
+            free(nd->set);
+            nd->set = NULL;
+            nd->n_set = 0;
+            nd->done = 0;
+            checked[i] = 0;
+            ma_rs_result_free(&res[i]);
+            memset(&res[i], 0, sizeof res[i]);
+        }
+    }
     r->phase = "classify";
     for (size_t i = 0; rc == MA_OK && i < n; i++) {
         if (!checked[i])

@@ -1,0 +1,118 @@
+/* reports/render/report_integrity: a recorded run's damage in text, Markdown, HTML and JSON
+ * (declared in reports/render/render_internal.h). Every string from the store goes through
+ * ma_out_str. */
+#include <string.h>
+
+#include <jansson.h>
+
+#include "reports/render/render_internal.h"
+
+#include "common/json_text.h"
+
+static void header(ma_out *o, const ma_audit_integrity *g)
+{
+    char n1[32], n2[32], n3[32];
+    int none = !g->source || !strcmp(g->source, "none");
+    if (none) {
+        ma_out_printf(o, "no manifest: %s open file%s checked against the body digest in %s header",
+                      ma_fmt_count(n1, sizeof n1, g->body_checked), g->body_checked == 1 ? "" : "s",
+                      g->body_checked == 1 ? "its" : "their");
+        return;
+    }
+    ma_out_str(o, g->reference);
+    if (g->signer || g->keyid) {
+        ma_out_printf(o, " (signed by ");
+        ma_out_str(o, g->signer ? g->signer : g->keyid);
+        ma_out_printf(o, ")");
+    }
+    if (!g->n_damaged)
+        ma_out_printf(o, ": all %s files as published", ma_fmt_count(n1, sizeof n1, g->intact));
+    else
+        ma_out_printf(o, ": %s of %s files damaged, %s as published", ma_fmt_count(n1, sizeof n1, (int64_t)g->n_damaged),
+                      ma_fmt_count(n2, sizeof n2, g->files), ma_fmt_count(n3, sizeof n3, g->intact));
+}
+
+void ma_render_report_integrity(ma_out *o, const ma_report *r)
+{
+    const ma_audit_integrity *g = &r->integrity;
+    if (!g->recorded || (!g->n_damaged && (!g->source || !strcmp(g->source, "none"))))
+        return;
+    if (o->fmt == MA_RENDER_HTML) {
+        ma_out_printf(o, "<section id=\"integrity\" class=\"integrity %s\">\n<h2>Integrity</h2>\n<p>",
+                      g->n_damaged ? "bad" : "good");
+        header(o, g);
+        ma_out_printf(o, "</p>\n");
+        if (g->n_damaged) {
+            ma_out_printf(o, "<table><tr><th>file</th><th>what is wrong</th><th>sector</th><th>do</th></tr>\n");
+            for (size_t i = 0; i < g->n_damaged; i++) {
+                const ma_audit_damage *d = &g->damaged[i];
+                ma_out_printf(o, "<tr class=\"damaged\" data-kind=\"");
+                ma_out_str(o, d->kind);
+                ma_out_printf(o, "\"><td>");
+                ma_out_str(o, d->path);
+                ma_out_printf(o, "</td><td>");
+                ma_out_str(o, d->detail);
+                ma_out_printf(o, "</td><td>");
+                ma_out_str(o, d->sector);
+                ma_out_printf(o, "</td><td>%s</td></tr>\n", d->refetch ? "fetch again" : "remove");
+            }
+            ma_out_printf(o, "</table>\n");
+        }
+        ma_out_printf(o, "</section>\n");
+        return;
+    }
+    int md = o->fmt == MA_RENDER_MD;
+    ma_out_printf(o, md ? "\n## Integrity\n\n" : "\nIntegrity\n  ");
+    header(o, g);
+    ma_out_printf(o, md ? "\n\n" : "\n");
+    if (md && g->n_damaged)
+        ma_out_printf(o, "| file | what is wrong | sector | do |\n|---|---|---|---|\n");
+    for (size_t i = 0; i < g->n_damaged; i++) {
+        const ma_audit_damage *d = &g->damaged[i];
+        ma_out_printf(o, md ? "| " : "  damaged: ");
+        ma_out_str(o, d->path);
+        ma_out_printf(o, md ? " | " : ": ");
+        ma_out_str(o, d->detail);
+        if (md) {
+            ma_out_printf(o, " | ");
+            ma_out_str(o, d->sector);
+            ma_out_printf(o, " | %s |\n", d->refetch ? "fetch again" : "remove");
+        } else {
+            ma_out_printf(o, " (%s)\n", d->refetch ? "fetch again" : "remove");
+        }
+    }
+}
+
+json_t *ma_render_report_integrity_json(const ma_report *r)
+{
+    const ma_audit_integrity *g = &r->integrity;
+    if (!g->recorded)
+        return json_null();
+    json_t *o = json_object(), *list = json_array(), *fetch = json_array(), *remove = json_array();
+    json_object_set_new(o, "source", ma_json_store_text(g->source));
+    json_object_set_new(o, "reference", ma_json_store_text(g->reference));
+    json_object_set_new(o, "signer", ma_json_store_text(g->signer));
+    json_object_set_new(o, "keyid", ma_json_store_text(g->keyid));
+    json_object_set_new(o, "files", json_integer(g->files));
+    json_object_set_new(o, "intact", json_integer(g->intact));
+    json_object_set_new(o, "body_checked", json_integer(g->body_checked));
+    for (size_t i = 0; i < g->n_damaged; i++) {
+        const ma_audit_damage *d = &g->damaged[i];
+        json_t *x = json_object();
+        json_object_set_new(x, "path", ma_json_store_text(d->path));
+        json_object_set_new(x, "kind", ma_json_store_text(d->kind));
+        json_object_set_new(x, "sector", ma_json_store_text(d->sector));
+        json_object_set_new(x, "refetch", json_boolean(d->refetch));
+        json_object_set_new(x, "size", d->size >= 0 ? json_integer(d->size) : json_null());
+        json_object_set_new(x, "published_size", d->published_size >= 0 ? json_integer(d->published_size) : json_null());
+        json_object_set_new(x, "chunk_size", d->chunk_size > 0 ? json_integer(d->chunk_size) : json_null());
+        json_object_set_new(x, "ranges", ma_json_store_text(d->ranges));
+        json_object_set_new(x, "detail", ma_json_store_text(d->detail));
+        json_array_append_new(list, x);
+        json_array_append_new(d->refetch ? fetch : remove, ma_json_store_text(d->path));
+    }
+    json_object_set_new(o, "damaged", list);
+    json_object_set_new(o, "refetch", fetch);
+    json_object_set_new(o, "remove", remove);
+    return o;
+}
