@@ -1,6 +1,7 @@
 /* checksums/published: what was published about a file, chunk lines, and the comparison
  * (checksums/published.h). */
 #include "checksums/published.h"
+#include "common/counts.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -184,7 +185,7 @@ static void chunk_words(char *buf, size_t len, uint64_t c)
     else if (c >= 1024 && c % 1024 == 0)
         snprintf(buf, len, "%llu KiB", (unsigned long long)(c / 1024));
     else
-        snprintf(buf, len, "%llu bytes", (unsigned long long)c);
+        snprintf(buf, len, "%s", MA_COUNT(c, "byte", "bytes"));
 }
 
 void ma_published_describe(const ma_published_diff *d, char *buf, size_t len)

@@ -88,8 +88,8 @@ void ma_damage_headline(char *buf, size_t len, const ma_damage_words *w)
     if (w->input_damaged)
         snprintf(input, sizeof input, "; %s not checked (%s a damaged file)",
                  MA_COUNT(w->input_damaged, "sector", "sectors"), w->input_damaged == 1 ? "it reads" : "they read");
-    snprintf(buf, len, "damaged: %s differ%s from %s%s%s%s", MA_COUNT(w->files, "file", "files"),
-             w->files == 1 ? "s" : "", from, others[0] ? "; " : "", others, input);
+    snprintf(buf, len, "damaged: %s %s from %s%s%s%s", MA_COUNT(w->files, "file", "files"),
+             ma_noun(w->files, "differs", "differ"), from, others[0] ? "; " : "", others, input);
 }
 
 void ma_unproven_phrase(char *buf, size_t len, unsigned long long within_bounds, unsigned long long not_verified)

@@ -240,7 +240,7 @@ int ma_render_integrity_junit(ma_junit_suite *suite, const ma_vrun *r, ma_error 
     }
     if (rc == MA_OK && !g->n_damaged && (g->source == MA_INTEGRITY_MANIFEST || g->source == MA_INTEGRITY_ATTESTATION)) {
         char out[200];
-        snprintf(out, sizeof out, "%zu files as published (%s)", g->intact, reference_name(g));
+        snprintf(out, sizeof out, "%s as published (%s)", MA_COUNT(g->intact, "file", "files"), reference_name(g));
         rc = ma_junit_case_add(suite, cls, "files", -1, MA_JUNIT_PASS, NULL, NULL, NULL, out, err);
     }
     return rc;

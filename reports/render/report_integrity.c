@@ -7,16 +7,15 @@
 
 #include "reports/render/render_internal.h"
 
+#include "common/counts.h"
 #include "common/json_text.h"
 
 static void header(ma_out *o, const ma_audit_integrity *g)
 {
-    char n1[32], n2[32], n3[32];
     int none = !g->source || !strcmp(g->source, "none");
     if (none) {
-        ma_out_printf(o, "no manifest: %s open file%s checked against the body digest in %s header",
-                      ma_fmt_count(n1, sizeof n1, g->body_checked), g->body_checked == 1 ? "" : "s",
-                      g->body_checked == 1 ? "its" : "their");
+        ma_out_printf(o, "no manifest: %s checked against the body digest in %s header",
+                      MA_COUNT(g->body_checked, "open file", "open files"), ma_noun(g->body_checked, "its", "their"));
         return;
     }
     ma_out_str(o, g->reference);
@@ -26,10 +25,10 @@ static void header(ma_out *o, const ma_audit_integrity *g)
         ma_out_printf(o, ")");
     }
     if (!g->n_damaged)
-        ma_out_printf(o, ": all %s files as published", ma_fmt_count(n1, sizeof n1, g->intact));
+        ma_out_printf(o, ": all %s as published", MA_COUNT(g->intact, "file", "files"));
     else
-        ma_out_printf(o, ": %s of %s files damaged, %s as published", ma_fmt_count(n1, sizeof n1, (int64_t)g->n_damaged),
-                      ma_fmt_count(n2, sizeof n2, g->files), ma_fmt_count(n3, sizeof n3, g->intact));
+        ma_out_printf(o, ": %s of %s damaged, %s as published", MA_NUM(g->n_damaged), MA_COUNT(g->files, "file", "files"),
+                      MA_NUM(g->intact));
 }
 
 void ma_render_report_integrity(ma_out *o, const ma_report *r)
