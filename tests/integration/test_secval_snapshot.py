@@ -115,3 +115,21 @@ def test_a_broken_secval_replaced_after_hashing_is_never_read_behind_the_run(mil
     s = next(x for x in doc["sectors"] if x["sector"] == "std_3_4_0_0")
     assert s["status"] == "unusable" and "std.secval is unusable" in s["message"]
     assert recorded_secval(store) == sha(versions / "broken.secval")
+
+
+def test_a_secval_replaced_after_it_was_judged_is_damage(millaudit, millaudit_planted, versions, tmp_path):
+    """Issue 44 meets issue 41: the integrity phase judges std.secval against the manifest, then the
+    run reads it into memory for good. Replaced in between (here: the published, wrong version
+    swapped for a version the database agrees with), the run must not check against bytes it never
+    judged and call the database verified "as published": the .secval is damaged, fetch it again."""
+    db = database(versions, tmp_path, "bad")
+    millaudit.run("manifest", "create", db, check=0)  # published: the bad version
+    rc, doc, err = paused_verify(millaudit_planted, db, None, "judged", lambda: put(versions, db, "good", "rename"),
+                                 tmp_path)
+    assert rc == 3 and doc["verdict"] == "damaged", err
+    assert [d["path"] for d in doc["integrity"]["damaged"]] == ["std.secval"]
+    assert doc["next"]["refetch"] == ["std.secval"]
+    assert all(s["status"] == "input-damaged" for s in doc["sectors"]), doc["sectors"]
+    # unchanged between the phases, the same run is the published (wrong) database's verdict
+    put(versions, db, "bad", "rename")
+    assert millaudit.run("verify", db).returncode == 1

@@ -101,6 +101,12 @@ int ma_format_has_bounds(ma_format f)
     return o && o->bounds;
 }
 
+int ma_format_self_digest(ma_format f)
+{
+    const ma_source_ops *o = ma_source_ops_of(f);
+    return o && o->self_digest;
+}
+
 static int has_suffix(const char *s, const char *suf)
 {
     size_t a = strlen(s), b = strlen(suf);

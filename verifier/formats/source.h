@@ -296,6 +296,9 @@ void ma_scheme_index_free(ma_scheme_index *ix);
 int ma_format_parse(const char *name, ma_format *out);
 uint64_t ma_format_planned_entries(ma_format f, ma_sector s, const char *path);
 int ma_format_has_bounds(ma_format f);
+/* 1 when a sector file of format f records a digest of its own body (the open format's header,
+ * docs/format.md 5.1), so damage shows without a manifest; 0 for Malom's files. */
+int ma_format_self_digest(ma_format f);
 
 /* What a comparison of two sources (verifier/run/diff.c) needs to know of their formats, so it need not
  * know the formats:

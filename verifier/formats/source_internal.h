@@ -56,6 +56,7 @@ typedef struct ma_source_ops {
     int draw_classes;          /* ma_source_draw_classes */
     int full_board_draw_asked; /* ma_source_full_board_draw_asked */
     int bounds;                /* ma_format_has_bounds */
+    int self_digest;           /* ma_format_self_digest */
 
     /* ma_format_planned_entries: the entries sector s's file at path holds, before it is opened. */
     uint64_t (*planned_entries)(ma_sector s, const char *path);

@@ -192,6 +192,7 @@ const ma_source_ops ma_source_open_ops = {
     .draw_classes = 0,
     .full_board_draw_asked = 0,
     .bounds = 0,
+    .self_digest = 1,
     .planned_entries = open_planned_entries,
     .open = open_open,
     .close = open_close,

@@ -52,6 +52,40 @@ static void name_damage(const ma_vrun *r, ma_damaged_file *d)
     }
 }
 
+/* The file per variant every sector of it is read with (a .sec2 database's <variant>.secval) is
+ * read into memory once and parsed from those bytes (ma_database_secval_digest): it is loaded now,
+ * right after it was judged, and bytes that are not the ones judged (the file replaced in between)
+ * are damage, so a run never checks against a .secval other than the one it judged as published. */
+static int judge_variant_files(ma_vrun *r, ma_error *err)
+{
+    unsigned seen = 0;
+    for (size_t i = 0; i < ma_database_count(r->db); i++) {
+        ma_variant v = ma_database_sector(r->db, i)->variant;
+        char name[64];
+        if ((seen >> v & 1) || !ma_database_variant_file(r->db, v, name, sizeof name))
+            continue;
+        seen |= 1u << v;
+        const ma_file_digest *judged = ma_integrity_digest(&r->integ, name), *loaded = NULL;
+        ma_error e;
+        if (!judged || ma_database_secval_digest(r->db, v, &loaded, &e) != MA_OK || !loaded ||
+            !memcmp(judged->digest, loaded->digest, sizeof judged->digest))
+            continue; /* not judged (no reference lists it), unreadable now (the sectors say so), or the same */
+        ma_damaged_file d;
+        memset(&d, 0, sizeof d);
+        snprintf(d.path, sizeof d.path, "%s", name);
+        d.kind = MA_DAMAGE_CONTENT;
+        d.refetch = 1;
+        d.size = d.published_size = -1;
+        snprintf(d.detail, sizeof d.detail, "content differs: changed after it was judged against the reference "
+                                            "(the bytes read are not the ones judged)");
+        if (ma_integrity_add(&r->integ, &d, err))
+            return err->code;
+        if (r->integ.pub.intact)
+            r->integ.pub.intact--; /* judged intact a moment ago */
+    }
+    return MA_OK;
+}
+
 int ma_vr_integrity(ma_vrun *r, ma_error *err)
 {
     r->phase = "integrity";
@@ -63,7 +97,7 @@ int ma_vr_integrity(ma_vrun *r, ma_error *err)
     if (!open_files)
         return ma_error_set(err, MA_ENOMEM, "out of memory");
     size_t n_open = 0;
-    for (size_t i = 0; ma_database_format(r->db) == MA_FORMAT_OPEN && i < n_db; i++) {
+    for (size_t i = 0; ma_format_self_digest(ma_database_format(r->db)) && i < n_db; i++) {
         const ma_db_sector *s = ma_database_sector(r->db, i);
         open_files[n_open++] = s->file[0] ? s->file : base_name(s->path);
     }
@@ -89,8 +123,12 @@ int ma_vr_integrity(ma_vrun *r, ma_error *err)
     o.cancel = r->opt.cancel;
     int rc = ma_integrity_check(&r->integ, &o, err);
     free(open_files);
-    if (rc == MA_OK && ma_database_format(r->db) != MA_FORMAT_OPEN)
+    if (rc == MA_OK && !ma_format_self_digest(ma_database_format(r->db)))
         r->integ.pub.undigested += n_db; /* Malom files carry no digest of their own */
+    if (rc == MA_OK && r->hooks.on_step)
+        r->hooks.on_step(r->hooks.step_ctx, "judged", NULL);
+    if (rc == MA_OK)
+        rc = judge_variant_files(r, err);
     if (r->opt.progress)
         ma_progress_set_label(r->opt.progress, "verify");
     return rc;
@@ -125,7 +163,8 @@ int ma_vr_integrity_precheck(ma_vrun *r, int i)
         if (c >= 0 && c != i && (input = ma_integrity_damage(&r->integ, node_file(&r->nodes[c]))))
             input_file = node_file(&r->nodes[c]);
     }
-    if (!own && !input && ma_database_format(r->db) == MA_FORMAT_SEC2 &&
+    char variant_file[64];
+    if (!own && !input && ma_database_variant_file(r->db, nd->pub.variant, variant_file, sizeof variant_file) &&
         (input = secval_damage(r, nd->pub.variant)))
         input_file = input->path;
     if (!own && !input)
