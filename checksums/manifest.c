@@ -352,7 +352,7 @@ int ma_manifest_write_chunked(const char *out_path, FILE *stream, const char *na
 {
     if (!out_path) {
         if (!write_lines(stream, header, paths, digests, n, chunk_lines) || fflush(stream) != 0)
-            return ma_error_set(err, MA_EIO, "%s: cannot write: %s", name ? name : "(output)", strerror(errno));
+            return ma_error_set(err, MA_EIO, "%s: write failed: %s", name ? name : "(output)", strerror(errno));
         return MA_OK;
     }
     /* Built in memory, then written by common/output: a regular file atomically (<out>.tmp.<pid>,

@@ -165,18 +165,6 @@ void ma_published_compare(const ma_published_file *pub, const ma_file_digest *no
     }
 }
 
-static void grouped(char *buf, size_t len, uint64_t v)
-{
-    char raw[32];
-    int n = snprintf(raw, sizeof raw, "%llu", (unsigned long long)v), o = 0;
-    for (int i = 0; i < n && (size_t)o + 2 < len; i++) {
-        if (i && (n - i) % 3 == 0)
-            buf[o++] = ',';
-        buf[o++] = raw[i];
-    }
-    buf[o] = 0;
-}
-
 /* "16 MiB", "64 KiB", "1000 bytes". */
 static void chunk_words(char *buf, size_t len, uint64_t c)
 {
@@ -196,8 +184,8 @@ void ma_published_describe(const ma_published_diff *d, char *buf, size_t len)
     case MA_PUBLISHED_MISSING: snprintf(buf, len, "missing"); return;
     case MA_PUBLISHED_UNREADABLE: snprintf(buf, len, "unreadable"); return;
     case MA_PUBLISHED_SIZE_DIFFERS:
-        grouped(a, sizeof a, (uint64_t)d->size);
-        grouped(b, sizeof b, (uint64_t)d->published_size);
+        ma_num(a, sizeof a, (uint64_t)d->size);
+        ma_num(b, sizeof b, (uint64_t)d->published_size);
         snprintf(buf, len, "size differs: %s bytes, published %s (%s)", a, b,
                  d->size < d->published_size ? "truncated" : "extended");
         return;
@@ -209,8 +197,8 @@ void ma_published_describe(const ma_published_diff *d, char *buf, size_t len)
     }
     size_t o = (size_t)snprintf(buf, len, "content differs at bytes ");
     for (size_t i = 0; i < d->n_ranges && o < len; i++) {
-        grouped(a, sizeof a, d->first_byte[i]);
-        grouped(b, sizeof b, d->last_byte[i]);
+        ma_num(a, sizeof a, d->first_byte[i]);
+        ma_num(b, sizeof b, d->last_byte[i]);
         o += (size_t)snprintf(buf + o, len - o, "%s%s-%s", i ? ", " : "", a, b);
     }
     chunk_words(cw, sizeof cw, d->chunk_size);

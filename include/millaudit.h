@@ -49,6 +49,7 @@
 #include "millaudit/progress.h"
 #include "millaudit/verdict.h"
 #include "millaudit/types.h"
+#include "millaudit/integrity.h"
 #include "millaudit/verify.h"
 #include "millaudit/manifest.h"
 #include "millaudit/diff.h"

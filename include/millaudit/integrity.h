@@ -74,7 +74,8 @@ typedef struct ma_damaged_file {
 /* The integrity phase of a run, as data. */
 typedef struct ma_vrun_integrity {
     int source;                  /* ma_integrity_source: NONE, MANIFEST or ATTESTATION */
-    char reference[4096];        /* the manifest's or the attestation's path as given; "" none */
+    const char *reference;       /* the manifest's or the attestation's path as given; "" or NULL: none
+                                  * (owned by the run) */
     char why_none[160];          /* NONE: "--no-manifest", "no MANIFEST.sha256 in DIR", ... */
     char signer[256];            /* ATTESTATION: the identity the signer claims ("" none) */
     char keyid[65];              /* ATTESTATION: the key that verified the signature */

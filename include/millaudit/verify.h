@@ -430,7 +430,8 @@ MA_API void ma_render_verify_text(FILE *out, const ma_vrun *r, unsigned flags);
 MA_API void ma_render_integrity_text(FILE *out, const ma_vrun *r);
 
 /* The files to fetch again, one path per line (relative to the database directory, as rsync
- * --files-from reads them), written atomically to path (common/output.h). Errors: MA_EIO, MA_ENOMEM. */
+ * --files-from reads them), written atomically to path (a temporary file beside it, then
+ * renamed). Errors: MA_EIO, MA_ENOMEM. */
 MA_API int ma_vrun_refetch_list_write(const ma_vrun *r, const char *path, ma_error *err);
 
 /* The one line of a sector printed as soon as it is finished (ma_vrun_options.on_sector):

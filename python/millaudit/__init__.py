@@ -30,6 +30,7 @@ __all__ = ["Error", "Run", "ManifestCheck", "verify", "probe", "manifest_check",
 _L = _lib.load()
 
 MODES = {"full": 0, "resume": 1, "incremental": 2}
+INTEGRITY = {"auto": 0, "none": 1, "manifest": 2, "attestation": 3}  # ma_integrity_source (millaudit/integrity.h)
 VARIANTS = {"std": 1, "lask": 2, "mora": 3}
 KEEP_NONE = ctypes.c_size_t(-1).value  # MA_KEEP_NONE
 
@@ -137,7 +138,8 @@ def _vrun_options(root, sectors, threads, max_rows, full_board_draw, allow_bound
 
 
 def verify(root, *, sectors=None, threads=0, max_rows=None, full_board_draw=None, allow_bounds=False,
-           audit=None, mode="full", resume_run=0, shard=None, seal_key=None):
+           audit=None, mode="full", resume_run=0, shard=None, seal_key=None, manifest=None, attestation=None,
+           pub=None, no_manifest=False):
     """Verifies the database at root (a directory or one sector file), as `millaudit verify ROOT
     --json` does, and returns its Run.
 
@@ -152,6 +154,11 @@ def verify(root, *, sectors=None, threads=0, max_rows=None, full_board_draw=None
     shard            (index, count): check one shard of the partition
     seal_key         a key file (an Ed25519 private key in PEM, or an HMAC secret): the run seals its
                      store when it ends, as `verify --shard I/N --seal-key K` does (needs audit)
+    manifest         the manifest every file is judged against first (default: ROOT/MANIFEST.sha256
+                     when it is there; docs/download.md)
+    attestation, pub a signed release instead: its file digests, trusted when its signature
+                     verifies with the public key pub
+    no_manifest      judge the files against nothing published (open files: their body digests)
 
     A run that finds discrepancies or cannot use a file is a result, not an exception (its verdict
     and exit_code say so); options the engine refuses raise Error (exit_code 2, as the command's
@@ -159,6 +166,17 @@ def verify(root, *, sectors=None, threads=0, max_rows=None, full_board_draw=None
     keep = []
     opt = _vrun_options(root, sectors, threads, max_rows, full_board_draw, allow_bounds, audit, mode, resume_run,
                         shard, keep)
+    if sum(x is not None and x is not False for x in (manifest, attestation, no_manifest or None)) > 1:
+        raise ValueError("manifest, attestation and no_manifest exclude each other: one reference for the files")
+    if (attestation is None) != (pub is None):
+        raise ValueError("attestation needs pub, the publisher's public key, and pub an attestation")
+    if manifest is not None:
+        opt.integrity, opt.manifest_path = INTEGRITY["manifest"], _b(os.fspath(manifest))
+    elif attestation is not None:
+        opt.integrity = INTEGRITY["attestation"]
+        opt.attestation_path, opt.pub_path = _b(os.fspath(attestation)), _b(os.fspath(pub))
+    elif no_manifest:
+        opt.integrity = INTEGRITY["none"]
     err = _lib.Error()
     key = ctypes.c_void_p()
     if seal_key is not None:

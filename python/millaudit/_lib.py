@@ -28,7 +28,10 @@ class VrunOptions(ctypes.Structure):
                 ("shard_count", c_uint), ("host", c_char_p), ("command_line", c_char_p),
                 ("tool_version", c_char_p), ("git_revision", c_char_p), ("progress", c_void_p),
                 ("cancel", c_void_p), ("on_sector", c_void_p), ("on_sector_ctx", c_void_p),
-                ("seal_key", c_void_p)]
+                ("seal_key", c_void_p), ("integrity", c_int), ("manifest_path", c_char_p),
+                ("attestation_path", c_char_p), ("pub_path", c_char_p),
+                ("integrity_exclude", ctypes.POINTER(c_char_p)), ("n_integrity_exclude", c_size_t),
+                ("on_integrity", c_void_p), ("on_integrity_ctx", c_void_p)]
 
 
 class ProbeOptions(ctypes.Structure):

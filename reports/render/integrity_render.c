@@ -183,7 +183,7 @@ json_t *ma_render_integrity_json(const ma_vrun *r)
     const ma_vrun_integrity *g = ma_vrun_integrity_of(r);
     json_t *o = json_object();
     json_object_set_new(o, "source", json_string(ma_integrity_source_name(g->source)));
-    json_object_set_new(o, "reference", g->reference[0] ? ma_json_store_text(g->reference) : json_null());
+    json_object_set_new(o, "reference", g->reference && g->reference[0] ? ma_json_store_text(g->reference) : json_null());
     json_object_set_new(o, "why_none", g->source == MA_INTEGRITY_NONE ? json_string(g->why_none) : json_null());
     json_object_set_new(o, "signer", g->signer[0] ? ma_json_store_text(g->signer) : json_null());
     json_object_set_new(o, "keyid", g->keyid[0] ? json_string(g->keyid) : json_null());

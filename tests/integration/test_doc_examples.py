@@ -77,7 +77,7 @@ def run_copy(tree, *args):
 def test_a_stale_part_is_named_with_how_to_rewrite_it(tmp_path):
     tree = copy_of_the_docs(tmp_path)
     readme = tree / "docs" / "json" / "README.md"
-    readme.write_text(readme.read_text().replace("| `millaudit verify --json` | 2 |", "| `millaudit verify --json` | 7 |"))
+    readme.write_text(readme.read_text().replace("| `millaudit verify --json` | 3 |", "| `millaudit verify --json` | 7 |"))
     proc = run_copy(tree, "--check", "--only", "json-schemas")
     assert proc.returncode == 1
     assert "doc-examples: stale: docs/json/README.md: json-schemas" in proc.stdout

@@ -49,7 +49,8 @@ def component_files(build_dir, dest, component):
 
 
 PUBLIC_HEADERS = ["millaudit.h"] + [f"millaudit/{n}.h" for n in (
-    "diff", "error", "game", "inspect", "manifest", "progress", "store", "types", "verdict", "verify", "version")]
+    "diff", "error", "game", "inspect", "integrity", "manifest", "progress", "store", "types", "verdict", "verify",
+    "version")]
 
 
 def test_library_components_hold_the_api_and_nothing_else(build_dir, tmp_path):

@@ -40,7 +40,8 @@ def public_headers(api):
 def test_the_installed_headers_are_the_public_ones(installed_api):
     names = sorted(p.relative_to(installed_api.include).as_posix() for p in public_headers(installed_api))
     assert names == ["millaudit.h"] + [f"millaudit/{n}.h" for n in (
-        "diff", "error", "game", "inspect", "manifest", "progress", "store", "types", "verdict", "verify", "version")]
+        "diff", "error", "game", "inspect", "integrity", "manifest", "progress", "store", "types", "verdict", "verify",
+        "version")]
     # one -I, the prefix's include directory: no common/ or other folder of the tree on the path
     cflags = installed_api.pkg_config("--cflags", "millaudit")
     assert cflags == [f"-I{installed_api.pcdir}/../../include"], cflags

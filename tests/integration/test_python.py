@@ -113,18 +113,42 @@ def test_options_reach_the_engine_field_by_field(py, std3_games):
             f.write("00112233445566778899aabbccddeeff")
         assert _L.ma_seal_key_load(ctypes.byref(key), b"seal.key", ctypes.byref(err)) == 0, err.msg
         o.seal_key = key
+        o.integrity, o.attestation_path, o.pub_path = 3, b"a.intoto.json", b"team.pub"
         assert _L.ma_vrun_create(ctypes.byref(run), ctypes.byref(o), ctypes.byref(err)) == 0, err.msg
         r = _L.ma_vrun_options_of(run).contents
         print(json.dumps([r.root.decode(), [r.sectors[i].decode() for i in range(r.n_sectors)], r.threads,
                           r.max_rows, r.full_board_draw, r.allow_bounds, r.audit_path.decode(), r.mode,
                           r.resume_run, r.stale_seconds_given, r.stale_seconds, r.shard_index, r.shard_count,
                           r.tool_version.decode(), r.git_revision.decode(), bool(r.host), bool(r.command_line),
-                          r.seal_key == key.value]))
+                          r.seal_key == key.value, r.integrity, r.attestation_path.decode(), r.pub_path.decode(),
+                          r.n_integrity_exclude]))
         _L.ma_vrun_free(run)
         _L.ma_seal_key_free(key)
     """)
     assert got == [str(std3_games / "db"), ["3_3_0_0", "2_3_1_0"], 3, 17, 0, 1, "/tmp/a.sqlite", 2, 42, 1, 77, 1, 4,
-                   "tv", "gr", True, True, True]
+                   "tv", "gr", True, True, True, 3, "a.intoto.json", "team.pub", 0]
+
+
+def test_a_damaged_download_reads_as_damage_from_python(py, millaudit, std3_games, tmp_path):
+    """verify() judges the files first, as the command does: a byte changed after the manifest was
+    made is damage (verdict damaged, exit 3, the file to fetch again), and no_manifest sees only
+    what the open files' own digests say."""
+    db = tmp_path / "dl"
+    shutil.copytree(std3_games / "db", db)
+    millaudit.run("manifest", "create", db, check=0)
+    f = db / "std_1_2_2_1.mdb"
+    b = bytearray(f.read_bytes())
+    b[1000] ^= 1
+    f.write_bytes(bytes(b))
+    got = py(f"""
+        import millaudit
+        r = millaudit.verify({str(db)!r}, threads=1)
+        m = millaudit.verify({str(db)!r}, threads=1, manifest={str(db / 'MANIFEST.sha256')!r})
+        n = millaudit.verify({str(db)!r}, threads=1, no_manifest=True)
+        print(json.dumps([r.verdict, r.exit_code, m.verdict, n.verdict, n.exit_code]))
+    """)
+    cmd = json.loads(millaudit.run("verify", db, "--json", "--threads", "1", check=3).stdout)
+    assert got == ["damaged", 3, "damaged", "damaged", 3] and cmd["verdict"] == "damaged"
 
 
 def test_a_recorded_run_and_the_runs_of_its_store(py, millaudit, std3_games, tmp_path):

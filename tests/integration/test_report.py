@@ -201,7 +201,7 @@ def test_json_report_matches_the_store_and_its_schema(millaudit, store):
     for run in (1, 2, 3, 4):
         validate(json.loads(report(millaudit, store, run, "json")), "report")
     doc = json.loads(report(millaudit, store, 3, "json"))
-    assert doc["format"] == "millaudit-report" and doc["schema_version"] == 2
+    assert doc["format"] == "millaudit-report" and doc["schema_version"] == 3
     assert doc["run"]["id"] == 3 and doc["run"]["recorded_status"] == "discrepancies"
     assert doc["verdict"]["state"] == "discrepancies" and doc["verdict"]["good"] is False
     stored = dict(rows(store, "SELECT sector, discrepancies FROM sector_results WHERE run_id = 3"))

@@ -46,7 +46,10 @@ static void test_refusals(void **state)
         assert_int_equal(ma_sector_picks_parse(bad[i], p, 2, &n, &err), MA_EINVAL);
         assert_non_null(strstr(err.msg, "expected W_B_WF_BF or <variant>_W_B_WF_BF"));
     }
+    /* an overlong pick is shown by its first 40 characters, so the one line stays short */
     size_t n = 0;
+    assert_int_equal(ma_sector_picks_parse(bad[sizeof bad / sizeof *bad - 1], p, 2, &n, &err), MA_EINVAL);
+    assert_int_equal(strncmp(err.msg, "'1111111111111111111111111111111111111111...': ", 47), 0);
     assert_int_equal(ma_sector_picks_parse("1_1_0_0,2_2_0_0,3_3_0_0", p, 2, &n, &err), MA_EINVAL);
     assert_int_equal(n, 2);
     assert_non_null(strstr(err.msg, "too many"));

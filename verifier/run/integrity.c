@@ -6,6 +6,8 @@
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
+
+#include "common/counts.h"
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
@@ -374,18 +376,6 @@ static int judge_unlisted(ma_integrity *g, const reference *ref, const ma_integr
 
 /* ---- what open files state about themselves ---- */
 
-static void grouped(char *buf, size_t len, uint64_t v)
-{
-    char raw[32];
-    int n = snprintf(raw, sizeof raw, "%llu", (unsigned long long)v), o = 0;
-    for (int i = 0; i < n && (size_t)o + 2 < len; i++) {
-        if (i && (n - i) % 3 == 0)
-            buf[o++] = ',';
-        buf[o++] = raw[i];
-    }
-    buf[o] = 0;
-}
-
 /* One open file mapped for its body check. */
 typedef struct body_job {
     const char *name;
@@ -441,8 +431,8 @@ static int body_prepare(ma_integrity *g, const ma_integrity_options *opt, const 
         damage_init(&d, name, MA_DAMAGE_SIZE);
         d.size = (int64_t)st.st_size;
         char a[32], b[32];
-        grouped(a, sizeof a, (uint64_t)st.st_size);
-        grouped(b, sizeof b, want);
+        ma_num(a, sizeof a, (uint64_t)st.st_size);
+        ma_num(b, sizeof b, want);
         snprintf(d.detail, sizeof d.detail, "offset 24: size differs: %s bytes, its header's entry count needs %s (%s)",
                  a, b, (uint64_t)st.st_size < want ? "truncated" : "extended");
         g->pub.body_checked++;
@@ -531,6 +521,7 @@ int ma_integrity_check(ma_integrity *out, const ma_integrity_options *opt, ma_er
 {
     memset(out, 0, sizeof *out);
     ma_vrun_integrity *pub = &out->pub;
+    pub->reference = out->reference; /* "" until a reference is read */
     int source = opt->source;
     char auto_path[4200];
     const char *manifest = opt->manifest;
@@ -552,10 +543,10 @@ int ma_integrity_check(ma_integrity *out, const ma_integrity_options *opt, ma_er
     memset(&ref, 0, sizeof ref);
     int rc = MA_OK;
     if (source == MA_INTEGRITY_MANIFEST) {
-        snprintf(pub->reference, sizeof pub->reference, "%.4000s", manifest);
+        snprintf(out->reference, sizeof out->reference, "%.4000s", manifest);
         rc = read_manifest(&ref, manifest, err);
     } else if (source == MA_INTEGRITY_ATTESTATION) {
-        snprintf(pub->reference, sizeof pub->reference, "%s", opt->attestation);
+        snprintf(out->reference, sizeof out->reference, "%s", opt->attestation);
         rc = read_attestation(&ref, pub, opt->attestation, opt->pub, opt->threads, err);
     }
     if (rc == MA_OK && source != MA_INTEGRITY_NONE) {

@@ -60,7 +60,8 @@ typedef struct ma_integrity_file {
 } ma_integrity_file;
 
 typedef struct ma_integrity {
-    ma_vrun_integrity pub;       /* pub.damaged points into damaged */
+    ma_vrun_integrity pub;       /* pub.damaged points into damaged, pub.reference at reference */
+    char reference[4096];
     ma_damaged_file *damaged;
     size_t cap_damaged;
     ma_integrity_file *files;

@@ -272,7 +272,7 @@ void ma_vr_integrity_record(ma_vrun *r)
     const ma_vrun_integrity *g = &r->integ.pub;
     ma_audit_integrity rec = {0};
     rec.source = (char *)ma_integrity_source_name(g->source);
-    rec.reference = g->reference[0] ? (char *)g->reference : NULL;
+    rec.reference = g->reference && g->reference[0] ? (char *)g->reference : NULL;
     rec.signer = g->signer[0] ? (char *)g->signer : NULL;
     rec.keyid = g->keyid[0] ? (char *)g->keyid : NULL;
     rec.files = (int64_t)g->files;

@@ -180,13 +180,7 @@ size_t ma_vr_snapshot_check(ma_vrun *r, size_t first, size_t n, int *checked, ma
         memset(p->by_class, 0, sizeof p->by_class);
         p->body_digest = -1;
         snprintf(p->message, sizeof p->message, "%s", why);
-        free(nd->set);
-        nd->set = NULL;
-        nd->n_set = 0;
-        nd->done = 0;
-        checked[i] = 0;
-        ma_rs_result_free(&res[i]);
-        memset(&res[i], 0, sizeof res[i]);
+        ma_vr_forget_check(r, idx, &checked[i], &res[i]);
         withdrawn++;
     }
     return withdrawn;

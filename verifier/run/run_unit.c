@@ -160,22 +160,11 @@ int ma_vr_run_unit(ma_vrun *r, size_t first, size_t last, ma_error *err)
         int got = checked[i] ? ma_vr_integrity_after_check(r, idx, err) : 0;
         if (got < 0)
             rc = err->code;
-        if (got > 0) {
-            checked[i] = 0;
-            ma_rs_result_free(&res[i]);
-            memset(&res[i], 0, sizeof res[i]);
-        }
+        if (got > 0)
+            ma_vr_forget_check(r, idx, &checked[i], &res[i]);
         /* a twin checked before its twin's file was found damaged read that file */
-        if (checked[i] && ma_vr_integrity_precheck(r, idx)) {
-            node *nd = &r->nodes[idx];
-            free(nd->set);
-            nd->set = NULL;
-            nd->n_set = 0;
-            nd->done = 0;
-            checked[i] = 0;
-            ma_rs_result_free(&res[i]);
-            memset(&res[i], 0, sizeof res[i]);
-        }
+        if (checked[i] && ma_vr_integrity_precheck(r, idx))
+            ma_vr_forget_check(r, idx, &checked[i], &res[i]);
     }
     r->phase = "classify";
     for (size_t i = 0; rc == MA_OK && i < n; i++) {
@@ -238,4 +227,16 @@ int ma_vr_run_unit(ma_vrun *r, size_t first, size_t last, ma_error *err)
     free(members);
     free(checked);
     return rc;
+}
+
+void ma_vr_forget_check(ma_vrun *r, size_t idx, int *checked, ma_rs_result *res)
+{
+    node *nd = &r->nodes[idx];
+    free(nd->set);
+    nd->set = NULL;
+    nd->n_set = 0;
+    nd->done = 0;
+    *checked = 0;
+    ma_rs_result_free(res);
+    memset(res, 0, sizeof *res);
 }
