@@ -80,9 +80,16 @@ def version_number():
 class Run:
     """A finished verify run: the document `millaudit verify --json` prints for it.
 
-    .verdict    "verified", "discrepancies", "incomplete", "within-bounds", "interrupted"
+    .verdict    "verified", "discrepancies", "incomplete", "within-bounds", "interrupted", or
+                "damaged": files differ from what was published (docs/download.md), never a
+                finding about the solver
     .scope      "database", or "sectors" for a run of some sectors (sectors=, shard=): its verdict
                 proves them given the files they read, never the database
+    .integrity  what the files were judged against before any was checked ("source": "manifest",
+                "attestation", or "none": only the open files' own body digests) and the damaged
+                files, each with what is wrong with it ("kind", "detail")
+    .refetch    the paths, relative to the database, of the damaged files to fetch again (the
+                list `verify --refetch-list` writes); [] when nothing is damaged
     .totals     the totals (entries, verified, discrepancies, classes, ...)
     .sectors    one dict per sector, children first (status, counts, rows of discrepancies)
     .errors     the one-line messages of everything that could not be used or recorded
@@ -95,6 +102,8 @@ class Run:
         self.document = document
         self.verdict = document["verdict"]
         self.scope = document["scope"]
+        self.integrity = document["integrity"]
+        self.refetch = document["next"]["refetch"]
         self.totals = document["totals"]
         self.sectors = document["sectors"]
         self.errors = document["errors"]

@@ -145,10 +145,14 @@ def test_a_damaged_download_reads_as_damage_from_python(py, millaudit, std3_game
         r = millaudit.verify({str(db)!r}, threads=1)
         m = millaudit.verify({str(db)!r}, threads=1, manifest={str(db / 'MANIFEST.sha256')!r})
         n = millaudit.verify({str(db)!r}, threads=1, no_manifest=True)
-        print(json.dumps([r.verdict, r.exit_code, m.verdict, n.verdict, n.exit_code]))
+        print(json.dumps([r.verdict, r.exit_code, m.verdict, n.verdict, n.exit_code, r.refetch, n.refetch,
+                          [r.integrity["source"], m.integrity["source"], n.integrity["source"]],
+                          [d["kind"] for d in r.integrity["damaged"]]]))
     """)
     cmd = json.loads(millaudit.run("verify", db, "--json", "--threads", "1", check=3).stdout)
-    assert got == ["damaged", 3, "damaged", "damaged", 3] and cmd["verdict"] == "damaged"
+    assert got == ["damaged", 3, "damaged", "damaged", 3, ["std_1_2_2_1.mdb"], ["std_1_2_2_1.mdb"],
+                   ["manifest", "manifest", "none"], ["content-differs"]]
+    assert cmd["verdict"] == "damaged" and cmd["next"]["refetch"] == got[5]
 
 
 def test_a_recorded_run_and_the_runs_of_its_store(py, millaudit, std3_games, tmp_path):
