@@ -486,6 +486,22 @@ void ma_chart_map(ma_out *o, const ma_report *r)
         row_label(o, y, s->sector);
         ma_out_printf(o, "<line x1=\"%d\" y1=\"%d\" x2=\"%d\" y2=\"%d\" stroke=\"#bbb\" stroke-width=\"6\"/>", BAR_X,
                       y + 9, BAR_X + BAR_W, y + 9);
+        /* a capped sector's rows are its first ones, so their marks bunch at one end: the span they
+         * cover is drawn darker and named, and the rest of the track is what the store did not keep */
+        int64_t lo = INT64_MAX, hi = -1;
+        for (size_t j = 0; j < n; j++) {
+            int64_t e = x->disc[rows.idx[rows.start[i] + j]].entry;
+            lo = e < lo ? e : lo;
+            hi = e > hi ? e : hi;
+        }
+        int part = n && (uint64_t)s->discrepancies > n;
+        if (part) {
+            double a = BAR_X + (entries > 1 ? (double)(lo < entries ? lo : entries - 1) / (double)(entries - 1) : 0) * BAR_W;
+            double b = BAR_X + (entries > 1 ? (double)(hi < entries ? hi : entries - 1) / (double)(entries - 1) : 1) * BAR_W;
+            ma_out_printf(o, "<line x1=\"%.1f\" y1=\"%d\" x2=\"%.1f\" y2=\"%d\" stroke=\"#555\" stroke-width=\"6\">"
+                             "<title>entries of the recorded rows</title></line>", a - 1, y + 9, b + 1 > a + 2 ? b + 1 : a + 2,
+                          y + 9);
+        }
         for (size_t j = 0; j < n; j += step) {
             size_t d = rows.idx[rows.start[i] + j];
             int64_t e = x->disc[d].entry < entries ? x->disc[d].entry : entries - 1;
@@ -511,6 +527,8 @@ void ma_chart_map(ma_out *o, const ma_report *r)
             ma_out_printf(o, "%s", MA_COUNT((uint64_t)s->discrepancies, diff ? "difference" : "discrepancy",
                                            diff ? "differences" : "discrepancies"));
         ma_out_printf(o, "; %s recorded", MA_COUNT(n, "row", "rows"));
+        if (part)
+            ma_out_printf(o, " (entries %s to %s only)", MA_NUM((uint64_t)lo), MA_NUM((uint64_t)hi));
         if (n > MAP_DOTS)
             ma_out_printf(o, ", %s drawn", MA_NUM((n + step - 1) / step));
         ma_out_printf(o, "</text>");
@@ -521,7 +539,8 @@ void ma_chart_map(ma_out *o, const ma_report *r)
     char note[400] = "";
     if (capped)
         snprintf(note, sizeof note, "Counts are each sector's totals. The store keeps at most its first rows per "
-                                    "sector (roots first, then by entry): the marks show those rows only. ");
+                                    "sector (roots first, then by entry): the marks show those rows only, on the dark span of "
+                                    "entries they cover; the rest of a capped track was not recorded. ");
     if (m < tracks)
         snprintf(note + strlen(note), sizeof note - strlen(note), "%s of %s shown.", MA_NUM(m),
                  MA_COUNT(tracks, "sector", "sectors"));
