@@ -270,15 +270,6 @@ void ma_chart_wdl(ma_out *o, const ma_report *r)
     free(key), free(idx);
 }
 
-/* Does sector name belong to variant (the name's prefix before '_'; NULL: every variant)? */
-static int of_variant(const char *sector, const char *variant)
-{
-    if (!variant)
-        return 1;
-    size_t n = strlen(variant);
-    return sector && !strncmp(sector, variant, n) && sector[n] == '_';
-}
-
 static void depths_chart(ma_out *o, const ma_report *r, const char *variant);
 
 /* One histogram per variant: depths of std, lask and mora games mean different things, so a run
@@ -317,32 +308,15 @@ static void depths_chart(ma_out *o, const ma_report *r, const char *variant)
     char title[160];
     snprintf(title, sizeof title, "Outcomes by depth (plies)%s%s, log scale: wins above the axis, losses below",
              variant ? " of " : "", variant ? variant : "");
-    int64_t *wins = calloc(MAXD, sizeof *wins), *losses = calloc(MAXD, sizeof *losses), draws = 0, max = 0;
+    int64_t *wins = calloc(MAXD, sizeof *wins), *losses = calloc(MAXD, sizeof *losses);
     if (!wins || !losses) {
         free(wins), free(losses), o->oom = 1;
         return;
     }
-    int maxd = -1, any = 0;
-    for (size_t i = 0; i < r->run.n_sectors; i++)
-        for (size_t k = 0; of_variant(r->run.sectors[i].sector, variant) && ma_render_sector_shown(r, i) &&
-                           k < r->run.sectors[i].n_bins;
-             k++) {
-            const ma_run_bin *b = &r->run.sectors[i].bins[k];
-            const char *oc = b->outcome ? b->outcome : "";
-            any = 1;
-            if (!strcmp(oc, "draw")) {
-                draws += b->count;
-                continue;
-            }
-            if (b->depth < 0 || b->depth >= MAXD)
-                continue;
-            int64_t *slot = !strcmp(oc, "win") ? &wins[b->depth] : !strcmp(oc, "loss") ? &losses[b->depth] : NULL;
-            if (!slot)
-                continue;
-            *slot += b->count;
-            max = *slot > max ? *slot : max;
-            maxd = b->depth > maxd ? (int)b->depth : maxd;
-        }
+    ma_render_depths dp;
+    int any = ma_render_depth_bins(r, variant, wins, losses, MAXD, &dp);
+    int64_t draws = dp.draws, max = dp.max;
+    int maxd = dp.maxd;
     if (!any) {
         fig_empty(o, "depths", title, "No outcome/depth histogram recorded in this run.");
         free(wins), free(losses);
