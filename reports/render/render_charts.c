@@ -205,7 +205,9 @@ void ma_chart_proof(ma_out *o, const ma_report *r)
     }
     char note[200];
     int faults = m && fault_rank(r, idx[0]) < 2; /* roots or other discrepancies */
-    snprintf(note, sizeof note, "%s", faults ? "Sectors with discrepancies first, marked red at the left. " : "");
+    snprintf(note, sizeof note, "%s",
+             !faults ? "" : diff ? "Sectors that differ in value first, marked red at the left. "
+                                 : "Sectors with discrepancies first, marked red at the left. ");
     if (m < n)
         snprintf(note + strlen(note), sizeof note - strlen(note),
                  "%s of %s shown (those with most unproven entries, then the largest).", MA_NUM(m),
