@@ -546,7 +546,8 @@ static void print_total(FILE *out, const ma_diff_report *r, size_t n_errors)
     if (encodings)
         fprintf(out, "; %s other bytes for the same value", MA_COUNT(encodings, "entry holds", "entries hold"));
     fprintf(out, ": %s\n",
-            t[MA_DIFF_DIFFERS] || t[MA_DIFF_ONLY_A] || t[MA_DIFF_ONLY_B] ? "values differ"
+            t[MA_DIFF_DIFFERS]                                           ? "values differ"
+            : t[MA_DIFF_ONLY_A] || t[MA_DIFF_ONLY_B]                     ? "databases differ (sectors on one side only)"
             : t[MA_DIFF_UNUSABLE] || n_errors                           ? "incomplete (unusable files)"
                                                                         : "values agree");
 }

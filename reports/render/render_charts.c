@@ -205,7 +205,9 @@ void ma_chart_proof(ma_out *o, const ma_report *r)
     }
     char note[200];
     int faults = m && fault_rank(r, idx[0]) < 2; /* roots or other discrepancies */
-    snprintf(note, sizeof note, "%s", faults ? "Sectors with discrepancies first, marked red at the left. " : "");
+    snprintf(note, sizeof note, "%s",
+             !faults ? "" : diff ? "Sectors that differ in value first, marked red at the left. "
+                                 : "Sectors with discrepancies first, marked red at the left. ");
     if (m < n)
         snprintf(note + strlen(note), sizeof note - strlen(note),
                  "%s of %s shown (those with most unproven entries, then the largest).", MA_NUM(m),
@@ -270,15 +272,6 @@ void ma_chart_wdl(ma_out *o, const ma_report *r)
     free(key), free(idx);
 }
 
-/* Does sector name belong to variant (the name's prefix before '_'; NULL: every variant)? */
-static int of_variant(const char *sector, const char *variant)
-{
-    if (!variant)
-        return 1;
-    size_t n = strlen(variant);
-    return sector && !strncmp(sector, variant, n) && sector[n] == '_';
-}
-
 static void depths_chart(ma_out *o, const ma_report *r, const char *variant);
 
 /* One histogram per variant: depths of std, lask and mora games mean different things, so a run
@@ -317,32 +310,15 @@ static void depths_chart(ma_out *o, const ma_report *r, const char *variant)
     char title[160];
     snprintf(title, sizeof title, "Outcomes by depth (plies)%s%s, log scale: wins above the axis, losses below",
              variant ? " of " : "", variant ? variant : "");
-    int64_t *wins = calloc(MAXD, sizeof *wins), *losses = calloc(MAXD, sizeof *losses), draws = 0, max = 0;
+    int64_t *wins = calloc(MAXD, sizeof *wins), *losses = calloc(MAXD, sizeof *losses);
     if (!wins || !losses) {
         free(wins), free(losses), o->oom = 1;
         return;
     }
-    int maxd = -1, any = 0;
-    for (size_t i = 0; i < r->run.n_sectors; i++)
-        for (size_t k = 0; of_variant(r->run.sectors[i].sector, variant) && ma_render_sector_shown(r, i) &&
-                           k < r->run.sectors[i].n_bins;
-             k++) {
-            const ma_run_bin *b = &r->run.sectors[i].bins[k];
-            const char *oc = b->outcome ? b->outcome : "";
-            any = 1;
-            if (!strcmp(oc, "draw")) {
-                draws += b->count;
-                continue;
-            }
-            if (b->depth < 0 || b->depth >= MAXD)
-                continue;
-            int64_t *slot = !strcmp(oc, "win") ? &wins[b->depth] : !strcmp(oc, "loss") ? &losses[b->depth] : NULL;
-            if (!slot)
-                continue;
-            *slot += b->count;
-            max = *slot > max ? *slot : max;
-            maxd = b->depth > maxd ? (int)b->depth : maxd;
-        }
+    ma_render_depths dp;
+    int any = ma_render_depth_bins(r, variant, wins, losses, MAXD, &dp);
+    int64_t draws = dp.draws, max = dp.max;
+    int maxd = dp.maxd;
     if (!any) {
         fig_empty(o, "depths", title, "No outcome/depth histogram recorded in this run.");
         free(wins), free(losses);
@@ -486,6 +462,22 @@ void ma_chart_map(ma_out *o, const ma_report *r)
         row_label(o, y, s->sector);
         ma_out_printf(o, "<line x1=\"%d\" y1=\"%d\" x2=\"%d\" y2=\"%d\" stroke=\"#bbb\" stroke-width=\"6\"/>", BAR_X,
                       y + 9, BAR_X + BAR_W, y + 9);
+        /* a capped sector's rows are its first ones, so their marks bunch at one end: the span they
+         * cover is drawn darker and named, and the rest of the track is what the store did not keep */
+        int64_t lo = INT64_MAX, hi = -1;
+        for (size_t j = 0; j < n; j++) {
+            int64_t e = x->disc[rows.idx[rows.start[i] + j]].entry;
+            lo = e < lo ? e : lo;
+            hi = e > hi ? e : hi;
+        }
+        int part = n && (uint64_t)s->discrepancies > n;
+        if (part) {
+            double a = BAR_X + (entries > 1 ? (double)(lo < entries ? lo : entries - 1) / (double)(entries - 1) : 0) * BAR_W;
+            double b = BAR_X + (entries > 1 ? (double)(hi < entries ? hi : entries - 1) / (double)(entries - 1) : 1) * BAR_W;
+            ma_out_printf(o, "<line x1=\"%.1f\" y1=\"%d\" x2=\"%.1f\" y2=\"%d\" stroke=\"#555\" stroke-width=\"6\">"
+                             "<title>entries of the recorded rows</title></line>", a - 1, y + 9, b + 1 > a + 2 ? b + 1 : a + 2,
+                          y + 9);
+        }
         for (size_t j = 0; j < n; j += step) {
             size_t d = rows.idx[rows.start[i] + j];
             int64_t e = x->disc[d].entry < entries ? x->disc[d].entry : entries - 1;
@@ -511,6 +503,8 @@ void ma_chart_map(ma_out *o, const ma_report *r)
             ma_out_printf(o, "%s", MA_COUNT((uint64_t)s->discrepancies, diff ? "difference" : "discrepancy",
                                            diff ? "differences" : "discrepancies"));
         ma_out_printf(o, "; %s recorded", MA_COUNT(n, "row", "rows"));
+        if (part)
+            ma_out_printf(o, " (entries %s to %s only)", MA_NUM((uint64_t)lo), MA_NUM((uint64_t)hi));
         if (n > MAP_DOTS)
             ma_out_printf(o, ", %s drawn", MA_NUM((n + step - 1) / step));
         ma_out_printf(o, "</text>");
@@ -521,7 +515,8 @@ void ma_chart_map(ma_out *o, const ma_report *r)
     char note[400] = "";
     if (capped)
         snprintf(note, sizeof note, "Counts are each sector's totals. The store keeps at most its first rows per "
-                                    "sector (roots first, then by entry): the marks show those rows only. ");
+                                    "sector (roots first, then by entry): the marks show those rows only, on the dark span of "
+                                    "entries they cover; the rest of a capped track was not recorded. ");
     if (m < tracks)
         snprintf(note + strlen(note), sizeof note - strlen(note), "%s of %s shown.", MA_NUM(m),
                  MA_COUNT(tracks, "sector", "sectors"));

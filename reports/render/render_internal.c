@@ -410,6 +410,44 @@ int ma_render_sector_shown(const ma_report *r, size_t i)
     return !r->only || (r->run.sectors[i].sector && !strcmp(r->run.sectors[i].sector, r->only));
 }
 
+static int of_variant(const char *sector, const char *variant)
+{
+    if (!variant)
+        return 1;
+    size_t n = strlen(variant);
+    return sector && !strncmp(sector, variant, n) && sector[n] == '_';
+}
+
+int ma_render_depth_bins(const ma_report *r, const char *variant, int64_t *wins, int64_t *losses, int cap,
+                         ma_render_depths *out)
+{
+    int any = 0;
+    *out = (ma_render_depths){.draws = 0, .max = 0, .maxd = -1};
+    for (size_t i = 0; i < r->run.n_sectors; i++) {
+        const ma_run_sector *s = &r->run.sectors[i];
+        if (!of_variant(s->sector, variant) || !ma_render_sector_shown(r, i))
+            continue;
+        for (size_t k = 0; k < s->n_bins; k++) {
+            const ma_run_bin *b = &s->bins[k];
+            const char *oc = b->outcome ? b->outcome : "";
+            any = 1;
+            if (!strcmp(oc, "draw")) {
+                out->draws += b->count;
+                continue;
+            }
+            if (b->depth < 0 || b->depth >= cap)
+                continue;
+            int64_t *slot = !strcmp(oc, "win") ? &wins[b->depth] : !strcmp(oc, "loss") ? &losses[b->depth] : NULL;
+            if (!slot)
+                continue;
+            *slot += b->count;
+            out->max = *slot > out->max ? *slot : out->max;
+            out->maxd = b->depth > out->maxd ? (int)b->depth : out->maxd;
+        }
+    }
+    return any;
+}
+
 void ma_render_sector_command(char *buf, size_t size, const ma_report *r, const char *sector)
 {
     char store[1100];

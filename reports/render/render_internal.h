@@ -105,6 +105,18 @@ void ma_render_rows_free(ma_render_rows *rows);
 /* Is sector i shown (every sector, or the one ma_report.only names)? */
 int ma_render_sector_shown(const ma_report *r, size_t i);
 
+/* The outcome/depth histogram of the shown sectors, of one variant (the sector names' part before
+ * '_') or of all when variant is NULL, folded into wins[d] and losses[d] for depths 0 .. cap - 1
+ * (deeper bins are left out; both arrays zeroed by the caller), with the draws, the largest count
+ * of a depth and the deepest depth folded (-1 when none). Returns 1 when any bin was recorded, so
+ * a run without histograms says so rather than drawing an empty one. */
+typedef struct ma_render_depths {
+    int64_t draws, max;
+    int maxd;
+} ma_render_depths;
+int ma_render_depth_bins(const ma_report *r, const char *variant, int64_t *wins, int64_t *losses, int cap,
+                         ma_render_depths *out);
+
 /* "millaudit report --audit STORE --run N --sector S" into buf, words quoted for a shell. */
 void ma_render_sector_command(char *buf, size_t size, const ma_report *r, const char *sector);
 

@@ -475,28 +475,11 @@ static void text_discrepancies(ma_out *o, const ma_report *r, const view *v, int
 /* Depth histogram in text: wins and losses apart, each sorted by depth, bars on a log scale. */
 static void text_depths(ma_out *o, const ma_report *r, int md)
 {
-    int64_t wins[1024] = {0}, losses[1024] = {0}, draws = 0, max = 0;
-    int maxd = -1, any = 0;
-    for (size_t i = 0; i < r->run.n_sectors; i++)
-        for (size_t k = 0; ma_render_sector_shown(r, i) && k < r->run.sectors[i].n_bins; k++) {
-            const ma_run_bin *b = &r->run.sectors[i].bins[k];
-            const char *oc = b->outcome ? b->outcome : "";
-            any = 1;
-            if (!strcmp(oc, "draw")) {
-                draws += b->count;
-                continue;
-            }
-            if (b->depth < 0 || b->depth >= 1024)
-                continue;
-            int64_t *slot = !strcmp(oc, "win") ? &wins[b->depth] : !strcmp(oc, "loss") ? &losses[b->depth] : NULL;
-            if (!slot)
-                continue;
-            *slot += b->count;
-            if (*slot > max)
-                max = *slot;
-            if (b->depth > maxd)
-                maxd = (int)b->depth;
-        }
+    int64_t wins[1024] = {0}, losses[1024] = {0};
+    ma_render_depths dp; /* the text report pools the variants: one histogram, as before */
+    int any = ma_render_depth_bins(r, NULL, wins, losses, 1024, &dp);
+    int64_t draws = dp.draws, max = dp.max;
+    int maxd = dp.maxd;
     ma_out_printf(o, md ? "\n## Outcomes by depth (positions, %s" : "\nOutcomes by depth (positions, %s",
                   r->only ? "sector " : "all sectors");
     if (r->only)

@@ -57,8 +57,12 @@ static void decide_diff(const ma_verdict_counts *c, ma_verdict *v)
     v->incomplete = status_is(c->status, "unusable", "incomplete");
     if (differ) {
         v->state = MA_VERDICT_DIFFER;
-        snprintf(v->headline, sizeof v->headline, "values differ: %s in value",
-                 COUNT(c->value_differences, "position differs", "positions differ"));
+        if (c->value_differences > 0 || !(c->only_a || c->only_b))
+            snprintf(v->headline, sizeof v->headline, "values differ: %s in value",
+                     COUNT(c->value_differences, "position differs", "positions differ"));
+        else /* "values differ: 0 positions differ in value" contradicted itself */
+            snprintf(v->headline, sizeof v->headline, "databases differ: %s on one side only, no position differs in value",
+                     COUNT(c->only_a + c->only_b, "sector", "sectors"));
         if (c->only_a || c->only_b)
             detail(v, "%s only in A, %s only in B", COUNT(c->only_a, "sector", "sectors"), NUM(c->only_b));
     } else if (v->interrupted) {

@@ -10,6 +10,7 @@ import sys
 import pytest
 
 from conftest import FIXTURES, ROOT, need_fixture
+from schemas import validate
 
 MALOM = FIXTURES / "malom"
 STRONG = MALOM / "std-strong"
@@ -411,3 +412,23 @@ def test_sector_argument_forms(millaudit, produced):
         assert "expected W_B_WF_BF or <variant>_W_B_WF_BF" in proc.stderr
     proc = millaudit.run("diff", produced, produced, "--sector", "lask_3_4_0_0", check=3)
     assert "lask_3_4_0_0: in neither" in proc.stderr
+
+
+def test_sectors_on_one_side_only_are_not_called_value_differences(millaudit, produced, tmp_path):
+    """Every shared sector agrees, one sector is only in A: the databases differ, but no value does,
+    and neither diff nor its report may say "values differ: 0 positions differ in value"."""
+    b = tmp_path / "b"
+    shutil.copytree(produced, b)
+    (b / "std_3_4_0_0.mdb").unlink()
+    proc = millaudit.run("diff", produced, b, "--audit", tmp_path / "d.sqlite", check=1)
+    last = proc.stdout.splitlines()[-1]
+    assert " 0 differ in value" in last
+    assert last.endswith(": databases differ (sectors on one side only)")
+    assert "values differ" not in proc.stdout
+    text = millaudit.run("report", "--audit", tmp_path / "d.sqlite", check=0).stdout
+    assert text.splitlines()[1] == "verdict: databases differ: 1 sector on one side only, no position differs in value"
+    assert "  - 1 sector only in A, 0 only in B" in text.splitlines()
+    doc = validate(json.loads(millaudit.run("report", "--audit", tmp_path / "d.sqlite", "--format", "json",
+                                            check=0).stdout), "report")
+    assert doc["verdict"]["state"] == "values-differ" and doc["verdict"]["good"] is False
+    assert doc["verdict"]["headline"].startswith("databases differ: 1 sector on one side only")

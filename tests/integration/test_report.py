@@ -228,6 +228,11 @@ def test_diff_report_speaks_of_a_and_b(millaudit, store, game, bad):
         for verify_word in ("stored ", "derived", "within bounds", "NO MANIFEST", "refut"):
             assert verify_word not in out, (fmt, verify_word)
         assert str(game) in out
+    page = report(millaudit, store, 4, "html")
+    proof = page[page.index('data-chart="proof"'):]
+    proof = proof[:proof.index("</figure>")]
+    assert "Sectors that differ in value first, marked red at the left." in proof
+    assert "discrepanc" not in proof  # a diff has differences; discrepancies are verify's
     text = report(millaudit, store, 4)
     # B is named: the diff of this build does not record it, the report finds it in the store
     b_line = next(l for l in text.splitlines() if l.strip().startswith("B "))

@@ -207,6 +207,22 @@ def test_the_map_counts_totals_and_says_its_marks_are_capped_rows(millaudit, nig
     assert f">{ROOT_SECTOR}</text>" in fig and f">{CONSEQUENCE}</text>" in fig  # labels whole
 
 
+def test_the_map_names_the_entries_its_capped_marks_cover(millaudit, nights):
+    """A capped sector's recorded rows are its first ones, so their marks bunch at one end of the
+    track: the span they cover is named and drawn, so nobody reads "all at entry 0" as the truth."""
+    doc = json.loads(report(millaudit, nights["store"], 2, "json"))
+    entries = sorted(d["entry"] for d in doc["discrepancies"] if d["sector"] == ROOT_SECTOR)
+    assert len(entries) == 2  # --max-rows 2 of the sector's 3
+    page = report(millaudit, nights["store"], 2, "html")
+    fig = page[page.index('data-chart="map"'):]
+    fig = fig[:fig.index("</figure>")]
+    assert f"2 rows recorded (entries {entries[0]:,} to {entries[-1]:,} only)" in fig
+    assert fig.count('stroke="#555" stroke-width="6"><title>entries of the recorded rows</title>') == 1
+    assert "the rest of a capped track was not recorded" in fig
+    # an uncapped sector names no span: its marks are all its discrepancies
+    assert fig.count(" only)") == 1
+
+
 def test_dates_are_readable(millaudit, nights):
     page = report(millaudit, nights["store"], 3, "html")
     hist = page[page.index('data-chart="history"'):]

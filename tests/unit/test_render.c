@@ -287,6 +287,22 @@ static void test_variants_are_never_pooled(void **state)
     out = render(&rep, MA_RENDER_TEXT);
     assert_non_null(strstr(out, "lask, std"));
     free(out);
+    /* the one fold both renderers draw from: by variant, all pooled, capped, one sector only */
+    int64_t wins[8] = {0}, losses[8] = {0};
+    ma_render_depths dp;
+    assert_int_equal(ma_render_depth_bins(&rep, "lask", wins, losses, 8, &dp), 1);
+    assert_int_equal(wins[7], 100), assert_int_equal(losses[6], 50), assert_int_equal(wins[3], 0);
+    assert_int_equal(dp.draws, 0), assert_int_equal(dp.max, 100), assert_int_equal(dp.maxd, 7);
+    memset(wins, 0, sizeof wins), memset(losses, 0, sizeof losses);
+    assert_int_equal(ma_render_depth_bins(&rep, NULL, wins, losses, 7, &dp), 1);
+    assert_int_equal(wins[3], 1000), assert_int_equal(losses[6], 50), assert_int_equal(wins[7], 0); /* past the cap */
+    assert_int_equal(dp.draws, 10), assert_int_equal(dp.max, 1000), assert_int_equal(dp.maxd, 6);
+    memset(wins, 0, sizeof wins), memset(losses, 0, sizeof losses);
+    assert_int_equal(ma_render_depth_bins(&rep, "mora", wins, losses, 8, &dp), 0);
+    assert_int_equal(dp.maxd, -1), assert_int_equal(dp.max, 0);
+    rep.only = "std_3_4_0_0"; /* shown alone, and it has no histogram */
+    assert_int_equal(ma_render_depth_bins(&rep, NULL, wins, losses, 8, &dp), 0);
+    rep.only = NULL;
     done(&rep);
 }
 
