@@ -417,7 +417,7 @@ void ma_chart_time(ma_out *o, const ma_report *r)
     free(key), free(idx);
 }
 
-#define MAP_ROW 34      /* a track and the line of its counts below it */
+#define MAP_ROW 46      /* a track, the line of its counts and that of its recorded span below it */
 #define MAP_DOTS 100    /* recorded rows drawn per sector (evenly among the recorded ones) */
 
 void ma_chart_map(ma_out *o, const ma_report *r)
@@ -503,11 +503,12 @@ void ma_chart_map(ma_out *o, const ma_report *r)
             ma_out_printf(o, "%s", MA_COUNT((uint64_t)s->discrepancies, diff ? "difference" : "discrepancy",
                                            diff ? "differences" : "discrepancies"));
         ma_out_printf(o, "; %s recorded", MA_COUNT(n, "row", "rows"));
-        if (part)
-            ma_out_printf(o, " (entries %s to %s only)", MA_NUM((uint64_t)lo), MA_NUM((uint64_t)hi));
         if (n > MAP_DOTS)
             ma_out_printf(o, ", %s drawn", MA_NUM((n + step - 1) / step));
         ma_out_printf(o, "</text>");
+        if (part) /* a line of its own: on the counts' line it ran past the figure's edge */
+            ma_out_printf(o, "<text x=\"%d\" y=\"%d\" fill=\"#444\" font-size=\"10\">recorded rows: entries %s to %s "
+                             "only</text>", BAR_X, y + 38, MA_NUM((uint64_t)lo), MA_NUM((uint64_t)hi));
     }
     int yb = 22 + (int)m * MAP_ROW + 12;
     ma_out_printf(o, "<text x=\"%d\" y=\"%d\" fill=\"#444\">entry 0</text><text x=\"%d\" y=\"%d\" text-anchor=\"end\" "

@@ -216,11 +216,12 @@ def test_the_map_names_the_entries_its_capped_marks_cover(millaudit, nights):
     page = report(millaudit, nights["store"], 2, "html")
     fig = page[page.index('data-chart="map"'):]
     fig = fig[:fig.index("</figure>")]
-    assert f"2 rows recorded (entries {entries[0]:,} to {entries[-1]:,} only)" in fig
+    assert "1 root, 2 propagated; 2 rows recorded</text>" in fig
+    assert f">recorded rows: entries {entries[0]:,} to {entries[-1]:,} only</text>" in fig
     assert fig.count('stroke="#555" stroke-width="6"><title>entries of the recorded rows</title>') == 1
     assert "the rest of a capped track was not recorded" in fig
     # an uncapped sector names no span: its marks are all its discrepancies
-    assert fig.count(" only)") == 1
+    assert fig.count(">recorded rows: ") == 1
 
 
 def test_dates_are_readable(millaudit, nights):
