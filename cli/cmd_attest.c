@@ -65,20 +65,13 @@ static void usage(FILE *out)
             "      that holds: it proves those sectors given its inputs, not the database\n");
 }
 
-/* The file name the VSA cites the statement envelope by: the last component of its path. */
-static const char *base_name(const char *path)
-{
-    const char *slash = strrchr(path, '/');
-    return slash ? slash + 1 : path;
-}
-
 static int create(const char *audit_path, const char *key_path, const char *out_path, const char *vsa_path,
                   ma_attest_create_options *opt)
 {
     opt->tool_version = MA_VERSION;
     opt->git_revision = MA_GIT_REVISION;
     opt->store_name = audit_path;
-    opt->envelope_name = base_name(out_path);
+    opt->envelope_name = ma_path_base(out_path);
     ma_error err;
     ma_error_clear(&err);
     ma_ed25519_key *key = NULL;

@@ -173,3 +173,9 @@ int ma_file_read_document(const char *path, size_t max, const char *what, char *
     *len = n;
     return MA_OK;
 }
+
+const char *ma_path_base(const char *path)
+{
+    const char *slash = path ? strrchr(path, '/') : NULL;
+    return slash ? slash + 1 : path;
+}

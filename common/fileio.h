@@ -48,4 +48,8 @@ char *ma_escape_name(const char *text, char *buf, size_t len);
 int ma_file_read_document(const char *path, size_t max, const char *what, char **out, size_t *len,
                           ma_error *err);
 
+/* The last component of path ("a/b/std_3_3_0_0.mdb" -> "std_3_3_0_0.mdb"), a pointer into path;
+ * NULL for NULL. */
+const char *ma_path_base(const char *path);
+
 #endif

@@ -1,5 +1,6 @@
 /* The in-toto statement of a verification attestation; see attest_statement.h. */
 #include "reports/store/attest_statement.h"
+#include "common/fileio.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -90,19 +91,13 @@ static int check_inputs(ma_audit *a, int64_t id, const ma_run *r, ma_error *err)
     return rc;
 }
 
-static const char *base_of(const char *path)
-{
-    const char *slash = path ? strrchr(path, '/') : NULL;
-    return slash ? slash + 1 : path;
-}
-
 /* Whether file f is the file of a sector the run checked (a subject of a "sectors" statement):
  * a sector row names it as its file, or the file states a sector the run has a row for. */
 static int checked_file(const ma_run *r, const ma_run_file *f)
 {
     for (size_t k = 0; k < r->n_sectors; k++) {
         const ma_run_sector *x = &r->sectors[k];
-        if ((x->file && !strcmp(base_of(x->file), f->path)) || (f->sector && x->sector && !strcmp(f->sector, x->sector)))
+        if ((x->file && !strcmp(ma_path_base(x->file), f->path)) || (f->sector && x->sector && !strcmp(f->sector, x->sector)))
             return 1;
     }
     return 0;

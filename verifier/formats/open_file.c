@@ -28,12 +28,6 @@ static uint64_t le64(const uint8_t *p)
     return v;
 }
 
-static const char *base_name(const char *path)
-{
-    const char *slash = strrchr(path, '/');
-    return slash ? slash + 1 : path;
-}
-
 void ma_open_file_name(ma_variant v, ma_sector s, char *buf, size_t len)
 {
     snprintf(buf, len, "%s_%u_%u_%u_%u%s", ma_variant_name(v), s.w, s.b, s.wf, s.bf,
@@ -100,7 +94,7 @@ static void message_sector(const char *path, const uint8_t *hdr, char *buf, size
         s.wf = hdr[16];
         s.bf = hdr[17];
         ma_sector_format(s, buf, len);
-    } else if (ma_open_file_name_parse(base_name(path), &v, &s) == MA_OK) {
+    } else if (ma_open_file_name_parse(ma_path_base(path), &v, &s) == MA_OK) {
         ma_sector_format(s, buf, len);
     } else {
         snprintf(buf, len, "?");
@@ -191,8 +185,8 @@ static int check_header(ma_open_file *f, const char *path, const uint8_t *h, uin
     if (expect_name) {
         char want[64];
         ma_open_file_name(hd->variant, hd->sector, want, sizeof want);
-        if (strcmp(base_name(path), want))
-            FAIL(MA_EFORMAT, h, name_field(base_name(path), hd), "header says %s, file name disagrees",
+        if (strcmp(ma_path_base(path), want))
+            FAIL(MA_EFORMAT, h, name_field(ma_path_base(path), hd), "header says %s, file name disagrees",
                  want);
     }
     hd->entry_width = h[18];

@@ -9,6 +9,7 @@
 #include <sys/stat.h>
 
 #include "common/counts.h"
+#include "common/fileio.h"
 #include "verifier/formats/source.h"
 #include "reports/store/audit.h"
 #include "reports/store/audit_inventory.h"
@@ -578,12 +579,6 @@ static void add_totals(ma_vrun_totals *t, const ma_sector_readback *b, uint64_t 
     }
 }
 
-static const char *base_of(const char *path)
-{
-    const char *slash = path ? strrchr(path, '/') : NULL;
-    return slash ? slash + 1 : path ? path : "";
-}
-
 static const ma_run_file *manifest_file(const ma_run *run, const char *name)
 {
     for (size_t i = 0; i < run->n_files; i++)
@@ -614,9 +609,9 @@ static int check_row(const merge_ctx *c, const shard_in *s, const msec *m, const
     if (!f)
         return FIELD_ERR("file", "%s, no file of the inventory holds this sector", sp, run, name,
                          b->file ? b->file : "?");
-    if (strcmp(base_of(b->file), f->name))
+    if (strcmp(ma_path_base(b->file ? b->file : ""), f->name))
         return FIELD_ERR("file", "the result is of %s, the inventory's file of the sector is %s", sp, run, name,
-                         base_of(b->file), f->name);
+                         ma_path_base(b->file ? b->file : ""), f->name);
     int64_t counts[] = {b->entries, b->checked, b->verified, b->within_bounds, b->discrepancies, b->roots,
                         b->propagated, b->missing_child, b->unverifiable};
     static const char *const count_names[] = {"entries", "checked", "verified", "within_bounds", "discrepancies",

@@ -5,6 +5,7 @@
  * the run's manifest, the inventory (with the files discovery could not use) and each selected
  * sector's inputs, which a later carry-over compares. */
 #include "verifier/run/run_internal.h"
+#include "common/fileio.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -14,12 +15,6 @@
 #include "checksums/sha256.h"
 #include "reports/store/audit_inventory.h"
 #include "verifier/run/manifest_record.h"
-
-static const char *base_name(const char *path)
-{
-    const char *slash = strrchr(path, '/');
-    return slash ? slash + 1 : path;
-}
 
 /* The inventory's files (docs/runs.md "The coverage proof"): every sector file with its size and
  * the SHA-256 of its bytes, every file discovery could not use. Every sector file's index in
@@ -35,7 +30,7 @@ static int inventory_files(ma_vrun *r, size_t *need_sha, size_t *n_need, ma_erro
         const ma_db_sector *s = ma_database_sector(r->db, i);
         ma_inventory_file f;
         memset(&f, 0, sizeof f);
-        snprintf(f.name, sizeof f.name, "%.255s", s->file[0] ? s->file : base_name(s->path));
+        snprintf(f.name, sizeof f.name, "%.255s", s->file[0] ? s->file : ma_path_base(s->path));
         snprintf(f.sector, sizeof f.sector, "%s", s->name);
         struct stat st;
         if (stat(s->path, &st) == 0)
@@ -48,7 +43,7 @@ static int inventory_files(ma_vrun *r, size_t *need_sha, size_t *n_need, ma_erro
         const ma_db_unusable *u = ma_database_unusable(r->db, i);
         ma_inventory_file f;
         memset(&f, 0, sizeof f);
-        snprintf(f.name, sizeof f.name, "%.255s", base_name(u->path));
+        snprintf(f.name, sizeof f.name, "%.255s", ma_path_base(u->path));
         int listed = 0; /* a sector file discovery found unusable (a dangling link) is listed once */
         for (size_t k = 0; k < r->inv.n_files && !listed; k++)
             listed = !strcmp(r->inv.files[k].name, f.name);
@@ -209,7 +204,7 @@ int ma_vr_hash_inputs(ma_vrun *r, ma_error *err)
         }
         snprintf(r->nodes[which[i]].sha256, sizeof r->nodes[which[i]].sha256, "%s", hex);
         for (size_t k = 0; k < n_need; k++) /* a file read and in need of its SHA-256: the same one */
-            if (!strcmp(r->inv.files[need_sha[k]].name, base_name(paths[i])))
+            if (!strcmp(r->inv.files[need_sha[k]].name, ma_path_base(paths[i])))
                 snprintf(r->inv.files[need_sha[k]].digest, sizeof r->inv.files[0].digest, "sha256:%s", hex);
         if (rcs[i] == MA_OK && r->audit) {
             const char *slash = strrchr(paths[i], '/');

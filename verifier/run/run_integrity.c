@@ -15,16 +15,10 @@
 #include "common/fileio.h"
 #include "reports/store/audit_integrity.h"
 
-static const char *base_name(const char *path)
-{
-    const char *slash = strrchr(path, '/');
-    return slash ? slash + 1 : path;
-}
-
 /* The file name a node's sector is read from (its file, or the one it would have). */
 static const char *node_file(const node *nd)
 {
-    return nd->dbs && nd->dbs->file[0] ? nd->dbs->file : base_name(nd->pub.path);
+    return nd->dbs && nd->dbs->file[0] ? nd->dbs->file : ma_path_base(nd->pub.path);
 }
 
 /* Which sector (or .secval) a damaged file is, from the database's names. */
@@ -32,7 +26,7 @@ static void name_damage(const ma_vrun *r, ma_damaged_file *d)
 {
     for (size_t i = 0; i < ma_database_count(r->db); i++) {
         const ma_db_sector *s = ma_database_sector(r->db, i);
-        if (!strcmp(s->file[0] ? s->file : base_name(s->path), d->path)) {
+        if (!strcmp(s->file[0] ? s->file : ma_path_base(s->path), d->path)) {
             snprintf(d->sector, sizeof d->sector, "%s", s->name);
             return;
         }
@@ -99,7 +93,7 @@ int ma_vr_integrity(ma_vrun *r, ma_error *err)
     size_t n_open = 0;
     for (size_t i = 0; ma_format_self_digest(ma_database_format(r->db)) && i < n_db; i++) {
         const ma_db_sector *s = ma_database_sector(r->db, i);
-        open_files[n_open++] = s->file[0] ? s->file : base_name(s->path);
+        open_files[n_open++] = s->file[0] ? s->file : ma_path_base(s->path);
     }
     const char *exclude[8];
     size_t n_ex = 0;
@@ -109,7 +103,7 @@ int ma_vr_integrity(ma_vrun *r, ma_error *err)
         exclude[n_ex++] = r->opt.integrity_exclude[i];
     ma_integrity_options o = {0};
     o.dir = dir;
-    o.only = one_file ? base_name(r->opt.root) : NULL;
+    o.only = one_file ? ma_path_base(r->opt.root) : NULL;
     o.source = r->opt.integrity;
     o.manifest = r->opt.manifest_path;
     o.attestation = r->opt.attestation_path;
