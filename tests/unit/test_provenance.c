@@ -22,7 +22,8 @@ static void test_open_header(void **state)
     uint8_t h[128] = {0x89, 'M', 'I', 'L', 'L', 0x0D, 0x0A, 0x1A, 1, 0, 128, 0, 3, 1, 4, 3, 2, 1, 2, 1, 1, 0, 1, 0};
     h[24] = 0x10;
     h[25] = 0x27; /* 10000 entries */
-    memcpy(h + 32, "some-\x01producer", 14); /* a control byte shows as '?' */
+    /* printable ASCII is kept, space and '~' included; a control byte and DEL show as '?' */
+    memcpy(h + 32, "some \x01producer~\x7f", 16);
     memcpy(h + 64, "9.9", 3);
     char path[128];
     snprintf(path, sizeof path, "%s/mora_4_3_2_1.mdb", dir);
@@ -32,7 +33,7 @@ static void test_open_header(void **state)
     assert_string_equal(p.format, "open");
     assert_string_equal(p.variant, "mora");
     assert_string_equal(p.sector, "mora_4_3_2_1");
-    assert_string_equal(p.producer, "some-?producer");
+    assert_string_equal(p.producer, "some ?producer~?");
     assert_string_equal(p.producer_version, "9.9");
     assert_true(p.has_entries);
     assert_int_equal(p.entries, 10000);
