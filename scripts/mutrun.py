@@ -720,4 +720,8 @@ def choose(all_mutants, args, compiler, log):
         if f is not None and len(picked) < need:
             log(f"{f}: only {len(picked)} of {need} wanted mutants compile to new code")
     pool.shutdown()
+    if not args.only:
+        # run in the seeded order across files, so a run stopped early is still a sample of the
+        # whole scope (run file by file, a stopped run measured only the first directories)
+        chosen.sort(key=lambda m: order_key(seed, m))
     return chosen, rows
