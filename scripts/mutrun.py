@@ -609,9 +609,24 @@ WHOLE_BUILD = ("test_install.py", "test_api_boundary.py", "test_independence.py"
 class Runner:
     """Runs one mutant at a time in the scratch tree against the tests the coverage map selects."""
 
-    def __init__(self, work, src, build, cov, jobs, log):
+    def __init__(self, work, src, build, cov, jobs, log, sanitizers=True):
         self.work, self.src, self.build, self.cov, self.jobs, self.log = work, src, build, cov, jobs, log
         self.env = pytest_env(build, work)
+        self.sanitizers = sanitizers
+        self.asan = None
+
+    def _asan_build(self):
+        """work/build-asan, the suite's second build (Debug, AddressSanitizer + UBSan), configured
+        when a first mutant survives the release build: a leak, a read out of bounds or an overflow
+        the release tests cannot see fails there, as it fails scripts/test."""
+        if self.asan is None:
+            d = self.work / "build-asan"
+            cfg = run(["cmake", "-S", str(self.src), "-B", str(d), "-DCMAKE_BUILD_TYPE=Debug",
+                       "-DENABLE_SANITIZERS=ON", "-DENABLE_WERROR=OFF"], cwd=self.work)
+            if cfg.returncode:
+                raise SystemExit(f"cmake (sanitizers) failed:\n{cfg.stderr[-3000:]}")
+            self.asan = d
+        return self.asan
 
     def run(self, m, mutated):
         """(status, killers or reason, number of tests selected)."""
@@ -656,6 +671,20 @@ class Runner:
                 if p.returncode != 0:
                     tail = (p.stdout + p.stderr).strip().splitlines()
                     return ERROR, [f"pytest exit {p.returncode}: {tail[-1][:200] if tail else ''}"], len(sel)
+            if ctests and self.sanitizers:
+                # the unit tests of the line again under the sanitizers, as scripts/test runs them
+                asan = self._asan_build()
+                b = run(["cmake", "--build", str(asan), "-j", str(self.jobs), "--target", *ctests], cwd=self.work)
+                if b.returncode:
+                    return INVALID, [(b.stdout + b.stderr).strip().splitlines()[-1][:160]], len(sel)
+                longest = max(self.cov.seconds[i] for i in sel if self.cov.tests[i].startswith("ctest "))
+                t = run(["ctest", "-j", str(self.jobs), "--stop-on-failure", "--timeout", str(int(300 + 30 * longest)),
+                         "-R", "^(" + "|".join(re.escape(c) for c in ctests) + ")$"], cwd=asan, env=self.env)
+                killers = failed_ctest(t.stdout)
+                if t.returncode and not killers:
+                    killers = [f"ctest({t.returncode})"]
+                if killers:
+                    return KILLED, ["ctest-asan " + k for k in killers], len(sel)
             return SURVIVED, [], len(sel)
         finally:
             path.write_text(original)
