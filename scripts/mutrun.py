@@ -30,8 +30,8 @@ SCOPE = ["verifier/formats/*.[ch]", "indexer/*.[ch]", "verifier/check/*.[ch]", "
          "common/output.c", "common/verdict.c"]
 
 # status words of a mutant in a report
-KILLED, SURVIVED, UNCOVERED, INVALID, SAME_CODE, ERROR = (
-    "killed", "survived", "uncovered", "invalid", "same-code", "error")
+KILLED, SURVIVED, UNCOVERED, INVALID, SAME_CODE, ERROR, UNDECIDED = (
+    "killed", "survived", "uncovered", "invalid", "same-code", "error", "undecided")
 
 
 def scope_files(root=ROOT):
@@ -550,7 +550,7 @@ def summary(rows, equivalents):
                 c["invalid"] += 1
             elif st == SAME_CODE:
                 c["same"] += 1
-            elif st != ERROR:
+            elif st not in (ERROR, UNDECIDED):
                 c["run"] += 1
                 if st == KILLED:
                     c["killed"] += 1
@@ -577,6 +577,10 @@ def summary(rows, equivalents):
     errors = [r for r in rows if r["status"] == ERROR]
     if errors:
         out.append(f"{len(errors)} not decided (harness error): " + ", ".join(r["id"] for r in errors))
+    undecided = [r for r in rows if r["status"] == UNDECIDED]
+    if undecided:
+        out.append(f"{len(undecided)} not decided yet (--quick; counted nowhere above): "
+                   + ", ".join(sorted(r["id"] for r in undecided)))
     surv = [r for r in rows if r["status"] in (SURVIVED, UNCOVERED)]
     if surv:
         out.append("")
@@ -628,14 +632,20 @@ class Runner:
             self.asan = d
         return self.asan
 
-    def run(self, m, mutated):
-        """(status, killers or reason, number of tests selected)."""
+    def run(self, m, mutated, quick=0):
+        """(status, killers or reason, number of tests selected). quick > 0: at most that many
+        integration tests, the cheapest; a mutant they do not kill is undecided, not a survivor."""
         sel = self.cov.select(m)
         if not sel:
             return UNCOVERED, [], 0
         names = [self.cov.tests[i] for i in sel]
         ctests = [n[6:] for n in names if n.startswith("ctest ")]
         pytests = [n[7:] for n in names if n.startswith("pytest ")]
+        held_back = len(pytests) - quick if quick and len(pytests) > quick else 0
+        if held_back:
+            pytests = pytests[:quick]
+            kept = set(pytests)
+            sel = [i for i in sel if not self.cov.tests[i].startswith("pytest ") or self.cov.tests[i][7:] in kept]
         path = self.src / m.file
         original = path.read_text()
         path.write_text(mutated)
@@ -685,6 +695,9 @@ class Runner:
                     killers = [f"ctest({t.returncode})"]
                 if killers:
                     return KILLED, ["ctest-asan " + k for k in killers], len(sel)
+            if held_back:
+                return UNDECIDED, [f"not killed by the {len(pytests)} cheapest integration tests of "
+                                   f"{len(pytests) + held_back}: run again without --quick"], len(sel)
             return SURVIVED, [], len(sel)
         finally:
             path.write_text(original)
