@@ -606,6 +606,9 @@ def failed_pytest(output):
     return [l.split()[1] for l in output.splitlines() if l.startswith(("FAILED ", "ERROR ")) and len(l.split()) > 1]
 
 
+# the two programs tests run (unit tests too: some make their database with `millaudit solve`)
+BINARIES = ("millaudit", "millaudit-planted")
+
 # integration tests that use more of the build than the two binaries (the install, the library)
 WHOLE_BUILD = ("test_install.py", "test_api_boundary.py", "test_independence.py")
 
@@ -651,8 +654,10 @@ class Runner:
         path.write_text(mutated)
         try:
             if ctests:
-                b = run(["cmake", "--build", str(self.build), "-j", str(self.jobs), "--target", *ctests],
-                        cwd=self.work)
+                # the binaries too: unit tests that make their database with `millaudit solve` run the
+                # build's binary, which must be this mutant's, not one a previous mutant left
+                b = run(["cmake", "--build", str(self.build), "-j", str(self.jobs), "--target", *ctests,
+                         *BINARIES], cwd=self.work)
                 if b.returncode:
                     return INVALID, [(b.stdout + b.stderr).strip().splitlines()[-1][:160]], len(sel)
                 longest = max(self.cov.seconds[i] for i in sel if self.cov.tests[i].startswith("ctest "))
@@ -666,7 +671,7 @@ class Runner:
             if pytests:
                 # the two binaries, or everything for the tests of the install and of the library
                 whole = any(p.split("::")[0].endswith(WHOLE_BUILD) for p in pytests)
-                targets = [] if whole else ["--target", "millaudit", "millaudit-planted"]
+                targets = [] if whole else ["--target", *BINARIES]
                 b = run(["cmake", "--build", str(self.build), "-j", str(self.jobs), *targets], cwd=self.work)
                 if b.returncode:
                     return INVALID, [(b.stdout + b.stderr).strip().splitlines()[-1][:160]], len(sel)
@@ -684,7 +689,8 @@ class Runner:
             if ctests and self.sanitizers:
                 # the unit tests of the line again under the sanitizers, as scripts/test runs them
                 asan = self._asan_build()
-                b = run(["cmake", "--build", str(asan), "-j", str(self.jobs), "--target", *ctests], cwd=self.work)
+                b = run(["cmake", "--build", str(asan), "-j", str(self.jobs), "--target", *ctests, *BINARIES],
+                        cwd=self.work)
                 if b.returncode:
                     return INVALID, [(b.stdout + b.stderr).strip().splitlines()[-1][:160]], len(sel)
                 longest = max(self.cov.seconds[i] for i in sel if self.cov.tests[i].startswith("ctest "))
