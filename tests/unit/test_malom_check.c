@@ -129,8 +129,6 @@ static void check33(ctx *c, const char *path, int threads, ma_mcheck_result *r)
     in.full_board_draw = 1;
     in.threads = threads;
     assert_int_equal(ma_mcheck_sector(r, &in, &err), MA_OK);
-    const ma_mcheck_result *child[MA_TURN_KINDS] = {NULL, NULL, NULL, NULL};
-    assert_int_equal(ma_mcheck_classify(r, &in, child, &err), MA_OK);
     ma_malom_file_close(f);
 }
 
@@ -155,18 +153,14 @@ static void test_clean_sector_verifies(void **state)
     ma_mcheck_result_free(&r2);
 }
 
-static void expect_single_root(ma_mcheck_result *r, uint64_t entry, int cls)
+/* The planted fault is a discrepancy at its index, of its class (other discrepancies are the
+ * parents it misleads within the sector: the run calls them propagated, test_malom_verify.py). */
+static void expect_fault_at(ma_mcheck_result *r, uint64_t entry, int cls)
 {
     assert_true(r->discrepancies >= 1);
-    assert_int_equal(r->roots, 1);
     int found = 0;
-    for (size_t i = 0; i < r->n_items; i++) {
-        if (r->items[i].root) {
-            assert_int_equal(r->items[i].entry, entry);
-            assert_int_equal(r->items[i].cls, cls);
-            found = 1;
-        }
-    }
+    for (size_t i = 0; i < r->n_items; i++)
+        found |= r->items[i].entry == entry && r->items[i].cls == cls;
     assert_true(found);
 }
 
@@ -180,7 +174,7 @@ static void test_depth_fault(void **state)
                  path, sizeof path);
     ma_mcheck_result r;
     check33(c, path, 2, &r);
-    expect_single_root(&r, (uint64_t)i, MA_MCHECK_WRONG_DEPTH);
+    expect_fault_at(&r, (uint64_t)i, MA_MCHECK_WRONG_DEPTH);
     assert_int_equal(r.by_class[MA_MCHECK_WRONG_DEPTH] + r.by_class[MA_MCHECK_WRONG_OUTCOME],
                      r.discrepancies);
     ma_mcheck_result_free(&r);
@@ -196,7 +190,7 @@ static void test_outcome_fault(void **state)
                  path, sizeof path);
     ma_mcheck_result r;
     check33(c, path, 1, &r);
-    expect_single_root(&r, (uint64_t)i, MA_MCHECK_WRONG_OUTCOME);
+    expect_fault_at(&r, (uint64_t)i, MA_MCHECK_WRONG_OUTCOME);
     ma_mcheck_result_free(&r);
 }
 
@@ -211,7 +205,7 @@ static void test_marker_fault(void **state)
     ma_mcheck_result r;
     check33(c, path, 2, &r);
     assert_int_equal(r.discrepancies, 1);
-    expect_single_root(&r, (uint64_t)i, MA_MCHECK_SYMMETRY);
+    expect_fault_at(&r, (uint64_t)i, MA_MCHECK_SYMMETRY);
     assert_int_equal(r.items[0].expected_marker, op);
     ma_mcheck_result_free(&r);
 }
@@ -226,7 +220,7 @@ static void test_value_at_marker_index(void **state)
     ma_mcheck_result r;
     check33(c, path, 1, &r);
     assert_int_equal(r.discrepancies, 1);
-    expect_single_root(&r, (uint64_t)i, MA_MCHECK_SYMMETRY);
+    expect_fault_at(&r, (uint64_t)i, MA_MCHECK_SYMMETRY);
     ma_mcheck_result_free(&r);
 }
 

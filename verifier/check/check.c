@@ -612,50 +612,6 @@ int ma_check_sector(ma_check_result *out, const ma_check_input *in, ma_error *er
     return MA_OK;
 }
 
-int ma_check_classify(ma_check_result *r, const ma_open_index *ix, ma_variant v,
-                      const ma_check_result *const child[MA_TURN_KINDS], ma_error *err)
-{
-    ma_vrules rules;
-    int rc = ma_vrules_init(&rules, v, r->sector, err);
-    if (rc)
-        return rc;
-    const ma_check_result *succ[MA_TURN_KINDS] = {0};
-    for (int k = 0; k < MA_TURN_KINDS; k++)
-        if (rules.succ_exists[k])
-            succ[k] = ma_sector_equal(rules.succ[k], r->sector) ? r : child[k];
-    ma_vturns *t = malloc(sizeof *t);
-    if (!t)
-        return ma_error_set(err, MA_ENOMEM, "out of memory");
-    r->roots = r->propagated = 0;
-    for (size_t i = 0; i < r->n_items; i++) {
-        ma_check_item *it = &r->items[i];
-        int propagated = 0;
-        if (it->cls != MA_CHECK_SYMMETRY && !rules.full_board_draw) {
-            ma_board pos = ma_open_index_unrank(ix, r->sector.w, r->sector.b, it->entry);
-            if (ma_vrules_generate(&rules, pos, t)) {
-                free(t);
-                return ma_error_set(err, MA_EINTERNAL, "internal error: turn bound exceeded");
-            }
-            if (!t->immediate_wins) {
-                for (int s = 0; s < t->n && !propagated; s++) {
-                    const ma_check_result *c = succ[t->kind[s]];
-                    if (c && c->n_items &&
-                        ma_walk_item_find(c->items, c->n_items, sizeof *c->items,
-                                          ma_open_index_rank(ix, t->succ[s], NULL)))
-                        propagated = 1;
-                }
-            }
-        }
-        it->root = (uint8_t)!propagated;
-        if (propagated)
-            r->propagated++;
-        else
-            r->roots++;
-    }
-    free(t);
-    return MA_OK;
-}
-
 void ma_check_result_free(ma_check_result *r)
 {
     free(r->items);

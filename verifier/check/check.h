@@ -17,7 +17,7 @@
  *    counted as verified: the checker does not guess.
  * "verified" counts the entries that were fully re-derived (or, non-canonical, hold 0x0000) and
  * matched. Every discrepancy is kept (entry, stored word, derived value, class) so the caller can
- * report rows and ma_check_classify can split roots from propagated discrepancies.
+ * report rows (roots and propagated ones are told apart by the run, verifier/run/run_sector.h).
  *
  * Threads split the entries in chunks; each keeps its own counters and discrepancy list, merged at
  * the end. All inputs are read-only during the call.
@@ -57,7 +57,6 @@ typedef struct ma_check_item {
     uint8_t derived_outcome; /* ma_outcome; MA_OUTCOME_NONE for a non-canonical entry */
     uint8_t derived_known;   /* 0 when the value could not be derived (missing child / bad successor) */
     uint8_t cls;             /* MA_CHECK_* */
-    uint8_t root;            /* set by ma_check_classify: 1 root, 0 propagated */
 } ma_check_item;
 
 typedef struct ma_check_result {
@@ -70,7 +69,6 @@ typedef struct ma_check_result {
     uint64_t unverifiable;   /* canonical entries not verified: a successor word is a bad encoding */
     uint64_t by_class[MA_CHECK_CLASSES];
     uint64_t discrepancies;  /* sum of by_class */
-    uint64_t roots, propagated; /* filled by ma_check_classify */
     int missing_kind[MA_TURN_KINDS]; /* some entry needed this kind's absent sector file */
     ma_check_item *items;    /* every discrepancy, sorted by entry */
     size_t n_items;
@@ -98,14 +96,6 @@ int ma_check_prepare_index(ma_open_index *ix, ma_variant v, ma_sector s, ma_erro
 /* Checks in->file (see the contract above). out is overwritten; free with ma_check_result_free.
  * Errors: MA_EINVAL (bad input struct, sector invalid for its variant), MA_ENOMEM, MA_EINTERNAL. */
 int ma_check_sector(ma_check_result *out, const ma_check_input *in, ma_error *err);
-
-/* Marks every discrepancy of r as root or propagated: propagated when one of its successors (in
- * r's own sector or in a child sector) is itself a discrepancy. child[k] is the result for the
- * successor sector of kind k (NULL when unknown; the own sector is used automatically for a
- * self-loop). A value fixed by the rules alone and a symmetry inconsistency are always roots.
- * Fills r->roots and r->propagated. */
-int ma_check_classify(ma_check_result *r, const ma_open_index *ix, ma_variant v,
-                      const ma_check_result *const child[MA_TURN_KINDS], ma_error *err);
 
 void ma_check_result_free(ma_check_result *r);
 

@@ -3,8 +3,8 @@
  * described in malom_check_internal.h; this file sets a sector up (its rules, children and
  * frames), runs the walk (verifier/check/walk.h) on the fast path (malom_fast.c, over the tables of
  * malom_tables.c) or the reference path (malom_reference.c), joins the threads' results, proves
- * from the visited bitmap that every index was checked once, and splits roots from propagated
- * discrepancies.
+ * from the visited bitmap that every index was checked once (roots and propagated discrepancies
+ * are told apart by the run, verifier/run/run_sector.h).
  */
 #include "verifier/check/malom_check.h"
 
@@ -217,50 +217,6 @@ int ma_mcheck_sector(ma_mcheck_result *out, const ma_mcheck_input *in, ma_error 
         ma_mcheck_result_free(out);
         memset(out, 0, sizeof *out);
     }
-    return rc;
-}
-
-int ma_mcheck_classify(ma_mcheck_result *r, const ma_mcheck_input *in,
-                       const ma_mcheck_result *const child[MA_TURN_KINDS], ma_error *err)
-{
-    struct mc_shared *sh = malloc(sizeof *sh);
-    ma_vturns *turns = malloc(sizeof *turns);
-    if (!sh || !turns) {
-        free(sh);
-        free(turns);
-        return ma_error_set(err, MA_ENOMEM, "malom check: out of memory");
-    }
-    int rc = setup(sh, in, err);
-    const ma_mcheck_result *cres[MA_TURN_KINDS];
-    for (int k = 0; k < MA_TURN_KINDS; k++) {
-        cres[k] = NULL;
-        if (!rc && sh->rules.succ_exists[k])
-            cres[k] = ma_sector_equal(sh->rules.succ[k], sh->sector) ? r : (child ? child[k] : NULL);
-    }
-    r->roots = r->propagated = 0;
-    for (size_t i = 0; !rc && i < r->n_items; i++) {
-        ma_mcheck_item *it = &r->items[i];
-        int prop = 0;
-        if (it->cls != MA_MCHECK_SYMMETRY && it->cls != MA_MCHECK_WRONG_TERMINAL &&
-            it->cls != MA_MCHECK_BAD_ENCODING) {
-            ma_board pos = ma_malom_index_unrank(in->ix, sh->sector.w, sh->sector.b, it->entry);
-            ma_vrules_generate(&sh->rules, pos, turns);
-            for (int t = 0; t < turns->n && !prop; t++) {
-                const ma_mcheck_result *c = cres[turns->kind[t]];
-                if (c && c->n_items &&
-                    ma_walk_item_find(c->items, c->n_items, sizeof *c->items,
-                                      ma_malom_index_rank(in->ix, turns->succ[t], NULL)))
-                    prop = 1;
-            }
-        }
-        it->root = (uint8_t)!prop;
-        if (prop)
-            r->propagated++;
-        else
-            r->roots++;
-    }
-    free_shared(sh);
-    free(turns);
     return rc;
 }
 

@@ -26,9 +26,8 @@
  *    a value reached by the rules alone is verified; anything else is `within_bounds` only, never
  *    verified.
  *
- * Root / propagated: ma_mcheck_classify marks a discrepancy propagated when one of its successors
- * is itself a discrepancy in the child sector's result; rule-fixed values and symmetry
- * inconsistencies are always roots.
+ * Roots and propagated discrepancies are told apart by the run from every sector's discrepancy
+ * set (verifier/run/run_sector.h, ma_rs_classify), the same rule for every format.
  *
  * Threads split the indices into chunks; files are only read. Progress lines go to `progress`.
  */
@@ -67,7 +66,6 @@ typedef struct ma_mcheck_item {
     int expected_marker;    /* op the marker rule prescribes, -1 for a canonical index */
     uint8_t derived_full;   /* 1: fully derived; 0: only a lower bound (children missing) */
     uint8_t cls;            /* MA_MCHECK_* */
-    uint8_t root;           /* set by ma_mcheck_classify */
 } ma_mcheck_item;
 
 typedef struct ma_mcheck_result {
@@ -84,7 +82,6 @@ typedef struct ma_mcheck_result {
     uint64_t broken_child;  /* canonical entries whose successor's entry was a marker */
     uint64_t by_class[MA_MCHECK_CLASSES];
     uint64_t discrepancies;
-    uint64_t roots, propagated;
     int missing_kind[MA_TURN_KINDS];
     ma_mcheck_item *items;  /* every discrepancy, sorted by entry */
     size_t n_items;
@@ -117,10 +114,6 @@ int ma_mcheck_prepare_index(ma_malom_index *ix, ma_variant v, ma_sector s, ma_er
 /* Checks in->file (contract above). out is overwritten; free with ma_mcheck_result_free.
  * Errors: MA_EINVAL, MA_ENOMEM, MA_EINTERNAL (index round-trip failure: names file, sector, offset). */
 int ma_mcheck_sector(ma_mcheck_result *out, const ma_mcheck_input *in, ma_error *err);
-
-/* Root / propagated split of r's discrepancies; child[k] the result for successor kind k, or NULL. */
-int ma_mcheck_classify(ma_mcheck_result *r, const ma_mcheck_input *in,
-                       const ma_mcheck_result *const child[MA_TURN_KINDS], ma_error *err);
 
 void ma_mcheck_result_free(ma_mcheck_result *r);
 

@@ -4,8 +4,7 @@
  *
  * The checker is four files, one part each:
  *  - malom_check.c: the entry points: the sector's setup, the walk's threads
- *    (verifier/check/walk.h), the threads' results joined, the index self-check's coverage, the
- *    root / propagated split;
+ *    (verifier/check/walk.h), the threads' results joined, the index self-check's coverage;
  *  - malom_reference.c: the reference path (unrank, rank, derive one successor at a time) and
  *    the verdict both paths end in (ma_mc_conclude: the classes, the bounds mode);
  *  - malom_tables.c: the table-driven path's setup: per-child turn and rank tables, the sector's
@@ -223,8 +222,7 @@ int ma_mc_index_error(ma_error *err, const struct mc_shared *sh, uint64_t idx, c
 
 /* malom_reference.c */
 int ma_mc_add_item(struct mc_worker *w, const ma_mcheck_item *it);
-/* `it` is a symmetry inconsistency (a marker where the rule puts none, or a wrong one): always a
- * root. */
+/* `it` is a symmetry inconsistency (a marker where the rule puts none, or a wrong one). */
 int ma_mc_symmetry(struct mc_worker *w, ma_mcheck_item *it);
 /* Index idx's board does not give idx back (rank gives back): MA_EINTERNAL, set in w->err. */
 int ma_mc_index_bug(struct mc_worker *w, uint64_t idx, uint64_t back);

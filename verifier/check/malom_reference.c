@@ -110,7 +110,6 @@ int ma_mc_index_bug(struct mc_worker *w, uint64_t idx, uint64_t back)
 int ma_mc_symmetry(struct mc_worker *w, ma_mcheck_item *it)
 {
     it->cls = MA_MCHECK_SYMMETRY;
-    it->root = 1;
     return ma_mc_add_item(w, it);
 }
 
@@ -163,7 +162,6 @@ int ma_mc_conclude(struct mc_worker *w, ma_mcheck_item *it, const ma_malom_entry
     ma_malom_result rs;
     if (ma_malom_interpret(&sh->frame, st, &rs)) {
         it->cls = MA_MCHECK_BAD_ENCODING;
-        it->root = 1;
         return ma_mc_add_item(w, it);
     }
     if (d->full || d->fixed) {

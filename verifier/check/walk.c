@@ -274,15 +274,3 @@ int ma_walk_join(void *workers, size_t size, int n, size_t item_size, int keep, 
     return rc;
 }
 
-int ma_walk_item_find(const void *items, size_t n, size_t size, uint64_t entry)
-{
-    size_t lo = 0, hi = n;
-    while (lo < hi) {
-        size_t mid = lo + (hi - lo) / 2;
-        if (entry_of((const char *)items + mid * size) < entry)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
-    return lo < n && entry_of((const char *)items + lo * size) == entry;
-}

@@ -161,9 +161,6 @@ int ma_walk_push(ma_walk_thread *th, const void *item, size_t size);
 int ma_walk_join(void *workers, size_t size, int n, size_t item_size, int keep, void **items,
                  size_t *n_items);
 
-/* 1 when items (n of `size` bytes, sorted by entry) hold entry, else 0. */
-int ma_walk_item_find(const void *items, size_t n, size_t size, uint64_t entry);
-
 /* The k-subset of the 24 points with colex rank c (the c-th in increasing numeric order). */
 uint32_t ma_walk_colex_subset(uint64_t c, int k);
 
