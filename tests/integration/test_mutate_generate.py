@@ -243,3 +243,22 @@ def test_a_recorded_equivalent_must_still_be_generated_as_recorded(tmp_path):
     stale = sorted(l.split()[2] for l in r.stdout.splitlines() if l.startswith("STALE equivalent"))
     assert stale == sorted([m.id + ":", f"{name}:no_such_function:ror:1:"])
     assert "3 recorded equivalent: 1 match a generated mutant, 2 stale" in r.stdout
+
+
+def test_the_summary_counts_an_undecided_mutant_nowhere_until_a_full_run_decides_it(tmp_path):
+    def row(i, status, f="a.c"):
+        return {"id": f"{f}:f:ror:{i}", "file": f, "line": i, "what": "w", "was": "x < y", "now": "x <= y",
+                "status": status, "detail": [], "seconds": 1.0, "cpu": 1.0}
+    quick = tmp_path / "quick.jsonl"
+    rows = [row(1, "killed"), row(2, "killed"), row(3, "survived"), row(4, "undecided"), row(5, "uncovered")]
+    quick.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    text, tot, untriaged = mutrun.summary(mutrun.read_reports([quick]), [])
+    assert (tot["run"], tot["killed"], tot["survived"], tot["uncovered"]) == (4, 2, 1, 1)
+    assert "1 not decided yet (--quick; counted nowhere above): a.c:f:ror:4" in text
+    assert sorted(r["id"] for r in untriaged) == ["a.c:f:ror:3", "a.c:f:ror:5"]
+    # the full run's row of the same id, appended later, is the one that counts
+    with quick.open("a") as f:
+        f.write(json.dumps(row(4, "killed")) + "\n")
+    text, tot, _ = mutrun.summary(mutrun.read_reports([quick]), [])
+    assert (tot["run"], tot["killed"]) == (5, 3)
+    assert "not decided yet" not in text
