@@ -15,8 +15,9 @@
  *    counted always here) and the threads' own bitmaps, together at most MA_VISITED_OWN_BUDGET
  *    (verifier/check/visited.h);
  *  - the discrepancy set: 8 bytes per discrepancy found, which no plan can know: not counted.
- * Per-thread buffers, the indexes' tables and Malom's per-value tables do not grow with entries:
- * they are in MA_CHECK_FIXED_BYTES, the allowance for the process itself.
+ * Per-thread buffers, the indexes' tables and Malom's tables per distinct stored word (a few
+ * thousand words in real files) do not grow with entries: they are in MA_CHECK_FIXED_BYTES, the
+ * allowance for the process itself.
  */
 #ifndef MA_CHECK_MEMORY_H
 #define MA_CHECK_MEMORY_H
@@ -27,8 +28,9 @@
 #include "verifier/check/rules.h"
 
 /* The process's own memory beside what grows with a sector (program, libraries, SQLite, index
- * tables, per-thread buffers and stacks of up to 16 threads): measured at under 40 MiB (the
- * 5-stone game, std 7_7 with 2 threads), stated with room to spare. */
+ * tables, per-thread buffers and stacks of up to 16 threads): whole shards of the 4-stone game
+ * peaked at 23-36 MiB with 2 threads, 53-68 MiB with 16 (files and copies included); stated with
+ * room to spare. */
 #define MA_CHECK_FIXED_BYTES ((uint64_t)96 << 20)
 
 typedef struct ma_check_memory_in {
