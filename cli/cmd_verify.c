@@ -59,7 +59,7 @@ static void usage(FILE *out)
             "                     (PEM) or a secret file (HMAC-SHA256, `openssl rand -hex 32`);\n"
             "                     runs merge --seal-key believes only stores sealed so (needs --audit)\n"
             "  --plan N           print the partition into N shards and each shard's entries, cost\n"
-            "                     and peak mapped bytes; checks nothing\n"
+            "                     and peak memory per task; checks nothing\n"
             "Malom databases:\n"
             "  --full-board-draw yes|no  a full 12/12 board is a draw (default yes; mora only)\n"
             "  --allow-bounds     exit 0 when nothing contradicts although some entries could only\n"

@@ -299,7 +299,7 @@ typedef struct ma_shard_plan_sector {
     double cost;
     unsigned shard;
     uint64_t bytes;       /* its file's size */
-    uint64_t peak_bytes;  /* its file plus its successor sectors' files (each once) */
+    uint64_t peak_bytes;  /* the most its task holds while checking it: files mapped then, the check's private memory and the process (ma_shard_peaks, docs/distributed.md) */
 } ma_shard_plan_sector;
 
 typedef struct ma_shard_plan_shard {

@@ -398,11 +398,13 @@ static void make_resident(struct job *j)
 {
     const void *src[MA_TURN_KINDS], *at[MA_TURN_KINDS];
     size_t bytes[MA_TURN_KINDS];
+    uint64_t file[MA_TURN_KINDS];
     for (int k = 0; k < MA_TURN_KINDS; k++) {
         src[k] = j->child[k] ? j->child[k]->body : NULL;
         bytes[k] = j->child[k] ? (size_t)(2 * j->child[k]->header.entry_count) : 0;
+        file[k] = j->child[k] ? (uint64_t)j->child[k]->map_size : 0;
     }
-    ma_walk_copies(&j->walk, src, bytes, MA_TURN_KINDS, at);
+    ma_walk_copies(&j->walk, src, bytes, file, MA_TURN_KINDS, at);
     const void *self = j->in->file->body, *self_at = self;
     for (int k = 0; k < MA_TURN_KINDS; k++) {
         if (!src[k] || at[k] == src[k])
@@ -415,7 +417,8 @@ static void make_resident(struct job *j)
     }
     if (self_at == self) {
         size_t n = (size_t)(2 * j->entries);
-        ma_walk_copies(&j->walk, &self, &n, 1, &self_at);
+        uint64_t whole = (uint64_t)j->in->file->map_size;
+        ma_walk_copies(&j->walk, &self, &n, &whole, 1, &self_at);
     }
     j->self_body = self_at;
 }

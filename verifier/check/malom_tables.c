@@ -312,13 +312,18 @@ static void make_resident(struct fast *f, struct mc_shared *sh)
 {
     const void *src[MA_TURN_KINDS + 1], *at[MA_TURN_KINDS + 1];
     size_t bytes[MA_TURN_KINDS + 1];
+    uint64_t whole[MA_TURN_KINDS + 1];
     for (int k = 0; k <= MA_TURN_KINDS; k++) {
         const ma_malom_file *file = k < MA_TURN_KINDS ? f->ch[k].file : sh->in->file;
         const ma_malom_view *v = k < MA_TURN_KINDS ? &f->ch[k].view : &f->self;
         src[k] = file ? v->entries : NULL;
         bytes[k] = file ? (size_t)(ma_malom_file_entry_count(file) * (uint64_t)v->entry_size) : 0;
+        size_t size = 0;
+        if (file)
+            ma_malom_file_bytes(file, &size);
+        whole[k] = size;
     }
-    ma_walk_copies(&sh->walk, src, bytes, MA_TURN_KINDS + 1, at);
+    ma_walk_copies(&sh->walk, src, bytes, whole, MA_TURN_KINDS + 1, at);
     for (int k = 0; k < MA_TURN_KINDS; k++)
         if (f->ch[k].file)
             f->ch[k].view.entries = at[k];

@@ -110,8 +110,8 @@ int ma_walk_plan(ma_walk *wk, const ma_walk_sector *s)
     return MA_OK;
 }
 
-int ma_walk_copies(ma_walk *wk, const void *const src[], const size_t bytes[], int n,
-                   const void *out[])
+int ma_walk_copies(ma_walk *wk, const void *const src[], const size_t bytes[], const uint64_t file[],
+                   int n, const void *out[])
 {
     uint64_t total = 0;
     for (int i = 0; i < n; i++) {
@@ -120,7 +120,7 @@ int ma_walk_copies(ma_walk *wk, const void *const src[], const size_t bytes[], i
         for (int k = 0; k < i; k++)
             dup |= src[k] == src[i];
         if (src[i] && !dup)
-            total += bytes[i];
+            total += file[i];
     }
     if (total > MA_WALK_RESIDENT_BUDGET || total < MA_RESIDENT_PAGE)
         return 0;

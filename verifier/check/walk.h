@@ -135,12 +135,14 @@ int ma_walk_plan(ma_walk *wk, const ma_walk_sector *s);
 void ma_walk_plan_entries(ma_walk *wk, uint64_t entries);
 
 /* Plans huge-page copies of the bodies src[0..n-1] of bytes[i] bytes (a body named twice is
- * copied once; NULL ones are skipped) when their total is within MA_RESIDENT_PAGE ..
- * MA_WALK_RESIDENT_BUDGET: out[i] is where the walk reads body i, its copy or src[i] itself
- * (when out of budget, or its memory could not be had). Returns 1 when the total was within the
- * budget. The copies are made by the walk's threads. */
-int ma_walk_copies(ma_walk *wk, const void *const src[], const size_t bytes[], int n,
-                   const void *out[]);
+ * copied once; NULL ones are skipped) when the total of their files' sizes file[i] (the whole
+ * file body i is part of; >= bytes[i]) is within MA_RESIDENT_PAGE .. MA_WALK_RESIDENT_BUDGET:
+ * out[i] is where the walk reads body i, its copy or src[i] itself (when out of budget, or its
+ * memory could not be had). Returns 1 when the total was within the budget. The budget is judged
+ * on whole files, which a plan knows without opening them, so that a task's memory can be
+ * planned exactly (verifier/check/memory.h). The copies are made by the walk's threads. */
+int ma_walk_copies(ma_walk *wk, const void *const src[], const size_t bytes[], const uint64_t file[],
+                   int n, const void *out[]);
 
 /* Runs the walk on `threads` threads (fewer when a thread cannot be started) over workers, an
  * array of `threads` structs of `size` bytes each beginning with a ma_walk_thread. cancel and

@@ -97,19 +97,17 @@ int ma_shard_plan_database(ma_database *db, unsigned n_shards, ma_shard_plan *ou
         snprintf(p->name, sizeof p->name, "%s", d->name);
         p->entries = ma_format_planned_entries(f, d->sector, d->path);
         p->bytes = file_bytes(d);
-        p->peak_bytes = p->bytes;
-        ma_vrules rules;
-        if (ma_vrules_init(&rules, d->variant, d->sector, NULL) == MA_OK)
-            for (int k = 0; k < MA_TURN_KINDS; k++) {
-                int dup = !rules.succ_exists[k] || ma_sector_equal(rules.succ[k], d->sector);
-                for (int j = 0; j < k && !dup; j++)
-                    dup = rules.succ_exists[j] && ma_sector_equal(rules.succ[j], rules.succ[k]);
-                if (!dup)
-                    p->peak_bytes += file_bytes(ma_database_find(db, d->variant, rules.succ[k]));
-            }
         items[i] = (ma_shard_item){d->variant, d->sector, p->name, p->entries, 0, 0};
     }
     int rc = ma_shard_partition(items, n, n_shards, err);
+    uint64_t *peak = rc ? NULL : calloc(n ? n : 1, sizeof *peak);
+    if (!rc && !peak)
+        rc = ma_error_set(err, MA_ENOMEM, "shards: out of memory");
+    if (!rc)
+        rc = ma_shard_peaks(db, n_shards, peak, err);
+    for (size_t i = 0; rc == MA_OK && i < n; i++)
+        out->sectors[i].peak_bytes = peak[i];
+    free(peak);
     for (size_t i = 0; rc == MA_OK && i < n; i++) {
         ma_shard_plan_sector *p = &out->sectors[i];
         p->cost = items[i].cost;

@@ -42,6 +42,15 @@ int ma_shard_partition(ma_shard_item *items, size_t n, unsigned n_shards, ma_err
 /* Plans the whole database db in n_shards shards. Errors: MA_EINVAL (n_shards 0), MA_ENOMEM. */
 int ma_shard_plan_database(ma_database *db, unsigned n_shards, ma_shard_plan *out, ma_error *err);
 
+/* The most memory each sector's task holds while it checks that sector, in bytes, into peak[i]
+ * for sector i of db (docs/distributed.md "Memory per task"): the files mapped at that moment
+ * (the sector's unit's files and their successors', and every file an earlier unit of the shard
+ * mapped that a later one still reads, in the order `verify --shard I/N` checks them), plus the
+ * check's private memory (verifier/check/memory.h) and MA_CHECK_FIXED_BYTES for the process.
+ * Computed from the run's own plan (run_peak.c). Not counted: discrepancy sets (8 bytes per
+ * discrepancy found). Errors: MA_ENOMEM. */
+int ma_shard_peaks(ma_database *db, unsigned n_shards, uint64_t *peak, ma_error *err);
+
 /* The shard of every file of a database directory, for `manifest create DIR --shard I/N`
  * (docs/distributed.md): rel[i] (a path relative to db's root, as checksums/manifest.h lists it)
  * that is a sector file of db (its file name, in the root) gets that sector's shard in

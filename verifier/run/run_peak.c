@@ -1,0 +1,101 @@
+/* verifier/run/run_peak: the most memory a verify task holds, from the run's own plan
+ * (ma_shard_peaks, verifier/run/shard.h; docs/distributed.md "Memory per task"). The files mapped
+ * at once follow from the order the run checks its units in and from when it releases a file
+ * (after the last unit that reads it, run.c), so the peak is computed by planning the shard
+ * exactly as `verify --shard I/N` does (ma_vr_plan) and walking its units: no second copy of the
+ * order to drift from the first. */
+#include "verifier/run/run_internal.h"
+
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "verifier/check/memory.h"
+#include "verifier/run/shard.h"
+
+static uint64_t file_size(const node *nd)
+{
+    struct stat st;
+    return nd->dbs && stat(nd->dbs->path, &st) == 0 ? (uint64_t)st.st_size : 0;
+}
+
+/* The private memory of node m's check (verifier/check/memory.h), from the files' sizes. */
+static uint64_t private_of(const ma_vrun *r, const uint64_t *size, int m)
+{
+    const node *nd = &r->nodes[m];
+    ma_check_memory_in in;
+    memset(&in, 0, sizeof in);
+    in.format = ma_database_format(r->db);
+    in.entries = ma_vr_entries_estimate(nd, in.format);
+    in.self_file = size[m];
+    for (int k = 0; k < MA_TURN_KINDS; k++) {
+        int c = nd->succ[k], dup = c < 0;
+        for (int j = 0; j < k && !dup; j++)
+            dup = nd->succ[j] == c;
+        if (c == m)
+            in.self_is_child = 1;
+        else if (!dup)
+            in.child_file[k] = size[c];
+    }
+    return ma_check_private_bytes(&in);
+}
+
+/* Fills peak[i] for every database sector i the plan of shard `shard` checks. */
+static int shard_peaks(ma_database *db, unsigned n_shards, unsigned shard, uint64_t *peak, ma_error *err)
+{
+    ma_vrun *r = calloc(1, sizeof *r);
+    if (!r)
+        return ma_error_set(err, MA_ENOMEM, "shards: out of memory");
+    r->db = db;
+    r->opt.shard_count = n_shards;
+    r->opt.shard_index = shard;
+    int rc = ma_vr_plan(r, err);
+    uint64_t *size = rc ? NULL : calloc(r->n_nodes ? r->n_nodes : 1, sizeof *size);
+    char *live = rc ? NULL : calloc(r->n_nodes ? r->n_nodes : 1, 1);
+    if (!rc && (!size || !live))
+        rc = ma_error_set(err, MA_ENOMEM, "shards: out of memory");
+    for (size_t i = 0; !rc && i < r->n_nodes; i++)
+        size[i] = file_size(&r->nodes[i]);
+    for (size_t first = 0; !rc && first < r->n_order;) {
+        size_t last = first;
+        while (last < r->n_order && r->unit_of_pos[last] == r->unit_of_pos[first])
+            last++;
+        /* the unit maps its sectors' files and their successors' (run_unit.c), beside every file
+         * an earlier unit mapped that a later one still reads */
+        for (size_t p = first; p < last; p++) {
+            const node *nd = &r->nodes[r->order[p]];
+            live[r->order[p]] = 1;
+            for (int k = 0; k < MA_TURN_KINDS; k++)
+                if (nd->succ[k] >= 0)
+                    live[nd->succ[k]] = 1;
+        }
+        uint64_t mapped = 0;
+        for (size_t i = 0; i < r->n_nodes; i++)
+            mapped += live[i] ? size[i] : 0;
+        /* the unit's sectors are checked one at a time: one check's private memory at once */
+        for (size_t p = first; p < last; p++) {
+            const node *nd = &r->nodes[r->order[p]];
+            for (size_t i = 0; i < ma_database_count(db); i++)
+                if (ma_database_sector(db, i) == nd->dbs)
+                    peak[i] = mapped + private_of(r, size, r->order[p]) + MA_CHECK_FIXED_BYTES;
+        }
+        int unit = r->unit_of_pos[first];
+        for (size_t i = 0; i < r->n_nodes; i++)
+            if (r->nodes[i].last_use == unit)
+                live[i] = 0;
+        first = last;
+    }
+    free(size);
+    free(live);
+    r->db = NULL; /* the caller's */
+    ma_vrun_free(r);
+    return rc;
+}
+
+int ma_shard_peaks(ma_database *db, unsigned n_shards, uint64_t *peak, ma_error *err)
+{
+    int rc = MA_OK;
+    for (unsigned s = 0; rc == MA_OK && s < n_shards; s++)
+        rc = shard_peaks(db, n_shards, s, peak, err);
+    return rc;
+}
