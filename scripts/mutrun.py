@@ -635,6 +635,23 @@ class Runner:
             self.asan = d
         return self.asan
 
+    def _unit_tests(self, build, ctests, sel, label, base, per):
+        """Builds the mutant's unit tests in build and runs them: (status, detail) when they decide,
+        None when every one passed. The binaries are built too: unit tests that make their database
+        with `millaudit solve` run the build's binary, which must be this mutant's, not one a
+        previous mutant left (or none, in a fresh build)."""
+        b = run(["cmake", "--build", str(build), "-j", str(self.jobs), "--target", *ctests, *BINARIES],
+                cwd=self.work)
+        if b.returncode:
+            return INVALID, [(b.stdout + b.stderr).strip().splitlines()[-1][:160]]
+        longest = max(self.cov.seconds[i] for i in sel if self.cov.tests[i].startswith("ctest "))
+        t = run(["ctest", "-j", str(self.jobs), "--stop-on-failure", "--timeout", str(int(base + per * longest)),
+                 "-R", "^(" + "|".join(re.escape(c) for c in ctests) + ")$"], cwd=build, env=self.env)
+        killers = failed_ctest(t.stdout)
+        if t.returncode and not killers:
+            killers = [f"ctest({t.returncode})"]
+        return (KILLED, [f"{label} {k}" for k in killers]) if killers else None
+
     def run(self, m, mutated, quick=0):
         """(status, killers or reason, number of tests selected). quick > 0: at most that many
         integration tests, the cheapest; a mutant they do not kill is undecided, not a survivor."""
@@ -654,20 +671,9 @@ class Runner:
         path.write_text(mutated)
         try:
             if ctests:
-                # the binaries too: unit tests that make their database with `millaudit solve` run the
-                # build's binary, which must be this mutant's, not one a previous mutant left
-                b = run(["cmake", "--build", str(self.build), "-j", str(self.jobs), "--target", *ctests,
-                         *BINARIES], cwd=self.work)
-                if b.returncode:
-                    return INVALID, [(b.stdout + b.stderr).strip().splitlines()[-1][:160]], len(sel)
-                longest = max(self.cov.seconds[i] for i in sel if self.cov.tests[i].startswith("ctest "))
-                t = run(["ctest", "-j", str(self.jobs), "--stop-on-failure", "--timeout", str(int(120 + 10 * longest)),
-                         "-R", "^(" + "|".join(re.escape(c) for c in ctests) + ")$"], cwd=self.build, env=self.env)
-                killers = failed_ctest(t.stdout)
-                if t.returncode and not killers:
-                    killers = [f"ctest({t.returncode})"]
-                if killers:
-                    return KILLED, ["ctest " + k for k in killers], len(sel)
+                decided = self._unit_tests(self.build, ctests, sel, "ctest", 120, 10)
+                if decided:
+                    return (*decided, len(sel))
             if pytests:
                 # the two binaries, or everything for the tests of the install and of the library
                 whole = any(p.split("::")[0].endswith(WHOLE_BUILD) for p in pytests)
@@ -688,19 +694,9 @@ class Runner:
                     return ERROR, [f"pytest exit {p.returncode}: {tail[-1][:200] if tail else ''}"], len(sel)
             if ctests and self.sanitizers:
                 # the unit tests of the line again under the sanitizers, as scripts/test runs them
-                asan = self._asan_build()
-                b = run(["cmake", "--build", str(asan), "-j", str(self.jobs), "--target", *ctests, *BINARIES],
-                        cwd=self.work)
-                if b.returncode:
-                    return INVALID, [(b.stdout + b.stderr).strip().splitlines()[-1][:160]], len(sel)
-                longest = max(self.cov.seconds[i] for i in sel if self.cov.tests[i].startswith("ctest "))
-                t = run(["ctest", "-j", str(self.jobs), "--stop-on-failure", "--timeout", str(int(300 + 30 * longest)),
-                         "-R", "^(" + "|".join(re.escape(c) for c in ctests) + ")$"], cwd=asan, env=self.env)
-                killers = failed_ctest(t.stdout)
-                if t.returncode and not killers:
-                    killers = [f"ctest({t.returncode})"]
-                if killers:
-                    return KILLED, ["ctest-asan " + k for k in killers], len(sel)
+                decided = self._unit_tests(self._asan_build(), ctests, sel, "ctest-asan", 300, 30)
+                if decided:
+                    return (*decided, len(sel))
             if held_back:
                 return UNDECIDED, [f"not killed by the {len(pytests)} cheapest integration tests of "
                                    f"{len(pytests) + held_back}: run again without --quick"], len(sel)
