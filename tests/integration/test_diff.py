@@ -292,7 +292,9 @@ def one_line_error(proc):
 def test_mismatched_variants(millaudit_asan, produced):
     lask = need(EXCERPT / "lask_1_2_9_8.sec2")
     proc = millaudit_asan.run("diff", produced / "std_3_3_0_0.mdb", lask, check=3)
-    assert "mismatched variants" in one_line_error(proc)
+    # each side named with the variants it holds, in words
+    assert one_line_error(proc) == (f"millaudit diff: mismatched variants: {produced / 'std_3_3_0_0.mdb'} holds std, "
+                                    f"{lask} holds lask")
 
 
 def test_different_sectors(millaudit_asan, produced):

@@ -215,3 +215,25 @@ def test_production_binary_has_no_rendezvous(millaudit, game3, tmp_path):
     proc = subprocess.run([str(millaudit.path), "verify", str(game3), "--audit", str(tmp_path / "a.sqlite")],
                           capture_output=True, text=True, env=env, timeout=600)
     assert proc.returncode == 0 and not (ctl / "paused").exists()
+
+
+def test_a_body_rewritten_after_its_digest_was_judged_is_damage_to_fetch_again(millaudit, millaudit_planted,
+                                                                               tmp_path):
+    """An open file whose body the integrity phase found equal to the SHA-256 its header records, one
+    byte of it then flipped in place (same size and mtime) right after that judgement, before the
+    hash phase: the check's own hash of the mapping differs from the header's, so the file is damage
+    (exit 3), named on the list of files to fetch again, and its sector and the one reading it are
+    not verified. (Flipped later, after the hash phase, the sector is withdrawn as changed during the
+    run instead: test_rewritten_right_after_its_open_without_a_store.)"""
+    db = tmp_path / "db"
+    millaudit.run("solve", "--variant", "std", "--stones", "3", "--out", db, "--quiet", check=0)
+    path = db / f"{PARENT}.mdb"
+    data = bytearray(path.read_bytes())
+    data[-1] ^= 0x40
+    rl = tmp_path / "refetch.txt"
+    rc, doc, err = paused_verify(millaudit_planted, db, tmp_path / "a.sqlite", "judged",
+                                 lambda: rewrite_in_place(path, bytes(data)), tmp_path, "--refetch-list", str(rl))
+    assert rc == 3 and doc["verdict"] == "damaged", err
+    assert doc["next"]["refetch"] == [f"{PARENT}.mdb"]
+    assert rl.read_text().splitlines() == [f"{PARENT}.mdb"]
+    assert sector(doc, PARENT)["status"] != "ok" and sector(doc, "std_2_2_1_1")["status"] != "ok"
