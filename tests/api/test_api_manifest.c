@@ -199,6 +199,11 @@ static void test_bad_input_is_refused(void **state)
     assert_int_equal(ma_manifest_check_run(&c, &o, &err), MA_EFORMAT);
     assert_null(c);
     assert_non_null(strstr(err.msg, "line 1"));
+    /* no manifest named: refused, not a check of nothing that passes */
+    ma_manifest_check_options unnamed = {.dir = f->db};
+    assert_int_equal(ma_manifest_check_run(&c, &unnamed, &err), MA_EINVAL);
+    assert_null(c);
+    assert_non_null(strstr(err.msg, "no manifest given"));
     /* a directory that is not there */
     char none[256];
     snprintf(none, sizeof none, "%s/absent", f->tmp);

@@ -207,6 +207,9 @@ def test_incremental_rechecks_the_changed_sector_and_its_readers(millaudit, tmp_
     assert again["totals"]["sectors_checked"] == 0
     assert again["totals"]["sectors_carried_over"] == len(full["sectors"])
     assert comparable(again) == comparable(full)
+    # a sector carried over reports the run that checked it and the time that check took
+    assert {s["sector"]: (s["from_run"], s["seconds"]) for s in again["sectors"]} == \
+        {s["sector"]: (full["run_id"], s["seconds"]) for s in full["sectors"]}
 
     changed = (3, 3, 0, 0)
     path = db / "std_3_3_0_0.mdb"
