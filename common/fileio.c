@@ -15,6 +15,15 @@ char *ma_escape_name(const char *text, char *buf, size_t len)
     return ma_escape_text(text, buf, len, 1);
 }
 
+char *ma_printable_ascii(const char *text, char *out, size_t len)
+{
+    size_t i = 0;
+    for (; text[i] && i + 1 < len; i++)
+        out[i] = ((unsigned char)text[i] >= 0x20 && (unsigned char)text[i] < 0x7f) ? text[i] : '?';
+    out[i] = '\0';
+    return out;
+}
+
 const char *ma_file_type_name(mode_t mode)
 {
     if (S_ISREG(mode))

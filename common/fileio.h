@@ -41,6 +41,11 @@ const char *ma_file_type_name(mode_t mode);
  * NUL-terminates; cuts at len - 1 bytes. Returns buf. */
 char *ma_escape_name(const char *text, char *buf, size_t len);
 
+/* Free text a file states about itself (an open header's producer and version) for display: each
+ * byte of text that is not printable ASCII (0x20..0x7e) shown as '?'. Always NUL-terminates; cuts
+ * at len - 1 bytes. Returns out. */
+char *ma_printable_ascii(const char *text, char *out, size_t len);
+
 /* Reads a document the user names into *out (malloc'd, NUL-terminated, *len bytes without the
  * NUL): "-" is standard input, a pipe or FIFO is read as a stream (one without a writer reads as
  * empty, never blocks: ma_file_open_stream). More than max bytes is MA_EFORMAT "<path>: offset N:

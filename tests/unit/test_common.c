@@ -6,6 +6,7 @@
 #include <cmocka.h>
 #include <string.h>
 
+#include "common/fileio.h"
 #include "common/ma_error.h"
 #include "common/verdict.h"
 
@@ -56,6 +57,17 @@ static void test_interrupted_words_count_carried_sectors_apart(void **state)
     assert_int_equal(ma_verdict_exit_code(MA_VERDICT_PARTIAL, 0), MA_EXIT_PARTIAL);
 }
 
+/* A header's free text shown as printable ASCII: space and '~' kept, control bytes, DEL and bytes
+ * past 0x7f as '?', cut to the buffer with its terminator. */
+static void test_printable_ascii_keeps_ascii_and_marks_the_rest(void **state)
+{
+    (void)state;
+    char out[16];
+    assert_string_equal(ma_printable_ascii("a b~\x1f\x7f\x80\xff.", out, sizeof out), "a b~????.");
+    assert_string_equal(ma_printable_ascii("abcdef", out, 4), "abc");
+    assert_string_equal(ma_printable_ascii("", out, sizeof out), "");
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -63,6 +75,7 @@ int main(void)
         cmocka_unit_test(test_error_message_is_one_line),
         cmocka_unit_test(test_exit_codes_are_distinct_for_mismatch_and_bad_input),
         cmocka_unit_test(test_interrupted_words_count_carried_sectors_apart),
+        cmocka_unit_test(test_printable_ascii_keeps_ascii_and_marks_the_rest),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -11,14 +11,6 @@
 #include "verifier/formats/open_file.h"
 #include "indexer/position.h"
 
-static void printable(char *dst, const char *src)
-{
-    size_t i = 0;
-    for (; src[i]; i++)
-        dst[i] = ((unsigned char)src[i] >= 0x20 && (unsigned char)src[i] < 0x7f) ? src[i] : '?';
-    dst[i] = '\0';
-}
-
 static void open_provenance(ma_file_provenance *out, const char *path)
 {
     uint8_t h[MA_OPEN_HEADER_SIZE];
@@ -35,8 +27,8 @@ static void open_provenance(ma_file_provenance *out, const char *path)
     snprintf(out->format, sizeof out->format, "open");
     snprintf(out->sector, sizeof out->sector, "%s_%u_%u_%u_%u", v, hd.sector.w, hd.sector.b,
              hd.sector.wf, hd.sector.bf);
-    printable(out->producer, hd.producer);
-    printable(out->producer_version, hd.producer_version);
+    ma_printable_ascii(hd.producer, out->producer, sizeof out->producer);
+    ma_printable_ascii(hd.producer_version, out->producer_version, sizeof out->producer_version);
     out->has_entries = 1;
     out->entries = hd.entry_count;
     snprintf(out->ruleset, sizeof out->ruleset,

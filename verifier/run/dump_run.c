@@ -23,15 +23,6 @@ static int visit(void *ctx, const ma_dump_entry *d)
     return w->opt->on_entry ? w->opt->on_entry(w->opt->ctx, w->s, &e) : MA_OK;
 }
 
-/* Free text from a file header: keep the comment line printable ASCII. */
-static void printable(const char *in, char *out, size_t len)
-{
-    size_t i = 0;
-    for (; in[i] && i + 1 < len; i++)
-        out[i] = (in[i] >= 0x20 && in[i] < 0x7F) ? in[i] : '?';
-    out[i] = '\0';
-}
-
 static void describe(ma_dump_summary *s, const ma_source *src)
 {
     ma_escape_name(ma_source_path(src), s->path, sizeof s->path);
@@ -43,8 +34,8 @@ static void describe(ma_dump_summary *s, const ma_source *src)
     const ma_open_file *of = ma_source_open_file(src);
     s->has_producer = of != NULL;
     if (of) {
-        printable(of->header.producer, s->producer, sizeof s->producer);
-        printable(of->header.producer_version, s->producer_version, sizeof s->producer_version);
+        ma_printable_ascii(of->header.producer, s->producer, sizeof s->producer);
+        ma_printable_ascii(of->header.producer_version, s->producer_version, sizeof s->producer_version);
     }
 }
 
