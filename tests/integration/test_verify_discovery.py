@@ -156,3 +156,23 @@ def test_full_disk_store_says_so_in_the_exit_status(millaudit_asan, db, tmp_path
     assert doc["record_complete"] is False and doc["exit"] == 4
     assert doc["totals"]["discrepancies"] >= 1  # the findings are still reported
     assert doc["errors"] and all("\n" not in e for e in doc["errors"])
+
+
+def test_a_sector_result_the_store_refuses_leaves_the_record_incomplete(millaudit, db, tmp_path):
+    """Only the sector results cannot be written (a trigger refuses them; the run's own rows can):
+    the run still reports what it checked, but says the record is incomplete (exit 4), and the store
+    records the run as incomplete, not "ok" over sectors it does not hold; the report of it is no
+    proof either."""
+    store = tmp_path / "a.sqlite"
+    millaudit.run("verify", db, "--audit", store, "--quiet", check=0)
+    with sqlite3.connect(store) as c:
+        c.execute("CREATE TRIGGER refuse BEFORE INSERT ON sector_results BEGIN SELECT RAISE(ABORT, 'no room'); END")
+    proc = millaudit.run("verify", db, "--audit", store, "--json", check=4)
+    doc = json.loads(proc.stdout)
+    assert doc["verdict"] == "verified" and doc["record_complete"] is False and doc["exit"] == 4
+    assert "run 2: sector std_3_3_0_0: record result: no room" in proc.stderr
+    with sqlite3.connect(store) as c:
+        assert c.execute("SELECT count(*) FROM sector_results WHERE run_id = 2").fetchone()[0] == 0
+        assert c.execute("SELECT status FROM runs WHERE id = 2").fetchone()[0] == "incomplete"
+    report = millaudit.run("report", "--audit", store, "--run", 2, "--check", check=3).stdout
+    assert "NOT verified" in report.splitlines()[1]

@@ -107,7 +107,9 @@ int ma_vr_finish(ma_vrun *r, int rc)
         ma_vr_integrity_record(r); /* damage the check found (a body rewritten under its digest) */
     if (r->audit && r->started) {
         ma_error e;
-        const char *status = ma_verdict_status(r->verdict);
+        /* a store that refused some of the run's rows does not hold what the verdict rests on: its
+         * record of the run says incomplete, never "ok" over sectors it lacks */
+        const char *status = ma_verdict_status(r->record_failed ? MA_VERDICT_INCOMPLETE : r->verdict);
         if (ma_audit_run_end(r->audit, r->run_id, status, &e))
             ma_vr_record_failure(r, &e);
         /* last: the seal covers every row the run wrote, its end included (verifier/run/seal.h) */
