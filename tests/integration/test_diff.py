@@ -386,6 +386,12 @@ def test_unusable_files_are_named_and_their_sector_marked(millaudit_asan, produc
     assert doc["totals"]["unusable"] == 1 and doc["totals"]["values_agree"] is False
     text = millaudit_asan.run("diff", produced, b, check=3, timeout=120).stdout
     assert "std_4_3_0_0: unusable:" in text and "incomplete" in text
+    # the store of the diff keeps the reason with the sector, as the report shows it
+    store = tmp_path / "d.sqlite"
+    millaudit_asan.run("diff", produced, b, "--audit", store, "--quiet", check=3, timeout=120)
+    with sqlite3.connect(store) as c:
+        (status, message), = c.execute("SELECT status, message FROM sector_results WHERE sector = 'std_4_3_0_0'")
+    assert status == "unusable" and "not a regular file (FIFO)" in message
 
 
 def test_broken_file_beside_a_difference_exits_1(millaudit, produced, tmp_path):
