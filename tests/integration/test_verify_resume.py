@@ -231,6 +231,11 @@ def test_incremental_rechecks_the_changed_sector_and_its_readers(millaudit, tmp_
     sec = next(s for s in doc["sectors"] if s["sector"] == "std_3_3_0_0")
     roots = [r for r in sec["rows"] if r["root"]]
     assert [r["entry"] for r in roots] == [entry] and roots[0]["class"] == "wrong-depth"
+    # the night after, nothing changed: every sector carried over, faults, roots and propagated ones
+    # as that run found them
+    carried = json.loads(millaudit.run("verify", db, "--audit", store, "--incremental", "--json", check=1).stdout)
+    assert carried["totals"]["sectors_checked"] == 0
+    assert comparable(carried) == comparable(doc) and carried["totals"]["propagated"] > 0
     # text and HTML/JSON reports name the sectors that were carried over
     text = millaudit.run("verify", db, "--audit", store, "--incremental", check=1).stdout
     assert "carried over from run" in text
