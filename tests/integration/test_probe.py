@@ -6,10 +6,13 @@ import hashlib
 import json
 import os
 import re
+import shutil
+import subprocess
+import sys
 
 import pytest
 
-from conftest import SHARED
+from conftest import ROOT, SHARED
 
 TSV = SHARED / "docs" / "malom-test-vectors.tsv"
 
@@ -199,3 +202,21 @@ def test_entry_without_value_exits_1(millaudit, solved, tmp_path):
     assert "0xC000" in doc["stored"]["text"] and doc["exit"] == 1
     p = millaudit.run("probe", d, "--stdin", input="a4,a7,a1/b4,b6,b2\n", check=0)
     assert p.stdout == "a1,a4,a7/b2,b4,b6 bad 0xc000\n" or p.stdout.endswith(" bad 0xc000\n")
+
+
+INJECT = ROOT / "scripts" / "inject_fault.py"
+
+
+def test_a_stored_value_better_than_the_rules_give_does_not_agree(millaudit, solved, tmp_path):
+    """A loss stored as a draw, which ranks above a loss for the mover: the probe shows the rules'
+    loss and says the two disagree (a comparison of outcomes by rank would take the draw for one)."""
+    board = next(l.split()[0] for l in millaudit.run("dump", solved / "std_3_3_0_0.mdb").stdout.splitlines()
+                 if not l.startswith("#") and l.split()[1] == "loss")
+    d = shutil.copytree(solved, tmp_path / "db")
+    good = probe(millaudit, d, board)
+    assert good["agrees"] is True and good["rules"]["outcome"] == "loss"
+    subprocess.run([sys.executable, INJECT, d / "std_3_3_0_0.mdb", "--board", board, "--outcome", "draw",
+                    "--reseal"], check=True, capture_output=True, env=dict(os.environ, MILLAUDIT_BIN=str(millaudit.path)))
+    doc = probe(millaudit, d, board, check=1)
+    assert doc["stored"]["outcome"] == "draw" and doc["rules"]["outcome"] == "loss"
+    assert doc["agrees"] is False and doc["exit"] == 1
