@@ -125,6 +125,8 @@ def test_changed_depth_and_outcome_found_at_the_position(millaudit, produced, tm
     a, b = s33["examples"][0]["a"], s33["examples"][0]["b"]
     assert a["outcome"] == b["outcome"] == "win" and b["depth"] == a["depth"] + 2
     assert s33["examples"][0]["offset_a"] == 128 + 2 * 1000
+    # every successor of the changed entry agrees on both sides: a root, the sector a root sector
+    assert s33["examples"][0]["cause"] == "root" and s33["cause"] == "root" and s33["roots"] == 1
     s34 = by["std_3_4_0_0"]
     if s34["differences"]["outcome"] == 0:
         pytest.fail(f"entry 1 of 3_4_0_0 changed to a loss but not reported: {s34}")
