@@ -732,6 +732,11 @@ static void test_sec2_malformed(void **state)
         int rc = open_std_1_1_8_8(c, good, len, path, sizeof path, &err);
         expect_error(rc, &err, MA_EMISSING, path, "1_1_8_8", 0);
         assert_non_null(strstr(err.msg, "std.secval"));
+        /* present but cut short: its own refusal, never a file read with no frame */
+        ma_test_spit(sv, "virt_loss_val: -32767\n", 22);
+        rc = open_std_1_1_8_8(c, good, len, path, sizeof path, &err);
+        assert_int_equal(rc, MA_EFORMAT);
+        assert_non_null(strstr(err.msg, "std.secval"));
         /* the right file for a lask sector name in std's directory is still missing */
         copy_secval(c, "std");
         snprintf(path, sizeof path, "%s/lask_1_1_9_9.sec2", c->tmp);
