@@ -8,16 +8,9 @@
 
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 
 #include "verifier/check/memory.h"
 #include "verifier/run/shard.h"
-
-static uint64_t file_size(const node *nd)
-{
-    struct stat st;
-    return nd->dbs && stat(nd->dbs->path, &st) == 0 ? (uint64_t)st.st_size : 0;
-}
 
 /* The private memory of node m's check (verifier/check/memory.h), from the files' sizes. */
 static uint64_t private_of(const ma_vrun *r, const uint64_t *size, int m)
@@ -55,7 +48,7 @@ static int shard_peaks(ma_database *db, unsigned n_shards, unsigned shard, uint6
     if (!rc && (!size || !live))
         rc = ma_error_set(err, MA_ENOMEM, "shards: out of memory");
     for (size_t i = 0; !rc && i < r->n_nodes; i++)
-        size[i] = file_size(&r->nodes[i]);
+        size[i] = ma_shard_file_bytes(r->nodes[i].dbs);
     for (size_t first = 0; !rc && first < r->n_order;) {
         size_t last = first;
         while (last < r->n_order && r->unit_of_pos[last] == r->unit_of_pos[first])
@@ -75,9 +68,9 @@ static int shard_peaks(ma_database *db, unsigned n_shards, unsigned shard, uint6
         /* the unit's sectors are checked one at a time: one check's private memory at once */
         for (size_t p = first; p < last; p++) {
             const node *nd = &r->nodes[r->order[p]];
-            for (size_t i = 0; i < ma_database_count(db); i++)
-                if (ma_database_sector(db, i) == nd->dbs)
-                    peak[i] = mapped + private_of(r, size, r->order[p]) + MA_CHECK_FIXED_BYTES;
+            if (nd->dbs) /* a node of the plan is a sector of the database: its index, not a search */
+                peak[nd->dbs - ma_database_sector(db, 0)] =
+                    mapped + private_of(r, size, r->order[p]) + MA_CHECK_FIXED_BYTES;
         }
         int unit = r->unit_of_pos[first];
         for (size_t i = 0; i < r->n_nodes; i++)

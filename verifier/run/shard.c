@@ -54,7 +54,7 @@ int ma_shard_partition(ma_shard_item *items, size_t n, unsigned n_shards, ma_err
     return MA_OK;
 }
 
-static uint64_t file_bytes(const ma_db_sector *s)
+uint64_t ma_shard_file_bytes(const ma_db_sector *s)
 {
     struct stat st;
     return s && stat(s->path, &st) == 0 ? (uint64_t)st.st_size : 0;
@@ -96,7 +96,7 @@ int ma_shard_plan_database(ma_database *db, unsigned n_shards, ma_shard_plan *ou
         p->sector = d->sector;
         snprintf(p->name, sizeof p->name, "%s", d->name);
         p->entries = ma_format_planned_entries(f, d->sector, d->path);
-        p->bytes = file_bytes(d);
+        p->bytes = ma_shard_file_bytes(d);
         items[i] = (ma_shard_item){d->variant, d->sector, p->name, p->entries, 0, 0};
     }
     int rc = ma_shard_partition(items, n, n_shards, err);

@@ -60,4 +60,7 @@ int ma_shard_peaks(ma_database *db, unsigned n_shards, uint64_t *peak, ma_error 
 int ma_shard_of_files(ma_database *db, unsigned n_shards, const char *const *rel, size_t n, unsigned *shard_of,
                       ma_error *err);
 
+/* The size of sector s's file in bytes (0: no sector, or its file cannot be stat'ed now). */
+uint64_t ma_shard_file_bytes(const ma_db_sector *s);
+
 #endif
