@@ -1,5 +1,7 @@
 """The CLI's own behaviour: help, version, unknown commands."""
+import os
 import re
+import subprocess
 
 import pytest
 
@@ -8,7 +10,50 @@ from conftest import ROOT
 
 def test_version_names_version_and_revision(millaudit):
     out = millaudit.run("--version", check=0).stdout
-    assert re.match(r"millaudit \d+\.\d+\.\d+ \(git ([0-9a-f]+|unknown)\)$", out)
+    assert re.match(r"millaudit \d+\.\d+\.\d+ \(git ([0-9a-f]{12}(-dirty)?|unknown)\)$", out)
+
+
+def git_revision_header(src, out):
+    """cmake/git_revision.cmake run on source tree src, writing out; its MA_GIT_REVISION."""
+    subprocess.run(["cmake", f"-DSRC={src}", f"-DOUT={out}", "-P", str(ROOT / "cmake" / "git_revision.cmake")],
+                   check=True, capture_output=True)
+    return re.search(r'#define MA_GIT_REVISION "([^"]*)"', out.read_text()).group(1)
+
+
+def test_the_revision_is_the_one_the_source_tree_is_at_now(build_dir, millaudit, tmp_path):
+    """The revision a binary records in audit runs and attestations is its source tree's state when
+    it was built, not when CMake was configured: built after a commit or an edit, it must not name
+    the old commit (a stale build dir did). Compared with the tree as it is now, so a binary older
+    than its tree fails here too."""
+    cache = (build_dir / "CMakeCache.txt").read_text()
+    src = re.search(r"^CMAKE_HOME_DIRECTORY:INTERNAL=(.*)$", cache, re.M).group(1)
+    now = git_revision_header(src, tmp_path / "rev.h")
+    out = millaudit.run("--version", check=0).stdout
+    assert out.endswith(f"(git {now})\n")
+
+
+def test_git_revision_follows_commits_and_edits(tmp_path):
+    repo, out = tmp_path / "repo", tmp_path / "rev.h"
+    repo.mkdir()
+    git = ["git", "-C", str(repo), "-c", "user.name=t", "-c", "user.email=t@example.org"]
+    assert git_revision_header(repo, out) == "unknown"  # not a checkout
+    subprocess.run(git + ["init", "-q"], check=True)
+    (repo / "a.c").write_text("1\n")
+    subprocess.run(git + ["add", "a.c"], check=True)
+    subprocess.run(git + ["commit", "-qm", "one"], check=True)
+    head = lambda: subprocess.run(git + ["rev-parse", "--short=12", "HEAD"], check=True, capture_output=True,
+                                  text=True).stdout.strip()
+    first = head()
+    assert git_revision_header(repo, out) == first
+    # unchanged: the header is not rewritten, so nothing that includes it is rebuilt
+    os.utime(out, ns=(1, 1))
+    assert git_revision_header(repo, out) == first and out.stat().st_mtime_ns == 1
+    (repo / "untracked.o").write_text("")  # build products do not make a tree dirty
+    assert git_revision_header(repo, out) == first
+    (repo / "a.c").write_text("2\n")
+    assert git_revision_header(repo, out) == first + "-dirty"
+    subprocess.run(git + ["commit", "-qam", "two"], check=True)
+    assert head() != first and git_revision_header(repo, out) == head()
 
 
 # The commands of README.md's command table, in the order of --help. Kept literal (not read back
