@@ -396,6 +396,15 @@ static int is_verified(const ma_run *r)
     return r && r->status && !strcmp(r->status, "ok") && r->ended_at;
 }
 
+/* Did r finish and record a row for every sector it read? Only then is a sector it has no row of
+ * gone from the database. */
+static int is_through(const ma_run *r)
+{
+    if (!r->status || !r->ended_at)
+        return 0;
+    return strcmp(r->status, "interrupted") && strcmp(r->status, "resumed") && strcmp(r->status, "incomplete");
+}
+
 static int cmp_sector_ptr(const void *x, const void *y)
 {
     const ma_run_sector *a = *(const ma_run_sector *const *)x, *b = *(const ma_run_sector *const *)y;
@@ -463,10 +472,20 @@ static void judge(ma_regression_row *row, const ma_run *base, const ma_run *run)
             ch |= MA_CHANGE_CLASSES;
     }
     row->changes = ch;
-    row->regression = row->improvement = 0;
+    row->regression = row->improvement = row->unchecked = 0;
     row->why = NULL;
     /* the first reason found names the row; the order is the order of importance */
-    if (ch & MA_CHANGE_VANISHED) {
+    /* Not checked by this run: the report's row of a planned sector it never reached (status
+     * not-checked), or no row at all in a run that did not go through its plan (interrupted, never
+     * finished) or whose store refused rows (incomplete). Less is proven than before, which is a
+     * regression, but nothing was found wrong, and the sector may well still be there: no fault. */
+    int unchecked = b && ((r && r->status && !strcmp(r->status, "not-checked")) ||
+                          (!r && (!run || !is_through(run))));
+    if (unchecked && check_rank(b->status) < check_rank("not-checked")) {
+        row->regression = row->unchecked = 1;
+        row->why = "not checked by this run, which is interrupted or incomplete: unproven, not known to be gone "
+                   "or wrong";
+    } else if (ch & MA_CHANGE_VANISHED) {
         row->regression = 1, row->why = "the sector is no longer in the database";
     } else if (ch & (MA_CHANGE_NEW_DISCREPANCIES | MA_CHANGE_MORE_DISCREPANCIES)) {
         row->regression = 1, row->why = ch & MA_CHANGE_NEW_DISCREPANCIES ? "new discrepancies" : "more discrepancies";

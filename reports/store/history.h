@@ -16,7 +16,10 @@
  *
  * Regressions of run R against a baseline B (previous(R) unless the caller names one), per sector
  * present in either run (the flags of ma_change):
- *   appeared / vanished         the sector is in R only / in B only; vanishing is a regression
+ *   appeared / vanished         the sector is in R only / in B only; vanishing is a regression,
+ *                               "unchecked" (no fault, only unproven) when R did not go through
+ *                               its plan (interrupted, never finished, record incomplete), as is
+ *                               a sector R's report shows 'not-checked'
  *   new / more discrepancies    R has more discrepancies than B (B's count is 0 when absent): a
  *                               regression; so is a sector whose status became 'discrepancies'
  *                               with an equal count (a body digest that no longer matches, docs/
@@ -114,6 +117,9 @@ typedef struct ma_regression_row {
     const ma_run_sector *run;      /* NULL: not in the run */
     unsigned changes;              /* ma_change flags; 0: unchanged */
     int regression;                /* this sector got worse */
+    int unchecked;                 /* a regression only because run did not check it (status not-checked,
+                                    * or no row in a run interrupted, never finished or recorded
+                                    * 'incomplete'): unproven, no fault */
     int improvement;               /* this sector got better (and not worse) */
     const char *why;               /* one phrase: why it is a regression or an improvement, or NULL */
     int consequence;               /* a regression explained by root causes among its successors */

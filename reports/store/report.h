@@ -151,6 +151,7 @@ typedef struct ma_report_since {
     size_t n_faults, n_consequences, n_fixed, n_improved, n_changed;
     size_t n_follows;            /* of n_improved: sectors that improved as a consequence of fixes below them */
     size_t n_fixed_consequences; /* of n_fixed and n_follows: fixed as a consequence */
+    size_t n_unchecked;          /* regressions only because the run did not check them */
     char faults[320];            /* root regressions */
     char fixed[320];             /* the other fixed sectors: the ones with a fault of their own */
 } ma_report_since;

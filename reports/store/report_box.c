@@ -157,7 +157,9 @@ static void faults_and_fixes(ma_report_since *s, const ma_regressions *g)
     size_t named = 0;
     s->fixed[0] = s->faults[0] = 0;
     for (size_t i = 0; i < g->n_rows; i++) {
-        if (g->rows[i].regression && !g->rows[i].consequence)
+        if (g->rows[i].unchecked)
+            s->n_unchecked++;
+        else if (g->rows[i].regression && !g->rows[i].consequence)
             name_add(s->faults, sizeof s->faults, &s->n_faults, g->rows[i].sector);
         if (!(g->rows[i].changes & MA_CHANGE_FIXED))
             continue;
@@ -335,6 +337,11 @@ static void box_since(ma_report *r)
     int any = 0;
     if (s->n_faults) {
         add(b->since, sizeof b->since, "%s: %s", s->n_faults == 1 ? "a new fault" : "new faults", s->faults);
+        any = 1;
+    }
+    if (s->n_unchecked) {
+        add(b->since, sizeof b->since, "%s%s not checked by this run (no fault found: unproven)", any ? "; " : "",
+            MA_COUNT(s->n_unchecked, "sector", "sectors"));
         any = 1;
     }
     if (s->n_consequences) {

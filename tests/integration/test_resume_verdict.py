@@ -135,6 +135,26 @@ def test_an_interrupted_run_says_k_of_n_forever(millaudit, millaudit_planted, ga
         (1, "interrupted", 2, None), (2, "ok", None, 1)]
 
 
+def what_changed(text):
+    return next(l for l in text.splitlines() if l.startswith("  what changed ")).split(None, 2)[2]
+
+
+def test_sectors_an_interrupted_run_never_reached_are_not_called_new_faults(millaudit, millaudit_planted, game4,
+                                                                            tmp_path):
+    """After a verified night, a run stopped after K sectors proved less, which is worse, but found
+    nothing wrong: its report names no fault among the sectors it did not reach."""
+    store = tmp_path / "a.sqlite"
+    millaudit.run("verify", game4, "--audit", store, "--quiet", check=0)
+    stopped(millaudit_planted, game4, store, "--quiet")
+    line = what_changed(millaudit.run("report", "--audit", store, "--run", "2", check=0).stdout)
+    assert re.fullmatch(r"since run 1 \(\d{4}-\d\d-\d\d \d\d:\d\d UTC, verified\): "
+                        rf"{SECTORS - STOP} sectors not checked by this run \(no fault found: unproven\); "
+                        r"verdict verified -> interrupted \(worse\)", line), line
+    # the nightly gate still fails: a run that proved less is a regression
+    proc = millaudit.run("runs", "regressions", "--audit", store, check=1)
+    assert proc.stdout.count("not checked by this run") == SECTORS - STOP
+
+
 def test_an_interrupted_run_over_a_fault_it_never_reached_is_not_verified(millaudit, millaudit_planted, tmp_path):
     """The reason item 4 matters: the sectors a stopped run never reached may hold wrong values."""
     db = tmp_path / "db"

@@ -176,3 +176,7 @@ def test_a_sector_result_the_store_refuses_leaves_the_record_incomplete(millaudi
         assert c.execute("SELECT status FROM runs WHERE id = 2").fetchone()[0] == "incomplete"
     report = millaudit.run("report", "--audit", store, "--run", 2, "--check", check=3).stdout
     assert "NOT verified" in report.splitlines()[1]
+    # what changed since the verified run 1: nothing found wrong, only less proven
+    changed = next(l for l in report.splitlines() if l.startswith("  what changed "))
+    assert changed.endswith("): 7 sectors not checked by this run (no fault found: unproven); "
+                            "verdict verified -> incomplete (worse)"), changed

@@ -276,6 +276,42 @@ static void test_appeared_vanished_and_completeness(void **state)
 }
 
 /* A body digest mismatch fails a sector without a wrong entry: status alone decides. */
+/* A sector a run did not check (not reached before it stopped, or its row refused by the store) is
+ * a regression, since less is proven, but no fault: "vanished from the database" is said only of
+ * a run that went through its plan. */
+static void test_a_sector_not_checked_is_unproven_not_gone(void **state)
+{
+    (void)state;
+    static const spec before[] = {{"std_1_1_0_0", "ok", 0, DA, NULL}, {"std_2_2_0_0", "ok", 0, DA, NULL},
+                                  {"std_3_3_0_0", "discrepancies", 1, NULL, "wrong-depth"}};
+    static const spec partly[] = {{"std_2_2_0_0", "not-checked", 0, NULL, NULL},
+                                  {"std_3_3_0_0", "discrepancies", 1, NULL, "wrong-depth"}};
+    const char *statuses[] = {"interrupted", "incomplete", "resumed", NULL, "ok", "discrepancies"};
+    for (size_t i = 0; i < sizeof statuses / sizeof *statuses; i++) {
+        ma_run a, b;
+        make_run(&a, 1, "discrepancies", before, 3);
+        make_run(&b, 2, statuses[i], partly, 2);
+        int through = i >= 4;
+        ma_regressions g;
+        ma_error err;
+        assert_int_equal(ma_regressions_compute(&g, &a, &b, &err), MA_OK);
+        const ma_regression_row *x = row_of(&g, "std_1_1_0_0");
+        assert_int_equal(x->changes, MA_CHANGE_VANISHED);
+        assert_true(x->regression);
+        assert_int_equal(x->unchecked, !through);
+        assert_string_equal(x->why, through ? "the sector is no longer in the database"
+                                            : "not checked by this run, which is interrupted or incomplete: "
+                                              "unproven, not known to be gone or wrong");
+        x = row_of(&g, "std_2_2_0_0"); /* the report's row of a planned sector never reached */
+        assert_true(x->regression && x->unchecked && !x->consequence);
+        x = row_of(&g, "std_3_3_0_0"); /* checked, and still wrong: a fault, not unchecked */
+        assert_false(x->unchecked);
+        ma_regressions_free(&g);
+        drop_run(&a);
+        drop_run(&b);
+    }
+}
+
 static void test_failing_status_without_count(void **state)
 {
     (void)state;
@@ -791,6 +827,7 @@ int main(void)
         cmocka_unit_test(test_back_to_clean_is_a_fix),
         cmocka_unit_test(test_two_verified_runs_with_other_values_regress),
         cmocka_unit_test(test_appeared_vanished_and_completeness),
+        cmocka_unit_test(test_a_sector_not_checked_is_unproven_not_gone),
         cmocka_unit_test(test_failing_status_without_count),
         cmocka_unit_test(test_change_names),
         cmocka_unit_test(test_regressions_json_and_junit),
