@@ -352,6 +352,26 @@ static void test_refusals(void **state)
     assert_int_equal(merge(out, dup, 2, 0, &m, &err), MA_EFORMAT);
     assert_non_null(strstr(err.msg, "given twice"));
     ma_merge_result_free(&m);
+    /* a shard store whose runs table is damaged (its root page overwritten): unusable input, as the
+     * public contract says (MA_EFORMAT, exit 3), never MA_EIO, which says the output cannot be
+     * written */
+    char broken[400];
+    store_path(fx, broken, sizeof broken, "broken.sqlite");
+    snprintf(cmd, sizeof cmd, "cp '%s' '%s'", s0, broken);
+    assert_int_equal(system(cmd), 0);
+    long long root = count(broken, "SELECT rootpage FROM sqlite_master WHERE name = 'runs'");
+    long long page = count(broken, "PRAGMA page_size");
+    FILE *f = fopen(broken, "r+b");
+    assert_non_null(f);
+    assert_int_equal(fseek(f, (long)((root - 1) * page), SEEK_SET), 0);
+    for (long long k = 0; k < page; k++)
+        fputc(0xff, f);
+    assert_int_equal(fclose(f), 0);
+    const char *damaged[] = {broken, s1};
+    assert_int_equal(merge(out, damaged, 2, 0, &m, &err), MA_EFORMAT);
+    assert_non_null(strstr(err.msg, "broken.sqlite"));
+    assert_non_null(strstr(err.msg, "malformed"));
+    ma_merge_result_free(&m);
     /* nothing was written by a refused merge */
     assert_int_equal(access(out, F_OK), -1);
     /* a missing shard: the run is written, incomplete; --allow-partial judges what is there */
