@@ -150,6 +150,24 @@ def test_merged_report_reads_like_the_single_runs_and_lists_the_shards(millaudit
     assert "<h2>Shards</h2>" in html
 
 
+def test_a_merged_store_whose_shard_list_cannot_be_read_is_refused(millaudit, shard_stores, tmp_path):
+    """The merged run's list of shards is part of what its report and export claim: a store whose
+    run_shards table is damaged (its root page overwritten) is refused naming the store (exit 3),
+    never reported or exported as a run of no shards."""
+    out = tmp_path / "merged.sqlite"
+    merge(millaudit, out, *shard_stores, check=1)
+    (root,) = sql(out, "SELECT rootpage FROM sqlite_master WHERE name = 'run_shards'")[0]
+    (page,) = sql(out, "PRAGMA page_size")[0]
+    with open(out, "r+b") as f:
+        f.seek((root - 1) * page)
+        f.write(b"\xff" * page)
+    for args in (["report", "--audit", out], ["runs", "export", "--audit", out]):
+        proc = millaudit.run(*args, check=3)
+        assert proc.stdout == ""
+        (line,) = proc.stderr.splitlines()
+        assert str(out) in line and "malformed" in line, line
+
+
 def test_resumed_shard_merges_like_an_uninterrupted_one(millaudit, game4, single, faulty, shard_stores, tmp_path):
     stores = [tmp_path / s.name for s in shard_stores]
     for s, d in zip(shard_stores, stores):
