@@ -136,6 +136,21 @@ def test_run_without_manifest_is_said_loudly_in_the_appendix(millaudit, store, t
     assert 'class="banner">NO MANIFEST RECORDED' in report(millaudit, old, 1, "html")
 
 
+def test_store_without_its_manifest_table_is_refused(millaudit, store, tmp_path):
+    """A store at the current schema whose manifests table is gone is damaged, not a run that
+    recorded no manifest: report and runs export refuse it naming the store (exit 3) and never
+    show its verify run as verified."""
+    broken = tmp_path / "broken.sqlite"
+    shutil.copy(store, broken)
+    with sqlite3.connect(broken) as db:
+        db.execute("DROP TABLE manifests")
+    for args in (["report", "--audit", broken, "--run", "1"], ["runs", "export", "--audit", broken, "--run", "1"]):
+        proc = millaudit.run(*args, check=3)
+        assert proc.stdout == ""
+        (line,) = proc.stderr.splitlines()
+        assert str(broken) in line and "no such table: manifests" in line, line
+
+
 def test_default_is_the_latest_run(millaudit, store):
     latest = millaudit.run("report", "--audit", store, check=0).stdout
     assert latest.startswith("millaudit report: run 4 (diff)\n")
