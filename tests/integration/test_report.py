@@ -151,6 +151,23 @@ def test_store_without_its_manifest_table_is_refused(millaudit, store, tmp_path)
         assert str(broken) in line and "no such table: manifests" in line, line
 
 
+def test_a_chunk_row_without_its_file_costs_no_other_file_its_chunks(millaudit, store, tmp_path):
+    """Run 2 (the manifest) with the file row of its first path deleted, its chunk rows left: the
+    export lists the other files with every chunk the store holds for them, as before."""
+    def files(audit):
+        doc = json.loads(millaudit.run("runs", "export", "--audit", audit, "--run", "2", check=0).stdout)
+        return {f["path"]: f["chunks"] for f in doc["manifest"]["files"]}
+    before = files(store)
+    first = min(before)
+    assert len(before) >= 2 and all(before.values())
+    orphan = tmp_path / "orphan.sqlite"
+    shutil.copy(store, orphan)
+    with sqlite3.connect(orphan) as db:
+        db.execute("DELETE FROM manifest_files WHERE run_id = 2 AND path = ?", (first,))
+    del before[first]
+    assert files(orphan) == before
+
+
 def test_default_is_the_latest_run(millaudit, store):
     latest = millaudit.run("report", "--audit", store, check=0).stdout
     assert latest.startswith("millaudit report: run 4 (diff)\n")
