@@ -114,7 +114,9 @@ static void fold(char variant[8], char format[16], int *mixed_variant, int *mixe
 int ma_manifest_run_provenance(char variant[8], char format[16], const char *root, const char *const *rel,
                                size_t n, ma_error *err)
 {
-    variant[0] = format[0] = '\0';
+    /* every byte defined, not only the first: the callers' arrays are uninitialized stack */
+    memset(variant, 0, 8);
+    memset(format, 0, 16);
     int mixed_variant = 0, mixed_format = 0;
     for (size_t i = 0; i < n; i++) {
         char *path = join(root, rel[i]);
