@@ -15,7 +15,8 @@
  *                           the ones after it succeed again. Unset or 0: none fails.
  *   MA_FAILALLOC_REPORT=P   at exit, the process that loaded the shim (not a forked child) writes
  *                           "allocations C\nfailed F\n" to P: C counted allocations, F 1 when the
- *                           Nth was reached and failed.
+ *                           Nth was reached and failed, then "site A": its return address (as
+ *                           below), for a person finding which call it was.
  *   MA_FAILALLOC_SITES=P    at exit, also writes one line per counted allocation site, in order of
  *                           first use: "<index of its first call> <calls> <return address>" (hex,
  *                           relative to the program's load address: `addr2line -f -e millaudit`).
@@ -51,6 +52,7 @@ static uintptr_t base;
 static unsigned long fail_at;
 static atomic_ulong counted;
 static atomic_int failed;
+static uintptr_t failed_site;
 static pid_t owner;
 static int ready;
 
@@ -114,6 +116,7 @@ static int should_fail(const void *caller)
         note_site(a, index);
     if (index != fail_at)
         return 0;
+    failed_site = a;
     atomic_store(&failed, 1);
     errno = ENOMEM;
     return 1;
@@ -226,6 +229,8 @@ __attribute__((destructor)) static void failalloc_report(void)
     FILE *f = path ? fopen(path, "w") : NULL;
     if (f) {
         fprintf(f, "allocations %lu\nfailed %d\n", atomic_load(&counted), atomic_load(&failed));
+        if (atomic_load(&failed))
+            fprintf(f, "site %#lx\n", (unsigned long)(failed_site - base));
         fclose(f);
     }
     path = getenv("MA_FAILALLOC_SITES");
