@@ -236,7 +236,9 @@ def sweep(scenario):
 
 @pytest.fixture(scope="module")
 def work(millaudit, std3_games, tmp_path_factory):
-    """The 3-stone game with a published manifest that has chunk lines, and two shard manifests."""
+    """The 3-stone game with a published manifest that has chunk lines, two shard manifests, and a
+    copy published with 4 KiB chunks of which one file then had a byte changed (the report pins the
+    chunk: only the chunk lines tell which)."""
     w = tmp_path_factory.mktemp("oom")
     db = w / "db"
     shutil.copytree(std3_games / "db", db)
@@ -244,6 +246,12 @@ def work(millaudit, std3_games, tmp_path_factory):
     for i in range(2):
         millaudit.run("manifest", "create", db, "--chunks", "--shard", f"{i}/2", "--out", w / f"s{i}.sha256",
                       "--quiet", check=0)
+    changed = w / "changed"
+    shutil.copytree(std3_games / "db", changed)
+    millaudit.run("manifest", "create", changed, "--chunks", "--chunk-size", "4096", "--quiet", check=0)
+    data = bytearray((changed / "std_3_3_0_0.mdb").read_bytes())
+    data[300000] ^= 1
+    (changed / "std_3_3_0_0.mdb").write_bytes(bytes(data))
     return w
 
 
@@ -257,6 +265,14 @@ def test_verify_under_allocation_failure(millaudit, shim, work):
 
 def test_manifest_check_under_allocation_failure(millaudit, shim, work):
     s = Scenario(millaudit, shim, work, ["manifest", "check", "db/MANIFEST.sha256", "--threads", "1"])
+    wrong = sweep(s)
+    assert not wrong, "\n".join(wrong)
+
+
+def test_manifest_check_of_a_changed_file_under_allocation_failure(millaudit, shim, work):
+    s = Scenario(millaudit, shim, work, ["manifest", "check", "changed/MANIFEST.sha256", "--threads", "1"])
+    clean = s.run()
+    assert clean.rc == 1 and "std_3_3_0_0.mdb: FAILED at bytes 299008-303103 (chunk 73)" in clean.stdout
     wrong = sweep(s)
     assert not wrong, "\n".join(wrong)
 
