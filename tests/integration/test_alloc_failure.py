@@ -207,6 +207,7 @@ def sweep(scenario):
     expected = scenario.comparable(clean)
     assert scenario.comparable(again) == expected, "two clean runs differ beyond their times"
     wrong = []
+    reported = 0
     for n in range(1, clean.allocations + 1):
         got = scenario.run(n)
         where = f"allocation {n} of {clean.allocations}: exit {got.rc}, stderr {got.stderr.strip()[-300:]!r}"
@@ -217,6 +218,7 @@ def sweep(scenario):
             wrong.append(f"{where}: the allocation was not reached (report {got.allocations}, {got.failed})")
             continue
         if got.rc in OOM_EXITS:
+            reported += 1
             lines = got.stderr.strip().splitlines()
             if len(lines) != 1 or "out of memory" not in lines[0]:
                 wrong.append(f"{where}: exit {got.rc} without one line saying out of memory")
@@ -231,6 +233,8 @@ def sweep(scenario):
         if scenario.comparable(got) != expected:
             wrong.append(f"{where}: neither out of memory nor the clean run's result (clean: exit {clean.rc}): "
                          + first_difference(scenario.comparable(got), expected))
+    if not reported:
+        wrong.append(f"none of {clean.allocations} allocation failures was reported: the shim fails nothing")
     return wrong
 
 

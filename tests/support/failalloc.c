@@ -54,7 +54,8 @@ static atomic_ulong counted;
 static atomic_int failed;
 static uintptr_t failed_site;
 static pid_t owner;
-static int ready;
+static atomic_int ready;
+static atomic_flag registered = ATOMIC_FLAG_INIT;
 
 /* Sites: the return addresses of counted calls, each with the index of its first call. */
 static struct {
@@ -100,10 +101,19 @@ static void note_site(uintptr_t addr, unsigned long index)
     atomic_flag_clear(&sites_lock);
 }
 
+/* Registered at the program's first counted allocation, so after the program's constructors and
+ * glibc's own exit handlers: it runs before them at exit and stops the count, leaving out what is
+ * not the program's work (gcov writing its counters in a coverage build, from code linked into the
+ * program). */
+static void stop_counting(void)
+{
+    atomic_store(&ready, 0);
+}
+
 /* 1 when this call, made from caller, is the one to fail. */
 static int should_fail(const void *caller)
 {
-    if (!ready)
+    if (!atomic_load(&ready))
         return 0;
     uintptr_t a = (uintptr_t)caller;
     int ours = 0;
@@ -111,6 +121,8 @@ static int should_fail(const void *caller)
         ours = a >= ranges[i].lo && a < ranges[i].hi;
     if (!ours)
         return 0;
+    if (!atomic_flag_test_and_set(&registered))
+        atexit(stop_counting);
     unsigned long index = atomic_fetch_add(&counted, 1) + 1;
     if (want_sites)
         note_site(a, index);
@@ -217,14 +229,14 @@ __attribute__((constructor)) static void failalloc_init(void)
     want_sites = getenv("MA_FAILALLOC_SITES") != NULL;
     owner = getpid();
     dl_iterate_phdr(program_segments, NULL);
-    ready = 1;
+    atomic_store(&ready, 1);
 }
 
 __attribute__((destructor)) static void failalloc_report(void)
 {
     if (getpid() != owner)
         return;
-    ready = 0;
+    atomic_store(&ready, 0);
     const char *path = getenv("MA_FAILALLOC_REPORT");
     FILE *f = path ? fopen(path, "w") : NULL;
     if (f) {
