@@ -94,6 +94,15 @@ static void snapshot_node(ma_vrun *r, int m, const char *now)
     ma_vr_add_error(r, nd->changed_msg);
 }
 
+/* Node nd's mapping could not be hashed again (out of memory): it counts as changed, with a message
+ * that blames memory, not the file. */
+static void not_hashed(node *nd)
+{
+    nd->changed = 1;
+    snprintf(nd->changed_msg, sizeof nd->changed_msg, "sector %s: not hashed again after the check: out of memory",
+             nd->pub.name);
+}
+
 /* Hashes, once per unit, the mapping of every node the unit's checked sectors read (their own and
  * their successors'), several at once: each digest is one sequential stream. A node absent or
  * unusable was not read and is not compared. Without memory to hash, every such node counts as
@@ -124,9 +133,7 @@ static int snapshot_unit(ma_vrun *r, size_t first, size_t n, const int *checked)
             if (!nd->dbs || ma_database_source(r->db, nd->pub.variant, nd->pub.sector, &src, NULL))
                 continue; /* absent or unusable: nothing was read from it */
             if (!ok) {
-                nd->changed = 1;
-                snprintf(nd->changed_msg, sizeof nd->changed_msg, "sector %s: not hashed again after the check: "
-                         "out of memory", nd->pub.name);
+                not_hashed(nd);
                 continue;
             }
             which[m] = c;
@@ -141,13 +148,10 @@ static int snapshot_unit(ma_vrun *r, size_t first, size_t n, const int *checked)
         char now[65];
         if (ok)
             ma_sha256_hex(now, dg[k]);
-        if (ok) {
+        if (ok)
             snapshot_node(r, which[k], now);
-        } else {
-            r->nodes[which[k]].changed = 1;
-            snprintf(r->nodes[which[k]].changed_msg, sizeof r->nodes[which[k]].changed_msg,
-                     "sector %s: not hashed again after the check: out of memory", r->nodes[which[k]].pub.name);
-        }
+        else
+            not_hashed(&r->nodes[which[k]]);
     }
     free(which);
     free(data);
