@@ -2,21 +2,24 @@
 test-only shim tests/support/failalloc.c preloaded, has its Nth allocation fail, for every N up to
 the number a clean run makes. For every N the command either
 
-  - says so: exit 5 (README "Exit codes": internal error, out of memory) with one line on standard
-    error that says "out of memory", no document output left behind (not even a half-written one),
-    and no run in the audit store that claims more than "not finished" (status `ok`); or
-  - does exactly what the clean run does: the same exit status, the same standard output and error
-    (times aside), byte-identical outputs and the same audit store rows (times aside).
+  - says so: exit 5 (README "Exit codes": internal error, out of memory; 4 when what failed was the
+    audit record, which an incomplete record always wins) with one line on standard error that says
+    "out of memory"; no document left behind unless it is the clean run's or a JUnit report with an
+    error (never a half-written one); and no run recorded `ok` in the audit store unless the store
+    is the clean run's; or
+  - does exactly what the clean run does: the same exit status, the same standard output and error,
+    the same documents and the same audit store rows (times aside).
 
 Never a signal, never exit 0 or any other verdict with another output. A command that took an
-allocation failure for bad input (exit 3, "not a manifest line") or went on without the memory it
-asked for fails here.
+allocation failure for bad input (exit 3, "not a manifest line"), blamed a file for it ("changed
+while being checked") or went on without the memory it asked for fails here.
 
 The commands are those whose out-of-memory paths decide a verdict or write a claim: verify of one
 sector with a published manifest that has chunk lines, an audit store and a JUnit report; manifest
-check of that manifest; manifest create --chunks; manifest merge of shard manifests into a store.
-The database is the 3-stone game (the session's std3_games), so every sweep is a few hundred runs
-of a few tens of milliseconds.
+check of that manifest, and of one whose file has since changed (the chunk lines pin the chunk);
+manifest create --chunks; manifest merge of shard manifests into a store. The database is the
+3-stone game (the session's std3_games), so every sweep is a few hundred runs of a few tens of
+milliseconds.
 
 The shim interposes malloc; AddressSanitizer's runtime must own malloc, so this file needs the
 release build (MILLAUDIT_BIN, as scripts/test gives it) and CMake builds the shim only there.
@@ -99,7 +102,7 @@ class Scenario:
         self.scratch.mkdir(exist_ok=True)
         if self.store:
             # a store that already holds a run: what is measured is the command, not the schema
-            self.template = work / "template.sqlite"
+            self.template = work / f"{store}.template"
             self.reset()
             first = self.run()
             assert first.rc == 0, first.stderr
