@@ -243,3 +243,20 @@ def test_missing_and_interrupted_shards(millaudit, game4, faulty, shard_stores, 
     proc = merge(millaudit, tmp_path / "o2.sqlite", *stores, check=3)
     assert f"shard 2/{N}" in proc.stdout and "INTERRUPTED" in proc.stdout and "--resume" in proc.stdout
     merge(millaudit, tmp_path / "o3.sqlite", *stores, extra=["--allow-partial"], check=1)
+
+
+def test_an_output_store_another_writer_holds_is_an_output_failure(millaudit, shard_stores, tmp_path):
+    """OUT held by another writer (a second merge, a report tool mid-transaction): after SQLite's
+    busy timeout the merge fails as an output failure (exit 4), never as unusable shards (exit 3),
+    and records nothing."""
+    out = tmp_path / "out.sqlite"
+    merge(millaudit, out, *shard_stores, check=1)
+    con = sqlite3.connect(out, isolation_level=None)
+    try:
+        con.execute("BEGIN IMMEDIATE")
+        proc = merge(millaudit, out, *shard_stores, check=4)
+    finally:
+        con.execute("ROLLBACK")
+        con.close()
+    assert proc.stderr == f"millaudit runs merge: {out}: begin transaction: database is locked\n"
+    assert sql(out, "SELECT count(*) FROM runs") == [(1,)]
