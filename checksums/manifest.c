@@ -451,14 +451,17 @@ static int is_hex(char c)
 }
 
 /* Unescapes name[0..n) of an escaped line (coreutils: "\\" and "\n", and "\r" as we write it) into
- * a malloc'd string; NULL if an escape is unknown, a NUL byte is present, or memory runs out. */
-static char *take_name(const char *name, size_t n, int escaped)
+ * a malloc'd string; NULL if an escape is unknown or a NUL byte is present, and NULL with *oom set
+ * when memory runs out (not a malformed line: the caller stops). */
+static char *take_name(const char *name, size_t n, int escaped, int *oom)
 {
     if (memchr(name, '\0', n))
         return NULL;
     char *path = malloc(n + 1);
-    if (!path)
+    if (!path) {
+        *oom = 1;
         return NULL;
+    }
     size_t o = 0;
     for (size_t i = 0; i < n; i++) {
         char c = name[i];
@@ -482,9 +485,10 @@ static char *take_name(const char *name, size_t n, int escaped)
 /* Parses one line (without its line end) as sha256sum -c does (coreutils 9.1, split_3): leading
  * blanks skipped; an optional '\' marks an escaped name; then either the BSD form
  * "SHA256 (<name>) = <64 hex>" or "<64 hex><blank><name>" where one ' ' or '*' right after the
- * blank is the text/binary indicator. Fills out->name; returns 0, or -1 if malformed. */
+ * blank is the text/binary indicator. Fills out->name; returns 0, -1 if malformed, -2 out of memory. */
 static int parse_line(ma_manifest_line *out, const char *s, size_t len)
 {
+    int oom = 0;
     while (len && (*s == ' ' || *s == '\t'))
         s++, len--;
     int escaped = len > 0 && s[0] == '\\';
@@ -505,7 +509,7 @@ static int parse_line(ma_manifest_line *out, const char *s, size_t len)
         size_t nlen = (size_t)(hex - 4 - (s + tl));
         if (!nlen || ma_sha256_parse_hex(out->sha256, hex) != MA_OK)
             return -1;
-        return (out->name = take_name(s + tl, nlen, escaped)) ? 0 : -1;
+        return (out->name = take_name(s + tl, nlen, escaped, &oom)) ? 0 : oom ? -2 : -1;
     }
     if (len < MA_SHA256_HEX_LEN + 2)
         return -1;
@@ -522,7 +526,7 @@ static int parse_line(ma_manifest_line *out, const char *s, size_t len)
         i++;
     if (i >= len)
         return -1;
-    return (out->name = take_name(s + i, len - i, escaped)) ? 0 : -1;
+    return (out->name = take_name(s + i, len - i, escaped, &oom)) ? 0 : oom ? -2 : -1;
 }
 
 static int note_malformed(ma_manifest *m, size_t *cap, size_t lineno)
@@ -609,7 +613,12 @@ int ma_manifest_parse(ma_manifest *out, const char *text, size_t len, const char
         if (!l)
             continue;
         ma_manifest_line ln = {.line = lineno};
-        if (parse_line(&ln, line, l) != 0) {
+        int parsed = parse_line(&ln, line, l);
+        if (parsed == -2) {
+            rc = ma_error_set(err, MA_ENOMEM, "%s: out of memory at line %zu", name, lineno);
+            break;
+        }
+        if (parsed != 0) {
             if (note_malformed(out, &cap_bad, lineno) != 0)
                 rc = ma_error_set(err, MA_ENOMEM, "%s: out of memory at line %zu", name, lineno);
             continue;

@@ -180,8 +180,10 @@ static int create_output(ma_manifest_create_options *o, char **owned)
         fail(err.msg);
         return err.code;
     }
-    if (!o->out && !(o->out = *owned = ma_manifest_default_path(o->dir, o->shard_index, o->shard_count)))
+    if (!o->out && !(o->out = *owned = ma_manifest_default_path(o->dir, o->shard_index, o->shard_count))) {
+        fail("out of memory");
         return MA_ENOMEM;
+    }
     const ma_output_input inputs[] = {{ma_manifest_is_manifest_file(o->out) ? NULL : o->dir, "the database",
                                        MA_INPUT_FILE},
                                       {o->audit_path, "the audit store", MA_INPUT_STORE}};
@@ -352,8 +354,10 @@ static int cmd_merge(int argc, char **argv, const ma_cli_invocation *typed)
     /* OUT must be none of the shard manifests nor the store (or its side files), by name or by
      * inode; the store, written, must be none of the shard manifests */
     ma_output_input *inputs = calloc(o.n_inputs + 1, sizeof *inputs);
-    if (!inputs)
+    if (!inputs) {
+        fail("out of memory");
         return MA_ENOMEM;
+    }
     for (size_t k = 0; k < o.n_inputs; k++)
         inputs[k] = (ma_output_input){o.inputs[k], "a shard manifest", MA_INPUT_FILE};
     inputs[o.n_inputs] = (ma_output_input){o.audit_path, "the audit store", MA_INPUT_STORE};

@@ -347,10 +347,20 @@ static int report_run(const struct verify_cli *c, const ma_vrun *run, int rc, co
     int result = ma_vrun_result(run, rc);
     size_t n_err = ma_vrun_error_count(run), ne = 0;
     const char **errors = calloc(n_err + 2, sizeof *errors);
-    for (size_t i = 0; errors && i < n_err; i++)
+    if (!errors) {
+        /* no list to hand the renderers: what went wrong said here, and no verdict (exit 5) */
+        for (size_t i = 0; i < n_err; i++)
+            fprintf(stderr, "millaudit verify: %s\n", ma_vrun_error(run, i));
+        if (rc && rc != MA_ECANCELED && (!n_err || strcmp(ma_vrun_error(run, n_err - 1), err->msg)))
+            fprintf(stderr, "millaudit verify: %s\n", err->msg);
+        if (rc != MA_ENOMEM)
+            fprintf(stderr, "millaudit verify: out of memory\n");
+        return MA_ENOMEM;
+    }
+    for (size_t i = 0; i < n_err; i++)
         errors[ne++] = ma_vrun_error(run, i);
     /* the run's error is usually the last one it listed (an unusable root): say it once */
-    if (rc && rc != MA_ECANCELED && errors && (!ne || strcmp(errors[ne - 1], err->msg)))
+    if (rc && rc != MA_ECANCELED && (!ne || strcmp(errors[ne - 1], err->msg)))
         errors[ne++] = err->msg;
     ma_error junit_err;
     ma_error_clear(&junit_err);
@@ -360,8 +370,7 @@ static int report_run(const struct verify_cli *c, const ma_vrun *run, int rc, co
     if (out_failed ||
         (c->junit_path && ma_vrun_junit_write(run, stopped_by, c->junit_path, &junit_err) != MA_OK)) {
         /* like an incomplete audit record: the report asked for is missing (4 wins over 1 and 3) */
-        if (errors)
-            errors[ne++] = junit_err.msg;
+        errors[ne++] = junit_err.msg;
         int status = ma_result_exit_code(result);
         if (status == MA_EXIT_OK || status == MA_EXIT_MISMATCH || status == MA_EXIT_BAD_INPUT)
             result = junit_err.code == MA_ENOMEM ? MA_ENOMEM : MA_EIO;
@@ -466,6 +475,8 @@ int ma_cmd_verify(int argc, char **argv)
     if (c.sectors && c.args) {
         join_resume_run(&c, argc, argv);
         result = parse_options(&c);
+    } else {
+        fprintf(stderr, "millaudit verify: out of memory\n");
     }
     if (result == MA_OK && c.help)
         usage(stdout);

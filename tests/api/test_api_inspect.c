@@ -126,6 +126,13 @@ static void test_stats_counts_add_up(void **state)
     assert_int_equal(ma_stats_report_result(r), MA_EMISSING);
     assert_null(ma_stats_report_stats(r));
     ma_stats_report_free(r);
+    /* no root: the documented refusal, and no report to free (inspect.h) */
+    opt.root = NULL;
+    r = (ma_stats_report *)&opt;
+    assert_int_equal(ma_stats_run(&r, &opt, &err), MA_EINVAL);
+    assert_null(r);
+    assert_int_equal(ma_stats_run(&r, NULL, &err), MA_EINVAL);
+    assert_null(r);
 }
 
 /* A non-canonical entry of the corrupted copy made to hold a value: stats and dump both find it. */

@@ -261,3 +261,40 @@ def test_missing_and_interrupted_shards(millaudit, game4, faulty, shard_stores, 
     proc = merge(millaudit, tmp_path / "o2.sqlite", *stores, check=3)
     assert f"shard 2/{N}" in proc.stdout and "INTERRUPTED" in proc.stdout and "--resume" in proc.stdout
     merge(millaudit, tmp_path / "o3.sqlite", *stores, extra=["--allow-partial"], check=1)
+
+
+def test_an_output_store_another_writer_holds_is_an_output_failure(millaudit, shard_stores, tmp_path):
+    """OUT held by another writer (a second merge, a report tool mid-transaction): after SQLite's
+    busy timeout the merge fails as an output failure (exit 4), never as unusable shards (exit 3),
+    and records nothing."""
+    out = tmp_path / "out.sqlite"
+    merge(millaudit, out, *shard_stores, check=1)
+    con = sqlite3.connect(out, isolation_level=None)
+    try:
+        con.execute("BEGIN IMMEDIATE")
+        proc = merge(millaudit, out, *shard_stores, check=4)
+    finally:
+        con.execute("ROLLBACK")
+        con.close()
+    assert proc.stderr == f"millaudit runs merge: {out}: begin transaction: database is locked\n"
+    assert sql(out, "SELECT count(*) FROM runs") == [(1,)]
+
+
+def test_rows_kept_with_a_two_digit_max_rows_are_the_single_runs(millaudit, millaudit_planted, tmp_path):
+    """Shards verified with --max-rows 10 of a database with thousands of wrong values (the 3-stone
+    game solved with depth-in-moves) whose roots partly propagate across shards: the merge keeps the
+    rows a single run with --max-rows 10 keeps, field by field, and says no rows may differ."""
+    db = tmp_path / "db"
+    millaudit_planted.run("solve", "--variant", "std", "--stones", 3, "--out", db, "--plant-bug", "depth-in-moves",
+                          "--quiet", check=0)
+    single = tmp_path / "single.sqlite"
+    millaudit.run("verify", db, "--audit", single, "--max-rows", 10, "--quiet", check=1)
+    stores = [tmp_path / f"s{i}.sqlite" for i in range(3)]
+    for i, s in enumerate(stores):
+        millaudit.run("verify", db, "--shard", f"{i}/3", "--audit", s, "--max-rows", 10, "--quiet")
+    out = tmp_path / "merged.sqlite"
+    proc = merge(millaudit, out, *stores, check=1)
+    assert "16 roots of a shard propagated across shards" in proc.stdout
+    assert "rows may differ" not in proc.stdout
+    assert_same_run(single, out)
+    assert sql(out, "SELECT max(n) FROM (SELECT count(*) AS n FROM discrepancies GROUP BY sector)") == [(10,)]

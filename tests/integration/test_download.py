@@ -280,6 +280,24 @@ def test_the_refetch_loop(millaudit, world, tmp_path):
     assert doc["totals"]["verified"] == doc["totals"]["entries"] == 264399
 
 
+def test_a_store_inside_the_directory_is_never_judged(millaudit, world, tmp_path):
+    """A store kept inside the database directory and listed by a manifest made there (manifest
+    create without --audit lists every file it finds): each verify writes the store, so what it
+    finds there differs from what was published, and it must not call its own store damage."""
+    db = shutil.copytree(world["open"], tmp_path / "db")
+    (db / "MANIFEST.sha256").unlink()
+    store = db / "a.sqlite"
+    millaudit.run("verify", db, "--audit", store, "--quiet", check=0)
+    millaudit.run("manifest", "create", db, check=0)
+    assert "  a.sqlite\n" in (db / "MANIFEST.sha256").read_text()
+    for run in (2, 3):  # run 2 writes the store after the manifest: run 3 finds it changed
+        proc = millaudit.run("verify", db, "--audit", store, check=0)
+        lines = proc.stdout.splitlines()
+        assert lines[0] == f"integrity: {db}/MANIFEST.sha256: all 7 files as published"
+        assert f"audit: run {run}" in lines
+        assert lines[-1] == "verdict: verified: all 264,399 entries of 7 sectors re-derived and matching"
+
+
 def test_damage_is_listed_first_in_every_output(millaudit, world, tmp_path):
     db = shutil.copytree(world["open"], tmp_path / "db")
     damage(db, ".mdb", "flipped")

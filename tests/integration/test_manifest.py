@@ -2,11 +2,15 @@
 import hashlib
 import os
 import re
+import shutil
 import sqlite3
 import struct
 import subprocess
 
 import pytest
+
+from conftest import skip_unless
+from robust_util import run_as_nobody, shared_tmpdir
 
 OK, MISMATCH, USAGE, BAD_INPUT, IO = 0, 1, 2, 3, 4
 CHUNK = 64
@@ -170,6 +174,27 @@ def test_unreadable_listed_file_is_failed_open_or_read(millaudit_asan, db):
     proc = millaudit_asan.run("manifest", "check", db / "MANIFEST.sha256", check=MISMATCH)
     assert "empty: FAILED open or read" in proc.stdout.splitlines()
     assert "empty" in proc.stderr and "could not be read" in proc.stderr
+
+
+def test_a_directory_that_cannot_be_listed_is_bad_input_never_no_extra_file(millaudit, db):
+    """The root-only lost+found of a volume holding the database, checked by another user: which
+    files are extra is not known, so the check is refused naming the directory (exit 3), never
+    passed as a check that found no file beyond the manifest's (here one is)."""
+    top = shared_tmpdir()
+    try:
+        d = shutil.copytree(db, top / "db")
+        create(millaudit, d)
+        (d / "std_4_4_0_0.mdb").write_bytes(open_header(sector=(4, 4, 0, 0)))
+        for p in top.rglob("*"):
+            p.chmod(0o755 if p.is_dir() else 0o644)
+        (d / "lost+found").mkdir(mode=0o000)
+        proc = run_as_nobody(millaudit.path, "manifest", "check", d / "MANIFEST.sha256")
+        skip_unless(proc is not None, "running as root without setpriv: cannot make a directory unreadable")
+        assert proc.returncode == BAD_INPUT, proc.stdout + proc.stderr
+        assert proc.stderr == f"millaudit manifest: {d}/lost+found: cannot read directory: Permission denied\n"
+    finally:
+        subprocess.run(["chmod", "-R", "u+rwx", str(top)])
+        shutil.rmtree(top, ignore_errors=True)
 
 
 def test_missing_manifest_and_usage_errors(millaudit, db, tmp_path):

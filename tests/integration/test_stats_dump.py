@@ -6,6 +6,7 @@ import math
 import os
 import re
 import shutil
+import sqlite3
 import subprocess
 import sys
 
@@ -323,3 +324,23 @@ def test_dump_keeps_binary_producer_text_printable(millaudit_asan, tmp_path):
     out = proc.stdout.decode("ascii")  # raises if a raw byte leaked through
     assert "producer: ??prod? 1?2" in out
     assert out.splitlines()[-1] == "-/- draw -"
+
+
+def test_a_verify_runs_histogram_counts_what_stats_counts(millaudit, tmp_path):
+    """On a correct database the values a verify run established are the stored ones: its recorded
+    histogram (sector_histograms, docs/audit-schema.md) has per sector as many wins, draws and losses
+    as stats counts entries of each (the 3-stone game has draws in four sectors)."""
+    db = tmp_path / "db"
+    millaudit.run("solve", "--variant", "std", "--stones", 3, "--out", db, "--quiet", check=0)
+    store = tmp_path / "a.sqlite"
+    millaudit.run("verify", db, "--audit", store, "--quiet", check=0)
+    stats = json.loads(millaudit.run("stats", db, "--json", check=0).stdout)
+    plural = {"win": "wins", "draw": "draws", "loss": "losses"}
+    want = {(s["name"], o): s["per_entry"][w] for s in stats["sectors"] for o, w in plural.items()
+            if s["per_entry"][w]}
+    con = sqlite3.connect(store)
+    got = dict(((sec, o), n) for sec, o, n in con.execute(
+        "SELECT sector, outcome, sum(count) FROM sector_histograms GROUP BY sector, outcome"))
+    con.close()
+    assert sum(n for (_, o), n in want.items() if o == "draw") == 487
+    assert got == want

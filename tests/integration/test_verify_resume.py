@@ -306,3 +306,20 @@ def test_json_schema_rejects_what_it_should(millaudit, tmp_path):
         breakage(broken)
         with pytest.raises(jsonschema.ValidationError):
             validate_json("verify", broken)
+
+
+def test_a_carried_sector_whose_stored_status_was_edited_is_unusable(millaudit, tmp_path):
+    """A store edited by hand (a sector's status no word of ours): --incremental carries the others
+    and calls that one unusable (exit 3), in bounded time, never ok and never a hang."""
+    db = tmp_path / "db"
+    solve(millaudit, "std", 3, db)
+    store = tmp_path / "a.sqlite"
+    millaudit.run("verify", db, "--audit", store, "--quiet", check=0)
+    con = sqlite3.connect(store)
+    con.execute("UPDATE sector_results SET status = 'bogus' WHERE sector = 'std_1_1_2_2'")
+    con.commit()
+    con.close()
+    proc = millaudit.run("verify", db, "--audit", store, "--incremental", timeout=120, check=3)
+    lines = proc.stdout.splitlines()
+    assert "std_1_1_2_2: unusable" in lines
+    assert lines[-1] == "verdict: incomplete: 1 sector unusable"

@@ -506,7 +506,9 @@ static int judge_bodies(ma_integrity *g, const ma_integrity_options *opt, ma_err
         rc = body_prepare(g, opt, opt->open_files[i], &jobs[n], err);
         if (rc == MA_OK && jobs[n].map)
             n++;
-        if (n == 64 || (n && i + 1 == opt->n_open_files)) {
+        /* not after an error: the batch's result would overwrite it, and a file whose body was
+         * never checked would pass for checked */
+        if (rc == MA_OK && (n == 64 || (n && i + 1 == opt->n_open_files))) {
             rc = body_finish(g, opt, jobs, n, err);
             n = 0;
         }

@@ -85,14 +85,13 @@ static int compute(const ma_inventory *inv, char inv_digest[65], char plan_diges
     return oom ? -1 : 0;
 }
 
-void ma_inventory_seal(ma_inventory *inv)
+int ma_inventory_seal(ma_inventory *inv)
 {
     if (inv->n_files)
         qsort(inv->files, inv->n_files, sizeof *inv->files, cmp_file);
     if (inv->n_plan)
         qsort(inv->plan, inv->n_plan, sizeof *inv->plan, cmp_plan);
-    if (compute(inv, inv->inventory_digest, inv->plan_digest))
-        inv->inventory_digest[0] = inv->plan_digest[0] = 0; /* never equal to a digest: refused later */
+    return compute(inv, inv->inventory_digest, inv->plan_digest);
 }
 
 int ma_inventory_diff(const ma_inventory *x, const char *a, const ma_inventory *y, const char *b, char *out,

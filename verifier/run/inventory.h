@@ -27,8 +27,9 @@
 #include "reports/store/audit_inventory.h"
 
 /* Sorts the rows by name and computes both digests (the plan's covers the inventory's digest,
- * the shard count and whether the plan is whole, then every planned sector). */
-void ma_inventory_seal(ma_inventory *inv);
+ * the shard count and whether the plan is whole, then every planned sector). Returns 0, or -1 out
+ * of memory: the digests are then not the rows' and must not be recorded (the run stops). */
+int ma_inventory_seal(ma_inventory *inv);
 
 /* The first difference between two inventories, as one phrase naming the file ("std_0_1_4_3.mdb
  * is in A's inventory (size 6144, sha256:ab12...) but not in B's"), written into out with the labels

@@ -102,6 +102,10 @@ int ma_vr_finish(ma_vrun *r, int rc)
     ma_vr_integrity_count(r);
     totals(r);
     r->verdict = decide_verdict(r, rc == MA_ECANCELED);
+    /* a run stopped by an error (out of memory) did not do all it set out to: a sector it marked
+     * done may lack what its record needs (the derived digest), so it is never verified */
+    if (rc && rc != MA_ECANCELED && (r->verdict == MA_VERDICT_VERIFIED || r->verdict == MA_VERDICT_WITHIN_BOUNDS))
+        r->verdict = MA_VERDICT_INCOMPLETE;
     r->phase = rc && rc != MA_ECANCELED ? r->phase : "done";
     if (r->integ.pub.n_damaged > r->integ_recorded)
         ma_vr_integrity_record(r); /* damage the check found (a body rewritten under its digest) */

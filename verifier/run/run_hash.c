@@ -226,7 +226,10 @@ int ma_vr_hash_inputs(ma_vrun *r, ma_error *err)
         rc = hash_secvals(r, err);
     if (rc)
         return rc;
-    ma_inventory_seal(&r->inv);
+    /* a run whose inventory could not be digested stops: a record without its digests would be
+     * refused only later, by runs merge, after this run said "verified" */
+    if (ma_inventory_seal(&r->inv))
+        return ma_error_set(err, MA_ENOMEM, "inventory: out of memory");
     if (r->audit) {
         ma_error e;
         if (ma_audit_inventory_write(r->audit, r->run_id, &r->inv, 0, &e))

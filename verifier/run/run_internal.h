@@ -170,8 +170,9 @@ void ma_vr_hash_before_open(ma_vrun *r, const int *which, size_t n);
 /* ma_vr_hash_before_open for node i and its successors' nodes, those present and not yet hashed. */
 void ma_vr_hash_node_before_open(ma_vrun *r, int i);
 /* After the check of the unit's sectors order[first..first+n) (checked[i] set for those checked):
- * withdraws every sector one of whose files changed (see run_snapshot.c). Returns their number. */
-size_t ma_vr_snapshot_check(ma_vrun *r, size_t first, size_t n, int *checked, ma_rs_result *res);
+ * withdraws every sector one of whose files changed (see run_snapshot.c). Returns MA_OK, or
+ * MA_ENOMEM when the files could not be hashed again (the sectors are withdrawn all the same). */
+int ma_vr_snapshot_check(ma_vrun *r, size_t first, size_t n, int *checked, ma_rs_result *res, ma_error *err);
 /* Forgets the check of node idx within its unit (run_unit.c): its discrepancy set, its done mark,
  * *checked and *res (freed and zeroed), so the unit's classify and record phases pass it over. */
 void ma_vr_forget_check(ma_vrun *r, size_t idx, int *checked, ma_rs_result *res);

@@ -267,25 +267,30 @@ int ma_vr_plan(ma_vrun *r, ma_error *err)
         r->planned_entries += n->planned_entries;
         sel_len += strlen(n->pub.name) + 1;
     }
-    if (!(r->selection = malloc(sel_len)))
+    /* r->selection is set only when whole: the record of a run stopped here has none */
+    char *selection = malloc(sel_len);
+    if (!selection)
         return ma_error_set(err, MA_ENOMEM, "out of memory");
     if (!r->opt.n_sectors) {
-        snprintf(r->selection, sel_len, "all");
+        snprintf(selection, sel_len, "all");
     } else {
         const char **names = malloc((ns ? ns : 1) * sizeof *names);
-        if (!names)
+        if (!names) {
+            free(selection);
             return ma_error_set(err, MA_ENOMEM, "out of memory");
+        }
         for (size_t i = 0; i < ns; i++)
             names[i] = r->nodes[sel[i]].pub.name;
         qsort(names, ns, sizeof *names, cmp_names);
-        strcpy(r->selection, "sectors:");
+        strcpy(selection, "sectors:");
         for (size_t i = 0; i < ns; i++) {
             if (i)
-                strcat(r->selection, ",");
-            strcat(r->selection, names[i]);
+                strcat(selection, ",");
+            strcat(selection, names[i]);
         }
         free(names);
     }
+    r->selection = selection;
     for (size_t i = 0; i < ns; i++) {
         node *n = &r->nodes[sel[i]];
         r->unit_of_pos[i] = n->unit;

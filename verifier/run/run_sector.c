@@ -658,10 +658,10 @@ int ma_rs_digest(ma_rs_result *res, const ma_rs_input *in, ma_error *err)
         blocks[t].sh = &sh;
         blocks[t].rec = malloc(3 * (size_t)DG_BLOCK);
         blocks[t].wins = calloc(2 * DG_DEPTHS, sizeof *blocks[t].wins);
+        /* set with wins, so the sums below never meet wins without losses */
+        blocks[t].losses = blocks[t].wins ? blocks[t].wins + DG_DEPTHS : NULL;
         if (!blocks[t].rec || !blocks[t].wins)
             rc = ma_error_set(err, MA_ENOMEM, "out of memory");
-        else
-            blocks[t].losses = blocks[t].wins + DG_DEPTHS;
     }
     ma_derived_digest dd;
     int dd_open = 0;

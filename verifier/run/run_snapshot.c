@@ -94,11 +94,21 @@ static void snapshot_node(ma_vrun *r, int m, const char *now)
     ma_vr_add_error(r, nd->changed_msg);
 }
 
+/* Node nd's mapping could not be hashed again (out of memory): it counts as changed, with a message
+ * that blames memory, not the file. */
+static void not_hashed(node *nd)
+{
+    nd->changed = 1;
+    snprintf(nd->changed_msg, sizeof nd->changed_msg, "sector %s: not hashed again after the check: out of memory",
+             nd->pub.name);
+}
+
 /* Hashes, once per unit, the mapping of every node the unit's checked sectors read (their own and
  * their successors'), several at once: each digest is one sequential stream. A node absent or
  * unusable was not read and is not compared. Without memory to hash, every such node counts as
- * changed: no sector of the unit is then verified on bytes not hashed again. */
-static void snapshot_unit(ma_vrun *r, size_t first, size_t n, const int *checked)
+ * changed (no sector of the unit is then verified on bytes not hashed again) and -1 says the run
+ * must stop: the file is not blamed, memory is. Returns 0 or -1. */
+static int snapshot_unit(ma_vrun *r, size_t first, size_t n, const int *checked)
 {
     int unit = r->unit_of_pos[first];
     size_t cap = n * (1 + MA_TURN_KINDS), m = 0;
@@ -123,7 +133,7 @@ static void snapshot_unit(ma_vrun *r, size_t first, size_t n, const int *checked
             if (!nd->dbs || ma_database_source(r->db, nd->pub.variant, nd->pub.sector, &src, NULL))
                 continue; /* absent or unusable: nothing was read from it */
             if (!ok) {
-                snapshot_node(r, c, "(not hashed: out of memory)");
+                not_hashed(nd);
                 continue;
             }
             which[m] = c;
@@ -138,23 +148,27 @@ static void snapshot_unit(ma_vrun *r, size_t first, size_t n, const int *checked
         char now[65];
         if (ok)
             ma_sha256_hex(now, dg[k]);
-        snapshot_node(r, which[k], ok ? now : "(not hashed: out of memory)");
+        if (ok)
+            snapshot_node(r, which[k], now);
+        else
+            not_hashed(&r->nodes[which[k]]);
     }
     free(which);
     free(data);
     free(len);
     free(dg);
+    return ok ? 0 : -1;
 }
 
 /* The bytes hashed are the bytes checked: after the check of a unit, every file its sectors read
  * (their own and their successors') is hashed again from the mapping the check read. A sector one
  * of whose inputs differs from its expected digest is withdrawn: "unusable", its counts and
  * discrepancy set dropped, so it is never "verified" and never carried over (docs/runs.md).
- * Returns the number of sectors withdrawn. */
-size_t ma_vr_snapshot_check(ma_vrun *r, size_t first, size_t n, int *checked, ma_rs_result *res)
+ * Returns MA_OK, or MA_ENOMEM with err set when the files could not be hashed again (the unit's
+ * sectors withdrawn all the same). */
+int ma_vr_snapshot_check(ma_vrun *r, size_t first, size_t n, int *checked, ma_rs_result *res, ma_error *err)
 {
-    size_t withdrawn = 0;
-    snapshot_unit(r, first, n, checked);
+    int oom = snapshot_unit(r, first, n, checked);
     for (size_t i = 0; i < n; i++) {
         if (!checked[i])
             continue;
@@ -181,7 +195,6 @@ size_t ma_vr_snapshot_check(ma_vrun *r, size_t first, size_t n, int *checked, ma
         p->body_digest = -1;
         snprintf(p->message, sizeof p->message, "%s", why);
         ma_vr_forget_check(r, idx, &checked[i], &res[i]);
-        withdrawn++;
     }
-    return withdrawn;
+    return oom ? ma_error_set(err, MA_ENOMEM, "out of memory hashing the files read again") : MA_OK;
 }

@@ -35,8 +35,9 @@ static void open_node_sources(ma_vrun *r, int i)
     ma_database_open_sources(r->db, v, s, n, r->opt.threads > 0 ? (unsigned)r->opt.threads : 1);
 }
 
-/* The opened source of node i, or NULL (absent or unusable: the reason is recorded once). */
-static const ma_source *node_source(ma_vrun *r, int i, int *present)
+/* The opened source of node i, or NULL (absent or unusable: the reason is recorded once; or out of
+ * memory: *stop and err say so, and the run stops, the file not blamed). */
+static const ma_source *node_source(ma_vrun *r, int i, int *present, int *stop, ma_error *err)
 {
     node *nd = &r->nodes[i];
     *present = nd->dbs != NULL;
@@ -50,7 +51,12 @@ static const ma_source *node_source(ma_vrun *r, int i, int *present)
     const ma_source *src;
     ma_error e;
     if (ma_database_source(r->db, nd->pub.variant, nd->pub.sector, &src, &e)) {
-        ma_vr_add_error(r, e.msg);
+        if (e.code == MA_ENOMEM || e.code == MA_EINTERNAL) {
+            *stop = e.code;
+            *err = e;
+        } else {
+            ma_vr_add_error(r, e.msg);
+        }
         return NULL;
     }
     if (r->hooks.on_step)
@@ -67,8 +73,10 @@ static int check_node(ma_vrun *r, int i, ma_rs_result *res, ma_rs_input *in, ma_
     if (!r->audit)
         ma_vr_hash_node_before_open(r, i);
     open_node_sources(r, i);
-    int present;
-    const ma_source *src = node_source(r, i, &present);
+    int present, stop = MA_OK;
+    const ma_source *src = node_source(r, i, &present, &stop, err);
+    if (stop)
+        return stop;
     if (!src) {
         nd->pub.status = MA_SECTOR_UNUSABLE;
         if (!present) {
@@ -100,7 +108,9 @@ static int check_node(ma_vrun *r, int i, ma_rs_result *res, ma_rs_input *in, ma_
             in->child_present[k] = 1;
             continue; /* the checkers read a self-loop from the sector's own file */
         }
-        in->child[k] = node_source(r, c, &in->child_present[k]);
+        in->child[k] = node_source(r, c, &in->child_present[k], &stop, err);
+        if (stop)
+            return stop;
     }
     in->threads = r->opt.threads;
     in->full_board_draw = r->opt.full_board_draw;
@@ -154,7 +164,7 @@ int ma_vr_run_unit(ma_vrun *r, size_t first, size_t last, ma_error *err)
             r->hooks.on_step(r->hooks.step_ctx, "checked", r->nodes[idx].pub.name);
     }
     if (rc == MA_OK)
-        ma_vr_snapshot_check(r, first, n, checked, res);
+        rc = ma_vr_snapshot_check(r, first, n, checked, res, err);
     for (size_t i = 0; rc == MA_OK && i < n; i++) {
         int idx = r->order[first + i];
         int got = checked[i] ? ma_vr_integrity_after_check(r, idx, err) : 0;

@@ -1,0 +1,299 @@
+"""Allocation failures (docs/verifier.md "Allocation failures"): the real binary, run with the
+test-only shim tests/support/failalloc.c preloaded, has its Nth allocation fail, for every N up to
+the number a clean run makes. For every N the command either
+
+  - says so: exit 5 (README "Exit codes": internal error, out of memory; 4 when what failed was the
+    audit record, which an incomplete record always wins) with one line on standard error that says
+    "out of memory"; no document left behind unless it is the clean run's or a JUnit report with an
+    error (never a half-written one); and no run recorded `ok` in the audit store unless the store
+    is the clean run's; or
+  - does exactly what the clean run does: the same exit status, the same standard output and error,
+    the same documents and the same audit store rows (times aside).
+
+Never a signal, never exit 0 or any other verdict with another output. A command that took an
+allocation failure for bad input (exit 3, "not a manifest line"), blamed a file for it ("changed
+while being checked") or went on without the memory it asked for fails here.
+
+The commands are those whose out-of-memory paths decide a verdict or write a claim: verify of one
+sector with a published manifest that has chunk lines, an audit store and a JUnit report; manifest
+check of that manifest, and of one whose file has since changed (the chunk lines pin the chunk);
+manifest create --chunks; manifest merge of shard manifests into a store. The database is the
+3-stone game (the session's std3_games), so every sweep is a few hundred runs of a few tens of
+milliseconds.
+
+The shim interposes malloc; AddressSanitizer's runtime must own malloc, so this file needs the
+release build (MILLAUDIT_BIN, as scripts/test gives it) and CMake builds the shim only there.
+"""
+import os
+import re
+import shutil
+import sqlite3
+import subprocess
+
+import pytest
+
+from conftest import skip_unless
+
+SECTOR = "1_1_2_2"  # 92 entries with children in two sectors: every phase of a run, in milliseconds
+# README "Exit codes": 5 internal error (out of memory); 4 when what failed was the audit record
+# (an incomplete record wins over the verdict, docs/runs.md)
+OOM_EXITS = (5, 4)
+
+
+@pytest.fixture(scope="module")
+def shim(build_dir):
+    path = build_dir / "tests" / "support" / "libma_failalloc.so"
+    skip_unless(path.exists(), f"{path} absent: the allocation-failure shim is built only without "
+                               "ENABLE_SANITIZERS (an LD_PRELOAD malloc cannot sit under ASan's); "
+                               "run these tests with the release build as MILLAUDIT_BIN")
+    return path
+
+
+class Outcome:
+    def __init__(self, proc, report, outputs):
+        self.rc = proc.returncode
+        self.stdout = proc.stdout
+        self.stderr = proc.stderr
+        self.allocations, self.failed = report
+        self.outputs = outputs
+
+
+def store_rows(path, scratch):
+    """Every row of every table of an audit store (with its -wal: what a reader sees), by table (the
+    documented schema, docs/audit-schema.md). Read from a copy in scratch: SQLite leaves -wal and
+    -shm beside a WAL store it opens, even read-only."""
+    copy = scratch / "read.sqlite"
+    for side in ("", "-wal", "-shm", "-journal"):
+        if os.path.exists(str(copy) + side):
+            os.unlink(str(copy) + side)
+        if os.path.exists(str(path) + side):
+            shutil.copyfile(str(path) + side, str(copy) + side)
+    con = sqlite3.connect(copy)
+    # a column written from memory that was never set shows as it is
+    con.text_factory = lambda b: b.decode("utf-8", "backslashreplace")
+    try:
+        tables = [r[0] for r in con.execute("SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name")]
+        out = {}
+        for t in tables:
+            cur = con.execute(f'SELECT * FROM "{t}"')
+            out[t] = ([c[0] for c in cur.description], cur.fetchall())
+        return out
+    finally:
+        con.close()
+
+
+TIMES = re.compile(r"\d+(\.\d+)? s\b|\d{4}-\d\d-\d\dT[0-9:.]+Z?|\b(time|timestamp)=\"[^\"]*\"")
+
+
+def untimed(text):
+    return TIMES.sub("<time>", text)
+
+
+class Scenario:
+    """One command line run in work/ with every output removed (and the store put back as it was)
+    before each run."""
+
+    def __init__(self, millaudit, shim, work, args, documents=(), store=None):
+        self.millaudit, self.shim, self.work = millaudit, shim, work
+        self.args = [str(a) for a in args]
+        self.documents = [work / d for d in documents]
+        self.store = work / store if store else None
+        self.scratch = work / "scratch"
+        self.scratch.mkdir(exist_ok=True)
+        if self.store:
+            # a store that already holds a run: what is measured is the command, not the schema
+            self.template = work / f"{store}.template"
+            self.reset()
+            first = self.run()
+            assert first.rc == 0, first.stderr
+            shutil.copyfile(self.store, self.template)
+            for side in ("-wal", "-shm", "-journal"):
+                assert not os.path.exists(str(self.store) + side), first.stdout + first.stderr
+        self.volatile = {}
+
+    def reset(self):
+        for d in self.documents:
+            if d.exists():
+                d.unlink()
+        if self.store:
+            for side in ("", "-wal", "-shm", "-journal"):
+                p = str(self.store) + side
+                if os.path.exists(p):
+                    os.unlink(p)
+            if getattr(self, "template", None) and self.template.exists():
+                shutil.copyfile(self.template, self.store)
+
+    def run(self, fail_at=0):
+        self.reset()
+        report = self.work / "failalloc.report"
+        if report.exists():
+            report.unlink()
+        env = dict(os.environ, LD_PRELOAD=str(self.shim), MA_FAILALLOC_AT=str(fail_at),
+                   MA_FAILALLOC_REPORT=str(report))
+        proc = subprocess.run([str(self.millaudit.path), *self.args], capture_output=True, text=True,
+                              cwd=self.work, env=env, timeout=120)
+        counts = (None, None)
+        if report.exists():
+            fields = dict(line.split() for line in report.read_text().splitlines())
+            counts = (int(fields["allocations"]), int(fields["failed"]))
+        outputs = {}
+        for d in self.documents:
+            outputs[d.name] = untimed(d.read_text()) if d.exists() else None
+        if self.store and os.path.exists(self.store):
+            outputs["store"] = store_rows(self.store, self.scratch)
+        return Outcome(proc, counts, outputs)
+
+    def learn_volatile(self, a, b):
+        """The store columns two clean runs of the same command fill differently (times, durations):
+        left out of every comparison."""
+        if not self.store:
+            return
+        sa, sb = a.outputs["store"], b.outputs["store"]
+        assert sa.keys() == sb.keys()
+        for t, (cols, rows) in sa.items():
+            rows_b = sb[t][1]
+            assert len(rows) == len(rows_b), f"{t}: two clean runs recorded {len(rows)} and {len(rows_b)} rows"
+            self.volatile[t] = {i for i in range(len(cols)) for r, s in zip(rows, rows_b) if r[i] != s[i]}
+
+    def comparable(self, outcome):
+        out = dict(outcome.outputs)
+        if "store" in out:
+            out["store"] = {t: sorted((tuple("*" if i in self.volatile.get(t, ()) else v for i, v in enumerate(r))
+                                       for r in rows), key=repr)
+                            for t, (cols, rows) in out["store"].items()}
+        return (outcome.rc, untimed(outcome.stdout), untimed(outcome.stderr), out)
+
+    def says_failed(self, document, text):
+        """A report written by a failed run must say so: a JUnit document with an error."""
+        return document.suffix == ".xml" and re.search(r'<testsuites [^>]*errors="[1-9]', text) is not None
+
+    def claims_of_new_runs(self, outcome):
+        """The statuses of the runs a failed command left in the store beyond the template's."""
+        if not self.store or "store" not in outcome.outputs:
+            return []
+        cols, rows = outcome.outputs["store"].get("runs", ([], []))
+        before = len(store_rows(self.template, self.scratch).get("runs", ([], []))[1])
+        status = cols.index("status")
+        return [r[status] for r in rows[before:]]
+
+
+def first_difference(got, want):
+    """Where two comparable outcomes first differ, in words."""
+    for what, x, y in zip(("exit", "stdout", "stderr"), got, want):
+        if x != y:
+            return f"{what} {x!r} instead of {y!r}"
+    for name in sorted(set(got[3]) | set(want[3])):
+        x, y = got[3].get(name), want[3].get(name)
+        if x == y:
+            continue
+        if name != "store" or x is None or y is None:
+            return f"{name}: {str(x)[:300]!r} instead of {str(y)[:300]!r}"
+        for t in sorted(set(x) | set(y)):
+            rx, ry = x.get(t, []), y.get(t, [])
+            if rx != ry:
+                extra = [r for r in rx if r not in ry][:2]
+                lost = [r for r in ry if r not in rx][:2]
+                return f"store table {t}: rows {extra} instead of {lost}"
+    return "?"
+
+
+def sweep(scenario):
+    """Every N from 1 to the clean run's count; returns the list of what went wrong (empty: none)."""
+    clean = scenario.run()
+    again = scenario.run()
+    assert clean.allocations is not None, \
+        f"the shim wrote no report: {scenario.shim} was not preloaded\n{clean.stderr}"
+    assert clean.allocations > 0 and clean.failed == 0
+    assert again.allocations == clean.allocations, \
+        f"two clean runs made {clean.allocations} and {again.allocations} allocations: not deterministic"
+    scenario.learn_volatile(clean, again)
+    expected = scenario.comparable(clean)
+    assert scenario.comparable(again) == expected, "two clean runs differ beyond their times"
+    wrong = []
+    reported = 0
+    for n in range(1, clean.allocations + 1):
+        got = scenario.run(n)
+        where = f"allocation {n} of {clean.allocations}: exit {got.rc}, stderr {got.stderr.strip()[-300:]!r}"
+        if got.rc < 0:
+            wrong.append(f"{where}: killed by signal {-got.rc}")
+            continue
+        if got.failed != 1:
+            wrong.append(f"{where}: the allocation was not reached (report {got.allocations}, {got.failed})")
+            continue
+        if got.rc in OOM_EXITS:
+            reported += 1
+            lines = got.stderr.strip().splitlines()
+            if len(lines) != 1 or "out of memory" not in lines[0]:
+                wrong.append(f"{where}: exit {got.rc} without one line saying out of memory")
+            for d in scenario.documents:
+                left = got.outputs[d.name]
+                if left is not None and left != expected[3][d.name] and not scenario.says_failed(d, left):
+                    wrong.append(f"{where}: {d.name} left behind, neither the clean run's nor saying it failed")
+            if scenario.store and scenario.comparable(got)[3].get("store") != expected[3]["store"] \
+                    and "ok" in scenario.claims_of_new_runs(got):
+                wrong.append(f"{where}: the store records the run as ok, but not as the clean run did")
+            continue
+        if scenario.comparable(got) != expected:
+            wrong.append(f"{where}: neither out of memory nor the clean run's result (clean: exit {clean.rc}): "
+                         + first_difference(scenario.comparable(got), expected))
+    if not reported:
+        wrong.append(f"none of {clean.allocations} allocation failures was reported: the shim fails nothing")
+    return wrong
+
+
+@pytest.fixture(scope="module")
+def work(millaudit, std3_games, tmp_path_factory):
+    """The 3-stone game with a published manifest that has chunk lines, two shard manifests, and a
+    copy published with 4 KiB chunks of which one file then had a byte changed (the report pins the
+    chunk: only the chunk lines tell which)."""
+    w = tmp_path_factory.mktemp("oom")
+    db = w / "db"
+    shutil.copytree(std3_games / "db", db)
+    millaudit.run("manifest", "create", db, "--chunks", "--quiet", check=0)
+    for i in range(2):
+        millaudit.run("manifest", "create", db, "--chunks", "--shard", f"{i}/2", "--out", w / f"s{i}.sha256",
+                      "--quiet", check=0)
+    changed = w / "changed"
+    shutil.copytree(std3_games / "db", changed)
+    millaudit.run("manifest", "create", changed, "--chunks", "--chunk-size", "4096", "--quiet", check=0)
+    data = bytearray((changed / "std_3_3_0_0.mdb").read_bytes())
+    data[300000] ^= 1
+    (changed / "std_3_3_0_0.mdb").write_bytes(bytes(data))
+    return w
+
+
+def test_verify_under_allocation_failure(millaudit, shim, work):
+    s = Scenario(millaudit, shim, work, ["verify", "db", "--sector", SECTOR, "--threads", "1", "--quiet",
+                                         "--audit", "a.sqlite", "--junit", "v.xml"],
+                 documents=["v.xml"], store="a.sqlite")
+    wrong = sweep(s)
+    assert not wrong, "\n".join(wrong)
+
+
+def test_manifest_check_under_allocation_failure(millaudit, shim, work):
+    s = Scenario(millaudit, shim, work, ["manifest", "check", "db/MANIFEST.sha256", "--threads", "1"])
+    wrong = sweep(s)
+    assert not wrong, "\n".join(wrong)
+
+
+def test_manifest_check_of_a_changed_file_under_allocation_failure(millaudit, shim, work):
+    s = Scenario(millaudit, shim, work, ["manifest", "check", "changed/MANIFEST.sha256", "--threads", "1"])
+    clean = s.run()
+    assert clean.rc == 1 and "std_3_3_0_0.mdb: FAILED at bytes 299008-303103 (chunk 73)" in clean.stdout
+    wrong = sweep(s)
+    assert not wrong, "\n".join(wrong)
+
+
+def test_manifest_create_under_allocation_failure(millaudit, shim, work):
+    s = Scenario(millaudit, shim, work, ["manifest", "create", "db", "--chunks", "--threads", "1",
+                                         "--out", "c.sha256"], documents=["c.sha256"])
+    wrong = sweep(s)
+    assert not wrong, "\n".join(wrong)
+
+
+def test_manifest_merge_under_allocation_failure(millaudit, shim, work):
+    s = Scenario(millaudit, shim, work, ["manifest", "merge", "m.sha256", "s0.sha256", "s1.sha256",
+                                         "--audit", "m.sqlite", "--dir", "db"],
+                 documents=["m.sha256"], store="m.sqlite")
+    wrong = sweep(s)
+    assert not wrong, "\n".join(wrong)
