@@ -340,9 +340,10 @@ static int run_merge(ma_merge_options *o, int allow_bounds)
         char words[sizeof err.msg + 64];
         fprintf(stderr, "millaudit runs merge: %s\n", ma_render_option_words(err.msg, words, sizeof words));
         /* reading the shards' stores: any failure there means the input is unusable */
+        /* the output first: a store refusing a row reports a constraint (MA_EINVAL), not misuse */
         result = rc == MA_ECANCELED                      ? ma_result_of_signal((int)*o->cancel)
-                 : rc == MA_EINVAL                       ? MA_EUSAGE
                  : m.output_failed                       ? MA_EIO
+                 : rc == MA_EINVAL                       ? MA_EUSAGE
                  : rc == MA_ENOMEM || rc == MA_EINTERNAL ? rc
                                                          : MA_EFORMAT;
     } else {

@@ -280,6 +280,19 @@ def test_an_output_store_another_writer_holds_is_an_output_failure(millaudit, sh
     assert sql(out, "SELECT count(*) FROM runs") == [(1,)]
 
 
+def test_an_output_store_that_refuses_the_merged_rows_is_an_output_failure(millaudit, shard_stores, tmp_path):
+    """OUT accepts the merged run but refuses its sector rows (a full disk in life, a trigger here):
+    an output failure (exit 4), never unusable shards (exit 3), and the merged run rolled back."""
+    out = tmp_path / "out.sqlite"
+    merge(millaudit, out, *shard_stores, check=1)
+    with sqlite3.connect(out) as con:
+        con.execute("CREATE TRIGGER refuse BEFORE INSERT ON sector_results BEGIN SELECT RAISE(ABORT, 'no room'); END")
+    proc = merge(millaudit, out, *shard_stores, check=4)
+    assert proc.stderr.startswith("millaudit runs merge: ") and "no room" in proc.stderr, proc.stderr
+    assert proc.stderr.count("\n") == 1
+    assert sql(out, "SELECT count(*) FROM runs") == [(1,)]
+
+
 def test_rows_kept_with_a_two_digit_max_rows_are_the_single_runs(millaudit, millaudit_planted, tmp_path):
     """Shards verified with --max-rows 10 of a database with thousands of wrong values (the 3-stone
     game solved with depth-in-moves) whose roots partly propagate across shards: the merge keeps the

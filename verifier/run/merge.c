@@ -843,7 +843,9 @@ static int merge_sector(merge_ctx *c, const msec *m, ma_audit *out, int64_t id, 
         sc.n_bins = b.n_bins;
         sc.inputs = inputs;
         sc.n_inputs = n_in;
-        rc = ma_audit_sectors_write(out, id, &sc, 1, err);
+        /* a store that refuses the merged rows (a full disk) is the output failing, not the input */
+        if ((rc = ma_audit_sectors_write(out, id, &sc, 1, err)) != MA_OK && rc != MA_ENOMEM)
+            c->res->output_failed = 1;
     }
     if (rc == MA_OK) {
         add_totals(&c->res->totals, &b, roots, propagated);
