@@ -9,11 +9,12 @@
  *
  * The planted bug: one class of positions (the orbit of a canonical entry E0) has no entry. E0
  * (and any non-canonical entry that decoded to that class) decodes to a non-canonical image of
- * another class's board B1, E0 is classified non-canonical, and every placement of the missing class ranks to B1's entry E1 with an op the index's apply maps onto
- * B1. Each entry and each placement is then consistent with the index (the per-entry checks trust
- * its apply), so only the count check sees it: the canonical entries' orbit sizes sum to fewer than
- * the raw placements. A database written through such an index would store that class's values
- * under another class's entry. */
+ * another class's board B1, E0 is classified non-canonical, and every placement of the missing
+ * class ranks to B1's entry E1 with an op the index's apply maps onto B1. Each entry and each
+ * placement is then consistent with the index (the per-entry checks trust its apply), so only the
+ * count check sees it: the canonical entries' orbit sizes sum to fewer than the raw placements. A
+ * database written through such an index would store that class's values under another class's
+ * entry. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -34,7 +35,7 @@ static struct plant {
     int on, w, b;
     uint64_t e0, e1;   /* the entry lost to the missing class; the entry its placements rank to */
     ma_board b0, b1;   /* their canonical boards */
-    ma_board x;        /* a non-canonical image of b1: what e0 decodes to */
+    ma_board x;        /* a non-canonical image of b1: what the missing class's entries decode to */
 } plant;
 
 ma_board __real_ma_open_index_unrank(const ma_open_index *ix, int w, int b, uint64_t entry);
@@ -76,7 +77,8 @@ int __wrap_ma_open_index_classify(const ma_open_index *ix, int w, int b, uint64_
 
 uint64_t __wrap_ma_open_index_rank(const ma_open_index *ix, ma_board board, int *op_out)
 {
-    if (in_sector(__builtin_popcount(board.mover), __builtin_popcount(board.opp)) && in_missing_class(board)) {
+    int w = __builtin_popcount(board.mover), b = __builtin_popcount(board.opp);
+    if (in_sector(w, b) && in_missing_class(board)) {
         if (op_out)
             *op_out = PLANTED_OP;
         return plant.e1;
