@@ -81,6 +81,23 @@ def plant_fault(millaudit, db, sector="std_4_4_0_0"):
                    check=True, capture_output=True, env={"MILLAUDIT_BIN": str(millaudit.path), "PATH": "/usr/bin:/bin"})
 
 
+def plant_draw_as_loss(millaudit, path, entry):
+    """A second kind of planted fault (resealed, as plant_fault): the draw at `entry` stored as a loss
+    in 2, a root discrepancy of a wrong outcome."""
+    subprocess.run(["python3", str(INJECT), str(path), "--entry", str(entry), "--outcome", "loss", "--depth", "2",
+                    "--reseal"],
+                   check=True, capture_output=True, env={"MILLAUDIT_BIN": str(millaudit.path), "PATH": "/usr/bin:/bin"})
+
+
+def last_draw(path):
+    """The last entry of an open-format file holding a draw."""
+    data = path.read_bytes()
+    for e in reversed(range((len(data) - 128) // 2)):
+        if data[129 + 2 * e] >> 6 == 2:
+            return e
+    raise AssertionError(f"{path}: no draw")
+
+
 def shard_roots(stores):
     """Roots the shards recorded, each with only its own view of the successor sets."""
     return sum(sql(s, "SELECT coalesce(sum(roots), 0) FROM sector_results WHERE run_id = "

@@ -396,6 +396,28 @@ def test_unusable_files_are_named_and_their_sector_marked(millaudit_asan, produc
     assert status == "unusable" and "not a regular file (FIFO)" in message
 
 
+def test_a_sector_file_discovery_could_not_read_keeps_its_words_on_either_side(millaudit, produced, tmp_path):
+    """Each database's only unusable file (the first its discovery lists) is a FIFO named like a
+    sector: in A a sector B lacks, in B a sector both hold. The one-sided sector is unusable, not
+    "only in A" (a difference: exit 1), and both keep discovery's words, which name the sector and
+    the offset; the run is incomplete (exit 3)."""
+    a = copy_db(produced, tmp_path / "a")
+    b = copy_db(produced, tmp_path / "b")
+    (a / "std_3_4_0_0.mdb").unlink()
+    os.mkfifo(a / "std_3_4_0_0.mdb")
+    (b / "std_3_4_0_0.mdb").unlink()
+    (b / "std_3_3_0_0.mdb").unlink()
+    os.mkfifo(b / "std_3_3_0_0.mdb")
+    proc = millaudit.run("diff", a, b, "--json", check=3, timeout=120)
+    by = {s["sector"]: s for s in json.loads(proc.stdout)["sectors"]}
+    assert {k: s["status"] for k, s in by.items()} == {"std_3_3_0_0": "unusable", "std_3_4_0_0": "unusable",
+                                                        "std_4_3_0_0": "identical"}
+    for db, sector in ((a, "std_3_4_0_0"), (b, "std_3_3_0_0")):
+        assert by[sector]["message"] == f"{db}/{sector}.mdb: sector {sector}: offset 0: not a regular file (FIFO)"
+    text = millaudit.run("diff", a, b, check=3, timeout=120).stdout
+    assert "only in A" not in text and "std_3_4_0_0: unusable:" in text and "incomplete (unusable files)" in text
+
+
 def test_broken_file_beside_a_difference_exits_1(millaudit, produced, tmp_path):
     """A value difference found outweighs a file that could not be compared (as verify: 1 over
     3); the broken file is still named."""

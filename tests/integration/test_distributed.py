@@ -13,7 +13,7 @@ import sqlite3
 import pytest
 
 from conftest import validate_json
-from merge_util import assert_same_run, plant_fault, shard_roots, sql
+from merge_util import assert_same_run, established, last_draw, plant_draw_as_loss, plant_fault, shard_roots, sql
 
 N = 4
 
@@ -311,3 +311,49 @@ def test_rows_kept_with_a_two_digit_max_rows_are_the_single_runs(millaudit, mill
     assert "rows may differ" not in proc.stdout
     assert_same_run(single, out)
     assert sql(out, "SELECT max(n) FROM (SELECT count(*) AS n FROM discrepancies GROUP BY sector)") == [(10,)]
+
+def test_capped_rows_a_shard_cannot_reproduce_are_flagged_and_counts_stay_exact(millaudit, game4, tmp_path):
+    """--max-rows 1, and std_3_4_1_0 given a root of its own (a second planted fault, at its last
+    draw) after the entries whose wrong successor lies in std_4_4_0_0, in another shard: that shard
+    calls those roots and keeps the first of them, which the merge calls propagated, while a single
+    run keeps the new root. The merged sector says so in its message (store, report, a note of the
+    merge) and its counts, sets and digests are still the single run's."""
+    db = tmp_path / "db"
+    shutil.copytree(game4, db)
+    sector = "std_3_4_1_0"
+    fault = last_draw(db / f"{sector}.mdb")
+    plant_draw_as_loss(millaudit, db / f"{sector}.mdb", fault)
+    plan = planned(millaudit, db, N)
+    home = next(i for i in range(N) if sector in plan[i])
+    assert "std_4_4_0_0" not in plan[home]
+    one = tmp_path / "one.sqlite"
+    millaudit.run("verify", db, "--audit", one, "--max-rows", "1", "--quiet", check=1)
+    faulty = {r[0] for r in sql(one, "SELECT sector FROM sector_results WHERE discrepancies > 0")}
+    stores = []
+    for i in range(N):
+        stores.append(tmp_path / f"m{i}.sqlite")
+        code = 1 if plan[i] & faulty else 0
+        millaudit.run("verify", db, "--shard", f"{i}/{N}", "--audit", stores[-1], "--max-rows", "1", "--quiet",
+                      check=code)
+    out = tmp_path / "merged.sqlite"
+    proc = merge(millaudit, out, *stores, check=1)
+    assert (f"note: sector {sector}: more than 1 root in shard {home}, some of them propagated across shards: its "
+            "rows may differ from a single run's (counts, sets and digests are exact)") in proc.stdout.splitlines()
+    assert proc.stdout.count("rows may differ") == 1
+    why = ("rows may differ from a single run's: the shard kept the first rows of its own classification, and "
+           "some of its roots are propagated in the merged run (docs/distributed.md)")
+    assert sql(out, "SELECT sector, message FROM sector_results WHERE message != ''") == [(sector, why)]
+    assert f"message: {why}" in millaudit.run("report", "--audit", out, check=0).stdout
+    # the rows do differ: the single run keeps the new root, the shard kept what is propagated
+    assert sql(one, "SELECT entry, root FROM discrepancies WHERE sector = ?", sector) == [(fault, 1)]
+    kept = sql(out, "SELECT entry, root FROM discrepancies WHERE sector = ?", sector)
+    assert len(kept) == 1 and kept[0][0] < fault and kept[0][1] == 0
+    # everything else is the single run's
+    a, b = established(one), established(out)
+    for name in a:
+        if name == "rows":
+            assert [r for r in a[name] if r[0] != sector] == [r for r in b[name] if r[0] != sector]
+        elif name == "sectors":  # the message is column 8
+            assert [r[:8] + r[9:] for r in a[name]] == [r[:8] + r[9:] for r in b[name]]
+        else:
+            assert a[name] == b[name], name

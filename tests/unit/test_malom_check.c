@@ -772,6 +772,21 @@ static void test_fast_path_equals_reference_secval(void **state)
                                              &err), MA_OK);
     const ma_malom_file *back[MA_TURN_KINDS] = {NULL, NULL, f34, NULL};
     expect_paths_agree(c, f43, back);
+    /* children of two entry widths, as a directory mixing Malom's builds has them: 4_3_0_0 (three
+     * bytes) and the STONE_DIFF 3_3_0_0 (two bytes) as the capture child of 3_4_0_0 */
+    char psd[1024];
+    snprintf(psd, sizeof psd, "%s/../std-ultra-stonediff/std_3_3_0_0.sec2", c->fixtures);
+    ma_malom_file *sd33;
+    assert_int_equal(ma_malom_file_open_sec2(&sd33, psd, MA_VARIANT_STD, (ma_sector){3, 3, 0, 0}, NULL,
+                                             &err), MA_OK);
+    ma_malom_view w43, wsd;
+    ma_malom_file_view(f43, &w43);
+    ma_malom_file_view(sd33, &wsd);
+    assert_int_equal(w43.entry_size, 3);
+    assert_int_equal(wsd.entry_size, 2);
+    const ma_malom_file *mixed[MA_TURN_KINDS] = {NULL, NULL, f43, sd33};
+    expect_paths_agree(c, f34, mixed);
+    ma_malom_file_close(sd33);
     /* the child with markers at 60 random indices, canonical ones among them (broken children:
      * key1 0 and a negative key2 in three bytes) */
     ma_malom_view v;
