@@ -341,6 +341,22 @@ def test_create_refusals(millaudit, world, tmp_path):
     assert "only verify runs are attested" in proc.stderr
 
 
+def test_a_key_of_another_algorithm_is_refused(millaudit, world, tmp_path):
+    """An EC P-256 key pair (a PEM key OpenSSL reads, but not Ed25519) neither signs nor checks an
+    attestation: the signature scheme is part of what a verifier relies on."""
+    sk, pk = tmp_path / "ec.pem", tmp_path / "ec.pub"
+    subprocess.run(["openssl", "genpkey", "-algorithm", "EC", "-pkeyopt", "ec_paramgen_curve:P-256", "-out", str(sk)],
+                   check=True, capture_output=True)
+    subprocess.run(["openssl", "pkey", "-in", str(sk), "-pubout", "-out", str(pk)], check=True, capture_output=True)
+    out = tmp_path / "x.json"
+    proc = millaudit.run("attest", "create", "--audit", world["store"], "--key", sk, "--out", out, check=3)
+    assert proc.stderr.splitlines() == [f"millaudit attest create: {sk}: not an Ed25519 key "
+                                        "(make one with `openssl genpkey -algorithm ed25519`)"]
+    assert not out.exists()
+    proc = millaudit.run("attest", "verify", world["att"], "--pub", pk, check=3)
+    assert f"{pk}: not an Ed25519 key" in proc.stderr
+
+
 def test_an_unverified_run_needs_allow_unverified(millaudit, world, tmp_path):
     db = copy_db(world, tmp_path)
     from conftest import ROOT
