@@ -168,16 +168,20 @@ def test_a_changed_database_file_is_refused(millaudit, world, tmp_path):
     db = copy_db(world, tmp_path)
     f = db / "std_2_2_1_1.mdb"
     data = bytearray(f.read_bytes())
+    attested = hashlib.sha256(bytes(data)).hexdigest()
     data[-1] ^= 0x01
     f.write_bytes(bytes(data))
+    now = hashlib.sha256(bytes(data)).hexdigest()
     proc = millaudit.run("attest", "verify", world["att"], "--pub", world["pk"], "--db", db, check=1)
+    # both digests, so a user can tell which bytes were attested
     assert "std_2_2_1_1.mdb: changed" in proc.stderr
+    assert f"\nstd_2_2_1_1.mdb: changed (attested {attested}, now {now})\n" in proc.stdout
     doc = json.loads(millaudit.run("attest", "verify", world["att"], "--pub", world["pk"], "--db", db, "--json",
                                    check=1).stdout)
     validate_json("attest-verify", doc)
     [issue] = doc["db"]["issues"]
     assert issue["path"] == "std_2_2_1_1.mdb" and issue["problem"] == "changed"
-    assert issue["actual"] == hashlib.sha256(bytes(data)).hexdigest()
+    assert (issue["expected"], issue["actual"]) == (attested, now)
 
 
 def test_a_missing_sector_file_is_refused(millaudit, world, tmp_path):
