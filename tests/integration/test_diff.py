@@ -378,7 +378,9 @@ def test_unusable_files_are_named_and_their_sector_marked(millaudit_asan, produc
     assert status == {"std_3_3_0_0": "identical", "std_3_4_0_0": "identical",
                       "std_4_3_0_0": "unusable"}
     s43 = doc["sectors"][2]
-    assert "not a regular file (FIFO)" in s43["message"] and s43["file_b"].endswith("std_4_3_0_0.mdb")
+    # the sector's reason is the file's error line, naming the file, the sector and the offset
+    assert s43["message"] == f"{b}/std_4_3_0_0.mdb: sector std_4_3_0_0: offset 0: not a regular file (FIFO)"
+    assert s43["message"] in doc["errors"] and s43["file_b"].endswith("std_4_3_0_0.mdb")
     errors = proc.stderr.strip().splitlines()
     assert len(errors) == 3 == len(doc["errors"])
     assert any("std_03_3_0_0.mdb" in e and "not the canonical file name std_3_3_0_0.mdb" in e
@@ -393,7 +395,7 @@ def test_unusable_files_are_named_and_their_sector_marked(millaudit_asan, produc
     millaudit_asan.run("diff", produced, b, "--audit", store, "--quiet", check=3, timeout=120)
     with sqlite3.connect(store) as c:
         (status, message), = c.execute("SELECT status, message FROM sector_results WHERE sector = 'std_4_3_0_0'")
-    assert status == "unusable" and "not a regular file (FIFO)" in message
+    assert (status, message) == ("unusable", s43["message"])
 
 
 def test_broken_file_beside_a_difference_exits_1(millaudit, produced, tmp_path):
