@@ -140,6 +140,26 @@ def test_changed_depth_and_outcome_found_at_the_position(millaudit, produced, tm
     assert "depth:" in text and "a b c d e f g" in text and "values differ" in text
 
 
+def test_a_changed_position_against_another_format_is_a_root(millaudit, produced, tmp_path):
+    """Across formats the successors' entries hold other bytes for the same values: a position
+    changed in the open copy, compared with the producer's Malom .sec export, is a root (every
+    successor agrees in value), not a consequence of its successors' encoding."""
+    copy = tmp_path / "copy"
+    shutil.copytree(produced, copy)
+    sec = tmp_path / "sec"
+    millaudit.run("solve", "--variant", "std", "--sector", "3_3_0_0", "--out", sec, "--open-dir", copy,
+                  "--format", "malom-sec", "--quiet", check=0)
+    subprocess.run([sys.executable, INJECT, "--reseal", copy / "std_3_3_0_0.mdb", "--entry", "1000",
+                    "--depth-delta", "+1"], check=True, capture_output=True)
+    doc = diff_json(millaudit, copy / "std_3_3_0_0.mdb", sec / "std_3_3_0_0.sec", check=1)
+    [s33] = doc["sectors"]
+    assert (s33["format_a"], s33["format_b"]) == ("open", "malom-sec")
+    assert (s33["differences"]["outcome"], s33["differences"]["depth"]) == (0, 1)
+    [x] = s33["examples"]
+    assert x["entry_a"] == 1000 and x["b"]["depth"] == x["a"]["depth"] - 2
+    assert x["cause"] == "root" and s33["cause"] == "root" and s33["roots"] == 1
+
+
 def test_non_canonical_filler_is_encoding_only(millaudit, produced, tmp_path):
     target = tmp_path / "std_3_3_0_0.mdb"
     shutil.copy(produced / "std_3_3_0_0.mdb", target)
