@@ -264,6 +264,12 @@ def test_run_recorded_in_audit_store(millaudit, produced, tmp_path):
     table = "discrepancies" if "discrepancies" in names else next(n for n in names if "discrep" in n)
     rows = db.execute(f"SELECT * FROM {table}").fetchall()
     assert len(rows) == 1 and any(v == 1000 for v in rows[0])
+    # where the difference comes from is recorded with it: a root position, its sector a root pair
+    assert db.execute("SELECT roots, propagated FROM sector_results").fetchall() == [(1, 0)]
+    assert db.execute("SELECT entry, root FROM discrepancies").fetchall() == [(1000, 1)]
+    db.close()
+    text = millaudit.run("report", "--audit", store, check=0).stdout.splitlines()
+    assert "  root pairs        std_3_3_0_0 (1 position at the root)" in text
 
 
 def test_store_status_follows_the_verdict(millaudit, produced, tmp_path):
