@@ -168,16 +168,20 @@ def test_a_changed_database_file_is_refused(millaudit, world, tmp_path):
     db = copy_db(world, tmp_path)
     f = db / "std_2_2_1_1.mdb"
     data = bytearray(f.read_bytes())
+    attested = hashlib.sha256(bytes(data)).hexdigest()
     data[-1] ^= 0x01
     f.write_bytes(bytes(data))
+    now = hashlib.sha256(bytes(data)).hexdigest()
     proc = millaudit.run("attest", "verify", world["att"], "--pub", world["pk"], "--db", db, check=1)
+    # both digests, so a user can tell which bytes were attested
     assert "std_2_2_1_1.mdb: changed" in proc.stderr
+    assert f"\nstd_2_2_1_1.mdb: changed (attested {attested}, now {now})\n" in proc.stdout
     doc = json.loads(millaudit.run("attest", "verify", world["att"], "--pub", world["pk"], "--db", db, "--json",
                                    check=1).stdout)
     validate_json("attest-verify", doc)
     [issue] = doc["db"]["issues"]
     assert issue["path"] == "std_2_2_1_1.mdb" and issue["problem"] == "changed"
-    assert issue["actual"] == hashlib.sha256(bytes(data)).hexdigest()
+    assert (issue["expected"], issue["actual"]) == (attested, now)
 
 
 def test_a_missing_sector_file_is_refused(millaudit, world, tmp_path):
@@ -339,6 +343,22 @@ def test_create_refusals(millaudit, world, tmp_path):
     proc = millaudit.run("attest", "create", "--audit", store, "--key", world["sk"], "--out", tmp_path / "x.json",
                          check=3)
     assert "only verify runs are attested" in proc.stderr
+
+
+def test_a_key_of_another_algorithm_is_refused(millaudit, world, tmp_path):
+    """An EC P-256 key pair (a PEM key OpenSSL reads, but not Ed25519) neither signs nor checks an
+    attestation: the signature scheme is part of what a verifier relies on."""
+    sk, pk = tmp_path / "ec.pem", tmp_path / "ec.pub"
+    subprocess.run(["openssl", "genpkey", "-algorithm", "EC", "-pkeyopt", "ec_paramgen_curve:P-256", "-out", str(sk)],
+                   check=True, capture_output=True)
+    subprocess.run(["openssl", "pkey", "-in", str(sk), "-pubout", "-out", str(pk)], check=True, capture_output=True)
+    out = tmp_path / "x.json"
+    proc = millaudit.run("attest", "create", "--audit", world["store"], "--key", sk, "--out", out, check=3)
+    assert proc.stderr.splitlines() == [f"millaudit attest create: {sk}: not an Ed25519 key "
+                                        "(make one with `openssl genpkey -algorithm ed25519`)"]
+    assert not out.exists()
+    proc = millaudit.run("attest", "verify", world["att"], "--pub", pk, check=3)
+    assert f"{pk}: not an Ed25519 key" in proc.stderr
 
 
 def test_an_unverified_run_needs_allow_unverified(millaudit, world, tmp_path):

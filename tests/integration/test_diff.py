@@ -140,6 +140,26 @@ def test_changed_depth_and_outcome_found_at_the_position(millaudit, produced, tm
     assert "depth:" in text and "a b c d e f g" in text and "values differ" in text
 
 
+def test_a_changed_position_against_another_format_is_a_root(millaudit, produced, tmp_path):
+    """Across formats the successors' entries hold other bytes for the same values: a position
+    changed in the open copy, compared with the producer's Malom .sec export, is a root (every
+    successor agrees in value), not a consequence of its successors' encoding."""
+    copy = tmp_path / "copy"
+    shutil.copytree(produced, copy)
+    sec = tmp_path / "sec"
+    millaudit.run("solve", "--variant", "std", "--sector", "3_3_0_0", "--out", sec, "--open-dir", copy,
+                  "--format", "malom-sec", "--quiet", check=0)
+    subprocess.run([sys.executable, INJECT, "--reseal", copy / "std_3_3_0_0.mdb", "--entry", "1000",
+                    "--depth-delta", "+1"], check=True, capture_output=True)
+    doc = diff_json(millaudit, copy / "std_3_3_0_0.mdb", sec / "std_3_3_0_0.sec", check=1)
+    [s33] = doc["sectors"]
+    assert (s33["format_a"], s33["format_b"]) == ("open", "malom-sec")
+    assert (s33["differences"]["outcome"], s33["differences"]["depth"]) == (0, 1)
+    [x] = s33["examples"]
+    assert x["entry_a"] == 1000 and x["b"]["depth"] == x["a"]["depth"] - 2
+    assert x["cause"] == "root" and s33["cause"] == "root" and s33["roots"] == 1
+
+
 def test_non_canonical_filler_is_encoding_only(millaudit, produced, tmp_path):
     target = tmp_path / "std_3_3_0_0.mdb"
     shutil.copy(produced / "std_3_3_0_0.mdb", target)
@@ -244,6 +264,12 @@ def test_run_recorded_in_audit_store(millaudit, produced, tmp_path):
     table = "discrepancies" if "discrepancies" in names else next(n for n in names if "discrep" in n)
     rows = db.execute(f"SELECT * FROM {table}").fetchall()
     assert len(rows) == 1 and any(v == 1000 for v in rows[0])
+    # where the difference comes from is recorded with it: a root position, its sector a root pair
+    assert db.execute("SELECT roots, propagated FROM sector_results").fetchall() == [(1, 0)]
+    assert db.execute("SELECT entry, root FROM discrepancies").fetchall() == [(1000, 1)]
+    db.close()
+    text = millaudit.run("report", "--audit", store, check=0).stdout.splitlines()
+    assert "  root pairs        std_3_3_0_0 (1 position at the root)" in text
 
 
 def test_store_status_follows_the_verdict(millaudit, produced, tmp_path):
@@ -378,7 +404,9 @@ def test_unusable_files_are_named_and_their_sector_marked(millaudit_asan, produc
     assert status == {"std_3_3_0_0": "identical", "std_3_4_0_0": "identical",
                       "std_4_3_0_0": "unusable"}
     s43 = doc["sectors"][2]
-    assert "not a regular file (FIFO)" in s43["message"] and s43["file_b"].endswith("std_4_3_0_0.mdb")
+    # the sector's reason is the file's error line, naming the file, the sector and the offset
+    assert s43["message"] == f"{b}/std_4_3_0_0.mdb: sector std_4_3_0_0: offset 0: not a regular file (FIFO)"
+    assert s43["message"] in doc["errors"] and s43["file_b"].endswith("std_4_3_0_0.mdb")
     errors = proc.stderr.strip().splitlines()
     assert len(errors) == 3 == len(doc["errors"])
     assert any("std_03_3_0_0.mdb" in e and "not the canonical file name std_3_3_0_0.mdb" in e
@@ -393,7 +421,7 @@ def test_unusable_files_are_named_and_their_sector_marked(millaudit_asan, produc
     millaudit_asan.run("diff", produced, b, "--audit", store, "--quiet", check=3, timeout=120)
     with sqlite3.connect(store) as c:
         (status, message), = c.execute("SELECT status, message FROM sector_results WHERE sector = 'std_4_3_0_0'")
-    assert status == "unusable" and "not a regular file (FIFO)" in message
+    assert (status, message) == ("unusable", s43["message"])
 
 
 def test_a_sector_file_discovery_could_not_read_keeps_its_words_on_either_side(millaudit, produced, tmp_path):

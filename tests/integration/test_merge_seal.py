@@ -157,6 +157,15 @@ def test_store_colon_zero_names_no_run(millaudit, world, tmp_path):
     assert not (tmp_path / "m.sqlite").exists()
 
 
+def test_store_colon_a_run_it_does_not_hold_is_refused(millaudit, millaudit_asan, world, tmp_path):
+    """STORE:9 names a run the store does not hold: a one-line refusal naming it, exit 3, nothing
+    written (and no crash freeing the half-read run)."""
+    stores = shards(millaudit, world, "clean", tmp_path, n=2)
+    proc = millaudit_asan.run("runs", "merge", tmp_path / "m.sqlite", stores[0], f"{stores[1]}:9", check=3)
+    assert proc.stderr.splitlines() == [f"millaudit runs merge: {stores[1]}: no run 9"]
+    assert not (tmp_path / "m.sqlite").exists()
+
+
 def test_a_merge_into_its_own_seal_key_is_refused_and_the_key_kept(millaudit, world, tmp_path):
     """OUT names the key the merge checks seals with: the merge would replace the key by a store."""
     stores = shards(millaudit, world, "clean", tmp_path, key="secret.key")

@@ -15,6 +15,7 @@ import re
 import socket
 import sqlite3
 import subprocess
+import time
 
 import pytest
 
@@ -237,6 +238,31 @@ def test_a_run_in_progress_is_not_resumed(millaudit, millaudit_planted, game4, t
     sql(store, "UPDATE runs SET heartbeat_at = '2020-01-01T00:00:00.000Z' WHERE id = 1")
     millaudit.run("verify", game4, "--audit", store, "--resume", "--quiet", check=0)
     assert sql(store, "SELECT status, continued_by FROM runs WHERE id = 1") == [("interrupted", 2)]
+
+
+def test_a_live_run_of_this_host_is_not_resumed_even_when_its_heartbeat_counts_as_stale(millaudit, millaudit_planted,
+                                                                                       game4, tmp_path):
+    """A run records its own process: while it lives on this host, --resume refuses the run even
+    with --stale-after 0 (which speaks of other hosts' runs), so one run is never checked twice at once."""
+    store, ctl = tmp_path / "a.sqlite", tmp_path / "ctl"
+    ctl.mkdir()
+    env = dict(os.environ, MILLAUDIT_TEST_STEP="checked:std_3_3_0_0", MILLAUDIT_TEST_STEP_DIR=str(ctl))
+    live = subprocess.Popen([str(millaudit_planted.path), "verify", str(game4), "--audit", str(store), "--threads", "1",
+                             "--quiet"], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
+    try:
+        while not (ctl / "paused").exists():
+            assert live.poll() is None, live.communicate()
+            time.sleep(0.01)
+        proc = run(millaudit, "verify", game4, "--audit", store, "--resume", "--stale-after", "0", check=3)
+        assert proc.stderr.splitlines() == [
+            f"millaudit verify: {store}: run 1 is still in progress (process {live.pid} on {socket.gethostname()});"
+            " nothing to resume"]
+        assert sql(store, "SELECT count(*) FROM runs") == [(1,)]
+    finally:
+        (ctl / "resume").touch()
+        live.communicate(timeout=600)
+    assert live.returncode == 0
+    assert sql(store, "SELECT status, continued_by FROM runs") == [("ok", None)]
 
 
 def test_stale_after_tells_resume_when_a_run_of_another_host_is_dead(millaudit, millaudit_planted, game4, tmp_path):

@@ -712,6 +712,43 @@ static void test_fast_path_equals_reference_rotated_words(void **state)
     free(orig);
 }
 
+/* A STONE_DIFF 3_3_0_0 (its own only child) whose every value lies beyond a win (key1 31, key2 1;
+ * VW is 10): each turn into it is worth less than having no turn, so every canonical position
+ * derives the no-turn loss on the reference path. The fast path's rank tables must rank the
+ * no-turn value among those turns' values as the reference path compares them, not count every
+ * turn as better than none. */
+static void test_fast_path_equals_reference_values_beyond_a_win(void **state)
+{
+    ctx *c = *state;
+    MA_TEST_NEED_FIXTURES(c->fixtures);
+    char src[1024], path[1024];
+    snprintf(src, sizeof src, "%s/../std-ultra-stonediff/std_3_3_0_0.sec2", c->fixtures);
+    size_t size;
+    unsigned char *buf = ma_test_slurp(src, &size);
+    assert_non_null(buf);
+    assert_true(size >= 64 + 2 * (size_t)N33);
+    uint32_t planted = 0;
+    for (uint32_t e = 0; e < N33; e++) {
+        unsigned char *w = buf + 64 + 2 * e;
+        uint32_t word = (uint32_t)w[0] | (uint32_t)w[1] << 8;
+        int32_t key2 = (int32_t)(word >> 6) - (word >> 15 ? 1024 : 0);
+        if ((word & 63u) == 0 && key2 < 0)
+            continue; /* a marker stays: the index is not what is tested */
+        w[0] = (unsigned char)(31u | 1u << 6);
+        w[1] = 0;
+        planted++;
+    }
+    assert_int_equal(planted, N33 - 40514u); /* every canonical index: 40,514 markers */
+    snprintf(path, sizeof path, "%s/std_3_3_0_0.sec2", c->tmpdir);
+    write_file(path, buf, size);
+    free(buf);
+    ma_malom_file *f;
+    ma_error err;
+    assert_int_equal(ma_malom_file_open_sec2(&f, path, MA_VARIANT_STD, (ma_sector){3, 3, 0, 0}, NULL, &err),
+                     MA_OK);
+    expect_alone_agrees(c, f);
+}
+
 /* The raw entry of (key1, key2) in a .sec2 view: field 1 in the low f1 bits, field 2 above. */
 static uint32_t sec2_raw(const ma_malom_view *v, int32_t key1, int32_t key2)
 {
@@ -962,6 +999,7 @@ int main(void)
         cmocka_unit_test(test_fast_path_equals_reference_rotated_words),
         cmocka_unit_test(test_fast_path_equals_reference_many_overflows),
         cmocka_unit_test(test_fast_path_equals_reference_sec2_overflows),
+        cmocka_unit_test(test_fast_path_equals_reference_values_beyond_a_win),
         cmocka_unit_test(test_malformed_best_value_is_bad_encoding),
         cmocka_unit_test(test_bounds_mode_reports_a_value_below_the_bound),
         cmocka_unit_test(test_full_board_rule),
