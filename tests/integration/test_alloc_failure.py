@@ -17,7 +17,8 @@ while being checked") or went on without the memory it asked for fails here.
 The commands are those whose out-of-memory paths decide a verdict or write a claim: verify of one
 sector with a published manifest that has chunk lines, an audit store and a JUnit report; manifest
 check of that manifest, and of one whose file has since changed (the chunk lines pin the chunk);
-manifest create --chunks; manifest merge of shard manifests into a store. The database is the
+manifest create --chunks; manifest merge of shard manifests into a store; verify --plan of a
+database with an unusable file (the partition, the peaks and the files it names). The database is the
 3-stone game (the session's std3_games), so every sweep is a few hundred runs of a few tens of
 milliseconds.
 
@@ -295,5 +296,19 @@ def test_manifest_merge_under_allocation_failure(millaudit, shim, work):
     s = Scenario(millaudit, shim, work, ["manifest", "merge", "m.sha256", "s0.sha256", "s1.sha256",
                                          "--audit", "m.sqlite", "--dir", "db"],
                  documents=["m.sha256"], store="m.sqlite")
+    wrong = sweep(s)
+    assert not wrong, "\n".join(wrong)
+
+
+def test_verify_plan_under_allocation_failure(millaudit, shim, work):
+    """verify --plan of a database with an unusable file: the partition and the unusable files it
+    names are the clean run's, or out of memory is said."""
+    bad = work / "bad"
+    if not bad.exists():
+        shutil.copytree(work / "db", bad)
+        (bad / "std_3_3_0_0.sec2").write_bytes(b"a second format\n")  # unusable: one format per database
+    s = Scenario(millaudit, shim, work, ["verify", "bad", "--plan", "2", "--json"])
+    clean = s.run()
+    assert clean.rc == 0 and '"errors":["bad/std_3_3_0_0.sec2: sector std_3_3_0_0: offset 0: not used' in clean.stdout
     wrong = sweep(s)
     assert not wrong, "\n".join(wrong)
