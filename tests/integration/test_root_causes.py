@@ -121,3 +121,20 @@ def test_report_of_a_diff_run_names_b_and_its_root_pair(millaudit, games, tmp_pa
     assert text.splitlines()[2] == f"  root pairs        {ROOT_SECTOR} (1 position at the root)"
     assert f"as a consequence  " in text and f"only as a consequence of {ROOT_SECTOR}" in text
     assert "proved by " in text
+
+
+def test_a_twin_sectors_wrong_entries_make_its_twin_a_consequence(millaudit, tmp_path):
+    """Lasker's 4-stone game: lask_1_3_2_0 and lask_3_1_0_2 read each other (a move without a
+    placement swaps the sides), and lask_2_2_1_1 sorts between them by stones and name. Wrong
+    entries of lask_3_1_0_2 are the roots; its twin's entries that lead to them are propagated: the
+    twins are checked as one unit, classified once both discrepancy sets are known."""
+    db = tmp_path / "lask4"
+    millaudit.run("solve", "--variant", "lask", "--stones", 4, "--out", db, "--quiet", check=0)
+    for entry in (7, 13):  # two wins made draws
+        subprocess.run([sys.executable, str(INJECT), str(db / "lask_3_1_0_2.mdb"), "--entry", str(entry),
+                        "--outcome", "draw", "--reseal"], check=True, capture_output=True, text=True)
+    doc = json.loads(millaudit.run("verify", db, "--threads", 1, "--json", check=1).stdout)
+    found = {s["sector"]: (s["roots"], s["propagated"]) for s in doc["sectors"] if s["discrepancies"]}
+    assert found["lask_3_1_0_2"] == (2, 0)
+    twin = found["lask_1_3_2_0"]
+    assert twin[0] == 0 and twin[1] > 0, found
