@@ -164,3 +164,22 @@ def test_a_twin_checked_beside_an_unusable_twin_still_has_its_roots(millaudit, l
     assert by["lask_1_3_2_0"]["status"] == "unusable"
     s = by["lask_3_1_0_2"]
     assert (s["status"], s["discrepancies"], s["roots"], s["propagated"]) == ("discrepancies", 2, 2, 0)
+
+
+def test_a_merge_keeps_a_bad_encoding_with_a_wrong_successor_a_root(millaudit, lask4, tmp_path):
+    """Entry 55 of lask_1_3_2_0 leads to a wrong entry of its twin and so differs as a consequence;
+    stored as bytes that are no value (0x8001, bad-encoding) it is a fault of its own, a root
+    whatever its successors hold. The merge of two shards re-classifies every sector from the sets
+    the shards recorded and must keep it a root: the merged counts are the single run's."""
+    db = made_draws(lask4, tmp_path, (7, 13))
+    subprocess.run([sys.executable, str(INJECT), str(db / "lask_1_3_2_0.mdb"), "--entry", "55", "--word", "0x8001",
+                    "--reseal"], check=True, capture_output=True, text=True)
+    verdict = "verdict: discrepancies found: 16 (3 roots, 13 propagated)"
+    single = millaudit.run("verify", db, "--threads", 1, "--quiet", check=1).stdout
+    assert f"{verdict}; root sectors: lask_1_3_2_0, lask_3_1_0_2" in single.splitlines()
+    stores = [tmp_path / f"s{i}.sqlite" for i in range(2)]
+    for i, store in enumerate(stores):
+        proc = millaudit.run("verify", db, "--threads", 1, "--shard", f"{i}/2", "--audit", store, "--quiet")
+        assert proc.returncode in (0, 1), proc.stderr  # a shard's sectors may hold no fault
+    merged = millaudit.run("runs", "merge", tmp_path / "m.sqlite", *stores, check=1).stdout
+    assert verdict in merged.splitlines()
