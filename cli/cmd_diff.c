@@ -148,9 +148,14 @@ int ma_cmd_diff(int argc, char **argv, const ma_cli_invocation *typed)
         result = ma_diff_run(&r, &opt, &err);
     }
     if (r) {
-        ma_diff_render_end(stdout, stderr, r, (sh.json ? MA_DIFF_TEXT_JSON : 0) | (sh.quiet ? MA_DIFF_TEXT_QUIET : 0) |
-                                                  (sh.all ? MA_DIFF_TEXT_ALL : 0));
+        int rendered = ma_diff_render_end(stdout, stderr, r, (sh.json ? MA_DIFF_TEXT_JSON : 0) |
+                                                                 (sh.quiet ? MA_DIFF_TEXT_QUIET : 0) |
+                                                                 (sh.all ? MA_DIFF_TEXT_ALL : 0));
         result = ma_diff_report_result(r);
+        if (rendered == MA_ENOMEM) { /* nothing was written: the verdict is not shown, so not given */
+            fprintf(stderr, "millaudit diff: out of memory\n");
+            result = MA_ENOMEM;
+        }
         ma_diff_report_free(r);
         if (ma_result_exit_code(result) < MA_EXIT_IO && ma_cli_stdout_flush("diff") != MA_OK)
             result = MA_EIO;

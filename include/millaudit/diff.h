@@ -194,7 +194,8 @@ MA_API uint64_t ma_diff_report_class_count(const ma_diff_report *r, int cls);
  * positions, the pairs on one side only or unusable, one line per set of causes for the pairs
  * that differ only as a consequence, one line per kind of sameness for the equal pairs (headers
  * only, another format, identical; none with MA_DIFF_TEXT_QUIET), or every pair on a line of its
- * own (MA_DIFF_TEXT_ALL); then the total. */
+ * own (MA_DIFF_TEXT_ALL); then the total. ma_diff_render_end returns MA_OK, or MA_ENOMEM having
+ * written nothing (the caller says out of memory: a verdict without its lines is not given). */
 enum { MA_DIFF_TEXT_JSON = 1, MA_DIFF_TEXT_QUIET = 2, MA_DIFF_TEXT_ALL = 4 };
 MA_API void ma_diff_render_pair_text(FILE *out, const ma_diff_sector *s, int quiet);
 MA_API void ma_diff_render_plan_text(FILE *out, const ma_diff_report *r);

@@ -191,10 +191,11 @@ void ma_diff_render_pair_text(FILE *out, const ma_diff_sector *s, int quiet)
 
 /* Equal pairs in one line per kind of sameness: "6 sectors equal: the same values, the files
  * differ only in their headers: producer ... (std_0_0_4_4, ...)". */
-static void print_equal_summary(FILE *out, const ma_diff_report *r)
+static void print_equal_summary(FILE *out, const ma_diff_report *r, char *done)
 {
-    char *done = calloc(r->n ? r->n : 1, 1), words[400], other[400];
-    for (size_t i = 0; done && i < r->n; i++) {
+    char words[400], other[400];
+    memset(done, 0, r->n);
+    for (size_t i = 0; i < r->n; i++) {
         const ma_diff_sector *s = &r->pairs[i];
         if (done[i] || (s->status != MA_DIFF_IDENTICAL && s->status != MA_DIFF_EQUAL))
             continue;
@@ -224,14 +225,13 @@ static void print_equal_summary(FILE *out, const ma_diff_report *r)
         }
         fprintf(out, ")\n");
     }
-    free(done);
 }
 
 /* The consequences in one line per set of causes. */
-static void print_consequences(FILE *out, const ma_diff_report *r)
+static void print_consequences(FILE *out, const ma_diff_report *r, char *done)
 {
-    char *done = calloc(r->n ? r->n : 1, 1);
-    for (size_t i = 0; done && i < r->n; i++) {
+    memset(done, 0, r->n);
+    for (size_t i = 0; i < r->n; i++) {
         const ma_diff_sector *s = &r->pairs[i];
         if (done[i] || s->status != MA_DIFF_DIFFERS || s->cause != MA_DIFF_CAUSE_PROPAGATED)
             continue;
@@ -256,7 +256,6 @@ static void print_consequences(FILE *out, const ma_diff_report *r)
         }
         fprintf(out, "\n");
     }
-    free(done);
 }
 
 /* A and B named at the top, as a reader asks first which is which. */
@@ -285,7 +284,7 @@ void ma_diff_render_plan_text(FILE *out, const ma_diff_report *r)
 /* Every pair, root differences first: by default one line per differing pair (its positions for
  * a pair that differs at the root), the consequences and the equal pairs in summary lines; with
  * all, one line for every pair. */
-static void print_pairs(FILE *out, const ma_diff_report *r, unsigned flags)
+static void print_pairs(FILE *out, const ma_diff_report *r, unsigned flags, char *done)
 {
     int quiet = flags & MA_DIFF_TEXT_QUIET;
     for (size_t i = 0; i < r->n; i++) {
@@ -307,9 +306,9 @@ static void print_pairs(FILE *out, const ma_diff_report *r, unsigned flags)
         }
         return;
     }
-    print_consequences(out, r);
+    print_consequences(out, r, done);
     if (!quiet)
-        print_equal_summary(out, r);
+        print_equal_summary(out, r, done);
 }
 
 /* ---- JSON (docs/json/diff.schema.json) ---- */
@@ -554,14 +553,20 @@ static void print_total(FILE *out, const ma_diff_report *r, size_t n_errors)
 
 int ma_diff_render_end(FILE *out, FILE *diag, const ma_diff_report *r, unsigned flags)
 {
-    for (int i = 0; i < r->n_notices; i++)
-        fprintf(diag, "millaudit diff: %s\n", r->notices[i]);
-    /* every file either database could not use, in A then B, discovery order; then the failure */
+    /* the memory the end needs is taken before a line is written: out of memory writes nothing,
+     * never a total without the lines it sums up */
     size_t n_a = r->a ? ma_database_unusable_count(r->a) : 0;
     size_t n_b = r->b ? ma_database_unusable_count(r->b) : 0, n_errors = 0;
     const char **errors = calloc(n_a + n_b + 1, sizeof *errors);
-    if (!errors)
+    char *done = calloc(r->n ? r->n : 1, 1); /* the pairs a summary line has named */
+    if (!errors || !done) {
+        free(errors);
+        free(done);
         return MA_ENOMEM;
+    }
+    for (int i = 0; i < r->n_notices; i++)
+        fprintf(diag, "millaudit diff: %s\n", r->notices[i]);
+    /* every file either database could not use, in A then B, discovery order; then the failure */
     for (size_t i = 0; i < n_a; i++)
         errors[n_errors++] = ma_database_unusable(r->a, i)->message;
     for (size_t i = 0; i < n_b; i++)
@@ -577,10 +582,11 @@ int ma_diff_render_end(FILE *out, FILE *diag, const ma_diff_report *r, unsigned 
     } else if (!r->fatal) {
         print_sides(out, r);
         ma_diff_render_plan_text(out, r);
-        print_pairs(out, r, flags);
+        print_pairs(out, r, flags, done);
         print_total(out, r, n_errors);
     }
     free(errors);
+    free(done);
     return MA_OK;
 }
 

@@ -17,7 +17,9 @@ while being checked") or went on without the memory it asked for fails here.
 The commands are those whose out-of-memory paths decide a verdict or write a claim: verify of one
 sector with a published manifest that has chunk lines, an audit store and a JUnit report; manifest
 check of that manifest, and of one whose file has since changed (the chunk lines pin the chunk);
-manifest create --chunks; manifest merge of shard manifests into a store. The database is the
+manifest create --chunks; manifest merge of shard manifests into a store; verify --plan of a
+database with an unusable file (the partition, the peaks and the files it names); diff --audit of a
+root pair and its consequence (the attribution of causes). The database is the
 3-stone game (the session's std3_games), so every sweep is a few hundred runs of a few tens of
 milliseconds.
 
@@ -29,10 +31,11 @@ import re
 import shutil
 import sqlite3
 import subprocess
+import sys
 
 import pytest
 
-from conftest import skip_unless
+from conftest import ROOT, skip_unless
 
 SECTOR = "1_1_2_2"  # 92 entries with children in two sectors: every phase of a run, in milliseconds
 # README "Exit codes": 5 internal error (out of memory); 4 when what failed was the audit record
@@ -93,7 +96,7 @@ class Scenario:
     """One command line run in work/ with every output removed (and the store put back as it was)
     before each run."""
 
-    def __init__(self, millaudit, shim, work, args, documents=(), store=None):
+    def __init__(self, millaudit, shim, work, args, documents=(), store=None, clean_exit=0):
         self.millaudit, self.shim, self.work = millaudit, shim, work
         self.args = [str(a) for a in args]
         self.documents = [work / d for d in documents]
@@ -105,7 +108,7 @@ class Scenario:
             self.template = work / f"{store}.template"
             self.reset()
             first = self.run()
-            assert first.rc == 0, first.stderr
+            assert first.rc == clean_exit, first.stderr
             shutil.copyfile(self.store, self.template)
             for side in ("-wal", "-shm", "-journal"):
                 assert not os.path.exists(str(self.store) + side), first.stdout + first.stderr
@@ -259,6 +262,14 @@ def work(millaudit, std3_games, tmp_path_factory):
     data = bytearray((changed / "std_3_3_0_0.mdb").read_bytes())
     data[300000] ^= 1
     (changed / "std_3_3_0_0.mdb").write_bytes(bytes(data))
+    # a buggy solver's output: one entry of std_3_3_0_0 made a draw and its parents solved again
+    # from it (test_root_causes.py): std_2_3_1_0 then differs from db only as a consequence
+    resolved = w / "resolved"
+    resolved.mkdir()
+    shutil.copyfile(db / "std_3_3_0_0.mdb", resolved / "std_3_3_0_0.mdb")
+    subprocess.run([sys.executable, str(ROOT / "scripts" / "inject_fault.py"), str(resolved / "std_3_3_0_0.mdb"),
+                    "--entry", "5", "--outcome", "draw", "--reseal"], check=True, capture_output=True)
+    millaudit.run("solve", "--stones", "3", "--out", resolved, "--quiet", check=0)
     return w
 
 
@@ -295,5 +306,31 @@ def test_manifest_merge_under_allocation_failure(millaudit, shim, work):
     s = Scenario(millaudit, shim, work, ["manifest", "merge", "m.sha256", "s0.sha256", "s1.sha256",
                                          "--audit", "m.sqlite", "--dir", "db"],
                  documents=["m.sha256"], store="m.sqlite")
+    wrong = sweep(s)
+    assert not wrong, "\n".join(wrong)
+
+
+def test_verify_plan_under_allocation_failure(millaudit, shim, work):
+    """verify --plan of a database with an unusable file: the partition and the unusable files it
+    names are the clean run's, or out of memory is said."""
+    bad = work / "bad"
+    if not bad.exists():
+        shutil.copytree(work / "db", bad)
+        (bad / "std_3_3_0_0.sec2").write_bytes(b"a second format\n")  # unusable: one format per database
+    s = Scenario(millaudit, shim, work, ["verify", "bad", "--plan", "2", "--json"])
+    clean = s.run()
+    assert clean.rc == 0 and '"errors":["bad/std_3_3_0_0.sec2: sector std_3_3_0_0: offset 0: not used' in clean.stdout
+    wrong = sweep(s)
+    assert not wrong, "\n".join(wrong)
+
+
+def test_diff_under_allocation_failure(millaudit, shim, work):
+    """diff --audit of a root pair and a pair that differs only as its consequence: the causes
+    attributed (which needs memory of its own) are the clean run's, or out of memory is said."""
+    s = Scenario(millaudit, shim, work, ["diff", "db", "resolved", "--sector", "3_3_0_0", "--sector", "2_3_1_0",
+                                         "--threads", "1", "--quiet", "--audit", "d.sqlite"],
+                 store="d.sqlite", clean_exit=1)
+    clean = s.run()
+    assert clean.rc == 1 and "1 sector differs only as a consequence of std_3_3_0_0" in clean.stdout
     wrong = sweep(s)
     assert not wrong, "\n".join(wrong)

@@ -121,3 +121,65 @@ def test_report_of_a_diff_run_names_b_and_its_root_pair(millaudit, games, tmp_pa
     assert text.splitlines()[2] == f"  root pairs        {ROOT_SECTOR} (1 position at the root)"
     assert f"as a consequence  " in text and f"only as a consequence of {ROOT_SECTOR}" in text
     assert "proved by " in text
+
+
+@pytest.fixture(scope="module")
+def lask4(millaudit, tmp_path_factory):
+    """Lasker's 4-stone game, solved: lask_1_3_2_0 and lask_3_1_0_2 read each other (a move without
+    a placement swaps the sides), one unit of twins, and lask_2_2_1_1 sorts between them by stones
+    and name."""
+    db = tmp_path_factory.mktemp("lask4") / "db"
+    millaudit.run("solve", "--variant", "lask", "--stones", 4, "--out", db, "--quiet", check=0)
+    return db
+
+
+def made_draws(lask4, tmp_path, entries):
+    db = tmp_path / "lask4"
+    shutil.copytree(lask4, db)
+    for entry in entries:
+        subprocess.run([sys.executable, str(INJECT), str(db / "lask_3_1_0_2.mdb"), "--entry", str(entry),
+                        "--outcome", "draw", "--reseal"], check=True, capture_output=True, text=True)
+    return db
+
+
+def test_a_twin_sectors_wrong_entries_make_its_twin_a_consequence(millaudit, lask4, tmp_path):
+    """Wrong entries of lask_3_1_0_2 are the roots; its twin's entries that lead to them are
+    propagated: the twins are checked as one unit, classified once both discrepancy sets are known."""
+    db = made_draws(lask4, tmp_path, (7, 13))  # two wins made draws
+    doc = json.loads(millaudit.run("verify", db, "--threads", 1, "--json", check=1).stdout)
+    found = {s["sector"]: (s["roots"], s["propagated"]) for s in doc["sectors"] if s["discrepancies"]}
+    assert found["lask_3_1_0_2"] == (2, 0)
+    twin = found["lask_1_3_2_0"]
+    assert twin[0] == 0 and twin[1] > 0, found
+
+
+def test_a_twin_checked_beside_an_unusable_twin_still_has_its_roots(millaudit, lask4, tmp_path):
+    """lask_1_3_2_0, first of the unit by name, unusable (a truncated header): lask_3_1_0_2 is
+    still checked, and its two entries that must hold no value made draws (symmetry-inconsistency,
+    faults of the entries themselves) are counted and classified: two roots."""
+    db = made_draws(lask4, tmp_path, (5, 11))
+    (db / "lask_1_3_2_0.mdb").write_bytes((db / "lask_1_3_2_0.mdb").read_bytes()[:100])
+    doc = json.loads(millaudit.run("verify", db, "--threads", 1, "--json", check=1).stdout)
+    by = {s["sector"]: s for s in doc["sectors"]}
+    assert by["lask_1_3_2_0"]["status"] == "unusable"
+    s = by["lask_3_1_0_2"]
+    assert (s["status"], s["discrepancies"], s["roots"], s["propagated"]) == ("discrepancies", 2, 2, 0)
+
+
+def test_a_merge_keeps_a_bad_encoding_with_a_wrong_successor_a_root(millaudit, lask4, tmp_path):
+    """Entry 55 of lask_1_3_2_0 leads to a wrong entry of its twin and so differs as a consequence;
+    stored as bytes that are no value (0x8001, bad-encoding) it is a fault of its own, a root
+    whatever its successors hold. The merge of two shards re-classifies every sector from the sets
+    the shards recorded and must keep it a root: the merged counts are the single run's."""
+    db = made_draws(lask4, tmp_path, (7, 13))
+    subprocess.run([sys.executable, str(INJECT), str(db / "lask_1_3_2_0.mdb"), "--entry", "55", "--word", "0x8001",
+                    "--reseal"], check=True, capture_output=True, text=True)
+    verdict = "verdict: discrepancies found: 16 (3 roots, 13 propagated)"
+    single = millaudit.run("verify", db, "--threads", 1, "--quiet", check=1).stdout
+    assert f"{verdict}; root sectors: lask_1_3_2_0, lask_3_1_0_2" in single.splitlines()
+    stores = [tmp_path / f"s{i}.sqlite" for i in range(2)]
+    for i, store in enumerate(stores):
+        proc = millaudit.run("verify", db, "--threads", 1, "--shard", f"{i}/2", "--audit", store, "--quiet")
+        assert proc.returncode in (0, 1), proc.stderr  # a shard's sectors may hold no fault
+    merged = millaudit.run("runs", "merge", tmp_path / "m.sqlite", *stores, check=1).stdout
+    assert verdict in merged.splitlines()
