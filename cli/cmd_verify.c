@@ -346,12 +346,14 @@ static int report_run(const struct verify_cli *c, const ma_vrun *run, int rc, co
 {
     int result = ma_vrun_result(run, rc);
     size_t n_err = ma_vrun_error_count(run), ne = 0;
+    /* the run's error is usually the last one it listed (an unusable root): say it once */
+    int own = rc && rc != MA_ECANCELED && (!n_err || strcmp(ma_vrun_error(run, n_err - 1), err->msg));
     const char **errors = calloc(n_err + 2, sizeof *errors);
     if (!errors) {
         /* no list to hand the renderers: what went wrong said here, and no verdict (exit 5) */
         for (size_t i = 0; i < n_err; i++)
             fprintf(stderr, "millaudit verify: %s\n", ma_vrun_error(run, i));
-        if (rc && rc != MA_ECANCELED && (!n_err || strcmp(ma_vrun_error(run, n_err - 1), err->msg)))
+        if (own)
             fprintf(stderr, "millaudit verify: %s\n", err->msg);
         if (rc != MA_ENOMEM)
             fprintf(stderr, "millaudit verify: out of memory\n");
@@ -359,8 +361,7 @@ static int report_run(const struct verify_cli *c, const ma_vrun *run, int rc, co
     }
     for (size_t i = 0; i < n_err; i++)
         errors[ne++] = ma_vrun_error(run, i);
-    /* the run's error is usually the last one it listed (an unusable root): say it once */
-    if (rc && rc != MA_ECANCELED && (!ne || strcmp(errors[ne - 1], err->msg)))
+    if (own)
         errors[ne++] = err->msg;
     ma_error junit_err;
     ma_error_clear(&junit_err);
