@@ -148,6 +148,15 @@ def test_bounds_contradiction_is_a_discrepancy(millaudit, malom_fixtures, tmp_pa
     assert [r["entry"] for r in rows if r["root"]] == [target]
     assert rows[0]["class"] == "wrong-outcome"
     assert rows[0]["derived"]["bound"] == "lower" and rows[0]["derived"]["text"].startswith(">= ")
+    # The bound is a known successor's value: the turn to it refutes the stored loss whatever the
+    # absent sector holds, so it is named, as for an exact value. The placement leaves the mover's
+    # stones and adds one, and the successor is seen from the other side.
+    ref = rows[0]["refutation"]
+    mover, opp = (set(x.split(",")) for x in rows[0]["board"].split("/"))
+    succ_mover, succ_opp = (set(x.split(",")) for x in ref["successor"].split("/"))
+    assert succ_mover == opp and succ_opp == mover | {ref["move"]} and ref["move"] not in mover | opp
+    p = millaudit.run("verify", d, "--allow-bounds", "--sector", "3_3_6_5", check=1)
+    assert f"derived {rows[0]['derived']['text']}; refuted by {ref['move']}" in p.stdout
 
 
 # --- injected faults -----------------------------------------------------------------------------

@@ -419,10 +419,13 @@ static int immediate_win_text(const ma_vrules *r, ma_board pos, char *buf, size_
 }
 
 /* The turn whose successor proves the derived value: the best negated successor value, which
- * equals the derived one when the derivation was exact. */
+ * equals the derived one when the derivation was exact. A lower bound (a successor sector absent)
+ * is proven the same way when the best known successor reaches it: that turn alone shows the
+ * stored value is too low, whatever the absent successors hold; when no known successor reaches
+ * the bound no turn is named. A full board has no turn. */
 static void refutation(const ma_rs_input *in, const ma_vrules *rules, ma_vturns *t, ma_vrun_row *row)
 {
-    if (row->derived_kind != 0 || !row->derived_exact || rules->full_board_draw)
+    if (row->derived_kind != 0 || rules->full_board_draw)
         return;
     if (ma_vrules_generate(rules, row->board, t))
         return;
