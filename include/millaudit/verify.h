@@ -101,7 +101,8 @@ typedef struct ma_vrun_row {
     int32_t derived_draw_class;
     int expected_marker;
     char derived_text[64];
-    /* The turn that proves the derived value (the best successor), when one exists. */
+    /* The turn that proves the derived value, or its lower bound (the best known successor), when
+     * one exists. */
     uint8_t has_refutation;
     char move[32];            /* a1..g7 notation: "d7", "d6-d5", "d6-d5xa1", "g7xa1" */
     ma_board successor;       /* the position after it, from the successor's side to move */
