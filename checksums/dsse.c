@@ -17,6 +17,7 @@
 #include "checksums/sha256.h"
 #include "common/counts.h"
 #include "common/fileio.h"
+#include "common/json_text.h"
 
 #define MAX_KEY_FILE (64 * 1024) /* a PEM Ed25519 key is about 120 bytes */
 
@@ -177,7 +178,7 @@ static int finish_key(EVP_PKEY *pkey, int is_private, const char *name, ma_ed255
         OPENSSL_free(der);
         free(k);
         EVP_PKEY_free(pkey);
-        return ma_error_set(err, MA_ENOMEM, "%s: cannot encode the public key", name);
+        return ma_error_set(err, MA_ENOMEM, "%s: out of memory (encoding the public key)", name);
     }
     uint8_t d[MA_SHA256_LEN];
     ma_sha256_buffer(d, der, (size_t)dl);
@@ -299,7 +300,7 @@ int ma_dsse_sign(const char *type, const uint8_t *payload, size_t len, const ma_
     if (!rc) {
         json_t *doc = json_pack("{s:s, s:s, s:[{s:s, s:s}]}", "payloadType", type, "payload", payload64,
                                 "signatures", "keyid", k->keyid, "sig", sig64);
-        char *text = doc ? json_dumps(doc, JSON_INDENT(2) | JSON_PRESERVE_ORDER) : NULL;
+        char *text = doc ? ma_json_dumps(doc, JSON_INDENT(2) | JSON_PRESERVE_ORDER) : NULL;
         json_decref(doc);
         size_t tl = text ? strlen(text) : 0;
         char *withnl = text ? malloc(tl + 2) : NULL;
@@ -354,7 +355,10 @@ int ma_dsse_parse(const char *text, size_t len, const char *name, ma_dsse_envelo
         return ma_error_set(err, MA_EFORMAT, "%s: signatures: %zu of them; an envelope carries at most %d", name,
                             sig_tokens, MA_DSSE_MAX_SIGNATURES);
     json_error_t je;
-    json_t *doc = json_loadb(text, len, JSON_REJECT_DUPLICATES, &je);
+    int oom;
+    json_t *doc = ma_json_load_checked(text, len, &je, &oom);
+    if (oom)
+        return ma_error_set(err, MA_ENOMEM, "%s: out of memory", name); /* not the file's fault */
     if (!doc)
         return ma_error_set(err, MA_EFORMAT, "%s: offset %d: not JSON: %s", name, je.position, je.text);
     int rc = MA_OK;

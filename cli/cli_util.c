@@ -3,7 +3,6 @@
 #include "millaudit.h"
 
 #include <errno.h>
-#include <jansson.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -11,13 +10,7 @@
 
 #include "cli/audit_store.h"
 #include "common/fileio.h"
-#include "common/json_text.h"
 #include "common/output.h"
-
-json_t *ma_cli_json_text(const char *s)
-{
-    return ma_json_text(s); /* the one escaper, common/json_text.h */
-}
 
 int ma_cli_parse_shard(const char *text, unsigned *index, unsigned *count)
 {

@@ -15,10 +15,6 @@
 #include "common/ma_error.h"
 #include "common/options.h"
 
-/* A jansson string of s for the one JSON writer: ma_json_text of common/json_text.h, the one JSON
- * text escaper (kept under this name for the commands that call it; NULL gives ""). */
-struct json_t;
-struct json_t *ma_cli_json_text(const char *s);
 
 /* --shard I/N of verify, diff and manifest create: decimal I and N, 0 <= I < N <= 100000, and
  * nothing else ("3/2", "0/0", "x", "1/", "-1/2", " 1/2" are refused). Returns 0 with *index and

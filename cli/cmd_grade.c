@@ -206,7 +206,10 @@ static int report(const ma_grading *g, const args *a)
         fprintf(stderr, "millaudit grade: %s\n", err.msg);
         result = MA_EIO;
     }
-    ma_grading_print(stdout, g, a->json, ma_result_exit_code(result));
+    if (ma_grading_print(stdout, g, a->json, ma_result_exit_code(result)) != 0 && a->json) {
+        fprintf(stderr, "millaudit grade: out of memory\n");
+        result = MA_ENOMEM;
+    }
     fflush(stdout);
     return result;
 }
@@ -259,6 +262,8 @@ int ma_cmd_grade(int argc, char **argv)
 {
     args *a = calloc(1, sizeof *a);
     int result = a ? parse_options(argc, argv, a) : MA_ENOMEM;
+    if (!a)
+        fprintf(stderr, "millaudit grade: out of memory\n");
     if (result == 1)
         result = MA_OK;
     else if (result == MA_OK && a->stored_run)

@@ -126,8 +126,11 @@ static int run(ma_opening_run_options *o, int json, int quiet, int argc, char **
         ma_opt_error("opening", "%s", words);
     else if (rc)
         fprintf(stderr, "millaudit opening: %s\n", words);
+    int printed = 0;
     if (ma_opening_proof_searched(proof)) {
-        ma_opening_proof_print(stdout, proof, json);
+        printed = ma_opening_proof_print(stdout, proof, json);
+        if (printed != 0 && json)
+            fprintf(stderr, "millaudit opening: out of memory\n");
         fflush(stdout);
     }
     const char *warning = ma_opening_proof_warning(proof);
@@ -136,7 +139,7 @@ static int run(ma_opening_run_options *o, int json, int quiet, int argc, char **
     const ma_error *store_error = ma_opening_proof_store_error(proof);
     if (store_error)
         fprintf(stderr, "millaudit opening: %s\n", store_error->msg);
-    int result = ma_opening_proof_result(proof);
+    int result = printed != 0 && json ? MA_ENOMEM : ma_opening_proof_result(proof);
     ma_opening_proof_free(proof);
     return result;
 }

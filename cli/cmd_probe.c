@@ -93,6 +93,8 @@ int ma_cmd_probe(int argc, char **argv)
     ma_error err;
     const char **pos_args = calloc((size_t)argc + 1, sizeof *pos_args);
     int result = pos_args ? parse(argc, argv, &opt, &json, &batch, pos_args, &npos, &help) : MA_ENOMEM;
+    if (!pos_args)
+        fprintf(stderr, "millaudit probe: out of memory\n");
     if (result == MA_OK && !help) {
         ma_probe_report *r = NULL;
         opt.root = pos_args[0];
@@ -109,9 +111,13 @@ int ma_cmd_probe(int argc, char **argv)
             fprintf(stderr, "millaudit probe: %s\n", words);
         result = ma_probe_failure_result(result);
         if (r) {
-            ma_probe_render(stdout, stderr, r, json);
+            int rendered = ma_probe_render(stdout, stderr, r, json);
             result = ma_probe_report_result(r);
             ma_probe_report_free(r);
+            if (rendered == MA_ENOMEM) {
+                fprintf(stderr, "millaudit probe: out of memory\n");
+                result = MA_ENOMEM;
+            }
         }
         if ((r || batch) && ma_cli_stdout_flush("probe") != MA_OK)
             result = MA_EIO;

@@ -93,8 +93,12 @@ int ma_cmd_stats(int argc, char **argv)
         ma_progress_finish(&progress, progress.done);
     }
     if (r) {
-        ma_stats_render_end(stdout, stderr, r, json);
+        int rendered = ma_stats_render_end(stdout, stderr, r, json);
         result = ma_stats_report_result(r);
+        if (rendered == MA_ENOMEM) {
+            fprintf(stderr, "millaudit stats: out of memory\n");
+            result = MA_ENOMEM;
+        }
         ma_stats_report_free(r);
         if (ma_result_exit_code(result) != MA_EXIT_INTERNAL && ma_cli_stdout_flush("stats") != MA_OK)
             result = MA_EIO;

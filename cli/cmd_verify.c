@@ -124,12 +124,28 @@ static int print_plan(const char *root, unsigned n, int json)
         fprintf(stderr, "millaudit verify: %s\n", err.msg);
         return rc;
     }
+    /* the document first, in memory: out of memory is then the one line said, before any other */
+    char *doc = NULL;
+    size_t doc_len = 0;
+    if (json) {
+        FILE *m = open_memstream(&doc, &doc_len);
+        rc = m ? ma_render_shard_plan_json(m, &p, root) : MA_ENOMEM;
+        if ((m && fclose(m)) || !doc)
+            rc = MA_ENOMEM;
+        if (rc) {
+            free(doc);
+            ma_shard_plan_free(&p);
+            fprintf(stderr, "millaudit verify: out of memory\n");
+            return MA_ENOMEM;
+        }
+    }
     for (size_t i = 0; i < p.n_unusable; i++)
         fprintf(stderr, "millaudit verify: %s\n", p.unusable[i]);
     if (json)
-        ma_render_shard_plan_json(stdout, &p, root);
+        fwrite(doc, 1, doc_len, stdout);
     else
         ma_render_shard_plan_text(stdout, &p, root);
+    free(doc);
     ma_shard_plan_free(&p);
     return MA_OK;
 }
@@ -378,9 +394,11 @@ static int report_run(const struct verify_cli *c, const ma_vrun *run, int rc, co
     }
     for (size_t i = 0; i < ne; i++)
         fprintf(stderr, "millaudit verify: %s\n", errors[i]);
-    if (c->json)
-        ma_render_verify_json(stdout, run, errors, ne, ma_result_exit_code(result));
-    else if (rc == MA_OK || rc == MA_ECANCELED)
+    if (c->json && ma_render_verify_json(stdout, run, errors, ne, ma_result_exit_code(result)) != MA_OK) {
+        /* the document is cut short, so no parser takes it for the verdict; say why, and exit so */
+        fprintf(stderr, "millaudit verify: out of memory\n");
+        result = MA_ENOMEM;
+    } else if (!c->json && (rc == MA_OK || rc == MA_ECANCELED))
         ma_render_verify_text(stdout, run, (c->quiet ? MA_VERIFY_TEXT_QUIET : 0) |
                                                (c->table ? MA_VERIFY_TEXT_TABLE : 0) | (c->wide ? MA_VERIFY_TEXT_WIDE : 0));
     free(errors);

@@ -56,6 +56,69 @@ json_t *ma_json_store_text(const char *s)
 
 json_t *ma_json_text(const char *s)
 {
-    json_t *j = ma_json_store_text(s ? s : "");
-    return j ? j : json_string("");
+    return ma_json_store_text(s ? s : "");
+}
+
+char *ma_json_dumps(const json_t *json, size_t flags)
+{
+    size_t n = json ? json_dumpb(json, NULL, 0, flags) : 0;
+    char *text = n ? malloc(n + 1) : NULL;
+    if (!text)
+        return NULL;
+    if (json_dumpb(json, text, n, flags) != n) {
+        free(text);
+        return NULL;
+    }
+    text[n] = '\0';
+    return text;
+}
+
+void ma_json_put(json_t *o, const char *key, json_t *v, int *bad)
+{
+    if (!v || !o || json_object_set_new(o, key, v)) {
+        if (v && !o)
+            json_decref(v);
+        *bad = 1;
+    }
+}
+
+void ma_json_push(json_t *a, json_t *v, int *bad)
+{
+    if (!v || !a || json_array_append_new(a, v)) {
+        if (v && !a)
+            json_decref(v);
+        *bad = 1;
+    }
+}
+
+json_t *ma_json_load_own(const char *text, size_t flags)
+{
+    for (int attempt = 0; text && attempt < 2; attempt++) {
+        json_t *v = json_loads(text, JSON_REJECT_DUPLICATES, NULL);
+        char *back = v ? ma_json_dumps(v, flags) : NULL;
+        int same = back && !strcmp(back, text);
+        free(back);
+        if (same)
+            return v;
+        json_decref(v);
+    }
+    return NULL;
+}
+
+json_t *ma_json_load_checked(const char *text, size_t len, json_error_t *jerr, int *oom)
+{
+    json_error_t again;
+    *oom = 0;
+    json_t *a = json_loadb(text, len, JSON_REJECT_DUPLICATES, jerr);
+    json_t *b = json_loadb(text, len, JSON_REJECT_DUPLICATES, &again);
+    if (!a && !b && jerr->text[0] && json_error_code(jerr) != json_error_out_of_memory)
+        return NULL;
+    if (a && b && json_equal(a, b)) {
+        json_decref(b);
+        return a;
+    }
+    json_decref(a);
+    json_decref(b);
+    *oom = 1;
+    return NULL;
 }

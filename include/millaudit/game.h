@@ -159,7 +159,8 @@ typedef struct ma_opening_facts {
 MA_API void ma_opening_proof_facts(const ma_opening_proof *p, ma_opening_facts *out);
 
 /* Writes the proof: text for a terminal, or (json) the document of docs/json/opening.schema.json.
- * Returns 0, or -1 when writing failed. */
+ * Returns 0, or -1 when writing failed or (json) the document could not be built whole (out of
+ * memory: then nothing is written). */
 MA_API int ma_opening_proof_print(FILE *out, const ma_opening_proof *p, int json);
 
 /* ---- grade ------------------------------------------------------------------------------------ */
@@ -270,7 +271,8 @@ MA_API const ma_error *ma_grading_note(const ma_grading *g, size_t i);
 MA_API int ma_grading_load(ma_grading **out, const char *audit_path, int64_t run_id, ma_error *err);
 
 /* Writes the report: text, or (json) the document of docs/json/grade.schema.json whose "exit"
- * field is exit_code. Returns 0, or -1 when writing failed. */
+ * field is exit_code. Returns 0, or -1 when writing failed or (json) the document could not be
+ * built whole (out of memory: then nothing is written). */
 MA_API int ma_grading_print(FILE *out, const ma_grading *g, int json, int exit_code);
 /* Writes the self-contained HTML report to path (a regular file replaced atomically). */
 MA_API int ma_grading_write_html(const char *path, const ma_grading *g, ma_error *err);

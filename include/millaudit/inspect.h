@@ -111,7 +111,7 @@ MA_API int ma_stats_report_result(const ma_stats_report *r);
 MA_API const ma_stats *ma_stats_report_stats(const ma_stats_report *r);
 /* Every message (unusable files, the failure) on diag prefixed "millaudit stats: ", then the JSON
  * document (docs/json/stats.schema.json) or the text tables on out, then the bad-encoding line on
- * diag. */
+ * diag. MA_OK, or MA_ENOMEM with nothing written. */
 MA_API int ma_stats_render_end(FILE *out, FILE *diag, const ma_stats_report *r, int json);
 
 /*
@@ -320,8 +320,9 @@ MA_API const ma_probe_result *ma_probe_report_position(const ma_probe_report *r)
 MA_API int ma_probe_report_result(const ma_probe_report *r);
 MA_API void ma_probe_report_free(ma_probe_report *r);
 /* Every successor file that could not be used on diag ("millaudit probe: ..."), then the JSON
- * document (docs/json/probe.schema.json) or the text on out. */
-MA_API void ma_probe_render(FILE *out, FILE *diag, const ma_probe_report *r, int json);
+ * document (docs/json/probe.schema.json) or the text on out. MA_OK, or MA_ENOMEM with nothing
+ * written when the document could not be built whole. */
+MA_API int ma_probe_render(FILE *out, FILE *diag, const ma_probe_report *r, int json);
 /* The JSON document alone (docs/json/probe.schema.json, as `probe --json` prints it) into *out
  * (NUL-terminated, *len bytes without the NUL; len may be NULL), to release with ma_free. Errors:
  * MA_ENOMEM. */

@@ -441,9 +441,11 @@ MA_API void ma_render_verify_sector_line(FILE *out, const ma_vrun_sector *s);
 
 /* The JSON document of a run (docs/json/verify.schema.json), one line: errors are the messages the
  * caller printed (the run's and its own), exit_status the status the caller exits with. The rows
- * are streamed, so a sector with millions of them costs no tree. */
-MA_API void ma_render_verify_json(FILE *out, const ma_vrun *r, const char *const *errors, size_t n_errors,
-                                  int exit_status);
+ * are streamed, so a sector with millions of them costs no tree. MA_OK, or MA_ENOMEM when a part
+ * of the document could not be built: what was written is then cut short (no parser accepts it),
+ * never a whole document with a member missing. */
+MA_API int ma_render_verify_json(FILE *out, const ma_vrun *r, const char *const *errors, size_t n_errors,
+                                 int exit_status);
 /* The same document into *out (NUL-terminated, *len bytes without the NUL; len may be NULL), to
  * release with ma_free. Errors: MA_ENOMEM. */
 MA_API int ma_render_verify_json_buffer(char **out, size_t *len, const ma_vrun *r, const char *const *errors,
@@ -453,9 +455,10 @@ MA_API int ma_render_verify_json_buffer(char **out, size_t *len, const ma_vrun *
  * message of the error ma_vrun_execute returned, or NULL. Errors: MA_ENOMEM, MA_EIO naming path. */
 MA_API int ma_vrun_junit_write(const ma_vrun *r, const char *stopped_by, const char *path, ma_error *err);
 
-/* `verify DIR --plan N`: the plan as a table and each shard's sectors, or as one JSON document. */
+/* `verify DIR --plan N`: the plan as a table and each shard's sectors, or as one JSON document
+ * (MA_OK, or MA_ENOMEM with nothing written when it could not be built whole). */
 MA_API void ma_render_shard_plan_text(FILE *out, const ma_shard_plan *p, const char *root);
-MA_API void ma_render_shard_plan_json(FILE *out, const ma_shard_plan *p, const char *root);
+MA_API int ma_render_shard_plan_json(FILE *out, const ma_shard_plan *p, const char *root);
 
 /* `runs merge`: the shards merged, the totals, the notes and the verdict line. */
 MA_API void ma_render_merge_text(FILE *out, const ma_merge_result *m, const char *out_path);

@@ -148,66 +148,66 @@ static json_t *int_or_null(int64_t v)
     return v < 0 ? json_null() : json_integer(v);
 }
 
-static json_t *files_json(const ma_attest_subject *files, size_t n)
+static json_t *files_json(const ma_attest_subject *files, size_t n, int *bad)
 {
     json_t *a = json_array();
     for (size_t i = 0; i < n; i++)
-        json_array_append_new(a, json_pack("{s:o, s:s, s:o}", "name", ma_json_text(files[i].name), "sha256",
-                                           files[i].sha256, "size", int_or_null(files[i].size)));
+        ma_json_push(a, json_pack("{s:o, s:s, s:o}", "name", ma_json_text(files[i].name), "sha256",
+                                           files[i].sha256, "size", int_or_null(files[i].size)), bad);
     return a;
 }
 
-static json_t *statement_json(const ma_attest_check *k)
+static json_t *statement_json(const ma_attest_check *k, int *bad)
 {
     const ma_attest_statement *s = &k->st;
     json_t *st = json_object();
-    json_object_set_new(st, "identity", ma_json_store_text(s->identity));
-    json_object_set_new(st, "attested_at", ma_json_store_text(s->attested_at));
-    json_object_set_new(st, "tool", json_pack("{s:o, s:o, s:o}", "name", ma_json_store_text(s->tool_name), "version",
+    ma_json_put(st, "identity", ma_json_store_text(s->identity), bad);
+    ma_json_put(st, "attested_at", ma_json_store_text(s->attested_at), bad);
+    ma_json_put(st, "tool", json_pack("{s:o, s:o, s:o}", "name", ma_json_store_text(s->tool_name), "version",
                                               ma_json_store_text(s->tool_version), "git_revision",
-                                              ma_json_store_text(s->git_revision)));
-    json_object_set_new(st, "rules", json_pack("{s:o, s:o, s:o}", "variant", ma_json_store_text(s->variant),
+                                              ma_json_store_text(s->git_revision)), bad);
+    ma_json_put(st, "rules", json_pack("{s:o, s:o, s:o}", "variant", ma_json_store_text(s->variant),
                                                "fingerprint", ma_json_store_text(s->rules_fingerprint),
                                                "matches_this_build",
-                                               k->rules_match < 0 ? json_null() : json_boolean(k->rules_match)));
-    json_object_set_new(st, "database", json_pack("{s:o, s:o, s:o, s:o, s:o}", "root",
+                                               k->rules_match < 0 ? json_null() : json_boolean(k->rules_match)), bad);
+    ma_json_put(st, "database", json_pack("{s:o, s:o, s:o, s:o, s:o}", "root",
                                                   ma_json_store_text(s->database_root), "format",
                                                   ma_json_store_text(s->format), "index_scheme",
                                                   ma_json_store_text(s->index_scheme), "index_scheme_version",
                                                   int_or_null(s->index_scheme_version), "format_version",
-                                                  int_or_null(s->format_version)));
-    json_object_set_new(st, "run", json_pack("{s:I, s:o, s:o, s:o, s:o, s:o}", "id", (json_int_t)s->run_id, "kind",
+                                                  int_or_null(s->format_version)), bad);
+    ma_json_put(st, "run", json_pack("{s:I, s:o, s:o, s:o, s:o, s:o}", "id", (json_int_t)s->run_id, "kind",
                                              ma_json_store_text(s->kind), "mode", ma_json_store_text(s->mode),
                                              "host", ma_json_store_text(s->host), "started_at",
                                              ma_json_store_text(s->started_at), "ended_at",
-                                             ma_json_store_text(s->ended_at)));
-    json_object_set_new(st, "verdict", ma_json_store_text(s->verdict));
-    json_object_set_new(st, "verdict_text", ma_json_store_text(s->verdict_text));
-    json_object_set_new(st, "totals", json_pack("{s:I, s:I, s:I, s:I, s:I, s:I}", "sectors", (json_int_t)s->sectors,
+                                             ma_json_store_text(s->ended_at)), bad);
+    ma_json_put(st, "verdict", ma_json_store_text(s->verdict), bad);
+    ma_json_put(st, "verdict_text", ma_json_store_text(s->verdict_text), bad);
+    ma_json_put(st, "totals", json_pack("{s:I, s:I, s:I, s:I, s:I, s:I}", "sectors", (json_int_t)s->sectors,
                                                 "entries", (json_int_t)s->entries, "checked", (json_int_t)s->checked,
                                                 "verified", (json_int_t)s->verified, "within_bounds",
                                                 (json_int_t)s->within_bounds, "discrepancies",
-                                                (json_int_t)s->discrepancies));
-    json_object_set_new(st, "manifest_sha256", ma_json_store_text(s->manifest_sha256));
-    json_object_set_new(st, "subjects", files_json(s->subjects, s->n_subjects));
+                                                (json_int_t)s->discrepancies), bad);
+    ma_json_put(st, "manifest_sha256", ma_json_store_text(s->manifest_sha256), bad);
+    ma_json_put(st, "subjects", files_json(s->subjects, s->n_subjects, bad), bad);
     return st;
 }
 
-static json_t *db_json(const ma_attest_check *k, const char *db_dir)
+static json_t *db_json(const ma_attest_check *k, const char *db_dir, int *bad)
 {
     json_t *db = json_object(), *issues = json_array();
-    json_object_set_new(db, "dir", ma_json_text(db_dir));
-    json_object_set_new(db, "files_ok", json_integer((json_int_t)k->files_ok));
-    json_object_set_new(db, "inputs_ok", json_integer((json_int_t)k->inputs_ok));
+    ma_json_put(db, "dir", ma_json_text(db_dir), bad);
+    ma_json_put(db, "files_ok", json_integer((json_int_t)k->files_ok), bad);
+    ma_json_put(db, "inputs_ok", json_integer((json_int_t)k->inputs_ok), bad);
     for (size_t i = 0; i < k->n_issues; i++) {
         const ma_attest_issue *x = &k->issues[i];
-        json_array_append_new(issues, json_pack("{s:o, s:s, s:b, s:o, s:o, s:o}", "path", ma_json_text(x->path),
+        ma_json_push(issues, json_pack("{s:o, s:s, s:b, s:o, s:o, s:o}", "path", ma_json_text(x->path),
                                                 "problem", x->what, "input", x->input, "expected",
                                                 ma_json_store_text(x->expected), "actual",
                                                 ma_json_store_text(x->actual), "message",
-                                                ma_json_store_text(x->message)));
+                                                ma_json_store_text(x->message)), bad);
     }
-    json_object_set_new(db, "issues", issues);
+    ma_json_put(db, "issues", issues, bad);
     return db;
 }
 
@@ -223,35 +223,36 @@ static const char *result_word(const ma_attest_check *k)
     }
 }
 
-static json_t *scope_json(const ma_attest_check *k)
+static json_t *scope_json(const ma_attest_check *k, int *bad)
 {
     if (!k->statement_ok)
         return json_null();
     const ma_attest_statement *s = &k->st;
     json_t *sectors = json_array();
     for (size_t i = 0; i < s->n_sector_rows; i++)
-        json_array_append_new(sectors, ma_json_store_text(s->sector_rows[i].sector));
+        ma_json_push(sectors, ma_json_store_text(s->sector_rows[i].sector), bad);
     return json_pack("{s:o, s:o, s:o}", "kind", ma_json_store_text(s->scope), "sectors", sectors, "inputs",
-                     files_json(s->inputs, s->n_inputs));
+                     files_json(s->inputs, s->n_inputs, bad));
 }
 
 static int render_json(char **out, const char *path, const ma_attest_check *k, const char *db_dir, ma_error *err)
 {
+    int ok = 0, *bad = &ok;
     json_t *doc = json_object();
-    json_object_set_new(doc, "schema_version", json_integer(2));
-    json_object_set_new(doc, "envelope", ma_json_text(path));
-    json_object_set_new(doc, "envelope_sha256", json_string(k->envelope_sha256));
-    json_object_set_new(doc, "result", json_string(result_word(k)));
-    json_object_set_new(doc, "scope", scope_json(k));
+    ma_json_put(doc, "schema_version", json_integer(2), bad);
+    ma_json_put(doc, "envelope", ma_json_text(path), bad);
+    ma_json_put(doc, "envelope_sha256", json_string(k->envelope_sha256), bad);
+    ma_json_put(doc, "result", json_string(result_word(k)), bad);
+    ma_json_put(doc, "scope", scope_json(k, bad), bad);
     json_t *sig = json_object();
-    json_object_set_new(sig, "valid", json_boolean(k->signature_valid));
-    json_object_set_new(sig, "keyid", json_string(k->keyid));
-    json_object_set_new(sig, "index", k->signature_index >= 0 ? json_integer(k->signature_index) : json_null());
-    json_object_set_new(sig, "signatures", json_integer((json_int_t)k->n_signatures));
-    json_object_set_new(doc, "signature", sig);
-    json_object_set_new(doc, "statement", k->statement_ok ? statement_json(k) : json_null());
-    json_object_set_new(doc, "db", k->db_checked ? db_json(k, db_dir) : json_null());
-    char *text = json_dumps(doc, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
+    ma_json_put(sig, "valid", json_boolean(k->signature_valid), bad);
+    ma_json_put(sig, "keyid", json_string(k->keyid), bad);
+    ma_json_put(sig, "index", k->signature_index >= 0 ? json_integer(k->signature_index) : json_null(), bad);
+    ma_json_put(sig, "signatures", json_integer((json_int_t)k->n_signatures), bad);
+    ma_json_put(doc, "signature", sig, bad);
+    ma_json_put(doc, "statement", k->statement_ok ? statement_json(k, bad) : json_null(), bad);
+    ma_json_put(doc, "db", k->db_checked ? db_json(k, db_dir, bad) : json_null(), bad);
+    char *text = *bad ? NULL : ma_json_dumps(doc, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
     json_decref(doc);
     size_t n = text ? strlen(text) : 0;
     char *t = text ? realloc(text, n + 2) : NULL;

@@ -318,28 +318,28 @@ static json_t *count(uint64_t n)
     return json_integer((json_int_t)n);
 }
 
-static json_t *value_json(const ma_stored *v, const char *text)
+static json_t *value_json(const ma_stored *v, const char *text, int *bad)
 {
     json_t *o = json_object();
     const char *outcome = v->kind == MA_STORED_BAD    ? "bad"
                           : v->kind == MA_STORED_NONE ? (v->marker >= 0 ? "marker" : "none")
                                                       : ma_outcome_name(v->value.outcome);
-    json_object_set_new(o, "outcome", json_string(outcome));
+    ma_json_put(o, "outcome", json_string(outcome), bad);
     if (v->kind == MA_STORED_VALUE && v->value.outcome != MA_OUTCOME_DRAW)
-        json_object_set_new(o, "depth", json_integer(v->value.depth));
+        ma_json_put(o, "depth", json_integer(v->value.depth), bad);
     if (v->kind == MA_STORED_VALUE && v->value.outcome == MA_OUTCOME_DRAW && v->has_draw_class)
-        json_object_set_new(o, "draw_class", json_integer(v->draw_class));
+        ma_json_put(o, "draw_class", json_integer(v->draw_class), bad);
     if (v->marker >= 0)
-        json_object_set_new(o, "marker", json_integer(v->marker));
-    json_object_set_new(o, "text", ma_json_store_text(text));
+        ma_json_put(o, "marker", json_integer(v->marker), bad);
+    ma_json_put(o, "text", ma_json_store_text(text), bad);
     return o;
 }
 
-static json_t *classes_json(const uint64_t counts[MA_DIFF_CLASSES])
+static json_t *classes_json(const uint64_t counts[MA_DIFF_CLASSES], int *bad)
 {
     json_t *o = json_object();
     for (int k = 0; k < MA_DIFF_CLASSES; k++)
-        json_object_set_new(o, ma_diff_class_name(k), count(counts[k]));
+        ma_json_put(o, ma_diff_class_name(k), count(counts[k]), bad);
     return o;
 }
 
@@ -350,156 +350,158 @@ static json_t *format_json(ma_format f)
 
 /* The proof of a value difference (ma_diff_example: turns on both sides, which side is right), or
  * null when the example was not proved. */
-static json_t *proof_json(const ma_diff_example *x)
+static json_t *proof_json(const ma_diff_example *x, int *bad)
 {
     if (!x->proved)
         return json_null();
     json_t *o = json_object(), *turns = json_array();
     for (int i = 0; i < x->n_turns; i++) {
         json_t *t = json_object();
-        json_object_set_new(t, "turn", json_string(x->turns[i].move));
-        json_object_set_new(t, "a", json_string(x->turns[i].a));
-        json_object_set_new(t, "b", json_string(x->turns[i].b));
-        json_object_set_new(t, "differs", json_boolean(x->turns[i].differs));
-        json_array_append_new(turns, t);
+        ma_json_put(t, "turn", json_string(x->turns[i].move), bad);
+        ma_json_put(t, "a", json_string(x->turns[i].a), bad);
+        ma_json_put(t, "b", json_string(x->turns[i].b), bad);
+        ma_json_put(t, "differs", json_boolean(x->turns[i].differs), bad);
+        ma_json_push(turns, t, bad);
     }
-    json_object_set_new(o, "turns", turns);
-    json_object_set_new(o, "no_turn", x->no_turn[0] ? json_string(x->no_turn) : json_null());
-    json_object_set_new(o, "rules_a", json_string(x->rules_a));
-    json_object_set_new(o, "rules_b", json_string(x->rules_b));
-    json_object_set_new(o, "a_agrees", x->agrees_a < 0 ? json_null() : json_boolean(x->agrees_a));
-    json_object_set_new(o, "b_agrees", x->agrees_b < 0 ? json_null() : json_boolean(x->agrees_b));
+    ma_json_put(o, "turns", turns, bad);
+    ma_json_put(o, "no_turn", x->no_turn[0] ? json_string(x->no_turn) : json_null(), bad);
+    ma_json_put(o, "rules_a", json_string(x->rules_a), bad);
+    ma_json_put(o, "rules_b", json_string(x->rules_b), bad);
+    ma_json_put(o, "a_agrees", x->agrees_a < 0 ? json_null() : json_boolean(x->agrees_a), bad);
+    ma_json_put(o, "b_agrees", x->agrees_b < 0 ? json_null() : json_boolean(x->agrees_b), bad);
     const char *right = x->right == 'A' ? "A" : x->right == 'B' ? "B" : x->right == '2' ? "both" : x->right == '0' ? "neither" : NULL;
-    json_object_set_new(o, "right", right ? json_string(right) : json_null());
-    json_object_set_new(o, "turn", x->proof[0] ? json_string(x->proof) : json_null());
+    ma_json_put(o, "right", right ? json_string(right) : json_null(), bad);
+    ma_json_put(o, "turn", x->proof[0] ? json_string(x->proof) : json_null(), bad);
     return o;
 }
 
-static json_t *sector_json(const ma_diff_sector *s)
+static json_t *sector_json(const ma_diff_sector *s, int *bad)
 {
     json_t *o = json_object();
-    json_object_set_new(o, "sector", json_string(s->name));
-    json_object_set_new(o, "variant", json_string(ma_variant_name(s->variant)));
-    json_object_set_new(o, "status", json_string(ma_diff_status_name(s->status)));
-    json_object_set_new(o, "file_a", s->path_a ? ma_json_store_text(s->path_a) : json_null());
-    json_object_set_new(o, "file_b", s->path_b ? ma_json_store_text(s->path_b) : json_null());
-    json_object_set_new(o, "format_a", format_json(s->format_a));
-    json_object_set_new(o, "format_b", format_json(s->format_b));
-    json_object_set_new(o, "message", s->message[0] ? ma_json_store_text(s->message) : json_null());
+    ma_json_put(o, "sector", json_string(s->name), bad);
+    ma_json_put(o, "variant", json_string(ma_variant_name(s->variant)), bad);
+    ma_json_put(o, "status", json_string(ma_diff_status_name(s->status)), bad);
+    ma_json_put(o, "file_a", s->path_a ? ma_json_store_text(s->path_a) : json_null(), bad);
+    ma_json_put(o, "file_b", s->path_b ? ma_json_store_text(s->path_b) : json_null(), bad);
+    ma_json_put(o, "format_a", format_json(s->format_a), bad);
+    ma_json_put(o, "format_b", format_json(s->format_b), bad);
+    ma_json_put(o, "message", s->message[0] ? ma_json_store_text(s->message) : json_null(), bad);
     if (s->status != MA_DIFF_IDENTICAL && s->status != MA_DIFF_EQUAL && s->status != MA_DIFF_DIFFERS)
         return o;
     const ma_diff_result *r = &s->r;
-    json_object_set_new(o, "draw_class_compared", json_boolean(r->draw_class_compared));
-    json_object_set_new(o, "positions", count(r->positions));
-    json_object_set_new(o, "differences", classes_json(r->counts));
+    ma_json_put(o, "draw_class_compared", json_boolean(r->draw_class_compared), bad);
+    ma_json_put(o, "positions", count(r->positions), bad);
+    ma_json_put(o, "differences", classes_json(r->counts, bad), bad);
     json_t *ex = json_array();
     for (size_t i = 0; i < r->n_examples; i++) {
         const ma_diff_example *x = &r->examples[i];
         char board[96];
         ma_board_format(x->board, board, sizeof board);
         json_t *e = json_object();
-        json_object_set_new(e, "class", json_string(ma_diff_class_name(x->cls)));
-        json_object_set_new(e, "board", json_string(board));
-        json_object_set_new(e, "entry_a", count(x->entry_a));
-        json_object_set_new(e, "entry_b", count(x->entry_b));
-        json_object_set_new(e, "offset_a", count(x->offset_a));
-        json_object_set_new(e, "offset_b", count(x->offset_b));
-        json_object_set_new(e, "a", value_json(&x->a, x->text_a));
-        json_object_set_new(e, "b", value_json(&x->b, x->text_b));
-        json_object_set_new(e, "cause", x->cause == MA_DIFF_CAUSE_ROOT         ? json_string("root")
+        ma_json_put(e, "class", json_string(ma_diff_class_name(x->cls)), bad);
+        ma_json_put(e, "board", json_string(board), bad);
+        ma_json_put(e, "entry_a", count(x->entry_a), bad);
+        ma_json_put(e, "entry_b", count(x->entry_b), bad);
+        ma_json_put(e, "offset_a", count(x->offset_a), bad);
+        ma_json_put(e, "offset_b", count(x->offset_b), bad);
+        ma_json_put(e, "a", value_json(&x->a, x->text_a, bad), bad);
+        ma_json_put(e, "b", value_json(&x->b, x->text_b, bad), bad);
+        ma_json_put(e, "cause", x->cause == MA_DIFF_CAUSE_ROOT         ? json_string("root")
                                         : x->cause == MA_DIFF_CAUSE_PROPAGATED ? json_string("propagated")
-                                                                               : json_null());
-        json_object_set_new(e, "proof", proof_json(x));
-        json_array_append_new(ex, e);
+                                                                               : json_null(), bad);
+        ma_json_put(e, "proof", proof_json(x, bad), bad);
+        ma_json_push(ex, e, bad);
     }
-    json_object_set_new(o, "examples", ex);
-    json_object_set_new(o, "header", r->outside_entries_only ? json_string(r->header_words) : json_null());
-    json_object_set_new(o, "roots", r->classified ? count(r->roots + r->unknown) : json_null());
-    json_object_set_new(o, "propagated", r->classified ? count(r->propagated) : json_null());
-    json_object_set_new(o, "cause", s->status != MA_DIFF_DIFFERS                ? json_null()
+    ma_json_put(o, "examples", ex, bad);
+    ma_json_put(o, "header", r->outside_entries_only ? json_string(r->header_words) : json_null(), bad);
+    ma_json_put(o, "roots", r->classified ? count(r->roots + r->unknown) : json_null(), bad);
+    ma_json_put(o, "propagated", r->classified ? count(r->propagated) : json_null(), bad);
+    ma_json_put(o, "cause", s->status != MA_DIFF_DIFFERS                ? json_null()
                                     : s->cause == MA_DIFF_CAUSE_PROPAGATED ? json_string("consequence")
-                                                                            : json_string("root"));
+                                                                            : json_string("root"), bad);
     json_t *because = json_array();
     for (const char *p = s->cause == MA_DIFF_CAUSE_PROPAGATED ? s->because : ""; *p;) {
         size_t len = strcspn(p, ",");
-        json_array_append_new(because, json_stringn(p, len));
+        ma_json_push(because, json_stringn(p, len), bad);
         p += len;
         p += strspn(p, ", ");
     }
-    json_object_set_new(o, "consequence_of", because);
-    json_object_set_new(o, "seconds", json_real(r->seconds));
+    ma_json_put(o, "consequence_of", because, bad);
+    ma_json_put(o, "seconds", json_real(r->seconds), bad);
     return o;
 }
 
-static json_t *database_json(const char *given, const ma_database *db)
+static json_t *database_json(const char *given, const ma_database *db, int *bad)
 {
     json_t *o = json_object();
-    json_object_set_new(o, "root", ma_json_store_text(given));
-    json_object_set_new(o, "format", db ? format_json(ma_database_format(db)) : json_null());
+    ma_json_put(o, "root", ma_json_store_text(given), bad);
+    ma_json_put(o, "format", db ? format_json(ma_database_format(db)) : json_null(), bad);
     json_t *vars = json_array();
     for (int v = MA_VARIANT_STD; db && v <= MA_VARIANT_MORA; v++)
         if (ma_database_variants(db) & (1u << v))
-            json_array_append_new(vars, json_string(ma_variant_name((ma_variant)v)));
-    json_object_set_new(o, "variants", vars);
+            ma_json_push(vars, json_string(ma_variant_name((ma_variant)v)), bad);
+    ma_json_put(o, "variants", vars, bad);
     return o;
 }
 
-static json_t *options_json(const ma_diff_report *r)
+static json_t *options_json(const ma_diff_report *r, int *bad)
 {
     json_t *o = json_object();
-    json_object_set_new(o, "threads", json_integer(r->compare.threads));
-    json_object_set_new(o, "limit", count(r->compare.limit));
-    json_object_set_new(o, "full", json_boolean(r->compare.full));
+    ma_json_put(o, "threads", json_integer(r->compare.threads), bad);
+    ma_json_put(o, "limit", count(r->compare.limit), bad);
+    ma_json_put(o, "full", json_boolean(r->compare.full), bad);
     if (r->shard_count) {
         json_t *sh = json_object();
-        json_object_set_new(sh, "index", json_integer(r->shard_index));
-        json_object_set_new(sh, "count", json_integer(r->shard_count));
-        json_object_set_new(o, "shard", sh);
+        ma_json_put(sh, "index", json_integer(r->shard_index), bad);
+        ma_json_put(sh, "count", json_integer(r->shard_count), bad);
+        ma_json_put(o, "shard", sh, bad);
     }
     return o;
 }
 
-static json_t *totals_json(const ma_diff_report *r)
+static json_t *totals_json(const ma_diff_report *r, int *bad)
 {
     json_t *tot = json_object();
-    json_object_set_new(tot, "sectors", count(r->n));
+    ma_json_put(tot, "sectors", count(r->n), bad);
     for (int k = MA_DIFF_IDENTICAL; k < MA_DIFF_STATUSES; k++)
-        json_object_set_new(tot, ma_diff_status_name((ma_diff_status)k), count(r->by_status[k]));
-    json_object_set_new(tot, "positions", count(r->positions));
-    json_object_set_new(tot, "differences", classes_json(r->counts));
+        ma_json_put(tot, ma_diff_status_name((ma_diff_status)k), count(r->by_status[k]), bad);
+    ma_json_put(tot, "positions", count(r->positions), bad);
+    ma_json_put(tot, "differences", classes_json(r->counts, bad), bad);
     uint64_t roots = 0, consequences = 0;
     for (size_t i = 0; i < r->n; i++)
         if (r->pairs[i].status == MA_DIFF_DIFFERS)
             r->pairs[i].cause == MA_DIFF_CAUSE_PROPAGATED ? consequences++ : roots++;
-    json_object_set_new(tot, "root_sectors", count(roots));
-    json_object_set_new(tot, "consequence_sectors", count(consequences));
-    json_object_set_new(tot, "values_agree",
+    ma_json_put(tot, "root_sectors", count(roots), bad);
+    ma_json_put(tot, "consequence_sectors", count(consequences), bad);
+    ma_json_put(tot, "values_agree",
                         json_boolean(!r->by_status[MA_DIFF_DIFFERS] && !r->by_status[MA_DIFF_ONLY_A] &&
-                                     !r->by_status[MA_DIFF_ONLY_B] && !r->by_status[MA_DIFF_UNUSABLE]));
+                                     !r->by_status[MA_DIFF_ONLY_B] && !r->by_status[MA_DIFF_UNUSABLE]), bad);
     return tot;
 }
 
-static void print_json(FILE *out, const ma_diff_report *r, const char *const *errors, size_t n_errors)
+/* The document as text, NULL when a part of it could not be built (out of memory). */
+static char *json_text(const ma_diff_report *r, const char *const *errors, size_t n_errors)
 {
+    int ok = 0, *bad = &ok;
     json_t *doc = json_object();
-    json_object_set_new(doc, "schema_version", json_integer(DIFF_SCHEMA_VERSION));
-    json_object_set_new(doc, "command", json_string("diff"));
-    json_object_set_new(doc, "a", database_json(r->path_a, r->a));
-    json_object_set_new(doc, "b", database_json(r->path_b, r->b));
-    json_object_set_new(doc, "options", options_json(r));
+    ma_json_put(doc, "schema_version", json_integer(DIFF_SCHEMA_VERSION), bad);
+    ma_json_put(doc, "command", json_string("diff"), bad);
+    ma_json_put(doc, "a", database_json(r->path_a, r->a, bad), bad);
+    ma_json_put(doc, "b", database_json(r->path_b, r->b, bad), bad);
+    ma_json_put(doc, "options", options_json(r, bad), bad);
     json_t *secs = json_array();
     for (size_t i = 0; i < r->n; i++)
-        json_array_append_new(secs, sector_json(&r->pairs[i]));
-    json_object_set_new(doc, "sectors", secs);
-    json_object_set_new(doc, "totals", totals_json(r));
+        ma_json_push(secs, sector_json(&r->pairs[i], bad), bad);
+    ma_json_put(doc, "sectors", secs, bad);
+    ma_json_put(doc, "totals", totals_json(r, bad), bad);
     json_t *errs = json_array();
     for (size_t i = 0; i < n_errors; i++)
-        json_array_append_new(errs, ma_json_store_text(errors[i]));
-    json_object_set_new(doc, "errors", errs);
-    json_object_set_new(doc, "exit", json_integer(ma_result_exit_code(r->result)));
-    json_dumpf(doc, out, JSON_COMPACT);
-    fputc('\n', out);
+        ma_json_push(errs, ma_json_store_text(errors[i]), bad);
+    ma_json_put(doc, "errors", errs, bad);
+    ma_json_put(doc, "exit", json_integer(ma_result_exit_code(r->result)), bad);
+    char *text = *bad ? NULL : ma_json_dumps(doc, JSON_COMPACT);
     json_decref(doc);
+    return text;
 }
 
 /* ---- the end of the run ---- */
@@ -564,8 +566,6 @@ int ma_diff_render_end(FILE *out, FILE *diag, const ma_diff_report *r, unsigned 
         free(done);
         return MA_ENOMEM;
     }
-    for (int i = 0; i < r->n_notices; i++)
-        fprintf(diag, "millaudit diff: %s\n", r->notices[i]);
     /* every file either database could not use, in A then B, discovery order; then the failure */
     for (size_t i = 0; i < n_a; i++)
         errors[n_errors++] = ma_database_unusable(r->a, i)->message;
@@ -573,12 +573,22 @@ int ma_diff_render_end(FILE *out, FILE *diag, const ma_diff_report *r, unsigned 
         errors[n_errors++] = ma_database_unusable(r->b, i)->message;
     if (r->fatal)
         errors[n_errors++] = r->failure.msg;
+    char *doc = flags & MA_DIFF_TEXT_JSON ? json_text(r, errors, n_errors) : NULL;
+    if ((flags & MA_DIFF_TEXT_JSON) && !doc) {
+        free(errors);
+        free(done);
+        return MA_ENOMEM;
+    }
+    for (int i = 0; i < r->n_notices; i++)
+        fprintf(diag, "millaudit diff: %s\n", r->notices[i]);
     for (size_t i = 0; i < n_errors; i++) {
         char words[1100];
         fprintf(diag, "millaudit diff: %s\n", ma_render_option_words(errors[i], words, sizeof words));
     }
-    if (flags & MA_DIFF_TEXT_JSON) {
-        print_json(out, r, errors, n_errors);
+    if (doc) {
+        fputs(doc, out);
+        fputc('\n', out);
+        free(doc);
     } else if (!r->fatal) {
         print_sides(out, r);
         ma_diff_render_plan_text(out, r);

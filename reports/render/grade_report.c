@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "common/counts.h"
+#include "common/json_text.h"
 #include "common/output.h"
 
 /* A named group of moves, in the order they are shown. */
@@ -17,6 +18,7 @@ typedef struct group {
 typedef struct groups {
     group *g;
     size_t n, cap;
+    int incomplete; /* a group could not be added (out of memory): the JSON document is refused */
 } groups;
 
 static void add(groups *gs, const char *label, const ma_grade_cell *c)
@@ -27,8 +29,10 @@ static void add(groups *gs, const char *label, const ma_grade_cell *c)
     if (gs->n == gs->cap) {
         size_t cap = gs->cap ? gs->cap * 2 : 32;
         group *g = realloc(gs->g, cap * sizeof *g);
-        if (!g)
-            return; /* a group less in a report; the totals stay right */
+        if (!g) {
+            gs->incomplete = 1; /* a group less: the text says what it has, JSON refuses */
+            return;
+        }
         gs->g = g;
         gs->cap = cap;
     }
@@ -149,82 +153,84 @@ void ma_grade_report_text(FILE *out, const ma_grade_report_info *in, const ma_gr
 
 /* ---- JSON ---- */
 
-static json_t *cell_json(const char *label, const ma_grade_cell *c)
+static json_t *cell_json(const char *label, const ma_grade_cell *c, int *bad)
 {
     json_t *o = json_object();
     uint64_t n = total(c);
     double lo, hi;
     if (label)
-        json_object_set_new(o, "group", json_string(label));
-    json_object_set_new(o, "moves", json_integer((json_int_t)n));
+        ma_json_put(o, "group", json_string(label), bad);
+    ma_json_put(o, "moves", json_integer((json_int_t)n), bad);
     for (int k = 0; k < MA_GRADE_CLASSES; k++)
-        json_object_set_new(o, ma_grade_class_name(k), json_integer((json_int_t)c->n[k]));
-    json_object_set_new(o, "chances", json_integer((json_int_t)c->chances));
+        ma_json_put(o, ma_grade_class_name(k), json_integer((json_int_t)c->n[k]), bad);
+    ma_json_put(o, "chances", json_integer((json_int_t)c->chances), bad);
     ma_wilson95(c->n[MA_GRADE_BLUNDER], n, &lo, &hi);
-    json_object_set_new(o, "blunder_rate", json_real(n ? (double)c->n[2] / (double)n : 0.0));
+    ma_json_put(o, "blunder_rate", json_real(n ? (double)c->n[2] / (double)n : 0.0), bad);
     json_t *ci = json_array();
-    json_array_append_new(ci, json_real(lo));
-    json_array_append_new(ci, json_real(hi));
-    json_object_set_new(o, "blunder_rate_ci95", ci);
+    ma_json_push(ci, json_real(lo), bad);
+    ma_json_push(ci, json_real(hi), bad);
+    ma_json_put(o, "blunder_rate_ci95", ci, bad);
     ma_wilson95(c->n[MA_GRADE_BLUNDER], c->chances, &lo, &hi);
-    json_object_set_new(o, "blunder_given_chance",
-                        json_real(c->chances ? (double)c->n[2] / (double)c->chances : 0.0));
+    ma_json_put(o, "blunder_given_chance",
+                        json_real(c->chances ? (double)c->n[2] / (double)c->chances : 0.0), bad);
     ci = json_array();
-    json_array_append_new(ci, json_real(lo));
-    json_array_append_new(ci, json_real(hi));
-    json_object_set_new(o, "blunder_given_chance_ci95", ci);
+    ma_json_push(ci, json_real(lo), bad);
+    ma_json_push(ci, json_real(hi), bad);
+    ma_json_put(o, "blunder_given_chance_ci95", ci, bad);
     return o;
 }
 
-static json_t *groups_json(groups gs)
+static json_t *groups_json(groups gs, int *bad)
 {
     json_t *a = json_array();
     for (size_t i = 0; i < gs.n; i++)
-        json_array_append_new(a, cell_json(gs.g[i].label, &gs.g[i].cell));
+        ma_json_push(a, cell_json(gs.g[i].label, &gs.g[i].cell, bad), bad);
+    if (gs.incomplete)
+        *bad = 1;
     free(gs.g);
     return a;
 }
 
-json_t *ma_grade_report_json(const ma_grade_report_info *in, const ma_grade_tally *t)
+json_t *ma_grade_report_json(const ma_grade_report_info *in, const ma_grade_tally *t, int *bad)
 {
     json_t *o = json_object();
-    json_object_set_new(o, "schema_version", json_integer(MA_GRADE_JSON_SCHEMA_VERSION));
-    json_object_set_new(o, "player", json_string(in->player));
-    json_object_set_new(o, "database", json_string(in->database));
-    json_object_set_new(o, "variant", json_string(in->variant));
-    json_object_set_new(o, "format", json_string(in->format));
-    json_object_set_new(o, "mode", json_string(in->mode));
+    ma_json_put(o, "schema_version", json_integer(MA_GRADE_JSON_SCHEMA_VERSION), bad);
+    ma_json_put(o, "player", json_string(in->player), bad);
+    ma_json_put(o, "database", json_string(in->database), bad);
+    ma_json_put(o, "variant", json_string(in->variant), bad);
+    ma_json_put(o, "format", json_string(in->format), bad);
+    ma_json_put(o, "mode", json_string(in->mode), bad);
     /* a 64-bit seed may not fit a JSON integer reader's double: also as text */
     char seed[32];
     snprintf(seed, sizeof seed, "%" PRIu64, in->seed);
-    json_object_set_new(o, "seed", json_string(seed));
-    json_object_set_new(o, "requested", json_integer((json_int_t)in->requested));
-    json_object_set_new(o, "status", json_string(in->status ? in->status : "ok"));
-    json_object_set_new(o, "message", in->message ? json_string(in->message) : json_null());
-    json_object_set_new(o, "run_id", in->run_id ? json_integer(in->run_id) : json_null());
+    ma_json_put(o, "seed", json_string(seed), bad);
+    ma_json_put(o, "requested", json_integer((json_int_t)in->requested), bad);
+    ma_json_put(o, "status", json_string(in->status ? in->status : "ok"), bad);
+    ma_json_put(o, "message", in->message ? json_string(in->message) : json_null(), bad);
+    ma_json_put(o, "run_id", in->run_id ? json_integer(in->run_id) : json_null(), bad);
     if (!strcmp(in->mode, "games")) {
         json_t *g = json_object();
-        json_object_set_new(g, "stones", json_integer(in->stones));
-        json_object_set_new(g, "played", json_integer((json_int_t)in->games));
-        json_object_set_new(g, "player_wins", json_integer((json_int_t)in->player_wins));
-        json_object_set_new(g, "player_draws", json_integer((json_int_t)in->player_draws));
-        json_object_set_new(g, "player_losses", json_integer((json_int_t)in->player_losses));
-        json_object_set_new(g, "capped", json_integer((json_int_t)in->games_capped));
-        json_object_set_new(o, "games", g);
+        ma_json_put(g, "stones", json_integer(in->stones), bad);
+        ma_json_put(g, "played", json_integer((json_int_t)in->games), bad);
+        ma_json_put(g, "player_wins", json_integer((json_int_t)in->player_wins), bad);
+        ma_json_put(g, "player_draws", json_integer((json_int_t)in->player_draws), bad);
+        ma_json_put(g, "player_losses", json_integer((json_int_t)in->player_losses), bad);
+        ma_json_put(g, "capped", json_integer((json_int_t)in->games_capped), bad);
+        ma_json_put(o, "games", g, bad);
     } else {
         json_t *p = json_object();
-        json_object_set_new(p, "sectors", json_integer((json_int_t)in->n_sectors));
-        json_object_set_new(p, "sector_list", json_string(in->sectors ? in->sectors : ""));
-        json_object_set_new(p, "redrawn_no_turn", json_integer((json_int_t)in->skipped_no_turn));
-        json_object_set_new(p, "redrawn_unusable", json_integer((json_int_t)in->skipped_bad));
-        json_object_set_new(o, "positions", p);
+        ma_json_put(p, "sectors", json_integer((json_int_t)in->n_sectors), bad);
+        ma_json_put(p, "sector_list", json_string(in->sectors ? in->sectors : ""), bad);
+        ma_json_put(p, "redrawn_no_turn", json_integer((json_int_t)in->skipped_no_turn), bad);
+        ma_json_put(p, "redrawn_unusable", json_integer((json_int_t)in->skipped_bad), bad);
+        ma_json_put(o, "positions", p, bad);
     }
-    json_object_set_new(o, "seconds", json_real(in->seconds));
-    json_object_set_new(o, "player_seconds", json_real(in->player_seconds));
-    json_object_set_new(o, "total", cell_json(NULL, &t->total));
-    json_object_set_new(o, "by_phase", groups_json(by_phase(t)));
-    json_object_set_new(o, "by_stones", groups_json(by_stones(t)));
-    json_object_set_new(o, "by_value", groups_json(by_value(t)));
+    ma_json_put(o, "seconds", json_real(in->seconds), bad);
+    ma_json_put(o, "player_seconds", json_real(in->player_seconds), bad);
+    ma_json_put(o, "total", cell_json(NULL, &t->total, bad), bad);
+    ma_json_put(o, "by_phase", groups_json(by_phase(t), bad), bad);
+    ma_json_put(o, "by_stones", groups_json(by_stones(t), bad), bad);
+    ma_json_put(o, "by_value", groups_json(by_value(t), bad), bad);
     return o;
 }
 
@@ -389,12 +395,16 @@ int ma_grading_print(FILE *out, const ma_grading *g, int json, int exit_code)
         ma_grade_report_text(out, ma_grading_info(g), ma_grading_tally(g));
         return ferror(out) ? -1 : 0;
     }
-    json_t *o = ma_grade_report_json(ma_grading_info(g), ma_grading_tally(g));
-    json_object_set_new(o, "exit", json_integer(exit_code));
-    int rc = json_dumpf(o, out, JSON_INDENT(1) | JSON_PRESERVE_ORDER);
-    fputc('\n', out);
+    int bad = 0;
+    json_t *o = ma_grade_report_json(ma_grading_info(g), ma_grading_tally(g), &bad);
+    ma_json_put(o, "exit", json_integer(exit_code), &bad);
+    char *text = bad ? NULL : ma_json_dumps(o, JSON_INDENT(1) | JSON_PRESERVE_ORDER);
     json_decref(o);
-    return rc ? -1 : 0;
+    if (!text)
+        return -1; /* nothing written: never a document with a member missing */
+    fprintf(out, "%s\n", text);
+    free(text);
+    return 0;
 }
 
 /* Renders the HTML report in memory, then writes it through common/output.h: a regular file is

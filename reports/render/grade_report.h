@@ -23,7 +23,7 @@
 
 void ma_grade_report_text(FILE *out, const ma_grade_report_info *info, const ma_grade_tally *t);
 /* The JSON document (new reference). */
-json_t *ma_grade_report_json(const ma_grade_report_info *info, const ma_grade_tally *t);
+json_t *ma_grade_report_json(const ma_grade_report_info *info, const ma_grade_tally *t, int *bad);
 /* Writes the HTML document. Returns 0, or -1 when writing failed (errno set). */
 int ma_grade_report_html(FILE *out, const ma_grade_report_info *info, const ma_grade_tally *t);
 

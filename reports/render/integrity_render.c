@@ -155,73 +155,73 @@ void ma_render_verify_next_text(FILE *out, const ma_vrun *r)
                      "what the runs after it carry over)\n", cmd);
 }
 
-static json_t *damaged_json(const ma_damaged_file *d)
+static json_t *damaged_json(const ma_damaged_file *d, int *bad)
 {
     json_t *o = json_object();
-    json_object_set_new(o, "path", ma_json_store_text(d->path));
-    json_object_set_new(o, "kind", json_string(ma_damage_kind_name(d->kind)));
-    json_object_set_new(o, "sector", d->sector[0] ? json_string(d->sector) : json_null());
-    json_object_set_new(o, "refetch", json_boolean(d->refetch));
-    json_object_set_new(o, "size", d->size >= 0 ? json_integer(d->size) : json_null());
-    json_object_set_new(o, "published_size", d->published_size >= 0 ? json_integer(d->published_size) : json_null());
-    json_object_set_new(o, "chunk_size", d->chunk_size ? json_integer((json_int_t)d->chunk_size) : json_null());
+    ma_json_put(o, "path", ma_json_store_text(d->path), bad);
+    ma_json_put(o, "kind", json_string(ma_damage_kind_name(d->kind)), bad);
+    ma_json_put(o, "sector", d->sector[0] ? json_string(d->sector) : json_null(), bad);
+    ma_json_put(o, "refetch", json_boolean(d->refetch), bad);
+    ma_json_put(o, "size", d->size >= 0 ? json_integer(d->size) : json_null(), bad);
+    ma_json_put(o, "published_size", d->published_size >= 0 ? json_integer(d->published_size) : json_null(), bad);
+    ma_json_put(o, "chunk_size", d->chunk_size ? json_integer((json_int_t)d->chunk_size) : json_null(), bad);
     json_t *ranges = json_array();
     for (size_t k = 0; k < d->n_ranges; k++) {
         json_t *x = json_object();
-        json_object_set_new(x, "first_byte", json_integer((json_int_t)d->first_byte[k]));
-        json_object_set_new(x, "last_byte", json_integer((json_int_t)d->last_byte[k]));
-        json_array_append_new(ranges, x);
+        ma_json_put(x, "first_byte", json_integer((json_int_t)d->first_byte[k]), bad);
+        ma_json_put(x, "last_byte", json_integer((json_int_t)d->last_byte[k]), bad);
+        ma_json_push(ranges, x, bad);
     }
-    json_object_set_new(o, "ranges", ranges);
-    json_object_set_new(o, "more_ranges", json_integer((json_int_t)d->more_ranges));
-    json_object_set_new(o, "detail", ma_json_store_text(d->detail));
+    ma_json_put(o, "ranges", ranges, bad);
+    ma_json_put(o, "more_ranges", json_integer((json_int_t)d->more_ranges), bad);
+    ma_json_put(o, "detail", ma_json_store_text(d->detail), bad);
     return o;
 }
 
-json_t *ma_render_integrity_json(const ma_vrun *r)
+json_t *ma_render_integrity_json(const ma_vrun *r, int *bad)
 {
     const ma_vrun_integrity *g = ma_vrun_integrity_of(r);
     json_t *o = json_object();
-    json_object_set_new(o, "source", json_string(ma_integrity_source_name(g->source)));
-    json_object_set_new(o, "reference", g->reference && g->reference[0] ? ma_json_store_text(g->reference) : json_null());
-    json_object_set_new(o, "why_none", g->source == MA_INTEGRITY_NONE ? json_string(g->why_none) : json_null());
-    json_object_set_new(o, "signer", g->signer[0] ? ma_json_store_text(g->signer) : json_null());
-    json_object_set_new(o, "keyid", g->keyid[0] ? json_string(g->keyid) : json_null());
-    json_object_set_new(o, "files", json_integer((json_int_t)g->files));
-    json_object_set_new(o, "intact", json_integer((json_int_t)g->intact));
-    json_object_set_new(o, "body_checked", json_integer((json_int_t)g->body_checked));
-    json_object_set_new(o, "sectors_damaged", json_integer((json_int_t)g->sectors_damaged));
-    json_object_set_new(o, "sectors_input_damaged", json_integer((json_int_t)g->sectors_input_damaged));
+    ma_json_put(o, "source", json_string(ma_integrity_source_name(g->source)), bad);
+    ma_json_put(o, "reference", g->reference && g->reference[0] ? ma_json_store_text(g->reference) : json_null(), bad);
+    ma_json_put(o, "why_none", g->source == MA_INTEGRITY_NONE ? json_string(g->why_none) : json_null(), bad);
+    ma_json_put(o, "signer", g->signer[0] ? ma_json_store_text(g->signer) : json_null(), bad);
+    ma_json_put(o, "keyid", g->keyid[0] ? json_string(g->keyid) : json_null(), bad);
+    ma_json_put(o, "files", json_integer((json_int_t)g->files), bad);
+    ma_json_put(o, "intact", json_integer((json_int_t)g->intact), bad);
+    ma_json_put(o, "body_checked", json_integer((json_int_t)g->body_checked), bad);
+    ma_json_put(o, "sectors_damaged", json_integer((json_int_t)g->sectors_damaged), bad);
+    ma_json_put(o, "sectors_input_damaged", json_integer((json_int_t)g->sectors_input_damaged), bad);
     json_t *list = json_array();
     for (size_t i = 0; i < g->n_damaged; i++)
-        json_array_append_new(list, damaged_json(&g->damaged[i]));
-    json_object_set_new(o, "damaged", list);
+        ma_json_push(list, damaged_json(&g->damaged[i], bad), bad);
+    ma_json_put(o, "damaged", list, bad);
     if (ma_vrun_verdict_of(r) == MA_VERDICT_DAMAGED) {
         char h[400];
         ma_render_damage_headline(r, h, sizeof h);
-        json_object_set_new(o, "headline", json_string(h));
+        ma_json_put(o, "headline", json_string(h), bad);
     } else {
-        json_object_set_new(o, "headline", json_null());
+        ma_json_put(o, "headline", json_null(), bad);
     }
     char caveat[400];
     ma_render_discrepancy_caveat(r, caveat, sizeof caveat);
-    json_object_set_new(o, "caveat", caveat[0] && ma_vrun_totals_of(r)->discrepancies
+    ma_json_put(o, "caveat", caveat[0] && ma_vrun_totals_of(r)->discrepancies
                                          ? json_string(caveat + 2) /* without "; " */
-                                         : json_null());
+                                         : json_null(), bad);
     return o;
 }
 
-json_t *ma_render_next_json(const ma_vrun *r)
+json_t *ma_render_next_json(const ma_vrun *r, int *bad)
 {
     const ma_vrun_integrity *g = ma_vrun_integrity_of(r);
     json_t *o = json_object(), *fetch = json_array(), *remove = json_array();
     for (size_t i = 0; i < g->n_damaged; i++)
-        json_array_append_new(g->damaged[i].refetch ? fetch : remove, ma_json_store_text(g->damaged[i].path));
-    json_object_set_new(o, "refetch", fetch);
-    json_object_set_new(o, "remove", remove);
+        ma_json_push(g->damaged[i].refetch ? fetch : remove, ma_json_store_text(g->damaged[i].path), bad);
+    ma_json_put(o, "refetch", fetch, bad);
+    ma_json_put(o, "remove", remove, bad);
     char cmd[6000];
     ma_render_verify_resume_command(r, cmd, sizeof cmd);
-    json_object_set_new(o, "then", g->n_damaged ? ma_json_store_text(cmd) : json_null());
+    ma_json_put(o, "then", g->n_damaged ? ma_json_store_text(cmd) : json_null(), bad);
     return o;
 }
 

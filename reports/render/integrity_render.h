@@ -40,9 +40,10 @@ void ma_render_verify_next_text(FILE *out, const ma_vrun *r);
 /* The command that checks only what was fetched again, as a shell line. */
 void ma_render_verify_resume_command(const ma_vrun *r, char *buf, size_t len);
 
-/* The JSON members "integrity" and "next" of a run. */
-json_t *ma_render_integrity_json(const ma_vrun *r);
-json_t *ma_render_next_json(const ma_vrun *r);
+/* The JSON members "integrity" and "next" of a run; *bad set when a member could not be built (out
+ * of memory: ma_json_put). */
+json_t *ma_render_integrity_json(const ma_vrun *r, int *bad);
+json_t *ma_render_next_json(const ma_vrun *r, int *bad);
 
 /* The cases of the damaged files, into suite. Errors: MA_ENOMEM. */
 int ma_render_integrity_junit(ma_junit_suite *suite, const ma_vrun *r, ma_error *err);

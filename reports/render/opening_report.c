@@ -2,10 +2,12 @@
  * docs/json/opening.schema.json, both from the proof's data alone. */
 #include <inttypes.h>
 #include <stdio.h>
+#include <stdlib.h>
 
 #include <jansson.h>
 
 #include "common/counts.h"
+#include "common/json_text.h"
 #include "millaudit/game.h"
 #include "common/verdict.h"
 
@@ -22,104 +24,109 @@ static int depth_or_null(ma_value v)
     return v.outcome == MA_OUTCOME_WIN || v.outcome == MA_OUTCOME_LOSS ? v.depth : -1;
 }
 
-static json_t *value_json(ma_value v, int with_depth)
+static json_t *value_json(ma_value v, int with_depth, int *bad)
 {
     json_t *o = json_object();
-    json_object_set_new(o, "outcome", json_string(ma_outcome_name(v.outcome)));
-    json_object_set_new(o, "depth", with_depth && depth_or_null(v) >= 0 ? json_integer(v.depth)
-                                                                         : json_null());
+    ma_json_put(o, "outcome", json_string(ma_outcome_name(v.outcome)), bad);
+    ma_json_put(o, "depth", with_depth && depth_or_null(v) >= 0 ? json_integer(v.depth)
+                                                                         : json_null(), bad);
     return o;
 }
 
-static json_t *pass_json(const ma_opening_pass *p, const char *name)
+static json_t *pass_json(const ma_opening_pass *p, const char *name, int *bad)
 {
     json_t *o = json_object();
-    json_object_set_new(o, "assumption", json_string(name));
-    json_object_set_new(o, "value", value_json(p->value, 1));
-    json_object_set_new(o, "pv", json_string(p->pv));
-    json_object_set_new(o, "pv_end", json_string(p->pv_end));
-    json_object_set_new(o, "nodes", json_integer((json_int_t)p->nodes));
-    json_object_set_new(o, "leaves", json_integer((json_int_t)p->leaves));
-    json_object_set_new(o, "unknown_leaves", json_integer((json_int_t)p->unknown_leaves));
-    json_object_set_new(o, "tt_probes", json_integer((json_int_t)p->tt_probes));
-    json_object_set_new(o, "tt_hits", json_integer((json_int_t)p->tt_hits));
-    json_object_set_new(o, "tt_replacements", json_integer((json_int_t)p->tt_replacements));
-    json_object_set_new(o, "seconds", json_real(p->seconds));
+    ma_json_put(o, "assumption", json_string(name), bad);
+    ma_json_put(o, "value", value_json(p->value, 1, bad), bad);
+    ma_json_put(o, "pv", json_string(p->pv), bad);
+    ma_json_put(o, "pv_end", json_string(p->pv_end), bad);
+    ma_json_put(o, "nodes", json_integer((json_int_t)p->nodes), bad);
+    ma_json_put(o, "leaves", json_integer((json_int_t)p->leaves), bad);
+    ma_json_put(o, "unknown_leaves", json_integer((json_int_t)p->unknown_leaves), bad);
+    ma_json_put(o, "tt_probes", json_integer((json_int_t)p->tt_probes), bad);
+    ma_json_put(o, "tt_hits", json_integer((json_int_t)p->tt_hits), bad);
+    ma_json_put(o, "tt_replacements", json_integer((json_int_t)p->tt_replacements), bad);
+    ma_json_put(o, "seconds", json_real(p->seconds), bad);
     return o;
 }
 
-static json_t *comparisons_json(const ma_opening_result *r)
+static json_t *comparisons_json(const ma_opening_result *r, int *bad)
 {
     json_t *cmp = json_object();
-    json_object_set_new(cmp, "exact_checked", json_integer((json_int_t)r->exact_checked));
-    json_object_set_new(cmp, "bound_checked", json_integer((json_int_t)r->bound_checked));
-    json_object_set_new(cmp, "discrepancies", json_integer((json_int_t)r->discrepancies));
+    ma_json_put(cmp, "exact_checked", json_integer((json_int_t)r->exact_checked), bad);
+    ma_json_put(cmp, "bound_checked", json_integer((json_int_t)r->bound_checked), bad);
+    ma_json_put(cmp, "discrepancies", json_integer((json_int_t)r->discrepancies), bad);
     json_t *secs = json_array();
     for (size_t i = 0; i < r->n_tallies; i++) {
         const ma_opening_tally *t = &r->tallies[i];
         json_t *s = json_object();
-        json_object_set_new(s, "sector", json_string(t->name));
-        json_object_set_new(s, "exact_checked", json_integer((json_int_t)t->exact_checked));
-        json_object_set_new(s, "exact_agreed", json_integer((json_int_t)t->exact_agreed));
-        json_object_set_new(s, "bound_checked", json_integer((json_int_t)t->bound_checked));
-        json_object_set_new(s, "bound_agreed", json_integer((json_int_t)t->bound_agreed));
-        json_object_set_new(s, "discrepancies", json_integer((json_int_t)t->discrepancies));
-        json_array_append_new(secs, s);
+        ma_json_put(s, "sector", json_string(t->name), bad);
+        ma_json_put(s, "exact_checked", json_integer((json_int_t)t->exact_checked), bad);
+        ma_json_put(s, "exact_agreed", json_integer((json_int_t)t->exact_agreed), bad);
+        ma_json_put(s, "bound_checked", json_integer((json_int_t)t->bound_checked), bad);
+        ma_json_put(s, "bound_agreed", json_integer((json_int_t)t->bound_agreed), bad);
+        ma_json_put(s, "discrepancies", json_integer((json_int_t)t->discrepancies), bad);
+        ma_json_push(secs, s, bad);
     }
-    json_object_set_new(cmp, "sectors", secs);
+    ma_json_put(cmp, "sectors", secs, bad);
     json_t *rows = json_array();
     for (size_t i = 0; i < r->n_rows; i++) {
         const ma_opening_discrepancy *d = &r->rows[i];
         char board[80];
         ma_board_format(d->board, board, sizeof board);
         json_t *x = json_object();
-        json_object_set_new(x, "sector", json_string(d->sector));
-        json_object_set_new(x, "entry", json_integer((json_int_t)d->entry));
-        json_object_set_new(x, "board", json_string(board));
-        json_object_set_new(x, "stored", json_string(d->stored));
-        json_object_set_new(x, "derived", json_string(d->derived));
-        json_object_set_new(x, "class", json_string("opening"));
-        json_array_append_new(rows, x);
+        ma_json_put(x, "sector", json_string(d->sector), bad);
+        ma_json_put(x, "entry", json_integer((json_int_t)d->entry), bad);
+        ma_json_put(x, "board", json_string(board), bad);
+        ma_json_put(x, "stored", json_string(d->stored), bad);
+        ma_json_put(x, "derived", json_string(d->derived), bad);
+        ma_json_put(x, "class", json_string("opening"), bad);
+        ma_json_push(rows, x, bad);
     }
-    json_object_set_new(cmp, "rows", rows);
+    ma_json_put(cmp, "rows", rows, bad);
     return cmp;
 }
 
+/* -1 with nothing written when the document could not be built whole (out of memory). */
 static int print_json(FILE *out, const ma_opening_facts *p)
 {
+    int ok = 0, *bad = &ok;
     const ma_opening_result *r = p->result;
     json_t *o = json_object();
-    json_object_set_new(o, "schema_version", json_integer(JSON_SCHEMA_VERSION));
-    json_object_set_new(o, "database", json_string(p->database));
-    json_object_set_new(o, "variant", json_string(ma_variant_name(p->variant)));
-    json_object_set_new(o, "stones", json_integer(p->stones));
-    json_object_set_new(o, "status", json_string(status_name(r->status)));
-    json_object_set_new(o, "value", r->status == MA_OPENING_UNPROVEN
+    ma_json_put(o, "schema_version", json_integer(JSON_SCHEMA_VERSION), bad);
+    ma_json_put(o, "database", json_string(p->database), bad);
+    ma_json_put(o, "variant", json_string(ma_variant_name(p->variant)), bad);
+    ma_json_put(o, "stones", json_integer(p->stones), bad);
+    ma_json_put(o, "status", json_string(status_name(r->status)), bad);
+    ma_json_put(o, "value", r->status == MA_OPENING_UNPROVEN
                                         ? json_null()
-                                        : value_json(r->value, r->status == MA_OPENING_PROVEN));
-    json_object_set_new(o, "lower", value_json(r->lower, 1));
-    json_object_set_new(o, "upper", value_json(r->upper, 1));
-    json_object_set_new(o, "stored_start",
-                        p->stored_start ? json_string(p->stored_start) : json_null());
+                                        : value_json(r->value, r->status == MA_OPENING_PROVEN, bad), bad);
+    ma_json_put(o, "lower", value_json(r->lower, 1, bad), bad);
+    ma_json_put(o, "upper", value_json(r->upper, 1, bad), bad);
+    ma_json_put(o, "stored_start",
+                        p->stored_start ? json_string(p->stored_start) : json_null(), bad);
     json_t *passes = json_array();
     for (int i = 0; i < r->passes; i++)
-        json_array_append_new(passes, pass_json(&r->pass[i], r->passes == 1 ? "exact"
+        ma_json_push(passes, pass_json(&r->pass[i], r->passes == 1 ? "exact"
                                                              : i == 0     ? "pessimistic"
-                                                                          : "optimistic"));
-    json_object_set_new(o, "passes", passes);
-    json_object_set_new(o, "nodes", json_integer((json_int_t)r->nodes));
-    json_object_set_new(o, "tt_probes", json_integer((json_int_t)r->tt_probes));
-    json_object_set_new(o, "tt_hits", json_integer((json_int_t)r->tt_hits));
-    json_object_set_new(o, "tt_entries", json_integer((json_int_t)r->tt_entries));
-    json_object_set_new(o, "unknown_leaves", json_integer((json_int_t)r->unknown_leaves));
-    json_object_set_new(o, "missing_sectors", json_string(p->missing));
-    json_object_set_new(o, "seconds", json_real(r->seconds));
-    json_object_set_new(o, "comparisons", comparisons_json(r));
-    json_object_set_new(o, "exit", json_integer(ma_result_exit_code(p->search_result)));
-    int rc = json_dumpf(o, out, JSON_INDENT(1) | JSON_PRESERVE_ORDER);
-    fputc('\n', out);
+                                                                          : "optimistic", bad), bad);
+    ma_json_put(o, "passes", passes, bad);
+    ma_json_put(o, "nodes", json_integer((json_int_t)r->nodes), bad);
+    ma_json_put(o, "tt_probes", json_integer((json_int_t)r->tt_probes), bad);
+    ma_json_put(o, "tt_hits", json_integer((json_int_t)r->tt_hits), bad);
+    ma_json_put(o, "tt_entries", json_integer((json_int_t)r->tt_entries), bad);
+    ma_json_put(o, "unknown_leaves", json_integer((json_int_t)r->unknown_leaves), bad);
+    ma_json_put(o, "missing_sectors", json_string(p->missing), bad);
+    ma_json_put(o, "seconds", json_real(r->seconds), bad);
+    ma_json_put(o, "comparisons", comparisons_json(r, bad), bad);
+    ma_json_put(o, "exit", json_integer(ma_result_exit_code(p->search_result)), bad);
+    char *text = *bad ? NULL : ma_json_dumps(o, JSON_INDENT(1) | JSON_PRESERVE_ORDER);
     json_decref(o);
-    return rc ? -1 : 0;
+    if (!text)
+        return -1;
+    fprintf(out, "%s\n", text);
+    free(text);
+    return 0;
 }
 
 static void print_pass(FILE *out, const char *title, const ma_opening_pass *p)

@@ -5,6 +5,7 @@
 #include <jansson.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "common/counts.h"
 #include "common/json_text.h"
@@ -14,62 +15,64 @@
 
 #define PROBE_SCHEMA_VERSION 2 /* v2: no_turn, rules, agrees */
 
-static json_t *value_json(const ma_probe_value *pv)
+static json_t *value_json(const ma_probe_value *pv, int *bad)
 {
     json_t *o = json_object();
-    json_object_set_new(o, "known", json_boolean(pv->known));
-    json_object_set_new(o, "outcome", pv->known ? json_string(ma_outcome_name(pv->value.outcome))
-                                                : json_null());
+    ma_json_put(o, "known", json_boolean(pv->known), bad);
+    ma_json_put(o, "outcome", pv->known ? json_string(ma_outcome_name(pv->value.outcome))
+                                                : json_null(), bad);
     if (pv->known && pv->value.outcome != MA_OUTCOME_DRAW)
-        json_object_set_new(o, "depth", json_integer(pv->value.depth));
+        ma_json_put(o, "depth", json_integer(pv->value.depth), bad);
     if (pv->known && pv->has_draw_class)
-        json_object_set_new(o, "draw_class", json_integer(pv->draw_class));
+        ma_json_put(o, "draw_class", json_integer(pv->draw_class), bad);
     if (pv->has_keys) {
-        json_object_set_new(o, "key1", json_integer(pv->key1));
-        json_object_set_new(o, "key2", json_integer(pv->key2));
+        ma_json_put(o, "key1", json_integer(pv->key1), bad);
+        ma_json_put(o, "key2", json_integer(pv->key2), bad);
     }
-    json_object_set_new(o, "text", ma_json_store_text(pv->text));
+    ma_json_put(o, "text", ma_json_store_text(pv->text), bad);
     if (!pv->known)
-        json_object_set_new(o, "why", ma_json_store_text(pv->why));
+        ma_json_put(o, "why", ma_json_store_text(pv->why), bad);
     return o;
 }
 
-static void print_json(FILE *out, const ma_probe_result *r, int exit_code)
+/* The document as text, NULL when a part of it could not be built (out of memory). */
+static char *json_text(const ma_probe_result *r, int exit_code)
 {
+    int ok = 0, *bad = &ok;
     char board[96], sec[16];
     ma_board_format(r->board, board, sizeof board);
     ma_sector_format(r->sector, sec, sizeof sec);
     json_t *doc = json_object();
-    json_object_set_new(doc, "schema_version", json_integer(PROBE_SCHEMA_VERSION));
-    json_object_set_new(doc, "command", json_string("probe"));
-    json_object_set_new(doc, "format", json_string(ma_format_name(r->format)));
-    json_object_set_new(doc, "variant", json_string(ma_variant_name(r->variant)));
-    json_object_set_new(doc, "sector", json_string(sec));
-    json_object_set_new(doc, "board", json_string(board));
-    json_object_set_new(doc, "entry", json_integer((json_int_t)r->entry));
-    json_object_set_new(doc, "offset", json_integer((json_int_t)r->offset));
-    json_t *stored = value_json(&r->value);
-    json_object_set_new(stored, "text", ma_json_store_text(r->stored_text));
-    json_object_set_new(doc, "stored", stored);
+    ma_json_put(doc, "schema_version", json_integer(PROBE_SCHEMA_VERSION), bad);
+    ma_json_put(doc, "command", json_string("probe"), bad);
+    ma_json_put(doc, "format", json_string(ma_format_name(r->format)), bad);
+    ma_json_put(doc, "variant", json_string(ma_variant_name(r->variant)), bad);
+    ma_json_put(doc, "sector", json_string(sec), bad);
+    ma_json_put(doc, "board", json_string(board), bad);
+    ma_json_put(doc, "entry", json_integer((json_int_t)r->entry), bad);
+    ma_json_put(doc, "offset", json_integer((json_int_t)r->offset), bad);
+    json_t *stored = value_json(&r->value, bad);
+    ma_json_put(stored, "text", ma_json_store_text(r->stored_text), bad);
+    ma_json_put(doc, "stored", stored, bad);
     json_t *turns = json_array();
     for (int i = 0; i < r->n_rows; i++) {
         json_t *t = json_object();
-        json_object_set_new(t, "turn", json_string(r->rows[i].move));
-        json_object_set_new(t, "value", value_json(&r->rows[i].v));
-        json_array_append_new(turns, t);
+        ma_json_put(t, "turn", json_string(r->rows[i].move), bad);
+        ma_json_put(t, "value", value_json(&r->rows[i].v, bad), bad);
+        ma_json_push(turns, t, bad);
     }
-    json_object_set_new(doc, "turns", turns);
-    json_object_set_new(doc, "no_turn", r->no_turn[0] ? json_string(r->no_turn) : json_null());
-    json_object_set_new(doc, "rules", value_json(&r->rules));
-    json_object_set_new(doc, "agrees", r->agrees < 0 ? json_null() : json_boolean(r->agrees));
+    ma_json_put(doc, "turns", turns, bad);
+    ma_json_put(doc, "no_turn", r->no_turn[0] ? json_string(r->no_turn) : json_null(), bad);
+    ma_json_put(doc, "rules", value_json(&r->rules, bad), bad);
+    ma_json_put(doc, "agrees", r->agrees < 0 ? json_null() : json_boolean(r->agrees), bad);
     json_t *errs = json_array();
     for (int i = 0; i < r->n_unusable; i++)
-        json_array_append_new(errs, ma_json_store_text(r->unusable[i]));
-    json_object_set_new(doc, "errors", errs);
-    json_object_set_new(doc, "exit", json_integer(exit_code));
-    json_dumpf(doc, out, JSON_COMPACT);
-    fputc('\n', out);
+        ma_json_push(errs, ma_json_store_text(r->unusable[i]), bad);
+    ma_json_put(doc, "errors", errs, bad);
+    ma_json_put(doc, "exit", json_integer(exit_code), bad);
+    char *text = *bad ? NULL : ma_json_dumps(doc, JSON_COMPACT);
     json_decref(doc);
+    return text;
 }
 
 static void print_text(FILE *out, const ma_probe_result *r, const char *root)
@@ -106,33 +109,35 @@ static void print_text(FILE *out, const ma_probe_result *r, const char *root)
         fprintf(out, "stored value not checked: %s\n", r->rules.why);
 }
 
-void ma_probe_render(FILE *out, FILE *diag, const ma_probe_report *rep, int json)
+int ma_probe_render(FILE *out, FILE *diag, const ma_probe_report *rep, int json)
 {
     const ma_probe_result *r = &rep->r;
+    char *doc = json ? json_text(r, ma_result_exit_code(rep->result)) : NULL;
+    if (json && !doc)
+        return MA_ENOMEM; /* nothing written: never a document with a member missing */
     for (int i = 0; i < r->n_unusable; i++) {
         char words[1100];
         fprintf(diag, "millaudit probe: %s\n", ma_render_option_words(r->unusable[i], words, sizeof words));
     }
-    if (json)
-        print_json(out, r, ma_result_exit_code(rep->result));
+    if (doc)
+        fprintf(out, "%s\n", doc);
     else
         print_text(out, r, rep->root);
+    free(doc);
+    return MA_OK;
 }
 
 int ma_probe_render_json_buffer(char **out, size_t *len, const ma_probe_report *rep, ma_error *err)
 {
-    size_t n = 0;
-    *out = NULL;
-    FILE *f = open_memstream(out, &n);
-    if (!f)
-        return ma_error_set(err, MA_ENOMEM, "out of memory");
-    print_json(f, &rep->r, ma_result_exit_code(rep->result));
-    if (fclose(f) || !*out) {
-        free(*out);
-        *out = NULL;
+    char *doc = json_text(&rep->r, ma_result_exit_code(rep->result));
+    size_t n = doc ? strlen(doc) : 0;
+    *out = doc ? realloc(doc, n + 2) : NULL;
+    if (!*out) {
+        free(doc);
         return ma_error_set(err, MA_ENOMEM, "out of memory");
     }
+    memcpy(*out + n, "\n", 2); /* as printed: the document and its newline */
     if (len)
-        *len = n;
+        *len = n + 1;
     return MA_OK;
 }

@@ -154,6 +154,6 @@ void ma_render_report_integrity(ma_out *o, const ma_report *r);
 /* The "integrity" member of the report document, a jansson object (json_t *); null when the run
  * recorded none. */
 struct json_t;
-struct json_t *ma_render_report_integrity_json(const ma_report *r);
+struct json_t *ma_render_report_integrity_json(const ma_report *r, int *bad);
 
 #endif

@@ -152,7 +152,10 @@ static json_t *run_facts(jb *b, const ma_report *r)
     put(b, o, "mode", ma_json_store_text(r->mode));
     put(b, o, "resumed_from", r->resumed_from ? json_integer(r->resumed_from) : json_null());
     put(b, o, "continued_by", r->continued_by ? json_integer(r->continued_by) : json_null());
-    json_t *opts = r->options ? json_loads(r->options, 0, NULL) : NULL;
+    /* as recorded (canonical), or as an imported run's document had them */
+    json_t *opts = ma_json_load_own(r->options, JSON_COMPACT | JSON_PRESERVE_ORDER);
+    if (!opts && r->options)
+        opts = json_loads(r->options, 0, NULL);
     put(b, o, "options", opts ? opts : r->options ? ma_json_store_text(r->options) : json_null());
     put(b, o, "database_root", ma_json_store_text(x->database_root));
     put(b, o, "side_b", ma_report_is_diff(r) ? ma_json_store_text(r->side_b) : json_null());
@@ -277,7 +280,7 @@ int ma_render_json(char **out, const ma_report *r, ma_error *err)
     put(&b, doc, "schema_version", json_integer(MA_REPORT_SCHEMA_VERSION));
     put(&b, doc, "format", json_string(MA_REPORT_FORMAT));
     put(&b, doc, "verdict", verdict(&b, r));
-    put(&b, doc, "integrity", ma_render_report_integrity_json(r));
+    put(&b, doc, "integrity", ma_render_report_integrity_json(r, &b.bad));
     put(&b, doc, "sector", r->only ? ma_json_store_text(r->only) : json_null());
     put(&b, doc, "run", run_facts(&b, r));
     put(&b, doc, "totals", totals(&b, r));
@@ -326,7 +329,7 @@ int ma_render_json(char **out, const ma_report *r, ma_error *err)
     } else {
         put(&b, doc, "manifest", json_null());
     }
-    char *text = b.bad ? NULL : json_dumps(doc, JSON_INDENT(1) | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(10));
+    char *text = b.bad ? NULL : ma_json_dumps(doc, JSON_INDENT(1) | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(10));
     json_decref(doc);
     if (!text)
         return ma_error_set(err, MA_ENOMEM, "report: out of memory");

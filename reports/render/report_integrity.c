@@ -82,36 +82,36 @@ void ma_render_report_integrity(ma_out *o, const ma_report *r)
     }
 }
 
-json_t *ma_render_report_integrity_json(const ma_report *r)
+json_t *ma_render_report_integrity_json(const ma_report *r, int *bad)
 {
     const ma_audit_integrity *g = &r->integrity;
     if (!g->recorded)
         return json_null();
     json_t *o = json_object(), *list = json_array(), *fetch = json_array(), *remove = json_array();
-    json_object_set_new(o, "source", ma_json_store_text(g->source));
-    json_object_set_new(o, "reference", ma_json_store_text(g->reference));
-    json_object_set_new(o, "signer", ma_json_store_text(g->signer));
-    json_object_set_new(o, "keyid", ma_json_store_text(g->keyid));
-    json_object_set_new(o, "files", json_integer(g->files));
-    json_object_set_new(o, "intact", json_integer(g->intact));
-    json_object_set_new(o, "body_checked", json_integer(g->body_checked));
+    ma_json_put(o, "source", ma_json_store_text(g->source), bad);
+    ma_json_put(o, "reference", ma_json_store_text(g->reference), bad);
+    ma_json_put(o, "signer", ma_json_store_text(g->signer), bad);
+    ma_json_put(o, "keyid", ma_json_store_text(g->keyid), bad);
+    ma_json_put(o, "files", json_integer(g->files), bad);
+    ma_json_put(o, "intact", json_integer(g->intact), bad);
+    ma_json_put(o, "body_checked", json_integer(g->body_checked), bad);
     for (size_t i = 0; i < g->n_damaged; i++) {
         const ma_audit_damage *d = &g->damaged[i];
         json_t *x = json_object();
-        json_object_set_new(x, "path", ma_json_store_text(d->path));
-        json_object_set_new(x, "kind", ma_json_store_text(d->kind));
-        json_object_set_new(x, "sector", ma_json_store_text(d->sector));
-        json_object_set_new(x, "refetch", json_boolean(d->refetch));
-        json_object_set_new(x, "size", d->size >= 0 ? json_integer(d->size) : json_null());
-        json_object_set_new(x, "published_size", d->published_size >= 0 ? json_integer(d->published_size) : json_null());
-        json_object_set_new(x, "chunk_size", d->chunk_size > 0 ? json_integer(d->chunk_size) : json_null());
-        json_object_set_new(x, "ranges", ma_json_store_text(d->ranges));
-        json_object_set_new(x, "detail", ma_json_store_text(d->detail));
-        json_array_append_new(list, x);
-        json_array_append_new(d->refetch ? fetch : remove, ma_json_store_text(d->path));
+        ma_json_put(x, "path", ma_json_store_text(d->path), bad);
+        ma_json_put(x, "kind", ma_json_store_text(d->kind), bad);
+        ma_json_put(x, "sector", ma_json_store_text(d->sector), bad);
+        ma_json_put(x, "refetch", json_boolean(d->refetch), bad);
+        ma_json_put(x, "size", d->size >= 0 ? json_integer(d->size) : json_null(), bad);
+        ma_json_put(x, "published_size", d->published_size >= 0 ? json_integer(d->published_size) : json_null(), bad);
+        ma_json_put(x, "chunk_size", d->chunk_size > 0 ? json_integer(d->chunk_size) : json_null(), bad);
+        ma_json_put(x, "ranges", ma_json_store_text(d->ranges), bad);
+        ma_json_put(x, "detail", ma_json_store_text(d->detail), bad);
+        ma_json_push(list, x, bad);
+        ma_json_push(d->refetch ? fetch : remove, ma_json_store_text(d->path), bad);
     }
-    json_object_set_new(o, "damaged", list);
-    json_object_set_new(o, "refetch", fetch);
-    json_object_set_new(o, "remove", remove);
+    ma_json_put(o, "damaged", list, bad);
+    ma_json_put(o, "refetch", fetch, bad);
+    ma_json_put(o, "remove", remove, bad);
     return o;
 }

@@ -110,12 +110,12 @@ static json_t *depth_or_null(int d)
     return d < 0 ? json_null() : json_integer(d);
 }
 
-static json_t *view_json(const ma_stats_tally *t, int per_position)
+static json_t *view_json(const ma_stats_tally *t, int per_position, int *bad)
 {
     json_t *o = json_object();
-    json_object_set_new(o, "wins", count(per_position ? t->win_positions : t->win_entries));
-    json_object_set_new(o, "draws", count(per_position ? t->draw_positions : t->draw_entries));
-    json_object_set_new(o, "losses", count(per_position ? t->loss_positions : t->loss_entries));
+    ma_json_put(o, "wins", count(per_position ? t->win_positions : t->win_entries), bad);
+    ma_json_put(o, "draws", count(per_position ? t->draw_positions : t->draw_entries), bad);
+    ma_json_put(o, "losses", count(per_position ? t->loss_positions : t->loss_entries), bad);
     json_t *wins = json_object(), *losses = json_object();
     for (size_t i = 0; i < t->n_bins; i++) {
         const ma_stats_bin *b = &t->bins[i];
@@ -124,30 +124,30 @@ static json_t *view_json(const ma_stats_tally *t, int per_position)
         uint64_t w = per_position ? b->win_positions : b->win_entries;
         uint64_t l = per_position ? b->loss_positions : b->loss_entries;
         if (w)
-            json_object_set_new(wins, key, count(w));
+            ma_json_put(wins, key, count(w), bad);
         if (l)
-            json_object_set_new(losses, key, count(l));
+            ma_json_put(losses, key, count(l), bad);
     }
-    json_object_set_new(o, "win_depths", wins);
-    json_object_set_new(o, "loss_depths", losses);
+    ma_json_put(o, "win_depths", wins, bad);
+    ma_json_put(o, "loss_depths", losses, bad);
     return o;
 }
 
-static void tally_json(json_t *o, const ma_stats_tally *t)
+static void tally_json(json_t *o, const ma_stats_tally *t, int *bad)
 {
-    json_object_set_new(o, "entries", count(t->entries));
-    json_object_set_new(o, "canonical_entries", count(t->canonical));
-    json_object_set_new(o, "markers", count(t->markers));
-    json_object_set_new(o, "positions", count(t->positions));
-    json_object_set_new(o, "per_entry", view_json(t, 0));
-    json_object_set_new(o, "per_position", view_json(t, 1));
-    json_object_set_new(o, "longest_win", depth_or_null(t->longest_win));
-    json_object_set_new(o, "longest_loss", depth_or_null(t->longest_loss));
+    ma_json_put(o, "entries", count(t->entries), bad);
+    ma_json_put(o, "canonical_entries", count(t->canonical), bad);
+    ma_json_put(o, "markers", count(t->markers), bad);
+    ma_json_put(o, "positions", count(t->positions), bad);
+    ma_json_put(o, "per_entry", view_json(t, 0, bad), bad);
+    ma_json_put(o, "per_position", view_json(t, 1, bad), bad);
+    ma_json_put(o, "longest_win", depth_or_null(t->longest_win), bad);
+    ma_json_put(o, "longest_loss", depth_or_null(t->longest_loss), bad);
     int max = t->longest_win > t->longest_loss ? t->longest_win : t->longest_loss;
-    json_object_set_new(o, "max_depth", depth_or_null(max));
+    ma_json_put(o, "max_depth", depth_or_null(max), bad);
     /* Malom's .analyze histogram: every depth 0..max (wins and losses together), -1 = draws */
     json_t *depths = json_object();
-    json_object_set_new(depths, "-1", count(t->draw_entries));
+    ma_json_put(depths, "-1", count(t->draw_entries), bad);
     for (int d = 0, i = 0; d <= max; d++) {
         uint64_t c = 0;
         if ((size_t)i < t->n_bins && t->bins[i].depth == (uint32_t)d) {
@@ -156,82 +156,84 @@ static void tally_json(json_t *o, const ma_stats_tally *t)
         }
         char key[16];
         snprintf(key, sizeof key, "%d", d);
-        json_object_set_new(depths, key, count(c));
+        ma_json_put(depths, key, count(c), bad);
     }
-    json_object_set_new(o, "depths", depths);
+    ma_json_put(o, "depths", depths, bad);
     if (t->has_akey) {
         json_t *ak = json_object();
         for (size_t i = 0; i < t->n_akey; i++) {
             char key[16];
             snprintf(key, sizeof key, "%d", (int)t->akey[i].a);
-            json_object_set_new(ak, key, count(t->akey[i].entries));
+            ma_json_put(ak, key, count(t->akey[i].entries), bad);
         }
-        json_object_set_new(o, "akey1", ak);
+        ma_json_put(o, "akey1", ak, bad);
     }
-    json_object_set_new(o, "bad_encodings", count(t->bad));
+    ma_json_put(o, "bad_encodings", count(t->bad), bad);
 }
 
-static void print_json(FILE *out, const char *root, const ma_database *db, const ma_stats *st,
-                       const char *const *errors, size_t n_errors, int exit_code)
+/* The document as text, NULL when a part of it could not be built (out of memory). */
+static char *json_text(const char *root, const ma_database *db, const ma_stats *st, const char *const *errors,
+                       size_t n_errors, int exit_code)
 {
+    int ok = 0, *bad = &ok;
     json_t *doc = json_object();
-    json_object_set_new(doc, "schema_version", json_integer(STATS_SCHEMA_VERSION));
-    json_object_set_new(doc, "command", json_string("stats"));
+    ma_json_put(doc, "schema_version", json_integer(STATS_SCHEMA_VERSION), bad);
+    ma_json_put(doc, "command", json_string("stats"), bad);
     json_t *d = json_object();
-    json_object_set_new(d, "root", ma_json_store_text(root));
+    ma_json_put(d, "root", ma_json_store_text(root), bad);
     ma_format f = db ? ma_database_format(db) : 0;
-    json_object_set_new(d, "format", f ? json_string(ma_format_name(f)) : json_null());
+    ma_json_put(d, "format", f ? json_string(ma_format_name(f)) : json_null(), bad);
     json_t *vars = json_array();
     for (int v = MA_VARIANT_STD; db && v <= MA_VARIANT_MORA; v++)
         if (ma_database_variants(db) & (1u << v))
-            json_array_append_new(vars, json_string(ma_variant_name((ma_variant)v)));
-    json_object_set_new(d, "variants", vars);
-    json_object_set_new(doc, "database", d);
+            ma_json_push(vars, json_string(ma_variant_name((ma_variant)v)), bad);
+    ma_json_put(d, "variants", vars, bad);
+    ma_json_put(doc, "database", d, bad);
     json_t *secs = json_array(), *starts = json_array();
     for (size_t i = 0; st && i < st->n; i++) {
         const ma_stats_sector *s = &st->sectors[i];
         char sec[16];
         ma_sector_format(s->sector, sec, sizeof sec);
         json_t *o = json_object();
-        json_object_set_new(o, "file", ma_json_store_text(s->file));
-        json_object_set_new(o, "name", json_string(s->name));
-        json_object_set_new(o, "variant", json_string(ma_variant_name(s->variant)));
-        json_object_set_new(o, "sector", json_string(sec));
-        json_object_set_new(o, "format", s->format ? json_string(ma_format_name(s->format)) : json_null());
-        json_object_set_new(o, "status", json_string(s->unusable ? "unusable" : "ok"));
-        json_object_set_new(o, "message", s->unusable ? ma_json_store_text(s->message) : json_null());
+        ma_json_put(o, "file", ma_json_store_text(s->file), bad);
+        ma_json_put(o, "name", json_string(s->name), bad);
+        ma_json_put(o, "variant", json_string(ma_variant_name(s->variant)), bad);
+        ma_json_put(o, "sector", json_string(sec), bad);
+        ma_json_put(o, "format", s->format ? json_string(ma_format_name(s->format)) : json_null(), bad);
+        ma_json_put(o, "status", json_string(s->unusable ? "unusable" : "ok"), bad);
+        ma_json_put(o, "message", s->unusable ? ma_json_store_text(s->message) : json_null(), bad);
         if (!s->unusable)
-            tally_json(o, &s->t);
-        json_array_append_new(secs, o);
+            tally_json(o, &s->t, bad);
+        ma_json_push(secs, o, bad);
         if (!s->is_start || s->unusable)
             continue;
         json_t *v = json_object();
-        json_object_set_new(v, "variant", json_string(ma_variant_name(s->variant)));
-        json_object_set_new(v, "sector", json_string(sec));
-        json_object_set_new(v, "value", json_string(s->start_text));
+        ma_json_put(v, "variant", json_string(ma_variant_name(s->variant)), bad);
+        ma_json_put(v, "sector", json_string(sec), bad);
+        ma_json_put(v, "value", json_string(s->start_text), bad);
         int known = s->start.kind == MA_STORED_VALUE;
-        json_object_set_new(v, "outcome", known ? json_string(ma_outcome_name(s->start.value.outcome))
-                                                : json_null());
+        ma_json_put(v, "outcome", known ? json_string(ma_outcome_name(s->start.value.outcome))
+                                                : json_null(), bad);
         if (known && s->start.value.outcome != MA_OUTCOME_DRAW)
-            json_object_set_new(v, "depth", json_integer(s->start.value.depth));
-        json_array_append_new(starts, v);
+            ma_json_put(v, "depth", json_integer(s->start.value.depth), bad);
+        ma_json_push(starts, v, bad);
     }
-    json_object_set_new(doc, "sectors", secs);
+    ma_json_put(doc, "sectors", secs, bad);
     json_t *tot = json_object();
-    json_object_set_new(tot, "sectors", count(st ? st->n : 0));
-    json_object_set_new(tot, "sectors_unusable", count(st ? st->n_unusable : 0));
+    ma_json_put(tot, "sectors", count(st ? st->n : 0), bad);
+    ma_json_put(tot, "sectors_unusable", count(st ? st->n_unusable : 0), bad);
     if (st)
-        tally_json(tot, &st->total);
-    json_object_set_new(doc, "totals", tot);
-    json_object_set_new(doc, "start", starts);
+        tally_json(tot, &st->total, bad);
+    ma_json_put(doc, "totals", tot, bad);
+    ma_json_put(doc, "start", starts, bad);
     json_t *errs = json_array();
     for (size_t i = 0; i < n_errors; i++)
-        json_array_append_new(errs, ma_json_store_text(errors[i]));
-    json_object_set_new(doc, "errors", errs);
-    json_object_set_new(doc, "exit", json_integer(exit_code));
-    json_dumpf(doc, out, JSON_COMPACT);
-    fputc('\n', out);
+        ma_json_push(errs, ma_json_store_text(errors[i]), bad);
+    ma_json_put(doc, "errors", errs, bad);
+    ma_json_put(doc, "exit", json_integer(exit_code), bad);
+    char *text = *bad ? NULL : ma_json_dumps(doc, JSON_COMPACT);
     json_decref(doc);
+    return text;
 }
 
 
@@ -245,17 +247,25 @@ int ma_stats_render_end(FILE *out, FILE *diag, const ma_stats_report *r, int jso
         errors[n_errors++] = ma_database_unusable(r->db, i)->message;
     if (r->fatal)
         errors[n_errors++] = r->failure.msg;
+    /* the document before any line: out of memory writes nothing */
+    char *doc = json && r->db ? json_text(r->root, r->db, r->have_stats ? &r->st : NULL, errors, n_errors,
+                                          ma_result_exit_code(r->result))
+                              : NULL;
+    if (json && r->db && !doc) {
+        free(errors);
+        return MA_ENOMEM;
+    }
     for (size_t i = 0; i < n_errors; i++) {
         char words[1100];
         fprintf(diag, "millaudit stats: %s\n", ma_render_option_words(errors[i], words, sizeof words));
     }
-    if (json && r->db)
-        print_json(out, r->root, r->db, r->have_stats ? &r->st : NULL, errors, n_errors,
-                   ma_result_exit_code(r->result));
+    if (doc)
+        fprintf(out, "%s\n", doc);
     else if (r->have_stats)
         print_text(out, r->root, r->db, &r->st);
     if (r->have_stats && r->st.total.bad)
         fprintf(diag, "millaudit stats: %s: %" PRIu64 " bad encodings\n", r->root, r->st.total.bad);
+    free(doc);
     free(errors);
     return MA_OK;
 }

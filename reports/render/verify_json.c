@@ -13,86 +13,86 @@
 #include "verifier/run/run.h"
 
 static json_t *value_json(int kind, int exact, ma_value v, int has_class, int32_t draw_class, int marker,
-                          const char *text)
+                          const char *text, int *bad)
 {
     json_t *o = json_object();
     const char *outcome = kind == 0   ? ma_outcome_name(v.outcome)
                           : kind == 2 ? "marker"
                           : kind == 3 ? "none"
                                       : "unknown";
-    json_object_set_new(o, "outcome", json_string(outcome));
+    ma_json_put(o, "outcome", json_string(outcome), bad);
     if (kind == 0 && v.outcome != MA_OUTCOME_DRAW)
-        json_object_set_new(o, "depth", json_integer(v.depth));
+        ma_json_put(o, "depth", json_integer(v.depth), bad);
     if (kind == 0 && has_class && v.outcome == MA_OUTCOME_DRAW)
-        json_object_set_new(o, "draw_class", json_integer(draw_class));
+        ma_json_put(o, "draw_class", json_integer(draw_class), bad);
     if (kind == 2)
-        json_object_set_new(o, "marker", json_integer(marker));
+        ma_json_put(o, "marker", json_integer(marker), bad);
     if (exact >= 0)
-        json_object_set_new(o, "bound", json_string(exact ? "exact" : "lower"));
-    json_object_set_new(o, "text", ma_json_store_text(text));
+        ma_json_put(o, "bound", json_string(exact ? "exact" : "lower"), bad);
+    ma_json_put(o, "text", ma_json_store_text(text), bad);
     return o;
 }
 
-static json_t *row_json(const ma_vrun_row *w)
+static json_t *row_json(const ma_vrun_row *w, int *bad)
 {
     json_t *o = json_object();
     char board[96];
     ma_board_format(w->board, board, sizeof board);
-    json_object_set_new(o, "entry", json_integer((json_int_t)w->entry));
-    json_object_set_new(o, "offset", json_integer((json_int_t)w->offset));
-    json_object_set_new(o, "board", json_string(board));
+    ma_json_put(o, "entry", json_integer((json_int_t)w->entry), bad);
+    ma_json_put(o, "offset", json_integer((json_int_t)w->offset), bad);
+    ma_json_put(o, "board", json_string(board), bad);
     int skind = w->stored.kind == MA_STORED_VALUE ? 0 : w->stored.kind == MA_STORED_BAD ? 1 : 3;
     if (w->stored.kind == MA_STORED_NONE && w->stored.marker >= 0)
         skind = 2;
     json_t *st = value_json(skind, -1, w->stored.value, w->stored.has_draw_class, w->stored.draw_class,
-                            w->stored.marker, w->stored_text);
+                            w->stored.marker, w->stored_text, bad);
     if (w->stored.kind == MA_STORED_BAD)
-        json_object_set_new(st, "outcome", json_string("bad"));
-    json_object_set_new(o, "stored", st);
-    json_object_set_new(o, "derived", value_json(w->derived_kind, w->derived_exact, w->derived, w->has_draw_class,
-                                                 w->derived_draw_class, w->expected_marker, w->derived_text));
-    json_object_set_new(o, "class", json_string(ma_disc_class_name(w->cls)));
-    json_object_set_new(o, "root", json_boolean(w->root));
+        ma_json_put(st, "outcome", json_string("bad"), bad);
+    ma_json_put(o, "stored", st, bad);
+    ma_json_put(o, "derived", value_json(w->derived_kind, w->derived_exact, w->derived, w->has_draw_class,
+                                                 w->derived_draw_class, w->expected_marker, w->derived_text, bad), bad);
+    ma_json_put(o, "class", json_string(ma_disc_class_name(w->cls)), bad);
+    ma_json_put(o, "root", json_boolean(w->root), bad);
     if (w->has_refutation) {
         json_t *ref = json_object();
-        json_object_set_new(ref, "move", json_string(w->move));
+        ma_json_put(ref, "move", json_string(w->move), bad);
         if (w->successor.mover | w->successor.opp) {
             char succ[96];
             ma_board_format(w->successor, succ, sizeof succ);
-            json_object_set_new(ref, "successor", json_string(succ));
+            ma_json_put(ref, "successor", json_string(succ), bad);
         }
-        json_object_set_new(o, "refutation", ref);
+        ma_json_put(o, "refutation", ref, bad);
     }
     return o;
 }
 
-static void set_counts(json_t *o, const char *const names[], const uint64_t *values, size_t n)
+static void set_counts(json_t *o, const char *const names[], const uint64_t *values, size_t n, int *bad)
 {
     for (size_t i = 0; i < n; i++)
-        json_object_set_new(o, names[i], json_integer((json_int_t)values[i]));
+        ma_json_put(o, names[i], json_integer((json_int_t)values[i]), bad);
 }
 
-static json_t *classes_json(const uint64_t by_class[MA_DISC_CLASSES])
+static json_t *classes_json(const uint64_t by_class[MA_DISC_CLASSES], int *bad)
 {
     json_t *c = json_object();
     for (int k = 0; k < MA_DISC_CLASSES; k++)
-        json_object_set_new(c, ma_disc_class_name(k), json_integer((json_int_t)by_class[k]));
+        ma_json_put(c, ma_disc_class_name(k), json_integer((json_int_t)by_class[k]), bad);
     return c;
 }
 
-static json_t *sector_json(const ma_vrun_sector *s)
+static json_t *sector_json(const ma_vrun_sector *s, int *bad)
 {
     json_t *o = json_object();
-    json_object_set_new(o, "sector", json_string(s->name));
-    json_object_set_new(o, "variant", json_string(ma_variant_name(s->variant)));
-    json_object_set_new(o, "file", ma_json_store_text(s->path));
-    json_object_set_new(o, "status", json_string(ma_sector_status_name(s->status)));
-    json_object_set_new(o, "carried_over", json_boolean(s->carried));
-    json_object_set_new(o, "from_run", s->carried ? json_integer(s->from_run) : json_null());
-    json_object_set_new(o, "message", s->message[0] ? ma_json_store_text(s->message) : json_null());
-    json_object_set_new(o, "body_digest", json_string(s->body_digest == 1   ? "match"
+    ma_json_put(o, "sector", json_string(s->name), bad);
+    ma_json_put(o, "variant", json_string(ma_variant_name(s->variant)), bad);
+    ma_json_put(o, "file", ma_json_store_text(s->path), bad);
+    ma_json_put(o, "status", json_string(ma_sector_status_name(s->status)), bad);
+    ma_json_put(o, "carried_over", json_boolean(s->carried), bad);
+    ma_json_put(o, "from_run", s->carried ? json_integer(s->from_run) : json_null(), bad);
+    ma_json_put(o, "message", s->message[0] ? ma_json_store_text(s->message) : json_null(), bad);
+    ma_json_put(o, "body_digest", json_string(s->body_digest == 1   ? "match"
                                                       : s->body_digest == 0 ? "mismatch"
-                                                                            : "none"));
+                                                                            : "none"), bad);
     if (s->status != MA_SECTOR_UNUSABLE) {
         static const char *const names[] = {"entries",       "checked",       "canonical", "markers",
                                             "verified",      "within_bounds", "bound_wins", "missing_child",
@@ -100,78 +100,85 @@ static json_t *sector_json(const ma_vrun_sector *s)
         const uint64_t v[] = {s->entries,       s->checked,       s->canonical,  s->markers,
                               s->verified,      s->within_bounds, s->bound_wins, s->missing_child,
                               s->unverifiable,  s->discrepancies, s->roots,      s->propagated};
-        set_counts(o, names, v, sizeof v / sizeof *v);
-        json_object_set_new(o, "seconds", json_real(s->seconds));
-        json_object_set_new(o, "classes", classes_json(s->by_class));
-        json_object_set_new(o, "derived_sha256", s->has_digest ? json_string(s->digest) : json_null());
-        json_object_set_new(o, "derived_positions",
-                            s->has_digest ? json_integer((json_int_t)s->digest_positions) : json_null());
+        set_counts(o, names, v, sizeof v / sizeof *v, bad);
+        ma_json_put(o, "seconds", json_real(s->seconds), bad);
+        ma_json_put(o, "classes", classes_json(s->by_class, bad), bad);
+        ma_json_put(o, "derived_sha256", s->has_digest ? json_string(s->digest) : json_null(), bad);
+        ma_json_put(o, "derived_positions",
+                            s->has_digest ? json_integer((json_int_t)s->digest_positions) : json_null(), bad);
     }
     return o;
 }
 
-/* Prints the non-empty object o compactly without its closing brace: more members follow. */
-static void print_json_open(FILE *out, const json_t *o)
+/* Writes o compactly and drops it; open: without its closing brace, more members follow. 1 when o
+ * is incomplete (bad: a member could not be built) or has no text: the caller stops, leaving a
+ * document cut short that no parser accepts, and says out of memory. */
+static int print_json(FILE *out, json_t *o, int open, int bad)
 {
-    char *text = json_dumps(o, JSON_COMPACT);
+    char *text = bad ? NULL : ma_json_dumps(o, JSON_COMPACT);
+    json_decref(o);
     if (!text)
-        return; /* out of memory: the truncated document fails any parser, and exit says why */
-    fwrite(text, 1, strlen(text) - 1, out);
+        return 1;
+    fwrite(text, 1, strlen(text) - (open ? 1 : 0), out);
     free(text);
+    return 0;
 }
 
 /* A sector with its rows. The rows are dumped one at a time: a sector may hold millions of them
  * (--max-rows), and a jansson tree of them all would cost some 3 KB per row. */
-static void print_sector_json(FILE *out, const ma_vrun_sector *s)
+static int print_sector_json(FILE *out, const ma_vrun_sector *s)
 {
-    json_t *o = sector_json(s);
-    print_json_open(out, o);
-    json_decref(o);
+    int bad = 0;
+    json_t *o = sector_json(s, &bad);
+    if (print_json(out, o, 1, bad))
+        return 1;
     if (s->status != MA_SECTOR_UNUSABLE) {
         fputs(",\"rows\":[", out);
         for (size_t k = 0; k < s->n_rows; k++) {
-            json_t *row = row_json(&s->rows[k]);
+            int row_bad = 0;
+            json_t *row = row_json(&s->rows[k], &row_bad);
             if (k)
                 fputc(',', out);
-            json_dumpf(row, out, JSON_COMPACT);
-            json_decref(row);
+            if (print_json(out, row, 0, row_bad))
+                return 1;
         }
         fputc(']', out);
     }
     fputc('}', out);
+    return 0;
 }
 
-static json_t *database_json(const ma_vrun *run, const char *root)
+static json_t *database_json(const ma_vrun *run, const char *root, int *bad)
 {
     json_t *db = json_object();
-    json_object_set_new(db, "root", ma_json_store_text(root));
+    ma_json_put(db, "root", ma_json_store_text(root), bad);
     ma_format f = ma_vrun_format(run);
-    json_object_set_new(db, "format", f ? json_string(ma_format_name(f)) : json_null());
+    ma_json_put(db, "format", f ? json_string(ma_format_name(f)) : json_null(), bad);
     json_t *vars = json_array();
     for (int v = 1; v <= 3; v++)
         if (ma_vrun_variants(run) >> v & 1)
-            json_array_append_new(vars, json_string(ma_variant_name((ma_variant)v)));
-    json_object_set_new(db, "variants", vars);
+            ma_json_push(vars, json_string(ma_variant_name((ma_variant)v)), bad);
+    ma_json_put(db, "variants", vars, bad);
     return db;
 }
 
-static json_t *options_json(const ma_vrun_options *opt)
+static json_t *options_json(const ma_vrun_options *opt, int *bad)
 {
     json_t *o = json_object();
-    json_object_set_new(o, "threads", json_integer(opt->threads));
-    json_object_set_new(o, "max_rows", json_integer((json_int_t)opt->max_rows));
-    json_object_set_new(o, "full_board_draw", json_boolean(opt->full_board_draw));
-    json_object_set_new(o, "allow_bounds", json_boolean(opt->allow_bounds));
+    ma_json_put(o, "threads", json_integer(opt->threads), bad);
+    ma_json_put(o, "max_rows", json_integer((json_int_t)opt->max_rows), bad);
+    ma_json_put(o, "full_board_draw", json_boolean(opt->full_board_draw), bad);
+    ma_json_put(o, "allow_bounds", json_boolean(opt->allow_bounds), bad);
     if (opt->shard_count > 1) {
         json_t *sh = json_object();
-        json_object_set_new(sh, "index", json_integer(opt->shard_index));
-        json_object_set_new(sh, "count", json_integer(opt->shard_count));
-        json_object_set_new(o, "shard", sh);
+        ma_json_put(sh, "index", json_integer(opt->shard_index), bad);
+        ma_json_put(sh, "count", json_integer(opt->shard_count), bad);
+        ma_json_put(o, "shard", sh, bad);
     }
     return o;
 }
 
-static json_t *totals_json(const ma_vrun_totals *t)
+static json_t *totals_json(const ma_vrun_totals *t, int *bad)
 {
     json_t *tot = json_object();
     static const char *const names[] = {"sectors",  "sectors_checked", "sectors_carried_over", "sectors_unusable",
@@ -184,120 +191,125 @@ static json_t *totals_json(const ma_vrun_totals *t)
                           t->markers,       t->verified,      t->within_bounds, t->bound_wins,
                           t->missing_child, t->unverifiable,  t->discrepancies, t->roots,
                           t->propagated};
-    set_counts(tot, names, v, sizeof v / sizeof *v);
-    json_object_set_new(tot, "classes", classes_json(t->by_class));
-    json_object_set_new(tot, "body_digest_mismatches", json_integer((json_int_t)t->body_digest_mismatches));
-    json_object_set_new(tot, "files_damaged", json_integer((json_int_t)t->files_damaged));
-    json_object_set_new(tot, "sectors_damaged", json_integer((json_int_t)t->sectors_damaged));
-    json_object_set_new(tot, "sectors_input_damaged", json_integer((json_int_t)t->sectors_input_damaged));
+    set_counts(tot, names, v, sizeof v / sizeof *v, bad);
+    ma_json_put(tot, "classes", classes_json(t->by_class, bad), bad);
+    ma_json_put(tot, "body_digest_mismatches", json_integer((json_int_t)t->body_digest_mismatches), bad);
+    ma_json_put(tot, "files_damaged", json_integer((json_int_t)t->files_damaged), bad);
+    ma_json_put(tot, "sectors_damaged", json_integer((json_int_t)t->sectors_damaged), bad);
+    ma_json_put(tot, "sectors_input_damaged", json_integer((json_int_t)t->sectors_input_damaged), bad);
     /* every entry is one of these four (docs/runs.md): the report counts the same way */
-    json_object_set_new(tot, "not_verified", json_integer((json_int_t)(t->entries - t->verified - t->within_bounds -
-                                                                       t->discrepancies)));
+    ma_json_put(tot, "not_verified", json_integer((json_int_t)(t->entries - t->verified - t->within_bounds -
+                                                                       t->discrepancies)), bad);
     return tot;
 }
 
-void ma_render_verify_json(FILE *out, const ma_vrun *run, const char *const *errors, size_t n_errors,
-                           int exit_status)
+int ma_render_verify_json(FILE *out, const ma_vrun *run, const char *const *errors, size_t n_errors,
+                          int exit_status)
 {
     const ma_vrun_options *opt = ma_vrun_options_of(run);
+    int ok = 0, *bad = &ok;
     json_t *doc = json_object();
-    json_object_set_new(doc, "schema_version", json_integer(MA_VERIFY_SCHEMA_VERSION));
-    json_object_set_new(doc, "command", json_string("verify"));
-    json_object_set_new(doc, "database", database_json(run, opt->root));
+    ma_json_put(doc, "schema_version", json_integer(MA_VERIFY_SCHEMA_VERSION), bad);
+    ma_json_put(doc, "command", json_string("verify"), bad);
+    ma_json_put(doc, "database", database_json(run, opt->root, bad), bad);
     static const char *const modes[] = {"full", "resume", "incremental"};
-    json_object_set_new(doc, "mode", json_string(modes[opt->mode]));
-    json_object_set_new(doc, "run_id", ma_vrun_id(run) ? json_integer(ma_vrun_id(run)) : json_null());
-    json_object_set_new(doc, "resumed_from",
-                        ma_vrun_resumed_from(run) ? json_integer(ma_vrun_resumed_from(run)) : json_null());
-    json_object_set_new(doc, "options", options_json(opt));
-    json_object_set_new(doc, "verdict", json_string(ma_verdict_state_name(ma_vrun_verdict_of(run))));
+    ma_json_put(doc, "mode", json_string(modes[opt->mode]), bad);
+    ma_json_put(doc, "run_id", ma_vrun_id(run) ? json_integer(ma_vrun_id(run)) : json_null(), bad);
+    ma_json_put(doc, "resumed_from",
+                        ma_vrun_resumed_from(run) ? json_integer(ma_vrun_resumed_from(run)) : json_null(), bad);
+    ma_json_put(doc, "options", options_json(opt, bad), bad);
+    ma_json_put(doc, "verdict", json_string(ma_verdict_state_name(ma_vrun_verdict_of(run))), bad);
     /* damage first: what was checked against what was published, and what to fetch again */
-    json_object_set_new(doc, "integrity", ma_render_integrity_json(run));
-    json_object_set_new(doc, "next", ma_render_next_json(run));
-    json_object_set_new(doc, "totals", totals_json(ma_vrun_totals_of(run)));
+    ma_json_put(doc, "integrity", ma_render_integrity_json(run, bad), bad);
+    ma_json_put(doc, "next", ma_render_next_json(run, bad), bad);
+    ma_json_put(doc, "totals", totals_json(ma_vrun_totals_of(run), bad), bad);
     json_t *errs = json_array();
     for (size_t i = 0; i < n_errors; i++)
-        json_array_append_new(errs, ma_json_store_text(errors[i]));
-    json_object_set_new(doc, "errors", errs);
-    json_object_set_new(doc, "record_complete", json_boolean(!ma_vrun_record_failed(run)));
-    json_object_set_new(doc, "scope", json_string(ma_vrun_covers_database(run) ? "database" : "sectors"));
-    json_object_set_new(doc, "seconds", json_real(ma_vrun_seconds(run)));
-    json_object_set_new(doc, "exit", json_integer(exit_status));
+        ma_json_push(errs, ma_json_store_text(errors[i]), bad);
+    ma_json_put(doc, "errors", errs, bad);
+    ma_json_put(doc, "record_complete", json_boolean(!ma_vrun_record_failed(run)), bad);
+    ma_json_put(doc, "scope", json_string(ma_vrun_covers_database(run) ? "database" : "sectors"), bad);
+    ma_json_put(doc, "seconds", json_real(ma_vrun_seconds(run)), bad);
+    ma_json_put(doc, "exit", json_integer(exit_status), bad);
     /* the document, then its sectors streamed into it (print_sector_json) */
-    print_json_open(out, doc);
-    json_decref(doc);
+    if (print_json(out, doc, 1, *bad))
+        return MA_ENOMEM;
     fputs(",\"sectors\":[", out);
     for (size_t i = 0; i < ma_vrun_sector_count(run); i++) {
         if (i)
             fputc(',', out);
-        print_sector_json(out, ma_vrun_sector_at(run, i));
+        if (print_sector_json(out, ma_vrun_sector_at(run, i)))
+            return MA_ENOMEM;
     }
     fputs("]}\n", out);
+    return MA_OK;
 }
 
 /* ---- the plan ---- */
 
-static json_t *plan_shard_json(const ma_shard_plan *p, unsigned k)
+static json_t *plan_shard_json(const ma_shard_plan *p, unsigned k, int *bad)
 {
     const ma_shard_plan_shard *sh = &p->shards[k];
     json_t *o = json_object(), *names = json_array();
-    json_object_set_new(o, "shard", json_integer(k));
-    json_object_set_new(o, "sectors", json_integer((json_int_t)sh->sectors));
-    json_object_set_new(o, "entries", json_integer((json_int_t)sh->entries));
-    json_object_set_new(o, "cost", json_real(sh->cost));
-    json_object_set_new(o, "bytes", json_integer((json_int_t)sh->bytes));
-    json_object_set_new(o, "peak_bytes", json_integer((json_int_t)sh->peak_bytes));
+    ma_json_put(o, "shard", json_integer(k), bad);
+    ma_json_put(o, "sectors", json_integer((json_int_t)sh->sectors), bad);
+    ma_json_put(o, "entries", json_integer((json_int_t)sh->entries), bad);
+    ma_json_put(o, "cost", json_real(sh->cost), bad);
+    ma_json_put(o, "bytes", json_integer((json_int_t)sh->bytes), bad);
+    ma_json_put(o, "peak_bytes", json_integer((json_int_t)sh->peak_bytes), bad);
     for (size_t i = 0; i < p->n_sectors; i++)
         if (p->sectors[i].shard == k)
-            json_array_append_new(names, json_string(p->sectors[i].name));
-    json_object_set_new(o, "sector_names", names);
+            ma_json_push(names, json_string(p->sectors[i].name), bad);
+    ma_json_put(o, "sector_names", names, bad);
     return o;
 }
 
-static json_t *plan_sector_json(const ma_shard_plan_sector *x)
+static json_t *plan_sector_json(const ma_shard_plan_sector *x, int *bad)
 {
     json_t *o = json_object();
-    json_object_set_new(o, "sector", json_string(x->name));
-    json_object_set_new(o, "shard", json_integer(x->shard));
-    json_object_set_new(o, "entries", json_integer((json_int_t)x->entries));
-    json_object_set_new(o, "cost", json_real(x->cost));
-    json_object_set_new(o, "bytes", json_integer((json_int_t)x->bytes));
-    json_object_set_new(o, "peak_bytes", json_integer((json_int_t)x->peak_bytes));
+    ma_json_put(o, "sector", json_string(x->name), bad);
+    ma_json_put(o, "shard", json_integer(x->shard), bad);
+    ma_json_put(o, "entries", json_integer((json_int_t)x->entries), bad);
+    ma_json_put(o, "cost", json_real(x->cost), bad);
+    ma_json_put(o, "bytes", json_integer((json_int_t)x->bytes), bad);
+    ma_json_put(o, "peak_bytes", json_integer((json_int_t)x->peak_bytes), bad);
     return o;
 }
 
-void ma_render_shard_plan_json(FILE *out, const ma_shard_plan *p, const char *root)
+int ma_render_shard_plan_json(FILE *out, const ma_shard_plan *p, const char *root)
 {
+    int ok = 0, *bad = &ok;
     json_t *doc = json_object();
-    json_object_set_new(doc, "schema_version", json_integer(MA_PLAN_SCHEMA_VERSION));
-    json_object_set_new(doc, "command", json_string("verify-plan"));
+    ma_json_put(doc, "schema_version", json_integer(MA_PLAN_SCHEMA_VERSION), bad);
+    ma_json_put(doc, "command", json_string("verify-plan"), bad);
     json_t *d = json_object();
-    json_object_set_new(d, "root", ma_json_store_text(root));
-    json_object_set_new(d, "format", p->format ? json_string(ma_format_name(p->format)) : json_null());
-    json_object_set_new(doc, "database", d);
-    json_object_set_new(doc, "shards", json_integer(p->n_shards));
-    json_object_set_new(doc, "sectors", json_integer((json_int_t)p->n_sectors));
-    json_object_set_new(doc, "total_entries", json_integer((json_int_t)p->total_entries));
-    json_object_set_new(doc, "total_cost", json_real(p->total_cost));
-    json_object_set_new(doc, "mean_cost", json_real(p->mean_cost));
-    json_object_set_new(doc, "largest_sector_cost", json_real(p->largest_sector_cost));
-    json_object_set_new(doc, "largest_shard_cost", json_real(p->largest_shard_cost));
-    json_object_set_new(doc, "imbalance", json_real(p->imbalance));
+    ma_json_put(d, "root", ma_json_store_text(root), bad);
+    ma_json_put(d, "format", p->format ? json_string(ma_format_name(p->format)) : json_null(), bad);
+    ma_json_put(doc, "database", d, bad);
+    ma_json_put(doc, "shards", json_integer(p->n_shards), bad);
+    ma_json_put(doc, "sectors", json_integer((json_int_t)p->n_sectors), bad);
+    ma_json_put(doc, "total_entries", json_integer((json_int_t)p->total_entries), bad);
+    ma_json_put(doc, "total_cost", json_real(p->total_cost), bad);
+    ma_json_put(doc, "mean_cost", json_real(p->mean_cost), bad);
+    ma_json_put(doc, "largest_sector_cost", json_real(p->largest_sector_cost), bad);
+    ma_json_put(doc, "largest_shard_cost", json_real(p->largest_shard_cost), bad);
+    ma_json_put(doc, "imbalance", json_real(p->imbalance), bad);
     json_t *shards = json_array();
     for (unsigned k = 0; k < p->n_shards; k++)
-        json_array_append_new(shards, plan_shard_json(p, k));
-    json_object_set_new(doc, "plan", shards);
+        ma_json_push(shards, plan_shard_json(p, k, bad), bad);
+    ma_json_put(doc, "plan", shards, bad);
     json_t *secs = json_array();
     for (size_t i = 0; i < p->n_sectors; i++)
-        json_array_append_new(secs, plan_sector_json(&p->sectors[i]));
-    json_object_set_new(doc, "sector_plan", secs);
+        ma_json_push(secs, plan_sector_json(&p->sectors[i], bad), bad);
+    ma_json_put(doc, "sector_plan", secs, bad);
     json_t *errs = json_array();
     for (size_t i = 0; i < p->n_unusable; i++)
-        json_array_append_new(errs, ma_json_store_text(p->unusable[i]));
-    json_object_set_new(doc, "errors", errs);
-    json_dumpf(doc, out, JSON_COMPACT);
+        ma_json_push(errs, ma_json_store_text(p->unusable[i]), bad);
+    ma_json_put(doc, "errors", errs, bad);
+    if (print_json(out, doc, 0, *bad))
+        return MA_ENOMEM;
     fputc('\n', out);
-    json_decref(doc);
+    return MA_OK;
 }
 
 int ma_render_verify_json_buffer(char **out, size_t *len, const ma_vrun *r, const char *const *errors,
@@ -308,8 +320,8 @@ int ma_render_verify_json_buffer(char **out, size_t *len, const ma_vrun *r, cons
     FILE *f = open_memstream(out, &n);
     if (!f)
         return ma_error_set(err, MA_ENOMEM, "out of memory");
-    ma_render_verify_json(f, r, errors, n_errors, exit_status);
-    if (fclose(f) || !*out) {
+    int rc = ma_render_verify_json(f, r, errors, n_errors, exit_status);
+    if (fclose(f) || !*out || rc) {
         free(*out);
         *out = NULL;
         return ma_error_set(err, MA_ENOMEM, "out of memory");

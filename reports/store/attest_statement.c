@@ -298,8 +298,10 @@ int ma_attest_statement_to_json(const ma_attest_statement *st, char **out, size_
             set(run, "verdict_text", str_or_null(st->verdict_text), &bad);
             set(run, "host", str_or_null(st->host), &bad);
             set(run, "command_line", str_or_null(st->command_line), &bad);
-            /* the options as recorded are canonical JSON text: embedded as the object they are */
-            json_t *opt = st->options ? json_loads(st->options, JSON_REJECT_DUPLICATES, NULL) : NULL;
+            /* the options as recorded are canonical JSON text: embedded as the object they are, null
+             * when the store holds none or anything else (ma_json_load_own: never a value a failed
+             * allocation cut short, which would be signed) */
+            json_t *opt = ma_json_load_own(st->options, JSON_COMPACT | JSON_PRESERVE_ORDER);
             set(run, "options", json_is_object(opt) ? opt : (json_decref(opt), json_null()), &bad);
             set(run, "started_at", str_or_null(st->started_at), &bad);
             set(run, "ended_at", str_or_null(st->ended_at), &bad);
@@ -339,7 +341,7 @@ int ma_attest_statement_to_json(const ma_attest_statement *st, char **out, size_
             set(o, "derived_positions", int_or_null(x->derived_positions), &bad);
         }
     }
-    char *text = bad ? NULL : json_dumps(doc, JSON_COMPACT | JSON_PRESERVE_ORDER);
+    char *text = bad ? NULL : ma_json_dumps(doc, JSON_COMPACT | JSON_PRESERVE_ORDER);
     json_decref(doc);
     if (!text)
         return ma_error_set(err, MA_ENOMEM, "statement: out of memory");
@@ -421,7 +423,7 @@ int ma_attest_vsa_to_json(const ma_attest_statement *st, const ma_attest_vsa *v,
     if (!levels || json_array_append_new(levels, json_string(!strcmp(result, "PASSED") ? "MILLAUDIT_DATABASE_VERIFIED"
                                                                                       : "FAILED")))
         bad = 1;
-    char *text = bad ? NULL : json_dumps(doc, JSON_COMPACT | JSON_PRESERVE_ORDER);
+    char *text = bad ? NULL : ma_json_dumps(doc, JSON_COMPACT | JSON_PRESERVE_ORDER);
     json_decref(doc);
     if (!text)
         return ma_error_set(err, MA_ENOMEM, "verification summary: out of memory");
@@ -680,7 +682,10 @@ int ma_attest_statement_parse(const char *text, size_t len, const char *name, ma
 {
     memset(out, 0, sizeof *out);
     json_error_t je;
-    json_t *doc = json_loadb(text, len, JSON_REJECT_DUPLICATES, &je);
+    int oom;
+    json_t *doc = ma_json_load_checked(text, len, &je, &oom);
+    if (oom)
+        return ma_error_set(err, MA_ENOMEM, "%s: out of memory", name); /* not the statement's fault */
     if (!doc)
         return ma_error_set(err, MA_EFORMAT, "%s: offset %d: statement is not JSON: %s", name, je.position, je.text);
     parser ps = {name, err, MA_OK};
@@ -757,7 +762,7 @@ int ma_attest_statement_parse(const char *text, size_t len, const char *name, ma
     if (!ps.rc) {
         json_t *opt = json_object_get(run, "options");
         if (json_is_object(opt)) {
-            out->options = json_dumps(opt, JSON_COMPACT | JSON_PRESERVE_ORDER);
+            out->options = ma_json_dumps(opt, JSON_COMPACT | JSON_PRESERVE_ORDER);
             if (!out->options)
                 ps.rc = ma_error_set(err, MA_ENOMEM, "%s: out of memory", name);
         } else if (!json_is_null(opt)) {

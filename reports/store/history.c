@@ -233,7 +233,7 @@ static int dump(jb *b, json_t *doc, char **out, ma_error *err)
 {
     *out = NULL;
     if (!b->bad) {
-        char *s = json_dumps(doc, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
+        char *s = ma_json_dumps(doc, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
         if (s) {
             size_t n = strlen(s);
             char *t = realloc(s, n + 2);

@@ -12,6 +12,7 @@
 #include <sqlite3.h>
 
 #include "common/counts.h"
+#include "common/json_text.h"
 #include "common/progress.h"
 #include "common/verdict.h"
 #include "reports/store/audit_internal.h"
@@ -504,7 +505,9 @@ static int load_history(ma_audit *a, ma_report *r, ma_error *err)
 static int find_side_b(ma_report *r)
 {
     if (r->options) {
-        json_t *o = json_loads(r->options, 0, NULL);
+        json_t *o = ma_json_load_own(r->options, JSON_COMPACT | JSON_PRESERVE_ORDER);
+        if (!o)
+            o = json_loads(r->options, 0, NULL);
         json_t *b = o ? json_object_get(o, "b") : NULL;
         if (json_is_string(b))
             r->side_b = strdup(json_string_value(b));

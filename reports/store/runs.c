@@ -802,7 +802,7 @@ int ma_run_to_json(const ma_run *r, char **out, ma_error *err)
         set(o, "derived", ma_json_store_text(d->derived), &bad);
         set(o, "class", ma_json_store_text(d->cls), &bad);
     }
-    char *text = bad ? NULL : json_dumps(doc, JSON_INDENT(2) | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(17));
+    char *text = bad ? NULL : ma_json_dumps(doc, JSON_INDENT(2) | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(17));
     json_decref(doc);
     if (!text)
         return ma_error_set(err, MA_ENOMEM, "export: out of memory");
@@ -1084,7 +1084,10 @@ int ma_run_from_json(ma_run *r, const char *text, size_t len, const char *name, 
     memset(r, 0, sizeof *r);
     struct ctx c = {name, err, 0};
     json_error_t je;
-    json_t *doc = json_loadb(text, len, JSON_REJECT_DUPLICATES, &je);
+    int oom;
+    json_t *doc = ma_json_load_checked(text, len, &je, &oom);
+    if (oom)
+        return ma_error_set(err, MA_ENOMEM, "%s: out of memory", name); /* not the document's fault */
     if (!doc)
         return ma_error_set(err, MA_EFORMAT, "%s: not valid JSON: line %d column %d: %s", name, je.line, je.column,
                             je.text);

@@ -85,7 +85,7 @@ def store_rows(path, scratch):
         con.close()
 
 
-TIMES = re.compile(r"\d+(\.\d+)? s\b|\d{4}-\d\d-\d\dT[0-9:.]+Z?|\b(time|timestamp)=\"[^\"]*\"")
+TIMES = re.compile(r"\"(player_)?seconds\": ?[0-9.e+-]+|\d+(\.\d+)? s\b|\d{4}-\d\d-\d\dT[0-9:.]+Z?|\b(time|timestamp)=\"[^\"]*\"")
 
 
 def untimed(text):
@@ -96,8 +96,14 @@ class Scenario:
     """One command line run in work/ with every output removed (and the store put back as it was)
     before each run."""
 
-    def __init__(self, millaudit, shim, work, args, documents=(), store=None, clean_exit=0):
+    def __init__(self, millaudit, shim, work, args, documents=(), store=None, clean_exit=0, libs="", read=untimed,
+                 reads=None):
+        """libs: MA_FAILALLOC_LIBS, the libraries whose allocations fail too ("jansson"); read: a
+        document's text as compared (the signed payload of an envelope); reads: a store the command
+        only reads, whose empty -wal and -shm a reader that stopped without closing it leaves (SQLite
+        then takes another path: removed before each run)."""
         self.millaudit, self.shim, self.work = millaudit, shim, work
+        self.libs, self.read, self.reads = libs, read, reads
         self.args = [str(a) for a in args]
         self.documents = [work / d for d in documents]
         self.store = work / store if store else None
@@ -115,6 +121,10 @@ class Scenario:
         self.volatile = {}
 
     def reset(self):
+        for side in ("-wal", "-shm") if self.reads else ():
+            p = self.work / (self.reads + side)
+            if p.exists() and p.stat().st_size == 0 or side == "-shm" and p.exists():
+                p.unlink()
         for d in self.documents:
             if d.exists():
                 d.unlink()
@@ -132,7 +142,7 @@ class Scenario:
         if report.exists():
             report.unlink()
         env = dict(os.environ, LD_PRELOAD=str(self.shim), MA_FAILALLOC_AT=str(fail_at),
-                   MA_FAILALLOC_REPORT=str(report))
+                   MA_FAILALLOC_REPORT=str(report), MA_FAILALLOC_LIBS=self.libs)
         proc = subprocess.run([str(self.millaudit.path), *self.args], capture_output=True, text=True,
                               cwd=self.work, env=env, timeout=120)
         counts = (None, None)
@@ -141,7 +151,7 @@ class Scenario:
             counts = (int(fields["allocations"]), int(fields["failed"]))
         outputs = {}
         for d in self.documents:
-            outputs[d.name] = untimed(d.read_text()) if d.exists() else None
+            outputs[d.name] = self.read(d.read_text()) if d.exists() else None
         if self.store and os.path.exists(self.store):
             outputs["store"] = store_rows(self.store, self.scratch)
         return Outcome(proc, counts, outputs)
@@ -332,5 +342,144 @@ def test_diff_under_allocation_failure(millaudit, shim, work):
                  store="d.sqlite", clean_exit=1)
     clean = s.run()
     assert clean.rc == 1 and "1 sector differs only as a consequence of std_3_3_0_0" in clean.stdout
+    wrong = sweep(s)
+    assert not wrong, "\n".join(wrong)
+
+
+# jansson's own allocations (MA_FAILALLOC_LIBS=jansson): its constructors return NULL and its
+# dumper and parser can cut a string short without saying so (2.14), so every document below is
+# judged whole, member by member, against the clean run's.
+
+def test_verify_json_when_jansson_runs_out_of_memory(millaudit, shim, work):
+    """verify --json exited 0 with a document missing "totals", "integrity.source" or a class
+    count, or with no document at all."""
+    s = Scenario(millaudit, shim, work, ["verify", "db", "--sector", SECTOR, "--threads", "1", "--quiet", "--json"],
+                 libs="jansson")
+    clean = s.run()
+    assert clean.rc == 0 and '"verdict":"verified"' in clean.stdout and '"totals":{' in clean.stdout
+    wrong = sweep(s)
+    assert not wrong, "\n".join(wrong)
+
+
+def test_verify_plan_json_when_jansson_runs_out_of_memory(millaudit, shim, work):
+    bad = work / "bad"
+    if not bad.exists():
+        shutil.copytree(work / "db", bad)
+        (bad / "std_3_3_0_0.sec2").write_bytes(b"a second format\n")
+    s = Scenario(millaudit, shim, work, ["verify", "bad", "--plan", "2", "--json"], libs="jansson")
+    wrong = sweep(s)
+    assert not wrong, "\n".join(wrong)
+
+
+def test_runs_export_when_jansson_runs_out_of_memory(millaudit, shim, work):
+    """The export of a run with its manifest's files and chunks: it was written with bytes missing
+    from a key (`"": 1`) and exit 0 when jansson's dumper could not grow its buffer."""
+    store = work / "x.sqlite"
+    if not store.exists():
+        millaudit.run("verify", work / "db", "--sector", SECTOR, "--threads", "1", "--quiet", "--audit", store)
+    s = Scenario(millaudit, shim, work, ["runs", "export", "--audit", "x.sqlite", "--out", "e.json"],
+                 documents=["e.json"], libs="jansson", reads="x.sqlite")
+    clean = s.run()
+    assert clean.rc == 0 and '"chunks": [' in clean.outputs["e.json"]
+    wrong = sweep(s)
+    assert not wrong, "\n".join(wrong)
+
+
+def signed_payload(text):
+    """An envelope as compared: its statement (the signature differs with the statement's time)."""
+    import base64
+    import json
+    return untimed(base64.b64decode(json.loads(text)["payload"]).decode())
+
+
+def partial_attestation(millaudit, work):
+    """A key, a store holding a verify run of one sector, and its signed statement (a partial run:
+    scope "these sectors"), made once for the module."""
+    store, key, env = work / "x.sqlite", work / "key.pem", work / "xp.json"
+    if not store.exists():
+        millaudit.run("verify", work / "db", "--sector", SECTOR, "--threads", "1", "--quiet", "--audit", store)
+    if not key.exists():
+        subprocess.run(["openssl", "genpkey", "-algorithm", "ed25519", "-out", str(key)], check=True,
+                       capture_output=True)
+        subprocess.run(["openssl", "pkey", "-in", str(key), "-pubout", "-out", str(work / "pub.pem")], check=True,
+                       capture_output=True)
+    if not env.exists():
+        millaudit.run("attest", "create", "--audit", store, "--key", key, "--out", env, "--allow-partial")
+    return env
+
+
+def test_attest_create_when_jansson_runs_out_of_memory(millaudit, shim, work):
+    """A signed statement: it was signed with the run's options null when jansson failed while
+    reading them back from the store."""
+    partial_attestation(millaudit, work)
+    s = Scenario(millaudit, shim, work, ["attest", "create", "--audit", "x.sqlite", "--key", "key.pem",
+                                         "--out", "att.json", "--allow-partial"],
+                 documents=["att.json"], libs="jansson", read=signed_payload, reads="x.sqlite")
+    clean = s.run()
+    assert clean.rc == 0 and '"options":{"max_rows":' in clean.outputs["att.json"]
+    wrong = sweep(s)
+    assert not wrong, "\n".join(wrong)
+
+
+def test_attest_verify_when_jansson_runs_out_of_memory(millaudit, shim, work):
+    """Checking a statement of a partial run (exit 6: not a proof of the database): jansson's
+    parser cut a string short or called the text no JSON, and the command called a good envelope
+    malformed (exit 3) or its signature bad (exit 1)."""
+    env = partial_attestation(millaudit, work)
+    s = Scenario(millaudit, shim, work, ["attest", "verify", env.name, "--pub", "pub.pem", "--json"],
+                 libs="jansson")
+    clean = s.run()
+    assert clean.rc == 6 and '"valid": true' in clean.stdout
+    wrong = sweep(s)
+    assert not wrong, "\n".join(wrong)
+
+
+def test_report_json_when_jansson_runs_out_of_memory(millaudit, shim, work):
+    """The report of a run: its "integrity" members came out null with exit 0."""
+    partial_attestation(millaudit, work)
+    s = Scenario(millaudit, shim, work, ["report", "--audit", "x.sqlite", "--format", "json", "--out", "r.json"],
+                 documents=["r.json"], libs="jansson", reads="x.sqlite")
+    clean = s.run()
+    assert clean.rc == 0 and '"source": "manifest"' in clean.outputs["r.json"]
+    wrong = sweep(s)
+    assert not wrong, "\n".join(wrong)
+
+
+def test_diff_json_when_jansson_runs_out_of_memory(millaudit, shim, work):
+    """diff --json of a root pair: a sector's name or a proof's turn went missing, exit 1 as if whole."""
+    s = Scenario(millaudit, shim, work, ["diff", "db", "resolved", "--sector", "3_3_0_0", "--threads", "1",
+                                         "--quiet", "--json"], libs="jansson", clean_exit=1)
+    clean = s.run()
+    assert clean.rc == 1 and '"sector":"std_3_3_0_0"' in clean.stdout and '"turns":[' in clean.stdout
+    wrong = sweep(s)
+    assert not wrong, "\n".join(wrong)
+
+
+def test_stats_json_when_memory_runs_out(millaudit, shim, work):
+    """stats freed a job's histograms twice (a crash) when one could not be allocated."""
+    s = Scenario(millaudit, shim, work, ["stats", "db", "--sector", SECTOR, "--json"], libs="jansson")
+    clean = s.run()
+    assert clean.rc == 0 and '"command":"stats"' in clean.stdout
+    wrong = sweep(s)
+    assert not wrong, "\n".join(wrong)
+
+
+def test_opening_json_when_memory_runs_out(millaudit, shim, work):
+    """The start value's proof: out of memory opening a sector was called an unusable file (exit 3)."""
+    s = Scenario(millaudit, shim, work, ["opening", "db", "--variant", "std", "--stones", "3", "--json"],
+                 libs="jansson")
+    clean = s.run()
+    assert clean.rc == 0 and '"status": "proven"' in clean.stdout
+    wrong = sweep(s)
+    assert not wrong, "\n".join(wrong)
+
+
+def test_grade_json_when_memory_runs_out(millaudit, shim, work):
+    """Grading a player: a sector whose rules could not be built was silently left out of the
+    graded set (exit 0, one sector fewer), and out of memory read as a bad player spec (exit 2)."""
+    s = Scenario(millaudit, shim, work, ["grade", "db", "--player", "ab:material:1", "--positions", "20",
+                                         "--seed", "1", "--json", "--quiet"], libs="jansson")
+    clean = s.run()
+    assert clean.rc == 0 and '"sectors": 7' in clean.stdout
     wrong = sweep(s)
     assert not wrong, "\n".join(wrong)

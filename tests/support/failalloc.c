@@ -7,10 +7,14 @@
  * valloc, strdup, strndup and open_memstream (glibc allows replacing malloc; the real ones are
  * glibc's __libc_* entry points, so no dlsym is needed on the allocation path) and counts the calls
  * made directly by the main program's own code: allocations inside glibc, SQLite, jansson, OpenSSL
- * or the dynamic loader are not counted and never failed. Their failures reach our code as an errno
+ * or the dynamic loader are not counted and never failed (but see MA_FAILALLOC_LIBS). Their failures reach our code as an errno
  * or a library's error code, which is another contract; and the loader's cannot be survived.
  *
  * Environment (read once, before main):
+ *   MA_FAILALLOC_LIBS=A,B   also count the calls made by the shared objects whose file names
+ *                           contain A or B ("jansson"): a library whose contract returns its own
+ *                           allocation failure to the caller (jansson's constructors return NULL),
+ *                           so that what our code does with that NULL is tested too.
  *   MA_FAILALLOC_AT=N       the Nth counted allocation (1-based) fails once (NULL, errno ENOMEM);
  *                           the ones after it succeed again. Unset or 0: none fails.
  *   MA_FAILALLOC_REPORT=P   at exit, the process that loaded the shim (not a forked child) writes
@@ -66,12 +70,29 @@ static int n_sites;
 static int want_sites;
 static atomic_flag sites_lock = ATOMIC_FLAG_INIT;
 
+/* 1 when the object's file name contains one of the comma-separated names of libs. */
+static int listed(const char *object, const char *libs)
+{
+    while (libs && *libs && object && *object) {
+        size_t n = strcspn(libs, ",");
+        for (const char *o = object; n && *o; o++)
+            if (!strncmp(o, libs, n))
+                return 1;
+        libs += n + (libs[n] == ',');
+    }
+    return 0;
+}
+
 static int program_segments(struct dl_phdr_info *info, size_t size, void *data)
 {
     (void)size;
-    (void)data;
     /* the first object dl_iterate_phdr reports is the main program */
-    base = info->dlpi_addr;
+    static int seen_main;
+    if (!seen_main) {
+        seen_main = 1;
+        base = info->dlpi_addr;
+    } else if (!listed(info->dlpi_name, data))
+        return n_ranges == MAX_RANGES;
     for (int i = 0; i < info->dlpi_phnum && n_ranges < MAX_RANGES; i++) {
         const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
         if (ph->p_type == PT_LOAD && (ph->p_flags & PF_X)) {
@@ -80,7 +101,7 @@ static int program_segments(struct dl_phdr_info *info, size_t size, void *data)
             n_ranges++;
         }
     }
-    return 1;
+    return !data || n_ranges == MAX_RANGES;
 }
 
 static void note_site(uintptr_t addr, unsigned long index)
@@ -228,7 +249,7 @@ __attribute__((constructor)) static void failalloc_init(void)
     fail_at = at ? strtoul(at, NULL, 10) : 0;
     want_sites = getenv("MA_FAILALLOC_SITES") != NULL;
     owner = getpid();
-    dl_iterate_phdr(program_segments, NULL);
+    dl_iterate_phdr(program_segments, (void *)getenv("MA_FAILALLOC_LIBS"));
     atomic_store(&ready, 1);
 }
 

@@ -633,7 +633,9 @@ static void test_grade_moves_round_trip_through_the_store(void **state)
     assert_null(strstr(buf, "@import"));
     assert_non_null(strstr(buf, "</html>"));
     free(buf);
-    json_t *j = ma_grade_report_json(&ri, &t);
+    int bad = 0;
+    json_t *j = ma_grade_report_json(&ri, &t, &bad);
+    assert_int_equal(bad, 0);
     assert_int_equal(json_integer_value(json_object_get(j, "schema_version")), 1);
     assert_int_equal(json_integer_value(json_object_get(json_object_get(j, "total"), "blunder")), 1);
     assert_int_equal(json_array_size(json_object_get(j, "by_phase")), 2);

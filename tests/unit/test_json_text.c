@@ -53,12 +53,86 @@ static void test_invalid_bytes_escaped(void **state)
     expect_text("\xF0\x9F\x98\x80 \xE2\x82\xAC", "\xF0\x9F\x98\x80 \xE2\x82\xAC"); /* kept */
 }
 
+static void test_dumps_writes_the_whole_document(void **state)
+{
+    (void)state;
+    json_t *doc = json_pack("{s:i, s:[s, b], s:n}", "a", 1, "b", "x\"y", 1, "c");
+    char *text = ma_json_dumps(doc, JSON_COMPACT | JSON_PRESERVE_ORDER);
+    assert_string_equal(text, "{\"a\":1,\"b\":[\"x\\\"y\",true],\"c\":null}");
+    free(text);
+    json_decref(doc);
+    assert_null(ma_json_dumps(NULL, JSON_COMPACT));
+}
+
+static void test_put_notes_every_member_it_could_not_set(void **state)
+{
+    (void)state;
+    int bad = 0;
+    json_t *o = json_object(), *a = json_array();
+    ma_json_put(o, "k", json_integer(1), &bad);
+    ma_json_push(a, json_string("v"), &bad);
+    assert_int_equal(bad, 0);
+    assert_int_equal(json_integer_value(json_object_get(o, "k")), 1);
+    assert_int_equal(json_array_size(a), 1);
+    ma_json_put(o, "missing", NULL, &bad); /* a constructor that ran out of memory */
+    assert_int_equal(bad, 1);
+    bad = 0;
+    ma_json_push(a, NULL, &bad);
+    assert_int_equal(bad, 1);
+    bad = 0;
+    ma_json_put(NULL, "k", json_integer(2), &bad); /* the parent itself missing: v is released */
+    assert_int_equal(bad, 1);
+    bad = 0;
+    ma_json_push(o, json_integer(3), &bad); /* not an array */
+    assert_int_equal(bad, 1);
+    assert_int_equal(json_object_size(o), 1);
+    json_decref(o);
+    json_decref(a);
+}
+
+static void test_load_own_takes_only_text_that_reads_back_the_same(void **state)
+{
+    (void)state;
+    size_t f = JSON_COMPACT | JSON_PRESERVE_ORDER;
+    json_t *v = ma_json_load_own("{\"max_rows\":1000,\"full_board_draw\":true}", f);
+    assert_non_null(v);
+    assert_true(json_is_true(json_object_get(v, "full_board_draw")));
+    json_decref(v);
+    assert_null(ma_json_load_own("{\"max_rows\": 1000}", f)); /* not as written: not ours */
+    assert_null(ma_json_load_own("{\"a\":", f));
+    assert_null(ma_json_load_own(NULL, f));
+}
+
+static void test_load_checked_tells_no_json_from_a_document(void **state)
+{
+    (void)state;
+    json_error_t e;
+    int oom = -1;
+    const char *good = "{\"a\": [1, 2]}";
+    json_t *v = ma_json_load_checked(good, strlen(good), &e, &oom);
+    assert_non_null(v);
+    assert_int_equal(oom, 0);
+    assert_int_equal(json_array_size(json_object_get(v, "a")), 2);
+    json_decref(v);
+    const char *bad = "{\"a\": [1, 2}";
+    assert_null(ma_json_load_checked(bad, strlen(bad), &e, &oom));
+    assert_int_equal(oom, 0); /* the file's fault, with jansson's position */
+    assert_true(e.position > 0 && e.text[0]);
+    const char *twice = "{\"a\": 1, \"a\": 2}";
+    assert_null(ma_json_load_checked(twice, strlen(twice), &e, &oom));
+    assert_int_equal(oom, 0); /* a duplicate key is refused, not taken for out of memory */
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_null_is_json_null),
         cmocka_unit_test(test_valid_utf8_unchanged),
         cmocka_unit_test(test_invalid_bytes_escaped),
+        cmocka_unit_test(test_dumps_writes_the_whole_document),
+        cmocka_unit_test(test_put_notes_every_member_it_could_not_set),
+        cmocka_unit_test(test_load_own_takes_only_text_that_reads_back_the_same),
+        cmocka_unit_test(test_load_checked_tells_no_json_from_a_document),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

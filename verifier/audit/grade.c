@@ -47,11 +47,13 @@ static void sector_name(ma_variant v, ma_sector s, char *buf, size_t len)
 }
 
 /* The sectors turns of s lead to are all in the database. Otherwise names the first absent one. */
+/* 1: every successor sector of s is present; 0: not (*missing names one); -1: the rules of s
+ * could not be had (G->err; out of memory), never taken for "not gradable". */
 static int gradable(grader *G, ma_sector s, char *missing, size_t len)
 {
     const ma_vrules *r = ma_rulebook_get(G->rules, s, G->err);
     if (!r)
-        return 0;
+        return -1;
     for (int k = 0; k < MA_TURN_KINDS; k++)
         if (r->succ_exists[k] && !ma_database_find(G->db, G->opt->variant, r->succ[k])) {
             sector_name(G->opt->variant, r->succ[k], missing, len);
@@ -170,7 +172,12 @@ static int choose_sectors(grader *G, candidate **out, size_t *n_out)
                 free(c);
                 return ma_error_set(G->err, MA_EUSAGE, "sector %s: not in the database", name);
             }
-            if (!gradable(G, s, missing, sizeof missing)) {
+            int g = gradable(G, s, missing, sizeof missing);
+            if (g < 0) {
+                free(c);
+                return G->err->code ? G->err->code : MA_ENOMEM;
+            }
+            if (!g) {
                 free(c);
                 return ma_error_set(G->err, MA_EUSAGE,
                                     "sector %s: cannot be graded: its successor sector %s is absent",
@@ -183,7 +190,12 @@ static int choose_sectors(grader *G, candidate **out, size_t *n_out)
             const ma_db_sector *d = ma_database_sector(G->db, i);
             if (d->variant != v)
                 continue;
-            if (gradable(G, d->sector, missing, sizeof missing))
+            int g = gradable(G, d->sector, missing, sizeof missing);
+            if (g < 0) {
+                free(c);
+                return G->err->code ? G->err->code : MA_ENOMEM;
+            }
+            if (g)
                 c[n++].sector = d->sector;
             else
                 G->res->ungradable_sectors++;

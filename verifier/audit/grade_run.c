@@ -153,16 +153,16 @@ static int prepare(job *J, ma_error *err)
     const ma_grade_run_options *o = J->opt;
     ma_database_options dbo = {.no_digest_check = o->no_digest_check};
     int rc = ma_database_open(&J->db, o->database, &dbo, err);
-    if (rc)
-        return ma_result_of_unusable(rc);
+    if (rc) /* out of memory is no fault of the database */
+        return rc == MA_ENOMEM ? rc : ma_result_of_unusable(rc);
     if ((rc = choose_variant(J, err)))
         return rc;
     double timeout = o->engine_timeout > 0 ? o->engine_timeout : 10.0;
     rc = ma_player_create(&J->player, o->player, J->variant, timeout, err);
     if (rc) /* a spec that does not parse is a usage error; an engine that cannot start or fails
              * its handshake is an input the command cannot use */
-        return strncmp(o->player, "cmd:", 4) != 0 ? MA_EUSAGE : rc == MA_ENOMEM ? MA_ENOMEM
-                                                                               : ma_result_of_unusable(rc);
+        return rc == MA_ENOMEM ? MA_ENOMEM : strncmp(o->player, "cmd:", 4) != 0 ? MA_EUSAGE
+                                                                              : ma_result_of_unusable(rc);
     snprintf(J->g->player, sizeof J->g->player, "%s", ma_player_name(J->player));
     if (o->progress) {
         char label[96];

@@ -756,7 +756,7 @@ int ma_opening_prove(const ma_opening_options *opt, const ma_opening_oracle *ora
             free(S->frames);
             free(S);
         }
-        return ma_error_set(err, MA_ENOMEM, "opening: cannot allocate a transposition table of %s",
+        return ma_error_set(err, MA_ENOMEM, "opening: out of memory for a transposition table of %s",
                             MA_COUNT(opt->tt_bytes, "byte", "bytes"));
     }
     S->opt = opt;

@@ -131,8 +131,8 @@ static int read_stored_start(job *J, ma_error *err)
     ma_opening_stored st;
     ma_sector root = {0, 0, (uint8_t)J->p->stones, (uint8_t)J->p->stones};
     int rc = o.stored(o.ctx, root, (ma_board){0, 0}, &st, err);
-    if (rc < 0)
-        return ma_result_of_unusable(rc);
+    if (rc < 0) /* out of memory is no fault of the file */
+        return rc == MA_ENOMEM ? rc : ma_result_of_unusable(rc);
     if (rc == 1) {
         snprintf(J->p->stored_start, sizeof J->p->stored_start, "%s (%s)", st.describe, st.sector);
         J->p->have_stored_start = 1;
@@ -154,7 +154,7 @@ static int prepare(job *J, ma_error *err)
                             ma_variant_name(o->variant));
     rc = ma_opening_db_create(&J->odb, J->db, o->variant, J->only, J->n_only, err);
     if (rc) /* an --only-sectors the database refutes is a usage error */
-        return rc == MA_EINVAL ? (err->code = MA_EUSAGE) : MA_EINTERNAL;
+        return rc == MA_EINVAL ? (err->code = MA_EUSAGE) : rc == MA_ENOMEM ? rc : MA_EINTERNAL;
     if (o->audit_path && (rc = open_store(J, err)))
         return rc;
     return J->p->compare ? read_stored_start(J, err) : MA_OK;

@@ -47,10 +47,11 @@ static int begin_record(ma_audit **audit, int64_t *run_id, const ma_diff_run_opt
     if (!realpath(opt->path_b, b))
         snprintf(b, sizeof b, "%s", opt->path_b);
     json_t *o = json_object();
-    json_object_set_new(o, "b", ma_json_text(b));
-    json_object_set_new(o, "limit", json_integer((json_int_t)opt->compare.limit));
-    json_object_set_new(o, "full", json_boolean(opt->compare.full));
-    char *options = json_dumps(o, JSON_COMPACT | JSON_PRESERVE_ORDER);
+    int bad = 0;
+    ma_json_put(o, "b", ma_json_text(b), &bad);
+    ma_json_put(o, "limit", json_integer((json_int_t)opt->compare.limit), &bad);
+    ma_json_put(o, "full", json_boolean(opt->compare.full), &bad);
+    char *options = bad ? NULL : ma_json_dumps(o, JSON_COMPACT | JSON_PRESERVE_ORDER);
     json_decref(o);
     if (!options)
         return ma_error_set(err, MA_ENOMEM, "diff: out of memory");

@@ -20,11 +20,16 @@ typedef struct scratch {
     size_t n_far;
 } scratch;
 
+/* Safe to call twice: a job whose scratch_init failed is freed again with the others. */
 static void scratch_free(scratch *s)
 {
     free(s->we);
     free(s->akey);
     free(s->far);
+    s->we = s->le = s->wp = s->lp = NULL;
+    s->akey = NULL;
+    s->far = NULL;
+    s->n_far = 0;
 }
 
 static int scratch_init(scratch *s)
