@@ -21,6 +21,11 @@
  *                           "allocations C\nfailed F\n" to P: C counted allocations, F 1 when the
  *                           Nth was reached and failed, then "site A": its return address (as
  *                           below), for a person finding which call it was.
+ *   MA_FAILIO=CALLS         I/O faults instead: each of the comma-separated calls "write" (ENOSPC,
+ *                           a full disk), "fsync" (EIO, a disk error) and "close" (EIO, as NFS
+ *                           reports a failed write-back; the descriptor is closed all the same)
+ *                           fails on every descriptor whose path contains MA_FAILIO_PATH, so what
+ *                           an output does when the disk refuses it is tested by what a user sees.
  *   MA_FAILALLOC_SITES=P    at exit, also writes one line per counted allocation site, in order of
  *                           first use: "<index of its first call> <calls> <return address>" (hex,
  *                           relative to the program's load address: `addr2line -f -e millaudit`).
@@ -243,11 +248,66 @@ FILE *open_memstream(char **ptr, size_t *size)
     return real ? real(ptr, size) : NULL;
 }
 
+/* ---- I/O faults (MA_FAILIO) ---- */
+
+static int fail_write, fail_fsync, fail_close;
+static const char *io_path;
+
+/* 1 when fd names a file whose path contains MA_FAILIO_PATH. */
+static int io_target(int fd)
+{
+    if (!io_path || !*io_path)
+        return 0;
+    char link[64], path[4096];
+    snprintf(link, sizeof link, "/proc/self/fd/%d", fd);
+    ssize_t n = readlink(link, path, sizeof path - 1);
+    if (n < 0)
+        return 0;
+    path[n] = '\0';
+    return strstr(path, io_path) != NULL;
+}
+
+#define REAL(name) ((__typeof__(&name))dlsym(RTLD_NEXT, #name))
+
+ssize_t write(int fd, const void *buf, size_t n)
+{
+    if (fail_write && io_target(fd)) {
+        errno = ENOSPC;
+        return -1;
+    }
+    return REAL(write)(fd, buf, n);
+}
+
+int fsync(int fd)
+{
+    if (fail_fsync && io_target(fd)) {
+        errno = EIO;
+        return -1;
+    }
+    return REAL(fsync)(fd);
+}
+
+int close(int fd)
+{
+    int target = fail_close && io_target(fd);
+    int rc = REAL(close)(fd);
+    if (target) {
+        errno = EIO;
+        return -1;
+    }
+    return rc;
+}
+
 __attribute__((constructor)) static void failalloc_init(void)
 {
     const char *at = getenv("MA_FAILALLOC_AT");
     fail_at = at ? strtoul(at, NULL, 10) : 0;
     want_sites = getenv("MA_FAILALLOC_SITES") != NULL;
+    const char *io = getenv("MA_FAILIO");
+    io_path = getenv("MA_FAILIO_PATH");
+    fail_write = io && strstr(io, "write") != NULL;
+    fail_fsync = io && strstr(io, "fsync") != NULL;
+    fail_close = io && strstr(io, "close") != NULL;
     owner = getpid();
     dl_iterate_phdr(program_segments, (void *)getenv("MA_FAILALLOC_LIBS"));
     atomic_store(&ready, 1);
