@@ -205,3 +205,15 @@ def std3_games(millaudit, tmp_path_factory):
                           capture_output=True, text=True, env=dict(os.environ, MILLAUDIT_BIN=str(millaudit.path)))
     assert proc.returncode == 0, proc.stderr
     return d
+
+
+@pytest.fixture(scope="session")
+def std4_games(millaudit, tmp_path_factory):
+    """The whole std 4-stone game, in the open format (open) and, from those files, in .sec2 (sec2):
+    the smallest game whose largest sector with its successor (std_4_4_0_0 and std_3_4_0_0, 9 MB)
+    is copied into private memory for its check (verifier/check/walk.h). Read only: copy to change."""
+    base = tmp_path_factory.mktemp("std4")
+    millaudit.run("solve", "--variant", "std", "--stones", 4, "--out", base / "open", "--quiet", check=0)
+    millaudit.run("solve", "--variant", "std", "--stones", 4, "--out", base / "sec2", "--open-dir", base / "open",
+                  "--format", "malom-sec2", "--quiet", check=0)
+    return base

@@ -17,13 +17,9 @@ N = 3
 
 
 @pytest.fixture(scope="module")
-def games(millaudit, tmp_path_factory):
+def games(std4_games):
     """The whole std 4-stone game, in the open format and (from those files) in .sec2."""
-    base = tmp_path_factory.mktemp("shardmem")
-    millaudit.run("solve", "--variant", "std", "--stones", 4, "--out", base / "open", "--quiet", check=0)
-    millaudit.run("solve", "--variant", "std", "--stones", 4, "--out", base / "sec2", "--open-dir", base / "open",
-                  "--format", "malom-sec2", "--quiet", check=0)
-    return base
+    return std4_games
 
 
 # A small intermediate process forks and execs millaudit and reports that grandchild's own peak:

@@ -1,14 +1,18 @@
 /* verifier/check/resident.h: the planned copies and zeroings are complete, byte for byte, in every thread
  * that returns from ma_resident_fill, whether one thread or several fill them, and the memory is
- * aligned to a huge page. */
+ * aligned to a huge page; a copy from a file mapping with drop_src leaves none of the mapping's
+ * pages resident, and the mapping still shows the file's bytes, a rewrite in place included. */
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>
 #include <pthread.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <cmocka.h>
+#include <sys/mman.h>
+#include <unistd.h>
 
 #include "verifier/check/resident.h"
 #include "common/ma_error.h"
@@ -51,7 +55,7 @@ static void run(int threads)
         for (size_t b = 0; b < bytes[i]; b++)
             src[i][b] = (uint8_t)(b * 7 + (size_t)i);
         memset(dst[i], 0xA5, bytes[i]); /* not what any part leaves behind */
-        assert_int_equal(ma_resident_add(&r, dst[i], i == N - 1 ? NULL : src[i], bytes[i]), MA_OK);
+        assert_int_equal(ma_resident_add(&r, dst[i], i == N - 1 ? NULL : src[i], bytes[i], 0), MA_OK);
     }
     struct filler f[8];
     pthread_t tid[8];
@@ -92,8 +96,8 @@ static void test_part_limit(void **state)
     ma_resident_init(&r);
     uint8_t a[4] = {1, 2, 3, 4}, b[4];
     for (int i = 0; i < MA_RESIDENT_PARTS; i++)
-        assert_int_equal(ma_resident_add(&r, b, a, sizeof a), MA_OK);
-    assert_int_equal(ma_resident_add(&r, b, a, sizeof a), MA_EINVAL);
+        assert_int_equal(ma_resident_add(&r, b, a, sizeof a, 0), MA_OK);
+    assert_int_equal(ma_resident_add(&r, b, a, sizeof a, 0), MA_EINVAL);
     ma_resident_fill(&r);
     assert_memory_equal(a, b, sizeof a);
     ma_resident_destroy(&r);
@@ -112,6 +116,105 @@ static void test_nothing_planned(void **state)
     free(m);
 }
 
+/* The resident kilobytes of the mapping that starts at addr (/proc/self/smaps), -1 when not found. */
+static long mapping_rss_kib(const void *addr)
+{
+    FILE *f = fopen("/proc/self/smaps", "r");
+    assert_non_null(f);
+    char line[512];
+    int in = 0;
+    long kib = -1;
+    while (kib < 0 && fgets(line, sizeof line, f)) {
+        unsigned long lo, hi;
+        if (sscanf(line, "%lx-%lx ", &lo, &hi) == 2)
+            in = lo == (uintptr_t)addr;
+        else if (in)
+            sscanf(line, "Rss: %ld kB", &kib);
+    }
+    fclose(f);
+    return kib;
+}
+
+/* A file of `bytes` bytes, the byte at b being b * 13 + salt, mapped read-only and private as
+ * the format readers map theirs, every page touched (resident) as after a reader's open. */
+static const uint8_t *map_pattern_file(const char *path, size_t bytes, int salt)
+{
+    FILE *f = fopen(path, "wb");
+    assert_non_null(f);
+    for (size_t b = 0; b < bytes; b++)
+        fputc((int)(uint8_t)(b * 13 + (size_t)salt), f);
+    assert_int_equal(fclose(f), 0);
+    FILE *r = fopen(path, "rb");
+    assert_non_null(r);
+    void *m = mmap(NULL, bytes, PROT_READ, MAP_PRIVATE, fileno(r), 0);
+    fclose(r);
+    assert_true(m != MAP_FAILED);
+    unsigned sum = 0;
+    for (size_t b = 0; b < bytes; b += 4096)
+        sum += ((const volatile uint8_t *)m)[b];
+    (void)sum;
+    return m;
+}
+
+/* Issue 47: with drop_src the copy is complete and the mapping holds no page of what was copied
+ * (without it, every page stays: the same bytes held twice); the mapping still reads as the file,
+ * and a rewrite in place after the copy shows there, which the run's re-hash relies on to withdraw
+ * a sector whose file changed during its check (docs/runs.md). */
+static void test_copy_from_a_mapping_drops_its_pages(void **state)
+{
+    (void)state;
+    char dir[] = "/tmp/ma_test_resident_XXXXXX", path[128];
+    assert_non_null(mkdtemp(dir));
+    snprintf(path, sizeof path, "%s/body", dir);
+    const size_t bytes = 3 * MA_RESIDENT_PAGE; /* whole pages: every one of them is dropped */
+    for (int drop = 0; drop <= 1; drop++) {
+        const uint8_t *map = map_pattern_file(path, bytes, 0);
+        assert_int_equal(mapping_rss_kib(map), (long)(bytes / 1024));
+        uint8_t *dst = ma_resident_alloc(bytes);
+        assert_non_null(dst);
+        ma_resident r;
+        ma_resident_init(&r);
+        assert_int_equal(ma_resident_add(&r, dst, map, bytes, drop), MA_OK);
+        ma_resident_fill(&r);
+        ma_resident_destroy(&r);
+        for (size_t b = 0; b < bytes; b++)
+            if (dst[b] != (uint8_t)(b * 13))
+                fail_msg("copy differs at byte %zu", b);
+        assert_int_equal(mapping_rss_kib(map), drop ? 0 : (long)(bytes / 1024));
+        assert_int_equal(map[bytes - 1], (uint8_t)((bytes - 1) * 13));
+        /* rewritten in place (same inode, same size) after the copy: the mapping shows it */
+        FILE *f = fopen(path, "r+b");
+        assert_non_null(f);
+        assert_int_equal(fseek(f, (long)MA_RESIDENT_PAGE, SEEK_SET), 0);
+        fputc(0x5A ^ (int)(uint8_t)(MA_RESIDENT_PAGE * 13), f);
+        assert_int_equal(fclose(f), 0);
+        assert_int_equal(map[MA_RESIDENT_PAGE], (uint8_t)(0x5A ^ (uint8_t)(MA_RESIDENT_PAGE * 13)));
+        assert_int_equal(dst[MA_RESIDENT_PAGE], (uint8_t)(MA_RESIDENT_PAGE * 13)); /* the copy is the copy */
+        munmap((void *)map, bytes);
+        free(dst);
+    }
+    /* a part of a mapping that does not start or end on a page: the pages it shares with the rest
+     * of the mapping stay, every page wholly inside it is dropped */
+    const uint8_t *map = map_pattern_file(path, bytes, 1);
+    uint8_t *dst = ma_resident_alloc(bytes);
+    assert_non_null(dst);
+    ma_resident r;
+    ma_resident_init(&r);
+    assert_int_equal(ma_resident_add(&r, dst, map + 100, bytes - 200, 1), MA_OK);
+    ma_resident_fill(&r);
+    ma_resident_destroy(&r);
+    for (size_t b = 0; b < bytes - 200; b++)
+        if (dst[b] != (uint8_t)((b + 100) * 13 + 1))
+            fail_msg("copy differs at byte %zu", b);
+    /* the first and last page, and the page across each of the source's two 2 MiB slice
+     * boundaries */
+    assert_int_equal(mapping_rss_kib(map), 4 * (sysconf(_SC_PAGESIZE) / 1024));
+    munmap((void *)map, bytes);
+    free(dst);
+    unlink(path);
+    rmdir(dir);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -119,6 +222,7 @@ int main(void)
         cmocka_unit_test(test_several_threads),
         cmocka_unit_test(test_part_limit),
         cmocka_unit_test(test_nothing_planned),
+        cmocka_unit_test(test_copy_from_a_mapping_drops_its_pages),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -393,18 +393,22 @@ static const ma_walk_ops walk_ops = {.chunk = chunk};
 /* Where the walk reads the successor files and the sector itself: huge-page copies when they fit
  * the budget (ma_walk_copies), else the mapped files. The sector's own words are read once each
  * but, walking by mask, a representative block apart: on 4 KiB pages nearly every read would miss
- * the TLB too. When the sector is its own successor the child's copy serves both. */
+ * the TLB too. When the sector is its own successor the child's copy serves both. A body copied
+ * from its file's mapping leaves the mapping as it is copied, so no byte is held twice. */
 static void make_resident(struct job *j)
 {
     const void *src[MA_TURN_KINDS], *at[MA_TURN_KINDS];
     size_t bytes[MA_TURN_KINDS];
     uint64_t file[MA_TURN_KINDS];
+    int mapped[MA_TURN_KINDS];
     for (int k = 0; k < MA_TURN_KINDS; k++) {
-        src[k] = j->child[k] ? j->child[k]->body : NULL;
-        bytes[k] = j->child[k] ? (size_t)(2 * j->child[k]->header.entry_count) : 0;
-        file[k] = j->child[k] ? (uint64_t)j->child[k]->map_size : 0;
+        const ma_open_file *c = j->child[k];
+        src[k] = c ? c->body : NULL;
+        bytes[k] = c ? (size_t)(2 * c->header.entry_count) : 0;
+        file[k] = c ? (uint64_t)c->map_size : 0;
+        mapped[k] = c && ma_walk_in_mapping(c->body, bytes[k], c->map, c->map_size);
     }
-    ma_walk_copies(&j->walk, src, bytes, file, MA_TURN_KINDS, at);
+    ma_walk_copies(&j->walk, src, bytes, file, mapped, MA_TURN_KINDS, at);
     const void *self = j->in->file->body, *self_at = self;
     for (int k = 0; k < MA_TURN_KINDS; k++) {
         if (!src[k] || at[k] == src[k])
@@ -416,9 +420,11 @@ static void make_resident(struct job *j)
             self_at = at[k];
     }
     if (self_at == self) {
+        const ma_open_file *f = j->in->file;
         size_t n = (size_t)(2 * j->entries);
-        uint64_t whole = (uint64_t)j->in->file->map_size;
-        ma_walk_copies(&j->walk, &self, &n, &whole, 1, &self_at);
+        uint64_t whole = (uint64_t)f->map_size;
+        int in_map = ma_walk_in_mapping(self, n, f->map, f->map_size);
+        ma_walk_copies(&j->walk, &self, &n, &whole, &in_map, 1, &self_at);
     }
     j->self_body = self_at;
 }

@@ -307,23 +307,25 @@ static int self_key1s(struct fast *f, const ma_malom_frame *frame)
  * fit the budget (ma_walk_copies), else the mapped files. The sector's own entries are read once
  * each, but in the walk's order, a stride of one representative block: on 4 KiB pages nearly
  * every read would miss the TLB too. When the sector is its own child (the moving phase) the
- * child copy serves both. */
+ * child copy serves both. Entries copied from their file's mapping leave the mapping as they are
+ * copied, so no byte is held twice. */
 static void make_resident(struct fast *f, struct mc_shared *sh)
 {
     const void *src[MA_TURN_KINDS + 1], *at[MA_TURN_KINDS + 1];
     size_t bytes[MA_TURN_KINDS + 1];
     uint64_t whole[MA_TURN_KINDS + 1];
+    int mapped[MA_TURN_KINDS + 1];
     for (int k = 0; k <= MA_TURN_KINDS; k++) {
         const ma_malom_file *file = k < MA_TURN_KINDS ? f->ch[k].file : sh->in->file;
         const ma_malom_view *v = k < MA_TURN_KINDS ? &f->ch[k].view : &f->self;
         src[k] = file ? v->entries : NULL;
         bytes[k] = file ? (size_t)(ma_malom_file_entry_count(file) * (uint64_t)v->entry_size) : 0;
         size_t size = 0;
-        if (file)
-            ma_malom_file_bytes(file, &size);
+        const uint8_t *map = file ? ma_malom_file_bytes(file, &size) : NULL;
         whole[k] = size;
+        mapped[k] = file && ma_walk_in_mapping(src[k], bytes[k], map, size);
     }
-    ma_walk_copies(&sh->walk, src, bytes, whole, MA_TURN_KINDS + 1, at);
+    ma_walk_copies(&sh->walk, src, bytes, whole, mapped, MA_TURN_KINDS + 1, at);
     for (int k = 0; k < MA_TURN_KINDS; k++)
         if (f->ch[k].file)
             f->ch[k].view.entries = at[k];

@@ -13,7 +13,14 @@
  *  - ma_resident_alloc(bytes) returns memory aligned to 2 MiB, at least bytes long (one page for
  *    0), advised for huge pages and not yet touched, or NULL; free it with free().
  *  - ma_resident_add plans one copy of `bytes` bytes from src to dst, or zeroes of dst when src is
- *    NULL; at most MA_RESIDENT_PARTS parts (MA_EINVAL past that, nothing planned).
+ *    NULL; at most MA_RESIDENT_PARTS parts (MA_EINVAL past that, nothing planned). With
+ *    drop_src, src must lie inside a read-only MAP_PRIVATE file mapping (a format reader's): once
+ *    a slice is copied, the pages of src wholly inside it are dropped from the process
+ *    (MADV_DONTNEED), so the copy does not hold the unit's bytes twice (issue 47). That changes no
+ *    byte any reader of the mapping sees: a page the process never wrote is the file's page-cache
+ *    page, so it shows the file's current bytes whether it stays mapped or is faulted in again
+ *    (a file rewritten in place shows its new bytes either way, which the run's re-hash relies
+ *    on, docs/runs.md). On any other memory drop_src would zero it: never set it there.
  *  - ma_resident_fill may be called by any number of threads, each once, after every
  *    ma_resident_add and before any of them reads a dst. When it returns, every planned part is
  *    complete in every caller's view (the last slice's completion is published under a mutex).
@@ -36,6 +43,7 @@ typedef struct {
     void *dst;
     const void *src; /* NULL: zero dst */
     size_t bytes;
+    int drop_src;     /* src's pages are dropped once copied (ma_resident_add) */
 } ma_resident_part;
 
 typedef struct {
@@ -46,11 +54,12 @@ typedef struct {
     pthread_mutex_t mu;
     pthread_cond_t all_done;
     uint64_t done; /* slices completed, under mu */
+    size_t os_page; /* the system's page size: the unit pages are dropped in */
 } ma_resident;
 
 void *ma_resident_alloc(size_t bytes);
 void ma_resident_init(ma_resident *r);
-int ma_resident_add(ma_resident *r, void *dst, const void *src, size_t bytes);
+int ma_resident_add(ma_resident *r, void *dst, const void *src, size_t bytes, int drop_src);
 void ma_resident_fill(ma_resident *r);
 void ma_resident_destroy(ma_resident *r);
 

@@ -92,7 +92,7 @@ int ma_walk_plan(ma_walk *wk, const ma_walk_sector *s)
         wk->visited = ma_resident_alloc(bytes);
         if (!wk->visited)
             return MA_ENOMEM;
-        ma_resident_add(&wk->copies, (void *)wk->visited, NULL, bytes);
+        ma_resident_add(&wk->copies, (void *)wk->visited, NULL, bytes, 0);
     }
     if (!wk->by_opp)
         return MA_OK;
@@ -111,7 +111,7 @@ int ma_walk_plan(ma_walk *wk, const ma_walk_sector *s)
 }
 
 int ma_walk_copies(ma_walk *wk, const void *const src[], const size_t bytes[], const uint64_t file[],
-                   int n, const void *out[])
+                   const int mapped[], int n, const void *out[])
 {
     uint64_t total = 0;
     for (int i = 0; i < n; i++) {
@@ -138,7 +138,7 @@ int ma_walk_copies(ma_walk *wk, const void *const src[], const size_t bytes[], c
         void *mem = wk->n_mem < MA_RESIDENT_PARTS ? ma_resident_alloc(bytes[i]) : NULL;
         if (!mem)
             continue;
-        if (ma_resident_add(&wk->copies, mem, src[i], bytes[i])) {
+        if (ma_resident_add(&wk->copies, mem, src[i], bytes[i], mapped && mapped[i])) {
             free(mem);
             continue;
         }

@@ -140,9 +140,20 @@ void ma_walk_plan_entries(ma_walk *wk, uint64_t entries);
  * out[i] is where the walk reads body i, its copy or src[i] itself (when out of budget, or its
  * memory could not be had). Returns 1 when the total was within the budget. The budget is judged
  * on whole files, which a plan knows without opening them, so that a task's memory can be
- * planned exactly (verifier/check/memory.h). The copies are made by the walk's threads. */
+ * planned exactly (verifier/check/memory.h). The copies are made by the walk's threads. A body
+ * with mapped[i] set (ma_walk_in_mapping) has its pages dropped from the mapping as it is copied
+ * (ma_resident_add's drop_src): the walk reads the copy, and nothing is held twice. mapped may be
+ * NULL (none). */
 int ma_walk_copies(ma_walk *wk, const void *const src[], const size_t bytes[], const uint64_t file[],
-                   int n, const void *out[]);
+                   const int mapped[], int n, const void *out[]);
+
+/* Non-zero when [p, p + bytes) lies inside [map, map + size), a format reader's read-only
+ * MAP_PRIVATE file mapping: the only memory whose pages ma_walk_copies may drop once copied. */
+static inline int ma_walk_in_mapping(const void *p, size_t bytes, const void *map, size_t size)
+{
+    uintptr_t a = (uintptr_t)p, m = (uintptr_t)map;
+    return map && p && a >= m && a - m <= size && bytes <= size - (a - m);
+}
 
 /* Runs the walk on `threads` threads (fewer when a thread cannot be started) over workers, an
  * array of `threads` structs of `size` bytes each beginning with a ma_walk_thread. cancel and

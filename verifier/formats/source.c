@@ -15,6 +15,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 
 #include "checksums/sha256.h"
@@ -952,6 +953,14 @@ uint64_t ma_source_entries(const ma_source *src) { return src->entries; }
 const uint8_t *ma_source_bytes(const ma_source *src, size_t *size)
 {
     return src->ops->bytes(src, size);
+}
+
+void ma_source_drop_pages(const ma_source *src)
+{
+    size_t size = 0;
+    const uint8_t *p = ma_source_bytes(src, &size);
+    if (p && size) /* a refusal leaves the pages resident: memory, not bytes */
+        (void)madvise((void *)p, size, MADV_DONTNEED);
 }
 
 ma_source_reader ma_source_reader_of(const ma_source *src) { return src->ops->reader; }

@@ -229,6 +229,12 @@ void ma_source_describe(const ma_source *src, const ma_stored *v, char *buf, siz
  * rewritten in place since it was opened shows its new bytes here, a renamed-over file keeps its
  * old inode mapped. */
 const uint8_t *ma_source_bytes(const ma_source *src, size_t *size);
+/* Drops the resident pages of that mapping from the process (MADV_DONTNEED). The mapping is
+ * read-only and private and never written, so its pages are the file's page-cache pages: a later
+ * read faults them in again and sees exactly what it would have seen had they stayed (the file's
+ * current bytes, a rewrite in place included). Only memory changes: a verify run drops a unit's
+ * files once it has hashed them again, so they are not resident through the next unit (issue 47). */
+void ma_source_drop_pages(const ma_source *src);
 
 /* The reader a source reads its file through, and so the checker it feeds: the open format's
  * (ma_source_open_file; verifier/check/check.h) or Malom's, for .sec2 and .sec alike

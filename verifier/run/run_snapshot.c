@@ -107,7 +107,9 @@ static void not_hashed(node *nd)
  * their successors'), several at once: each digest is one sequential stream. A node absent or
  * unusable was not read and is not compared. Without memory to hash, every such node counts as
  * changed (no sector of the unit is then verified on bytes not hashed again) and -1 says the run
- * must stop: the file is not blamed, memory is. Returns 0 or -1. */
+ * must stop: the file is not blamed, memory is. The hashed mappings' pages are then dropped
+ * (ma_source_drop_pages): a file a later unit reads again is not resident in between, so a run's
+ * memory is its largest unit's, not the sum of the files still open. Returns 0 or -1. */
 static int snapshot_unit(ma_vrun *r, size_t first, size_t n, const int *checked)
 {
     int unit = r->unit_of_pos[first];
@@ -116,8 +118,9 @@ static int snapshot_unit(ma_vrun *r, size_t first, size_t n, const int *checked)
     const void **data = calloc(cap, sizeof *data);
     size_t *len = calloc(cap, sizeof *len);
     uint8_t (*dg)[MA_SHA256_LEN] = malloc(cap * sizeof *dg);
+    const ma_source **srcs = malloc(cap * sizeof *srcs);
     ma_error e;
-    int ok = which && data && len && dg;
+    int ok = which && data && len && dg && srcs;
     for (size_t i = 0; i < n; i++) {
         if (!checked[i])
             continue;
@@ -137,6 +140,7 @@ static int snapshot_unit(ma_vrun *r, size_t first, size_t n, const int *checked)
                 continue;
             }
             which[m] = c;
+            srcs[m] = src;
             data[m] = ma_source_bytes(src, &len[m]);
             m++;
         }
@@ -152,7 +156,9 @@ static int snapshot_unit(ma_vrun *r, size_t first, size_t n, const int *checked)
             snapshot_node(r, which[k], now);
         else
             not_hashed(&r->nodes[which[k]]);
+        ma_source_drop_pages(srcs[k]);
     }
+    free(srcs);
     free(which);
     free(data);
     free(len);
