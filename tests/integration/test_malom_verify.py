@@ -352,3 +352,24 @@ def test_secval_sector_outside_mora_names_the_game(millaudit, malom_fixtures, tm
     line = [l for l in p.stderr.splitlines() if "mora.secval" in l][0]
     assert "not a sector of mora" in line, line
     assert "(null)" not in p.stderr
+
+
+def test_the_recorded_inventory_is_the_files_as_documented(millaudit_asan, malom_fixtures, tmp_path):
+    """docs/audit-schema.md `run_inventory` and `runs.inventory_digest`, recomputed by a third
+    implementation from the files on disk: each file's name, size, SHA-256 and sector (NULL for the
+    .secval), and the digest of those lines. The sanitizer build fills uninitialised locals with
+    a pattern, so a field the run forgot to clear shows here."""
+    import hashlib
+    import sqlite3
+    names = ["std_3_3_6_5.sec2", "std_3_4_5_5.sec2", "std.secval"]
+    d = copy(malom_fixtures, tmp_path, "original-excerpt", names)
+    store = tmp_path / "a.sqlite"
+    millaudit_asan.run("verify", d, "--allow-bounds", "--audit", store, "--quiet")
+    want = sorted((n, (d / n).stat().st_size, "sha256:" + hashlib.sha256((d / n).read_bytes()).hexdigest(),
+                   None if n.endswith(".secval") else n[:-len(".sec2")]) for n in names)
+    db = sqlite3.connect(store)
+    rows = db.execute("SELECT path, size, digest, sector FROM run_inventory ORDER BY path").fetchall()
+    assert rows == want
+    text = "millaudit inventory 1\n" + "".join(f"{p}\t{s}\t{g}\t{x or ''}\n" for p, s, g, x in want)
+    (digest,) = db.execute("SELECT inventory_digest FROM runs").fetchone()
+    assert digest == hashlib.sha256(text.encode()).hexdigest()
