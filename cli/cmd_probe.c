@@ -91,6 +91,7 @@ int ma_cmd_probe(int argc, char **argv)
     int json = 0, batch = 0, help = 0, npos = 0;
     ma_probe_run_options opt = {0};
     ma_error err;
+    ma_error_clear(&err); /* read below whether or not the run set it */
     const char **pos_args = calloc((size_t)argc + 1, sizeof *pos_args);
     int result = pos_args ? parse(argc, argv, &opt, &json, &batch, pos_args, &npos, &help) : MA_ENOMEM;
     if (!pos_args)
