@@ -202,12 +202,6 @@ static json_t *int_or_null(int64_t v)
 }
 
 /* json_object_set_new that remembers a failure (out of memory) instead of returning it */
-static void set(json_t *o, const char *k, json_t *v, int *bad)
-{
-    if (!v || json_object_set_new(o, k, v) != 0)
-        *bad = 1;
-}
-
 /* Files as in-toto subjects: name, digest, annotations (size, sector, format). */
 static void put_files(json_t *arr, const ma_attest_subject *files, size_t n, int *bad)
 {
@@ -220,13 +214,13 @@ static void put_files(json_t *arr, const ma_attest_subject *files, size_t n, int
             json_decref(an);
             continue;
         }
-        set(o, "name", ma_json_store_text(s->name), bad);
-        set(d, "sha256", json_string(s->sha256), bad);
-        set(o, "digest", d, bad);
-        set(an, "size", int_or_null(s->size), bad);
-        set(an, "sector", str_or_null(s->sector), bad);
-        set(an, "format", str_or_null(s->format), bad);
-        set(o, "annotations", an, bad);
+        ma_json_put(o, "name", ma_json_store_text(s->name), bad);
+        ma_json_put(d, "sha256", json_string(s->sha256), bad);
+        ma_json_put(o, "digest", d, bad);
+        ma_json_put(an, "size", int_or_null(s->size), bad);
+        ma_json_put(an, "sector", str_or_null(s->sector), bad);
+        ma_json_put(an, "format", str_or_null(s->format), bad);
+        ma_json_put(o, "annotations", an, bad);
     }
 }
 
@@ -242,87 +236,87 @@ int ma_attest_statement_to_json(const ma_attest_statement *st, char **out, size_
         json_decref(subjects);
         return ma_error_set(err, MA_ENOMEM, "statement: out of memory");
     }
-    set(doc, "_type", json_string(MA_INTOTO_STATEMENT_TYPE), &bad);
-    set(doc, "subject", subjects, &bad);
+    ma_json_put(doc, "_type", json_string(MA_INTOTO_STATEMENT_TYPE), &bad);
+    ma_json_put(doc, "subject", subjects, &bad);
     put_files(subjects, st->subjects, st->n_subjects, &bad);
-    set(doc, "predicateType", json_string(MA_ATTEST_PREDICATE_TYPE), &bad);
+    ma_json_put(doc, "predicateType", json_string(MA_ATTEST_PREDICATE_TYPE), &bad);
     json_t *p = json_object();
-    set(doc, "predicate", p, &bad);
+    ma_json_put(doc, "predicate", p, &bad);
     if (p) {
         /* what the claim covers comes first: the whole database, or some sectors given inputs */
-        set(p, "scope", str_or_null(st->scope), &bad);
+        ma_json_put(p, "scope", str_or_null(st->scope), &bad);
         json_t *inputs = json_array();
-        set(p, "inputs", inputs, &bad);
+        ma_json_put(p, "inputs", inputs, &bad);
         if (inputs)
             put_files(inputs, st->inputs, st->n_inputs, &bad);
         json_t *v = json_object(), *sg = json_object(), *ru = json_object(), *db = json_object(),
                *run = json_object(), *tot = json_object(), *man = json_object(), *secs = json_array();
-        set(p, "verifier", v, &bad);
+        ma_json_put(p, "verifier", v, &bad);
         if (v) {
-            set(v, "name", str_or_null(st->tool_name), &bad);
-            set(v, "version", str_or_null(st->tool_version), &bad);
-            set(v, "git_revision", str_or_null(st->git_revision), &bad);
+            ma_json_put(v, "name", str_or_null(st->tool_name), &bad);
+            ma_json_put(v, "version", str_or_null(st->tool_version), &bad);
+            ma_json_put(v, "git_revision", str_or_null(st->git_revision), &bad);
         }
         json_t *at = json_object();
-        set(p, "attester", at, &bad);
+        ma_json_put(p, "attester", at, &bad);
         if (at) {
-            set(at, "name", json_string("millaudit"), &bad);
-            set(at, "version", str_or_null(st->attester_version), &bad);
-            set(at, "git_revision", str_or_null(st->attester_git_revision), &bad);
+            ma_json_put(at, "name", json_string("millaudit"), &bad);
+            ma_json_put(at, "version", str_or_null(st->attester_version), &bad);
+            ma_json_put(at, "git_revision", str_or_null(st->attester_git_revision), &bad);
         }
-        set(p, "signer", sg, &bad);
+        ma_json_put(p, "signer", sg, &bad);
         if (sg)
-            set(sg, "identity", str_or_null(st->identity), &bad);
-        set(p, "attested_at", str_or_null(st->attested_at), &bad);
-        set(p, "rules", ru, &bad);
+            ma_json_put(sg, "identity", str_or_null(st->identity), &bad);
+        ma_json_put(p, "attested_at", str_or_null(st->attested_at), &bad);
+        ma_json_put(p, "rules", ru, &bad);
         if (ru) {
-            set(ru, "variant", str_or_null(st->variant), &bad);
-            set(ru, "fingerprint", str_or_null(st->rules_fingerprint), &bad);
-            set(ru, "description", str_or_null(st->rules_description), &bad);
+            ma_json_put(ru, "variant", str_or_null(st->variant), &bad);
+            ma_json_put(ru, "fingerprint", str_or_null(st->rules_fingerprint), &bad);
+            ma_json_put(ru, "description", str_or_null(st->rules_description), &bad);
         }
-        set(p, "database", db, &bad);
+        ma_json_put(p, "database", db, &bad);
         if (db) {
-            set(db, "root", str_or_null(st->database_root), &bad);
-            set(db, "format", str_or_null(st->format), &bad);
-            set(db, "index_scheme", str_or_null(st->index_scheme), &bad);
-            set(db, "index_scheme_version", int_or_null(st->index_scheme_version), &bad);
-            set(db, "format_version", int_or_null(st->format_version), &bad);
+            ma_json_put(db, "root", str_or_null(st->database_root), &bad);
+            ma_json_put(db, "format", str_or_null(st->format), &bad);
+            ma_json_put(db, "index_scheme", str_or_null(st->index_scheme), &bad);
+            ma_json_put(db, "index_scheme_version", int_or_null(st->index_scheme_version), &bad);
+            ma_json_put(db, "format_version", int_or_null(st->format_version), &bad);
         }
-        set(p, "run", run, &bad);
+        ma_json_put(p, "run", run, &bad);
         if (run) {
-            set(run, "id", json_integer(st->run_id), &bad);
-            set(run, "kind", str_or_null(st->kind), &bad);
-            set(run, "mode", str_or_null(st->mode), &bad);
-            set(run, "status", str_or_null(st->status), &bad);
-            set(run, "verdict", str_or_null(st->verdict), &bad);
-            set(run, "verdict_text", str_or_null(st->verdict_text), &bad);
-            set(run, "host", str_or_null(st->host), &bad);
-            set(run, "command_line", str_or_null(st->command_line), &bad);
+            ma_json_put(run, "id", json_integer(st->run_id), &bad);
+            ma_json_put(run, "kind", str_or_null(st->kind), &bad);
+            ma_json_put(run, "mode", str_or_null(st->mode), &bad);
+            ma_json_put(run, "status", str_or_null(st->status), &bad);
+            ma_json_put(run, "verdict", str_or_null(st->verdict), &bad);
+            ma_json_put(run, "verdict_text", str_or_null(st->verdict_text), &bad);
+            ma_json_put(run, "host", str_or_null(st->host), &bad);
+            ma_json_put(run, "command_line", str_or_null(st->command_line), &bad);
             /* the options as recorded are canonical JSON text: embedded as the object they are, null
              * when the store holds none or anything else (ma_json_load_own: never a value a failed
              * allocation cut short, which would be signed) */
             json_t *opt = ma_json_load_own(st->options, JSON_COMPACT | JSON_PRESERVE_ORDER);
-            set(run, "options", json_is_object(opt) ? opt : (json_decref(opt), json_null()), &bad);
-            set(run, "started_at", str_or_null(st->started_at), &bad);
-            set(run, "ended_at", str_or_null(st->ended_at), &bad);
-            set(run, "sealed_by", str_or_null(st->sealed_by), &bad);
+            ma_json_put(run, "options", json_is_object(opt) ? opt : (json_decref(opt), json_null()), &bad);
+            ma_json_put(run, "started_at", str_or_null(st->started_at), &bad);
+            ma_json_put(run, "ended_at", str_or_null(st->ended_at), &bad);
+            ma_json_put(run, "sealed_by", str_or_null(st->sealed_by), &bad);
         }
-        set(p, "totals", tot, &bad);
+        ma_json_put(p, "totals", tot, &bad);
         if (tot) {
-            set(tot, "sectors", json_integer(st->sectors), &bad);
-            set(tot, "entries", json_integer(st->entries), &bad);
-            set(tot, "checked", json_integer(st->checked), &bad);
-            set(tot, "verified", json_integer(st->verified), &bad);
-            set(tot, "within_bounds", json_integer(st->within_bounds), &bad);
-            set(tot, "discrepancies", json_integer(st->discrepancies), &bad);
+            ma_json_put(tot, "sectors", json_integer(st->sectors), &bad);
+            ma_json_put(tot, "entries", json_integer(st->entries), &bad);
+            ma_json_put(tot, "checked", json_integer(st->checked), &bad);
+            ma_json_put(tot, "verified", json_integer(st->verified), &bad);
+            ma_json_put(tot, "within_bounds", json_integer(st->within_bounds), &bad);
+            ma_json_put(tot, "discrepancies", json_integer(st->discrepancies), &bad);
         }
-        set(p, "manifest", man, &bad);
+        ma_json_put(p, "manifest", man, &bad);
         if (man) {
-            set(man, "sha256", str_or_null(st->manifest_sha256), &bad);
-            set(man, "chunk_size", int_or_null(st->chunk_size), &bad);
-            set(man, "files", json_integer(st->manifest_files), &bad);
+            ma_json_put(man, "sha256", str_or_null(st->manifest_sha256), &bad);
+            ma_json_put(man, "chunk_size", int_or_null(st->chunk_size), &bad);
+            ma_json_put(man, "files", json_integer(st->manifest_files), &bad);
         }
-        set(p, "sectors", secs, &bad);
+        ma_json_put(p, "sectors", secs, &bad);
         for (size_t i = 0; secs && i < st->n_sector_rows; i++) {
             const ma_attest_sector *x = &st->sector_rows[i];
             json_t *o = json_object();
@@ -330,15 +324,15 @@ int ma_attest_statement_to_json(const ma_attest_statement *st, char **out, size_
                 bad = 1;
                 continue;
             }
-            set(o, "sector", str_or_null(x->sector), &bad);
-            set(o, "status", str_or_null(x->status), &bad);
-            set(o, "entries", json_integer(x->entries), &bad);
-            set(o, "checked", json_integer(x->checked), &bad);
-            set(o, "verified", json_integer(x->verified), &bad);
-            set(o, "within_bounds", json_integer(x->within_bounds), &bad);
-            set(o, "discrepancies", json_integer(x->discrepancies), &bad);
-            set(o, "derived_sha256", str_or_null(x->derived_sha256), &bad);
-            set(o, "derived_positions", int_or_null(x->derived_positions), &bad);
+            ma_json_put(o, "sector", str_or_null(x->sector), &bad);
+            ma_json_put(o, "status", str_or_null(x->status), &bad);
+            ma_json_put(o, "entries", json_integer(x->entries), &bad);
+            ma_json_put(o, "checked", json_integer(x->checked), &bad);
+            ma_json_put(o, "verified", json_integer(x->verified), &bad);
+            ma_json_put(o, "within_bounds", json_integer(x->within_bounds), &bad);
+            ma_json_put(o, "discrepancies", json_integer(x->discrepancies), &bad);
+            ma_json_put(o, "derived_sha256", str_or_null(x->derived_sha256), &bad);
+            ma_json_put(o, "derived_positions", int_or_null(x->derived_positions), &bad);
         }
     }
     char *text = bad ? NULL : ma_json_dumps(doc, JSON_COMPACT | JSON_PRESERVE_ORDER);
@@ -393,33 +387,33 @@ int ma_attest_vsa_to_json(const ma_attest_statement *st, const ma_attest_vsa *v,
         json_decref(p);
         return ma_error_set(err, MA_ENOMEM, "verification summary: out of memory");
     }
-    set(doc, "_type", json_string(MA_INTOTO_STATEMENT_TYPE), &bad);
+    ma_json_put(doc, "_type", json_string(MA_INTOTO_STATEMENT_TYPE), &bad);
     put_files(subjects, st->subjects, st->n_subjects, &bad);
-    set(doc, "subject", subjects, &bad);
-    set(doc, "predicateType", json_string(MA_SLSA_VSA_TYPE), &bad);
-    set(doc, "predicate", p, &bad);
+    ma_json_put(doc, "subject", subjects, &bad);
+    ma_json_put(doc, "predicateType", json_string(MA_SLSA_VSA_TYPE), &bad);
+    ma_json_put(doc, "predicate", p, &bad);
     json_t *ver = json_object(), *vv = json_object(), *pol = json_object(), *levels = json_array();
-    set(p, "verifier", ver, &bad);
-    set(ver, "id", json_string(v->verifier_id ? v->verifier_id : MA_ATTEST_VERIFIER_ID), &bad);
-    set(ver, "version", vv, &bad);
-    set(vv, st->tool_name ? st->tool_name : "millaudit", str_or_null(st->tool_version), &bad);
-    set(p, "timeVerified", str_or_null(st->ended_at ? st->ended_at : st->attested_at), &bad);
-    set(p, "resourceUri", json_string(v->resource_uri), &bad);
-    set(p, "policy", pol, &bad);
+    ma_json_put(p, "verifier", ver, &bad);
+    ma_json_put(ver, "id", json_string(v->verifier_id ? v->verifier_id : MA_ATTEST_VERIFIER_ID), &bad);
+    ma_json_put(ver, "version", vv, &bad);
+    ma_json_put(vv, st->tool_name ? st->tool_name : "millaudit", str_or_null(st->tool_version), &bad);
+    ma_json_put(p, "timeVerified", str_or_null(st->ended_at ? st->ended_at : st->attested_at), &bad);
+    ma_json_put(p, "resourceUri", json_string(v->resource_uri), &bad);
+    ma_json_put(p, "policy", pol, &bad);
     char policy[128];
     snprintf(policy, sizeof policy, "%s#rules/%s", MA_ATTEST_PREDICATE_TYPE, st->variant);
-    set(pol, "uri", json_string(policy), &bad);
-    set(pol, "digest", sha256_digest(st->rules_fingerprint), &bad);
+    ma_json_put(pol, "uri", json_string(policy), &bad);
+    ma_json_put(pol, "digest", sha256_digest(st->rules_fingerprint), &bad);
     if (v->statement_name && v->statement_sha256) {
         json_t *ins = json_array(), *in = json_object();
-        set(p, "inputAttestations", ins, &bad);
+        ma_json_put(p, "inputAttestations", ins, &bad);
         if (!in || !ins || json_array_append_new(ins, in))
             bad = 1;
-        set(in, "uri", ma_json_store_text(v->statement_name), &bad);
-        set(in, "digest", sha256_digest(v->statement_sha256), &bad);
+        ma_json_put(in, "uri", ma_json_store_text(v->statement_name), &bad);
+        ma_json_put(in, "digest", sha256_digest(v->statement_sha256), &bad);
     }
-    set(p, "verificationResult", json_string(result), &bad);
-    set(p, "verifiedLevels", levels, &bad);
+    ma_json_put(p, "verificationResult", json_string(result), &bad);
+    ma_json_put(p, "verifiedLevels", levels, &bad);
     if (!levels || json_array_append_new(levels, json_string(!strcmp(result, "PASSED") ? "MILLAUDIT_DATABASE_VERIFIED"
                                                                                       : "FAILED")))
         bad = 1;

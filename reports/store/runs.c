@@ -640,23 +640,16 @@ static json_t *jstr(const char *s)
 }
 
 
-static int set(json_t *o, const char *key, json_t *v, int *bad)
-{
-    if (!v || json_object_set_new(o, key, v))
-        *bad = 1;
-    return 0;
-}
-
 /* The export's "manifest": the files the run read with their chunks, or null. */
 static void export_manifest(json_t *doc, const ma_run *r, int *bad)
 {
     if (r->has_manifest || r->n_files) {
         json_t *m = json_object(), *files = json_array();
-        set(doc, "manifest", m, bad);
+        ma_json_put(doc, "manifest", m, bad);
         if (m) {
-            set(m, "manifest_path", ma_json_store_text(r->manifest_path), bad);
-            set(m, "chunk_size", json_integer(r->manifest_chunk_size), bad);
-            set(m, "files", files, bad);
+            ma_json_put(m, "manifest_path", ma_json_store_text(r->manifest_path), bad);
+            ma_json_put(m, "chunk_size", json_integer(r->manifest_chunk_size), bad);
+            ma_json_put(m, "files", files, bad);
         }
         for (size_t i = 0; files && i < r->n_files; i++) {
             const ma_run_file *f = &r->files[i];
@@ -666,32 +659,32 @@ static void export_manifest(json_t *doc, const ma_run *r, int *bad)
                 json_decref(chunks);
                 break;
             }
-            set(jf, "path", ma_json_store_text(f->path), bad);
-            set(jf, "size", json_integer(f->size), bad);
-            set(jf, "sha256", ma_json_store_text(f->sha256), bad);
-            set(jf, "chunk_size", json_integer(f->chunk_size), bad);
-            set(jf, "variant", ma_json_store_text(f->variant), bad);
-            set(jf, "format", ma_json_store_text(f->format), bad);
-            set(jf, "sector", ma_json_store_text(f->sector), bad);
-            set(jf, "producer", ma_json_store_text(f->producer), bad);
-            set(jf, "producer_version", ma_json_store_text(f->producer_version), bad);
-            set(jf, "entries", f->has_entries ? json_integer(f->entries) : json_null(), bad);
-            set(jf, "ruleset_fingerprint", ma_json_store_text(f->ruleset_fingerprint), bad);
-            set(jf, "chunks", chunks, bad);
+            ma_json_put(jf, "path", ma_json_store_text(f->path), bad);
+            ma_json_put(jf, "size", json_integer(f->size), bad);
+            ma_json_put(jf, "sha256", ma_json_store_text(f->sha256), bad);
+            ma_json_put(jf, "chunk_size", json_integer(f->chunk_size), bad);
+            ma_json_put(jf, "variant", ma_json_store_text(f->variant), bad);
+            ma_json_put(jf, "format", ma_json_store_text(f->format), bad);
+            ma_json_put(jf, "sector", ma_json_store_text(f->sector), bad);
+            ma_json_put(jf, "producer", ma_json_store_text(f->producer), bad);
+            ma_json_put(jf, "producer_version", ma_json_store_text(f->producer_version), bad);
+            ma_json_put(jf, "entries", f->has_entries ? json_integer(f->entries) : json_null(), bad);
+            ma_json_put(jf, "ruleset_fingerprint", ma_json_store_text(f->ruleset_fingerprint), bad);
+            ma_json_put(jf, "chunks", chunks, bad);
             for (size_t k = 0; chunks && k < f->n_chunks; k++) {
                 json_t *c = json_object();
                 if (!c || json_array_append_new(chunks, c)) {
                     *bad = 1;
                     break;
                 }
-                set(c, "chunk", json_integer(f->chunks[k].chunk), bad);
-                set(c, "offset", json_integer(f->chunks[k].offset), bad);
-                set(c, "length", json_integer(f->chunks[k].length), bad);
-                set(c, "sha256", ma_json_store_text(f->chunks[k].sha256), bad);
+                ma_json_put(c, "chunk", json_integer(f->chunks[k].chunk), bad);
+                ma_json_put(c, "offset", json_integer(f->chunks[k].offset), bad);
+                ma_json_put(c, "length", json_integer(f->chunks[k].length), bad);
+                ma_json_put(c, "sha256", ma_json_store_text(f->chunks[k].sha256), bad);
             }
         }
     } else {
-        set(doc, "manifest", json_null(), bad);
+        ma_json_put(doc, "manifest", json_null(), bad);
     }
 }
 
@@ -699,7 +692,7 @@ static void export_manifest(json_t *doc, const ma_run *r, int *bad)
 static void export_sectors(json_t *doc, const ma_run *r, int *bad)
 {
     json_t *secs = json_array();
-    set(doc, "sectors", secs, bad);
+    ma_json_put(doc, "sectors", secs, bad);
     for (size_t i = 0; secs && i < r->n_sectors; i++) {
         const ma_run_sector *x = &r->sectors[i];
         json_t *s = json_object(), *cls = json_array(), *bins = json_array();
@@ -708,39 +701,39 @@ static void export_sectors(json_t *doc, const ma_run *r, int *bad)
             json_decref(cls), json_decref(bins);
             break;
         }
-        set(s, "sector", ma_json_store_text(x->sector), bad);
-        set(s, "file", ma_json_store_text(x->file), bad);
-        set(s, "entries", json_integer(x->entries), bad);
-        set(s, "checked", json_integer(x->checked), bad);
-        set(s, "verified", json_integer(x->verified), bad);
-        set(s, "within_bounds", json_integer(x->within_bounds), bad);
-        set(s, "discrepancies", json_integer(x->discrepancies), bad);
-        set(s, "seconds", json_real(x->seconds), bad);
-        set(s, "status", ma_json_store_text(x->status), bad);
-        set(s, "message", ma_json_store_text(x->message), bad);
-        set(s, "derived_sha256", jstr(x->derived_sha256), bad);
-        set(s, "derived_positions", x->has_derived_positions ? json_integer(x->derived_positions) : json_null(),
+        ma_json_put(s, "sector", ma_json_store_text(x->sector), bad);
+        ma_json_put(s, "file", ma_json_store_text(x->file), bad);
+        ma_json_put(s, "entries", json_integer(x->entries), bad);
+        ma_json_put(s, "checked", json_integer(x->checked), bad);
+        ma_json_put(s, "verified", json_integer(x->verified), bad);
+        ma_json_put(s, "within_bounds", json_integer(x->within_bounds), bad);
+        ma_json_put(s, "discrepancies", json_integer(x->discrepancies), bad);
+        ma_json_put(s, "seconds", json_real(x->seconds), bad);
+        ma_json_put(s, "status", ma_json_store_text(x->status), bad);
+        ma_json_put(s, "message", ma_json_store_text(x->message), bad);
+        ma_json_put(s, "derived_sha256", jstr(x->derived_sha256), bad);
+        ma_json_put(s, "derived_positions", x->has_derived_positions ? json_integer(x->derived_positions) : json_null(),
             bad);
-        set(s, "classes", cls, bad);
+        ma_json_put(s, "classes", cls, bad);
         for (size_t k = 0; cls && k < x->n_classes; k++) {
             json_t *c = json_object();
             if (!c || json_array_append_new(cls, c)) {
                 *bad = 1;
                 break;
             }
-            set(c, "class", ma_json_store_text(x->classes[k].cls), bad);
-            set(c, "count", json_integer(x->classes[k].count), bad);
+            ma_json_put(c, "class", ma_json_store_text(x->classes[k].cls), bad);
+            ma_json_put(c, "count", json_integer(x->classes[k].count), bad);
         }
-        set(s, "histogram", bins, bad);
+        ma_json_put(s, "histogram", bins, bad);
         for (size_t k = 0; bins && k < x->n_bins; k++) {
             json_t *c = json_object();
             if (!c || json_array_append_new(bins, c)) {
                 *bad = 1;
                 break;
             }
-            set(c, "outcome", ma_json_store_text(x->bins[k].outcome), bad);
-            set(c, "depth", json_integer(x->bins[k].depth), bad);
-            set(c, "count", json_integer(x->bins[k].count), bad);
+            ma_json_put(c, "outcome", ma_json_store_text(x->bins[k].outcome), bad);
+            ma_json_put(c, "depth", json_integer(x->bins[k].depth), bad);
+            ma_json_put(c, "count", json_integer(x->bins[k].count), bad);
         }
     }
 }
@@ -752,42 +745,42 @@ int ma_run_to_json(const ma_run *r, char **out, ma_error *err)
     json_t *doc = json_object();
     if (!doc)
         return ma_error_set(err, MA_ENOMEM, "export: out of memory");
-    set(doc, "format", json_string(MA_RUN_EXPORT_FORMAT), &bad);
+    ma_json_put(doc, "format", json_string(MA_RUN_EXPORT_FORMAT), &bad);
     /* every JSON document millaudit prints names its schema version (docs/json/runs-export.schema.json) */
-    set(doc, "schema_version", json_integer(MA_RUN_EXPORT_VERSION), &bad);
-    set(doc, "version", json_integer(MA_RUN_EXPORT_VERSION), &bad);
+    ma_json_put(doc, "schema_version", json_integer(MA_RUN_EXPORT_VERSION), &bad);
+    ma_json_put(doc, "version", json_integer(MA_RUN_EXPORT_VERSION), &bad);
     json_t *run = json_object();
-    set(doc, "run", run ? run : NULL, &bad);
+    ma_json_put(doc, "run", run ? run : NULL, &bad);
     if (run) {
-        set(run, "id", json_integer(r->id), &bad);
-        set(run, "kind", ma_json_store_text(r->kind), &bad);
-        set(run, "tool_version", ma_json_store_text(r->tool_version), &bad);
-        set(run, "git_revision", ma_json_store_text(r->git_revision), &bad);
-        set(run, "host", ma_json_store_text(r->host), &bad);
-        set(run, "command_line", ma_json_store_text(r->command_line), &bad);
-        set(run, "database_root", ma_json_store_text(r->database_root), &bad);
-        set(run, "variant", ma_json_store_text(r->variant), &bad);
-        set(run, "format", ma_json_store_text(r->format), &bad);
-        set(run, "started_at", ma_json_store_text(r->started_at), &bad);
-        set(run, "ended_at", ma_json_store_text(r->ended_at), &bad);
-        set(run, "status", ma_json_store_text(r->status), &bad);
+        ma_json_put(run, "id", json_integer(r->id), &bad);
+        ma_json_put(run, "kind", ma_json_store_text(r->kind), &bad);
+        ma_json_put(run, "tool_version", ma_json_store_text(r->tool_version), &bad);
+        ma_json_put(run, "git_revision", ma_json_store_text(r->git_revision), &bad);
+        ma_json_put(run, "host", ma_json_store_text(r->host), &bad);
+        ma_json_put(run, "command_line", ma_json_store_text(r->command_line), &bad);
+        ma_json_put(run, "database_root", ma_json_store_text(r->database_root), &bad);
+        ma_json_put(run, "variant", ma_json_store_text(r->variant), &bad);
+        ma_json_put(run, "format", ma_json_store_text(r->format), &bad);
+        ma_json_put(run, "started_at", ma_json_store_text(r->started_at), &bad);
+        ma_json_put(run, "ended_at", ma_json_store_text(r->ended_at), &bad);
+        ma_json_put(run, "status", ma_json_store_text(r->status), &bad);
     }
     if (r->imported) {
         json_t *im = json_object();
-        set(doc, "imported_from", im, &bad);
+        ma_json_put(doc, "imported_from", im, &bad);
         if (im) {
-            set(im, "source", ma_json_store_text(r->import_source), &bad);
-            set(im, "source_run_id", json_integer(r->import_source_run_id), &bad);
-            set(im, "export_version", json_integer(r->import_export_version), &bad);
-            set(im, "imported_at", ma_json_store_text(r->imported_at), &bad);
+            ma_json_put(im, "source", ma_json_store_text(r->import_source), &bad);
+            ma_json_put(im, "source_run_id", json_integer(r->import_source_run_id), &bad);
+            ma_json_put(im, "export_version", json_integer(r->import_export_version), &bad);
+            ma_json_put(im, "imported_at", ma_json_store_text(r->imported_at), &bad);
         }
     } else {
-        set(doc, "imported_from", json_null(), &bad);
+        ma_json_put(doc, "imported_from", json_null(), &bad);
     }
     export_manifest(doc, r, &bad);
     export_sectors(doc, r, &bad);
     json_t *ds = json_array();
-    set(doc, "discrepancies", ds, &bad);
+    ma_json_put(doc, "discrepancies", ds, &bad);
     for (size_t i = 0; ds && i < r->n_disc; i++) {
         const ma_run_discrepancy *d = &r->disc[i];
         json_t *o = json_object();
@@ -795,12 +788,12 @@ int ma_run_to_json(const ma_run *r, char **out, ma_error *err)
             bad = 1;
             break;
         }
-        set(o, "sector", ma_json_store_text(d->sector), &bad);
-        set(o, "entry", json_integer(d->entry), &bad);
-        set(o, "board", ma_json_store_text(d->board), &bad);
-        set(o, "stored", ma_json_store_text(d->stored), &bad);
-        set(o, "derived", ma_json_store_text(d->derived), &bad);
-        set(o, "class", ma_json_store_text(d->cls), &bad);
+        ma_json_put(o, "sector", ma_json_store_text(d->sector), &bad);
+        ma_json_put(o, "entry", json_integer(d->entry), &bad);
+        ma_json_put(o, "board", ma_json_store_text(d->board), &bad);
+        ma_json_put(o, "stored", ma_json_store_text(d->stored), &bad);
+        ma_json_put(o, "derived", ma_json_store_text(d->derived), &bad);
+        ma_json_put(o, "class", ma_json_store_text(d->cls), &bad);
     }
     char *text = bad ? NULL : ma_json_dumps(doc, JSON_INDENT(2) | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(17));
     json_decref(doc);
