@@ -11,14 +11,28 @@
 #include "verifier/run/manifest_run.h"
 #include "verifier/run/run.h"
 
-/* The rendezvous at step `here`: at the first call whose `here` is the step asked for, creates
- * <dir>/paused and waits until <dir>/resume exists or *until is non-zero (a signal handler's flag;
- * NULL: resume only). Any other call returns at once. */
+/* Non-zero when the n-th of the comma-separated steps of list is `here`. */
+static int nth_step_is(const char *list, int n, const char *here)
+{
+    for (; n > 0 && list; n--) {
+        list = strchr(list, ',');
+        list = list ? list + 1 : NULL;
+    }
+    if (!list)
+        return 0;
+    size_t len = strcspn(list, ",");
+    return strlen(here) == len && !strncmp(list, here, len);
+}
+
+/* The rendezvous at step `here`: at the first call whose `here` is the next step asked for (the
+ * steps of a list "a,b" in that order), creates <dir>/paused and waits until <dir>/resume exists
+ * or *until is non-zero (a signal handler's flag; NULL: resume only). Any other call returns at
+ * once. */
 static void hook_step(ma_cli_test_hook *h, const char *here, const volatile sig_atomic_t *until)
 {
-    if (h->fired || !h->step[0] || strcmp(h->step, here))
+    if (!h->step[0] || !nth_step_is(h->step, h->fired, here))
         return;
-    h->fired = 1;
+    h->fired++;
     char paused[4200], resume[4200];
     snprintf(paused, sizeof paused, "%s/paused", h->dir);
     snprintf(resume, sizeof resume, "%s/resume", h->dir);

@@ -18,8 +18,12 @@
  *                                        with the hashing pool's lock held (no further chunk is
  *                                        claimed while paused); the pause also ends when a SIGINT
  *                                        or SIGTERM has reached the command's handler
+ *   MILLAUDIT_TEST_STEP=<step>,<step>    verify: each step in turn (e.g. opened:X,checked:X: a file
+ *                                        changed after its open and changed back after the check)
  *   MILLAUDIT_TEST_STEP_DIR=<dir>        at the first matching step the run creates <dir>/paused and
- *                                        waits until <dir>/resume exists (then removes it)
+ *                                        waits until <dir>/resume exists (then removes it); with
+ *                                        several steps the test removes paused before it resumes,
+ *                                        and the next step creates it again
  *   MILLAUDIT_TEST_STOP_AFTER_SECTORS=K  verify: stop the run after K committed sectors as if SIGINT
  *                                        came (exit 130)
  *   MILLAUDIT_TEST_STOP_AFTER_MOVES=K    grade: stop the run after K graded moves as if SIGINT came
@@ -46,7 +50,7 @@
 typedef struct ma_cli_test_hook {
     char step[128];
     char dir[4096];
-    int fired;
+    int fired; /* steps of the list reached so far */
     const volatile sig_atomic_t *until; /* verify: its stop flag (o->cancel), which also ends a pause */
 } ma_cli_test_hook;
 

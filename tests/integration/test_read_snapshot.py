@@ -45,24 +45,31 @@ def faulty(game3, tmp_path, name):
     return bad
 
 
-def paused_verify(planted, db, store, step, act, tmp_path, *extra):
-    """Runs `verify db --audit store --json` (no --audit when store is None), pauses at `step`,
-    calls act(), lets the run finish."""
+def paused_verify_steps(planted, db, store, steps, tmp_path, *extra):
+    """Runs `verify db --audit store --json` (no --audit when store is None), pausing at each
+    (step, act) of steps in turn to call act(), and lets the run finish."""
     ctl = tmp_path / "ctl"
     ctl.mkdir(exist_ok=True)
-    env = dict(os.environ, MILLAUDIT_TEST_STEP=step, MILLAUDIT_TEST_STEP_DIR=str(ctl))
+    env = dict(os.environ, MILLAUDIT_TEST_STEP=",".join(step for step, _ in steps),
+               MILLAUDIT_TEST_STEP_DIR=str(ctl))
     audit = ["--audit", str(store)] if store is not None else []
     proc = subprocess.Popen([str(planted.path), "verify", str(db), *audit, "--json",
                              "--threads", "1", *extra],
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
-    while not (ctl / "paused").exists():
-        assert proc.poll() is None, f"verify ended before step {step}: {proc.communicate()}"
-        time.sleep(0.01)
-    act()
-    (ctl / "resume").touch()
+    for step, act in steps:
+        while not (ctl / "paused").exists():
+            assert proc.poll() is None, f"verify ended before step {step}: {proc.communicate()}"
+            time.sleep(0.01)
+        act()
+        (ctl / "paused").unlink()
+        (ctl / "resume").touch()
     out, err = proc.communicate(timeout=600)
-    (ctl / "paused").unlink()
     return proc.returncode, json.loads(out), err
+
+
+def paused_verify(planted, db, store, step, act, tmp_path, *extra):
+    """paused_verify_steps with one step."""
+    return paused_verify_steps(planted, db, store, [(step, act)], tmp_path, *extra)
 
 
 def sector(doc, name):
@@ -207,10 +214,12 @@ def test_renamed_over_during_the_check_keeps_the_bytes_checked(millaudit, millau
     assert not sector(json.loads(inc.stdout), PARENT)["carried_over"]
 
 
-# Issue 47: a check whose files total 2 MiB .. 1 GiB reads private copies of its bodies, and their
-# pages leave the file mappings as they are copied (verifier/check/resident.h), so the re-hash after
-# the check faults them in again from the file. std_4_4_0_0 with its successor std_3_4_0_0 (9 MB in
-# .sec2, Malom's published layout) is such a check; the 3-stone files above are never copied.
+# Issue 47: a unit whose files total 2 MiB .. 1 GiB (the copy budget of verifier/check/walk.h) reads
+# each of them once into private memory, hashed as it is read (checksums/private_read.h): the check,
+# and the digest the snapshot compares, are of those bytes, whatever the file does afterwards.
+# std_4_4_0_0 with its successor std_3_4_0_0 (9 MB in .sec2, Malom's published layout) is such a
+# unit; the 3-stone files above are under 2 MiB and still mapped (the path files over the budget
+# take too).
 BIG, BIG_CHILD = "std_4_4_0_0", "std_3_4_0_0"
 
 
@@ -221,22 +230,120 @@ def game4(std4_games, tmp_path):
     return db
 
 
-def flip_in_place(path):
-    """One entry byte changed in place, same size and mtime."""
+def flipped(path):
+    """The file's bytes with the low bit of one entry's first field changed (the same size): a
+    .sec2 entry of 3 bytes after the 64-byte header, about the middle of the file."""
     data = bytearray(path.read_bytes())
-    data[len(data) // 2] ^= 0x01
-    rewrite_in_place(path, bytes(data))
+    data[64 + 3 * ((len(data) // 2 - 64) // 3)] ^= 0x01
+    return bytes(data)
+
+
+def fresh_big(millaudit, db):
+    """The oracle for BIG alone: a fresh verify of sector BIG on the bytes now on disk."""
+    proc = millaudit.run("verify", db, "--sector", BIG, "--json")
+    return proc.returncode, json.loads(proc.stdout)
+
+
+def sha(data):
+    return __import__("hashlib").sha256(data).hexdigest()
+
+
+def recorded_input(store, name, path):
+    with sqlite3.connect(store) as c:
+        return c.execute("SELECT sha256 FROM sector_inputs WHERE run_id = 1 AND sector = ? AND path = ?",
+                         (name, path)).fetchone()[0]
 
 
 @pytest.mark.parametrize("step, changed, store", [
-    (f"checked:{BIG}", BIG_CHILD, True),   # the successor, copied and dropped, then rewritten
+    (f"checked:{BIG}", BIG_CHILD, True),   # the successor, rewritten after the check read it
     (f"checked:{BIG}", BIG, True),         # the sector's own file
-    (f"opened:{BIG}", BIG, False),         # before the copy: the copy reads the new bytes
+    (f"opened:{BIG}", BIG, False),         # after its read, before the check: no store
 ])
-def test_copied_file_rewritten_in_place_is_withdrawn(millaudit_planted, game4, tmp_path, step, changed, store):
+def test_private_file_rewritten_in_place_after_its_read_keeps_the_bytes_read(
+        millaudit, millaudit_planted, game4, tmp_path, step, changed, store):
+    """The check read the private bytes, whose digest is the one recorded: the result stands,
+    and it is about those bytes (the ones before the rewrite). The next --incremental sees other
+    bytes on disk and checks them again. (BIG alone: in a whole run a later unit that reads the
+    changed file again, a parent sector, reads the new bytes and is withdrawn, as the next test
+    shows for BIG.)"""
+    path = game4 / f"{changed}.sec2"
+    before = path.read_bytes()
+    bad = flipped(path)
+    audit = tmp_path / "a.sqlite" if store else None
+    rc, doc, err = paused_verify(millaudit_planted, game4, audit, step,
+                                 lambda: rewrite_in_place(path, bad), tmp_path, "--sector", BIG)
+    assert rc == 0 and doc["verdict"] == "verified", err
+    assert sector(doc, BIG)["status"] == "ok" and doc["totals"]["discrepancies"] == 0
+    assert "changed while being checked" not in err
+    assert fresh_full(millaudit, game4)[0] == 1  # the bytes on disk now fail
+    if not store:
+        return
+    assert recorded_input(audit, BIG, f"{changed}.sec2") == sha(before) != sha(bad)
+    want_rc, want = fresh_big(millaudit, game4)
+    inc = millaudit.run("verify", game4, "--audit", audit, "--incremental", "--sector", BIG, "--json")
+    got = json.loads(inc.stdout)
+    assert inc.returncode == want_rc, inc.stderr
+    assert got["totals"]["discrepancies"] == want["totals"]["discrepancies"]
+    assert not sector(got, BIG)["carried_over"]
+
+
+def test_private_file_rewritten_after_its_unit_withdraws_a_later_reader(millaudit_planted, game4, tmp_path):
+    """A whole run: BIG rewritten in place after its own check. BIG's result stands (about the bytes
+    it read); a later unit whose sector reads BIG reads it again, privately or mapped, finds other
+    bytes than the hash phase's, and is withdrawn."""
+    path = game4 / f"{BIG}.sec2"
+    bad = flipped(path)
+    rc, doc, err = paused_verify(millaudit_planted, game4, tmp_path / "a.sqlite", f"checked:{BIG}",
+                                 lambda: rewrite_in_place(path, bad), tmp_path)
+    assert sector(doc, BIG)["status"] == "ok", err
+    withdrawn = [s for s in doc["sectors"] if s["status"] == "unusable"]
+    assert withdrawn, err  # std_3_4_1_0 places its fourth stone into BIG
+    for s in withdrawn:
+        assert f"{BIG}.sec2: sector {BIG}: offset 0: changed while being checked" in s["message"]
+    assert rc == 3 and doc["verdict"] == "incomplete"
+
+
+@pytest.mark.parametrize("store", [True, False])
+def test_rewritten_and_back_during_the_check_is_judged_on_the_bytes_checked(
+        millaudit, millaudit_planted, game4, tmp_path, store):
+    """The gap a mapping leaves (docs/runs.md): the file rewritten in place after its open with
+    bytes that fail, and rewritten back to the recorded bytes before the check ends. A check that
+    read the file through a mapping read the failing bytes while every digest saw the recorded
+    ones (exit 1 with discrepancies recorded against the digest of good bytes). Read privately, the
+    check read the bytes of the digest: verified, and true of the bytes recorded."""
+    path = game4 / f"{BIG}.sec2"
+    good = path.read_bytes()
+    bad = flipped(path)
+    rewrite_in_place(path, bad)
+    assert fresh_big(millaudit, game4)[0] == 1  # the transient bytes would fail BIG's check
+    rewrite_in_place(path, good)
+    audit = tmp_path / "a.sqlite" if store else None
+    rc, doc, err = paused_verify_steps(millaudit_planted, game4, audit,
+                                       [(f"opened:{BIG}", lambda: rewrite_in_place(path, bad)),
+                                        (f"checked:{BIG}", lambda: rewrite_in_place(path, good))],
+                                       tmp_path)
+    assert rc == 0 and doc["verdict"] == "verified", err
+    assert sector(doc, BIG)["status"] == "ok" and sector(doc, BIG)["discrepancies"] == 0
+    assert doc["totals"]["discrepancies"] == 0
+    if store:
+        assert recorded_input(audit, BIG, f"{BIG}.sec2") == sha(good)
+        inc = millaudit.run("verify", game4, "--audit", audit, "--incremental", "--json")
+        assert inc.returncode == 0 and sector(json.loads(inc.stdout), BIG)["carried_over"]
+
+
+@pytest.mark.parametrize("step, changed, store", [
+    ("hashed", BIG, True),                  # between the hash phase and its read
+    (f"opened:{BIG}", BIG_CHILD, True),     # the successor, before this unit reads it
+    (f"opened:{BIG}", BIG_CHILD, False),    # ... without a store: unlike its first read
+])
+def test_private_file_changed_before_its_read_is_withdrawn(millaudit_planted, game4, tmp_path, step,
+                                                           changed, store):
+    path = game4 / f"{changed}.sec2"
+    bad = flipped(path)
     rc, doc, err = paused_verify(millaudit_planted, game4, tmp_path / "a.sqlite" if store else None, step,
-                                 lambda: flip_in_place(game4 / f"{changed}.sec2"), tmp_path)
+                                 lambda: rewrite_in_place(path, bad), tmp_path)
     assert_withdrawn(rc, doc, err, BIG, changed, ".sec2")
+    assert f"{changed}.sec2: sector {changed}: offset 0: changed while being checked" in err
     if changed == BIG_CHILD:  # its own check was over before the change
         assert sector(doc, BIG_CHILD)["status"] == "ok"
 

@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "verifier/check/resident.h"
+#include "verifier/check/walk.h"
 #include "common/ma_error.h"
 
 struct filler {
@@ -215,6 +216,49 @@ static void test_copy_from_a_mapping_drops_its_pages(void **state)
     rmdir(dir);
 }
 
+/* ma_walk_copies: a body already in private huge-page memory (a file read privately) is read
+ * where it is, never copied (one copy of the file's bytes, not two), while a mapped body of the
+ * same batch is copied; the budget is judged on all the batch's files, private ones included. */
+static void test_private_bodies_are_not_copied(void **state)
+{
+    (void)state;
+    const size_t n = 3 * MA_RESIDENT_PAGE + 5;
+    uint8_t *a = ma_resident_alloc(n), *b = malloc(n);
+    assert_non_null(a);
+    assert_non_null(b);
+    for (size_t i = 0; i < n; i++) {
+        a[i] = (uint8_t)(i * 3);
+        b[i] = (uint8_t)(i * 5 + 1);
+    }
+    const void *src[2] = {a, b}, *out[2];
+    size_t bytes[2] = {n, n};
+    uint64_t file[2] = {n, n};
+    int kind[2] = {MA_WALK_PRIVATE, 0};
+    ma_walk wk;
+    ma_walk_init(&wk);
+    assert_int_equal(ma_walk_copies(&wk, src, bytes, file, kind, 2, out), 1);
+    assert_ptr_equal(out[0], a);
+    assert_ptr_not_equal(out[1], b);
+    assert_int_equal(wk.n_mem, 1);
+    ma_resident_fill(&wk.copies);
+    assert_memory_equal(out[1], b, n);
+    ma_walk_free(&wk);
+    /* the private file alone makes the batch over the budget: nothing is copied */
+    file[0] = MA_WALK_RESIDENT_BUDGET;
+    ma_walk_init(&wk);
+    assert_int_equal(ma_walk_copies(&wk, src, bytes, file, kind, 2, out), 0);
+    assert_ptr_equal(out[0], a);
+    assert_ptr_equal(out[1], b);
+    assert_int_equal(wk.n_mem, 0);
+    ma_walk_free(&wk);
+    assert_int_equal(ma_walk_within_budget(MA_RESIDENT_PAGE - 1), 0);
+    assert_int_equal(ma_walk_within_budget(MA_RESIDENT_PAGE), 1);
+    assert_int_equal(ma_walk_within_budget(MA_WALK_RESIDENT_BUDGET), 1);
+    assert_int_equal(ma_walk_within_budget(MA_WALK_RESIDENT_BUDGET + 1), 0);
+    free(a);
+    free(b);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -223,6 +267,7 @@ int main(void)
         cmocka_unit_test(test_part_limit),
         cmocka_unit_test(test_nothing_planned),
         cmocka_unit_test(test_copy_from_a_mapping_drops_its_pages),
+        cmocka_unit_test(test_private_bodies_are_not_copied),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -636,6 +636,58 @@ static void bytes_digest(const ma_source *src, char hex[65])
  * new bytes there (what verify's re-hash after a check relies on), a file renamed over keeps the
  * old inode mapped and so the old digest (the bytes that are read). Both hold as well after
  * ma_source_drop_pages: the pages faulted in again are the same inode's. */
+/* A sector read privately (ma_database_read_privately, verify's units within the copy budget):
+ * its bytes and their digest are the file's as read, and stay so whatever happens to the file, a
+ * rewrite in place included, and ma_source_drop_pages leaves them as they are (dropped, anonymous
+ * memory would read back as zeros); released and opened again without the flag, it is mapped and
+ * shows the file's current bytes. */
+static void test_private_read_keeps_the_bytes_read(void **state)
+{
+    fixture *fx = *state;
+    uint8_t a[GOOD_SIZE], b[GOOD_SIZE], d[32];
+    char hex_a[65], got[65], path[512];
+    good_file(a);
+    good_file(b);
+    b[128] = 0x03; /* entry 0: win 3 instead of win 1 */
+    ma_sha256_buffer(d, a, sizeof a);
+    ma_sha256_hex(hex_a, d);
+    put(fx, "std_0_1_3_2.mdb", a, sizeof a);
+    snprintf(path, sizeof path, "%s/std_0_1_3_2.mdb", fx->dir);
+    ma_sector s = {0, 1, 3, 2};
+    ma_database *db;
+    ma_error err;
+    const ma_source *src;
+    assert_int_equal(ma_database_open(&db, fx->dir, NULL, &err), MA_OK);
+    ma_database_read_privately(db, MA_VARIANT_STD, s, 1);
+    assert_int_equal(ma_database_is_open(db, MA_VARIANT_STD, s), 0);
+    assert_int_equal(ma_database_source(db, MA_VARIANT_STD, s, &src, &err), MA_OK);
+    assert_int_equal(ma_database_is_open(db, MA_VARIANT_STD, s), 1);
+    assert_non_null(ma_source_private_sha256(src));
+    assert_string_equal(ma_source_private_sha256(src), hex_a);
+    FILE *f = fopen(path, "r+b"); /* same inode, same size */
+    assert_non_null(f);
+    assert_int_equal(fwrite(b, 1, sizeof b, f), sizeof b);
+    fclose(f);
+    for (int drop = 0; drop < 2; drop++) {
+        if (drop)
+            ma_source_drop_pages(src);
+        bytes_digest(src, got);
+        assert_string_equal(got, hex_a);
+        ma_stored v;
+        ma_source_read(src, 0, &v);
+        assert_int_equal(v.kind, MA_STORED_VALUE);
+        assert_int_equal(v.value.depth, 1);
+    }
+    ma_database_release(db, MA_VARIANT_STD, s);
+    ma_database_read_privately(db, MA_VARIANT_STD, s, 0);
+    assert_int_equal(ma_database_source(db, MA_VARIANT_STD, s, &src, &err), MA_OK);
+    assert_null(ma_source_private_sha256(src));
+    ma_stored v;
+    ma_source_read(src, 0, &v);
+    assert_int_equal(v.value.depth, 3);
+    ma_database_close(db);
+}
+
 static void test_bytes_digest_follows_the_mapping(void **state)
 {
     fixture *fx = *state;
@@ -853,6 +905,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_control_characters_stay_escaped, setup, teardown),
         cmocka_unit_test_setup_teardown(test_body_digest_checked_when_opened, setup, teardown),
         cmocka_unit_test_setup_teardown(test_bytes_digest_follows_the_mapping, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_private_read_keeps_the_bytes_read, setup, teardown),
         cmocka_unit_test(test_sector_arguments),
         cmocka_unit_test(test_malom_sources_read_like_open_ones),
         cmocka_unit_test_setup_teardown(test_open_source_answers_for_its_format, setup, teardown),

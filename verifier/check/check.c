@@ -394,7 +394,8 @@ static const ma_walk_ops walk_ops = {.chunk = chunk};
  * the budget (ma_walk_copies), else the mapped files. The sector's own words are read once each
  * but, walking by mask, a representative block apart: on 4 KiB pages nearly every read would miss
  * the TLB too. When the sector is its own successor the child's copy serves both. A body copied
- * from its file's mapping leaves the mapping as it is copied, so no byte is held twice. */
+ * from its file's mapping leaves the mapping as it is copied, so no byte is held twice; a body
+ * read privately (verify's units within the budget) is on huge pages already and read in place. */
 static void make_resident(struct job *j)
 {
     const void *src[MA_TURN_KINDS], *at[MA_TURN_KINDS];
@@ -406,7 +407,7 @@ static void make_resident(struct job *j)
         src[k] = c ? c->body : NULL;
         bytes[k] = c ? (size_t)(2 * c->header.entry_count) : 0;
         file[k] = c ? (uint64_t)c->map_size : 0;
-        mapped[k] = c && ma_walk_in_mapping(c->body, bytes[k], c->map, c->map_size);
+        mapped[k] = c ? ma_walk_body_kind(c->body, bytes[k], c->map, c->map_size, c->priv.read) : 0;
     }
     ma_walk_copies(&j->walk, src, bytes, file, mapped, MA_TURN_KINDS, at);
     const void *self = j->in->file->body, *self_at = self;
@@ -423,7 +424,7 @@ static void make_resident(struct job *j)
         const ma_open_file *f = j->in->file;
         size_t n = (size_t)(2 * j->entries);
         uint64_t whole = (uint64_t)f->map_size;
-        int in_map = ma_walk_in_mapping(self, n, f->map, f->map_size);
+        int in_map = ma_walk_body_kind(self, n, f->map, f->map_size, f->priv.read);
         ma_walk_copies(&j->walk, &self, &n, &whole, &in_map, 1, &self_at);
     }
     j->self_body = self_at;

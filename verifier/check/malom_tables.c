@@ -308,7 +308,8 @@ static int self_key1s(struct fast *f, const ma_malom_frame *frame)
  * each, but in the walk's order, a stride of one representative block: on 4 KiB pages nearly
  * every read would miss the TLB too. When the sector is its own child (the moving phase) the
  * child copy serves both. Entries copied from their file's mapping leave the mapping as they are
- * copied, so no byte is held twice. */
+ * copied, so no byte is held twice; entries read privately (verify's units within the budget) are
+ * on huge pages already and read in place. */
 static void make_resident(struct fast *f, struct mc_shared *sh)
 {
     const void *src[MA_TURN_KINDS + 1], *at[MA_TURN_KINDS + 1];
@@ -323,7 +324,9 @@ static void make_resident(struct fast *f, struct mc_shared *sh)
         size_t size = 0;
         const uint8_t *map = file ? ma_malom_file_bytes(file, &size) : NULL;
         whole[k] = size;
-        mapped[k] = file && ma_walk_in_mapping(src[k], bytes[k], map, size);
+        mapped[k] = file ? ma_walk_body_kind(src[k], bytes[k], map, size,
+                                             ma_malom_file_private_sha256(file) != NULL)
+                         : 0;
     }
     ma_walk_copies(&sh->walk, src, bytes, whole, mapped, MA_TURN_KINDS + 1, at);
     for (int k = 0; k < MA_TURN_KINDS; k++)

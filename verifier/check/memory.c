@@ -18,7 +18,7 @@ static uint64_t batch(const uint64_t *file, int n)
         total += file[i];
         rounded += file[i] ? pages(file[i]) : 0;
     }
-    return total >= MA_RESIDENT_PAGE && total <= MA_WALK_RESIDENT_BUDGET ? rounded : 0;
+    return ma_walk_within_budget(total) ? rounded : 0;
 }
 
 uint64_t ma_check_private_bytes(const ma_check_memory_in *in)
@@ -30,7 +30,9 @@ uint64_t ma_check_private_bytes(const ma_check_memory_in *in)
     if (in->self_is_child)
         files[n++] = in->self_file;
     uint64_t copies;
-    if (in->format == MA_FORMAT_OPEN) {
+    if (in->files_private) {
+        copies = 0;
+    } else if (in->format == MA_FORMAT_OPEN) {
         copies = batch(files, n);
         if (!in->self_is_child)
             copies += batch(&in->self_file, 1);

@@ -10,7 +10,8 @@
  *    bodies in one batch and, when the sector is not its own successor, its own body in another;
  *    Malom's checker copies the successors' and its own entries in one batch. A batch is copied
  *    only when the sizes of its files total MA_RESIDENT_PAGE .. MA_WALK_RESIDENT_BUDGET (judged on
- *    whole files, verifier/check/walk.h), and a copy is never larger than its file;
+ *    whole files, verifier/check/walk.h), and a copy is never larger than its file; no copy at all
+ *    when the files were read privately (files_private): the walk reads them where they are;
  *  - the visited bitmap (one bit per entry; the open checker has one only when it walks by mask,
  *    counted always here) and the threads' own bitmaps, together at most MA_VISITED_OWN_BUDGET
  *    (verifier/check/visited.h);
@@ -40,6 +41,10 @@ typedef struct ma_check_memory_in {
     int self_is_child;                   /* the sector is its own successor */
     uint64_t child_file[MA_TURN_KINDS];  /* bytes of each distinct successor file other than the
                                           * sector's own, 0 for none (absent ones too) */
+    int files_private;                   /* the files were read into private huge-page memory (a
+                                          * verify unit within the budget, verifier/run/run_unit.c):
+                                          * the walk copies none of them, so no copy is counted
+                                          * (the caller counts the private files themselves) */
 } ma_check_memory_in;
 
 /* The private bytes the check of that sector holds at most (see above). */

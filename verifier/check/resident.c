@@ -6,17 +6,12 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
+#include "common/huge_alloc.h"
 #include "common/ma_error.h"
 
 void *ma_resident_alloc(size_t bytes)
 {
-    size_t alloc = (bytes + MA_RESIDENT_PAGE - 1) / MA_RESIDENT_PAGE * MA_RESIDENT_PAGE;
-    if (!alloc)
-        alloc = MA_RESIDENT_PAGE;
-    void *mem = aligned_alloc(MA_RESIDENT_PAGE, alloc);
-    if (mem)
-        madvise(mem, alloc, MADV_HUGEPAGE);
-    return mem;
+    return ma_huge_alloc(bytes); /* one allocator of huge pages: common/huge_alloc.h */
 }
 
 void ma_resident_init(ma_resident *r)

@@ -10,8 +10,9 @@
  * slices of 2 MiB until none is left, then waits until every slice is done.
  *
  * Contract:
- *  - ma_resident_alloc(bytes) returns memory aligned to 2 MiB, at least bytes long (one page for
- *    0), advised for huge pages and not yet touched, or NULL; free it with free().
+ *  - ma_resident_alloc(bytes) is ma_huge_alloc (common/huge_alloc.h): memory aligned to 2 MiB, at
+ *    least bytes long (one page for 0), advised for huge pages and not yet touched, or NULL; free
+ *    it with free().
  *  - ma_resident_add plans one copy of `bytes` bytes from src to dst, or zeroes of dst when src is
  *    NULL; at most MA_RESIDENT_PARTS parts (MA_EINVAL past that, nothing planned). With
  *    drop_src, src must lie inside a read-only MAP_PRIVATE file mapping (a format reader's): once
@@ -36,8 +37,10 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "common/huge_alloc.h"
+
 #define MA_RESIDENT_PARTS 8
-#define MA_RESIDENT_PAGE ((size_t)2 << 20)
+#define MA_RESIDENT_PAGE MA_HUGE_PAGE
 
 typedef struct {
     void *dst;

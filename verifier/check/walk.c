@@ -122,10 +122,11 @@ int ma_walk_copies(ma_walk *wk, const void *const src[], const size_t bytes[], c
         if (src[i] && !dup)
             total += file[i];
     }
-    if (total > MA_WALK_RESIDENT_BUDGET || total < MA_RESIDENT_PAGE)
+    if (!ma_walk_within_budget(total))
         return 0;
     for (int i = 0; i < n; i++) {
-        if (!src[i])
+        /* absent, or private already: read where it lies, one copy of the file's bytes */
+        if (!src[i] || (mapped && mapped[i] == MA_WALK_PRIVATE))
             continue;
         int same = -1;
         for (int k = 0; k < i && same < 0; k++)
@@ -138,7 +139,7 @@ int ma_walk_copies(ma_walk *wk, const void *const src[], const size_t bytes[], c
         void *mem = wk->n_mem < MA_RESIDENT_PARTS ? ma_resident_alloc(bytes[i]) : NULL;
         if (!mem)
             continue;
-        if (ma_resident_add(&wk->copies, mem, src[i], bytes[i], mapped && mapped[i])) {
+        if (ma_resident_add(&wk->copies, mem, src[i], bytes[i], mapped && mapped[i] == MA_WALK_MAPPED)) {
             free(mem);
             continue;
         }

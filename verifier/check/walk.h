@@ -141,11 +141,22 @@ void ma_walk_plan_entries(ma_walk *wk, uint64_t entries);
  * memory could not be had). Returns 1 when the total was within the budget. The budget is judged
  * on whole files, which a plan knows without opening them, so that a task's memory can be
  * planned exactly (verifier/check/memory.h). The copies are made by the walk's threads. A body
- * with mapped[i] set (ma_walk_in_mapping) has its pages dropped from the mapping as it is copied
- * (ma_resident_add's drop_src): the walk reads the copy, and nothing is held twice. mapped may be
- * NULL (none). */
+ * with mapped[i] == MA_WALK_MAPPED (ma_walk_body_kind) has its pages dropped from the mapping as
+ * it is copied (ma_resident_add's drop_src): the walk reads the copy, and nothing is held twice. A
+ * body with mapped[i] == MA_WALK_PRIVATE is already in private huge-page memory (its file was read
+ * privately, checksums/private_read.h): it is never copied (out[i] = src[i]) and never dropped
+ * (anonymous memory dropped would read back as zeros); its file still counts in the total, so the
+ * budget is judged on the same whole files either way. mapped may be NULL (none is either). */
 int ma_walk_copies(ma_walk *wk, const void *const src[], const size_t bytes[], const uint64_t file[],
                    const int mapped[], int n, const void *out[]);
+
+/* Non-zero when a unit of files totalling `total` bytes is copied (ma_walk_copies) or, in a verify
+ * run, read privately (verifier/run/run_unit.c): MA_RESIDENT_PAGE .. MA_WALK_RESIDENT_BUDGET. The
+ * one rule both follow, and the memory plan (verifier/check/memory.h) with them. */
+static inline int ma_walk_within_budget(uint64_t total)
+{
+    return total >= MA_RESIDENT_PAGE && total <= MA_WALK_RESIDENT_BUDGET;
+}
 
 /* Non-zero when [p, p + bytes) lies inside [map, map + size), a format reader's read-only
  * MAP_PRIVATE file mapping: the only memory whose pages ma_walk_copies may drop once copied. */
@@ -153,6 +164,19 @@ static inline int ma_walk_in_mapping(const void *p, size_t bytes, const void *ma
 {
     uintptr_t a = (uintptr_t)p, m = (uintptr_t)map;
     return map && p && a >= m && a - m <= size && bytes <= size - (a - m);
+}
+
+/* What ma_walk_copies may do with a body p of `bytes` bytes of a file whose reader holds it at
+ * [map, map + size): MA_WALK_PRIVATE when the reader read the file privately (private_read
+ * non-zero), MA_WALK_MAPPED when the body lies inside the reader's file mapping, else 0. */
+#define MA_WALK_MAPPED 1
+#define MA_WALK_PRIVATE 2
+static inline int ma_walk_body_kind(const void *p, size_t bytes, const void *map, size_t size,
+                                    int private_read)
+{
+    if (private_read)
+        return MA_WALK_PRIVATE;
+    return ma_walk_in_mapping(p, bytes, map, size) ? MA_WALK_MAPPED : 0;
 }
 
 /* Runs the walk on `threads` threads (fewer when a thread cannot be started) over workers, an

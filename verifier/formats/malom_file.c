@@ -4,6 +4,7 @@
  */
 #include "verifier/formats/malom_file.h"
 
+#include "checksums/private_read.h"
 #include "common/counts.h"
 #include "common/fileio.h"
 
@@ -34,6 +35,7 @@ struct ma_malom_file {
     ma_sector sector;
     char sector_text[24];       /* "W_B_WF_BF" */
     const uint8_t *map;         /* whole file, read-only; NULL for an empty file */
+    ma_private_bytes priv;      /* read privately (priv.read): map is priv.data, else a mapping */
     size_t size;                /* file length in bytes */
     uint64_t count;             /* entries = hash_count(W, B) */
     const uint8_t *entries;     /* first entry */
@@ -92,15 +94,18 @@ void ma_malom_file_close(ma_malom_file *f)
 {
     if (!f)
         return;
-    if (f->map)
+    if (f->priv.read)
+        ma_private_free(&f->priv);
+    else if (f->map)
         munmap((void *)f->map, f->size);
     free(f->path);
     free(f);
 }
 
-/* Allocates the handle, checks the sector, maps the file. max_stones bounds W+WF and B+BF. */
+/* Allocates the handle, checks the sector, maps the file, or with private_read reads it into
+ * private memory (checksums/private_read.h). max_stones bounds W+WF and B+BF. */
 static int map_file(ma_malom_file **out, const char *path, ma_variant variant, ma_sector sector,
-                    ma_malom_format format, int max_stones, ma_error *err)
+                    ma_malom_format format, int max_stones, int private_read, ma_error *err)
 {
     int rc = MA_OK;
     *out = NULL;
@@ -132,6 +137,17 @@ static int map_file(ma_malom_file **out, const char *path, ma_variant variant, m
     if (orc) /* keep the reason, drop the path ma_file_open_regular put in front */
         FAIL(orc, 0, "%.200s", strstr(oerr.msg, ": ") ? strstr(oerr.msg, ": ") + 2 : oerr.msg);
     f->size = (size_t)st.st_size;
+    if (private_read) {
+        char who[4400];
+        snprintf(who, sizeof who, "%.4000s: sector %s", path, f->sector_text);
+        rc = ma_private_read(&f->priv, fd, who, (uint64_t)st.st_size, NULL, err);
+        close(fd);
+        if (rc)
+            goto fail;
+        f->map = f->priv.data;
+        *out = f;
+        return MA_OK;
+    }
     if (f->size > 0) {
         void *m = mmap(NULL, f->size, PROT_READ, MAP_PRIVATE, fd, 0);
         if (m == MAP_FAILED) {
@@ -343,10 +359,11 @@ fail:
 /* no_values: NULL to read <variant>.secval beside the file when values is NULL and the file needs
  * them, else the reason it may not (ma_malom_file_open_sec2_given). */
 static int open_sec2(ma_malom_file **out, const char *path, ma_variant variant, ma_sector sector,
-                     const ma_malom_secval *values, const char *no_values, ma_error *err)
+                     const ma_malom_secval *values, const char *no_values, int private_read,
+                     ma_error *err)
 {
     ma_malom_file *f;
-    int rc = map_file(&f, path, variant, sector, MA_MALOM_SEC2, stones_of(variant), err);
+    int rc = map_file(&f, path, variant, sector, MA_MALOM_SEC2, stones_of(variant), private_read, err);
     if (rc)
         return rc;
     const uint8_t *h = f->map;
@@ -413,21 +430,21 @@ fail:
 int ma_malom_file_open_sec2(ma_malom_file **out, const char *path, ma_variant variant,
                             ma_sector sector, const ma_malom_secval *values, ma_error *err)
 {
-    return open_sec2(out, path, variant, sector, values, NULL, err);
+    return open_sec2(out, path, variant, sector, values, NULL, 0, err);
 }
 
 int ma_malom_file_open_sec2_given(ma_malom_file **out, const char *path, ma_variant variant, ma_sector sector,
                                   const ma_malom_secval *values, const char *no_values, ma_error *err)
 {
-    return open_sec2(out, path, variant, sector, values, no_values ? no_values : "none given", err);
+    return open_sec2(out, path, variant, sector, values, no_values ? no_values : "none given", 0, err);
 }
 
-int ma_malom_file_open_sec(ma_malom_file **out, const char *path, ma_variant variant,
-                           ma_sector sector, ma_error *err)
+static int open_sec(ma_malom_file **out, const char *path, ma_variant variant, ma_sector sector,
+                    int private_read, ma_error *err)
 {
     ma_malom_file *f;
     /* Legacy files also hold the extended solution, where every variant has 12 stones (§3.3). */
-    int rc = map_file(&f, path, variant, sector, MA_MALOM_SEC, MA_MALOM_MAX_STONES, err);
+    int rc = map_file(&f, path, variant, sector, MA_MALOM_SEC, MA_MALOM_MAX_STONES, private_read, err);
     if (rc)
         return rc;
     f->entry_size = 1;
@@ -444,6 +461,22 @@ int ma_malom_file_open_sec(ma_malom_file **out, const char *path, ma_variant var
     }
     *out = f;
     return MA_OK;
+}
+
+int ma_malom_file_open_sec(ma_malom_file **out, const char *path, ma_variant variant,
+                           ma_sector sector, ma_error *err)
+{
+    return open_sec(out, path, variant, sector, 0, err);
+}
+
+int ma_malom_file_open_read(ma_malom_file **out, const char *path, ma_malom_format format,
+                            ma_variant variant, ma_sector sector, const ma_malom_secval *values,
+                            const char *no_values, int private_read, ma_error *err)
+{
+    if (format == MA_MALOM_SEC)
+        return open_sec(out, path, variant, sector, private_read, err);
+    return open_sec2(out, path, variant, sector, values, no_values ? no_values : "none given",
+                     private_read, err);
 }
 
 int ma_malom_file_name_parse(const char *path, ma_variant *variant, ma_sector *sector,
@@ -505,6 +538,10 @@ const uint8_t *ma_malom_file_bytes(const ma_malom_file *f, size_t *size)
 {
     *size = f->size;
     return f->map;
+}
+const char *ma_malom_file_private_sha256(const ma_malom_file *f)
+{
+    return f->priv.read ? f->priv.sha256 : NULL;
 }
 ma_malom_frame ma_malom_file_frame(const ma_malom_file *f) { return f->frame; }
 uint32_t ma_malom_file_overflow_count(const ma_malom_file *f) { return f->overflow_count; }

@@ -4,7 +4,8 @@
  * `.sec` (§5.7), plus the interpretation of an entry as win/draw/loss and depth (§5.5) and the
  * value arithmetic of a turn (§5.8) that a verifier needs.
  *
- * A file is memory-mapped read-only and validated completely when opened: length, header,
+ * A file is memory-mapped read-only (or read once into private memory, ma_malom_file_open_read)
+ * and validated completely when opened: length, header,
  * overflow table (sorted, unique, in range, one-to-one with the inline overflow markers,
  * magnitudes beyond the inline maximum). An entry's contents never make the file unusable: a
  * `.sec2` marker naming an op >= 15 (no such symmetry, §4.1) decodes as a Sym entry with that op,
@@ -87,6 +88,15 @@ int ma_malom_file_open_sec2(ma_malom_file **out, const char *path, ma_variant va
  * read another version of it behind the database's back). */
 int ma_malom_file_open_sec2_given(ma_malom_file **out, const char *path, ma_variant variant, ma_sector sector,
                                   const ma_malom_secval *values, const char *no_values, ma_error *err);
+/* Opens and validates a .sec2 (as ma_malom_file_open_sec2_given) or legacy .sec file (values and
+ * no_values unused) as the other openers do; with private_read the file is not mapped but read
+ * once into private memory and hashed as it is read (checksums/private_read.h), and validated from
+ * those bytes: ma_malom_file_bytes are then bytes that cannot change however the file does, and
+ * ma_malom_file_private_sha256 their digest. A read that fails or finds the file truncated or
+ * grown while read is MA_EIO "<path>: sector S: offset N: ...". */
+int ma_malom_file_open_read(ma_malom_file **out, const char *path, ma_malom_format format,
+                            ma_variant variant, ma_sector sector, const ma_malom_secval *values,
+                            const char *no_values, int private_read, ma_error *err);
 /* Opens and validates a legacy .sec file. */
 int ma_malom_file_open_sec(ma_malom_file **out, const char *path, ma_variant variant,
                            ma_sector sector, ma_error *err);
@@ -115,6 +125,9 @@ int ma_malom_file_entry_size(const ma_malom_file *f);
 /* The whole file as mapped (*size bytes; NULL for an empty file): what every entry is read from, so
  * a digest of these bytes is a digest of what a reader used (verifier/run/run.h, "snapshot"). */
 const uint8_t *ma_malom_file_bytes(const ma_malom_file *f, size_t *size);
+/* The SHA-256 (hex) of those bytes when the file was read privately (ma_malom_file_open_read),
+ * taken as they were read; NULL for a mapped file. */
+const char *ma_malom_file_private_sha256(const ma_malom_file *f);
 
 /* Decodes entry `index` (< entry_count) into the common frame. Never fails after open. */
 void ma_malom_file_entry(const ma_malom_file *f, uint64_t index, ma_malom_entry *out);

@@ -235,8 +235,9 @@ out:
     return rc;
 }
 
-int ma_open_file_map(ma_open_file *f, const char *path, ma_open_index *ix, int expect_name,
-                     ma_error *err)
+/* ma_open_file_map, or with private_read ma_open_file_read. */
+static int open_file(ma_open_file *f, const char *path, ma_open_index *ix, int expect_name,
+                     int private_read, ma_error *err)
 {
     int rc = MA_OK;
     memset(f, 0, sizeof *f);
@@ -254,6 +255,23 @@ int ma_open_file_map(ma_open_file *f, const char *path, ma_open_index *ix, int e
     if ((uint64_t)st.st_size < MA_OPEN_HEADER_SIZE)
         FAIL(MA_EFORMAT, NULL, (uint64_t)st.st_size, "truncated header: %s, expected %s",
              MA_COUNT((uint64_t)st.st_size, "byte", "bytes"), MA_NUM(MA_OPEN_HEADER_SIZE));
+    if (private_read) {
+        char sec[32], who[4400];
+        message_sector(path, NULL, sec, sizeof sec);
+        snprintf(who, sizeof who, "%.4000s: sector %s", path, sec);
+        rc = ma_private_read(&f->priv, fd, who, (uint64_t)st.st_size, NULL, err);
+        if (rc)
+            goto out;
+        rc = check_header(f, path, f->priv.data, (uint64_t)st.st_size, ix, expect_name, err);
+        if (rc) {
+            ma_private_free(&f->priv);
+            goto out;
+        }
+        f->map = f->priv.data;
+        f->map_size = f->priv.size;
+        f->body = f->priv.data + MA_OPEN_HEADER_SIZE;
+        goto out;
+    }
     map = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
     if (map == MAP_FAILED)
         FAIL(MA_EIO, NULL, 0, "cannot map: %s", strerror(errno));
@@ -272,9 +290,23 @@ out:
     return rc;
 }
 
+int ma_open_file_map(ma_open_file *f, const char *path, ma_open_index *ix, int expect_name,
+                     ma_error *err)
+{
+    return open_file(f, path, ix, expect_name, 0, err);
+}
+
+int ma_open_file_read(ma_open_file *f, const char *path, ma_open_index *ix, int expect_name,
+                      ma_error *err)
+{
+    return open_file(f, path, ix, expect_name, 1, err);
+}
+
 void ma_open_file_close(ma_open_file *f)
 {
-    if (f->map)
+    if (f->priv.read)
+        ma_private_free(&f->priv);
+    else if (f->map)
         munmap((void *)f->map, f->map_size);
     f->map = NULL;
     f->body = NULL;

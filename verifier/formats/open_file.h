@@ -13,6 +13,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "checksums/private_read.h"
 #include "common/ma_error.h"
 #include "indexer/open_index.h"
 #include "verifier/formats/value.h"
@@ -45,6 +46,7 @@ typedef struct ma_open_file {
     const uint8_t *body;       /* entry_count * 2 bytes, little-endian words */
     const void *map;           /* the whole mapping (NULL after close) */
     size_t map_size;           /* file length */
+    ma_private_bytes priv;     /* read privately (priv.read, ma_open_file_read): map is priv.data */
 } ma_open_file;
 
 /* Maps and validates a file: every header field of §5.1 (the body digest is read, not checked:
@@ -55,6 +57,12 @@ typedef struct ma_open_file {
  * MA_EFORMAT (anything malformed). On error nothing stays mapped. */
 int ma_open_file_map(ma_open_file *f, const char *path, ma_open_index *ix, int expect_name,
                      ma_error *err);
+/* ma_open_file_map, but the file is read once into private memory and hashed as it is read
+ * (checksums/private_read.h) instead of mapped, and validated from those bytes: f->map are then
+ * bytes that cannot change however the file does, f->priv.sha256 their digest. A read that fails
+ * or finds the file truncated or grown while read is MA_EIO "<path>: sector S: offset N: ...". */
+int ma_open_file_read(ma_open_file *f, const char *path, ma_open_index *ix, int expect_name,
+                      ma_error *err);
 void ma_open_file_close(ma_open_file *f);
 
 /* §5.1 body digest: 1 when the header records one and the SHA-256 of the mapped body equals it,

@@ -28,6 +28,7 @@ typedef struct cached {
                        * advance (ma_database_open_sources) and not yet reported */
     ma_source *src;
     ma_error err;
+    int private_read; /* its next open reads the file privately (ma_database_read_privately) */
 } cached;
 
 struct ma_database {
@@ -785,7 +786,8 @@ static int open_prepared(ma_database *db, const ma_db_sector *s, const ma_malom_
     src->sector = s->sector;
     src->where = s;
     ma_source_open_args a = {db->oix, db->no_digest_check, sv, db->secval_state[s->variant] != 0,
-                             db->secval_state[s->variant] == 3 ? db->secval_err[s->variant].msg : NULL};
+                             db->secval_state[s->variant] == 3 ? db->secval_err[s->variant].msg : NULL,
+                             db->cache[s - db->sectors].private_read};
     int rc = src->ops->open(src, s, &a, err);
     if (rc) {
         free(src);
@@ -931,6 +933,19 @@ int ma_database_source(ma_database *db, ma_variant v, ma_sector s, const ma_sour
     return MA_OK;
 }
 
+void ma_database_read_privately(ma_database *db, ma_variant v, ma_sector s, int on)
+{
+    ptrdiff_t i = find_at(db, v, s);
+    if (i >= 0)
+        db->cache[i].private_read = on;
+}
+
+int ma_database_is_open(const ma_database *db, ma_variant v, ma_sector s)
+{
+    ptrdiff_t i = find_at(db, v, s);
+    return i >= 0 && db->cache[i].state == 1;
+}
+
 void ma_database_release(ma_database *db, ma_variant v, ma_sector s)
 {
     ptrdiff_t i = find_at(db, v, s);
@@ -955,8 +970,15 @@ const uint8_t *ma_source_bytes(const ma_source *src, size_t *size)
     return src->ops->bytes(src, size);
 }
 
+const char *ma_source_private_sha256(const ma_source *src)
+{
+    return src->private_sha256;
+}
+
 void ma_source_drop_pages(const ma_source *src)
 {
+    if (src->private_sha256)
+        return; /* anonymous memory: dropped, it would read back as zeros */
     size_t size = 0;
     const uint8_t *p = ma_source_bytes(src, &size);
     if (p && size) /* a refusal leaves the pages resident: memory, not bytes */

@@ -24,7 +24,8 @@
  * Names that do not look like database files (manifests, logs, `*.tmp.<pid>`, Malom's
  * `.analyze`) are ignored.
  *
- * Opening a sector (ma_database_source) maps and validates its file completely (format readers'
+ * Opening a sector (ma_database_source) maps its file (or reads it once into private memory,
+ * hashed as read: ma_database_read_privately) and validates it completely (format readers'
  * contracts) and prepares the indexes it needs. An open-format file whose header records a body
  * digest (docs/format.md §5.1) is hashed when it is opened, and a body that does not match is
  * refused like any other malformed file (MA_EFORMAT, "offset 80: body digest mismatch"), so no
@@ -179,8 +180,18 @@ int ma_database_source(ma_database *db, ma_variant v, ma_sector s, const ma_sour
  * the database does not hold, or an out-of-memory open, is left to ma_database_source. */
 void ma_database_open_sources(ma_database *db, const ma_variant *v, const ma_sector *s, size_t n,
                               unsigned threads);
-/* Unmaps the cached source of (v, s) if open; a later ma_database_source maps it again. */
+/* Unmaps (or frees, when read privately) the cached source of (v, s) if open; a later
+ * ma_database_source opens it again. */
 void ma_database_release(ma_database *db, ma_variant v, ma_sector s);
+/* From the next open of (v, s) on (ma_database_source, ma_database_open_sources), until called
+ * again with on = 0: the file is not mapped but read once into private memory on 2 MiB pages,
+ * hashed as it is read, and validated from those bytes (checksums/private_read.h), so
+ * ma_source_bytes cannot change whatever happens to the file and ma_source_private_sha256 is their
+ * digest. A source open already keeps how it was opened: release it first. verify's run engine
+ * alone asks for this (verifier/run/run_unit.c); every other reader maps. */
+void ma_database_read_privately(ma_database *db, ma_variant v, ma_sector s, int on);
+/* Non-zero when the source of (v, s) is open and cached. */
+int ma_database_is_open(const ma_database *db, ma_variant v, ma_sector s);
 
 /* ---- one sector's source ---- */
 
@@ -223,13 +234,20 @@ uint64_t ma_source_entry_of(const ma_source *src, ma_board b);
  * "marker op 5", "bad 0xC00C". */
 void ma_source_describe(const ma_source *src, const ma_stored *v, char *buf, size_t len);
 
-/* The whole file as the source reads it (header and body; *size bytes): the mapping every entry
- * is read from. SHA-256 of these bytes is the digest of what was read, whatever happened to the
- * file on disk since it was opened (verifier/run/run.h: the bytes hashed are the bytes checked): a file
- * rewritten in place since it was opened shows its new bytes here, a renamed-over file keeps its
- * old inode mapped. */
+/* The whole file as the source reads it (header and body; *size bytes): the mapping, or the
+ * private bytes (ma_database_read_privately), every entry is read from. SHA-256 of these bytes is
+ * the digest of what was read, whatever happened to the file on disk since it was opened
+ * (verifier/run/run.h: the bytes hashed are the bytes checked): in a mapping a file rewritten in
+ * place since it was opened shows its new bytes, a renamed-over file keeps its old inode mapped;
+ * private bytes never change. */
 const uint8_t *ma_source_bytes(const ma_source *src, size_t *size);
-/* Drops the resident pages of that mapping from the process (MADV_DONTNEED). The mapping is
+/* The SHA-256 (hex) of the source's bytes when its file was read privately
+ * (ma_database_read_privately), taken as they were read: the digest of exactly what every entry is
+ * read from. NULL for a mapped file. */
+const char *ma_source_private_sha256(const ma_source *src);
+/* Drops the resident pages of that mapping from the process (MADV_DONTNEED); nothing for a source
+ * read privately (anonymous memory dropped would read back as zeros: release the source instead,
+ * ma_database_release). The mapping is
  * read-only and private and never written, so its pages are the file's page-cache pages: a later
  * read faults them in again and sees exactly what it would have seen had they stayed (the file's
  * current bytes, a rewrite in place included). Only memory changes: a verify run drops a unit's

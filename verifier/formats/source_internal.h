@@ -28,6 +28,7 @@ struct ma_source {
     ma_malom_frame frame;
     const ma_open_index *oix;   /* always prepared for the sector's W (positions, orbits) */
     const ma_malom_index *mix;  /* Malom formats only */
+    const char *private_sha256; /* the file read privately: the digest of its bytes; else NULL */
 };
 
 /* What opening one sector's file may use besides its path: the database's open index (prepared
@@ -40,6 +41,8 @@ typedef struct ma_source_open_args {
     const ma_malom_secval *secval;
     int secval_present; /* the variant's .secval is there (so a NULL secval is one unusable) */
     const char *secval_error; /* why it is unusable (its reader's message), else NULL */
+    int private_read; /* read the file once into private memory, hashed as read, not mapped
+                       * (ma_database_read_privately); the open sets ma_source.private_sha256 */
 } ma_source_open_args;
 
 typedef struct ma_source_ops {

@@ -15,6 +15,7 @@ static int malom_opened(ma_source *src, int rc)
     if (rc == MA_OK) {
         src->entries = ma_malom_file_entry_count(src->mf);
         src->frame = ma_malom_file_frame(src->mf);
+        src->private_sha256 = ma_malom_file_private_sha256(src->mf);
     } else {
         src->mf = NULL;
     }
@@ -30,14 +31,14 @@ static int sec2_open(ma_source *src, const ma_db_sector *s, const ma_source_open
     snprintf(why, sizeof why, "%s%s %s%s", ma_variant_name(s->variant), src->ops->variant_file,
              !a->secval_present ? "is absent" : a->secval_error ? "is unusable: " : "is unusable",
              a->secval_present && a->secval_error ? a->secval_error : "");
-    return malom_opened(src, ma_malom_file_open_sec2_given(&src->mf, s->path, s->variant, s->sector,
-                                                           a->secval, why, err));
+    return malom_opened(src, ma_malom_file_open_read(&src->mf, s->path, MA_MALOM_SEC2, s->variant,
+                                                     s->sector, a->secval, why, a->private_read, err));
 }
 
 static int sec_open(ma_source *src, const ma_db_sector *s, const ma_source_open_args *a, ma_error *err)
 {
-    (void)a;
-    return malom_opened(src, ma_malom_file_open_sec(&src->mf, s->path, s->variant, s->sector, err));
+    return malom_opened(src, ma_malom_file_open_read(&src->mf, s->path, MA_MALOM_SEC, s->variant,
+                                                     s->sector, NULL, NULL, a->private_read, err));
 }
 
 static void malom_close(ma_source *src)

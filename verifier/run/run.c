@@ -273,11 +273,9 @@ int ma_vrun_execute(ma_vrun *r, ma_error *err)
             if (committed >= r->hooks.stop_after_sectors)
                 rc = MA_ECANCELED; /* tests only: as if a signal arrived after this unit */
         }
-        /* unmap what no later unit reads, so memory stays bounded by a sector and its children */
-        int unit = r->unit_of_pos[first];
-        for (size_t i = 0; i < r->n_nodes; i++)
-            if (r->nodes[i].last_use == unit)
-                ma_database_release(r->db, r->nodes[i].pub.variant, r->nodes[i].pub.sector);
+        /* memory stays bounded by a unit's files: what no later unit reads is unmapped, what was
+         * read privately is freed */
+        ma_vr_unit_release(r, first);
         first = last;
     }
 finish:

@@ -55,6 +55,8 @@ typedef struct node {
     int opened;                   /* node_source got it from the reader once */
     int hashed;                   /* hash_before_open (alone or with a unit's other files) ran for it,
                                    * whatever it found, and never runs again */
+    int read_private;             /* the current unit reads this node's file privately
+                                   * (run_unit.c: ma_database_read_privately) */
     int seen_unit;                /* the last unit whose snapshot check hashed this node, -1 none */
     int changed;                  /* that check found its mapping differs from the digest expected */
     char changed_msg[1024];
@@ -161,6 +163,14 @@ int ma_vr_carry(ma_vrun *r, ma_error *err);
 /* Checks, classifies and records the unit of the sectors order[first..last), skipping those
  * carried over; reports each sector through opt.on_sector. */
 int ma_vr_run_unit(ma_vrun *r, size_t first, size_t last, ma_error *err);
+
+/* The files the sectors order[first..last) read, each once: their own and their successors'
+ * (present ones), into which[] (room for (last - first) * (1 + MA_TURN_KINDS)). With to_check,
+ * only the sectors the unit will check (not carried over, not damaged). Returns their number. */
+size_t ma_vr_unit_files(const ma_vrun *r, size_t first, size_t last, int to_check, int *which);
+/* After the unit whose sectors are order[first..last): releases every file no later unit reads
+ * and every file the unit read privately (its memory is freed; a later unit reads it again). */
+void ma_vr_unit_release(ma_vrun *r, size_t first);
 
 /* ---- run_snapshot.c ---- */
 

@@ -9,15 +9,18 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/huge_alloc.h"
 #include "verifier/check/memory.h"
+#include "verifier/check/walk.h"
 #include "verifier/run/shard.h"
 
 /* The private memory of node m's check (verifier/check/memory.h), from the files' sizes. */
-static uint64_t private_of(const ma_vrun *r, const uint64_t *size, int m)
+static uint64_t private_of(const ma_vrun *r, const uint64_t *size, int m, int files_private)
 {
     const node *nd = &r->nodes[m];
     ma_check_memory_in in;
     memset(&in, 0, sizeof in);
+    in.files_private = files_private;
     in.format = ma_database_format(r->db);
     in.entries = ma_vr_entries_estimate(nd, in.format);
     in.self_file = size[m];
@@ -44,8 +47,9 @@ static int shard_peaks(ma_database *db, unsigned n_shards, unsigned shard, uint6
     r->opt.shard_index = shard;
     int rc = ma_vr_plan(r, err);
     uint64_t *size = rc ? NULL : calloc(r->n_nodes ? r->n_nodes : 1, sizeof *size);
-    char *live = rc ? NULL : calloc(r->n_nodes ? r->n_nodes : 1, 1);
-    if (!rc && (!size || !live))
+    char *live = rc ? NULL : calloc(r->n_nodes ? r->n_nodes : 1, 1); /* 1 mapped, 2 read privately */
+    int *which = rc ? NULL : malloc((r->n_nodes ? r->n_nodes : 1) * (1 + MA_TURN_KINDS) * sizeof *which);
+    if (!rc && (!size || !live || !which))
         rc = ma_error_set(err, MA_ENOMEM, "shards: out of memory");
     for (size_t i = 0; !rc && i < r->n_nodes; i++)
         size[i] = ma_shard_file_bytes(r->nodes[i].dbs);
@@ -54,32 +58,35 @@ static int shard_peaks(ma_database *db, unsigned n_shards, unsigned shard, uint6
         while (last < r->n_order && r->unit_of_pos[last] == r->unit_of_pos[first])
             last++;
         /* the unit maps its sectors' files and their successors' (run_unit.c), beside every file
-         * an earlier unit mapped that a later one still reads */
-        for (size_t p = first; p < last; p++) {
-            const node *nd = &r->nodes[r->order[p]];
-            live[r->order[p]] = 1;
-            for (int k = 0; k < MA_TURN_KINDS; k++)
-                if (nd->succ[k] >= 0)
-                    live[nd->succ[k]] = 1;
-        }
-        uint64_t mapped = 0;
+         * an earlier unit mapped that a later one still reads; or, when they total the copy
+         * budget, reads them privately (a file mapped before is released then): each on whole
+         * 2 MiB pages, and no check copies them */
+        size_t m = ma_vr_unit_files(r, first, last, 0, which);
+        uint64_t total = 0;
+        for (size_t k = 0; k < m; k++)
+            total += size[which[k]];
+        int priv = ma_walk_within_budget(total);
+        for (size_t k = 0; k < m; k++)
+            live[which[k]] = priv ? 2 : 1;
+        uint64_t held = 0;
         for (size_t i = 0; i < r->n_nodes; i++)
-            mapped += live[i] ? size[i] : 0;
+            held += live[i] == 2 ? ma_huge_size((size_t)size[i]) : live[i] ? size[i] : 0;
         /* the unit's sectors are checked one at a time: one check's private memory at once */
         for (size_t p = first; p < last; p++) {
             const node *nd = &r->nodes[r->order[p]];
             if (nd->dbs) /* a node of the plan is a sector of the database: its index, not a search */
                 peak[nd->dbs - ma_database_sector(db, 0)] =
-                    mapped + private_of(r, size, r->order[p]) + MA_CHECK_FIXED_BYTES;
+                    held + private_of(r, size, r->order[p], priv) + MA_CHECK_FIXED_BYTES;
         }
         int unit = r->unit_of_pos[first];
         for (size_t i = 0; i < r->n_nodes; i++)
-            if (r->nodes[i].last_use == unit)
-                live[i] = 0;
+            if (r->nodes[i].last_use == unit || live[i] == 2)
+                live[i] = 0; /* unmapped, or freed (ma_vr_unit_release) */
         first = last;
     }
     free(size);
     free(live);
+    free(which);
     r->db = NULL; /* the caller's */
     ma_vrun_free(r);
     return rc;

@@ -1,8 +1,10 @@
 /* verifier/run/run_snapshot: the bytes hashed are the bytes checked (docs/runs.md). After a unit's
- * check every file its sectors read is hashed again from the very mapping the check read and
- * compared with the digest the run expects of it: the hash phase's, or, in a run without a store,
- * the digest taken from the file's path right before it was first opened (here too). A sector one
- * of whose files differs is withdrawn. */
+ * check the digest of every file its sectors read is compared with the digest the run expects of
+ * it: the hash phase's, or, in a run without a store, the digest of the file's first read in the
+ * run (taken from its path right before it was first opened, here too, or by its first private
+ * read). A file read privately (run_unit.c) brings the digest taken as its bytes were read, the
+ * very bytes the check read; a mapped one is hashed again from the very mapping the check read. A
+ * sector one of whose files differs is withdrawn. */
 #include "verifier/run/run_internal.h"
 
 #include <stdio.h>
@@ -62,7 +64,8 @@ void ma_vr_hash_node_before_open(ma_vrun *r, int i)
         int seen = c < 0;
         for (size_t q = 0; q < n && !seen; q++)
             seen = which[q] == c;
-        if (!seen && r->nodes[c].dbs && !r->nodes[c].hashed && !r->nodes[c].opened)
+        if (!seen && r->nodes[c].dbs && !r->nodes[c].hashed && !r->nodes[c].opened &&
+            !r->nodes[c].read_private)
             which[n++] = c;
     }
     if (n)
@@ -135,6 +138,13 @@ static int snapshot_unit(ma_vrun *r, size_t first, size_t n, const int *checked)
             const ma_source *src;
             if (!nd->dbs || ma_database_source(r->db, nd->pub.variant, nd->pub.sector, &src, NULL))
                 continue; /* absent or unusable: nothing was read from it */
+            /* read privately: the digest taken as its bytes were read is theirs, and they are
+             * all the check read; nothing to hash again, nothing to drop (freed after the unit) */
+            const char *read_sha = ma_source_private_sha256(src);
+            if (read_sha) {
+                snapshot_node(r, c, read_sha);
+                continue;
+            }
             if (!ok) {
                 not_hashed(nd);
                 continue;

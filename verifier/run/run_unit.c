@@ -12,10 +12,70 @@
 #include <string.h>
 
 #include "common/fileio.h"
+#include "verifier/check/walk.h"
+#include "verifier/run/shard.h"
 
-/* Opens node i's file and its successors' (those present, hashed or audited, and not opened yet)
- * several at once: each open reads its whole file, in time the check's other threads would wait.
- * node_source then takes them from the database's cache. */
+size_t ma_vr_unit_files(const ma_vrun *r, size_t first, size_t last, int to_check, int *which)
+{
+    size_t m = 0;
+    for (size_t p = first; p < last; p++) {
+        int idx = r->order[p];
+        const node *sn = &r->nodes[idx];
+        if (to_check && (sn->done || ma_vr_status_damaged(sn->pub.status)))
+            continue;
+        for (int k = -1; k < MA_TURN_KINDS; k++) {
+            int c = k < 0 ? idx : sn->succ[k];
+            int seen = c < 0 || !r->nodes[c].dbs;
+            for (size_t q = 0; q < m && !seen; q++)
+                seen = which[q] == c;
+            if (!seen)
+                which[m++] = c;
+        }
+    }
+    return m;
+}
+
+/* The bytes hashed are the bytes checked, by construction (docs/runs.md): when the files the
+ * unit's checks read total what the walk would copy into huge-page memory anyway (the rule of
+ * ma_walk_copies, on whole files), each is read once into private memory instead, hashed as it is
+ * read, and every check, the snapshot and the rows read those bytes. A file a previous unit left
+ * mapped is released and read again. Out of budget (or without memory for the list) the files are
+ * mapped as before. */
+static void read_unit_privately(ma_vrun *r, size_t first, size_t last)
+{
+    int *which = malloc((last - first) * (1 + MA_TURN_KINDS) * sizeof *which);
+    if (!which)
+        return;
+    size_t m = ma_vr_unit_files(r, first, last, 1, which);
+    uint64_t total = 0;
+    for (size_t k = 0; k < m; k++)
+        total += ma_shard_file_bytes(r->nodes[which[k]].dbs);
+    for (size_t k = 0; ma_walk_within_budget(total) && k < m; k++) {
+        node *nd = &r->nodes[which[k]];
+        nd->read_private = 1;
+        if (ma_database_is_open(r->db, nd->pub.variant, nd->pub.sector))
+            ma_database_release(r->db, nd->pub.variant, nd->pub.sector);
+        ma_database_read_privately(r->db, nd->pub.variant, nd->pub.sector, 1);
+    }
+    free(which);
+}
+
+void ma_vr_unit_release(ma_vrun *r, size_t first)
+{
+    int unit = r->unit_of_pos[first];
+    for (size_t i = 0; i < r->n_nodes; i++) {
+        node *nd = &r->nodes[i];
+        if (nd->last_use == unit || nd->read_private)
+            ma_database_release(r->db, nd->pub.variant, nd->pub.sector);
+        if (nd->read_private)
+            ma_database_read_privately(r->db, nd->pub.variant, nd->pub.sector, 0);
+        nd->read_private = 0;
+    }
+}
+
+/* Opens node i's file and its successors' (those present, hashed, audited or read privately, and
+ * not open) several at once: each open reads its whole file, in time the check's other threads
+ * would wait. node_source then takes them from the database's cache. */
 static void open_node_sources(ma_vrun *r, int i)
 {
     ma_variant v[1 + MA_TURN_KINDS];
@@ -26,8 +86,9 @@ static void open_node_sources(ma_vrun *r, int i)
         if (c < 0)
             continue;
         const node *nd = &r->nodes[c];
-        /* hashed first: the bytes the reader checks at open are the ones hashed */
-        if (nd->dbs && !nd->opened && (r->audit || nd->hashed)) {
+        /* hashed first: the bytes the reader checks at open are the ones hashed (a private read
+         * hashes them itself); one open already is left alone by ma_database_open_sources */
+        if (nd->dbs && (r->audit || nd->hashed || nd->read_private)) {
             v[n] = nd->pub.variant;
             s[n++] = nd->pub.sector;
         }
@@ -45,7 +106,7 @@ static const ma_source *node_source(ma_vrun *r, int i, int *present, int *stop, 
         return NULL;
     /* Once only, before the first open: a retry after a failed hash would take its digest after
      * the reader's checks at open, the very order ma_vr_hash_before_open exists to avoid. */
-    if (!r->audit && !nd->hashed && !nd->opened)
+    if (!r->audit && !nd->hashed && !nd->opened && !nd->read_private)
         ma_vr_hash_before_open(r, &i, 1);
     nd->opened = 1;
     const ma_source *src;
@@ -58,6 +119,13 @@ static const ma_source *node_source(ma_vrun *r, int i, int *present, int *stop, 
             ma_vr_add_error(r, e.msg);
         }
         return NULL;
+    }
+    /* Without a store, the digest of the first read of the file in this run is the one every
+     * later read of it must have (a later unit's private read, a mapping's re-hash). */
+    const char *read_sha = ma_source_private_sha256(src);
+    if (read_sha && !r->audit && !nd->hashed) {
+        snprintf(nd->mapped_sha, sizeof nd->mapped_sha, "%s", read_sha);
+        nd->hashed = 1;
     }
     if (r->hooks.on_step)
         r->hooks.on_step(r->hooks.step_ctx, "opened", nd->pub.name);
@@ -141,6 +209,7 @@ int ma_vr_run_unit(ma_vrun *r, size_t first, size_t last, ma_error *err)
     int rc = MA_OK;
     size_t n_checked = 0;
     r->phase = "check";
+    read_unit_privately(r, first, last);
     for (size_t i = 0; rc == MA_OK && i < n; i++) {
         int idx = r->order[first + i];
         if (r->nodes[idx].done)
