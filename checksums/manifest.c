@@ -58,7 +58,8 @@ static char *join(const char *a, const char *b)
     return s;
 }
 
-static int walk(path_list *l, const char *dir, const char *rel, ma_error *err)
+/* recurse 0: the top of dir only, its subdirectories never opened */
+static int walk(path_list *l, const char *dir, const char *rel, int recurse, ma_error *err)
 {
     char *full = rel ? join(dir, rel) : strdup(dir);
     if (!full)
@@ -83,7 +84,8 @@ static int walk(path_list *l, const char *dir, const char *rel, ma_error *err)
         } else if (lstat(p, &st) != 0) {
             rc = ma_error_set(err, MA_EIO, "%s: cannot stat: %s", p, strerror(errno));
         } else if (S_ISDIR(st.st_mode)) {
-            rc = walk(l, dir, r, err);
+            if (recurse)
+                rc = walk(l, dir, r, recurse, err);
         } else if (!rel && ma_manifest_is_shard_name(e->d_name, NULL, NULL)) {
             /* another shard's manifest (manifest create --shard): a manifest never lists a manifest */
         } else if (ma_manifest_is_temp_name(e->d_name)) {
@@ -209,13 +211,13 @@ static int cmp_str(const void *a, const void *b)
     return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
-int ma_manifest_list(char ***out, size_t *n, const char *dir, const char *const *exclude, size_t n_exclude,
-                     ma_error *err)
+static int list_files(char ***out, size_t *n, const char *dir, const char *const *exclude, size_t n_exclude,
+                      int recurse, ma_error *err)
 {
     *out = NULL;
     *n = 0;
     path_list l = {0};
-    int rc = walk(&l, dir, NULL, err);
+    int rc = walk(&l, dir, NULL, recurse, err);
     if (rc != MA_OK) {
         ma_manifest_paths_free(l.v, l.n);
         return rc;
@@ -235,6 +237,18 @@ int ma_manifest_list(char ***out, size_t *n, const char *dir, const char *const 
     *out = l.v;
     *n = kept;
     return MA_OK;
+}
+
+int ma_manifest_list(char ***out, size_t *n, const char *dir, const char *const *exclude, size_t n_exclude,
+                     ma_error *err)
+{
+    return list_files(out, n, dir, exclude, n_exclude, 1, err);
+}
+
+int ma_manifest_list_top(char ***out, size_t *n, const char *dir, const char *const *exclude, size_t n_exclude,
+                         ma_error *err)
+{
+    return list_files(out, n, dir, exclude, n_exclude, 0, err);
 }
 
 int ma_manifest_relative(char **rel, const char *dir, const char *path, ma_error *err)

@@ -31,6 +31,14 @@
  * ma_manifest_paths_free. Errors: MA_EMISSING (dir absent), MA_EIO (cannot read a directory). */
 int ma_manifest_list(char ***out, size_t *n, const char *dir, const char *const *exclude, size_t n_exclude,
                      ma_error *err);
+
+/* ma_manifest_list of the top of dir only: its regular files (and symlinks to regular files),
+ * no subdirectory opened, so one that cannot be read (a volume's root-only lost+found) is no
+ * error. For who judges only what lies at the top (a database's files, verifier/formats/source.h);
+ * who must know every file of the tree uses ma_manifest_list. Errors: MA_EMISSING, MA_EIO (dir
+ * itself cannot be read). */
+int ma_manifest_list_top(char ***out, size_t *n, const char *dir, const char *const *exclude, size_t n_exclude,
+                         ma_error *err);
 void ma_manifest_paths_free(char **paths, size_t n);
 
 /* Non-zero when a file name (no directory) is a writer's temporary file, which no manifest lists:

@@ -51,7 +51,8 @@ import tempfile
 import time
 
 TIMER = "/usr/bin/time"
-LINE = re.compile(r"^(\S+): (\d+) entries, (?:(\d+) canonical|skipped)", re.M)
+# the producer's lines write counts as every output does (common/counts.h): "1 entry", "1,234 entries"
+LINE = re.compile(r"^(\S+): ([\d,]+) entr(?:y|ies), (?:([\d,]+) canonical|skipped)", re.M)
 START = re.compile(r"^start \S+: (.+)$", re.M)
 
 
@@ -102,19 +103,21 @@ def supports_threads(binary):
                                          text=True).stdout
 
 
-SOLVED = re.compile(r"^(\S+): \d+ entries, \d+ canonical, .*, ([\d.]+) s$", re.M)
-WRITTEN = re.compile(r"^(\S+)\.sec2?: \d+ entries, \d+ markers, .*, ([\d.]+) s$", re.M)
+SOLVED = re.compile(r"^(\S+): [\d,]+ entr(?:y|ies), [\d,]+ canonical, .*, ([\d.]+) s$", re.M)
+WRITTEN = re.compile(r"^(\S+)\.sec2?: [\d,]+ entr(?:y|ies), [\d,]+ markers?, .*, ([\d.]+) s$", re.M)
 
 
 def solve_once(binary, args, out, threads):
-    cmd = [binary, "solve", *args, "--out", out, "--quiet"]
+    # not --quiet: the per-sector lines (and a Malom run's per-file lines) are what the per-sector
+    # figures are read from; --quiet prints none of them
+    cmd = [binary, "solve", *args, "--out", out]
     if threads:
         cmd += ["--threads", str(threads)]
     proc, wall, cpu, rss = timed(cmd)
     if proc.returncode != 0:
         sys.exit(f"bench: {' '.join(cmd)} failed ({proc.returncode}):\n{proc.stderr[-2000:]}")
     rows = LINE.findall(proc.stdout)
-    entries = sum(int(r[1]) for r in rows)
+    entries = sum(int(r[1].replace(",", "")) for r in rows)
     start = START.search(proc.stdout)
     return {"wall": wall, "cpu": cpu, "rss_kb": rss, "entries": entries, "sectors": len(rows),
             "start": start.group(1) if start else None,

@@ -559,7 +559,7 @@ int ma_diff_render_end(FILE *out, FILE *diag, const ma_diff_report *r, unsigned 
      * never a total without the lines it sums up */
     size_t n_a = r->a ? ma_database_unusable_count(r->a) : 0;
     size_t n_b = r->b ? ma_database_unusable_count(r->b) : 0, n_errors = 0;
-    const char **errors = calloc(n_a + n_b + 1, sizeof *errors);
+    const char **errors = calloc(n_a + n_b + r->n + 1, sizeof *errors);
     char *done = calloc(r->n ? r->n : 1, 1); /* the pairs a summary line has named */
     if (!errors || !done) {
         free(errors);
@@ -571,6 +571,16 @@ int ma_diff_render_end(FILE *out, FILE *diag, const ma_diff_report *r, unsigned 
         errors[n_errors++] = ma_database_unusable(r->a, i)->message;
     for (size_t i = 0; i < n_b; i++)
         errors[n_errors++] = ma_database_unusable(r->b, i)->message;
+    /* a file discovery found usable that the comparison could not read (its hash failed): named
+     * here too, as exit 3 promises; a reader's failure is in its database's list already */
+    for (size_t i = 0, known = n_errors; i < r->n; i++) {
+        const ma_diff_sector *s = &r->pairs[i];
+        int listed = s->status != MA_DIFF_UNUSABLE;
+        for (size_t k = 0; k < known && !listed; k++)
+            listed = !strcmp(errors[k], s->message);
+        if (!listed)
+            errors[n_errors++] = s->message;
+    }
     if (r->fatal)
         errors[n_errors++] = r->failure.msg;
     char *doc = flags & MA_DIFF_TEXT_JSON ? json_text(r, errors, n_errors) : NULL;

@@ -9,7 +9,8 @@ import sys
 
 import pytest
 
-from conftest import FIXTURES, ROOT, need_fixture
+from conftest import FIXTURES, ROOT, need_fixture, skip_unless
+from robust_util import run_as_nobody, shared_tmpdir
 from schemas import validate
 
 MALOM = FIXTURES / "malom"
@@ -444,6 +445,36 @@ def test_a_sector_file_discovery_could_not_read_keeps_its_words_on_either_side(m
         assert by[sector]["message"] == f"{db}/{sector}.mdb: sector {sector}: offset 0: not a regular file (FIFO)"
     text = millaudit.run("diff", a, b, check=3, timeout=120).stdout
     assert "only in A" not in text and "std_3_4_0_0: unusable:" in text and "incomplete (unusable files)" in text
+
+
+def test_a_file_its_hashing_cannot_read_is_named_with_its_sector_and_offset(millaudit, produced):
+    """A sector file discovery found usable (a regular file) that the comparison cannot read (here:
+    no read permission for the user running diff): the one line of every reader error, naming the
+    file, the sector and the offset, on stderr and as the sector's reason; exit 3, the other
+    sectors still compared."""
+    top = shared_tmpdir()
+    try:
+        a = shutil.copytree(produced, top / "a")
+        b = shutil.copytree(produced, top / "b")
+        for p in top.rglob("*"):
+            p.chmod(0o755 if p.is_dir() else 0o644)
+        (a / "std_3_4_0_0.mdb").chmod(0o000)
+        line = f"{a}/std_3_4_0_0.mdb: sector std_3_4_0_0: offset 0: cannot open: Permission denied"
+        proc = run_as_nobody(millaudit.path, "diff", a, b, "--json")
+        skip_unless(proc is not None, "running as root without setpriv: cannot make a file unreadable")
+        assert proc.returncode == 3, proc.stdout + proc.stderr
+        assert proc.stderr == f"millaudit diff: {line}\n"
+        doc = json.loads(proc.stdout)
+        assert {s["sector"]: s["status"] for s in doc["sectors"]} == {
+            "std_3_3_0_0": "identical", "std_3_4_0_0": "unusable", "std_4_3_0_0": "identical"}
+        assert [s["message"] for s in doc["sectors"] if s["status"] == "unusable"] == [line]
+        assert doc["errors"] == [line]
+        proc = run_as_nobody(millaudit.path, "diff", a, b)
+        assert proc.returncode == 3 and proc.stderr == f"millaudit diff: {line}\n"
+        assert f"std_3_4_0_0: unusable: {line}" in proc.stdout.splitlines()
+    finally:
+        subprocess.run(["chmod", "-R", "u+rwx", str(top)])
+        shutil.rmtree(top, ignore_errors=True)
 
 
 def test_broken_file_beside_a_difference_exits_1(millaudit, produced, tmp_path):

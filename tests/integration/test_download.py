@@ -24,7 +24,8 @@ import xml.etree.ElementTree as ET
 
 import pytest
 
-from conftest import FIXTURES, need_fixture, validate_json
+from conftest import FIXTURES, need_fixture, skip_unless, validate_json
+from robust_util import run_as_nobody, shared_tmpdir
 
 KINDS = ["missing", "truncated", "extended", "flipped", "replaced", "extra"]
 EXT = {"open": ".mdb", "malom": ".sec2"}
@@ -296,6 +297,52 @@ def test_a_store_inside_the_directory_is_never_judged(millaudit, world, tmp_path
         assert lines[0] == f"integrity: {db}/MANIFEST.sha256: all 7 files as published"
         assert f"audit: run {run}" in lines
         assert lines[-1] == "verdict: verified: all 264,399 entries of 7 sectors re-derived and matching"
+
+
+def test_a_subdirectory_that_cannot_be_listed_is_no_part_of_the_database(millaudit, world):
+    """A database on a volume of its own, whose root holds the root-only lost+found, verified by
+    another user: verify reads only the top of DIR, so the subdirectory it cannot list is no part of
+    the database and refuses nothing -- the run judges what it reads and says nothing of the rest.
+    The top is still judged whole (a database file the manifest does not list is damage), and a
+    file in a subdirectory that the manifest lists is still compared: unreadable is damage, never
+    skipped. (manifest check, which judges the whole tree, refuses it: test_manifest.py.)"""
+    top = shared_tmpdir()
+    try:
+        d = shutil.copytree(world["open"], top / "db")
+        for p in top.rglob("*"):
+            p.chmod(0o755 if p.is_dir() else 0o644)
+        (d / "lost+found").mkdir(mode=0o000)
+        proc = run_as_nobody(millaudit.path, "verify", d)
+        skip_unless(proc is not None, "running as root without setpriv: cannot make a directory unreadable")
+        assert proc.returncode == 0, proc.stdout + proc.stderr
+        assert proc.stderr == ""
+        lines = proc.stdout.splitlines()
+        assert lines[0] == f"integrity: {d}/MANIFEST.sha256: all 7 files as published"
+        assert lines[-1] == "verdict: verified: all 264,399 entries of 7 sectors re-derived and matching"
+        # a database file at the top the manifest does not list: still found beside lost+found
+        extra = d / "std_4_3_0_0.mdb"
+        shutil.copy(d / "std_3_3_0_0.mdb", extra)
+        extra.chmod(0o644)
+        proc = run_as_nobody(millaudit.path, "verify", d)
+        assert proc.returncode == 3, proc.stdout + proc.stderr
+        lines = proc.stdout.splitlines()
+        assert lines[:2] == [f"integrity: {d}/MANIFEST.sha256: 1 of 8 files damaged, 7 as published",
+                             "damaged: std_4_3_0_0.mdb: not in the manifest"]
+        extra.unlink()
+        # a listed file inside a subdirectory nobody may read: compared, so damage (unreadable)
+        (d / "notes").mkdir()
+        (d / "notes" / "README").write_text("the std 3-stone game\n")
+        millaudit.run("manifest", "create", d, check=0)
+        (d / "MANIFEST.sha256").chmod(0o644)
+        (d / "notes").chmod(0o000)
+        proc = run_as_nobody(millaudit.path, "verify", d)
+        assert proc.returncode == 3, proc.stdout + proc.stderr
+        lines = proc.stdout.splitlines()
+        assert lines[0] == f"integrity: {d}/MANIFEST.sha256: 1 of 8 files damaged, 7 as published"
+        assert lines[1] == "damaged: notes/README: unreadable"
+    finally:
+        subprocess.run(["chmod", "-R", "u+rwx", str(top)])
+        shutil.rmtree(top, ignore_errors=True)
 
 
 def test_damage_is_listed_first_in_every_output(millaudit, world, tmp_path):

@@ -63,6 +63,43 @@ static void test_path_check_refuses_absolute_and_climbing(void **state)
     assert_int_equal(ma_manifest_path_check("a//..", &e), MA_OK);
 }
 
+/* The top only: no subdirectory is opened, so one that cannot be read is no error (it is for the
+ * whole tree's listing). */
+static void test_list_top_opens_no_subdirectory(void **state)
+{
+    (void)state;
+    put("b.mdb", "b", 1);
+    put("a.bin", "a", 1);
+    char sub[128];
+    snprintf(sub, sizeof sub, "%s/lost+found", dir);
+    assert_int_equal(mkdir(sub, 0755), 0);
+    put("lost+found/c.mdb", "c", 1);
+    char **paths = NULL;
+    size_t n = 0;
+    ma_error e;
+    assert_int_equal(ma_manifest_list_top(&paths, &n, dir, NULL, 0, &e), MA_OK);
+    assert_int_equal(n, 2);
+    assert_string_equal(paths[0], "a.bin");
+    assert_string_equal(paths[1], "b.mdb");
+    ma_manifest_paths_free(paths, n);
+    assert_int_equal(ma_manifest_list(&paths, &n, dir, NULL, 0, &e), MA_OK);
+    assert_int_equal(n, 3);
+    assert_string_equal(paths[2], "lost+found/c.mdb");
+    ma_manifest_paths_free(paths, n);
+    assert_int_equal(chmod(sub, 0), 0);
+    if (geteuid() != 0) { /* root reads a directory of mode 0 */
+        assert_int_equal(ma_manifest_list(&paths, &n, dir, NULL, 0, &e), MA_EIO);
+        assert_non_null(strstr(e.msg, "lost+found: cannot read directory"));
+    }
+    assert_int_equal(ma_manifest_list_top(&paths, &n, dir, NULL, 0, &e), MA_OK);
+    assert_int_equal(n, 2);
+    ma_manifest_paths_free(paths, n);
+    assert_int_equal(chmod(sub, 0755), 0);
+    char missing[128];
+    snprintf(missing, sizeof missing, "%s/none", dir);
+    assert_int_equal(ma_manifest_list_top(&paths, &n, missing, NULL, 0, &e), MA_EMISSING);
+}
+
 static void test_list_write_read_round_trip_with_escaped_names(void **state)
 {
     (void)state;
@@ -621,6 +658,7 @@ int main(void)
         cmocka_unit_test(test_chunk_ranges_differing),
         cmocka_unit_test(test_path_check_refuses_absolute_and_climbing),
         cmocka_unit_test_setup_teardown(test_list_write_read_round_trip_with_escaped_names, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_list_top_opens_no_subdirectory, setup, teardown),
         cmocka_unit_test_setup_teardown(test_read_counts_malformed_lines_and_refuses_bad_paths, setup, teardown),
         cmocka_unit_test_setup_teardown(test_record_states_provenance_and_fingerprint, setup, teardown),
         cmocka_unit_test_setup_teardown(test_record_for_a_verify_run_and_find_chunks, setup, teardown),

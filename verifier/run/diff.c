@@ -500,16 +500,40 @@ static void unusable(ma_diff_sector *s, const ma_error *e)
     snprintf(s->message, sizeof s->message, "%s", e->msg);
 }
 
-/* Whole-file SHA-256 of both files; 1 equal, 0 different, < 0 an error in e. */
-static int same_digest(const ma_diff_sector *s, unsigned threads, ma_error *e)
+/* A file discovery found usable that its hashing could not read (made unreadable, replaced by a
+ * FIFO, cut short, an I/O error): the pair is unusable with the one line every reader error has,
+ * "<path>: sector <name>: offset <byte>: <what>". The hash names the file and, past its start, the
+ * offset (checksums/sha256.h: "<path>: offset <byte>: <what>"); an open that fails is offset 0. */
+static void hash_failure(ma_diff_sector *s, const char *path, const ma_error *e)
+{
+    char shown[1100];
+    ma_escape_name(path, shown, sizeof shown);
+    const char *what = e->msg;
+    size_t lr = strlen(path), ls = strlen(shown);
+    if (!strncmp(what, shown, ls) && !strncmp(what + ls, ": ", 2))
+        what += ls + 2;
+    else if (!strncmp(what, path, lr) && !strncmp(what + lr, ": ", 2))
+        what += lr + 2;
+    unsigned long long offset = 0;
+    int used = 0;
+    if (sscanf(what, "offset %llu: %n", &offset, &used) == 1 && used > 0)
+        what += used;
+    s->status = MA_DIFF_UNUSABLE;
+    snprintf(s->message, sizeof s->message, "%.600s: sector %s: offset %llu: %.300s", shown, s->name, offset, what);
+}
+
+/* Whole-file SHA-256 of both files; 1 equal, 0 different, < 0 an error in e, *failed the path. */
+static int same_digest(const ma_diff_sector *s, unsigned threads, const char **failed, ma_error *e)
 {
     ma_sha256_options o = {0};
     o.threads = threads;
     o.whole_only = 1;
     ma_file_digest da, db;
+    *failed = s->a->path;
     int rc = ma_sha256_file(&da, s->a->path, &o, e);
     if (rc)
         return rc;
+    *failed = s->b->path;
     rc = ma_sha256_file(&db, s->b->path, &o, e);
     if (rc) {
         ma_file_digest_free(&da);
@@ -559,13 +583,14 @@ static int sector_compare(ma_diff_sector *s, ma_database *a, ma_database *b, con
     }
     int digest_equal = 0;
     if (s->format_a == s->format_b) {
-        int eq = same_digest(s, opt->threads ? opt->threads : online_cpus(), &e);
+        const char *failed = NULL;
+        int eq = same_digest(s, opt->threads ? opt->threads : online_cpus(), &failed, &e);
         if (eq == MA_ENOMEM || eq == MA_EINTERNAL) {
             *err = e;
             return eq;
         }
         if (eq < 0) {
-            unusable(s, &e);
+            hash_failure(s, failed, &e);
             return MA_OK;
         }
         digest_equal = eq;

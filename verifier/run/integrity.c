@@ -18,6 +18,7 @@
 #include "checksums/published.h"
 #include "common/fileio.h"
 #include "verifier/formats/open_file.h"
+#include "verifier/formats/source.h"
 #include "verifier/run/attest.h"
 #include "verifier/run/manifest_run.h"
 
@@ -217,22 +218,6 @@ static int is_excluded(const char *rel, char *const *ex, size_t n_ex)
     return 0;
 }
 
-/* Names verify would read as part of the database (verifier/formats/source.h): at the top of the
- * directory, ending in .mdb, .sec2, .sec or .secval. */
-static int database_name(const char *rel)
-{
-    if (strchr(rel, '/'))
-        return 0;
-    static const char *const suffixes[] = {".mdb", ".sec2", ".sec", ".secval"};
-    size_t n = strlen(rel);
-    for (size_t k = 0; k < sizeof suffixes / sizeof *suffixes; k++) {
-        size_t l = strlen(suffixes[k]);
-        if (n > l && !strcmp(rel + n - l, suffixes[k]))
-            return 1;
-    }
-    return 0;
-}
-
 /* The relative paths of dir never judged: what manifest create never lists, and the caller's. */
 static int excludes(char ***out, size_t *n_out, const ma_integrity_options *opt, const char *manifest,
                     ma_error *err)
@@ -341,13 +326,16 @@ static int judge_listed(ma_integrity *g, const reference *ref, const ma_integrit
     return rc;
 }
 
-/* Database files at the top of dir that the reference does not list. */
+/* Database files at the top of dir that the reference does not list. Only the top is listed:
+ * verify reads nothing below it (verifier/formats/source.h), so a subdirectory is no part of the
+ * database and is never opened here (a volume's root-only lost+found refuses no run); a file in
+ * one is judged only when the reference lists it (judge_listed). */
 static int judge_unlisted(ma_integrity *g, const reference *ref, const ma_integrity_options *opt, char *const *ex,
                           size_t n_ex, ma_error *err)
 {
     char **paths = NULL;
     size_t n = 0;
-    int rc = ma_manifest_list(&paths, &n, opt->dir, (const char *const *)ex, n_ex, err);
+    int rc = ma_manifest_list_top(&paths, &n, opt->dir, (const char *const *)ex, n_ex, err);
     if (rc)
         return rc == MA_ENOMEM ? rc : ma_manifest_as_input(rc, err);
     char **sorted = calloc(ref->n + 1, sizeof *sorted);
@@ -360,7 +348,7 @@ static int judge_unlisted(ma_integrity *g, const reference *ref, const ma_integr
     qsort(sorted, ref->n, sizeof *sorted, cmp_str);
     const char *what = ref->have_att ? "not in the attestation" : "not in the manifest";
     for (size_t i = 0; rc == MA_OK && i < n; i++) {
-        if (!database_name(paths[i]) || (opt->only && strcmp(paths[i], opt->only)) ||
+        if (!ma_database_file_like(paths[i]) || (opt->only && strcmp(paths[i], opt->only)) ||
             bsearch(&paths[i], sorted, ref->n, sizeof *sorted, cmp_str))
             continue;
         ma_damaged_file d;

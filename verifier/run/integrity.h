@@ -13,7 +13,9 @@
  *    size differs, content differs (pinned to chunks when possible), unreadable. Every file at the
  *    top of DIR that looks like a database file (.mdb, .sec2, .sec, .secval) and is not listed is
  *    "not in the manifest". Other unlisted files (a README, the store, logs) are not database
- *    files: verify never reads them, so they are not judged.
+ *    files: verify never reads them, so they are not judged. Nor is anything below the top of DIR
+ *    that the reference does not list: a subdirectory is no part of the database (discovery reads
+ *    only the top) and is never opened, so one that cannot be read is no error.
  *  - Whatever the reference, every open-format sector file whose header records a body digest is
  *    checked against it (and its size against the size its header's entry count needs); a file
  *    the reference already found damaged is not looked at again.
