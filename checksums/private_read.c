@@ -8,6 +8,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
+#include "common/counts.h"
 #include "common/huge_alloc.h"
 
 void ma_private_free(ma_private_bytes *b)
@@ -35,15 +36,15 @@ int ma_private_read(ma_private_bytes *out, int fd, const char *who, uint64_t siz
 {
     memset(out, 0, sizeof *out);
     if (size > (uint64_t)(SIZE_MAX / 2))
-        return ma_error_set(err, MA_ENOMEM, "%s: offset 0: out of memory reading %llu bytes", who,
-                            (unsigned long long)size);
+        return ma_error_set(err, MA_ENOMEM, "%s: offset 0: out of memory reading %s", who,
+                            MA_COUNT(size, "byte", "bytes"));
     uint8_t *buf = size ? ma_huge_alloc((size_t)size) : NULL;
     EVP_MD_CTX *ctx = EVP_MD_CTX_new();
     int rc = MA_OK;
     uint64_t off = 0;
     if ((size && !buf) || !ctx || EVP_DigestInit_ex(ctx, EVP_sha256(), NULL) != 1) {
-        rc = ma_error_set(err, MA_ENOMEM, "%s: offset 0: out of memory reading %llu bytes", who,
-                          (unsigned long long)size);
+        rc = ma_error_set(err, MA_ENOMEM, "%s: offset 0: out of memory reading %s", who,
+                          MA_COUNT(size, "byte", "bytes"));
         goto out;
     }
     while (off < size) {
@@ -61,9 +62,9 @@ int ma_private_read(ma_private_bytes *out, int fd, const char *who, uint64_t siz
         }
         if (got == 0) {
             rc = ma_error_set(err, MA_EIO,
-                              "%s: offset %llu: the file ended here, %llu bytes expected: "
+                              "%s: offset %llu: the file ended here, %s expected: "
                               "truncated while read",
-                              who, (unsigned long long)off, (unsigned long long)size);
+                              who, (unsigned long long)off, MA_COUNT(size, "byte", "bytes"));
             goto out;
         }
         /* exactly the bytes now in the buffer, in order: the digest is theirs */
@@ -77,8 +78,8 @@ int ma_private_read(ma_private_bytes *out, int fd, const char *who, uint64_t siz
     uint8_t extra;
     ssize_t more = read_at(fd, &extra, 1, size);
     if (more > 0) {
-        rc = ma_error_set(err, MA_EIO, "%s: offset %llu: the file holds more than its %llu bytes: "
-                          "grown while read", who, (unsigned long long)size, (unsigned long long)size);
+        rc = ma_error_set(err, MA_EIO, "%s: offset %llu: the file holds more than its %s: "
+                          "grown while read", who, (unsigned long long)size, MA_COUNT(size, "byte", "bytes"));
         goto out;
     }
     uint8_t d[MA_SHA256_LEN];

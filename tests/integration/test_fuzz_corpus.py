@@ -21,10 +21,10 @@ READERS = ("sec2", "sec", "secval", "open", "manifest", "run_import", "attest")
 # the build tree) and system libraries
 LIB_DIRS = {"formats": "verifier/formats", "store": "reports/store"}
 LIBS = {
-    "sec2": ["formats", "indexer", "common"], "sec": ["formats", "indexer", "common"],
-    "secval": ["formats", "indexer", "common"], "open": ["formats", "indexer", "checksums", "common"],
+    "sec2": ["formats", "indexer", "checksums", "common"], "sec": ["formats", "indexer", "checksums", "common"],
+    "secval": ["formats", "indexer", "checksums", "common"], "open": ["formats", "indexer", "checksums", "common"],
     "manifest": ["checksums", "common"], "run_import": ["store", "common"],
-    "attest": ["store", "checksums", "store", "formats", "indexer", "common"],
+    "attest": ["store", "checksums", "store", "formats", "indexer", "checksums", "common"],
 }
 # where each library's folder lies in the tree (and the build), by the design card's top level
 FOLDERS = {"formats": "verifier/formats", "store": "reports/store"}
