@@ -49,7 +49,7 @@ static void run(int threads)
     ma_resident_init(&r);
     for (int i = 0; i < N; i++) {
         src[i] = malloc(bytes[i]);
-        dst[i] = ma_resident_alloc(bytes[i]);
+        dst[i] = ma_huge_alloc(bytes[i]);
         assert_non_null(src[i]);
         assert_non_null(dst[i]);
         assert_int_equal((uintptr_t)dst[i] % MA_RESIDENT_PAGE, 0);
@@ -111,7 +111,7 @@ static void test_nothing_planned(void **state)
     ma_resident_init(&r);
     ma_resident_fill(&r); /* returns at once: no slice, nothing to wait for */
     ma_resident_destroy(&r);
-    void *m = ma_resident_alloc(0);
+    void *m = ma_huge_alloc(0);
     assert_non_null(m);
     assert_int_equal((uintptr_t)m % MA_RESIDENT_PAGE, 0);
     free(m);
@@ -171,7 +171,7 @@ static void test_copy_from_a_mapping_drops_its_pages(void **state)
     for (int drop = 0; drop <= 1; drop++) {
         const uint8_t *map = map_pattern_file(path, bytes, 0);
         assert_int_equal(mapping_rss_kib(map), (long)(bytes / 1024));
-        uint8_t *dst = ma_resident_alloc(bytes);
+        uint8_t *dst = ma_huge_alloc(bytes);
         assert_non_null(dst);
         ma_resident r;
         ma_resident_init(&r);
@@ -197,7 +197,7 @@ static void test_copy_from_a_mapping_drops_its_pages(void **state)
     /* a part of a mapping that does not start or end on a page: the pages it shares with the rest
      * of the mapping stay, every page wholly inside it is dropped */
     const uint8_t *map = map_pattern_file(path, bytes, 1);
-    uint8_t *dst = ma_resident_alloc(bytes);
+    uint8_t *dst = ma_huge_alloc(bytes);
     assert_non_null(dst);
     ma_resident r;
     ma_resident_init(&r);
@@ -223,7 +223,7 @@ static void test_private_bodies_are_not_copied(void **state)
 {
     (void)state;
     const size_t n = 3 * MA_RESIDENT_PAGE + 5;
-    uint8_t *a = ma_resident_alloc(n), *b = malloc(n);
+    uint8_t *a = ma_huge_alloc(n), *b = malloc(n);
     assert_non_null(a);
     assert_non_null(b);
     for (size_t i = 0; i < n; i++) {

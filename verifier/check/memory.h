@@ -5,7 +5,7 @@
  * docs/distributed.md "Memory per task").
  *
  * What a check holds besides the mapped files, at most, all rounded up to 2 MiB pages (they come
- * from ma_resident_alloc, on huge pages):
+ * from ma_huge_alloc, on huge pages):
  *  - the huge-page copies of ma_walk_copies: the open checker copies its distinct successor files'
  *    bodies in one batch and, when the sector is not its own successor, its own body in another;
  *    Malom's checker copies the successors' and its own entries in one batch. A batch is copied

@@ -9,11 +9,6 @@
 #include "common/huge_alloc.h"
 #include "common/ma_error.h"
 
-void *ma_resident_alloc(size_t bytes)
-{
-    return ma_huge_alloc(bytes); /* one allocator of huge pages: common/huge_alloc.h */
-}
-
 void ma_resident_init(ma_resident *r)
 {
     memset(r, 0, sizeof *r);

@@ -10,9 +10,8 @@
  * slices of 2 MiB until none is left, then waits until every slice is done.
  *
  * Contract:
- *  - ma_resident_alloc(bytes) is ma_huge_alloc (common/huge_alloc.h): memory aligned to 2 MiB, at
- *    least bytes long (one page for 0), advised for huge pages and not yet touched, or NULL; free
- *    it with free().
+ *  - destinations come from ma_huge_alloc (common/huge_alloc.h): 2 MiB-aligned memory advised
+ *    for huge pages, so that no two slices share a huge page.
  *  - ma_resident_add plans one copy of `bytes` bytes from src to dst, or zeroes of dst when src is
  *    NULL; at most MA_RESIDENT_PARTS parts (MA_EINVAL past that, nothing planned). With
  *    drop_src, src must lie inside a read-only MAP_PRIVATE file mapping (a format reader's): once
@@ -60,7 +59,6 @@ typedef struct {
     size_t os_page; /* the system's page size: the unit pages are dropped in */
 } ma_resident;
 
-void *ma_resident_alloc(size_t bytes);
 void ma_resident_init(ma_resident *r);
 int ma_resident_add(ma_resident *r, void *dst, const void *src, size_t bytes, int drop_src);
 void ma_resident_fill(ma_resident *r);

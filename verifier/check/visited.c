@@ -52,7 +52,7 @@ void ma_visited_team_plan(ma_visited_team *tm, _Atomic uint64_t *walk, uint64_t 
         (tm->own = calloc((size_t)threads - 1, sizeof *tm->own)) != NULL) {
         size_t bytes = (size_t)ma_visited_words(n) * sizeof **tm->own;
         for (int t = 0; t < threads - 1; t++)
-            if (!(tm->own[t] = ma_resident_alloc(bytes))) { /* all or none */
+            if (!(tm->own[t] = ma_huge_alloc(bytes))) { /* all or none */
                 while (t-- > 0)
                     free((void *)tm->own[t]);
                 free(tm->own);

@@ -75,7 +75,7 @@ int ma_visited_check(const _Atomic uint64_t *bits, uint64_t n, uint64_t *entry);
 
 /* Where the threads of one walk mark, for both checkers: thread 0 marks the walk's bitmap, and so
  * do the others unless each gets a bitmap of its own (ma_visited_own_fits, and the memory for all
- * of them; else none has one). An own bitmap comes from ma_resident_alloc untouched: its thread
+ * of them; else none has one). An own bitmap comes from ma_huge_alloc untouched: its thread
  * zeroes it (ma_visited_team_zero) before marking, so no single thread writes them all.
  *
  *  - ma_visited_team_plan never fails: without memory for own bitmaps the threads share `walk`.

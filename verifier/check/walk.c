@@ -89,7 +89,7 @@ int ma_walk_plan(ma_walk *wk, const ma_walk_sector *s)
         plan_chunks(wk, MA_WALK_CHUNK, s->entries);
     if (wk->by_opp || s->mark_by_entry) {
         size_t bytes = (size_t)ma_visited_words(s->entries) * sizeof *wk->visited;
-        wk->visited = ma_resident_alloc(bytes);
+        wk->visited = ma_huge_alloc(bytes);
         if (!wk->visited)
             return MA_ENOMEM;
         ma_resident_add(&wk->copies, (void *)wk->visited, NULL, bytes, 0);
@@ -111,7 +111,7 @@ int ma_walk_plan(ma_walk *wk, const ma_walk_sector *s)
 }
 
 int ma_walk_copies(ma_walk *wk, const void *const src[], const size_t bytes[], const uint64_t file[],
-                   const int mapped[], int n, const void *out[])
+                   const int kind[], int n, const void *out[])
 {
     uint64_t total = 0;
     for (int i = 0; i < n; i++) {
@@ -126,7 +126,7 @@ int ma_walk_copies(ma_walk *wk, const void *const src[], const size_t bytes[], c
         return 0;
     for (int i = 0; i < n; i++) {
         /* absent, or private already: read where it lies, one copy of the file's bytes */
-        if (!src[i] || (mapped && mapped[i] == MA_WALK_PRIVATE))
+        if (!src[i] || (kind && kind[i] == MA_WALK_PRIVATE))
             continue;
         int same = -1;
         for (int k = 0; k < i && same < 0; k++)
@@ -136,10 +136,10 @@ int ma_walk_copies(ma_walk *wk, const void *const src[], const size_t bytes[], c
             out[i] = out[same];
             continue;
         }
-        void *mem = wk->n_mem < MA_RESIDENT_PARTS ? ma_resident_alloc(bytes[i]) : NULL;
+        void *mem = wk->n_mem < MA_RESIDENT_PARTS ? ma_huge_alloc(bytes[i]) : NULL;
         if (!mem)
             continue;
-        if (ma_resident_add(&wk->copies, mem, src[i], bytes[i], mapped && mapped[i] == MA_WALK_MAPPED)) {
+        if (ma_resident_add(&wk->copies, mem, src[i], bytes[i], kind && kind[i] == MA_WALK_MAPPED)) {
             free(mem);
             continue;
         }

@@ -141,14 +141,14 @@ void ma_walk_plan_entries(ma_walk *wk, uint64_t entries);
  * memory could not be had). Returns 1 when the total was within the budget. The budget is judged
  * on whole files, which a plan knows without opening them, so that a task's memory can be
  * planned exactly (verifier/check/memory.h). The copies are made by the walk's threads. A body
- * with mapped[i] == MA_WALK_MAPPED (ma_walk_body_kind) has its pages dropped from the mapping as
+ * with kind[i] == MA_WALK_MAPPED (ma_walk_body_kind) has its pages dropped from the mapping as
  * it is copied (ma_resident_add's drop_src): the walk reads the copy, and nothing is held twice. A
- * body with mapped[i] == MA_WALK_PRIVATE is already in private huge-page memory (its file was read
+ * body with kind[i] == MA_WALK_PRIVATE is already in private huge-page memory (its file was read
  * privately, checksums/private_read.h): it is never copied (out[i] = src[i]) and never dropped
  * (anonymous memory dropped would read back as zeros); its file still counts in the total, so the
- * budget is judged on the same whole files either way. mapped may be NULL (none is either). */
+ * budget is judged on the same whole files either way. kind may be NULL (none is either). */
 int ma_walk_copies(ma_walk *wk, const void *const src[], const size_t bytes[], const uint64_t file[],
-                   const int mapped[], int n, const void *out[]);
+                   const int kind[], int n, const void *out[]);
 
 /* Non-zero when a unit of files totalling `total` bytes is copied (ma_walk_copies) or, in a verify
  * run, read privately (verifier/run/run_unit.c): MA_RESIDENT_PAGE .. MA_WALK_RESIDENT_BUDGET. The

@@ -11,7 +11,6 @@
 
 #include "common/huge_alloc.h"
 #include "verifier/check/memory.h"
-#include "verifier/check/walk.h"
 #include "verifier/run/shard.h"
 
 /* The private memory of node m's check (verifier/check/memory.h), from the files' sizes. */
@@ -61,11 +60,8 @@ static int shard_peaks(ma_database *db, unsigned n_shards, unsigned shard, uint6
          * an earlier unit mapped that a later one still reads; or, when they total the copy
          * budget, reads them privately (a file mapped before is released then): each on whole
          * 2 MiB pages, and no check copies them */
-        size_t m = ma_vr_unit_files(r, first, last, 0, which);
-        uint64_t total = 0;
-        for (size_t k = 0; k < m; k++)
-            total += size[which[k]];
-        int priv = ma_walk_within_budget(total);
+        size_t m;
+        int priv = ma_vr_unit_private(r, first, last, 0, which, &m);
         for (size_t k = 0; k < m; k++)
             live[which[k]] = priv ? 2 : 1;
         uint64_t held = 0;

@@ -35,6 +35,15 @@ size_t ma_vr_unit_files(const ma_vrun *r, size_t first, size_t last, int to_chec
     return m;
 }
 
+int ma_vr_unit_private(const ma_vrun *r, size_t first, size_t last, int to_check, int *which, size_t *m)
+{
+    *m = ma_vr_unit_files(r, first, last, to_check, which);
+    uint64_t total = 0;
+    for (size_t k = 0; k < *m; k++)
+        total += ma_shard_file_bytes(r->nodes[which[k]].dbs);
+    return ma_walk_within_budget(total);
+}
+
 /* The bytes hashed are the bytes checked, by construction (docs/runs.md): when the files the
  * unit's checks read total what the walk would copy into huge-page memory anyway (the rule of
  * ma_walk_copies, on whole files), each is read once into private memory instead, hashed as it is
@@ -46,15 +55,12 @@ static void read_unit_privately(ma_vrun *r, size_t first, size_t last)
     int *which = malloc((last - first) * (1 + MA_TURN_KINDS) * sizeof *which);
     if (!which)
         return;
-    size_t m = ma_vr_unit_files(r, first, last, 1, which);
-    uint64_t total = 0;
-    for (size_t k = 0; k < m; k++)
-        total += ma_shard_file_bytes(r->nodes[which[k]].dbs);
-    for (size_t k = 0; ma_walk_within_budget(total) && k < m; k++) {
+    size_t m;
+    int priv = ma_vr_unit_private(r, first, last, 1, which, &m);
+    for (size_t k = 0; priv && k < m; k++) {
         node *nd = &r->nodes[which[k]];
         nd->read_private = 1;
-        if (ma_database_is_open(r->db, nd->pub.variant, nd->pub.sector))
-            ma_database_release(r->db, nd->pub.variant, nd->pub.sector);
+        ma_database_release(r->db, nd->pub.variant, nd->pub.sector); /* mapped by an earlier unit */
         ma_database_read_privately(r->db, nd->pub.variant, nd->pub.sector, 1);
     }
     free(which);
