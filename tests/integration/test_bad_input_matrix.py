@@ -424,3 +424,31 @@ def test_manifest_file_type(millaudit_asan, manifest_dir, kind, code, fragment):
      "dangling-symlink": make_dangling}[kind](m)
     args = ["manifest", "check", m]
     check_row(run(millaudit_asan, *args), code, fragment, args)
+
+
+# ---- an unreadable sector file -------------------------------------------------------------------
+
+def test_unreadable_sector_file_is_named_with_its_sector_and_offset_on_every_line(millaudit, game):
+    """A sector file the user may not read (mode 000, run as nobody), with --audit: the hash phase
+    meets it first (it hashes every file the run reads) and the check then finds it unusable. Every
+    line the user gets names the file, the sector and the offset, the one-line form of every bad
+    input; the hash phase's line lacked the sector and the offset."""
+    top = shared_tmpdir()
+    try:
+        shutil.copytree(game, top / "game")
+        for p in top.rglob("*"):
+            p.chmod(0o755 if p.is_dir() else 0o644)
+        (top / "game" / "std_0_0_3_3.mdb").chmod(0)
+        top.chmod(0o777)
+        args = ["verify", top / "game", "--audit", top / "a.sqlite", "--no-manifest"]
+        proc = run_as_nobody(millaudit.path, *args)
+        skip_unless(proc is not None, "running as root without setpriv: cannot make a file unreadable for the test")
+        assert proc.returncode == 3, proc.stderr
+        lines = [ln for ln in proc.stderr.splitlines() if "std_0_0_3_3.mdb" in ln]
+        assert lines, proc.stderr
+        for ln in lines:
+            assert "std_0_0_3_3.mdb: sector 0_0_3_3: offset 0: cannot open" in ln, proc.stderr
+        assert "std_0_0_3_3: unusable" in proc.stdout
+    finally:
+        subprocess.run(["chmod", "-R", "u+rwX", str(top)])
+        shutil.rmtree(top, ignore_errors=True)

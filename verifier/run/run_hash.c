@@ -135,6 +135,21 @@ static int hash_secvals(ma_vrun *r, ma_error *err)
     return MA_OK;
 }
 
+/* A file the hash phase could not read, in the one-line form every bad input gets: the file, the
+ * sector, the offset ("<path>: sector S: offset N: <what>"). The hash's own message names the path
+ * and, for a failed read, the offset ("<path>: offset N: ..."); it knows no sectors. The check will
+ * find a file it reads unusable too, but an inventory file it only hashes has this line alone. */
+static void hash_error(ma_vrun *r, const char *msg, const char *path, const char *sector)
+{
+    size_t lp = strlen(path);
+    const char *rest = !strncmp(msg, path, lp) && !strncmp(msg + lp, ": ", 2) ? msg + lp + 2 : msg;
+    const char *u = strchr(sector, '_'); /* "std_3_3_0_0" -> "3_3_0_0", as the readers name it */
+    char line[1024];
+    snprintf(line, sizeof line, "%s: sector %s: %s%s", path, u ? u + 1 : sector,
+             strncmp(rest, "offset ", 7) ? "offset 0: " : "", rest);
+    ma_vr_add_error(r, line);
+}
+
 int ma_vr_hash_inputs(ma_vrun *r, ma_error *err)
 {
     r->phase = "hash";
@@ -196,7 +211,9 @@ int ma_vr_hash_inputs(ma_vrun *r, ma_error *err)
         if (rcs[i] == MA_OK)
             ma_sha256_hex(hex, d[i].digest);
         else
-            ma_vr_add_error(r, errs[i].msg); /* the check will find the file unusable too */
+            hash_error(r, errs[i].msg, paths[i],
+                       which[i] >= 0 ? r->nodes[which[i]].dbs->name
+                                     : r->inv.files[need_sha[-10 - which[i]]].sector);
         if (which[i] <= -10) {
             /* only for the inventory: hashed, never read by this run, so not in its manifest */
             snprintf(r->inv.files[need_sha[-10 - which[i]]].digest, sizeof r->inv.files[0].digest, "sha256:%s", hex);
