@@ -55,7 +55,7 @@ static void usage(FILE *out)
             "verify: check the signature with PUB.pem (`openssl pkey -in KEY.pem -pubout`), print the\n"
             "        scope (the whole database, or sectors given inputs), who attested what and when,\n"
             "        and the verdict; --db DIR: hash DIR's files and check every subject and input,\n"
-            "        and for the whole database that no database file of DIR is left out.\n"
+            "        and for the whole database that no database file at DIR's top is left out.\n"
             "exit: 0 written / the whole database verified (files match), 1 run not verified or an\n"
             "      unsealed merge (create) / bad\n"
             "      signature / a file changed, missing or not attested / discrepancies, 2 usage,\n"

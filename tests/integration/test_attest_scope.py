@@ -288,3 +288,43 @@ def test_a_v2_statement_of_an_earlier_build_is_read_with_its_scope(millaudit, wo
     proc = millaudit.run("attest", "verify", sign(world["sk"], st, tmp_path / "v3.json"), "--pub", world["pk"],
                          check=3)
     assert "predicateType" in proc.stderr
+
+
+def test_a_database_is_the_top_of_its_folder_for_attest_verify_too(millaudit, world, tmp_path):
+    """The database an attestation of the whole database is checked against is the top of --db, as
+    verify discovers it: a volume's root-only lost+found, which another user cannot list, refuses
+    nothing (it refused the whole check, exit 3 "cannot read directory"), and a sector file in a
+    subdirectory is no part of the database; a database file at the top that no subject names is
+    still "not attested"."""
+    from robust_util import run_as_nobody, shared_tmpdir
+    from conftest import skip_unless
+    store = tmp_path / "a.sqlite"
+    millaudit.run("verify", world["w"] / "clean", "--audit", store, "--quiet", check=0)
+    att = tmp_path / "att.json"
+    millaudit.run("attest", "create", "--audit", store, "--key", world["sk"], "--out", att, check=0)
+    top = shared_tmpdir()
+    try:
+        d = shutil.copytree(world["w"] / "clean", top / "db")
+        shutil.copy(att, top / "att.json")
+        shutil.copy(world["pk"], top / "team.pub")
+        for p in top.rglob("*"):
+            p.chmod(0o755 if p.is_dir() else 0o644)
+        (d / "lost+found").mkdir(mode=0o000)
+        (d / "old").mkdir(mode=0o755)
+        shutil.copy(d / "std_3_3_0_0.mdb", d / "old" / "std_3_3_0_0.mdb")
+        (d / "old" / "std_3_3_0_0.mdb").chmod(0o644)
+        args = ["attest", "verify", top / "att.json", "--pub", top / "team.pub", "--db", d]
+        proc = run_as_nobody(millaudit.path, *args)
+        skip_unless(proc is not None, "running as root without setpriv: cannot make a directory unreadable")
+        assert proc.returncode == 0, proc.stdout + proc.stderr
+        assert "not attested" not in proc.stderr and "cannot read" not in proc.stderr
+        extra = d / "std_4_3_0_0.mdb"
+        shutil.copy(d / "std_3_3_0_0.mdb", extra)
+        extra.chmod(0o644)
+        proc = run_as_nobody(millaudit.path, *args)
+        assert proc.returncode == 1, proc.stdout + proc.stderr
+        assert "std_4_3_0_0.mdb: not attested" in proc.stderr
+        assert "old/" not in proc.stderr
+    finally:
+        subprocess.run(["chmod", "-R", "u+rwx", str(top)])
+        shutil.rmtree(top, ignore_errors=True)

@@ -319,8 +319,11 @@ static int check_db(ma_attest_check *c, const char *dir, unsigned threads, ma_er
     size_t n = st->n_subjects;
     char **listed = NULL;
     size_t n_listed = 0;
-    /* the listing first: a directory that cannot be read is the command's failure, not a file's */
-    int rc = ma_manifest_list(&listed, &n_listed, dir, NULL, 0, err);
+    /* the listing first: a directory that cannot be read is the command's failure, not a file's.
+     * The top only: a database is what verify discovers there (a subdirectory is no part of it, so
+     * a root-only lost+found at a volume's root refuses nothing); a subject or input in a
+     * subdirectory is still hashed by name below, and unreadable there is its problem. */
+    int rc = ma_manifest_list_top(&listed, &n_listed, dir, NULL, 0, err);
     if (!rc)
         rc = check_files(c, dir, st->subjects, n, 0, threads, err);
     if (!rc)
@@ -346,7 +349,7 @@ static int check_db(ma_attest_check *c, const char *dir, unsigned threads, ma_er
         ma_file_provenance prov;
         ma_file_provenance_read(&prov, p, listed[i]);
         free(p);
-        if (prov.format[0] || (!strchr(listed[i], '/') && ma_database_file_like(listed[i])))
+        if (prov.format[0] || ma_database_file_like(listed[i]))
             rc = add_issue(c, listed[i], "not attested", NULL, NULL, NULL, err);
     }
     ma_manifest_paths_free(listed, n_listed);
