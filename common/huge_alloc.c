@@ -3,6 +3,7 @@
 
 #include <stdlib.h>
 #include <sys/mman.h>
+#include <unistd.h>
 
 size_t ma_huge_size(size_t bytes)
 {
@@ -19,4 +20,27 @@ void *ma_huge_alloc(size_t bytes)
     if (mem)
         madvise(mem, alloc, MADV_HUGEPAGE);
     return mem;
+}
+
+/* The system's page: what mprotect works in. */
+static size_t small_page(void)
+{
+    long p = sysconf(_SC_PAGESIZE);
+    return p > 0 ? (size_t)p : 4096;
+}
+
+size_t ma_fit_size(size_t bytes)
+{
+    if (bytes >= MA_HUGE_PAGE)
+        return ma_huge_size(bytes);
+    size_t page = small_page();
+    size_t alloc = (bytes + page - 1) / page * page;
+    return alloc ? alloc : page;
+}
+
+void *ma_fit_alloc(size_t bytes)
+{
+    if (bytes >= MA_HUGE_PAGE)
+        return ma_huge_alloc(bytes);
+    return aligned_alloc(small_page(), ma_fit_size(bytes));
 }

@@ -9,6 +9,12 @@
  *    (MADV_HUGEPAGE) and not yet touched, or NULL. Release it with free(). Whoever changes its
  *    protection (mprotect) restores PROT_READ | PROT_WRITE over all ma_huge_size(bytes) bytes
  *    before free(): the allocator may write into memory it is given back.
+ *  - ma_fit_alloc(bytes) is ma_huge_alloc(bytes) from MA_HUGE_PAGE bytes on; below one huge page
+ *    it returns memory aligned to the system page, ma_fit_size(bytes) long (bytes rounded up to
+ *    whole system pages; one page for 0), not advised for huge pages, or NULL: a 40 KB buffer then
+ *    holds 40 KB, not a whole 2 MiB page (a page that small costs few TLB entries anyway).
+ *    ma_fit_size(bytes) is ma_huge_size(bytes) from MA_HUGE_PAGE on. Released, and protected, as
+ *    ma_huge_alloc's memory, over ma_fit_size(bytes) bytes.
  * Nothing here knows about files or formats.
  */
 #ifndef MA_COMMON_HUGE_ALLOC_H
@@ -20,5 +26,7 @@
 
 size_t ma_huge_size(size_t bytes);
 void *ma_huge_alloc(size_t bytes);
+size_t ma_fit_size(size_t bytes);
+void *ma_fit_alloc(size_t bytes);
 
 #endif
