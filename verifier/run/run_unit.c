@@ -118,7 +118,8 @@ static const ma_source *node_source(ma_vrun *r, int i, int *present, int *stop, 
     const ma_source *src;
     ma_error e;
     if (ma_database_source(r->db, nd->pub.variant, nd->pub.sector, &src, &e)) {
-        if (e.code == MA_ENOMEM || e.code == MA_EINTERNAL) {
+        /* a signal that stopped a private read stops the run (the unit is not checked) */
+        if (e.code == MA_ENOMEM || e.code == MA_EINTERNAL || e.code == MA_ECANCELED) {
             *stop = e.code;
             *err = e;
         } else {
