@@ -16,7 +16,7 @@ void ma_private_free(ma_private_bytes *b)
     if (b->data) {
         /* the allocator writes into memory given back (huge_alloc.h) */
         (void)mprotect((void *)b->data, ma_fit_size(b->size), PROT_READ | PROT_WRITE);
-        free((void *)b->data);
+        ma_fit_free((void *)b->data, b->size);
     }
     memset(b, 0, sizeof *b);
 }
@@ -107,6 +107,6 @@ int ma_private_read(ma_private_bytes *out, int fd, const char *who, uint64_t siz
     buf = NULL;
 out:
     EVP_MD_CTX_free(ctx);
-    free(buf);
+    ma_fit_free(buf, (size_t)size);
     return rc;
 }

@@ -12,7 +12,7 @@
  *  - ma_private_read(out, fd, who, size, cancel, err) reads bytes [0, size) of the regular file
  *    open at fd with pread, in pieces of MA_PRIVATE_READ_PIECE bytes, into fresh memory from
  *    ma_fit_alloc (common/huge_alloc.h: whole 2 MiB pages from one huge page up, ordinary pages
- *    below, so a small file costs its size), feeding exactly the bytes placed in the buffer, in
+ *    of a mapping of its own below, so a small file costs its size, and no more once freed), feeding exactly the bytes placed in the buffer, in
  *    order, to one SHA-256 (OpenSSL EVP). size is the file's size as the caller took it
  *    (fstat). Then it checks that the file holds nothing past size (a file that grew while read
  *    changed), turns the buffer read-only (mprotect PROT_READ) and fills *out: data (NULL for an
