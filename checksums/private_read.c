@@ -15,10 +15,15 @@ void ma_private_free(ma_private_bytes *b)
 {
     if (b->data) {
         /* the allocator writes into memory given back (huge_alloc.h) */
-        (void)mprotect((void *)b->data, ma_huge_size(b->size), PROT_READ | PROT_WRITE);
-        free((void *)b->data);
+        (void)mprotect((void *)b->data, ma_fit_size(b->size), PROT_READ | PROT_WRITE);
+        ma_fit_free((void *)b->data, b->size);
     }
     memset(b, 0, sizeof *b);
+}
+
+uint64_t ma_private_held(uint64_t size)
+{
+    return size ? (uint64_t)ma_fit_size((size_t)size) : 0;
 }
 
 /* pread that retries when interrupted by a signal: a signal stops the read through cancel. */
@@ -38,7 +43,7 @@ int ma_private_read(ma_private_bytes *out, int fd, const char *who, uint64_t siz
     if (size > (uint64_t)(SIZE_MAX / 2))
         return ma_error_set(err, MA_ENOMEM, "%s: offset 0: out of memory reading %s", who,
                             MA_COUNT(size, "byte", "bytes"));
-    uint8_t *buf = size ? ma_huge_alloc((size_t)size) : NULL;
+    uint8_t *buf = size ? ma_fit_alloc((size_t)size) : NULL;
     EVP_MD_CTX *ctx = EVP_MD_CTX_new();
     int rc = MA_OK;
     uint64_t off = 0;
@@ -90,7 +95,7 @@ int ma_private_read(ma_private_bytes *out, int fd, const char *who, uint64_t siz
         goto out;
     }
     /* read-only from here: a bug that wrote into the bytes checked would fault, not pass */
-    if (buf && mprotect(buf, ma_huge_size((size_t)size), PROT_READ) != 0) {
+    if (buf && mprotect(buf, ma_fit_size((size_t)size), PROT_READ) != 0) {
         rc = ma_error_set(err, MA_ENOMEM, "%s: offset 0: cannot make the bytes read read-only: %s",
                           who, strerror(errno));
         goto out;
@@ -102,6 +107,6 @@ int ma_private_read(ma_private_bytes *out, int fd, const char *who, uint64_t siz
     buf = NULL;
 out:
     EVP_MD_CTX_free(ctx);
-    free(buf);
+    ma_fit_free(buf, (size_t)size);
     return rc;
 }

@@ -11,8 +11,9 @@
  * Contract:
  *  - ma_private_read(out, fd, who, size, cancel, err) reads bytes [0, size) of the regular file
  *    open at fd with pread, in pieces of MA_PRIVATE_READ_PIECE bytes, into fresh memory from
- *    ma_huge_alloc (common/huge_alloc.h: 2 MiB pages), feeding exactly the bytes placed in the
- *    buffer, in order, to one SHA-256 (OpenSSL EVP). size is the file's size as the caller took it
+ *    ma_fit_alloc (common/huge_alloc.h: whole 2 MiB pages from one huge page up, ordinary pages
+ *    of a mapping of its own below, so a small file costs its size, and no more once freed), feeding exactly the bytes placed in the buffer, in
+ *    order, to one SHA-256 (OpenSSL EVP). size is the file's size as the caller took it
  *    (fstat). Then it checks that the file holds nothing past size (a file that grew while read
  *    changed), turns the buffer read-only (mprotect PROT_READ) and fills *out: data (NULL for an
  *    empty file), size, and the digest in lowercase hex as a run records it. fd is not closed.
@@ -21,11 +22,14 @@
  *    filled buffer ever returned:
  *      MA_EIO       a read error at offset N (strerror), the file ending at N before size bytes
  *                   (truncated while read), or holding bytes past size (grown while read);
- *      MA_ECANCELED *cancel became non-zero (checked before each piece; cancel may be NULL);
+ *      MA_ECANCELED *cancel became non-zero (checked before each piece, so a signal whose
+ *                   handler sets it stops a large read within one piece; cancel may be NULL);
  *      MA_ENOMEM    no memory for the buffer or the digest (offset 0).
  *  - ma_private_free releases the buffer (restoring write access first, as huge_alloc.h asks) and
  *    zeroes *b; a zeroed struct is allowed. Never madvise(MADV_DONTNEED) the buffer: anonymous
  *    memory dropped reads back as zeros.
+ *  - ma_private_held(size): the memory a successful read of a file of size bytes holds until it
+ *    is freed (ma_fit_size; 0 for an empty file), for a plan of a run's memory.
  * Threading: any number of calls at once on different structs.
  */
 #ifndef MA_CHECKSUMS_PRIVATE_READ_H
@@ -50,5 +54,6 @@ typedef struct ma_private_bytes {
 int ma_private_read(ma_private_bytes *out, int fd, const char *who, uint64_t size,
                     const volatile sig_atomic_t *cancel, ma_error *err);
 void ma_private_free(ma_private_bytes *b);
+uint64_t ma_private_held(uint64_t size);
 
 #endif

@@ -74,6 +74,11 @@ void ma_cli_test_hook_install(ma_cli_test_hook *h, ma_vrun *run, const volatile 
     const char *stop_after = getenv("MILLAUDIT_TEST_STOP_AFTER_SECTORS");
     if (stop_after && *stop_after)
         hooks.stop_after_sectors = (size_t)strtoull(stop_after, NULL, 10);
+    const char *budget = getenv("MILLAUDIT_TEST_PRIVATE_BUDGET");
+    if (budget && *budget) {
+        hooks.lower_private_budget = 1;
+        hooks.private_budget = (uint64_t)strtoull(budget, NULL, 10);
+    }
     if (h->step[0]) {
         hooks.on_step = rendezvous;
         hooks.step_ctx = h;

@@ -181,6 +181,26 @@ def test_sigterm_stops_cleanly_with_143(millaudit_planted, game5, reference, tmp
     con.close()
 
 
+def test_signal_before_a_private_read_stops_the_run_and_resume_completes_it(millaudit, millaudit_planted, game5,
+                                                                            reference, tmp_path):
+    """SIGINT while the run is paused right after its hash phase: the next thing the run does is
+    the first unit's private read (every unit of this game totals under 1 GiB), which sees the flag
+    before its first piece and stops (checksums/private_read.h); that unit is not checked and the
+    run stops as on any signal: exit 130, "interrupted", nothing committed, no file blamed. --resume
+    then checks every sector, to the uninterrupted run's result."""
+    ref_doc, ref_store = reference
+    store = tmp_path / "a.sqlite"
+    code, out, err, kept = paused(millaudit_planted, game5, store, "hashed", signal.SIGINT, "--json")
+    assert code == 130, err
+    doc = json.loads(out)
+    assert doc["verdict"] == "interrupted" and kept == 0 and committed(store) == 0
+    assert not any(s["status"] == "unusable" for s in doc["sectors"]), err
+    proc = millaudit.run("verify", game5, "--audit", store, "--resume", "--json", check=1)
+    doc = json.loads(proc.stdout)
+    assert doc["mode"] == "resume" and doc["totals"]["sectors_carried_over"] == 0
+    assert comparable(doc) == comparable(ref_doc)
+
+
 def successors(variant_stones, s):
     """Stored successor sectors of sector s = (W, B, WF, BF) in the standard game, by the rules of
     malom-format.md §2.2 written out again here: place (with or without a mill) while stones are

@@ -1,7 +1,13 @@
 /* checksums/private_read.h: the bytes placed in the buffer are the file's, their digest is the
  * SHA-256 of exactly those bytes, the buffer is read-only, and a file shorter or longer than the
  * size asked (truncated or grown while read), a read error or a cancel is an error naming the
- * offset, with nothing returned. */
+ * offset, with nothing returned; a signal that arrives while a piece is read stops the read
+ * before the next piece. A file under one 2 MiB page holds ordinary pages, not a huge one.
+ *
+ * This executable has a seam of the linker (tests/unit/CMakeLists.txt: --wrap=pread): every pread
+ * of the code under test goes through __wrap_pread below, which passes it on and, when a test asks,
+ * raises a signal right after the n-th one, so that a signal lands inside a read at a known piece
+ * instead of racing the read's speed. No shipped binary has the seam. */
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>
@@ -20,6 +26,24 @@
 #include "common/counts.h"
 #include "common/huge_alloc.h"
 #include "support.h"
+
+/* The seam: the real pread, and after the raise_after-th call (0: never) SIGINT, raised in this
+ * thread, so its handler has run when the call returns to the code under test. */
+ssize_t __real_pread(int fd, void *buf, size_t n, off_t off);
+ssize_t __wrap_pread(int fd, void *buf, size_t n, off_t off);
+static int raise_after, preads;
+
+ssize_t __wrap_pread(int fd, void *buf, size_t n, off_t off)
+{
+    ssize_t got = __real_pread(fd, buf, n, off);
+    if (++preads == raise_after)
+        raise(SIGINT);
+    return got;
+}
+
+/* What verify's handler does (cli/signals.c): record the signal in the run's stop flag. */
+static volatile sig_atomic_t stop_flag;
+static void on_signal(int sig) { stop_flag = sig; }
 
 typedef struct fixture {
     char dir[64];
@@ -95,7 +119,8 @@ static void test_digest_is_of_the_bytes_read(void **state)
         assert_int_equal(p.read, 1);
         assert_int_equal(p.size, n);
         assert_non_null(p.data);
-        assert_int_equal((uintptr_t)p.data % MA_HUGE_PAGE, 0);
+        if (n >= MA_HUGE_PAGE) /* on 2 MiB pages; smaller: test_small_files_take_ordinary_pages */
+            assert_int_equal((uintptr_t)p.data % MA_HUGE_PAGE, 0);
         assert_memory_equal(p.data, want, n);
         uint8_t d[MA_SHA256_LEN];
         char hex[MA_SHA256_HEX_LEN + 1];
@@ -218,6 +243,83 @@ static void test_read_error_and_cancel(void **state)
     assert_string_equal(err.msg, "F: offset 0: interrupted");
 }
 
+/* SIGINT raised while the first (then the second) 2 MiB piece is read, through a handler that
+ * sets the stop flag as verify's does: the read stops before the next piece, with the offset
+ * where it stopped, and nothing is returned or left allocated (ASan's leak check sees the rest). */
+static void test_signal_stops_the_read_between_pieces(void **state)
+{
+    fixture *fx = *state;
+    size_t n = 3 * MA_PRIVATE_READ_PIECE + 5;
+    free(write_file(fx, n, 6));
+    struct sigaction sa, old;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = on_signal;
+    sigemptyset(&sa.sa_mask);
+    assert_int_equal(sigaction(SIGINT, &sa, &old), 0);
+    for (int after = 1; after <= 2; after++) {
+        stop_flag = 0;
+        preads = 0;
+        raise_after = after;
+        int fd = open_ro(fx);
+        ma_private_bytes p;
+        ma_error err;
+        assert_int_equal(ma_private_read(&p, fd, "F: sector 4_4_0_0", n, &stop_flag, &err), MA_ECANCELED);
+        close(fd);
+        assert_int_equal(stop_flag, SIGINT);
+        assert_int_equal(preads, after); /* no piece read after the signal */
+        assert_zeroed(&p);
+        char want[100];
+        snprintf(want, sizeof want, "F: sector 4_4_0_0: offset %zu: interrupted", after * MA_PRIVATE_READ_PIECE);
+        assert_string_equal(err.msg, want);
+    }
+    /* the seam passes reads on untouched: unarmed, the same file reads whole */
+    raise_after = 0;
+    stop_flag = 0;
+    int fd = open_ro(fx);
+    ma_private_bytes p;
+    ma_error err;
+    assert_int_equal(ma_private_read(&p, fd, "F", n, &stop_flag, &err), MA_OK);
+    close(fd);
+    assert_int_equal(p.size, n);
+    ma_private_free(&p);
+    assert_int_equal(sigaction(SIGINT, &old, NULL), 0);
+}
+
+/* Under one 2 MiB page the bytes go to ordinary pages (ma_fit_alloc): a 40 KB file holds 40 KB,
+ * not a huge page, and still page-aligned and read-only; from one huge page up, 2 MiB pages. What
+ * a read holds is what ma_private_held tells the memory plan. */
+static void test_small_files_take_ordinary_pages(void **state)
+{
+    fixture *fx = *state;
+    size_t page = (size_t)sysconf(_SC_PAGESIZE);
+    const size_t sizes[] = {1, 40000, MA_HUGE_PAGE - 1, MA_HUGE_PAGE, MA_HUGE_PAGE + 1};
+    for (size_t t = 0; t < sizeof sizes / sizeof *sizes; t++) {
+        size_t n = sizes[t];
+        uint8_t *want = write_file(fx, n, (unsigned)t + 11);
+        int fd = open_ro(fx);
+        ma_private_bytes p;
+        ma_error err;
+        assert_int_equal(ma_private_read(&p, fd, "F", n, NULL, &err), MA_OK);
+        assert_memory_equal(p.data, want, n);
+        size_t held = (size_t)ma_private_held(n);
+        assert_int_equal(held, ma_fit_size(n));
+        if (n < MA_HUGE_PAGE) {
+            assert_int_equal(held, (n + page - 1) / page * page);
+            assert_int_equal((uintptr_t)p.data % page, 0);
+        } else {
+            assert_int_equal(held, ma_huge_size(n));
+            assert_int_equal((uintptr_t)p.data % MA_HUGE_PAGE, 0);
+        }
+        errno = 0; /* read-only over all it holds, the last byte too */
+        assert_int_equal(pread(fd, (void *)(p.data + n - 1), 1, 0), -1);
+        assert_int_equal(errno, EFAULT);
+        close(fd);
+        ma_private_free(&p);
+        free(want);
+    }
+    assert_int_equal(ma_private_held(0), 0); /* an empty file holds nothing */
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -227,6 +329,8 @@ int main(void)
         cmocka_unit_test(test_truncated_while_read),
         cmocka_unit_test(test_grown_while_read),
         cmocka_unit_test(test_read_error_and_cancel),
+        cmocka_unit_test(test_signal_stops_the_read_between_pieces),
+        cmocka_unit_test(test_small_files_take_ordinary_pages),
     };
     return ma_test_run_group(tests, setup, teardown);
 }

@@ -650,9 +650,10 @@ static void rewrite_on_step(void *ctx, const char *step, const char *sector)
     corrupt_one_win(w->victim);
 }
 
-/* The bytes hashed are the bytes checked: a successor file rewritten in place after its parent's
- * check read it withdraws the parent (never verified, never carried over), with and without a
- * store; the next incremental run checks what is on disk. */
+/* The bytes hashed are the bytes checked, on the path of units over the budget (mapped, hashed
+ * again after the check; the test hooks' lower budget of 0 maps every unit): a successor file
+ * rewritten in place after its parent's check read it withdraws the parent (never verified, never
+ * carried over), with and without a store; the next incremental run checks what is on disk. */
 static void test_successor_rewritten_during_the_check_is_withdrawn(void **state)
 {
     fixture *fx = *state;
@@ -667,7 +668,8 @@ static void test_successor_rewritten_during_the_check_is_withdrawn(void **state)
         rewrite_step w = {"std_2_3_1_0", "", 0};
         snprintf(w.victim, sizeof w.victim, "%s", path);
         ma_vrun_options o = options(fx, with_store ? fx->store : NULL, MA_VRUN_FULL);
-        ma_vrun_test_hooks hooks = {.on_step = rewrite_on_step, .step_ctx = &w};
+        ma_vrun_test_hooks hooks = {.on_step = rewrite_on_step, .step_ctx = &w,
+                                    .lower_private_budget = 1, .private_budget = 0};
         ma_vrun *r = run_ok_with(&o, &hooks);
         assert_true(w.fired);
         const ma_vrun_sector *parent = find(r, "std_2_3_1_0");
@@ -690,6 +692,90 @@ static void test_successor_rewritten_during_the_check_is_withdrawn(void **state)
     ma_vrun_free(r);
     snprintf(cmd, sizeof cmd, "cp '%s' '%s'", backup, path);
     assert_int_equal(system(cmd), 0);
+}
+
+/* Read privately (every unit of this game is within the budget, under one 2 MiB page): the same
+ * rewrite, after the parent's check read the child, changes nothing the run says; the check and
+ * the digest recorded are of the bytes read, the good ones, and no later unit reads the child
+ * again, so the run is verified. The next incremental run checks the bytes now on disk. */
+static void test_successor_rewritten_after_its_private_read_keeps_the_bytes_read(void **state)
+{
+    fixture *fx = *state;
+    char path[400], backup[400], cmd[900];
+    snprintf(path, sizeof path, "%s/std_3_3_0_0.mdb", fx->db);
+    snprintf(backup, sizeof backup, "%s/std_3_3_0_0.keep", fx->dir);
+    snprintf(cmd, sizeof cmd, "cp '%s' '%s'", path, backup);
+    assert_int_equal(system(cmd), 0);
+    uint8_t good[32];
+    char good_hex[65];
+    size_t len = 0;
+    unsigned char *bytes = ma_test_slurp(path, &len);
+    assert_non_null(bytes);
+    ma_sha256_buffer(good, bytes, len);
+    free(bytes);
+    ma_sha256_hex(good_hex, good);
+    rewrite_step w = {"std_2_3_1_0", "", 0};
+    snprintf(w.victim, sizeof w.victim, "%s", path);
+    ma_vrun_options o = options(fx, fx->store, MA_VRUN_FULL);
+    ma_vrun_test_hooks hooks = {.on_step = rewrite_on_step, .step_ctx = &w};
+    ma_vrun *r = run_ok_with(&o, &hooks);
+    assert_true(w.fired);
+    assert_int_equal(find(r, "std_2_3_1_0")->status, MA_SECTOR_OK);
+    assert_int_equal(ma_vrun_verdict_of(r), MA_VERDICT_VERIFIED);
+    int64_t id = ma_vrun_id(r);
+    ma_vrun_free(r);
+    char q[300];
+    snprintf(q, sizeof q, "SELECT count(*) FROM sector_inputs WHERE run_id = %lld AND sector = 'std_2_3_1_0' "
+             "AND path = 'std_3_3_0_0.mdb' AND sha256 = '%s'", (long long)id, good_hex);
+    assert_int_equal(sql_int(fx->store, q), 1); /* the digest of the bytes read, not of those on disk */
+    o = options(fx, fx->store, MA_VRUN_INCREMENTAL);
+    r = run_ok(&o);
+    assert_int_equal(find(r, "std_2_3_1_0")->carried, 0);
+    assert_int_equal(find(r, "std_3_3_0_0")->discrepancies, 1);
+    ma_vrun_free(r);
+    snprintf(cmd, sizeof cmd, "cp '%s' '%s'", backup, path);
+    assert_int_equal(system(cmd), 0);
+}
+
+/* on_step: right after the hash phase, the signal's flag is set, as SIGINT's handler would set it. */
+static void stop_on_hashed(void *ctx, const char *step, const char *sector)
+{
+    (void)sector;
+    if (!strcmp(step, "hashed"))
+        *(volatile sig_atomic_t *)ctx = SIGINT;
+}
+
+/* A signal that arrives while a unit's files are read privately (here: before the first unit's
+ * read) stops the read (checksums/private_read.h, between pieces), and the run stops as on any
+ * signal: MA_ECANCELED, interrupted, nothing checked or recorded as a sector's result, no file
+ * blamed (no error, no sector unusable); a resume then checks every sector. */
+static void test_signal_during_a_private_read_stops_the_run(void **state)
+{
+    fixture *fx = *state;
+    volatile sig_atomic_t stop = 0;
+    ma_vrun_options o = options(fx, fx->store, MA_VRUN_FULL);
+    o.cancel = &stop;
+    ma_vrun *r = NULL;
+    ma_error err;
+    assert_int_equal(ma_vrun_create(&r, &o, &err), MA_OK);
+    ma_vrun_test_hooks hooks = {.on_step = stop_on_hashed, .step_ctx = (void *)&stop};
+    ma_vrun_set_test_hooks(r, &hooks);
+    assert_int_equal(ma_vrun_execute(r, &err), MA_ECANCELED);
+    assert_int_equal(ma_vrun_verdict_of(r), MA_VERDICT_INTERRUPTED);
+    assert_int_equal(ma_vrun_error_count(r), 0);
+    for (size_t i = 0; i < ma_vrun_sector_count(r); i++)
+        assert_int_not_equal(ma_vrun_sector_at(r, i)->status, MA_SECTOR_UNUSABLE);
+    int64_t id = ma_vrun_id(r);
+    ma_vrun_free(r);
+    char q[200];
+    snprintf(q, sizeof q, "SELECT count(*) FROM sector_results WHERE run_id = %lld", (long long)id);
+    assert_int_equal(sql_int(fx->store, q), 0);
+    o = options(fx, fx->store, MA_VRUN_RESUME);
+    r = run_ok(&o);
+    assert_int_equal(ma_vrun_resumed_from(r), id);
+    assert_int_equal(ma_vrun_totals_of(r)->sectors_checked, 7);
+    assert_int_equal(ma_vrun_verdict_of(r), MA_VERDICT_VERIFIED);
+    ma_vrun_free(r);
 }
 
 /* Writes word at entry of the open-format sector file path and reseals its body digest, as a
@@ -830,6 +916,7 @@ int main(void)
         cmocka_unit_test(test_bad_root_fails_in_scan),
         cmocka_unit_test(test_options_that_contradict_are_refused),
         cmocka_unit_test_setup(test_cancel_records_an_interrupted_run, fresh_store),
+        cmocka_unit_test_setup(test_signal_during_a_private_read_stops_the_run, fresh_store),
         cmocka_unit_test_setup(test_resume_checks_only_sectors_without_a_result, fresh_store),
         cmocka_unit_test_setup(test_resume_refuses_another_tool_version, fresh_store),
         cmocka_unit_test_setup(test_stopped_run_is_interrupted_k_of_n_and_stays_so, fresh_store),
@@ -839,6 +926,7 @@ int main(void)
         cmocka_unit_test(test_a_recorded_run_records_its_inventory_and_plan),
         cmocka_unit_test_setup(test_an_empty_shard_is_verified, fresh_store),
         cmocka_unit_test_setup(test_successor_rewritten_during_the_check_is_withdrawn, fresh_store),
+        cmocka_unit_test_setup(test_successor_rewritten_after_its_private_read_keeps_the_bytes_read, fresh_store),
         cmocka_unit_test(test_a_successor_with_a_bad_encoding_leaves_its_parent_incomplete),
         cmocka_unit_test(test_an_immediate_win_is_a_root_whatever_its_successors),
         cmocka_unit_test(test_a_discrepancy_set_finds_every_member),

@@ -1,6 +1,6 @@
 /* Unit tests of a task's planned peak memory: verifier/check/memory (the private memory of one
- * sector's check, per format) and ma_shard_peaks (verifier/run/run_peak.c: the files mapped at once
- * in the run's unit order, plus that). */
+ * sector's check, per format) and ma_shard_peaks (verifier/run/run_peak.c: the files read privately
+ * or mapped at once in the run's unit order, plus that). */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -11,9 +11,11 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "checksums/private_read.h"
 #include "verifier/check/memory.h"
 #include "verifier/check/resident.h"
 #include "verifier/check/visited.h"
+#include "verifier/check/walk.h"
 #include "verifier/run/shard.h"
 
 #include "tests/unit/support.h"
@@ -101,66 +103,107 @@ static void make_file(const char *dir, const char *name, off_t size)
     assert_int_equal(truncate(p, size), 0); /* sparse: the plan reads no byte of it */
 }
 
-/* One shard of std 3_3, 3_4, 4_3, 4_4 (open format, sizes only). The run checks 3_3 (its own
- * successor) first, then the twins 3_4 and 4_3 (each the other's successor; 3_4 reads 3_3 too) as
- * one unit, then 4_4 (reads 4_4 and 3_4). 3_3 alone is under one 2 MiB page: mapped, and a file
- * mapped stays mapped until the last unit that reads it. The twins' unit (3_3, 3_4, 4_3) and 4_4's
- * (4_4, 3_4) total the copy budget: their files are read privately, each on whole 2 MiB pages
- * (3_3, mapped before, is released and read again), not copied, and freed after the unit. */
-static void test_peaks_follow_the_files_mapped_at_once(void **state)
+/* The plan of one shard of std 3_3, 3_4, 4_3, 4_4 (open format, files of these sizes, sparse),
+ * against each sector's expected peak, its largest sector's the shard's. */
+static void plan_of(const uint64_t size[4], uint64_t peak[4])
 {
-    (void)state;
     char dir[] = "/tmp/test_shard_memory.XXXXXX";
     assert_non_null(mkdtemp(dir));
-    const uint64_t s33 = 128 + 2 * 1000000, s34 = 128 + 2 * 3000000, s43 = 128 + 2 * 5000000,
-                   s44 = 128 + 2 * 7000000;
-    make_file(dir, "std_3_3_0_0.mdb", (off_t)s33);
-    make_file(dir, "std_3_4_0_0.mdb", (off_t)s34);
-    make_file(dir, "std_4_3_0_0.mdb", (off_t)s43);
-    make_file(dir, "std_4_4_0_0.mdb", (off_t)s44);
+    const char *names[4] = {"std_3_3_0_0.mdb", "std_3_4_0_0.mdb", "std_4_3_0_0.mdb", "std_4_4_0_0.mdb"};
+    for (int i = 0; i < 4; i++)
+        make_file(dir, names[i], (off_t)size[i]);
     ma_database *db;
     ma_error err;
     assert_int_equal(ma_database_open(&db, dir, NULL, &err), MA_OK);
     assert_int_equal(ma_database_count(db), 4);
-    uint64_t peak[4];
-    assert_int_equal(ma_shard_peaks(db, 1, peak, &err), MA_OK);
-    /* what each check holds privately, by the rule tested above */
-    ma_check_memory_in in;
-    memset(&in, 0, sizeof in);
-    in.format = MA_FORMAT_OPEN;
-    in.entries = 1000000, in.self_file = s33, in.self_is_child = 1;
-    uint64_t p33 = ma_check_private_bytes(&in);
-    in.files_private = 1;
-    in.entries = 3000000, in.self_file = s34, in.self_is_child = 0, in.child_file[0] = s43, in.child_file[1] = s33;
-    uint64_t p34 = ma_check_private_bytes(&in);
-    in.entries = 5000000, in.self_file = s43, in.child_file[0] = s34, in.child_file[1] = 0;
-    uint64_t p43 = ma_check_private_bytes(&in);
-    in.entries = 7000000, in.self_file = s44, in.self_is_child = 1, in.child_file[0] = s34;
-    uint64_t p44 = ma_check_private_bytes(&in);
     /* the database lists sectors by name: 3_3, 3_4, 4_3, 4_4 */
     assert_string_equal(ma_database_sector(db, 0)->name, "std_3_3_0_0");
     assert_string_equal(ma_database_sector(db, 3)->name, "std_4_4_0_0");
-    assert_int_equal(peak[0], s33 + p33 + MA_CHECK_FIXED_BYTES);
-    assert_true(s33 < MA_RESIDENT_PAGE); /* the first unit is mapped */
-    uint64_t h33 = ma_huge_size(s33), h34 = ma_huge_size(s34), h43 = ma_huge_size(s43), h44 = ma_huge_size(s44);
-    assert_int_equal(h33, 2 * MIB);
-    assert_int_equal(h44, 14 * MIB);
-    assert_int_equal(p34, BITMAPS); /* no copy: one bitmap page beside the threads' own */
-    assert_int_equal(peak[1], h33 + h34 + h43 + p34 + MA_CHECK_FIXED_BYTES);
-    assert_int_equal(peak[2], h33 + h34 + h43 + p43 + MA_CHECK_FIXED_BYTES);
-    assert_int_equal(peak[3], h34 + h44 + p44 + MA_CHECK_FIXED_BYTES);
+    assert_int_equal(ma_shard_peaks(db, 1, peak, &err), MA_OK);
     /* the plan states them; a shard's peak is its largest sector's */
     ma_shard_plan plan;
     assert_int_equal(ma_shard_plan_database(db, 1, &plan, &err), MA_OK);
-    for (int i = 0; i < 4; i++)
-        assert_int_equal(plan.sectors[i].peak_bytes, peak[i]);
     uint64_t most = peak[0];
-    for (int i = 1; i < 4; i++)
+    for (int i = 0; i < 4; i++) {
+        assert_int_equal(plan.sectors[i].peak_bytes, peak[i]);
         most = peak[i] > most ? peak[i] : most;
+    }
     assert_int_equal(plan.shards[0].peak_bytes, most);
     ma_shard_plan_free(&plan);
     ma_database_close(db);
     ma_test_tmpdir_remove(dir);
+}
+
+/* What the check of each of the four sectors holds privately (by the rules tested above), its files
+ * read privately or mapped. The run checks 3_3 (its own successor) first, then the twins 3_4 and
+ * 4_3 (each the other's successor; 3_4 reads 3_3 too) as one unit, then 4_4 (reads 4_4 and 3_4). */
+static void check_bytes(const uint64_t size[4], const int priv[4], uint64_t p[4])
+{
+    ma_check_memory_in in;
+    memset(&in, 0, sizeof in);
+    in.format = MA_FORMAT_OPEN;
+    in.files_private = priv[0];
+    in.entries = (size[0] - 128) / 2, in.self_file = size[0], in.self_is_child = 1;
+    p[0] = ma_check_private_bytes(&in);
+    in.files_private = priv[1];
+    in.entries = (size[1] - 128) / 2, in.self_file = size[1], in.self_is_child = 0;
+    in.child_file[0] = size[2], in.child_file[1] = size[0];
+    p[1] = ma_check_private_bytes(&in);
+    in.files_private = priv[2];
+    in.entries = (size[2] - 128) / 2, in.self_file = size[2], in.child_file[0] = size[1], in.child_file[1] = 0;
+    p[2] = ma_check_private_bytes(&in);
+    in.files_private = priv[3];
+    in.entries = (size[3] - 128) / 2, in.self_file = size[3], in.self_is_child = 1, in.child_file[0] = size[1];
+    p[3] = ma_check_private_bytes(&in);
+}
+
+/* Every unit within the budget, from 0 bytes up: its files are read privately, not copied, and
+ * freed after the unit (3_3, read by the first unit, is read again by the twins'). 3_3 is under one
+ * 2 MiB page and holds ordinary pages (ma_private_held: its size in whole 4 KiB pages), not a huge
+ * page; the larger ones whole 2 MiB pages. */
+static void test_peaks_of_units_read_privately(void **state)
+{
+    (void)state;
+    const uint64_t size[4] = {128 + 2 * 1000000, 128 + 2 * 3000000, 128 + 2 * 5000000, 128 + 2 * 7000000};
+    uint64_t peak[4], p[4], h[4];
+    plan_of(size, peak);
+    const int priv[4] = {1, 1, 1, 1};
+    check_bytes(size, priv, p);
+    for (int i = 0; i < 4; i++)
+        h[i] = ma_private_held(size[i]);
+    assert_true(size[0] < MA_RESIDENT_PAGE);
+    assert_int_equal(h[0], 489 * 4096); /* 2,000,128 bytes in whole 4 KiB pages */
+    assert_int_equal(h[3], 14 * MIB);
+    assert_int_equal(p[1], BITMAPS); /* no copy: one bitmap page beside the threads' own */
+    assert_int_equal(peak[0], h[0] + p[0] + MA_CHECK_FIXED_BYTES);
+    assert_int_equal(peak[1], h[0] + h[1] + h[2] + p[1] + MA_CHECK_FIXED_BYTES);
+    assert_int_equal(peak[2], h[0] + h[1] + h[2] + p[2] + MA_CHECK_FIXED_BYTES);
+    assert_int_equal(peak[3], h[1] + h[3] + p[3] + MA_CHECK_FIXED_BYTES);
+}
+
+/* Units over the budget are mapped, and a file mapped stays mapped until the last unit that reads
+ * it. 3_3 of 1.2 GB puts the first unit (3_3) and the twins' (3_3, 3_4, 4_3) over 1 GiB: mapped,
+ * the twins' own bodies copied by their checks (each within the copy budget alone). 3_4 stays mapped
+ * after the twins' unit (4_4 reads it); 4_4's unit (4_4, 3_4) is within the budget, so 3_4 is
+ * released and read privately with 4_4. */
+static void test_peaks_of_units_over_the_budget(void **state)
+{
+    (void)state;
+    const uint64_t size[4] = {128 + 2 * (uint64_t)600000000, 128 + 2 * 3000000, 128 + 2 * 5000000,
+                              128 + 2 * 7000000};
+    uint64_t peak[4], p[4];
+    plan_of(size, peak);
+    const int priv[4] = {0, 0, 0, 1};
+    check_bytes(size, priv, p);
+    assert_true(size[0] > MA_WALK_RESIDENT_BUDGET);
+    assert_int_equal(peak[0], size[0] + p[0] + MA_CHECK_FIXED_BYTES);
+    assert_int_equal(peak[1], size[0] + size[1] + size[2] + p[1] + MA_CHECK_FIXED_BYTES);
+    assert_int_equal(peak[2], size[0] + size[1] + size[2] + p[2] + MA_CHECK_FIXED_BYTES);
+    /* the copies are counted: 3_4's own body (its successors, 3_3 with 4_3, are over the budget),
+     * and 4_3's successor 3_4 and its own body, each in whole 2 MiB pages */
+    assert_int_equal(p[1], 6 * MIB + BITMAPS);
+    assert_int_equal(p[2], 6 * MIB + 10 * MIB + BITMAPS);
+    assert_int_equal(peak[3], ma_private_held(size[1]) + ma_private_held(size[3]) + p[3] + MA_CHECK_FIXED_BYTES);
 }
 
 int main(void)
@@ -170,7 +213,8 @@ int main(void)
         cmocka_unit_test(test_malom_copies_children_and_itself_together),
         cmocka_unit_test(test_own_successor_is_copied_once),
         cmocka_unit_test(test_private_files_are_not_copied),
-        cmocka_unit_test(test_peaks_follow_the_files_mapped_at_once),
+        cmocka_unit_test(test_peaks_of_units_read_privately),
+        cmocka_unit_test(test_peaks_of_units_over_the_budget),
     };
     return ma_test_exit_status(cmocka_run_group_tests(tests, NULL, NULL));
 }

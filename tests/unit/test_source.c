@@ -2,6 +2,7 @@
  * blocks on a FIFO), sources read open and Malom entries into one value type, map entries to
  * positions and back, and failures of a file are reported once. */
 #include <setjmp.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -688,6 +689,45 @@ static void test_private_read_keeps_the_bytes_read(void **state)
     ma_database_close(db);
 }
 
+/* A private read stopped by a signal (ma_database_options.cancel set, as verify sets it to its
+ * signal flag): the open fails with MA_ECANCELED naming the file and the offset, and that is no
+ * property of the file: it is not listed as unusable and not cached, so once the flag is clear the
+ * same source opens. A mapped open has no read to stop and is not affected. */
+static void test_private_read_stopped_by_cancel(void **state)
+{
+    fixture *fx = *state;
+    uint8_t a[GOOD_SIZE];
+    good_file(a);
+    put(fx, "std_0_1_3_2.mdb", a, sizeof a);
+    ma_sector s = {0, 1, 3, 2};
+    volatile sig_atomic_t stop = SIGINT;
+    ma_database_options opt = {0};
+    opt.cancel = &stop;
+    ma_database *db;
+    ma_error err;
+    const ma_source *src;
+    assert_int_equal(ma_database_open(&db, fx->dir, &opt, &err), MA_OK);
+    size_t bad = ma_database_unusable_count(db);
+    assert_int_equal(ma_database_source(db, MA_VARIANT_STD, s, &src, &err), MA_OK);
+    assert_null(ma_source_private_sha256(src)); /* mapped */
+    ma_database_release(db, MA_VARIANT_STD, s);
+    ma_database_read_privately(db, MA_VARIANT_STD, s, 1);
+    for (int again = 0; again < 2; again++) {
+        assert_int_equal(ma_database_source(db, MA_VARIANT_STD, s, &src, &err), MA_ECANCELED);
+        assert_null(src);
+        assert_non_null(strstr(err.msg, "std_0_1_3_2.mdb: sector 0_1_3_2: offset 0: interrupted"));
+        assert_int_equal(ma_database_is_open(db, MA_VARIANT_STD, s), 0);
+        assert_int_equal(ma_database_unusable_count(db), bad);
+    }
+    stop = 0;
+    assert_int_equal(ma_database_source(db, MA_VARIANT_STD, s, &src, &err), MA_OK);
+    assert_non_null(ma_source_private_sha256(src));
+    ma_stored v;
+    ma_source_read(src, 0, &v);
+    assert_int_equal(v.value.depth, 1);
+    ma_database_close(db);
+}
+
 static void test_bytes_digest_follows_the_mapping(void **state)
 {
     fixture *fx = *state;
@@ -906,6 +946,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_body_digest_checked_when_opened, setup, teardown),
         cmocka_unit_test_setup_teardown(test_bytes_digest_follows_the_mapping, setup, teardown),
         cmocka_unit_test_setup_teardown(test_private_read_keeps_the_bytes_read, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_private_read_stopped_by_cancel, setup, teardown),
         cmocka_unit_test(test_sector_arguments),
         cmocka_unit_test(test_malom_sources_read_like_open_ones),
         cmocka_unit_test_setup_teardown(test_open_source_answers_for_its_format, setup, teardown),

@@ -395,7 +395,8 @@ static const ma_walk_ops walk_ops = {.chunk = chunk};
  * but, walking by mask, a representative block apart: on 4 KiB pages nearly every read would miss
  * the TLB too. When the sector is its own successor the child's copy serves both. A body copied
  * from its file's mapping leaves the mapping as it is copied, so no byte is held twice; a body
- * read privately (verify's units within the budget) is on huge pages already and read in place. */
+ * read privately (verify's units within the budget) is in private memory already (on huge pages
+ * from 2 MiB up) and read in place. */
 static void make_resident(struct job *j)
 {
     const void *src[MA_TURN_KINDS], *at[MA_TURN_KINDS];

@@ -309,7 +309,7 @@ static int self_key1s(struct fast *f, const ma_malom_frame *frame)
  * every read would miss the TLB too. When the sector is its own child (the moving phase) the
  * child copy serves both. Entries copied from their file's mapping leave the mapping as they are
  * copied, so no byte is held twice; entries read privately (verify's units within the budget) are
- * on huge pages already and read in place. */
+ * in private memory already (on huge pages from 2 MiB up) and read in place. */
 static void make_resident(struct fast *f, struct mc_shared *sh)
 {
     const void *src[MA_TURN_KINDS + 1], *at[MA_TURN_KINDS + 1];

@@ -41,7 +41,7 @@ typedef struct ma_check_memory_in {
     int self_is_child;                   /* the sector is its own successor */
     uint64_t child_file[MA_TURN_KINDS];  /* bytes of each distinct successor file other than the
                                           * sector's own, 0 for none (absent ones too) */
-    int files_private;                   /* the files were read into private huge-page memory (a
+    int files_private;                   /* the files were read into private memory (a
                                           * verify unit within the budget, verifier/run/run_unit.c):
                                           * the walk copies none of them, so no copy is counted
                                           * (the caller counts the private files themselves) */

@@ -143,16 +143,19 @@ void ma_walk_plan_entries(ma_walk *wk, uint64_t entries);
  * planned exactly (verifier/check/memory.h). The copies are made by the walk's threads. A body
  * with kind[i] == MA_WALK_MAPPED (ma_walk_body_kind) has its pages dropped from the mapping as
  * it is copied (ma_resident_add's drop_src): the walk reads the copy, and nothing is held twice. A
- * body with kind[i] == MA_WALK_PRIVATE is already in private huge-page memory (its file was read
- * privately, checksums/private_read.h): it is never copied (out[i] = src[i]) and never dropped
- * (anonymous memory dropped would read back as zeros); its file still counts in the total, so the
- * budget is judged on the same whole files either way. kind may be NULL (none is either). */
+ * body with kind[i] == MA_WALK_PRIVATE is already in private memory (its file was read privately,
+ * checksums/private_read.h; on huge pages from 2 MiB up): it is never copied (out[i] = src[i])
+ * and never dropped (anonymous memory dropped would read back as zeros); its file still counts in
+ * the total, so the budget is judged on the same whole files either way. kind may be NULL (none
+ * is either). */
 int ma_walk_copies(ma_walk *wk, const void *const src[], const size_t bytes[], const uint64_t file[],
                    const int kind[], int n, const void *out[]);
 
-/* Non-zero when a unit of files totalling `total` bytes is copied (ma_walk_copies) or, in a verify
- * run, read privately (verifier/run/run_unit.c): MA_RESIDENT_PAGE .. MA_WALK_RESIDENT_BUDGET. The
- * one rule both follow, and the memory plan (verifier/check/memory.h) with them. */
+/* Non-zero when bodies whose files total `total` bytes are copied (ma_walk_copies):
+ * MA_RESIDENT_PAGE .. MA_WALK_RESIDENT_BUDGET. The rule of the copies alone, which the memory plan
+ * (verifier/check/memory.h) follows too; whether a verify run reads a unit's files privately is
+ * another rule (ma_vr_unit_private, verifier/run/run_internal.h: up to the same budget, from 0
+ * bytes), under which nothing is copied at all. */
 static inline int ma_walk_within_budget(uint64_t total)
 {
     return total >= MA_RESIDENT_PAGE && total <= MA_WALK_RESIDENT_BUDGET;

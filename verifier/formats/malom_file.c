@@ -103,9 +103,11 @@ void ma_malom_file_close(ma_malom_file *f)
 }
 
 /* Allocates the handle, checks the sector, maps the file, or with private_read reads it into
- * private memory (checksums/private_read.h). max_stones bounds W+WF and B+BF. */
+ * private memory (checksums/private_read.h; a read that stops once *cancel is set). max_stones
+ * bounds W+WF and B+BF. */
 static int map_file(ma_malom_file **out, const char *path, ma_variant variant, ma_sector sector,
-                    ma_malom_format format, int max_stones, int private_read, ma_error *err)
+                    ma_malom_format format, int max_stones, int private_read,
+                    const volatile sig_atomic_t *cancel, ma_error *err)
 {
     int rc = MA_OK;
     *out = NULL;
@@ -140,7 +142,7 @@ static int map_file(ma_malom_file **out, const char *path, ma_variant variant, m
     if (private_read) {
         char who[4400];
         snprintf(who, sizeof who, "%.4000s: sector %s", path, f->sector_text);
-        rc = ma_private_read(&f->priv, fd, who, (uint64_t)st.st_size, NULL, err);
+        rc = ma_private_read(&f->priv, fd, who, (uint64_t)st.st_size, cancel, err);
         close(fd);
         if (rc)
             goto fail;
@@ -360,10 +362,11 @@ fail:
  * them, else the reason it may not (ma_malom_file_open_sec2_given). */
 static int open_sec2(ma_malom_file **out, const char *path, ma_variant variant, ma_sector sector,
                      const ma_malom_secval *values, const char *no_values, int private_read,
-                     ma_error *err)
+                     const volatile sig_atomic_t *cancel, ma_error *err)
 {
     ma_malom_file *f;
-    int rc = map_file(&f, path, variant, sector, MA_MALOM_SEC2, stones_of(variant), private_read, err);
+    int rc = map_file(&f, path, variant, sector, MA_MALOM_SEC2, stones_of(variant), private_read,
+                      cancel, err);
     if (rc)
         return rc;
     const uint8_t *h = f->map;
@@ -430,21 +433,23 @@ fail:
 int ma_malom_file_open_sec2(ma_malom_file **out, const char *path, ma_variant variant,
                             ma_sector sector, const ma_malom_secval *values, ma_error *err)
 {
-    return open_sec2(out, path, variant, sector, values, NULL, 0, err);
+    return open_sec2(out, path, variant, sector, values, NULL, 0, NULL, err);
 }
 
 int ma_malom_file_open_sec2_given(ma_malom_file **out, const char *path, ma_variant variant, ma_sector sector,
                                   const ma_malom_secval *values, const char *no_values, ma_error *err)
 {
-    return open_sec2(out, path, variant, sector, values, no_values ? no_values : "none given", 0, err);
+    return open_sec2(out, path, variant, sector, values, no_values ? no_values : "none given", 0, NULL,
+                     err);
 }
 
 static int open_sec(ma_malom_file **out, const char *path, ma_variant variant, ma_sector sector,
-                    int private_read, ma_error *err)
+                    int private_read, const volatile sig_atomic_t *cancel, ma_error *err)
 {
     ma_malom_file *f;
     /* Legacy files also hold the extended solution, where every variant has 12 stones (§3.3). */
-    int rc = map_file(&f, path, variant, sector, MA_MALOM_SEC, MA_MALOM_MAX_STONES, private_read, err);
+    int rc = map_file(&f, path, variant, sector, MA_MALOM_SEC, MA_MALOM_MAX_STONES, private_read,
+                      cancel, err);
     if (rc)
         return rc;
     f->entry_size = 1;
@@ -466,17 +471,18 @@ static int open_sec(ma_malom_file **out, const char *path, ma_variant variant, m
 int ma_malom_file_open_sec(ma_malom_file **out, const char *path, ma_variant variant,
                            ma_sector sector, ma_error *err)
 {
-    return open_sec(out, path, variant, sector, 0, err);
+    return open_sec(out, path, variant, sector, 0, NULL, err);
 }
 
 int ma_malom_file_open_read(ma_malom_file **out, const char *path, ma_malom_format format,
                             ma_variant variant, ma_sector sector, const ma_malom_secval *values,
-                            const char *no_values, int private_read, ma_error *err)
+                            const char *no_values, int private_read,
+                            const volatile sig_atomic_t *cancel, ma_error *err)
 {
     if (format == MA_MALOM_SEC)
-        return open_sec(out, path, variant, sector, private_read, err);
+        return open_sec(out, path, variant, sector, private_read, cancel, err);
     return open_sec2(out, path, variant, sector, values, no_values ? no_values : "none given",
-                     private_read, err);
+                     private_read, cancel, err);
 }
 
 int ma_malom_file_name_parse(const char *path, ma_variant *variant, ma_sector *sector,

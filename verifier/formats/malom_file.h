@@ -29,6 +29,7 @@
 #ifndef MA_MALOM_FILE_H
 #define MA_MALOM_FILE_H
 
+#include <signal.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -93,10 +94,13 @@ int ma_malom_file_open_sec2_given(ma_malom_file **out, const char *path, ma_vari
  * once into private memory and hashed as it is read (checksums/private_read.h), and validated from
  * those bytes: ma_malom_file_bytes are then bytes that cannot change however the file does, and
  * ma_malom_file_private_sha256 their digest. A read that fails or finds the file truncated or
- * grown while read is MA_EIO "<path>: sector S: offset N: ...". */
+ * grown while read is MA_EIO "<path>: sector S: offset N: ..."; one that finds *cancel set (a
+ * signal's flag, checked before each 2 MiB piece; cancel may be NULL) is MA_ECANCELED "...:
+ * offset N: interrupted", and nothing is left open. */
 int ma_malom_file_open_read(ma_malom_file **out, const char *path, ma_malom_format format,
                             ma_variant variant, ma_sector sector, const ma_malom_secval *values,
-                            const char *no_values, int private_read, ma_error *err);
+                            const char *no_values, int private_read,
+                            const volatile sig_atomic_t *cancel, ma_error *err);
 /* Opens and validates a legacy .sec file. */
 int ma_malom_file_open_sec(ma_malom_file **out, const char *path, ma_variant variant,
                            ma_sector sector, ma_error *err);

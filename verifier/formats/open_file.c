@@ -235,9 +235,9 @@ out:
     return rc;
 }
 
-/* ma_open_file_map, or with private_read ma_open_file_read. */
+/* ma_open_file_map, or with private_read ma_open_file_read (stopped once *cancel is set). */
 static int open_file(ma_open_file *f, const char *path, ma_open_index *ix, int expect_name,
-                     int private_read, ma_error *err)
+                     int private_read, const volatile sig_atomic_t *cancel, ma_error *err)
 {
     int rc = MA_OK;
     memset(f, 0, sizeof *f);
@@ -259,7 +259,7 @@ static int open_file(ma_open_file *f, const char *path, ma_open_index *ix, int e
         char sec[32], who[4400];
         message_sector(path, NULL, sec, sizeof sec);
         snprintf(who, sizeof who, "%.4000s: sector %s", path, sec);
-        rc = ma_private_read(&f->priv, fd, who, (uint64_t)st.st_size, NULL, err);
+        rc = ma_private_read(&f->priv, fd, who, (uint64_t)st.st_size, cancel, err);
         if (rc)
             goto out;
         rc = check_header(f, path, f->priv.data, (uint64_t)st.st_size, ix, expect_name, err);
@@ -293,13 +293,13 @@ out:
 int ma_open_file_map(ma_open_file *f, const char *path, ma_open_index *ix, int expect_name,
                      ma_error *err)
 {
-    return open_file(f, path, ix, expect_name, 0, err);
+    return open_file(f, path, ix, expect_name, 0, NULL, err);
 }
 
 int ma_open_file_read(ma_open_file *f, const char *path, ma_open_index *ix, int expect_name,
-                      ma_error *err)
+                      const volatile sig_atomic_t *cancel, ma_error *err)
 {
-    return open_file(f, path, ix, expect_name, 1, err);
+    return open_file(f, path, ix, expect_name, 1, cancel, err);
 }
 
 void ma_open_file_close(ma_open_file *f)

@@ -10,6 +10,7 @@
 #ifndef MA_OPEN_FILE_H
 #define MA_OPEN_FILE_H
 
+#include <signal.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -60,9 +61,11 @@ int ma_open_file_map(ma_open_file *f, const char *path, ma_open_index *ix, int e
 /* ma_open_file_map, but the file is read once into private memory and hashed as it is read
  * (checksums/private_read.h) instead of mapped, and validated from those bytes: f->map are then
  * bytes that cannot change however the file does, f->priv.sha256 their digest. A read that fails
- * or finds the file truncated or grown while read is MA_EIO "<path>: sector S: offset N: ...". */
+ * or finds the file truncated or grown while read is MA_EIO "<path>: sector S: offset N: ...";
+ * one that finds *cancel set (a signal's flag, checked before each 2 MiB piece; cancel may be
+ * NULL) is MA_ECANCELED "...: offset N: interrupted". */
 int ma_open_file_read(ma_open_file *f, const char *path, ma_open_index *ix, int expect_name,
-                      ma_error *err);
+                      const volatile sig_atomic_t *cancel, ma_error *err);
 void ma_open_file_close(ma_open_file *f);
 
 /* §5.1 body digest: 1 when the header records one and the SHA-256 of the mapped body equals it,

@@ -36,6 +36,7 @@ struct ma_database {
     char dir[4352];
     ma_format format;
     int no_digest_check;        /* ma_database_options.no_digest_check */
+    const volatile sig_atomic_t *cancel; /* ma_database_options.cancel */
     unsigned variants;
     ma_db_sector *sectors;
     cached *cache;              /* parallel to sectors */
@@ -516,6 +517,7 @@ int ma_database_open(ma_database **out, const char *path, const ma_database_opti
         if (names[i].usable && names[i].format)
             votes[names[i].format]++;
     db->no_digest_check = opt && opt->no_digest_check;
+    db->cancel = opt ? opt->cancel : NULL;
     ma_format fmt = opt && opt->format ? opt->format : 0;
     if (!fmt)
         for (int f = MA_FORMAT_OPEN; f <= MA_FORMAT_SEC; f++)
@@ -787,7 +789,7 @@ static int open_prepared(ma_database *db, const ma_db_sector *s, const ma_malom_
     src->where = s;
     ma_source_open_args a = {db->oix, db->no_digest_check, sv, db->secval_state[s->variant] != 0,
                              db->secval_state[s->variant] == 3 ? db->secval_err[s->variant].msg : NULL,
-                             db->cache[s - db->sectors].private_read};
+                             db->cache[s - db->sectors].private_read, db->cancel};
     int rc = src->ops->open(src, s, &a, err);
     if (rc) {
         free(src);
@@ -812,14 +814,15 @@ static int open_source(ma_database *db, const ma_db_sector *s, ma_source **out, 
     return open_prepared(db, s, sv, out, err);
 }
 
-/* Caches the outcome of opening sector i: MA_ENOMEM is not a property of the file and is not
- * cached; a failure is listed among the unusable files now when report is set, else (state 3) at
- * the first ma_database_source of the sector, where a serial open would have listed it. */
+/* Caches the outcome of opening sector i: MA_ENOMEM and MA_ECANCELED (a private read stopped by
+ * a signal) are not properties of the file and are not cached; a failure is listed among the
+ * unusable files now when report is set, else (state 3) at the first ma_database_source of the
+ * sector, where a serial open would have listed it. */
 static void cache_outcome(ma_database *db, size_t i, int rc, ma_source *src, const ma_error *e,
                           int report)
 {
     cached *c = &db->cache[i];
-    if (rc == MA_ENOMEM)
+    if (rc == MA_ENOMEM || rc == MA_ECANCELED)
         return;
     if (rc == MA_OK) {
         c->state = 1;

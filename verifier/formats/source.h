@@ -55,6 +55,7 @@
 #ifndef MA_FORMATS_SOURCE_H
 #define MA_FORMATS_SOURCE_H
 
+#include <signal.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -94,6 +95,11 @@ typedef struct ma_database_options {
                            * the database and files of others are unusable */
     int no_digest_check;  /* non-zero: open-format bodies are not checked against the digest in
                            * their header when opened (--no-digest-check) */
+    const volatile sig_atomic_t *cancel; /* a signal handler's flag: an open that reads its file
+                           * privately (ma_database_read_privately) stops between two 2 MiB
+                           * pieces once *cancel is non-zero and fails with MA_ECANCELED, which
+                           * is not cached and not listed as unusable (the file is not blamed;
+                           * a later open reads it again). NULL: never stopped */
 } ma_database_options;
 
 /* Non-zero when a file name (without directory) looks like a database file: its suffix is .mdb,
@@ -168,7 +174,8 @@ int ma_database_prepare(ma_database *db, int w, ma_error *err);
  * the sector (message: "<dir>/<name><suffix>: sector <name>: offset 0: sector file absent");
  * the reader's error (MA_EFORMAT / MA_EIO / MA_EMISSING for a .sec2 without its .secval) when the
  * file cannot be used: then the file is also listed among the unusable ones, and the same error is
- * returned on every later call without touching the file again. */
+ * returned on every later call without touching the file again. MA_ENOMEM, and MA_ECANCELED (a
+ * private read stopped, ma_database_options.cancel), are neither cached nor listed. */
 int ma_database_source(ma_database *db, ma_variant v, ma_sector s, const ma_source **out,
                        ma_error *err);
 /* Opens the sectors (v[k], s[k]) not yet opened as ma_database_source would, up to `threads` files
@@ -184,10 +191,10 @@ void ma_database_open_sources(ma_database *db, const ma_variant *v, const ma_sec
  * ma_database_source opens it again. */
 void ma_database_release(ma_database *db, ma_variant v, ma_sector s);
 /* From the next open of (v, s) on (ma_database_source, ma_database_open_sources), until called
- * again with on = 0: the file is not mapped but read once into private memory on 2 MiB pages,
- * hashed as it is read, and validated from those bytes (checksums/private_read.h), so
- * ma_source_bytes cannot change whatever happens to the file and ma_source_private_sha256 is their
- * digest. A source open already keeps how it was opened: release it first. verify's run engine
+ * again with on = 0: the file is not mapped but read once into private memory (on 2 MiB pages
+ * from one huge page up), hashed as it is read (stopped by ma_database_options.cancel), and
+ * validated from those bytes (checksums/private_read.h), so ma_source_bytes cannot change
+ * whatever happens to the file and ma_source_private_sha256 is their digest. A source open already keeps how it was opened: release it first. verify's run engine
  * alone asks for this (verifier/run/run_unit.c); every other reader maps. */
 void ma_database_read_privately(ma_database *db, ma_variant v, ma_sector s, int on);
 /* Non-zero when the source of (v, s) is open and cached. */

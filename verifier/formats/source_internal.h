@@ -43,6 +43,8 @@ typedef struct ma_source_open_args {
     const char *secval_error; /* why it is unusable (its reader's message), else NULL */
     int private_read; /* read the file once into private memory, hashed as read, not mapped
                        * (ma_database_read_privately); the open sets ma_source.private_sha256 */
+    const volatile sig_atomic_t *cancel; /* stops a private read between its pieces
+                                          * (ma_database_options.cancel): MA_ECANCELED */
 } ma_source_open_args;
 
 typedef struct ma_source_ops {

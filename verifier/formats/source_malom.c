@@ -32,13 +32,15 @@ static int sec2_open(ma_source *src, const ma_db_sector *s, const ma_source_open
              !a->secval_present ? "is absent" : a->secval_error ? "is unusable: " : "is unusable",
              a->secval_present && a->secval_error ? a->secval_error : "");
     return malom_opened(src, ma_malom_file_open_read(&src->mf, s->path, MA_MALOM_SEC2, s->variant,
-                                                     s->sector, a->secval, why, a->private_read, err));
+                                                     s->sector, a->secval, why, a->private_read, a->cancel,
+                                                     err));
 }
 
 static int sec_open(ma_source *src, const ma_db_sector *s, const ma_source_open_args *a, ma_error *err)
 {
     return malom_opened(src, ma_malom_file_open_read(&src->mf, s->path, MA_MALOM_SEC, s->variant,
-                                                     s->sector, NULL, NULL, a->private_read, err));
+                                                     s->sector, NULL, NULL, a->private_read, a->cancel,
+                                                     err));
 }
 
 static void malom_close(ma_source *src)

@@ -13,7 +13,7 @@
 
 static int open_open(ma_source *src, const ma_db_sector *s, const ma_source_open_args *a, ma_error *err)
 {
-    int rc = a->private_read ? ma_open_file_read(&src->of, s->path, a->oix, 1, err)
+    int rc = a->private_read ? ma_open_file_read(&src->of, s->path, a->oix, 1, a->cancel, err)
                              : ma_open_file_map(&src->of, s->path, a->oix, 1, err);
     if (rc == MA_OK) {
         src->entries = src->of.header.entry_count;

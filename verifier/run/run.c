@@ -187,6 +187,7 @@ int ma_vrun_execute(ma_vrun *r, ma_error *err)
      * (verifier/run/run_sector.h), not as an unusable file */
     ma_database_options dbo = {0};
     dbo.no_digest_check = 1;
+    dbo.cancel = r->opt.cancel; /* a signal stops a unit's private read between its pieces */
     int irc = MA_OK; /* the integrity phase: a stop there still plans and records the run */
     int rc = ma_database_open(&r->db, r->opt.root, &dbo, err);
     if (rc == MA_OK) {

@@ -168,9 +168,11 @@ int ma_vr_run_unit(ma_vrun *r, size_t first, size_t last, ma_error *err);
  * (present ones), into which[] (room for (last - first) * (1 + MA_TURN_KINDS)). With to_check,
  * only the sectors the unit will check (not carried over, not damaged). Returns their number. */
 size_t ma_vr_unit_files(const ma_vrun *r, size_t first, size_t last, int to_check, int *which);
-/* Non-zero when the unit's files (ma_vr_unit_files, into which[] and *m) total the walk's copy
- * budget (ma_walk_within_budget, on whole files): then run_unit.c reads them privately, and the
- * plan (run_peak.c) counts them so. */
+/* Non-zero when the unit's files (ma_vr_unit_files, into which[] and *m) total at most the
+ * walk's copy budget, MA_WALK_RESIDENT_BUDGET (or the test build's lower budget,
+ * ma_vrun_test_hooks), from 0 bytes up:
+ * then run_unit.c reads them privately, and the plan (run_peak.c) counts them so. The one rule
+ * both follow; unlike the walk's copies (ma_walk_within_budget) it has no lower bound. */
 int ma_vr_unit_private(const ma_vrun *r, size_t first, size_t last, int to_check, int *which, size_t *m);
 /* After the unit whose sectors are order[first..last): releases every file no later unit reads
  * and every file the unit read privately (its memory is freed; a later unit reads it again). */

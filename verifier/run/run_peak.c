@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "common/huge_alloc.h"
+#include "checksums/private_read.h"
 #include "verifier/check/memory.h"
 #include "verifier/run/shard.h"
 
@@ -56,17 +56,18 @@ static int shard_peaks(ma_database *db, unsigned n_shards, unsigned shard, uint6
         size_t last = first;
         while (last < r->n_order && r->unit_of_pos[last] == r->unit_of_pos[first])
             last++;
-        /* the unit maps its sectors' files and their successors' (run_unit.c), beside every file
-         * an earlier unit mapped that a later one still reads; or, when they total the copy
-         * budget, reads them privately (a file mapped before is released then): each on whole
-         * 2 MiB pages, and no check copies them */
+        /* the unit reads its sectors' files and their successors' privately when they total at
+         * most the budget (ma_vr_unit_private, the run's own rule; a file mapped before is
+         * released then): each holds what ma_private_held says (whole 2 MiB pages from one huge
+         * page up, ordinary pages below), and no check copies them. Else it maps them, beside
+         * every file an earlier unit mapped that a later one still reads (run_unit.c) */
         size_t m;
         int priv = ma_vr_unit_private(r, first, last, 0, which, &m);
         for (size_t k = 0; k < m; k++)
             live[which[k]] = priv ? 2 : 1;
         uint64_t held = 0;
         for (size_t i = 0; i < r->n_nodes; i++)
-            held += live[i] == 2 ? ma_huge_size((size_t)size[i]) : live[i] ? size[i] : 0;
+            held += live[i] == 2 ? ma_private_held(size[i]) : live[i] ? size[i] : 0;
         /* the unit's sectors are checked one at a time: one check's private memory at once */
         for (size_t p = first; p < last; p++) {
             const node *nd = &r->nodes[r->order[p]];

@@ -35,21 +35,26 @@ size_t ma_vr_unit_files(const ma_vrun *r, size_t first, size_t last, int to_chec
     return m;
 }
 
+/* The most a unit's files may total for the unit to read them privately: the walk's copy budget,
+ * so that no unit holds more than a check within it would have copied. */
+#define MA_VR_PRIVATE_BUDGET MA_WALK_RESIDENT_BUDGET
+
 int ma_vr_unit_private(const ma_vrun *r, size_t first, size_t last, int to_check, int *which, size_t *m)
 {
     *m = ma_vr_unit_files(r, first, last, to_check, which);
     uint64_t total = 0;
     for (size_t k = 0; k < *m; k++)
         total += ma_shard_file_bytes(r->nodes[which[k]].dbs);
-    return ma_walk_within_budget(total);
+    uint64_t budget = r->hooks.lower_private_budget ? r->hooks.private_budget : MA_VR_PRIVATE_BUDGET;
+    return total <= budget;
 }
 
 /* The bytes hashed are the bytes checked, by construction (docs/runs.md): when the files the
- * unit's checks read total what the walk would copy into huge-page memory anyway (the rule of
- * ma_walk_copies, on whole files), each is read once into private memory instead, hashed as it is
- * read, and every check, the snapshot and the rows read those bytes. A file a previous unit left
- * mapped is released and read again. Out of budget (or without memory for the list) the files are
- * mapped as before. */
+ * unit's checks read total at most MA_VR_PRIVATE_BUDGET (whatever their size below it: a unit
+ * under one 2 MiB page too), each is read once into private memory, hashed as it is read, and
+ * every check, the snapshot and the rows read those bytes. A file a previous unit left mapped is
+ * released and read again. Over the budget (or without memory for the list) the files are
+ * mapped, and hashed again after the check (run_snapshot.c). */
 static void read_unit_privately(ma_vrun *r, size_t first, size_t last)
 {
     int *which = malloc((last - first) * (1 + MA_TURN_KINDS) * sizeof *which);
@@ -118,7 +123,8 @@ static const ma_source *node_source(ma_vrun *r, int i, int *present, int *stop, 
     const ma_source *src;
     ma_error e;
     if (ma_database_source(r->db, nd->pub.variant, nd->pub.sector, &src, &e)) {
-        if (e.code == MA_ENOMEM || e.code == MA_EINTERNAL) {
+        /* a signal that stopped a private read stops the run (the unit is not checked) */
+        if (e.code == MA_ENOMEM || e.code == MA_EINTERNAL || e.code == MA_ECANCELED) {
             *stop = e.code;
             *err = e;
         } else {
