@@ -936,8 +936,9 @@ static uint64_t export_bytes(const struct ctx *c, const ma_svcomponent *comp, in
         for (int k = 0; k < nk && c->layout.kind == MA_SVM_SEC2; k++)
             children += ma_svindex_entry_count(&c->ix, kids[k].w, kids[k].b);
     }
-    return sizeof(ma_svm_state) * members + sizeof(ma_svm_key) * children +
-           (uint64_t)(threads < 1 ? 1 : threads) * window;
+    /* the states, the ranking's bitmap of settled entries (a bit each), the children's keys */
+    return sizeof(ma_svm_state) * members + (members + 63) / 64 * 8 + 16 +
+           sizeof(ma_svm_key) * children + (uint64_t)(threads < 1 ? 1 : threads) * window;
 }
 
 static int sink_plan(void *ctx, const ma_svcomponent *comp, int *solve, uint64_t *bytes,

@@ -12,17 +12,24 @@
 #define V_DRAW 0x8000u
 #define OUTCOME(v) ((v) & 0xC000u)
 #define MAX_CLASSES 512
-/* A queue item: member bit, "settled at -t" bit, entry number (30 bits, as in solver/retro.h). */
+/* A queue item: member bit, "settled when queued" bit (at (-t, d) or at (t, d); its state says
+ * which), entry number (30 bits, as in solver/retro.h). An item without it is a seed: a draw whose
+ * exit is (t, d), settled when taken unless something settled it before. */
 #define ITEM_MEMBER 0x80000000u
-#define ITEM_BAD 0x40000000u
+#define ITEM_SETTLED 0x40000000u
 #define ITEM_ENTRY 0x3FFFFFFFu
 /* key2 is an int16: one bucket per value */
 #define NBUCKETS 65536
 #define BUCKET(k2) ((int)(k2) + 32768)
 #define CHUNK 256
-/* Settled entries whose predecessors' states are being prefetched before they are updated: the
- * states are read at random from arrays far larger than the caches. */
+/* Buckets of at most this many items are taken by one thread, without the barriers of a phase. */
+#define SERIAL_ITEMS 4096
+/* Settled entries whose predecessors are in flight: the bitmap words of a settled entry's
+ * predecessors are prefetched when they are collected, the states of those not settled LAG
+ * entries later, and the states are updated PIPE entries later (bitmap and states are read at
+ * random, from arrays larger than the caches). */
 #define PIPE 8
+#define LAG 4
 #define AHEAD 8
 
 enum { PHASE_BUCKET, PHASE_STOP };
@@ -60,7 +67,11 @@ struct shared {
     uint32_t per_rep[2];
     uint8_t pdep8[256][256];  /* [mask][value]: the low bits of value spread onto mask's bits */
     uint8_t pop8[256];        /* bits set in a byte */
+    uint8_t comp[16][16];     /* [s][t]: the op applying t, then s */
     int pred_member[2];       /* member holding the predecessors of member i's entries, or -1 */
+    /* per member one bit per entry, set once the entry is settled (or is no draw): most
+     * predecessors met are settled already, and this spares their state reads */
+    uint64_t *done[2];
 };
 
 /* A settled entry waiting for its predecessors' states to arrive. */
@@ -68,6 +79,7 @@ struct slot {
     int bad;                 /* settled at (-t, d), else at (t, d) */
     int pm, t, d;
     int n;
+    int filtered;            /* the settled predecessors are dropped, the others prefetched */
     uint32_t cls[MAX_CLASSES]; /* its distinct predecessor classes, entries of member pm */
 };
 
@@ -156,6 +168,30 @@ static inline int settle(ma_svm_state *st, int shared)
              MA_SVM_SETTLED);
 }
 
+/* Marks entry e of member m settled in the bitmap (after its state: a set bit means settled). */
+static inline void mark_done(uint64_t *done, uint64_t e, int shared)
+{
+    uint64_t bit = (uint64_t)1 << (e & 63);
+    if (!shared)
+        done[e >> 6] |= bit;
+    else
+        __atomic_fetch_or(&done[e >> 6], bit, __ATOMIC_RELAXED);
+}
+
+static inline int is_done(const uint64_t *done, uint64_t e)
+{
+    return (__atomic_load_n(&done[e >> 6], __ATOMIC_RELAXED) >> (e & 63)) & 1;
+}
+
+/* settle() of entry e of member m, and its bit. */
+static inline int settle_entry(const struct shared *sh, int m, uint64_t e, int shared)
+{
+    if (!settle(&sh->job->members[m].state[e], shared))
+        return 0;
+    mark_done(sh->done[m], e, shared);
+    return 1;
+}
+
 /* Counts a successor class off; the new count. */
 static inline uint16_t count_down(ma_svm_state *st, int shared)
 {
@@ -192,8 +228,11 @@ static void add_class(struct worker *wk, uint64_t e)
 }
 
 /* The open entry of (w, b) (solver/svindex.h: ma_svindex_entry), with the popcounts it needs
- * taken from a byte table: a predecessor's entry is most of the ranking's work. */
-static inline uint64_t entry_of(const struct shared *sh, uint64_t per_rep, uint32_t w, uint32_t b)
+ * taken from a byte table: a predecessor's entry is most of the ranking's work. With img (the
+ * images of b under the 16 ops, NULL when not computed) the op and the stabiliser's ops are
+ * applied to b by one lookup each: worth it when an entry has many predecessors (flying). */
+static inline uint64_t entry_of(const struct shared *sh, uint64_t per_rep, uint32_t w, uint32_t b,
+                                const uint32_t *img)
 {
     const ma_svindex *ix = sh->job->ix;
     uint32_t w0 = w & 255, w1 = (w >> 8) & 255, w2 = w >> 16;
@@ -201,14 +240,23 @@ static inline uint64_t entry_of(const struct shared *sh, uint64_t per_rep, uint3
     uint32_t t = ix->mover[wn][ix->colex_lut[0][w0][0] + ix->colex_lut[1][w1][a1] +
                                ix->colex_lut[2][w2][a2]];
     uint32_t rank = t >> 4;
-    uint32_t bc = ma_svindex_apply(ix, (int)(t & 15), b);
+    int op = (int)(t & 15);
     uint16_t stab = ix->stab[wn][rank] & (uint16_t)~1u;
-    if (stab) {
+    uint32_t bc;
+    if (img) {
+        bc = img[op];
+        for (; stab; stab &= (uint16_t)(stab - 1)) {
+            uint32_t x = img[sh->comp[__builtin_ctz(stab)][op]];
+            if (x < bc)
+                bc = x;
+        }
+    } else {
+        bc = ma_svindex_apply(ix, op, b);
         uint32_t b1 = bc;
         for (; stab; stab &= (uint16_t)(stab - 1)) {
-            uint32_t img = ma_svindex_apply(ix, __builtin_ctz(stab), b1);
-            if (img < bc)
-                bc = img;
+            uint32_t x = ma_svindex_apply(ix, __builtin_ctz(stab), b1);
+            if (x < bc)
+                bc = x;
         }
     }
     uint32_t fr = ~ix->reps[wn][rank] & MA_SV_FULL;
@@ -222,9 +270,8 @@ static inline uint64_t entry_of(const struct shared *sh, uint64_t per_rep, uint3
            ix->colex_lut[2][c2][k2];
 }
 
-
 /* The distinct predecessor classes (non-mill un-moves) of entry e of member m, in wk->classes,
- * their states prefetched; returns their member, -1 when there are none. */
+ * their bitmap words prefetched; returns their member, -1 when there are none. */
 static int preds(struct worker *wk, int m, uint64_t e)
 {
     ma_svm_rank_job *job = wk->job;
@@ -253,18 +300,23 @@ static int preds(struct worker *wk, int m, uint64_t e)
         return pm;
     int fly = s.b + s.bf <= r->fly_limit;
     uint64_t per_rep = sh->per_rep[pm];
+    const uint64_t *done = sh->done[pm];
     uint32_t free_pts = ~(w | b) & MA_SV_FULL;
+    uint32_t img[16];
+    if (fly)
+        for (int k = 0; k < 16; k++)
+            img[k] = ma_svindex_apply(job->ix, k, w);
     for (uint32_t dst = b; dst; dst &= dst - 1) {
         int d = __builtin_ctz(dst);
         if (ma_svrules_mills_at(r, b, d))
             continue; /* arriving there closed a mill: that turn left the component */
         uint32_t base = b & ~(1u << d);
-        for (uint32_t srcs = fly ? free_pts : r->adj[d] & free_pts; srcs; srcs &= srcs - 1)
-            add_class(wk, entry_of(sh, per_rep, base | (srcs & -srcs), w));
+        for (uint32_t srcs = fly ? free_pts : r->adj[d] & free_pts; srcs; srcs &= srcs - 1) {
+            uint64_t p = entry_of(sh, per_rep, base | (srcs & -srcs), w, fly ? img : NULL);
+            __builtin_prefetch(&done[p >> 6]);
+            add_class(wk, p);
+        }
     }
-    const ma_svm_state *ps = job->members[pm].state;
-    for (int i = 0; i < wk->nclass; i++)
-        __builtin_prefetch(&ps[wk->classes[i]]);
     return pm;
 }
 
@@ -292,15 +344,17 @@ static void push(struct worker *wk, int k2, uint32_t item)
     wk->npush++;
 }
 
-static inline uint32_t item_of(int m, uint64_t e, int bad)
+static inline uint32_t item_of(int m, uint64_t e, int settled)
 {
-    return (m ? ITEM_MEMBER : 0) | (bad ? ITEM_BAD : 0) | (uint32_t)e;
+    return (m ? ITEM_MEMBER : 0) | (settled ? ITEM_SETTLED : 0) | (uint32_t)e;
 }
 
 /* The predecessors of a settled entry, once their states are (likely) in cache. After (t, d):
  * each is counted off (an open draw whose exit is >= 0 is never forced below 0 and keeps no
  * count); one left with no open successor and an exit <= -t (or none) is forced to key1 <= -t.
- * After (-t, d): every open predecessor can force key1 >= t at key2 d + 1. */
+ * After (-t, d): every open predecessor can force key1 >= t at key2 d + 1, and nothing can give
+ * it a smaller key2 any more except its own exit (t, d), a seed of the bucket at work: it is
+ * settled at once (so it is queued once, however many of its successors settle at -t). */
 static void finish_slot(struct worker *wk, const struct slot *sl)
 {
     ma_svm_rank_job *job = wk->job;
@@ -311,17 +365,23 @@ static void finish_slot(struct worker *wk, const struct slot *sl)
         ma_svm_state *sp = &ps[p];
         if (is_settled(sp))
             continue;
+        ma_svm_key k = load_key(sp);
         if (sl->bad) {
-            push(wk, d + 1, item_of(sl->pm, p, 0));
+            if (k.k1 == t && k.k2 <= d)
+                continue; /* its seed settles it in this bucket, at (t, k.k2) */
+            if (!settle_entry(wk->sh, sl->pm, p, shared))
+                continue;
+            store_key(sp, t, d + 1);
+            wk->settled++;
+            push(wk, d + 1, item_of(sl->pm, p, 1));
             continue;
         }
-        ma_svm_key k = load_key(sp);
         if (k.k1 != MA_SVM_NO_EXIT && k.k1 >= 0)
             continue;
         if (count_down(sp, shared) != 0 || (k.k1 != MA_SVM_NO_EXIT && k.k1 > -t))
             continue; /* still open, or its exit is settled at a lower level */
         int k2 = k.k1 == -t && k.k2 > d + 1 ? k.k2 : d + 1;
-        if (!settle(sp, shared))
+        if (!settle_entry(wk->sh, sl->pm, p, shared))
             continue;
         store_key(sp, -t, k2);
         wk->settled++;
@@ -329,8 +389,31 @@ static void finish_slot(struct worker *wk, const struct slot *sl)
     }
 }
 
+/* Drops the predecessors already settled (their bits are in cache by now) and prefetches the
+ * states of the others. */
+static void filter_slot(struct worker *wk, struct slot *sl)
+{
+    const uint64_t *done = wk->sh->done[sl->pm];
+    const ma_svm_state *ps = wk->job->members[sl->pm].state;
+    int n = 0;
+    for (int i = 0; i < sl->n; i++) {
+        uint32_t p = sl->cls[i];
+        if (is_done(done, p))
+            continue;
+        __builtin_prefetch(&ps[p]);
+        sl->cls[n++] = p;
+    }
+    sl->n = n;
+    sl->filtered = 1;
+}
+
 static void drain(struct worker *wk)
 {
+    for (int i = 0; i < wk->used; i++) {
+        struct slot *sl = &wk->slots[(wk->head + i) % PIPE];
+        if (!sl->filtered)
+            filter_slot(wk, sl);
+    }
     while (wk->used) {
         finish_slot(wk, &wk->slots[wk->head]);
         wk->head = (wk->head + 1) % PIPE;
@@ -338,17 +421,20 @@ static void drain(struct worker *wk)
     }
 }
 
-/* An item of the bucket at work: a Good one (m, e) can force key1 >= t, best at key2 = d, and is
- * settled unless it was already; a Bad one was settled at (-t, d) when it was queued. Its
- * predecessors are collected now and updated PIPE items later. */
-static void take_item(struct worker *wk, int m, uint64_t e, int bad, int t, int d)
+/* An item of the bucket at work: a seed (m, e) can force key1 >= t with its exit's key2 = d, and
+ * is settled unless it was already; an item settled when queued holds (t, d) or (-t, d). Its
+ * predecessors are collected now, filtered LAG items later and updated PIPE items later. */
+static void take_item(struct worker *wk, int m, uint64_t e, int settled, int t, int d)
 {
-    if (!bad) {
-        ma_svm_state *st = &wk->job->members[m].state[e];
-        if (!settle(st, wk->shared))
+    ma_svm_state *st = &wk->job->members[m].state[e];
+    int bad = 0;
+    if (!settled) {
+        if (!settle_entry(wk->sh, m, e, wk->shared))
             return;
         store_key(st, t, d);
         wk->settled++;
+    } else {
+        bad = load_key(st).k1 < 0;
     }
     if (wk->used == PIPE) {
         finish_slot(wk, &wk->slots[wk->head]);
@@ -365,7 +451,10 @@ static void take_item(struct worker *wk, int m, uint64_t e, int bad, int t, int 
     sl->t = t;
     sl->d = d;
     sl->n = wk->nclass;
+    sl->filtered = 0;
     wk->used++;
+    if (wk->used > LAG)
+        filter_slot(wk, &wk->slots[(wk->head + wk->used - 1 - LAG) % PIPE]);
 }
 
 static int stopping(struct worker *wk)
@@ -396,7 +485,7 @@ static void run_bucket(void *worker)
                                         .state[ahead & ITEM_ENTRY]);
             }
             uint32_t item = q->v[i];
-            take_item(wk, item & ITEM_MEMBER ? 1 : 0, item & ITEM_ENTRY, (item & ITEM_BAD) != 0,
+            take_item(wk, item & ITEM_MEMBER ? 1 : 0, item & ITEM_ENTRY, (item & ITEM_SETTLED) != 0,
                       sh->t, d);
         }
     }
@@ -446,22 +535,19 @@ static int seed_level(struct shared *sh, int t)
     for (size_t i = 0; i < b->n; i++) {
         uint32_t item = b->v[i];
         ma_svm_state *st = &job->members[item & ITEM_MEMBER ? 1 : 0].state[item & ITEM_ENTRY];
-        if (st->rem != 0 || !settle(st, 0))
+        if (st->rem != 0 || !settle_entry(sh, item & ITEM_MEMBER ? 1 : 0, item & ITEM_ENTRY, 0))
             continue;
         sh->settled++;
-        if (!queue_into(sh, BUCKET(st->key.k2), item | ITEM_BAD))
+        if (!queue_into(sh, BUCKET(st->key.k2), item | ITEM_SETTLED))
             return 0;
     }
     return 1;
 }
 
-/* Thread 0 between two barriers: the pushes of the bucket just done go to their buckets, and the
- * next bucket (or level) is chosen. */
-static void next_phase(void *shared)
+/* The pushes of the bucket just done go to their buckets (thread 0, while the others wait). */
+static void merge_pushes(struct shared *sh)
 {
-    struct shared *sh = shared;
     struct worker *wks = sh->wks;
-    atomic_store(&sh->next, 0);
     if (sh->bucket >= 0) {
         struct vec *done = &sh->buckets[sh->bucket];
         account(sh, -(int64_t)(done->cap * sizeof *done->v));
@@ -484,24 +570,26 @@ static void next_phase(void *shared)
         }
         wk->npush = 0;
     }
+}
+
+/* The next non-empty bucket, starting the next level when this one has none left; 0 when every
+ * level is done (or the run failed). */
+static int choose_bucket(struct shared *sh)
+{
     for (;;) {
-        if (atomic_load(&sh->rc) != MA_OK) {
-            sh->phase = PHASE_STOP;
-            return;
-        }
+        if (atomic_load(&sh->rc) != MA_OK)
+            return 0;
         int b = sh->bucket + 1;
         while (b < NBUCKETS && sh->buckets[b].n == 0)
             b++;
         if (b < NBUCKETS) {
             sh->bucket = b;
             sh->units = (sh->buckets[b].n + CHUNK - 1) / CHUNK;
-            sh->phase = PHASE_BUCKET;
-            return;
+            atomic_store(&sh->next, 0);
+            return 1;
         }
-        if (sh->level_i == sh->nlevels) {
-            sh->phase = PHASE_STOP;
-            return;
-        }
+        if (sh->level_i == sh->nlevels)
+            return 0;
         sh->t = sh->levels[sh->level_i++];
         sh->bucket = -1;
         ma_svm_rank_job *job = sh->job;
@@ -519,6 +607,29 @@ static void next_phase(void *shared)
     }
 }
 
+/* Thread 0 between two barriers: the pushes of the bucket just done go to their buckets, and the
+ * next bucket (or level) is chosen. A bucket too small to be worth the two barriers of a phase is
+ * done here, by thread 0 alone, while the others wait: what a bucket settles does not depend on
+ * which threads take its items. */
+static void next_phase(void *shared)
+{
+    struct shared *sh = shared;
+    for (;;) {
+        merge_pushes(sh);
+        if (!choose_bucket(sh)) {
+            sh->phase = PHASE_STOP;
+            return;
+        }
+        sh->phase = PHASE_BUCKET;
+        if (sh->nthreads == 1 || sh->buckets[sh->bucket].n > SERIAL_ITEMS)
+            return;
+        struct worker *w0 = &sh->wks[0];
+        w0->shared = 0; /* no other thread touches the states until the next barrier */
+        run_bucket(w0);
+        w0->shared = 1;
+    }
+}
+
 /* Before the threads start: how many work, and so whether the states are shared. */
 static void begin(void *shared, int threads)
 {
@@ -533,8 +644,9 @@ static int stopped(const void *shared)
     return ((const struct shared *)shared)->phase == PHASE_STOP;
 }
 
-/* One pass over the draws: every exit's level, the seeds of each level, and the draws that can
- * have no value (neither an exit nor an internal draw successor). */
+/* One pass over the entries: every exit's level, the seeds of each level, the draws that can
+ * have no value (neither an exit nor an internal draw successor), and the bitmap of the entries
+ * that are no draws. */
 static int collect_seeds(struct shared *sh, ma_error *err)
 {
     ma_svm_rank_job *job = sh->job;
@@ -546,8 +658,10 @@ static int collect_seeds(struct shared *sh, ma_error *err)
         const ma_svm_rank_member *mb = &job->members[m];
         for (uint64_t e = 0; e < mb->entries && rc == MA_OK; e++) {
             const ma_svm_state *st = &mb->state[e];
-            if (OUTCOME(mb->open[e]) != V_DRAW)
+            if (OUTCOME(mb->open[e]) != V_DRAW) {
+                mark_done(sh->done[m], e, 0);
                 continue;
+            }
             int k1 = st->key.k1;
             if (k1 == MA_SVM_NO_EXIT) {
                 if (MA_SVM_COUNT(st->count) == 0)
@@ -576,6 +690,21 @@ static int unrank_tables(struct shared *sh, ma_error *err)
     ma_svm_rank_job *job = sh->job;
     for (int v = 0; v < 256; v++)
         sh->pop8[v] = (uint8_t)ma_sv_popcount((uint32_t)v);
+    for (int a = 0; a < 16; a++)
+        for (int b = 0; b < 16; b++) {
+            int found = -1;
+            for (int k = 0; k < 16 && found < 0; k++) {
+                int same = 1;
+                for (int p = 0; p < 24 && same; p++)
+                    same = ma_svindex_apply(job->ix, a, ma_svindex_apply(job->ix, b, 1u << p)) ==
+                           ma_svindex_apply(job->ix, k, 1u << p);
+                if (same)
+                    found = k;
+            }
+            if (found < 0)
+                return ma_error_set(err, MA_EINTERNAL, "malom export: the ops are not a group");
+            sh->comp[a][b] = (uint8_t)found;
+        }
     for (int m = 0; m < job->nmembers; m++) {
         ma_sv_sector n = ma_svrules_negate(job->members[m].sector);
         sh->pred_member[m] = -1;
@@ -656,6 +785,11 @@ int ma_svm_rank(ma_svm_rank_job *job, ma_svm_rank_stats *stats, ma_error *err)
         sh->job = job;
         rc = unrank_tables(sh, err);
     }
+    for (int m = 0; m < job->nmembers && rc == MA_OK; m++) {
+        sh->done[m] = calloc((size_t)((job->members[m].entries + 63) / 64 + 1), sizeof *sh->done[m]);
+        if (!sh->done[m])
+            rc = ma_error_set(err, MA_ENOMEM, "malom export: out of memory");
+    }
     if (rc == MA_OK)
         rc = collect_seeds(sh, err);
     if (rc == MA_OK) {
@@ -693,6 +827,8 @@ int ma_svm_rank(ma_svm_rank_job *job, ma_svm_rank_stats *stats, ma_error *err)
         }
         free(sh->unrank[0]);
         free(sh->unrank[1]);
+        free(sh->done[0]);
+        free(sh->done[1]);
         free(sh->buckets);
         free(sh->good_seeds);
         free(sh->bad_seeds);

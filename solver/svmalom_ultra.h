@@ -32,14 +32,21 @@
  *    Because settled sets only grow as t decreases, one pass over the levels settles each entry
  *    exactly once and generates the predecessors of each settled entry once: the cost is one
  *    retrograde step per settled draw, and nothing for Counts.
+ *    An entry is settled the moment its value is known, not when its bucket comes up: at (-t, k2)
+ *    when its counter reaches 0, at (t, d + 1) when a successor settles at (-t, d) (nothing but
+ *    its own exit (t, d), a seed of the bucket at work, can give it less any more). So every entry
+ *    is queued once, and a bitmap of the settled entries (a bit per entry) lets most predecessors
+ *    be dropped as soon as their entry is known, without reading their state.
  *
- * Threads: each bucket of each level is split among the threads and closed by a barrier. Settling
- * an entry is an atomic or of MA_SVM_SETTLED into it, so exactly one thread settles it, and what it
- * settles to depends only on the level and the bucket; counters are counted down atomically, and
- * the one decrement that reaches 0 is the only one that can settle the entry at -t (an entry that
- * can force key1 >= t keeps a successor that never settles at +t, so its counter never reaches
- * 0). Every push goes to a later bucket. So the stored values are the same for every number of
- * threads and every interleaving. One thread does the same without locked instructions.
+ * Threads: each bucket of each level is split among the threads and closed by a barrier; a bucket
+ * of at most a few thousand items is taken by one thread between two phases (the barriers would
+ * cost more). Settling an entry is an atomic or of MA_SVM_SETTLED into it, so exactly one thread
+ * settles it, and what it settles to depends only on the level and the bucket; counters are
+ * counted down atomically, and the one decrement that reaches 0 is the only one that can settle the
+ * entry at -t (an entry that can force key1 >= t keeps a successor that never settles at +t, so its
+ * counter never reaches 0). Every push goes to a later bucket. So the stored values are the same
+ * for every number of threads and every interleaving. One thread does the same without locked
+ * instructions.
  */
 #ifndef MA_SVMALOM_ULTRA_H
 #define MA_SVMALOM_ULTRA_H
