@@ -194,8 +194,9 @@ void ma_database_release(ma_database *db, ma_variant v, ma_sector s);
  * again with on = 0: the file is not mapped but read once into private memory (on 2 MiB pages
  * from one huge page up), hashed as it is read (stopped by ma_database_options.cancel), and
  * validated from those bytes (checksums/private_read.h), so ma_source_bytes cannot change
- * whatever happens to the file and ma_source_private_sha256 is their digest. A source open already keeps how it was opened: release it first. verify's run engine
- * alone asks for this (verifier/run/run_unit.c); every other reader maps. */
+ * whatever happens to the file and ma_source_private_sha256 is their digest. A source open
+ * already keeps how it was opened: release it first. verify's run engine alone asks for this
+ * (verifier/run/run_unit.c); every other reader maps. */
 void ma_database_read_privately(ma_database *db, ma_variant v, ma_sector s, int on);
 /* Non-zero when the source of (v, s) is open and cached. */
 int ma_database_is_open(const ma_database *db, ma_variant v, ma_sector s);
