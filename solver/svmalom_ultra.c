@@ -4,6 +4,7 @@
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 
 #include "solver/svphases.h"
 #include "common/counts.h"
@@ -12,27 +13,34 @@
 #define V_DRAW 0x8000u
 #define OUTCOME(v) ((v) & 0xC000u)
 #define MAX_CLASSES 512
-/* A queue item: member bit, "settled when queued" bit (at (-t, d) or at (t, d); its state says
- * which), entry number (30 bits, as in solver/retro.h). An item without it is a seed: a draw whose
- * exit is (t, d), settled when taken unless something settled it before. */
+/* A queue item: member bit, "settled when queued" bit (at (t, d) in a bucket's good queue, at
+ * (-t, d) in its bad queue), entry number (30 bits, as in solver/retro.h). An item without it is a
+ * seed: a draw whose exit is (t, d), settled when taken unless something settled it before. */
 #define ITEM_MEMBER 0x80000000u
 #define ITEM_SETTLED 0x40000000u
 #define ITEM_ENTRY 0x3FFFFFFFu
 /* key2 is an int16: one bucket per value */
 #define NBUCKETS 65536
 #define BUCKET(k2) ((int)(k2) + 32768)
-#define CHUNK 256
+/* A push's bucket with this bit goes to the bucket's bad queue. */
+#define PUSH_BAD 0x10000u
+/* Items taken at once from a bucket by a thread. */
+#define CHUNK 64
 /* Buckets of at most this many items are taken by one thread, without the barriers of a phase. */
 #define SERIAL_ITEMS 4096
-/* Settled entries whose predecessors are in flight: the bitmap words of a settled entry's
- * predecessors are prefetched when they are collected, the states of those not settled LAG
- * entries later, and the states are updated PIPE entries later (bitmap and states are read at
- * random, from arrays larger than the caches). */
-#define PIPE 8
-#define LAG 4
-#define AHEAD 8
+/* An edge: a predecessor class (entry of its member) to update, and whether the entry that
+ * reached it settled at (-t, d) (the predecessor can force key1 >= t) or at (t, d) (one successor
+ * class of the predecessor counted off). Edges wait in lists per partition of the predecessors'
+ * entries: a partition's states (PART_BITS entries, 512 KiB) stay in a core's cache while its
+ * edges are applied, where reading them at random for each edge costs a miss to memory. */
+#define EDGE_FORCE 0x80000000u
+#define PART_BITS 16
+#define BLOCK 1024            /* edges per block of a partition's list */
+#define NONE 0xFFFFFFFFu
+/* The states of edges this far ahead are fetched while an edge is applied. */
+#define AHEAD 16
 
-enum { PHASE_BUCKET, PHASE_STOP };
+enum { PHASE_GEN, PHASE_APPLY, PHASE_STOP };
 
 struct vec {
     uint32_t *v;
@@ -40,8 +48,16 @@ struct vec {
 };
 
 struct push {
-    int32_t bucket;
+    uint32_t where;          /* bucket, PUSH_BAD for the bad queue */
     uint32_t item;
+};
+
+/* A thread's edges of the chunk at work, as lists of blocks per partition. */
+struct edges {
+    uint32_t *pool;          /* nblocks * BLOCK edges */
+    uint32_t *link;          /* per block: the next block of its partition, or NONE */
+    uint32_t nblocks, used;  /* blocks in the pool, blocks handed out */
+    uint32_t *head, *tail, *fill; /* per partition: first and last block, edges in the last */
 };
 
 struct shared {
@@ -51,14 +67,16 @@ struct shared {
     pthread_mutex_t lock;    /* the first error */
     atomic_int rc;
     ma_error err;
-    struct vec *buckets;     /* [NBUCKETS] of the level at work */
+    struct vec *buckets;     /* [NBUCKETS] of the level at work: seeds and entries settled at +t */
+    struct vec *bad;         /* [NBUCKETS] of the level at work: entries settled at -t */
     struct vec *good_seeds, *bad_seeds; /* [32768] by level t: draws whose exit has key1 = t / -t */
     int levels[32768], nlevels, level_i;
     int t;                   /* level at work */
     int bucket;              /* bucket at work, -1 before the level's first */
     int phase;
-    uint64_t units;
-    atomic_ullong next;
+    uint64_t units;          /* of the bucket at work, CHUNK items each */
+    atomic_ullong next;      /* the bucket's next unit; kept from one chunk of edges to the next */
+    atomic_ullong next_part; /* the next partition to apply */
     uint64_t queue_bytes, queue_peak;
     uint64_t settled;
     /* boards of entries without a search: per member the compressed opponent mask of each colex
@@ -72,15 +90,9 @@ struct shared {
     /* per member one bit per entry, set once the entry is settled (or is no draw): most
      * predecessors met are settled already, and this spares their state reads */
     uint64_t *done[2];
-};
-
-/* A settled entry waiting for its predecessors' states to arrive. */
-struct slot {
-    int bad;                 /* settled at (-t, d), else at (t, d) */
-    int pm, t, d;
-    int n;
-    int filtered;            /* the settled predecessors are dropped, the others prefetched */
-    uint32_t cls[MAX_CLASSES]; /* its distinct predecessor classes, entries of member pm */
+    uint32_t part0[2];        /* member m's partitions are part0[m] .. part0[m] + nparts[m] - 1 */
+    uint32_t nparts[2], parts;
+    uint32_t reserve;         /* free blocks a thread needs to take one more unit */
 };
 
 struct worker {
@@ -90,13 +102,12 @@ struct worker {
     ma_error err;
     int member;              /* member holding the predecessors being collected */
     int dedup;               /* the predecessors' opponent mask has a symmetry: they may repeat */
-    int shared;              /* other threads work on the same states */
+    int shared;              /* other threads work on the same bitmap words */
     int nclass;
-    uint32_t *classes;       /* the slot being filled */
-    struct slot slots[PIPE];
-    int head, used;
     uint64_t round;
     uint64_t hstamp[2 * MAX_CLASSES], hkey[2 * MAX_CLASSES];
+    uint32_t classes[MAX_CLASSES];
+    struct edges ed;
     struct push *pushes;
     size_t npush, push_cap;
     uint64_t settled;
@@ -134,41 +145,19 @@ static void vec_free(struct vec *v)
     memset(v, 0, sizeof *v);
 }
 
-static inline ma_svm_key load_key(const ma_svm_state *st)
-{
-    ma_svm_key k;
-    __atomic_load(&st->key, &k, __ATOMIC_RELAXED);
-    return k;
-}
-
 static inline void store_key(ma_svm_state *st, int k1, int k2)
 {
-    ma_svm_key k = {(int16_t)k1, (int16_t)k2};
-    __atomic_store(&st->key, &k, __ATOMIC_RELAXED);
+    st->key.k1 = (int16_t)k1;
+    st->key.k2 = (int16_t)k2;
 }
 
 static inline int is_settled(const ma_svm_state *st)
 {
-    return (__atomic_load_n(&st->count, __ATOMIC_RELAXED) & MA_SVM_SETTLED) != 0;
+    return (st->count & MA_SVM_SETTLED) != 0;
 }
 
-/* Marks an open draw settled; 0 when it was settled already (by another thread). With one thread
- * (shared == 0) without a locked instruction. (A bitmap of the settled entries, to spare the
- * state reads of settled predecessors, was measured slower: nearly every predecessor of an entry
- * settled at +t is open, and its state is read anyway.) */
-static inline int settle(ma_svm_state *st, int shared)
-{
-    if (!shared) {
-        if (st->count & MA_SVM_SETTLED)
-            return 0;
-        st->count |= MA_SVM_SETTLED;
-        return 1;
-    }
-    return !(__atomic_fetch_or(&st->count, (uint16_t)MA_SVM_SETTLED, __ATOMIC_RELAXED) &
-             MA_SVM_SETTLED);
-}
-
-/* Marks entry e of member m settled in the bitmap (after its state: a set bit means settled). */
+/* Marks entry e settled in its member's bitmap (after its state: a set bit means settled); with
+ * shared, other threads set bits of the same words. */
 static inline void mark_done(uint64_t *done, uint64_t e, int shared)
 {
     uint64_t bit = (uint64_t)1 << (e & 63);
@@ -183,21 +172,13 @@ static inline int is_done(const uint64_t *done, uint64_t e)
     return (__atomic_load_n(&done[e >> 6], __ATOMIC_RELAXED) >> (e & 63)) & 1;
 }
 
-/* settle() of entry e of member m, and its bit. */
-static inline int settle_entry(const struct shared *sh, int m, uint64_t e, int shared)
+/* Settles entry e of member m (its state's flag, then its bit): each entry is settled by one
+ * thread, in the phase that owns it, so no locked instruction is needed but for the bitmap words
+ * that seeds of several threads share. */
+static inline void settle_entry(const struct shared *sh, int m, uint64_t e, int shared)
 {
-    if (!settle(&sh->job->members[m].state[e], shared))
-        return 0;
+    sh->job->members[m].state[e].count |= MA_SVM_SETTLED;
     mark_done(sh->done[m], e, shared);
-    return 1;
-}
-
-/* Counts a successor class off; the new count. */
-static inline uint16_t count_down(ma_svm_state *st, int shared)
-{
-    if (!shared)
-        return --st->rem;
-    return __atomic_sub_fetch(&st->rem, 1, __ATOMIC_RELAXED);
 }
 
 static void add_class(struct worker *wk, uint64_t e)
@@ -270,8 +251,8 @@ static inline uint64_t entry_of(const struct shared *sh, uint64_t per_rep, uint3
            ix->colex_lut[2][c2][k2];
 }
 
-/* The distinct predecessor classes (non-mill un-moves) of entry e of member m, in wk->classes,
- * their bitmap words prefetched; returns their member, -1 when there are none. */
+/* The distinct predecessor classes (non-mill un-moves) of entry e of member m, in wk->classes;
+ * returns their member, -1 when there are none. */
 static int preds(struct worker *wk, int m, uint64_t e)
 {
     ma_svm_rank_job *job = wk->job;
@@ -300,7 +281,6 @@ static int preds(struct worker *wk, int m, uint64_t e)
         return pm;
     int fly = s.b + s.bf <= r->fly_limit;
     uint64_t per_rep = sh->per_rep[pm];
-    const uint64_t *done = sh->done[pm];
     uint32_t free_pts = ~(w | b) & MA_SV_FULL;
     uint32_t img[16];
     if (fly)
@@ -312,15 +292,13 @@ static int preds(struct worker *wk, int m, uint64_t e)
             continue; /* arriving there closed a mill: that turn left the component */
         uint32_t base = b & ~(1u << d);
         for (uint32_t srcs = fly ? free_pts : r->adj[d] & free_pts; srcs; srcs &= srcs - 1) {
-            uint64_t p = entry_of(sh, per_rep, base | (srcs & -srcs), w, fly ? img : NULL);
-            __builtin_prefetch(&done[p >> 6]);
-            add_class(wk, p);
+            add_class(wk, entry_of(sh, per_rep, base | (srcs & -srcs), w, fly ? img : NULL));
         }
     }
     return pm;
 }
 
-static void push(struct worker *wk, int k2, uint32_t item)
+static void push(struct worker *wk, int k2, uint32_t item, int bad)
 {
     if (wk->rc != MA_OK)
         return;
@@ -339,7 +317,7 @@ static void push(struct worker *wk, int k2, uint32_t item)
         wk->pushes = n;
         wk->push_cap = cap;
     }
-    wk->pushes[wk->npush].bucket = BUCKET(k2);
+    wk->pushes[wk->npush].where = (uint32_t)BUCKET(k2) | (bad ? PUSH_BAD : 0);
     wk->pushes[wk->npush].item = item;
     wk->npush++;
 }
@@ -349,112 +327,43 @@ static inline uint32_t item_of(int m, uint64_t e, int settled)
     return (m ? ITEM_MEMBER : 0) | (settled ? ITEM_SETTLED : 0) | (uint32_t)e;
 }
 
-/* The predecessors of a settled entry, once their states are (likely) in cache. After (t, d):
- * each is counted off (an open draw whose exit is >= 0 is never forced below 0 and keeps no
- * count); one left with no open successor and an exit <= -t (or none) is forced to key1 <= -t.
- * After (-t, d): every open predecessor can force key1 >= t at key2 d + 1, and nothing can give
- * it a smaller key2 any more except its own exit (t, d), a seed of the bucket at work: it is
- * settled at once (so it is queued once, however many of its successors settle at -t). */
-static void finish_slot(struct worker *wk, const struct slot *sl)
+/* Appends edge x (entry p of member m) to its partition's list; the caller has made sure the
+ * pool has room. */
+static inline void add_edge(struct worker *wk, int m, uint32_t p, uint32_t x)
 {
-    ma_svm_rank_job *job = wk->job;
-    ma_svm_state *ps = job->members[sl->pm].state;
-    int t = sl->t, d = sl->d, shared = wk->shared;
-    for (int i = 0; i < sl->n && wk->rc == MA_OK; i++) {
-        uint64_t p = sl->cls[i];
-        ma_svm_state *sp = &ps[p];
-        if (is_settled(sp))
-            continue;
-        ma_svm_key k = load_key(sp);
-        if (sl->bad) {
-            if (k.k1 == t && k.k2 <= d)
-                continue; /* its seed settles it in this bucket, at (t, k.k2) */
-            if (!settle_entry(wk->sh, sl->pm, p, shared))
-                continue;
-            store_key(sp, t, d + 1);
-            wk->settled++;
-            push(wk, d + 1, item_of(sl->pm, p, 1));
-            continue;
-        }
-        if (k.k1 != MA_SVM_NO_EXIT && k.k1 >= 0)
-            continue;
-        if (count_down(sp, shared) != 0 || (k.k1 != MA_SVM_NO_EXIT && k.k1 > -t))
-            continue; /* still open, or its exit is settled at a lower level */
-        int k2 = k.k1 == -t && k.k2 > d + 1 ? k.k2 : d + 1;
-        if (!settle_entry(wk->sh, sl->pm, p, shared))
-            continue;
-        store_key(sp, -t, k2);
-        wk->settled++;
-        push(wk, k2, item_of(sl->pm, p, 1));
+    struct edges *ed = &wk->ed;
+    uint32_t j = wk->sh->part0[m] + (p >> PART_BITS), tb = ed->tail[j];
+    if (tb == NONE || ed->fill[j] == BLOCK) {
+        uint32_t nb = ed->used++;
+        ed->link[nb] = NONE;
+        if (tb == NONE)
+            ed->head[j] = nb;
+        else
+            ed->link[tb] = nb;
+        ed->tail[j] = tb = nb;
+        ed->fill[j] = 0;
     }
-}
-
-/* Drops the predecessors already settled (their bits are in cache by now) and prefetches the
- * states of the others. */
-static void filter_slot(struct worker *wk, struct slot *sl)
-{
-    const uint64_t *done = wk->sh->done[sl->pm];
-    const ma_svm_state *ps = wk->job->members[sl->pm].state;
-    int n = 0;
-    for (int i = 0; i < sl->n; i++) {
-        uint32_t p = sl->cls[i];
-        if (is_done(done, p))
-            continue;
-        __builtin_prefetch(&ps[p]);
-        sl->cls[n++] = p;
-    }
-    sl->n = n;
-    sl->filtered = 1;
-}
-
-static void drain(struct worker *wk)
-{
-    for (int i = 0; i < wk->used; i++) {
-        struct slot *sl = &wk->slots[(wk->head + i) % PIPE];
-        if (!sl->filtered)
-            filter_slot(wk, sl);
-    }
-    while (wk->used) {
-        finish_slot(wk, &wk->slots[wk->head]);
-        wk->head = (wk->head + 1) % PIPE;
-        wk->used--;
-    }
+    ed->pool[(size_t)tb * BLOCK + ed->fill[j]++] = x;
 }
 
 /* An item of the bucket at work: a seed (m, e) can force key1 >= t with its exit's key2 = d, and
- * is settled unless it was already; an item settled when queued holds (t, d) or (-t, d). Its
- * predecessors are collected now, filtered LAG items later and updated PIPE items later. */
-static void take_item(struct worker *wk, int m, uint64_t e, int settled, int t, int d)
+ * is settled unless it was already; an item settled when queued holds (t, d), or (-t, d) when bad.
+ * Its predecessors become edges, applied once the chunk's edges are all collected. */
+static void take_item(struct worker *wk, int m, uint64_t e, int settled, int bad, int t, int d)
 {
-    ma_svm_state *st = &wk->job->members[m].state[e];
-    int bad = 0;
+    const struct shared *sh = wk->sh;
     if (!settled) {
-        if (!settle_entry(wk->sh, m, e, wk->shared))
+        if (is_done(sh->done[m], e))
             return;
-        store_key(st, t, d);
+        /* no other thread touches this entry's state before the edges are applied */
+        settle_entry(sh, m, e, wk->shared);
+        store_key(&wk->job->members[m].state[e], t, d);
         wk->settled++;
-    } else {
-        bad = load_key(st).k1 < 0;
     }
-    if (wk->used == PIPE) {
-        finish_slot(wk, &wk->slots[wk->head]);
-        wk->head = (wk->head + 1) % PIPE;
-        wk->used--;
-    }
-    struct slot *sl = &wk->slots[(wk->head + wk->used) % PIPE];
-    wk->classes = sl->cls;
     int pm = preds(wk, m, e);
-    if (pm < 0 || wk->nclass == 0)
-        return;
-    sl->bad = bad;
-    sl->pm = pm;
-    sl->t = t;
-    sl->d = d;
-    sl->n = wk->nclass;
-    sl->filtered = 0;
-    wk->used++;
-    if (wk->used > LAG)
-        filter_slot(wk, &wk->slots[(wk->head + wk->used - 1 - LAG) % PIPE]);
+    uint32_t force = bad ? EDGE_FORCE : 0;
+    for (int i = 0; i < wk->nclass; i++)
+        add_edge(wk, pm, wk->classes[i], wk->classes[i] | force);
 }
 
 static int stopping(struct worker *wk)
@@ -465,42 +374,126 @@ static int stopping(struct worker *wk)
     return wk->rc != MA_OK || atomic_load(&wk->sh->rc) != MA_OK;
 }
 
-static void run_bucket(void *worker)
+/* A thread's first error becomes the run's, unless another was first. */
+static void report(struct worker *wk)
 {
-    struct worker *wk = worker;
     struct shared *sh = wk->sh;
-    const struct vec *q = &sh->buckets[sh->bucket];
+    if (wk->rc == MA_OK)
+        return;
+    pthread_mutex_lock(&sh->lock);
+    if (atomic_load(&sh->rc) == MA_OK) {
+        sh->err = wk->err;
+        atomic_store(&sh->rc, wk->rc);
+    }
+    pthread_mutex_unlock(&sh->lock);
+    wk->rc = MA_OK;
+}
+
+/* Collecting edges: units of CHUNK items of the bucket at work (its good queue, then its bad
+ * one), as long as the thread's pool has room for a unit's edges. */
+static void run_gen(struct worker *wk)
+{
+    struct shared *sh = wk->sh;
+    const struct vec *q = &sh->buckets[sh->bucket], *qb = &sh->bad[sh->bucket];
+    size_t n = q->n + qb->n;
     int d = sh->bucket - 32768;
-    for (;;) {
-        if (stopping(wk))
-            break;
+    while (!stopping(wk) && wk->ed.nblocks - wk->ed.used >= sh->reserve) {
         uint64_t u = atomic_fetch_add(&sh->next, 1);
         if (u >= sh->units)
             break;
-        size_t i0 = (size_t)u * CHUNK, i1 = i0 + CHUNK < q->n ? i0 + CHUNK : q->n;
+        size_t i0 = (size_t)u * CHUNK, i1 = i0 + CHUNK < n ? i0 + CHUNK : n;
         for (size_t i = i0; i < i1 && wk->rc == MA_OK; i++) {
-            if (i + AHEAD < i1) {
-                uint32_t ahead = q->v[i + AHEAD];
+            int bad = i >= q->n;
+            uint32_t item = bad ? qb->v[i - q->n] : q->v[i];
+            if (!(item & ITEM_SETTLED) && i + 8 < q->n) {
+                /* seeds come in entry order: their states are read in order, ahead */
+                uint32_t ahead = q->v[i + 8];
                 __builtin_prefetch(&wk->job->members[ahead & ITEM_MEMBER ? 1 : 0]
                                         .state[ahead & ITEM_ENTRY]);
             }
-            uint32_t item = q->v[i];
-            take_item(wk, item & ITEM_MEMBER ? 1 : 0, item & ITEM_ENTRY, (item & ITEM_SETTLED) != 0,
-                      sh->t, d);
+            take_item(wk, item & ITEM_MEMBER ? 1 : 0, item & ITEM_ENTRY,
+                      (item & ITEM_SETTLED) != 0, bad, sh->t, d);
         }
     }
-    if (wk->rc == MA_OK)
-        drain(wk);
-    wk->used = 0;
-    if (wk->rc != MA_OK) {
-        pthread_mutex_lock(&sh->lock);
-        if (atomic_load(&sh->rc) == MA_OK) {
-            sh->err = wk->err;
-            atomic_store(&sh->rc, wk->rc);
-        }
-        pthread_mutex_unlock(&sh->lock);
-        wk->rc = MA_OK;
+    report(wk);
+}
+
+/* One edge into open entry p of member pm, after its successor settled in bucket d of level t:
+ * with EDGE_FORCE (the successor is at (-t, d)) p can force key1 >= t at key2 d + 1, and nothing
+ * can give it a smaller key2 any more except its own exit (t, d), a seed of the bucket at work that
+ * has settled it already: it is settled at once (so it is queued once, however many of its
+ * successors settle at -t). Otherwise one successor class is counted off (an open draw whose exit
+ * is >= 0 is never forced below 0 and keeps no count); one left with no open successor and an exit
+ * <= -t (or none) is forced to key1 <= -t. The partition of p is this thread's alone. */
+static inline void apply_edge(struct worker *wk, int pm, ma_svm_state *sp, uint32_t p, int force,
+                              int t, int d)
+{
+    ma_svm_key k = sp->key;
+    if (force) {
+        if (k.k1 == t && k.k2 <= d)
+            return; /* settled by its seed in this bucket */
+        settle_entry(wk->sh, pm, p, 0);
+        store_key(sp, t, d + 1);
+        wk->settled++;
+        push(wk, d + 1, item_of(pm, p, 1), 0);
+        return;
     }
+    if (k.k1 != MA_SVM_NO_EXIT && k.k1 >= 0)
+        return;
+    if (--sp->rem != 0 || (k.k1 != MA_SVM_NO_EXIT && k.k1 > -t))
+        return; /* still open, or its exit is settled at a lower level */
+    int k2 = k.k1 == -t && k.k2 > d + 1 ? k.k2 : d + 1;
+    settle_entry(wk->sh, pm, p, 0);
+    store_key(sp, -t, k2);
+    wk->settled++;
+    push(wk, k2, item_of(pm, p, 1), 1);
+}
+
+/* Applying the chunk's edges, a partition at a time: its states and bitmap words are this
+ * thread's alone until the next barrier. Edges into entries settled already are dropped by the
+ * bitmap; the states of the others are fetched AHEAD edges before they are needed. */
+static void run_apply(struct worker *wk)
+{
+    struct shared *sh = wk->sh;
+    int t = sh->t, d = sh->bucket - 32768;
+    for (;;) {
+        if (stopping(wk))
+            break;
+        uint64_t j = atomic_fetch_add(&sh->next_part, 1);
+        if (j >= sh->parts)
+            break;
+        int pm = j >= sh->part0[1] && sh->nparts[1] ? 1 : 0;
+        ma_svm_state *ps = wk->job->members[pm].state;
+        const uint64_t *done = sh->done[pm];
+        for (int w = 0; w < sh->nthreads; w++) {
+            const struct edges *ed = &sh->wks[w].ed;
+            for (uint32_t b = ed->head[j]; b != NONE; b = ed->link[b]) {
+                const uint32_t *x = ed->pool + (size_t)b * BLOCK;
+                int n = b == ed->tail[j] ? (int)ed->fill[j] : BLOCK;
+                for (int i = 0; i < n && wk->rc == MA_OK; i++) {
+                    if (i + AHEAD < n) {
+                        uint32_t q = x[i + AHEAD] & ITEM_ENTRY;
+                        if (!is_done(done, q))
+                            __builtin_prefetch(&ps[q]);
+                    }
+                    uint32_t p = x[i] & ITEM_ENTRY;
+                    if (is_done(done, p))
+                        continue;
+                    apply_edge(wk, pm, &ps[p], p, (x[i] & EDGE_FORCE) != 0, t, d);
+                }
+            }
+        }
+    }
+    report(wk);
+}
+
+static void run_phase(void *worker)
+{
+    struct worker *wk = worker;
+    if (wk->sh->phase == PHASE_GEN)
+        run_gen(wk);
+    else
+        run_apply(wk);
 }
 
 static void account(struct shared *sh, int64_t bytes)
@@ -510,9 +503,9 @@ static void account(struct shared *sh, int64_t bytes)
         sh->queue_peak = sh->queue_bytes;
 }
 
-static int queue_into(struct shared *sh, int bucket, uint32_t item)
+static int queue_into(struct shared *sh, uint32_t where, uint32_t item)
 {
-    struct vec *v = &sh->buckets[bucket];
+    struct vec *v = where & PUSH_BAD ? &sh->bad[where & ~PUSH_BAD] : &sh->buckets[where];
     size_t cap = v->cap;
     if (!vec_push(v, item))
         return 0;
@@ -529,40 +522,45 @@ static int seed_level(struct shared *sh, int t)
     for (size_t i = 0; i < g->n; i++) {
         uint32_t item = g->v[i];
         ma_svm_state *st = &job->members[item & ITEM_MEMBER ? 1 : 0].state[item & ITEM_ENTRY];
-        if (!is_settled(st) && !queue_into(sh, BUCKET(st->key.k2), item))
+        if (!is_settled(st) && !queue_into(sh, (uint32_t)BUCKET(st->key.k2), item))
             return 0;
     }
     for (size_t i = 0; i < b->n; i++) {
         uint32_t item = b->v[i];
         ma_svm_state *st = &job->members[item & ITEM_MEMBER ? 1 : 0].state[item & ITEM_ENTRY];
-        if (st->rem != 0 || !settle_entry(sh, item & ITEM_MEMBER ? 1 : 0, item & ITEM_ENTRY, 0))
+        if (st->rem != 0 || is_settled(st))
             continue;
+        settle_entry(sh, item & ITEM_MEMBER ? 1 : 0, item & ITEM_ENTRY, 0);
         sh->settled++;
-        if (!queue_into(sh, BUCKET(st->key.k2), item | ITEM_SETTLED))
+        if (!queue_into(sh, (uint32_t)BUCKET(st->key.k2) | PUSH_BAD, item | ITEM_SETTLED))
             return 0;
     }
     return 1;
 }
 
-/* The pushes of the bucket just done go to their buckets (thread 0, while the others wait). */
+/* The pushes of the chunk just applied go to their buckets (thread 0, while the others wait),
+ * and the threads' edge lists are emptied. */
 static void merge_pushes(struct shared *sh)
 {
     struct worker *wks = sh->wks;
-    if (sh->bucket >= 0) {
-        struct vec *done = &sh->buckets[sh->bucket];
-        account(sh, -(int64_t)(done->cap * sizeof *done->v));
-        vec_free(done);
+    for (int i = 0; i < sh->nthreads; i++) {
+        struct edges *ed = &wks[i].ed;
+        if (ed->used) {
+            memset(ed->head, 0xFF, sh->parts * sizeof *ed->head);
+            memset(ed->tail, 0xFF, sh->parts * sizeof *ed->tail);
+            ed->used = 0;
+        }
     }
     for (int i = 0; i < sh->nthreads && atomic_load(&sh->rc) == MA_OK; i++) {
         struct worker *wk = &wks[i];
         for (size_t j = 0; j < wk->npush; j++) {
-            if (wk->pushes[j].bucket <= sh->bucket) {
+            if ((int)(wk->pushes[j].where & ~PUSH_BAD) <= sh->bucket) {
                 atomic_store(&sh->rc, ma_error_set(&sh->err, MA_EINTERNAL,
                                                    "malom export: a draw was queued at a key2 "
                                                    "already done"));
                 break;
             }
-            if (!queue_into(sh, wk->pushes[j].bucket, wk->pushes[j].item)) {
+            if (!queue_into(sh, wk->pushes[j].where, wk->pushes[j].item)) {
                 atomic_store(&sh->rc, ma_error_set(&sh->err, MA_ENOMEM,
                                                    "malom export: out of memory for the queues"));
                 break;
@@ -570,6 +568,17 @@ static void merge_pushes(struct shared *sh)
         }
         wk->npush = 0;
     }
+}
+
+/* The bucket at work is done: its queues are freed. */
+static void free_bucket(struct shared *sh)
+{
+    if (sh->bucket < 0)
+        return;
+    struct vec *q = &sh->buckets[sh->bucket], *qb = &sh->bad[sh->bucket];
+    account(sh, -(int64_t)((q->cap + qb->cap) * sizeof *q->v));
+    vec_free(q);
+    vec_free(qb);
 }
 
 /* The next non-empty bucket, starting the next level when this one has none left; 0 when every
@@ -580,11 +589,11 @@ static int choose_bucket(struct shared *sh)
         if (atomic_load(&sh->rc) != MA_OK)
             return 0;
         int b = sh->bucket + 1;
-        while (b < NBUCKETS && sh->buckets[b].n == 0)
+        while (b < NBUCKETS && sh->buckets[b].n == 0 && sh->bad[b].n == 0)
             b++;
         if (b < NBUCKETS) {
             sh->bucket = b;
-            sh->units = (sh->buckets[b].n + CHUNK - 1) / CHUNK;
+            sh->units = (sh->buckets[b].n + sh->bad[b].n + CHUNK - 1) / CHUNK;
             atomic_store(&sh->next, 0);
             return 1;
         }
@@ -607,30 +616,46 @@ static int choose_bucket(struct shared *sh)
     }
 }
 
-/* Thread 0 between two barriers: the pushes of the bucket just done go to their buckets, and the
- * next bucket (or level) is chosen. A bucket too small to be worth the two barriers of a phase is
- * done here, by thread 0 alone, while the others wait: what a bucket settles does not depend on
- * which threads take its items. */
+/* Thread 0 between two barriers. After collecting edges: apply them. After applying them: their
+ * pushes go to their buckets, and the bucket's next chunk is collected, or the next bucket (or
+ * level) is chosen. A bucket too small to be worth the four barriers of its two phases is done
+ * here, by thread 0 alone, while the others wait: what a bucket settles does not depend on which
+ * threads take its items, nor on how they are split into chunks. */
 static void next_phase(void *shared)
 {
     struct shared *sh = shared;
+    if (sh->phase == PHASE_GEN) {
+        sh->phase = PHASE_APPLY;
+        atomic_store(&sh->next_part, 0);
+        return;
+    }
     for (;;) {
         merge_pushes(sh);
-        if (!choose_bucket(sh)) {
+        if (atomic_load(&sh->rc) != MA_OK) {
             sh->phase = PHASE_STOP;
             return;
         }
-        sh->phase = PHASE_BUCKET;
-        if (sh->nthreads == 1 || sh->buckets[sh->bucket].n > SERIAL_ITEMS)
+        if (atomic_load(&sh->next) >= sh->units) {
+            free_bucket(sh);
+            if (!choose_bucket(sh)) {
+                sh->phase = PHASE_STOP;
+                return;
+            }
+        }
+        sh->phase = PHASE_GEN;
+        if (sh->nthreads == 1 ||
+            sh->buckets[sh->bucket].n + sh->bad[sh->bucket].n > SERIAL_ITEMS)
             return;
         struct worker *w0 = &sh->wks[0];
-        w0->shared = 0; /* no other thread touches the states until the next barrier */
-        run_bucket(w0);
+        w0->shared = 0; /* no other thread touches the bitmap until the next barrier */
+        run_gen(w0);
+        atomic_store(&sh->next_part, 0);
+        run_apply(w0);
         w0->shared = 1;
     }
 }
 
-/* Before the threads start: how many work, and so whether the states are shared. */
+/* Before the threads start: how many work, and so whether the bitmap words are shared. */
 static void begin(void *shared, int threads)
 {
     struct shared *sh = shared;
@@ -737,6 +762,70 @@ static int unrank_tables(struct shared *sh, ma_error *err)
     return MA_OK;
 }
 
+/* Memory read and written at random: on transparent huge pages where the system has them. */
+static void *huge_alloc(uint64_t bytes)
+{
+    size_t huge = (size_t)2 << 20, n = (size_t)((bytes + huge - 1) / huge * huge);
+    void *p = aligned_alloc(huge, n ? n : huge);
+#ifdef MADV_HUGEPAGE
+    if (p)
+        madvise(p, n ? n : huge, MADV_HUGEPAGE);
+#endif
+    return p;
+}
+
+/* Predecessor classes one item can have at most: un-moves of the side not to move. */
+static uint32_t max_preds(const ma_svm_rank_job *job, int m)
+{
+    const ma_svrules *r = job->rules;
+    ma_sv_sector s = job->members[m].sector;
+    int adj = 0;
+    for (int d = 0; d < 24; d++)
+        if (ma_sv_popcount(r->adj[d]) > adj)
+            adj = ma_sv_popcount(r->adj[d]);
+    int fly = s.b + s.bf <= r->fly_limit, free_pts = 24 - s.w - s.b;
+    uint32_t n = (uint32_t)(s.b * (fly ? (free_pts > 0 ? free_pts : 0) : adj));
+    return n < MAX_CLASSES ? n : MAX_CLASSES;
+}
+
+/* The partitions of the members' entries and each thread's pool of edge blocks: a chunk holds at
+ * most half as many edges as the members have entries (2 bytes an entry, with the bucket queues'
+ * 4 less than the 8 of the analysis's depth queues they follow, docs/solver.md "Memory"), and each
+ * thread's pool has room for two units of items at least. */
+static int edge_lists(struct shared *sh, struct worker *wks, int nthreads, ma_error *err)
+{
+    ma_svm_rank_job *job = sh->job;
+    uint64_t entries = 0;
+    uint32_t unit = 0;
+    for (int m = 0; m < job->nmembers; m++) {
+        sh->part0[m] = sh->parts;
+        sh->nparts[m] = (uint32_t)((job->members[m].entries + ((uint64_t)1 << PART_BITS) - 1) >>
+                                   PART_BITS);
+        sh->parts += sh->nparts[m];
+        entries += job->members[m].entries;
+        uint32_t u = CHUNK * max_preds(job, m);
+        unit = u > unit ? u : unit;
+    }
+    sh->reserve = (sh->parts < unit ? sh->parts : unit) + unit / BLOCK + 1;
+    uint64_t blocks = entries / 2 / BLOCK / (uint64_t)nthreads;
+    if (blocks < 2 * (uint64_t)sh->reserve)
+        blocks = 2 * (uint64_t)sh->reserve;
+    for (int i = 0; i < nthreads; i++) {
+        struct edges *ed = &wks[i].ed;
+        ed->nblocks = (uint32_t)blocks;
+        ed->pool = huge_alloc(blocks * BLOCK * sizeof *ed->pool);
+        ed->link = malloc(blocks * sizeof *ed->link);
+        ed->head = malloc((sh->parts ? sh->parts : 1) * sizeof *ed->head);
+        ed->tail = malloc((sh->parts ? sh->parts : 1) * sizeof *ed->tail);
+        ed->fill = malloc((sh->parts ? sh->parts : 1) * sizeof *ed->fill);
+        if (!ed->pool || !ed->link || !ed->head || !ed->tail || !ed->fill)
+            return ma_error_set(err, MA_ENOMEM, "malom export: out of memory");
+        memset(ed->head, 0xFF, sh->parts * sizeof *ed->head);
+        memset(ed->tail, 0xFF, sh->parts * sizeof *ed->tail);
+    }
+    return MA_OK;
+}
+
 /* Acyclic components (and mora's full board): every draw's value is its exit, or a Count. */
 static int rank_acyclic(ma_svm_rank_job *job, int full_board, ma_error *err)
 {
@@ -776,10 +865,11 @@ int ma_svm_rank(ma_svm_rank_job *job, ma_svm_rank_stats *stats, ma_error *err)
     int rc = MA_OK;
     if (sh) {
         sh->buckets = calloc(NBUCKETS, sizeof *sh->buckets);
+        sh->bad = calloc(NBUCKETS, sizeof *sh->bad);
         sh->good_seeds = calloc(32768, sizeof *sh->good_seeds);
         sh->bad_seeds = calloc(32768, sizeof *sh->bad_seeds);
     }
-    if (!sh || !wks || !sh->buckets || !sh->good_seeds || !sh->bad_seeds)
+    if (!sh || !wks || !sh->buckets || !sh->bad || !sh->good_seeds || !sh->bad_seeds)
         rc = ma_error_set(err, MA_ENOMEM, "malom export: out of memory");
     if (rc == MA_OK) {
         sh->job = job;
@@ -791,20 +881,25 @@ int ma_svm_rank(ma_svm_rank_job *job, ma_svm_rank_stats *stats, ma_error *err)
             rc = ma_error_set(err, MA_ENOMEM, "malom export: out of memory");
     }
     if (rc == MA_OK)
+        rc = edge_lists(sh, wks, nthreads, err);
+    if (rc == MA_OK)
         rc = collect_seeds(sh, err);
     if (rc == MA_OK) {
         sh->nthreads = 1; /* thread 0 merges the pushes of those that work; none yet */
         sh->wks = wks;
         sh->bucket = -1;
+        sh->phase = PHASE_APPLY; /* as after a chunk: next_phase chooses the first bucket */
+        sh->units = 0;
         atomic_init(&sh->rc, MA_OK);
         atomic_init(&sh->next, 0);
+        atomic_init(&sh->next_part, 0);
         pthread_mutex_init(&sh->lock, NULL);
         for (int i = 0; i < nthreads; i++) {
             wks[i].sh = sh;
             wks[i].job = job;
         }
         next_phase(sh); /* the first level's seeds and first bucket */
-        static const ma_svphases_ops ops = {begin, run_bucket, next_phase, stopped};
+        static const ma_svphases_ops ops = {begin, run_phase, next_phase, stopped};
         ma_svphases_run(&ops, sh, wks, sizeof *wks, nthreads);
         pthread_mutex_destroy(&sh->lock);
         rc = atomic_load(&sh->rc);
@@ -819,6 +914,8 @@ int ma_svm_rank(ma_svm_rank_job *job, ma_svm_rank_stats *stats, ma_error *err)
     if (sh) {
         for (int b = 0; sh->buckets && b < NBUCKETS; b++)
             vec_free(&sh->buckets[b]);
+        for (int b = 0; sh->bad && b < NBUCKETS; b++)
+            vec_free(&sh->bad[b]);
         for (int t = 0; t < 32768; t++) {
             if (sh->good_seeds)
                 vec_free(&sh->good_seeds[t]);
@@ -830,11 +927,18 @@ int ma_svm_rank(ma_svm_rank_job *job, ma_svm_rank_stats *stats, ma_error *err)
         free(sh->done[0]);
         free(sh->done[1]);
         free(sh->buckets);
+        free(sh->bad);
         free(sh->good_seeds);
         free(sh->bad_seeds);
     }
-    for (int i = 0; wks && i < nthreads; i++)
+    for (int i = 0; wks && i < nthreads; i++) {
         free(wks[i].pushes);
+        free(wks[i].ed.pool);
+        free(wks[i].ed.link);
+        free(wks[i].ed.head);
+        free(wks[i].ed.tail);
+        free(wks[i].ed.fill);
+    }
     free(sh);
     free(wks);
     return rc;

@@ -35,18 +35,24 @@
  *    An entry is settled the moment its value is known, not when its bucket comes up: at (-t, k2)
  *    when its counter reaches 0, at (t, d + 1) when a successor settles at (-t, d) (nothing but
  *    its own exit (t, d), a seed of the bucket at work, can give it less any more). So every entry
- *    is queued once, and a bitmap of the settled entries (a bit per entry) lets most predecessors
- *    be dropped as soon as their entry is known, without reading their state.
+ *    is queued once (those settled at -t in a queue of their own), and a bitmap of the settled
+ *    entries (a bit per entry) drops most predecessors without reading their state.
+ *    A bucket is done in chunks of two phases: its items' predecessors are collected as edges
+ *    (4 bytes: the predecessor's entry, and whether the successor settled at -t) into lists per
+ *    partition of the predecessors' entries (64 Ki entries, 512 KiB of states), then the edges are
+ *    applied a partition at a time, so the states read at random stay in a core's cache. A chunk
+ *    holds at most half as many edges as the members have entries.
  *
- * Threads: each bucket of each level is split among the threads and closed by a barrier; a bucket
- * of at most a few thousand items is taken by one thread between two phases (the barriers would
- * cost more). Settling an entry is an atomic or of MA_SVM_SETTLED into it, so exactly one thread
- * settles it, and what it settles to depends only on the level and the bucket; counters are
- * counted down atomically, and the one decrement that reaches 0 is the only one that can settle the
- * entry at -t (an entry that can force key1 >= t keeps a successor that never settles at +t, so its
- * counter never reaches 0). Every push goes to a later bucket. So the stored values are the same
- * for every number of threads and every interleaving. One thread does the same without locked
- * instructions.
+ * Threads: the items of a bucket are shared among the threads, then its partitions; each phase is
+ * closed by a barrier; a bucket of at most a few thousand items is taken by one thread between two
+ * phases (the barriers would cost more). While edges are collected a thread writes only the states
+ * of its own seeds (an entry has one seed item a level), while they are applied only the states and
+ * bitmap words of its own partitions, so no locked instruction is needed but for the bitmap words
+ * seeds share. What an entry settles to depends only on the level and the bucket, never on the
+ * order of its edges nor on how a bucket is split into chunks (an entry that can force key1 >= t
+ * keeps a successor that never settles at +t, so its counter never reaches 0), and every push goes
+ * to a later bucket. So the stored values are the same for every number of threads and every
+ * interleaving.
  */
 #ifndef MA_SVMALOM_ULTRA_H
 #define MA_SVMALOM_ULTRA_H
