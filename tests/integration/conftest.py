@@ -217,3 +217,16 @@ def std4_games(millaudit, tmp_path_factory):
     millaudit.run("solve", "--variant", "std", "--stones", 4, "--out", base / "sec2", "--open-dir", base / "open",
                   "--format", "malom-sec2", "--quiet", check=0)
     return base
+
+
+# The files that took longest in a serial run (--durations, 2026-11-29), begun first on a pytest-xdist
+# worker: --dist loadfile (scripts/test) hands out whole files in collection order, and one of these
+# begun last leaves the other worker idle while it runs. Only the order changes, and only there.
+_LONGEST_FILES = ("test_cluster.py", "test_alloc_failure.py", "test_model_runs.py", "test_verify_resume.py",
+                  "test_mutations.py", "test_solve_malom.py")
+
+
+def pytest_collection_modifyitems(config, items):
+    if os.environ.get("PYTEST_XDIST_WORKER"):
+        rank = {name: i for i, name in enumerate(_LONGEST_FILES)}
+        items.sort(key=lambda item: rank.get(item.path.name, len(rank)))  # stable: a file's own order kept
