@@ -7,10 +7,10 @@
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "common/huge_alloc.h"
 #include "common/progress.h"
 #include "ma_version.h"
 #include "solver/solver.h"
@@ -349,19 +349,6 @@ struct comp_info {
     ma_svm_key *keys[MA_RETRO_MAX_CHILDREN];
     double begin_secs;       /* reading the children's files */
 };
-
-/* The per-entry arrays are read at random, one entry per predecessor or successor: on 4 KiB pages
- * nearly every such read also misses the TLB, so they ask for transparent huge pages. */
-#define HUGE_PAGE ((size_t)2 << 20)
-
-static void *huge_alloc(uint64_t bytes)
-{
-    size_t n = (size_t)((bytes + HUGE_PAGE - 1) / HUGE_PAGE * HUGE_PAGE);
-    void *p = aligned_alloc(HUGE_PAGE, n ? n : HUGE_PAGE);
-    if (p)
-        madvise(p, n ? n : HUGE_PAGE, MADV_HUGEPAGE);
-    return p;
-}
 
 static struct comp_info *find_comp(struct ctx *c, ma_sv_sector s)
 {
@@ -963,7 +950,9 @@ static int sink_begin(void *ctx, ma_retro_job *job, int threads, ma_error *err)
     for (int j = 0; j < job->nmembers && rc == MA_OK; j++) {
         ma_retro_table *m = &job->members[j];
         m->value = ci->value[j];
-        ci->state[j] = huge_alloc(m->entries * sizeof *ci->state[j]);
+        /* read at random, one entry per predecessor or successor: on 4 KiB pages nearly every
+         * such read would also miss the TLB */
+        ci->state[j] = ma_huge_alloc(m->entries * sizeof *ci->state[j]);
         m->state = ci->state[j];
         if (!m->state)
             rc = ma_error_set(err, MA_ENOMEM, "malom export: out of memory");
@@ -973,7 +962,7 @@ static int sink_begin(void *ctx, ma_retro_job *job, int threads, ma_error *err)
         rc = sector_value(c, ch->sector, &ch->value, err);
         if (rc != MA_OK)
             break;
-        ci->keys[i] = huge_alloc(ch->entries * sizeof *ci->keys[i]);
+        ci->keys[i] = ma_huge_alloc(ch->entries * sizeof *ci->keys[i]);
         if (!ci->keys[i]) {
             rc = ma_error_set(err, MA_ENOMEM, "malom export: out of memory");
             break;

@@ -4,10 +4,10 @@
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
 
 #include "solver/svphases.h"
 #include "common/counts.h"
+#include "common/huge_alloc.h"
 #include "solver/svsector.h"
 
 #define V_DRAW 0x8000u
@@ -762,18 +762,6 @@ static int unrank_tables(struct shared *sh, ma_error *err)
     return MA_OK;
 }
 
-/* Memory read and written at random: on transparent huge pages where the system has them. */
-static void *huge_alloc(uint64_t bytes)
-{
-    size_t huge = (size_t)2 << 20, n = (size_t)((bytes + huge - 1) / huge * huge);
-    void *p = aligned_alloc(huge, n ? n : huge);
-#ifdef MADV_HUGEPAGE
-    if (p)
-        madvise(p, n ? n : huge, MADV_HUGEPAGE);
-#endif
-    return p;
-}
-
 /* Predecessor classes one item can have at most: un-moves of the side not to move. */
 static uint32_t max_preds(const ma_svm_rank_job *job, int m)
 {
@@ -813,7 +801,8 @@ static int edge_lists(struct shared *sh, struct worker *wks, int nthreads, ma_er
     for (int i = 0; i < nthreads; i++) {
         struct edges *ed = &wks[i].ed;
         ed->nblocks = (uint32_t)blocks;
-        ed->pool = huge_alloc(blocks * BLOCK * sizeof *ed->pool);
+        /* read and written at random */
+        ed->pool = ma_huge_alloc(blocks * BLOCK * sizeof *ed->pool);
         ed->link = malloc(blocks * sizeof *ed->link);
         ed->head = malloc((sh->parts ? sh->parts : 1) * sizeof *ed->head);
         ed->tail = malloc((sh->parts ? sh->parts : 1) * sizeof *ed->tail);
