@@ -17,7 +17,8 @@ from scratch, side by side, and prints what writing the Malom files adds: the Ma
 and CPU time over the open run's, and per component (a sector, or a twin pair solved together) the
 seconds its Malom lines report (reading the children's files, ranking the draws, writing) over the
 seconds the open run took to solve it, against the target 0.5, with the Malom run's own solve
-seconds beside them. Every binary and thread count must write byte-identical Malom files.
+seconds beside them; for a .sec2, where the line says so, the draw ranking's seconds and the
+same ratio without them. Every binary and thread count must write byte-identical Malom files.
 
   scripts/bench scale [--games std3,std4,std5,std6] [--threads 1,2] [--out-root DIR] [--keep]
                       [--no-verify] [--json FILE] [--binary PATH]
@@ -104,7 +105,9 @@ def supports_threads(binary):
 
 
 SOLVED = re.compile(r"^(\S+): [\d,]+ entr(?:y|ies), [\d,]+ canonical, .*, ([\d.]+) s$", re.M)
-WRITTEN = re.compile(r"^(\S+)\.sec2?: [\d,]+ entr(?:y|ies), [\d,]+ markers?, .*, ([\d.]+) s$", re.M)
+# builds from 2026-11-30 on say apart how much of a .sec2's seconds ranked its draws
+WRITTEN = re.compile(r"^(\S+)\.sec2?: [\d,]+ entr(?:y|ies), [\d,]+ markers?, .*, ([\d.]+) s"
+                     r"(?: \(draws ranked in ([\d.]+) s\))?$", re.M)
 
 
 def solve_once(binary, args, out, threads):
@@ -122,7 +125,8 @@ def solve_once(binary, args, out, threads):
     return {"wall": wall, "cpu": cpu, "rss_kb": rss, "entries": entries, "sectors": len(rows),
             "start": start.group(1) if start else None,
             "solved": {m[0]: float(m[1]) for m in SOLVED.findall(proc.stdout)},
-            "written": {m[0]: float(m[1]) for m in WRITTEN.findall(proc.stdout)}}
+            "written": {m[0]: float(m[1]) for m in WRITTEN.findall(proc.stdout)},
+            "ranked": {m[0]: float(m[2]) for m in WRITTEN.findall(proc.stdout) if m[2]}}
 
 
 # ---- solve ----------------------------------------------------------------------------------
@@ -252,7 +256,7 @@ def cmd_solve_malom(args, binaries, threads, job, wt, root):
             m, o = runs.get((label, t, "malom")), runs.get((label, t, "open"))
             if not m or not o or not m[0]["written"]:
                 continue
-            cells, worst, seen = [], 0.0, set()
+            cells, worst, worst_rest, seen = [], 0.0, None, set()
             for name in m[0]["written"]:
                 if name in seen:
                     continue
@@ -268,9 +272,18 @@ def cmd_solve_malom(args, binaries, threads, job, wt, root):
                     continue
                 ratio = med(w / max(s, 1e-3) for s, w in zip(opened, written))
                 worst = max(worst, ratio)
-                cells.append(f"{'+'.join(members)} {med(opened):.2f} / {med(solved):.2f} / "
-                             f"{med(written):.2f} = {ratio:.2f}")
-            print(f"  {label}, threads {t}: worst {worst:.2f}")
+                cell = (f"{'+'.join(members)} {med(opened):.2f} / {med(solved):.2f} / "
+                        f"{med(written):.2f} = {ratio:.2f}")
+                if all(x in r["ranked"] for r in m for x in members):
+                    # the same ratio without the draw ranking: what reading the children's files
+                    # and writing cost, apart from the analysis that ranks the draws
+                    ranked = [sum(r["ranked"][x] for x in members) for r in m]
+                    rest = med((w - k) / max(s, 1e-3) for s, w, k in zip(opened, written, ranked))
+                    worst_rest = rest if worst_rest is None else max(worst_rest, rest)
+                    cell += f" (ranking {med(ranked):.2f}; without it {rest:.2f})"
+                cells.append(cell)
+            print(f"  {label}, threads {t}: worst {worst:.2f}" +
+                  (f"; without the ranking {worst_rest:.2f}" if worst_rest is not None else ""))
             for cell in cells:
                 print(f"    {cell}")
     ref = next(iter(digests.values()))

@@ -1012,13 +1012,15 @@ static int sink_end(void *ctx, ma_retro_job *job, int threads, int solved, ma_er
             rc = ma_svm_rank(&rj, &st, err);
         /* the export's part of the component, shared by its members: reading the children's
          * files and ranking the draws */
-        double prep = ci->begin_secs + (ma_now() - tr);
+        double ranked = ma_now() - tr, prep = ci->begin_secs + ranked;
+        int sec2 = c->layout.kind == MA_SVM_SEC2;
         for (int j = 0; j < job->nmembers && rc == MA_OK; j++) {
             if (ci->exists[j])
                 continue;
             double t1 = ma_now();
             rc = write_member(c, ci, j, &job->members[j], threads, job->progress, err);
             ci->rep[j].seconds = ma_now() - t1 + prep / job->nmembers;
+            ci->rep[j].rank_seconds = sec2 ? ranked / job->nmembers : -1;
         }
     }
     for (int j = 0; j < job->nmembers; j++)

@@ -56,7 +56,9 @@ typedef struct ma_svmalom_report {
     uint64_t entries;      /* hash_count */
     uint64_t markers, wins, losses, draws, counts; /* counts: draws stored as Count */
     uint64_t overflow;     /* overflow-table records */
-    double seconds;
+    double seconds;        /* the export's share of the component (docs/solver.md) */
+    double rank_seconds;   /* of which ranking the draws (shared by twin members); -1 for a .sec,
+                              whose draws are not ranked */
     int skipped;           /* a valid file was already there */
 } ma_svmalom_report;
 

@@ -16,6 +16,7 @@ The files are written by the producer (solver/svmalom*) and read here only throu
 """
 import hashlib
 import json
+import re
 import shutil
 import struct
 
@@ -291,6 +292,23 @@ def test_flipped_entry_in_4_4_is_the_only_root(millaudit, sec44_dir, tmp_path, f
 def digests(d):
     return {p.name: (hashlib.sha256(p.read_bytes()).hexdigest(), p.stat().st_mtime_ns)
             for p in sorted(d.iterdir()) if p.is_file()}
+
+
+def test_report_lines_say_the_ranking_apart(sec_dir, sec2_dir):
+    """A .sec2's line says how many of its seconds ranked the draws (an analysis of its own, which
+    a .sec does not need), so that what the writing costs can be told from what the ranking does."""
+    line = re.compile(r"^(std_\d_\d_0_0)\.sec(2?): [\d,]+ entries, .*, ([\d.]+) s"
+                      r"(?: \(draws ranked in ([\d.]+) s\))?$", re.M)
+    for (d, proc), two in ((sec_dir, ""), (sec2_dir, "2")):
+        rows = line.findall(proc.stdout)
+        assert sorted(r[0] for r in rows) == SMALL, proc.stdout
+        for name, kind, total, ranked in rows:
+            assert kind == two
+            if two:
+                assert ranked, f"{name}.sec2: the ranking's seconds are missing"
+                assert 0 <= float(ranked) <= float(total)
+            else:
+                assert not ranked, f"{name}.sec: a .sec ranks no draws"
 
 
 def test_rerun_skips_valid_files(millaudit, open_dir, sec_dir):

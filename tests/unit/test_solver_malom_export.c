@@ -332,12 +332,25 @@ static void test_sec2_std34_same_bytes_for_1_and_3_threads(void **state)
 }
 #endif
 
-static int count_reports;
+static int count_reports, count_written;
+/* A written file's seconds hold the draw ranking's share: none (-1) for a .sec, which ranks no
+ * draws, at most the whole for a .sec2. */
 static void on_report(void *ctx, const ma_svmalom_report *r)
 {
     (void)ctx;
-    if (r->skipped)
+    if (r->skipped) {
         count_reports++;
+        return;
+    }
+    count_written++;
+    size_t n = strlen(r->file);
+    assert_true(n > 4);
+    if (r->file[n - 1] == '2') {
+        assert_true(r->rank_seconds >= 0);
+        assert_true(r->rank_seconds <= r->seconds);
+    } else {
+        assert_true(r->rank_seconds == -1);
+    }
 }
 
 /* A Malom file already in the output directory: reused when it is exactly what this writer
@@ -367,7 +380,17 @@ static void test_existing_and_missing_files(void **state)
     /* without --with-deps the child 3_3_0_0 must already be there as .sec2 */
     assert_int_equal(ma_svmalom_check(&mo, &s34, 1, 0, &err), MA_EMISSING);
     assert_non_null(strstr(err.msg, "std_3_3_0_0.sec2"));
-    assert_int_equal(ma_svmalom_export(&mo, &s34, 1, 1, NULL, NULL, &err), MA_OK);
+    count_written = 0;
+    assert_int_equal(ma_svmalom_export(&mo, &s34, 1, 1, on_report, NULL, &err), MA_OK);
+    assert_int_equal(count_written, 2);
+    char secdir[96];
+    snprintf(secdir, sizeof secdir, "%s/sec", dir);
+    mo.kind = MA_SVM_SEC;
+    mo.out_dir = secdir;
+    assert_int_equal(ma_svmalom_export(&mo, &s34, 1, 1, on_report, NULL, &err), MA_OK);
+    assert_int_equal(count_written, 4);
+    mo.kind = MA_SVM_SEC2;
+    mo.out_dir = dir;
     count_reports = 0;
     assert_int_equal(ma_svmalom_export(&mo, &s34, 1, 1, on_report, NULL, &err), MA_OK);
     assert_int_equal(count_reports, 2);
