@@ -276,6 +276,8 @@ static int solve_component(struct task *t, int threads)
         rc = sink->begin(sink->ctx, &job, threads, err);
         sink_secs = ma_now() - s0; /* the sink's own work, not the solve's */
         began = 1;
+        /* the sink names its own steps (reading a child's file); what follows is the solve */
+        ma_progress_set_label(&c->progress, label);
     }
     ma_retro_stats stats[2];
     if (rc == MA_OK)

@@ -108,6 +108,21 @@ def test_pipe_gets_plain_lines_and_no_carriage_return(millaudit, tmp_path):
     assert lines[-1].endswith("(done)")
 
 
+def test_malom_export_names_the_solve_after_reading_children(millaudit, tmp_path):
+    """Writing .sec2, a component first reads its children's files under their own label
+    ("read std_3_3_0_0.sec2"); the solve that follows is named as the solve again, not left under
+    the last child's name (the 7-stone run showed "read std_6_6_0_0.sec2" for 26 minutes of solve)."""
+    proc = subprocess.run([str(millaudit.path), "solve", "--variant", "std", "--sector", "4_4_0_0", "--with-deps",
+                           "--format", "malom-sec2", "--out", str(tmp_path)],
+                          capture_output=True, env={**clean_env(), **FAST}, timeout=300)
+    assert proc.returncode == 0, proc.stderr
+    labels = [re.sub(r": [\d,]+/[\d,]+ entries.*$", "", line) for line in proc.stderr.decode().splitlines()]
+    # the two components with children: the twin pair (child 3_3) and 4_4 (children 3_4, 4_3)
+    assert "solve std_4_3_0_0 (+twin)" in labels and "solve std_4_4_0_0" in labels, sorted(set(labels))
+    last_read = max((i for i, lab in enumerate(labels) if lab.startswith("read ")), default=-1)
+    assert any(lab.startswith("solve std_4_4_0_0") for lab in labels[last_read + 1:])
+
+
 def test_pipe_interval_keeps_a_run_shorter_than_it_silent(millaudit, game):
     """A plain line comes only once per interval (10 s by default, tests/unit/test_progress.c): a run
     shorter than the interval prints none. The interval is set to a day, so the run is shorter than
