@@ -93,16 +93,16 @@ static void print_malom_report(void *ctx, const ma_svmalom_report *r)
         return;
     if (r->skipped)
         printf("%s: %s, skipped (valid file exists)\n", r->file, MA_COUNT(r->entries, "entry", "entries"));
-    else if (r->rank_seconds < 0)
-        printf("%s: %s, %s, wins %s, draws %s (%s), losses %s, %s, %.2f s\n", r->file,
+    else {
+        /* a .sec2 says apart the draw ranking: an analysis of its own, not the writing */
+        char ranked[48] = "";
+        if (r->rank_seconds >= 0)
+            snprintf(ranked, sizeof ranked, " (draws ranked in %.2f s)", r->rank_seconds);
+        printf("%s: %s, %s, wins %s, draws %s (%s), losses %s, %s, %.2f s%s\n", r->file,
                MA_COUNT(r->entries, "entry", "entries"), MA_COUNT(r->markers, "marker", "markers"), MA_NUM(r->wins),
                MA_NUM(r->draws), MA_COUNT(r->counts, "count", "counts"), MA_NUM(r->losses),
-               MA_COUNT(r->overflow, "overflow record", "overflow records"), r->seconds);
-    else /* the draw ranking apart: it is an analysis of its own, not the writing */
-        printf("%s: %s, %s, wins %s, draws %s (%s), losses %s, %s, %.2f s (draws ranked in %.2f s)\n",
-               r->file, MA_COUNT(r->entries, "entry", "entries"), MA_COUNT(r->markers, "marker", "markers"),
-               MA_NUM(r->wins), MA_NUM(r->draws), MA_COUNT(r->counts, "count", "counts"), MA_NUM(r->losses),
-               MA_COUNT(r->overflow, "overflow record", "overflow records"), r->seconds, r->rank_seconds);
+               MA_COUNT(r->overflow, "overflow record", "overflow records"), r->seconds, ranked);
+    }
     fflush(stdout);
 }
 

@@ -105,7 +105,7 @@ def supports_threads(binary):
 
 
 SOLVED = re.compile(r"^(\S+): [\d,]+ entr(?:y|ies), [\d,]+ canonical, .*, ([\d.]+) s$", re.M)
-# builds from 2026-11-30 on say apart how much of a .sec2's seconds ranked its draws
+# builds from a9a7f94 on say apart how much of a .sec2's seconds ranked its draws
 WRITTEN = re.compile(r"^(\S+)\.sec2?: [\d,]+ entr(?:y|ies), [\d,]+ markers?, .*, ([\d.]+) s"
                      r"(?: \(draws ranked in ([\d.]+) s\))?$", re.M)
 
