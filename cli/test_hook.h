@@ -27,7 +27,7 @@
  *   MILLAUDIT_TEST_STOP_AFTER_SECTORS=K  verify: stop the run after K committed sectors as if SIGINT
  *                                        came (exit 130)
  *   MILLAUDIT_TEST_PRIVATE_BUDGET=B      verify: read a unit's files privately only when they total
- *                                        at most B bytes instead of 1 GiB (0: no unit that holds a
+ *                                        at most B bytes instead of 4 GiB (0: no unit that holds a
  *                                        byte), so the path of units over the budget (mapped, and
  *                                        hashed again after the check) is tested on small files
  *   MILLAUDIT_TEST_STOP_AFTER_MOVES=K    grade: stop the run after K graded moves as if SIGINT came

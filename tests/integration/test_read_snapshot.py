@@ -7,7 +7,7 @@ later `--incremental` must not carry such a result over. The test build's rendez
 changed exactly there: after the hash phase, or after a sector's check and before the files it read
 are hashed again.
 
-A unit whose files total at most 1 GiB (every unit here) is read privately, once, hashed as it is
+A unit whose files total at most 4 GiB (every unit here) is read privately, once, hashed as it is
 read; a larger one is mapped and hashed again after its check. The test build's
 MILLAUDIT_TEST_PRIVATE_BUDGET=0 maps every unit, so the mapped path is tested on the 3-stone game's
 small files (MAPPED below)."""
@@ -51,7 +51,7 @@ def faulty(game3, tmp_path, name):
 
 
 # The test build's lower private-read budget: every unit that holds a byte is mapped, as units over
-# 1 GiB are, and hashed again after its check.
+# 4 GiB are, and hashed again after its check.
 MAPPED = {"MILLAUDIT_TEST_PRIVATE_BUDGET": "0"}
 
 
@@ -150,7 +150,7 @@ def test_file_replaced_between_hash_and_check(millaudit, millaudit_planted, game
 
 
 def test_successor_rewritten_in_place_during_the_check(millaudit, millaudit_planted, game3, tmp_path):
-    """Mapped (the path of units over 1 GiB): CHILD is checked and verified first (children first);
+    """Mapped (the path of units over 4 GiB): CHILD is checked and verified first (children first);
     then, after PARENT's check read it and before the re-hash, CHILD is rewritten in place with a
     wrong value, same size and mtime."""
     db = shutil.copytree(game3, tmp_path / "db")
@@ -172,7 +172,7 @@ def test_successor_rewritten_in_place_during_the_check(millaudit, millaudit_plan
 
 
 def test_own_file_rewritten_in_place_during_its_check(millaudit, millaudit_planted, game3, tmp_path):
-    """Mapped (the path of units over 1 GiB): the re-hash after the check sees the new bytes."""
+    """Mapped (the path of units over 4 GiB): the re-hash after the check sees the new bytes."""
     db = shutil.copytree(game3, tmp_path / "db")
     bad = faulty(game3, tmp_path, PARENT).read_bytes()
     store = tmp_path / "a.sqlite"
@@ -187,7 +187,7 @@ def test_own_file_rewritten_in_place_during_its_check(millaudit, millaudit_plant
 @pytest.mark.parametrize("name", [CHILD, PARENT])
 def test_rewritten_right_after_its_open_without_a_store(millaudit, millaudit_planted, game3, tmp_path,
                                                         name):
-    """Mapped (the path of units over 1 GiB), without --audit: there is no hash phase. A file
+    """Mapped (the path of units over 4 GiB), without --audit: there is no hash phase. A file
     rewritten in place right after the reader opened it (the reader's own checks done on the old
     bytes) and before any check read it: the digest the snapshot compares with was taken from the
     path before the open, so the sectors that read the file are withdrawn, as with a store. A
@@ -204,7 +204,7 @@ def test_rewritten_right_after_its_open_without_a_store(millaudit, millaudit_pla
 
 def test_renamed_over_during_the_check_keeps_the_bytes_checked(millaudit, millaudit_planted, game3,
                                                                 tmp_path):
-    """Mapped (the path of units over 1 GiB): a rename leaves the old inode mapped, and PARENT's
+    """Mapped (the path of units over 4 GiB): a rename leaves the old inode mapped, and PARENT's
     mapping stays until the last unit that reads it (std_2_2_1_1's): the checks and the digests are
     all of the old bytes, so the run may say verified; the next incremental sees other bytes on disk
     and checks them."""
@@ -230,7 +230,7 @@ def test_renamed_over_during_the_check_keeps_the_bytes_checked(millaudit, millau
     assert not sector(json.loads(inc.stdout), PARENT)["carried_over"]
 
 
-# Issue 47: a unit whose files total at most 1 GiB (the copy budget of verifier/check/walk.h) reads
+# Issue 47: a unit whose files total at most 4 GiB (the copy budget of verifier/check/walk.h) reads
 # each of them once into private memory, hashed as it is read (checksums/private_read.h): the check,
 # and the digest the snapshot compares, are of those bytes, whatever the file does afterwards.
 # std_4_4_0_0 with its successor std_3_4_0_0 (9 MB in .sec2, Malom's published layout) is such a
@@ -400,7 +400,7 @@ def test_small_unit_rewritten_and_back_during_the_check_is_judged_on_the_bytes_c
 
 
 def test_mapped_unit_rewritten_and_back_is_the_gap_docs_state(millaudit_planted, game3, tmp_path):
-    """What docs/runs.md states as the gap of mapped units (now only those over 1 GiB), on the same
+    """What docs/runs.md states as the gap of mapped units (now only those over 4 GiB), on the same
     steps with every unit mapped: the check read the transient wrong depth while every digest saw
     the recorded bytes, so the run reports a discrepancy of bytes that are no longer on disk
     (exit 1), recorded against the digest of the good ones. If this ever passes as verified, the

@@ -184,7 +184,7 @@ def test_sigterm_stops_cleanly_with_143(millaudit_planted, game5, reference, tmp
 def test_signal_before_a_private_read_stops_the_run_and_resume_completes_it(millaudit, millaudit_planted, game5,
                                                                             reference, tmp_path):
     """SIGINT while the run is paused right after its hash phase: the next thing the run does is
-    the first unit's private read (every unit of this game totals under 1 GiB), which sees the flag
+    the first unit's private read (every unit of this game totals under 4 GiB), which sees the flag
     before its first piece and stops (checksums/private_read.h); that unit is not checked and the
     run stops as on any signal: exit 130, "interrupted", nothing committed, no file blamed. --resume
     then checks every sector, to the uninterrupted run's result."""

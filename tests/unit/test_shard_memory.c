@@ -40,18 +40,20 @@ static ma_check_memory_in sector(ma_format f, uint64_t self, uint64_t c0, uint64
 static void test_open_copies_children_and_itself_apart(void **state)
 {
     (void)state;
-    /* children 300 + 500 MiB within the budget, itself 700 MiB within it alone: both batches */
-    ma_check_memory_in in = sector(MA_FORMAT_OPEN, 700 * MIB, 300 * MIB, 500 * MIB);
-    assert_int_equal(ma_check_private_bytes(&in), (300 + 500 + 700) * MIB + BITMAPS);
-    /* a file 1 byte over 300 MiB takes one more 2 MiB page */
-    in.child_file[0] = 300 * MIB + 1;
-    assert_int_equal(ma_check_private_bytes(&in), (302 + 500 + 700) * MIB + BITMAPS);
-    /* children over the budget together (600 + 500 MiB): not copied; itself still is */
-    in = sector(MA_FORMAT_OPEN, 700 * MIB, 600 * MIB, 500 * MIB);
-    assert_int_equal(ma_check_private_bytes(&in), 700 * MIB + BITMAPS);
+    /* (the budget is 4 GiB) children 1,200 + 2,000 MiB within the budget, itself 2,800 MiB within
+     * it alone: both batches */
+    ma_check_memory_in in = sector(MA_FORMAT_OPEN, 2800 * MIB, 1200 * MIB, 2000 * MIB);
+    assert_int_equal(ma_check_private_bytes(&in), (1200 + 2000 + 2800) * MIB + BITMAPS);
+    /* a file 1 byte over 1,200 MiB takes one more 2 MiB page */
+    in.child_file[0] = 1200 * MIB + 1;
+    assert_int_equal(ma_check_private_bytes(&in), (1202 + 2000 + 2800) * MIB + BITMAPS);
+    /* children over the budget together (2,400 + 2,000 MiB): not copied; itself still is */
+    in = sector(MA_FORMAT_OPEN, 2800 * MIB, 2400 * MIB, 2000 * MIB);
+    assert_int_equal(ma_check_private_bytes(&in), 2800 * MIB + BITMAPS);
     /* exactly the budget is within it; one byte more is not */
-    in = sector(MA_FORMAT_OPEN, 0, 512 * MIB, 512 * MIB);
-    assert_int_equal(ma_check_private_bytes(&in), 1024 * MIB + BITMAPS);
+    assert_int_equal(MA_WALK_RESIDENT_BUDGET, 4096 * MIB);
+    in = sector(MA_FORMAT_OPEN, 0, 2048 * MIB, 2048 * MIB);
+    assert_int_equal(ma_check_private_bytes(&in), 4096 * MIB + BITMAPS);
     in.child_file[1]++;
     assert_int_equal(ma_check_private_bytes(&in), BITMAPS);
     /* under one 2 MiB page in all: not copied */
@@ -62,11 +64,11 @@ static void test_open_copies_children_and_itself_apart(void **state)
 static void test_malom_copies_children_and_itself_together(void **state)
 {
     (void)state;
-    /* 300 + 500 + 200 MiB together within the budget: all three */
-    ma_check_memory_in in = sector(MA_FORMAT_SEC2, 200 * MIB, 300 * MIB, 500 * MIB);
-    assert_int_equal(ma_check_private_bytes(&in), 1000 * MIB + BITMAPS);
-    /* 300 + 500 + 700 MiB: over it together, so none, though the open checker would copy */
-    in = sector(MA_FORMAT_SEC2, 700 * MIB, 300 * MIB, 500 * MIB);
+    /* 1,200 + 2,000 + 800 MiB together within the budget: all three */
+    ma_check_memory_in in = sector(MA_FORMAT_SEC2, 800 * MIB, 1200 * MIB, 2000 * MIB);
+    assert_int_equal(ma_check_private_bytes(&in), 4000 * MIB + BITMAPS);
+    /* 1,200 + 2,000 + 2,800 MiB: over it together, so none, though the open checker would copy */
+    in = sector(MA_FORMAT_SEC2, 2800 * MIB, 1200 * MIB, 2000 * MIB);
     assert_int_equal(ma_check_private_bytes(&in), BITMAPS);
     in.format = MA_FORMAT_SEC;
     assert_int_equal(ma_check_private_bytes(&in), BITMAPS);
@@ -182,14 +184,14 @@ static void test_peaks_of_units_read_privately(void **state)
 }
 
 /* Units over the budget are mapped, and a file mapped stays mapped until the last unit that reads
- * it. 3_3 of 1.2 GB puts the first unit (3_3) and the twins' (3_3, 3_4, 4_3) over 1 GiB: mapped,
+ * it. 3_3 of 4.8 GB puts the first unit (3_3) and the twins' (3_3, 3_4, 4_3) over 4 GiB: mapped,
  * the twins' own bodies copied by their checks (each within the copy budget alone). 3_4 stays mapped
  * after the twins' unit (4_4 reads it); 4_4's unit (4_4, 3_4) is within the budget, so 3_4 is
  * released and read privately with 4_4. */
 static void test_peaks_of_units_over_the_budget(void **state)
 {
     (void)state;
-    const uint64_t size[4] = {128 + 2 * (uint64_t)600000000, 128 + 2 * 3000000, 128 + 2 * 5000000,
+    const uint64_t size[4] = {128 + 2 * (uint64_t)2400000000, 128 + 2 * 3000000, 128 + 2 * 5000000,
                               128 + 2 * 7000000};
     uint64_t peak[4], p[4];
     plan_of(size, peak);

@@ -55,7 +55,7 @@
 #define MA_WALK_CHUNK 4096
 /* Bodies up to this total are copied into huge-page backed memory before the walk: the lookups
  * are random, and with 4 KiB pages nearly every one misses the TLB. */
-#define MA_WALK_RESIDENT_BUDGET ((uint64_t)1 << 30)
+#define MA_WALK_RESIDENT_BUDGET ((uint64_t)4 << 30)
 typedef struct ma_walk ma_walk;
 
 /* The first member of each checker's worker: what the walk knows of one thread. */

@@ -82,7 +82,7 @@ typedef struct ma_vrun_test_hooks {
     void (*on_step)(void *ctx, const char *step, const char *sector);
     void *step_ctx;
     /* non-zero: a unit is read privately only when its files total at most private_budget bytes
-     * (0: only a unit of empty files), instead of 1 GiB (run_unit.c), so tests take the path of
+     * (0: only a unit of empty files), instead of 4 GiB (run_unit.c), so tests take the path of
      * units over the budget (mapped, hashed again after the check) on small files */
     int lower_private_budget;
     uint64_t private_budget;
