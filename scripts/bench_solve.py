@@ -122,11 +122,12 @@ def solve_once(binary, args, out, threads):
     rows = LINE.findall(proc.stdout)
     entries = sum(int(r[1].replace(",", "")) for r in rows)
     start = START.search(proc.stdout)
+    written = WRITTEN.findall(proc.stdout)
     return {"wall": wall, "cpu": cpu, "rss_kb": rss, "entries": entries, "sectors": len(rows),
             "start": start.group(1) if start else None,
             "solved": {m[0]: float(m[1]) for m in SOLVED.findall(proc.stdout)},
-            "written": {m[0]: float(m[1]) for m in WRITTEN.findall(proc.stdout)},
-            "ranked": {m[0]: float(m[2]) for m in WRITTEN.findall(proc.stdout) if m[2]}}
+            "written": {m[0]: float(m[1]) for m in written},
+            "ranked": {m[0]: float(m[2]) for m in written if m[2]}}
 
 
 # ---- solve ----------------------------------------------------------------------------------

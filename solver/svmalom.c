@@ -1008,12 +1008,12 @@ static int sink_end(void *ctx, ma_retro_job *job, int threads, int solved, ma_er
         }
         ma_svm_rank_stats st;
         double tr = ma_now();
-        if (c->layout.kind == MA_SVM_SEC2)
+        int sec2 = c->layout.kind == MA_SVM_SEC2; /* a .sec stores no draw ranks */
+        if (sec2)
             rc = ma_svm_rank(&rj, &st, err);
         /* the export's part of the component, shared by its members: reading the children's
          * files and ranking the draws */
         double ranked = ma_now() - tr, prep = ci->begin_secs + ranked;
-        int sec2 = c->layout.kind == MA_SVM_SEC2;
         for (int j = 0; j < job->nmembers && rc == MA_OK; j++) {
             if (ci->exists[j])
                 continue;

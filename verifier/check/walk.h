@@ -54,7 +54,9 @@
 /* Entries per chunk of the walk in entry order. */
 #define MA_WALK_CHUNK 4096
 /* Bodies up to this total are copied into huge-page backed memory before the walk: the lookups
- * are random, and with 4 KiB pages nearly every one misses the TLB. */
+ * are random, and with 4 KiB pages nearly every one misses the TLB. Also the private read's budget
+ * (verifier/run/run_unit.c); 4 GiB since the 7-stone set's largest units (2.1-2.2 GB) read through
+ * 4 KiB mapped pages took up to 2.6x the CPU of a private read (docs/performance.md). */
 #define MA_WALK_RESIDENT_BUDGET ((uint64_t)4 << 30)
 typedef struct ma_walk ma_walk;
 
