@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "common/counts.h"
@@ -82,6 +83,61 @@ int ma_file_open_regular(const char *path, int *fd, struct stat *st, ma_error *e
     if (st)
         *st = s;
     return MA_OK;
+}
+
+static int64_t ns_of(int64_t sec, int64_t nsec) { return sec * 1000000000LL + nsec; }
+
+int ma_file_stamp_take(int fd, const char *name, struct stat *st, ma_file_stamp *out, ma_error *err)
+{
+    memset(out, 0, sizeof *out);
+    for (int tries = 0; tries < MA_FILE_STAMP_TRIES; tries++) {
+        /* the clock first: a write after the fstat below sets a ctime no earlier than it */
+        struct timespec now;
+        clock_gettime(CLOCK_REALTIME_COARSE, &now);
+        if (fstat(fd, st) != 0) {
+            char shown[1024];
+            int e = errno;
+            return ma_error_set(err, MA_EIO, "%s: cannot stat: %s", ma_escape_name(name, shown, sizeof shown),
+                                strerror(e));
+        }
+        int64_t c = ns_of((int64_t)st->st_ctim.tv_sec, st->st_ctim.tv_nsec);
+        int64_t t = ns_of((int64_t)now.tv_sec, now.tv_nsec);
+        /* older than the settle time, or (a clock ahead of ours, e.g. a file server's) later by
+         * more: a write after the fstat gets a ctime of our clock's granule, never c */
+        if (c + MA_FILE_STAMP_SETTLE_NS < t || c > t + MA_FILE_STAMP_SETTLE_NS) {
+            out->dev = (uint64_t)st->st_dev;
+            out->ino = (uint64_t)st->st_ino;
+            out->size = (int64_t)st->st_size;
+            out->ctime_sec = (int64_t)st->st_ctim.tv_sec;
+            out->ctime_nsec = st->st_ctim.tv_nsec;
+            out->taken = 1;
+            return MA_OK;
+        }
+        int64_t wait = c + MA_FILE_STAMP_SETTLE_NS - t + 10000000LL; /* and a coarse tick */
+        struct timespec d = {(time_t)(wait / 1000000000LL), (long)(wait % 1000000000LL)};
+        while (nanosleep(&d, &d) != 0 && errno == EINTR) {
+        }
+    }
+    return MA_OK; /* changed every time: not taken, so ma_file_stamp_moved says so */
+}
+
+int ma_file_stamp_moved(const char *path, const ma_file_stamp *s, char *why, size_t n)
+{
+    const char *what = NULL;
+    struct stat st;
+    if (!s->taken)
+        what = "being written when it was opened";
+    else if (stat(path, &st) != 0)
+        what = "removed";
+    else if ((uint64_t)st.st_dev != s->dev || (uint64_t)st.st_ino != s->ino)
+        what = "replaced by another file";
+    else if ((int64_t)st.st_size != s->size)
+        what = "its size changed";
+    else if ((int64_t)st.st_ctim.tv_sec != s->ctime_sec || st.st_ctim.tv_nsec != s->ctime_nsec)
+        what = "written to (its change time moved)";
+    if (what && why && n)
+        snprintf(why, n, "%s", what);
+    return what != NULL;
 }
 
 int ma_file_open_stream(const char *path, int *fd, ma_error *err)

@@ -93,10 +93,6 @@ void ma_solver_producer_name(char *buf, size_t n, int bug);
 /* Value word of the empty board in <out_dir>/<variant>_0_0_k_k.mdb. */
 int ma_solver_start_value(const ma_solver_opts *o, int k, uint16_t *value, ma_error *err);
 
-/* Memory this process may still use: the smallest of MemAvailable (/proc/meminfo), the cgroup's
- * memory.max minus memory.current, and RLIMIT_AS / RLIMIT_DATA; physical memory if none is known. */
-uint64_t ma_solver_memory_available(void);
-
 /* Estimated peak bytes for solving a component with member entries m0 + m1 (m1 = 0 for a single
  * sector), children entries c, cyclic or not, on `threads` threads (docs/solver.md "Memory"). */
 uint64_t ma_solver_component_bytes(uint64_t member_entries, uint64_t child_entries, int cyclic,

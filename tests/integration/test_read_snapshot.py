@@ -202,12 +202,12 @@ def test_rewritten_right_after_its_open_without_a_store(millaudit, millaudit_pla
     assert fresh_full(millaudit, db)[0] == 1  # the bytes on disk now do hold a discrepancy
 
 
-def test_renamed_over_during_the_check_keeps_the_bytes_checked(millaudit, millaudit_planted, game3,
-                                                                tmp_path):
-    """Mapped (the path of units over 4 GiB): a rename leaves the old inode mapped, and PARENT's
-    mapping stays until the last unit that reads it (std_2_2_1_1's): the checks and the digests are
-    all of the old bytes, so the run may say verified; the next incremental sees other bytes on disk
-    and checks them."""
+def test_renamed_over_during_the_check_is_withdrawn(millaudit, millaudit_planted, game3, tmp_path):
+    """Mapped (the path of units over the budget): a rename leaves the old inode mapped, and the
+    re-hash of the mapping finds the old bytes, but the file at the path is another one since it was
+    mapped: the run cannot vouch that nothing wrote to the inode it read (the stamp is of the path's
+    file), so the sector is withdrawn, and a fresh run checks the new bytes. (Before the stamp the
+    result stood, about the old bytes.)"""
     db = shutil.copytree(game3, tmp_path / "db")
     bad = faulty(game3, tmp_path, PARENT)
     store = tmp_path / "a.sqlite"
@@ -220,11 +220,12 @@ def test_renamed_over_during_the_check_keeps_the_bytes_checked(millaudit, millau
 
     rc, doc, err = paused_verify(millaudit_planted, db, store, f"checked:{PARENT}", rename_over, tmp_path,
                                  env=MAPPED)
-    assert rc == 0 and doc["verdict"] == "verified", err
+    assert_withdrawn(rc, doc, err, PARENT, PARENT)
+    assert "(replaced by another file since it was mapped" in sector(doc, PARENT)["message"]
     with sqlite3.connect(store) as c:
         recorded = c.execute("SELECT sha256 FROM sector_inputs WHERE run_id = 1 AND sector = ? AND path = ?",
                              (PARENT, f"{PARENT}.mdb")).fetchone()[0]
-    assert recorded == good_sha  # the digest of the bytes that were checked
+    assert recorded == good_sha  # the digest of the bytes the hash phase read
     inc = millaudit.run("verify", db, "--audit", store, "--incremental", "--json")
     assert inc.returncode == 1
     assert not sector(json.loads(inc.stdout), PARENT)["carried_over"]
@@ -399,23 +400,51 @@ def test_small_unit_rewritten_and_back_during_the_check_is_judged_on_the_bytes_c
         assert inc.returncode == 0 and sector(json.loads(inc.stdout), PARENT)["carried_over"]
 
 
-def test_mapped_unit_rewritten_and_back_is_the_gap_docs_state(millaudit_planted, game3, tmp_path):
-    """What docs/runs.md states as the gap of mapped units (now only those over 4 GiB), on the same
-    steps with every unit mapped: the check read the transient wrong depth while every digest saw
-    the recorded bytes, so the run reports a discrepancy of bytes that are no longer on disk
-    (exit 1), recorded against the digest of the good ones. If this ever passes as verified, the
-    gap is closed for mapped units too: say so in docs/runs.md."""
+@pytest.mark.parametrize("store", [True, False], ids=["audit", "no-store"])
+def test_mapped_unit_rewritten_and_back_is_withdrawn(millaudit_planted, game3, tmp_path, store):
+    """The gap docs/runs.md stated for mapped units until the stamp: the check read a transient
+    wrong depth while every digest saw the recorded bytes, and the run reported a discrepancy of
+    bytes no longer on disk (exit 1) against the digest of the good ones. The file's change time
+    moved, so the sector is withdrawn (exit 3), whatever the digests say."""
     db = shutil.copytree(game3, tmp_path / "db")
     path = db / f"{PARENT}.mdb"
     good = path.read_bytes()
     bad = faulty(game3, tmp_path, PARENT).read_bytes()
-    audit = tmp_path / "a.sqlite"
+    audit = tmp_path / "a.sqlite" if store else None
     rc, doc, err = paused_verify_steps(millaudit_planted, db, audit,
                                        [(f"opened:{PARENT}", lambda: rewrite_in_place(path, bad)),
                                         (f"checked:{PARENT}", lambda: rewrite_in_place(path, good))],
                                        tmp_path, env=MAPPED)
-    assert rc == 1 and sector(doc, PARENT)["discrepancies"] > 0, err
-    assert recorded_input(audit, PARENT, f"{PARENT}.mdb") == sha(good)
+    assert_withdrawn(rc, doc, err, PARENT, PARENT)
+    assert "(written to (its change time moved) since it was mapped" in sector(doc, PARENT)["message"]
+    assert doc["totals"]["discrepancies"] == 0
+
+
+@pytest.mark.parametrize("changed", [PARENT, CHILD])
+def test_wrong_file_made_right_during_its_check_is_never_verified(millaudit, millaudit_planted, game3,
+                                                                  tmp_path, changed):
+    """The false "verified" the mapped path allowed until the stamp: the file on disk holds a wrong
+    depth (its digest is what the run records), someone with write access puts the right bytes in
+    place while the check reads it and the wrong ones back before it is hashed again. 74f97b3 said
+    "verified" (exit 0) with the wrong file's digest recorded, and --incremental carried it over.
+    Now the sector that read it is withdrawn: its own file (PARENT) or a successor's (CHILD)."""
+    db = shutil.copytree(game3, tmp_path / "db")
+    path = db / f"{changed}.mdb"
+    good = path.read_bytes()
+    bad = faulty(game3, tmp_path, changed).read_bytes()
+    rewrite_in_place(path, bad)
+    assert fresh_full(millaudit, db)[0] == 1  # the bytes on disk are wrong
+    audit = tmp_path / "a.sqlite"
+    rc, doc, err = paused_verify_steps(millaudit_planted, db, audit,
+                                       [(f"opened:{PARENT}", lambda: rewrite_in_place(path, good)),
+                                        (f"checked:{PARENT}", lambda: rewrite_in_place(path, bad))],
+                                       tmp_path, "--sector", PARENT, env=MAPPED)
+    assert_withdrawn(rc, doc, err, PARENT, changed)
+    assert doc["verdict"] != "verified"
+    inc = millaudit.run("verify", db, "--audit", audit, "--incremental", "--sector", PARENT, "--json")
+    assert not sector(json.loads(inc.stdout), PARENT)["carried_over"]  # checked again
+    if changed == PARENT:
+        assert inc.returncode == 1  # on the wrong bytes now on disk
 
 
 @pytest.mark.parametrize("step, changed, store", [

@@ -4,9 +4,18 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <cmocka.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <sys/resource.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include "common/fileio.h"
+#include "common/memory_available.h"
 #include "common/ma_error.h"
 #include "common/verdict.h"
 
@@ -68,6 +77,93 @@ static void test_printable_ascii_keeps_ascii_and_marks_the_rest(void **state)
     assert_string_equal(ma_printable_ascii("", out, sizeof out), "");
 }
 
+/* What a process may take is at most the machine's memory, and a data limit (ulimit -d, a batch
+ * system's) lowers it to that limit: a verify run under one keeps its units' files mapped rather
+ * than be refused memory for them. */
+static void test_memory_available_follows_a_data_limit(void **state)
+{
+    (void)state;
+    uint64_t all = ma_memory_available();
+    long pages = sysconf(_SC_PHYS_PAGES), size = sysconf(_SC_PAGESIZE);
+    assert_true(all > 0);
+    assert_true(pages > 0 && size > 0 && all <= (uint64_t)pages * (uint64_t)size);
+#if defined(__SANITIZE_ADDRESS__)
+    skip(); /* the sanitizer's shadow memory counts as data: a child with a data limit cannot run */
+#else
+    const uint64_t limit = (uint64_t)48 << 20;
+    if (all <= limit)
+        skip(); /* a machine with less than the limit available says nothing about the limit */
+    pid_t pid = fork();
+    assert_true(pid >= 0);
+    if (pid == 0) {
+        struct rlimit rl;
+        if (getrlimit(RLIMIT_DATA, &rl) != 0)
+            _exit(2);
+        rl.rlim_cur = (rlim_t)limit;
+        if (rl.rlim_max != RLIM_INFINITY && rl.rlim_max < rl.rlim_cur)
+            _exit(3);
+        if (setrlimit(RLIMIT_DATA, &rl) != 0)
+            _exit(4);
+        _exit(ma_memory_available() == limit ? 0 : 1);
+    }
+    int status = 0;
+    assert_int_equal(waitpid(pid, &status, 0), pid);
+    assert_true(WIFEXITED(status));
+    assert_int_equal(WEXITSTATUS(status), 0);
+#endif
+}
+
+static void put_file(const char *path, const char *text)
+{
+    FILE *f = fopen(path, "wb");
+    assert_non_null(f);
+    assert_int_equal(fputs(text, f) >= 0, 1);
+    assert_int_equal(fclose(f), 0);
+}
+
+/* A mapped file's stamp: taken once the file's change time is older than the settle time (a file
+ * just written is waited for), unchanged while nothing touches the file, and moved by a write of
+ * the very bytes it held (which no digest sees), by a file renamed over it and by its removal. */
+static void test_stamp_sees_a_rewrite_of_the_same_bytes(void **state)
+{
+    (void)state;
+    char dir[] = "/tmp/ma_stamp_XXXXXX", path[64], other[64], why[80];
+    assert_non_null(mkdtemp(dir));
+    snprintf(path, sizeof path, "%s/f", dir);
+    snprintf(other, sizeof other, "%s/g", dir);
+    put_file(path, "sector bytes");
+    int fd = open(path, O_RDONLY);
+    assert_true(fd >= 0);
+    struct timespec before, after;
+    clock_gettime(CLOCK_REALTIME, &before);
+    struct stat st;
+    ma_file_stamp s;
+    ma_error err;
+    assert_int_equal(ma_file_stamp_take(fd, path, &st, &s, &err), MA_OK);
+    clock_gettime(CLOCK_REALTIME, &after);
+    close(fd);
+    assert_int_equal(s.taken, 1);
+    assert_int_equal(s.size, 12);
+    /* just written: waited until its ctime was older than the settle time */
+    assert_true((after.tv_sec - before.tv_sec) * 1000000000LL + (after.tv_nsec - before.tv_nsec) >=
+                MA_FILE_STAMP_SETTLE_NS - 1000000000LL);
+    assert_int_equal(ma_file_stamp_moved(path, &s, why, sizeof why), 0);
+    put_file(path, "sector bytes"); /* the same bytes, written again */
+    assert_int_equal(ma_file_stamp_moved(path, &s, why, sizeof why), 1);
+    assert_string_equal(why, "written to (its change time moved)");
+    put_file(other, "sector bytes");
+    assert_int_equal(rename(other, path), 0);
+    assert_int_equal(ma_file_stamp_moved(path, &s, why, sizeof why), 1);
+    assert_string_equal(why, "replaced by another file");
+    assert_int_equal(unlink(path), 0);
+    assert_int_equal(ma_file_stamp_moved(path, &s, why, sizeof why), 1);
+    assert_string_equal(why, "removed");
+    ma_file_stamp none;
+    memset(&none, 0, sizeof none);
+    assert_int_equal(ma_file_stamp_moved(path, &none, NULL, 0), 1);
+    assert_int_equal(rmdir(dir), 0);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -76,6 +172,8 @@ int main(void)
         cmocka_unit_test(test_exit_codes_are_distinct_for_mismatch_and_bad_input),
         cmocka_unit_test(test_interrupted_words_count_carried_sectors_apart),
         cmocka_unit_test(test_printable_ascii_keeps_ascii_and_marks_the_rest),
+        cmocka_unit_test(test_memory_available_follows_a_data_limit),
+        cmocka_unit_test(test_stamp_sees_a_rewrite_of_the_same_bytes),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

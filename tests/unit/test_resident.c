@@ -251,11 +251,50 @@ static void test_private_bodies_are_not_copied(void **state)
     assert_ptr_equal(out[1], b);
     assert_int_equal(wk.n_mem, 0);
     ma_walk_free(&wk);
-    assert_int_equal(ma_walk_within_budget(MA_RESIDENT_PAGE - 1), 0);
-    assert_int_equal(ma_walk_within_budget(MA_RESIDENT_PAGE), 1);
-    assert_int_equal(ma_walk_within_budget(MA_WALK_RESIDENT_BUDGET), 1);
-    assert_int_equal(ma_walk_within_budget(MA_WALK_RESIDENT_BUDGET + 1), 0);
+    assert_int_equal(ma_walk_within_budget(MA_RESIDENT_PAGE - 1, MA_WALK_RESIDENT_BUDGET), 0);
+    assert_int_equal(ma_walk_within_budget(MA_RESIDENT_PAGE, MA_WALK_RESIDENT_BUDGET), 1);
+    assert_int_equal(ma_walk_within_budget(MA_WALK_RESIDENT_BUDGET, MA_WALK_RESIDENT_BUDGET), 1);
+    assert_int_equal(ma_walk_within_budget(MA_WALK_RESIDENT_BUDGET + 1, MA_WALK_RESIDENT_BUDGET), 0);
     free(a);
+    free(b);
+}
+
+static void test_walk_starts_with_the_whole_budget(void **state)
+{
+    (void)state;
+    ma_walk wk;
+    ma_walk_init(&wk);
+    assert_int_equal(wk.budget, MA_WALK_RESIDENT_BUDGET);
+    ma_walk_free(&wk);
+}
+
+/* The walk judges a batch by its own budget: files of 3 pages are copied under a budget of 3
+ * pages and left where they lie under one of 3 pages less a byte, whatever the constant says. */
+static void test_copies_follow_the_walk_budget(void **state)
+{
+    (void)state;
+    const size_t n = 3 * MA_RESIDENT_PAGE;
+    uint8_t *b = malloc(n);
+    assert_non_null(b);
+    memset(b, 7, n);
+    const void *src[1] = {b}, *out[1];
+    size_t bytes[1] = {n};
+    uint64_t file[1] = {n};
+    ma_walk wk;
+    ma_walk_init(&wk);
+    wk.budget = n;
+    assert_int_equal(ma_walk_copies(&wk, src, bytes, file, NULL, 1, out), 1);
+    assert_ptr_not_equal(out[0], b);
+    assert_int_equal(wk.n_mem, 1);
+    ma_resident_fill(&wk.copies);
+    assert_memory_equal(out[0], b, n);
+    ma_walk_free(&wk);
+    ma_walk_init(&wk);
+    wk.budget = n - 1;
+    assert_int_equal(ma_walk_copies(&wk, src, bytes, file, NULL, 1, out), 0);
+    assert_ptr_equal(out[0], b);
+    assert_int_equal(wk.n_mem, 0);
+    ma_walk_free(&wk);
     free(b);
 }
 
@@ -268,6 +307,8 @@ int main(void)
         cmocka_unit_test(test_nothing_planned),
         cmocka_unit_test(test_copy_from_a_mapping_drops_its_pages),
         cmocka_unit_test(test_private_bodies_are_not_copied),
+        cmocka_unit_test(test_walk_starts_with_the_whole_budget),
+        cmocka_unit_test(test_copies_follow_the_walk_budget),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -97,6 +97,22 @@ static void test_private_files_are_not_copied(void **state)
     assert_int_equal(ma_check_private_bytes(&in), BITMAPS);
 }
 
+/* A host with room for the whole budget beside the check's own memory keeps it; a smaller one
+ * takes half of what is left beside MA_CHECK_FIXED_BYTES, and never 0 (the default's mark). */
+static void test_budget_follows_the_memory_available(void **state)
+{
+    (void)state;
+    const uint64_t fixed = MA_CHECK_FIXED_BYTES, whole = MA_WALK_RESIDENT_BUDGET;
+    assert_int_equal(ma_check_resident_budget(0), whole); /* unknown */
+    assert_int_equal(ma_check_resident_budget(64 * 1024 * MIB), whole);
+    assert_int_equal(ma_check_resident_budget(fixed + 2 * whole), whole);
+    assert_int_equal(ma_check_resident_budget(fixed + 2 * whole - 2), whole - 1);
+    assert_int_equal(ma_check_resident_budget(fixed + 3072 * MIB), 1536 * MIB);
+    assert_int_equal(ma_check_resident_budget(fixed + 2), 1);
+    assert_int_equal(ma_check_resident_budget(fixed), 1);
+    assert_int_equal(ma_check_resident_budget(1), 1);
+}
+
 static void make_file(const char *dir, const char *name, off_t size)
 {
     char p[256];
@@ -215,6 +231,7 @@ int main(void)
         cmocka_unit_test(test_malom_copies_children_and_itself_together),
         cmocka_unit_test(test_own_successor_is_copied_once),
         cmocka_unit_test(test_private_files_are_not_copied),
+        cmocka_unit_test(test_budget_follows_the_memory_available),
         cmocka_unit_test(test_peaks_of_units_read_privately),
         cmocka_unit_test(test_peaks_of_units_over_the_budget),
     };

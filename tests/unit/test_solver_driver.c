@@ -49,7 +49,6 @@ static void test_memory_estimate(void **state)
     assert_int_equal(ma_solver_component_bytes(1000, 500, 0, 1), 3000 + (2u << 20));
     assert_int_equal(ma_solver_component_bytes(1000, 500, 1, 1), 11000 + (2u << 20));
     assert_int_equal(ma_solver_component_bytes(1000, 500, 1, 4), 11000 + 4 * (2u << 20));
-    assert_true(ma_solver_memory_available() > 0);
     int t = ma_solver_default_threads();
     assert_true(t >= 1 && t <= MA_SOLVER_MAX_THREADS);
 }

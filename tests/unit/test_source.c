@@ -689,6 +689,73 @@ static void test_private_read_keeps_the_bytes_read(void **state)
     ma_database_close(db);
 }
 
+/* Rewrites the file at path with its own bytes, in place (same inode, same size). */
+static void rewrite_same(const char *path)
+{
+    size_t len;
+    unsigned char *b = ma_test_slurp(path, &len);
+    assert_non_null(b);
+    FILE *f = fopen(path, "r+b");
+    assert_non_null(f);
+    assert_int_equal(fwrite(b, 1, len, f), len);
+    fclose(f);
+    free(b);
+}
+
+/* verify's databases stamp what they map (ma_database_options.stamp_mapped): a file of either
+ * format written in place with the very bytes it held, which no digest of the mapping can see, is
+ * "moved"; one nobody touched is not; a file read privately never is (its bytes cannot change),
+ * nor one mapped by a database that asked for no stamp. */
+static void test_stamped_sources_see_a_rewrite_of_the_same_bytes(void **state)
+{
+    fixture *fx = *state;
+    uint8_t a[GOOD_SIZE];
+    good_file(a);
+    put(fx, "std_0_1_3_2.mdb", a, sizeof a);
+    char fixtures[512], sub[700], mdb[700], sec[760], why[128];
+    ma_test_fixture_dir(fixtures, sizeof fixtures);
+    MA_TEST_NEED_FIXTURES(fixtures);
+    snprintf(sub, sizeof sub, "%s/malom", fx->dir);
+    assert_int_equal(mkdir(sub, 0700), 0);
+    if (!copy_strong_with_fault(sub))
+        MA_TEST_SKIP_OR_FAIL("std-strong fixture files absent");
+    snprintf(mdb, sizeof mdb, "%s/std_0_1_3_2.mdb", fx->dir);
+    snprintf(sec, sizeof sec, "%s/std_3_3_0_0.sec", sub);
+    ma_sector s = {0, 1, 3, 2}, s33 = {3, 3, 0, 0};
+    ma_database_options opt = {0};
+    opt.stamp_mapped = 1;
+    ma_database *db, *mdb_db, *plain;
+    ma_error err;
+    const ma_source *src, *msrc, *psrc;
+    assert_int_equal(ma_database_open(&db, fx->dir, &opt, &err), MA_OK);
+    assert_int_equal(ma_database_open(&mdb_db, sub, &opt, &err), MA_OK);
+    assert_int_equal(ma_database_open(&plain, fx->dir, NULL, &err), MA_OK);
+    assert_int_equal(ma_database_source(db, MA_VARIANT_STD, s, &src, &err), MA_OK);
+    assert_int_equal(ma_database_source(mdb_db, MA_VARIANT_STD, s33, &msrc, &err), MA_OK);
+    assert_int_equal(ma_database_source(plain, MA_VARIANT_STD, s, &psrc, &err), MA_OK);
+    assert_int_equal(ma_source_moved(src, why, sizeof why), 0);
+    assert_int_equal(ma_source_moved(msrc, why, sizeof why), 0);
+    rewrite_same(mdb);
+    rewrite_same(sec);
+    char before[65], after[65];
+    bytes_digest(src, before);
+    assert_int_equal(ma_source_moved(src, why, sizeof why), 1);
+    assert_string_equal(why, "written to (its change time moved)");
+    assert_int_equal(ma_source_moved(msrc, why, sizeof why), 1);
+    assert_string_equal(why, "written to (its change time moved)");
+    bytes_digest(src, after);
+    assert_string_equal(before, after); /* what a digest of the mapping says: nothing changed */
+    assert_int_equal(ma_source_moved(psrc, NULL, 0), 0); /* no stamp asked */
+    ma_database_release(db, MA_VARIANT_STD, s);
+    ma_database_read_privately(db, MA_VARIANT_STD, s, 1);
+    assert_int_equal(ma_database_source(db, MA_VARIANT_STD, s, &src, &err), MA_OK);
+    rewrite_same(mdb);
+    assert_int_equal(ma_source_moved(src, NULL, 0), 0); /* private bytes */
+    ma_database_close(plain);
+    ma_database_close(mdb_db);
+    ma_database_close(db);
+}
+
 /* A private read stopped by a signal (ma_database_options.cancel set, as verify sets it to its
  * signal flag): the open fails with MA_ECANCELED naming the file and the offset, and that is no
  * property of the file: it is not listed as unusable and not cached, so once the flag is clear the
@@ -954,6 +1021,7 @@ int main(void)
         cmocka_unit_test(test_malom_sources_answer_for_their_formats),
         cmocka_unit_test_setup_teardown(test_secval_digest_is_of_the_bytes_parsed, setup, teardown),
         cmocka_unit_test_setup_teardown(test_sources_opened_in_advance, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_stamped_sources_see_a_rewrite_of_the_same_bytes, setup, teardown),
     };
     return ma_test_run_group(tests, NULL, NULL);
 }

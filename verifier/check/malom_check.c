@@ -112,6 +112,8 @@ static int setup(struct mc_shared *sh, const ma_mcheck_input *in, ma_error *err)
 {
     memset(sh, 0, sizeof *sh);
     ma_walk_init(&sh->walk);
+    if (in->resident_budget)
+        sh->walk.budget = in->resident_budget;
     sh->in = in;
     sh->sector = ma_malom_file_sector(in->file);
     sh->frame = ma_malom_file_frame(in->file);

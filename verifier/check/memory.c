@@ -18,7 +18,7 @@ static uint64_t batch(const uint64_t *file, int n)
         total += file[i];
         rounded += file[i] ? pages(file[i]) : 0;
     }
-    return ma_walk_within_budget(total) ? rounded : 0;
+    return ma_walk_within_budget(total, MA_WALK_RESIDENT_BUDGET) ? rounded : 0;
 }
 
 uint64_t ma_check_private_bytes(const ma_check_memory_in *in)

@@ -27,12 +27,31 @@
 
 #include "millaudit/types.h"
 #include "verifier/check/rules.h"
+#include "verifier/check/walk.h"
 
 /* The process's own memory beside what grows with a sector (program, libraries, SQLite, index
  * tables, per-thread buffers and stacks of up to 16 threads): whole shards of the 4-stone game
  * peaked at 23-36 MiB with 2 threads, 53-68 MiB with 16 (files and copies included); stated with
  * room to spare. */
 #define MA_CHECK_FIXED_BYTES ((uint64_t)96 << 20)
+
+/* The budget of the walk's copies and of a verify unit's private read in a process that may take
+ * `available` bytes (common/memory_available.h; 0 when unknown): MA_WALK_RESIDENT_BUDGET, or
+ * half of what is left beside MA_CHECK_FIXED_BYTES when that is less (at least 1: 0 reads as
+ * "the default" in ma_check_input). Both are anonymous memory the kernel cannot reclaim: on a host
+ * that cannot hold them beside the rest of the check and the page cache, a private read or a copy
+ * ends in a refused allocation (a stopped run) or the out-of-memory killer (overcommit lets the
+ * allocation succeed), where the mapped files are merely slower. Half, because the visited
+ * bitmaps, the mapped files' pages and other processes need the other half. So a plan
+ * (ma_check_private_bytes, computed with MA_WALK_RESIDENT_BUDGET) is an upper bound on a smaller
+ * host: there fewer files are copied or read privately, and a mapped file counts as much. */
+static inline uint64_t ma_check_resident_budget(uint64_t available)
+{
+    if (!available)
+        return MA_WALK_RESIDENT_BUDGET;
+    uint64_t half = available > MA_CHECK_FIXED_BYTES ? (available - MA_CHECK_FIXED_BYTES) / 2 : 0;
+    return half >= MA_WALK_RESIDENT_BUDGET ? MA_WALK_RESIDENT_BUDGET : half ? half : 1;
+}
 
 typedef struct ma_check_memory_in {
     ma_format format;

@@ -17,6 +17,7 @@ _Static_assert(MA_RESIDENT_PARTS >= MA_TURN_KINDS + 2, "a resident part for ever
 void ma_walk_init(ma_walk *wk)
 {
     memset(wk, 0, sizeof *wk);
+    wk->budget = MA_WALK_RESIDENT_BUDGET;
     ma_resident_init(&wk->copies);
 }
 
@@ -122,7 +123,7 @@ int ma_walk_copies(ma_walk *wk, const void *const src[], const size_t bytes[], c
         if (src[i] && !dup)
             total += file[i];
     }
-    if (!ma_walk_within_budget(total))
+    if (!ma_walk_within_budget(total, wk->budget))
         return 0;
     for (int i = 0; i < n; i++) {
         /* absent, or private already: read where it lies, one copy of the file's bytes */

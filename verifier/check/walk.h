@@ -115,6 +115,9 @@ struct ma_walk {
     uint64_t per, end, n_chunks; /* chunks of `per` masks or entries below `end` */
     _Atomic uint64_t *visited; /* the walk's bitmap, NULL for none */
     ma_visited_team team;
+    uint64_t budget;           /* of the copies (ma_walk_copies): MA_WALK_RESIDENT_BUDGET after
+                                  ma_walk_init, or what the checker sets (verifier/check/memory.h,
+                                  ma_check_resident_budget) */
     ma_resident copies;        /* the huge-page copies and the zeroing of visited */
     void *mem[MA_RESIDENT_PARTS];
     int n_mem;
@@ -138,7 +141,7 @@ void ma_walk_plan_entries(ma_walk *wk, uint64_t entries);
 
 /* Plans huge-page copies of the bodies src[0..n-1] of bytes[i] bytes (a body named twice is
  * copied once; NULL ones are skipped) when the total of their files' sizes file[i] (the whole
- * file body i is part of; >= bytes[i]) is within MA_RESIDENT_PAGE .. MA_WALK_RESIDENT_BUDGET:
+ * file body i is part of; >= bytes[i]) is within MA_RESIDENT_PAGE .. wk->budget:
  * out[i] is where the walk reads body i, its copy or src[i] itself (when out of budget, or its
  * memory could not be had). Returns 1 when the total was within the budget. The budget is judged
  * on whole files, which a plan knows without opening them, so that a task's memory can be
@@ -153,14 +156,14 @@ void ma_walk_plan_entries(ma_walk *wk, uint64_t entries);
 int ma_walk_copies(ma_walk *wk, const void *const src[], const size_t bytes[], const uint64_t file[],
                    const int kind[], int n, const void *out[]);
 
-/* Non-zero when bodies whose files total `total` bytes are copied (ma_walk_copies):
- * MA_RESIDENT_PAGE .. MA_WALK_RESIDENT_BUDGET. The rule of the copies alone, which the memory plan
- * (verifier/check/memory.h) follows too; whether a verify run reads a unit's files privately is
- * another rule (ma_vr_unit_private, verifier/run/run_internal.h: up to the same budget, from 0
- * bytes), under which nothing is copied at all. */
-static inline int ma_walk_within_budget(uint64_t total)
+/* Non-zero when bodies whose files total `total` bytes are copied (ma_walk_copies) under budget:
+ * MA_RESIDENT_PAGE .. budget. The rule of the copies alone, which the memory plan
+ * (verifier/check/memory.h) follows too with MA_WALK_RESIDENT_BUDGET; whether a verify run reads a
+ * unit's files privately is another rule (ma_vr_unit_private, verifier/run/run_internal.h: up to
+ * the same budget, from 0 bytes), under which nothing is copied at all. */
+static inline int ma_walk_within_budget(uint64_t total, uint64_t budget)
 {
-    return total >= MA_RESIDENT_PAGE && total <= MA_WALK_RESIDENT_BUDGET;
+    return total >= MA_RESIDENT_PAGE && total <= budget;
 }
 
 /* Non-zero when [p, p + bytes) lies inside [map, map + size), a format reader's read-only

@@ -36,6 +36,9 @@ struct ma_malom_file {
     char sector_text[24];       /* "W_B_WF_BF" */
     const uint8_t *map;         /* whole file, read-only; NULL for an empty file */
     ma_private_bytes priv;      /* read privately (priv.read): map is priv.data, else a mapping */
+    ma_file_stamp stamp;        /* mapped and stamped: the file as it was mapped
+                                 * (common/fileio.h), taken before any byte was read */
+    int stamped;                /* opened with MA_HOLD_MAPPED_STAMPED */
     size_t size;                /* file length in bytes */
     uint64_t count;             /* entries = hash_count(W, B) */
     const uint8_t *entries;     /* first entry */
@@ -136,10 +139,13 @@ static int map_file(ma_malom_file **out, const char *path, ma_variant variant, m
     struct stat st;
     ma_error oerr;
     int orc = ma_file_open_regular(path, &fd, &st, &oerr);
+    f->stamped = !orc && private_read == MA_HOLD_MAPPED_STAMPED;
+    if (f->stamped && (orc = ma_file_stamp_take(fd, path, &st, &f->stamp, &oerr)) != MA_OK)
+        close(fd);
     if (orc) /* keep the reason, drop the path ma_file_open_regular put in front */
         FAIL(orc, 0, "%.200s", strstr(oerr.msg, ": ") ? strstr(oerr.msg, ": ") + 2 : oerr.msg);
     f->size = (size_t)st.st_size;
-    if (private_read) {
+    if (private_read == MA_HOLD_PRIVATE) {
         char who[4400];
         snprintf(who, sizeof who, "%.4000s: sector %s", path, f->sector_text);
         rc = ma_private_read(&f->priv, fd, who, (uint64_t)st.st_size, cancel, err);
@@ -548,6 +554,11 @@ const uint8_t *ma_malom_file_bytes(const ma_malom_file *f, size_t *size)
 const char *ma_malom_file_private_sha256(const ma_malom_file *f)
 {
     return f->priv.read ? f->priv.sha256 : NULL;
+}
+
+const ma_file_stamp *ma_malom_file_stamp(const ma_malom_file *f)
+{
+    return f->stamped ? &f->stamp : NULL;
 }
 ma_malom_frame ma_malom_file_frame(const ma_malom_file *f) { return f->frame; }
 uint32_t ma_malom_file_overflow_count(const ma_malom_file *f) { return f->overflow_count; }

@@ -33,6 +33,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "common/fileio.h"
 #include "common/ma_error.h"
 #include "verifier/formats/malom_secval.h"
 #include "indexer/position.h"
@@ -90,7 +91,9 @@ int ma_malom_file_open_sec2(ma_malom_file **out, const char *path, ma_variant va
 int ma_malom_file_open_sec2_given(ma_malom_file **out, const char *path, ma_variant variant, ma_sector sector,
                                   const ma_malom_secval *values, const char *no_values, ma_error *err);
 /* Opens and validates a .sec2 (as ma_malom_file_open_sec2_given) or legacy .sec file (values and
- * no_values unused) as the other openers do; with private_read the file is not mapped but read
+ * no_values unused) as the other openers do; private_read is how the bytes are held
+ * (MA_HOLD_*, common/fileio.h): mapped, mapped and stamped first (ma_malom_file_stamp), or
+ * (MA_HOLD_PRIVATE) not mapped but read
  * once into private memory and hashed as it is read (checksums/private_read.h), and validated from
  * those bytes: ma_malom_file_bytes are then bytes that cannot change however the file does, and
  * ma_malom_file_private_sha256 their digest. A read that fails or finds the file truncated or
@@ -132,6 +135,9 @@ const uint8_t *ma_malom_file_bytes(const ma_malom_file *f, size_t *size);
 /* The SHA-256 (hex) of those bytes when the file was read privately (ma_malom_file_open_read),
  * taken as they were read; NULL for a mapped file. */
 const char *ma_malom_file_private_sha256(const ma_malom_file *f);
+/* The stamp of a file opened MA_HOLD_MAPPED_STAMPED, taken before any of its bytes was read
+ * (common/fileio.h; its taken is 0 when the file kept changing); NULL for any other file. */
+const ma_file_stamp *ma_malom_file_stamp(const ma_malom_file *f);
 
 /* Decodes entry `index` (< entry_count) into the common frame. Never fails after open. */
 void ma_malom_file_entry(const ma_malom_file *f, uint64_t index, ma_malom_entry *out);

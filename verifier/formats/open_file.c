@@ -235,7 +235,8 @@ out:
     return rc;
 }
 
-/* ma_open_file_map, or with private_read ma_open_file_read (stopped once *cancel is set). */
+/* ma_open_file_map, or with private_read MA_HOLD_PRIVATE ma_open_file_read (stopped once *cancel
+ * is set), or with MA_HOLD_MAPPED_STAMPED ma_open_file_map_stamped. */
 static int open_file(ma_open_file *f, const char *path, ma_open_index *ix, int expect_name,
                      int private_read, const volatile sig_atomic_t *cancel, ma_error *err)
 {
@@ -247,6 +248,9 @@ static int open_file(ma_open_file *f, const char *path, ma_open_index *ix, int e
     struct stat st = {0};
     ma_error oerr;
     int orc = ma_file_open_regular(path, &fd, &st, &oerr);
+    /* mapped: stamped before any byte is read, so a write during the mapping's use shows */
+    if (!orc && private_read == MA_HOLD_MAPPED_STAMPED)
+        orc = ma_file_stamp_take(fd, path, &st, &f->stamp, &oerr);
     if (orc) /* the reason without the path ma_file_open_regular put in front */
         FAIL(orc == MA_EFORMAT ? MA_EFORMAT : orc == MA_EMISSING ? MA_EMISSING : MA_EIO, NULL, 0, "%.200s",
              strstr(oerr.msg, ": ") ? strstr(oerr.msg, ": ") + 2 : oerr.msg);
@@ -255,7 +259,7 @@ static int open_file(ma_open_file *f, const char *path, ma_open_index *ix, int e
     if ((uint64_t)st.st_size < MA_OPEN_HEADER_SIZE)
         FAIL(MA_EFORMAT, NULL, (uint64_t)st.st_size, "truncated header: %s, expected %s",
              MA_COUNT((uint64_t)st.st_size, "byte", "bytes"), MA_NUM(MA_OPEN_HEADER_SIZE));
-    if (private_read) {
+    if (private_read == MA_HOLD_PRIVATE) {
         char sec[32], who[4400];
         message_sector(path, NULL, sec, sizeof sec);
         snprintf(who, sizeof who, "%.4000s: sector %s", path, sec);
@@ -293,13 +297,19 @@ out:
 int ma_open_file_map(ma_open_file *f, const char *path, ma_open_index *ix, int expect_name,
                      ma_error *err)
 {
-    return open_file(f, path, ix, expect_name, 0, NULL, err);
+    return open_file(f, path, ix, expect_name, MA_HOLD_MAPPED, NULL, err);
+}
+
+int ma_open_file_map_stamped(ma_open_file *f, const char *path, ma_open_index *ix, int expect_name,
+                             ma_error *err)
+{
+    return open_file(f, path, ix, expect_name, MA_HOLD_MAPPED_STAMPED, NULL, err);
 }
 
 int ma_open_file_read(ma_open_file *f, const char *path, ma_open_index *ix, int expect_name,
                       const volatile sig_atomic_t *cancel, ma_error *err)
 {
-    return open_file(f, path, ix, expect_name, 1, cancel, err);
+    return open_file(f, path, ix, expect_name, MA_HOLD_PRIVATE, cancel, err);
 }
 
 void ma_open_file_close(ma_open_file *f)

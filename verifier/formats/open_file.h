@@ -15,6 +15,7 @@
 #include <stdint.h>
 
 #include "checksums/private_read.h"
+#include "common/fileio.h"
 #include "common/ma_error.h"
 #include "indexer/open_index.h"
 #include "verifier/formats/value.h"
@@ -48,6 +49,8 @@ typedef struct ma_open_file {
     const void *map;           /* the whole mapping (NULL after close) */
     size_t map_size;           /* file length */
     ma_private_bytes priv;     /* read privately (priv.read, ma_open_file_read): map is priv.data */
+    ma_file_stamp stamp;       /* ma_open_file_map_stamped: the file as it was mapped
+                                * (common/fileio.h), taken before any byte was read */
 } ma_open_file;
 
 /* Maps and validates a file: every header field of §5.1 (the body digest is read, not checked:
@@ -58,6 +61,11 @@ typedef struct ma_open_file {
  * MA_EFORMAT (anything malformed). On error nothing stays mapped. */
 int ma_open_file_map(ma_open_file *f, const char *path, ma_open_index *ix, int expect_name,
                      ma_error *err);
+/* ma_open_file_map, stamped before a byte is read (ma_file_stamp_take, common/fileio.h: waits for a
+ * file changed less than MA_FILE_STAMP_SETTLE_NS before): f->stamp, which verify compares after
+ * its check (ma_source_moved). */
+int ma_open_file_map_stamped(ma_open_file *f, const char *path, ma_open_index *ix, int expect_name,
+                             ma_error *err);
 /* ma_open_file_map, but the file is read once into private memory and hashed as it is read
  * (checksums/private_read.h) instead of mapped, and validated from those bytes: f->map are then
  * bytes that cannot change however the file does, f->priv.sha256 their digest. A read that fails

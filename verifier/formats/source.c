@@ -37,6 +37,7 @@ struct ma_database {
     ma_format format;
     int no_digest_check;        /* ma_database_options.no_digest_check */
     const volatile sig_atomic_t *cancel; /* ma_database_options.cancel */
+    int stamp_mapped;                    /* ma_database_options.stamp_mapped */
     unsigned variants;
     ma_db_sector *sectors;
     cached *cache;              /* parallel to sectors */
@@ -518,6 +519,7 @@ int ma_database_open(ma_database **out, const char *path, const ma_database_opti
             votes[names[i].format]++;
     db->no_digest_check = opt && opt->no_digest_check;
     db->cancel = opt ? opt->cancel : NULL;
+    db->stamp_mapped = opt && opt->stamp_mapped;
     ma_format fmt = opt && opt->format ? opt->format : 0;
     if (!fmt)
         for (int f = MA_FORMAT_OPEN; f <= MA_FORMAT_SEC; f++)
@@ -789,7 +791,7 @@ static int open_prepared(ma_database *db, const ma_db_sector *s, const ma_malom_
     src->where = s;
     ma_source_open_args a = {db->oix, db->no_digest_check, sv, db->secval_state[s->variant] != 0,
                              db->secval_state[s->variant] == 3 ? db->secval_err[s->variant].msg : NULL,
-                             db->cache[s - db->sectors].private_read, db->cancel};
+                             db->cache[s - db->sectors].private_read, db->cancel, db->stamp_mapped};
     int rc = src->ops->open(src, s, &a, err);
     if (rc) {
         free(src);
@@ -976,6 +978,11 @@ const uint8_t *ma_source_bytes(const ma_source *src, size_t *size)
 const char *ma_source_private_sha256(const ma_source *src)
 {
     return src->private_sha256;
+}
+
+int ma_source_moved(const ma_source *src, char *why, size_t n)
+{
+    return src->stamp ? ma_file_stamp_moved(src->where->path, src->stamp, why, n) : 0;
 }
 
 void ma_source_drop_pages(const ma_source *src)

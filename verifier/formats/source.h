@@ -100,6 +100,11 @@ typedef struct ma_database_options {
                            * pieces once *cancel is non-zero and fails with MA_ECANCELED, which
                            * is not cached and not listed as unusable (the file is not blamed;
                            * a later open reads it again). NULL: never stopped */
+    int stamp_mapped;     /* non-zero: a file opened mapped is stamped before its reader reads a
+                           * byte (ma_file_stamp_take, common/fileio.h; a file changed less than
+                           * 2.1 s before is waited for), so ma_source_moved can tell a write
+                           * during its use. verify's runs set it; a command that compares no
+                           * digest after reading (diff, probe, dump) need not wait */
 } ma_database_options;
 
 /* Non-zero when a file name (without directory) looks like a database file: its suffix is .mdb,
@@ -253,6 +258,13 @@ const uint8_t *ma_source_bytes(const ma_source *src, size_t *size);
  * (ma_database_read_privately), taken as they were read: the digest of exactly what every entry is
  * read from. NULL for a mapped file. */
 const char *ma_source_private_sha256(const ma_source *src);
+/* For a file mapped and stamped (ma_database_options.stamp_mapped): non-zero when the file at its
+ * path is no longer the one mapped, unchanged
+ * since before its reader read a byte of it (ma_file_stamp_moved, common/fileio.h: written to,
+ * even if written back, replaced, removed), with why (if non-NULL) saying how. 0 for a file read
+ * privately, whose bytes cannot change, and for one mapped without a stamp. A digest of the mapping taken after a check cannot see a
+ * file rewritten during the check and back; this can. */
+int ma_source_moved(const ma_source *src, char *why, size_t n);
 /* Drops the resident pages of that mapping from the process (MADV_DONTNEED); nothing for a source
  * read privately (anonymous memory dropped would read back as zeros: release the source instead,
  * ma_database_release). The mapping is

@@ -29,6 +29,7 @@ struct ma_source {
     const ma_open_index *oix;   /* always prepared for the sector's W (positions, orbits) */
     const ma_malom_index *mix;  /* Malom formats only */
     const char *private_sha256; /* the file read privately: the digest of its bytes; else NULL */
+    const ma_file_stamp *stamp; /* the file mapped and stamped: its reader's stamp; else NULL */
 };
 
 /* What opening one sector's file may use besides its path: the database's open index (prepared
@@ -45,6 +46,7 @@ typedef struct ma_source_open_args {
                        * (ma_database_read_privately); the open sets ma_source.private_sha256 */
     const volatile sig_atomic_t *cancel; /* stops a private read between its pieces
                                           * (ma_database_options.cancel): MA_ECANCELED */
+    int stamp;        /* a mapped file is stamped first (ma_database_options.stamp_mapped) */
 } ma_source_open_args;
 
 typedef struct ma_source_ops {

@@ -16,11 +16,15 @@ static int malom_opened(ma_source *src, int rc)
         src->entries = ma_malom_file_entry_count(src->mf);
         src->frame = ma_malom_file_frame(src->mf);
         src->private_sha256 = ma_malom_file_private_sha256(src->mf);
+        src->stamp = ma_malom_file_stamp(src->mf);
     } else {
         src->mf = NULL;
     }
     return rc;
 }
+
+/* How the args ask the file's bytes to be held (MA_HOLD_*, common/fileio.h). */
+#define HOLD(a) ((a)->private_read ? MA_HOLD_PRIVATE : (a)->stamp ? MA_HOLD_MAPPED_STAMPED : MA_HOLD_MAPPED)
 
 static int sec2_open(ma_source *src, const ma_db_sector *s, const ma_source_open_args *a, ma_error *err)
 {
@@ -32,14 +36,14 @@ static int sec2_open(ma_source *src, const ma_db_sector *s, const ma_source_open
              !a->secval_present ? "is absent" : a->secval_error ? "is unusable: " : "is unusable",
              a->secval_present && a->secval_error ? a->secval_error : "");
     return malom_opened(src, ma_malom_file_open_read(&src->mf, s->path, MA_MALOM_SEC2, s->variant,
-                                                     s->sector, a->secval, why, a->private_read, a->cancel,
+                                                     s->sector, a->secval, why, HOLD(a), a->cancel,
                                                      err));
 }
 
 static int sec_open(ma_source *src, const ma_db_sector *s, const ma_source_open_args *a, ma_error *err)
 {
     return malom_opened(src, ma_malom_file_open_read(&src->mf, s->path, MA_MALOM_SEC, s->variant,
-                                                     s->sector, NULL, NULL, a->private_read, a->cancel,
+                                                     s->sector, NULL, NULL, HOLD(a), a->cancel,
                                                      err));
 }
 

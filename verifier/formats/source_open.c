@@ -14,10 +14,12 @@
 static int open_open(ma_source *src, const ma_db_sector *s, const ma_source_open_args *a, ma_error *err)
 {
     int rc = a->private_read ? ma_open_file_read(&src->of, s->path, a->oix, 1, a->cancel, err)
+             : a->stamp      ? ma_open_file_map_stamped(&src->of, s->path, a->oix, 1, err)
                              : ma_open_file_map(&src->of, s->path, a->oix, 1, err);
     if (rc == MA_OK) {
         src->entries = src->of.header.entry_count;
         src->private_sha256 = src->of.priv.read ? src->of.priv.sha256 : NULL;
+        src->stamp = !a->private_read && a->stamp ? &src->of.stamp : NULL;
     }
     /* §5.1: a reader reports a body that is not what its producer wrote; the digest is of the
      * mapped bytes the reader then uses, so what was checked is what is read (an in-place
@@ -35,6 +37,7 @@ static int open_open(ma_source *src, const ma_db_sector *s, const ma_source_open
     if (rc) {
         memset(&src->of, 0, sizeof src->of);
         src->private_sha256 = NULL;
+        src->stamp = NULL;
     }
     return rc;
 }

@@ -11,7 +11,9 @@
 #include <unistd.h>
 
 #include "common/fileio.h"
+#include "common/memory_available.h"
 #include "ma_version.h"
+#include "verifier/check/memory.h"
 #include "verifier/run/seal.h"
 
 static const char *const class_names[MA_DISC_CLASSES] = {
@@ -114,6 +116,7 @@ int ma_vrun_create(ma_vrun **out, const ma_vrun_options *opt, ma_error *err)
     if (!r)
         return ma_error_set(err, MA_ENOMEM, "out of memory");
     r->opt = o;
+    r->resident_budget = ma_check_resident_budget(ma_memory_available());
     r->phase = "scan";
     r->verdict = MA_VERDICT_INCOMPLETE;
     /* a shard's results are carried over only into runs of the same shard: its root/propagated
@@ -188,6 +191,7 @@ int ma_vrun_execute(ma_vrun *r, ma_error *err)
     ma_database_options dbo = {0};
     dbo.no_digest_check = 1;
     dbo.cancel = r->opt.cancel; /* a signal stops a unit's private read between its pieces */
+    dbo.stamp_mapped = 1;       /* the snapshot compares the stamps (run_snapshot.c) */
     int irc = MA_OK; /* the integrity phase: a stop there still plans and records the run */
     int rc = ma_database_open(&r->db, r->opt.root, &dbo, err);
     if (rc == MA_OK) {

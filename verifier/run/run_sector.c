@@ -101,6 +101,7 @@ static int check_open(ma_rs_result *res, const ma_rs_input *in, const ma_vrules 
     ci.threads = in->threads;
     ci.progress = in->progress;
     ci.cancel = in->cancel;
+    ci.resident_budget = in->resident_budget;
     ma_check_result c;
     if ((rc = ma_check_sector(&c, &ci, err)))
         return rc;
@@ -194,6 +195,7 @@ static int check_malom(ma_rs_result *res, const ma_rs_input *in, const ma_vrules
     mi.threads = in->threads;
     mi.progress = in->progress;
     mi.cancel = in->cancel;
+    mi.resident_budget = in->resident_budget;
     ma_mcheck_result m;
     if ((rc = ma_mcheck_sector(&m, &mi, err)))
         return rc;

@@ -59,6 +59,8 @@ typedef struct ma_rs_input {
     int full_board_draw;
     ma_progress *progress;
     const volatile sig_atomic_t *cancel;
+    uint64_t resident_budget;                   /* the checkers' copy budget (ma_check_input),
+                                                 * 0 for MA_WALK_RESIDENT_BUDGET */
 } ma_rs_input;
 
 typedef struct ma_rs_result {

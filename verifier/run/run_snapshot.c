@@ -79,22 +79,42 @@ static const char *expected_digest(const ma_vrun *r, const node *nd)
     return r->audit ? nd->sha256 : nd->mapped_sha;
 }
 
-/* Compares node m's mapping's digest `now` with what is expected (see above), once per unit. */
-static void snapshot_node(ma_vrun *r, int m, const char *now)
+/* Node m's file is withdrawn: `how` says what changed, in the message every sector that read it
+ * gets (docs/runs.md, "Withdrawn"). */
+static void changed_node(ma_vrun *r, int m, const char *how)
 {
     node *nd = &r->nodes[m];
-    nd->changed = 0;
-    const char *want = expected_digest(r, nd);
-    if (!strcmp(now, want))
-        return;
     nd->changed = 1;
     char shown[1100];
     ma_escape_name(nd->pub.path, shown, sizeof shown);
     snprintf(nd->changed_msg, sizeof nd->changed_msg,
-             "%.700s: sector %s: offset 0: changed while being checked (SHA-256 %.12s... when hashed, "
-             "%.12s... as read): replaced or rewritten during the run; not verified, run again",
-             shown, nd->pub.name, want[0] ? want : "(none)", now);
+             "%.600s: sector %.24s: offset 0: changed while being checked (%.200s): replaced or rewritten "
+             "during the run; not verified, run again",
+             shown, nd->pub.name, how);
     ma_vr_add_error(r, nd->changed_msg);
+}
+
+/* Compares node m's mapping's digest `now` with what is expected (see above), once per unit. */
+static void snapshot_node(ma_vrun *r, int m, const char *now)
+{
+    r->nodes[m].changed = 0;
+    const char *want = expected_digest(r, &r->nodes[m]);
+    if (!strcmp(now, want))
+        return;
+    char how[128];
+    snprintf(how, sizeof how, "SHA-256 %.12s... when hashed, %.12s... as read", want[0] ? want : "(none)", now);
+    changed_node(r, m, how);
+}
+
+/* Node m's mapped file, whose mapping hashed as expected, is no longer the file mapped, unchanged
+ * (ma_source_moved): written to during the check, even if written back before the digest above
+ * was taken, which the digest cannot see. */
+static void moved_node(ma_vrun *r, int m, const char *why)
+{
+    char how[200];
+    snprintf(how, sizeof how, "%.100s since it was mapped, though its SHA-256 is again %.12s...", why,
+             expected_digest(r, &r->nodes[m]));
+    changed_node(r, m, how);
 }
 
 /* Node nd's mapping could not be hashed again (out of memory): it counts as changed, with a message
@@ -159,13 +179,16 @@ static int snapshot_unit(ma_vrun *r, size_t first, size_t n, const int *checked)
                                 &e) != MA_OK)
         ok = 0;
     for (size_t k = 0; k < m; k++) {
-        char now[65];
+        char now[65], why[120];
         if (ok)
             ma_sha256_hex(now, dg[k]);
         if (ok)
             snapshot_node(r, which[k], now);
         else
             not_hashed(&r->nodes[which[k]]);
+        /* after the digest: a write up to its end shows */
+        if (ok && !r->nodes[which[k]].changed && ma_source_moved(srcs[k], why, sizeof why))
+            moved_node(r, which[k], why);
         ma_source_drop_pages(srcs[k]);
     }
     free(srcs);
