@@ -694,6 +694,53 @@ static void test_successor_rewritten_during_the_check_is_withdrawn(void **state)
     assert_int_equal(system(cmd), 0);
 }
 
+/* on_step context: after the check of `after`, write `victim` again in place with the bytes it
+ * holds: to a digest, a file rewritten during the check and back. */
+static void rewrite_same_on_step(void *ctx, const char *step, const char *sector)
+{
+    rewrite_step *w = ctx;
+    if (w->fired || strcmp(step, "checked") || !sector || strcmp(sector, w->after))
+        return;
+    w->fired = 1;
+    size_t len = 0;
+    unsigned char *b = ma_test_slurp(w->victim, &len);
+    assert_non_null(b);
+    FILE *f = fopen(w->victim, "r+b");
+    assert_non_null(f);
+    assert_int_equal(fwrite(b, 1, len, f), len);
+    fclose(f);
+    free(b);
+}
+
+/* Mapped, a successor file written during its parent's check and put back to the very bytes it
+ * held: every digest matches, so only its stamp (common/fileio.h: its change time moved) tells the
+ * run that the check may have read other bytes. The parent is withdrawn, with and without a store,
+ * where a re-hash alone verified it (and a wrong file made right during its check was verified). */
+static void test_successor_rewritten_and_back_during_the_check_is_withdrawn(void **state)
+{
+    fixture *fx = *state;
+    char path[400];
+    snprintf(path, sizeof path, "%s/std_3_3_0_0.mdb", fx->db);
+    for (int with_store = 1; with_store >= 0; with_store--) {
+        rewrite_step w = {"std_2_3_1_0", "", 0};
+        snprintf(w.victim, sizeof w.victim, "%s", path);
+        ma_vrun_options o = options(fx, with_store ? fx->store : NULL, MA_VRUN_FULL);
+        ma_vrun_test_hooks hooks = {.on_step = rewrite_same_on_step, .step_ctx = &w,
+                                    .lower_private_budget = 1, .private_budget = 0};
+        ma_vrun *r = run_ok_with(&o, &hooks);
+        assert_true(w.fired);
+        const ma_vrun_sector *parent = find(r, "std_2_3_1_0");
+        assert_int_equal(parent->status, MA_SECTOR_UNUSABLE);
+        assert_int_equal(parent->verified, 0);
+        assert_non_null(strstr(parent->message, "std_3_3_0_0.mdb: sector std_3_3_0_0: offset 0: changed while "
+                                                "being checked (written to (its change time moved) since it "
+                                                "was mapped"));
+        assert_int_equal(find(r, "std_3_3_0_0")->status, MA_SECTOR_OK);
+        assert_int_equal(ma_vrun_verdict_of(r), MA_VERDICT_INCOMPLETE);
+        ma_vrun_free(r);
+    }
+}
+
 /* Read privately (every unit of this game is within the budget, under one 2 MiB page): the same
  * rewrite, after the parent's check read the child, changes nothing the run says; the check and
  * the digest recorded are of the bytes read, the good ones, and no later unit reads the child
@@ -927,6 +974,7 @@ int main(void)
         cmocka_unit_test_setup(test_an_empty_shard_is_verified, fresh_store),
         cmocka_unit_test_setup(test_successor_rewritten_during_the_check_is_withdrawn, fresh_store),
         cmocka_unit_test_setup(test_successor_rewritten_after_its_private_read_keeps_the_bytes_read, fresh_store),
+        cmocka_unit_test_setup(test_successor_rewritten_and_back_during_the_check_is_withdrawn, fresh_store),
         cmocka_unit_test(test_a_successor_with_a_bad_encoding_leaves_its_parent_incomplete),
         cmocka_unit_test(test_an_immediate_win_is_a_root_whatever_its_successors),
         cmocka_unit_test(test_a_discrepancy_set_finds_every_member),
