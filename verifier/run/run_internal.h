@@ -66,9 +66,9 @@ typedef struct node {
 struct ma_vrun {
     ma_vrun_options opt;          /* as given, with the defaults filled in */
     ma_vrun_test_hooks hooks;     /* test builds only (ma_vrun_set_test_hooks) */
-    /* What a unit may hold in private memory and copies: ma_check_resident_budget of the memory available
-     * when the run was created (ma_vrun_create); 0 in a plan's run (run_peak.c), which plans for
-     * a host with room for MA_WALK_RESIDENT_BUDGET wherever it is computed. */
+    /* What a unit may hold in private memory and copies: ma_check_resident_budget of the memory
+     * available when the run was created (ma_vrun_create); 0 in a plan's run (run_peak.c), which
+     * plans for a host with room for MA_WALK_RESIDENT_BUDGET wherever it is computed. */
     uint64_t resident_budget;
     int executed;                 /* ma_vrun_execute ran: a run does its work once */
     const char *phase;
