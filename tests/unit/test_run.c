@@ -634,11 +634,13 @@ static void test_an_empty_shard_is_verified(void **state)
     ma_vrun_free(r);
 }
 
-/* on_step context: after the check of `after`, corrupt `victim` in place (same inode, same size). */
+/* on_step context: after the check of `after`, corrupt `victim` in place (same inode, same size),
+ * or with `same` write it again with the bytes it holds (to a digest, rewritten and back). */
 typedef struct rewrite_step {
     const char *after;
     char victim[400];
     int fired;
+    int same;
 } rewrite_step;
 
 static void rewrite_on_step(void *ctx, const char *step, const char *sector)
@@ -647,7 +649,10 @@ static void rewrite_on_step(void *ctx, const char *step, const char *sector)
     if (w->fired || strcmp(step, "checked") || !sector || strcmp(sector, w->after))
         return;
     w->fired = 1;
-    corrupt_one_win(w->victim);
+    if (w->same)
+        ma_test_rewrite_same(w->victim);
+    else
+        corrupt_one_win(w->victim);
 }
 
 /* The bytes hashed are the bytes checked, on the path of units over the budget (mapped, hashed
@@ -665,7 +670,7 @@ static void test_successor_rewritten_during_the_check_is_withdrawn(void **state)
     for (int with_store = 1; with_store >= 0; with_store--) {
         snprintf(cmd, sizeof cmd, "cp '%s' '%s'", backup, path);
         assert_int_equal(system(cmd), 0);
-        rewrite_step w = {"std_2_3_1_0", "", 0};
+        rewrite_step w = {"std_2_3_1_0", "", 0, 0};
         snprintf(w.victim, sizeof w.victim, "%s", path);
         ma_vrun_options o = options(fx, with_store ? fx->store : NULL, MA_VRUN_FULL);
         ma_vrun_test_hooks hooks = {.on_step = rewrite_on_step, .step_ctx = &w,
@@ -694,24 +699,6 @@ static void test_successor_rewritten_during_the_check_is_withdrawn(void **state)
     assert_int_equal(system(cmd), 0);
 }
 
-/* on_step context: after the check of `after`, write `victim` again in place with the bytes it
- * holds: to a digest, a file rewritten during the check and back. */
-static void rewrite_same_on_step(void *ctx, const char *step, const char *sector)
-{
-    rewrite_step *w = ctx;
-    if (w->fired || strcmp(step, "checked") || !sector || strcmp(sector, w->after))
-        return;
-    w->fired = 1;
-    size_t len = 0;
-    unsigned char *b = ma_test_slurp(w->victim, &len);
-    assert_non_null(b);
-    FILE *f = fopen(w->victim, "r+b");
-    assert_non_null(f);
-    assert_int_equal(fwrite(b, 1, len, f), len);
-    fclose(f);
-    free(b);
-}
-
 /* Mapped, a successor file written during its parent's check and put back to the very bytes it
  * held: every digest matches, so only its stamp (common/fileio.h: its change time moved) tells the
  * run that the check may have read other bytes. The parent is withdrawn, with and without a store,
@@ -722,10 +709,10 @@ static void test_successor_rewritten_and_back_during_the_check_is_withdrawn(void
     char path[400];
     snprintf(path, sizeof path, "%s/std_3_3_0_0.mdb", fx->db);
     for (int with_store = 1; with_store >= 0; with_store--) {
-        rewrite_step w = {"std_2_3_1_0", "", 0};
+        rewrite_step w = {"std_2_3_1_0", "", 0, 1};
         snprintf(w.victim, sizeof w.victim, "%s", path);
         ma_vrun_options o = options(fx, with_store ? fx->store : NULL, MA_VRUN_FULL);
-        ma_vrun_test_hooks hooks = {.on_step = rewrite_same_on_step, .step_ctx = &w,
+        ma_vrun_test_hooks hooks = {.on_step = rewrite_on_step, .step_ctx = &w,
                                     .lower_private_budget = 1, .private_budget = 0};
         ma_vrun *r = run_ok_with(&o, &hooks);
         assert_true(w.fired);
@@ -761,7 +748,7 @@ static void test_successor_rewritten_after_its_private_read_keeps_the_bytes_read
     ma_sha256_buffer(good, bytes, len);
     free(bytes);
     ma_sha256_hex(good_hex, good);
-    rewrite_step w = {"std_2_3_1_0", "", 0};
+    rewrite_step w = {"std_2_3_1_0", "", 0, 0};
     snprintf(w.victim, sizeof w.victim, "%s", path);
     ma_vrun_options o = options(fx, fx->store, MA_VRUN_FULL);
     ma_vrun_test_hooks hooks = {.on_step = rewrite_on_step, .step_ctx = &w};

@@ -689,19 +689,6 @@ static void test_private_read_keeps_the_bytes_read(void **state)
     ma_database_close(db);
 }
 
-/* Rewrites the file at path with its own bytes, in place (same inode, same size). */
-static void rewrite_same(const char *path)
-{
-    size_t len;
-    unsigned char *b = ma_test_slurp(path, &len);
-    assert_non_null(b);
-    FILE *f = fopen(path, "r+b");
-    assert_non_null(f);
-    assert_int_equal(fwrite(b, 1, len, f), len);
-    fclose(f);
-    free(b);
-}
-
 /* verify's databases stamp what they map (ma_database_options.stamp_mapped): a file of either
  * format written in place with the very bytes it held, which no digest of the mapping can see, is
  * "moved"; one nobody touched is not; a file read privately never is (its bytes cannot change),
@@ -735,8 +722,8 @@ static void test_stamped_sources_see_a_rewrite_of_the_same_bytes(void **state)
     assert_int_equal(ma_database_source(plain, MA_VARIANT_STD, s, &psrc, &err), MA_OK);
     assert_int_equal(ma_source_moved(src, why, sizeof why), 0);
     assert_int_equal(ma_source_moved(msrc, why, sizeof why), 0);
-    rewrite_same(mdb);
-    rewrite_same(sec);
+    ma_test_rewrite_same(mdb);
+    ma_test_rewrite_same(sec);
     char before[65], after[65];
     bytes_digest(src, before);
     assert_int_equal(ma_source_moved(src, why, sizeof why), 1);
@@ -749,7 +736,7 @@ static void test_stamped_sources_see_a_rewrite_of_the_same_bytes(void **state)
     ma_database_release(db, MA_VARIANT_STD, s);
     ma_database_read_privately(db, MA_VARIANT_STD, s, 1);
     assert_int_equal(ma_database_source(db, MA_VARIANT_STD, s, &src, &err), MA_OK);
-    rewrite_same(mdb);
+    ma_test_rewrite_same(mdb);
     assert_int_equal(ma_source_moved(src, NULL, 0), 0); /* private bytes */
     ma_database_close(plain);
     ma_database_close(mdb_db);
