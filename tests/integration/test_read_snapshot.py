@@ -426,7 +426,7 @@ def test_wrong_file_made_right_during_its_check_is_never_verified(millaudit, mil
     """The false "verified" the mapped path allowed until the stamp: the file on disk holds a wrong
     depth (its digest is what the run records), someone with write access puts the right bytes in
     place while the check reads it and the wrong ones back before it is hashed again. 74f97b3 said
-    "verified" (exit 0) with the wrong file's digest recorded, and --incremental carried it over.
+    "verified" (exit 0) with the wrong file's digest recorded, which --incremental would carry over.
     Now the sector that read it is withdrawn: its own file (PARENT) or a successor's (CHILD)."""
     db = shutil.copytree(game3, tmp_path / "db")
     path = db / f"{changed}.mdb"
