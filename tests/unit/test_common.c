@@ -18,6 +18,7 @@
 #include "common/memory_available.h"
 #include "common/ma_error.h"
 #include "common/verdict.h"
+#include "support.h"
 
 static void test_error_set_formats_and_returns_code(void **state)
 {
@@ -112,14 +113,6 @@ static void test_memory_available_follows_a_data_limit(void **state)
 #endif
 }
 
-static void put_file(const char *path, const char *text)
-{
-    FILE *f = fopen(path, "wb");
-    assert_non_null(f);
-    assert_int_equal(fputs(text, f) >= 0, 1);
-    assert_int_equal(fclose(f), 0);
-}
-
 /* A mapped file's stamp: taken once the file's change time is older than the settle time (a file
  * just written is waited for), unchanged while nothing touches the file, and moved by a write of
  * the very bytes it held (which no digest sees), by a file renamed over it and by its removal. */
@@ -130,7 +123,7 @@ static void test_stamp_sees_a_rewrite_of_the_same_bytes(void **state)
     assert_non_null(mkdtemp(dir));
     snprintf(path, sizeof path, "%s/f", dir);
     snprintf(other, sizeof other, "%s/g", dir);
-    put_file(path, "sector bytes");
+    ma_test_spit(path, "sector bytes", 12);
     int fd = open(path, O_RDONLY);
     assert_true(fd >= 0);
     struct timespec before, after;
@@ -147,10 +140,10 @@ static void test_stamp_sees_a_rewrite_of_the_same_bytes(void **state)
     assert_true((after.tv_sec - before.tv_sec) * 1000000000LL + (after.tv_nsec - before.tv_nsec) >=
                 MA_FILE_STAMP_SETTLE_NS - 1000000000LL);
     assert_int_equal(ma_file_stamp_moved(path, &s, why, sizeof why), 0);
-    put_file(path, "sector bytes"); /* the same bytes, written again */
+    ma_test_spit(path, "sector bytes", 12); /* the same bytes, written again */
     assert_int_equal(ma_file_stamp_moved(path, &s, why, sizeof why), 1);
     assert_string_equal(why, "written to (its change time moved)");
-    put_file(other, "sector bytes");
+    ma_test_spit(other, "sector bytes", 12);
     assert_int_equal(rename(other, path), 0);
     assert_int_equal(ma_file_stamp_moved(path, &s, why, sizeof why), 1);
     assert_string_equal(why, "replaced by another file");

@@ -235,7 +235,7 @@ static void test_private_bodies_are_not_copied(void **state)
     uint64_t file[2] = {n, n};
     int kind[2] = {MA_WALK_PRIVATE, 0};
     ma_walk wk;
-    ma_walk_init(&wk);
+    ma_walk_init(&wk, 0);
     assert_int_equal(ma_walk_copies(&wk, src, bytes, file, kind, 2, out), 1);
     assert_ptr_equal(out[0], a);
     assert_ptr_not_equal(out[1], b);
@@ -245,7 +245,7 @@ static void test_private_bodies_are_not_copied(void **state)
     ma_walk_free(&wk);
     /* the private file alone makes the batch over the budget: nothing is copied */
     file[0] = MA_WALK_RESIDENT_BUDGET;
-    ma_walk_init(&wk);
+    ma_walk_init(&wk, 0);
     assert_int_equal(ma_walk_copies(&wk, src, bytes, file, kind, 2, out), 0);
     assert_ptr_equal(out[0], a);
     assert_ptr_equal(out[1], b);
@@ -263,7 +263,7 @@ static void test_walk_starts_with_the_whole_budget(void **state)
 {
     (void)state;
     ma_walk wk;
-    ma_walk_init(&wk);
+    ma_walk_init(&wk, 0);
     assert_int_equal(wk.budget, MA_WALK_RESIDENT_BUDGET);
     ma_walk_free(&wk);
 }
@@ -281,16 +281,14 @@ static void test_copies_follow_the_walk_budget(void **state)
     size_t bytes[1] = {n};
     uint64_t file[1] = {n};
     ma_walk wk;
-    ma_walk_init(&wk);
-    wk.budget = n;
+    ma_walk_init(&wk, n);
     assert_int_equal(ma_walk_copies(&wk, src, bytes, file, NULL, 1, out), 1);
     assert_ptr_not_equal(out[0], b);
     assert_int_equal(wk.n_mem, 1);
     ma_resident_fill(&wk.copies);
     assert_memory_equal(out[0], b, n);
     ma_walk_free(&wk);
-    ma_walk_init(&wk);
-    wk.budget = n - 1;
+    ma_walk_init(&wk, n - 1);
     assert_int_equal(ma_walk_copies(&wk, src, bytes, file, NULL, 1, out), 0);
     assert_ptr_equal(out[0], b);
     assert_int_equal(wk.n_mem, 0);

@@ -655,22 +655,20 @@ static void rewrite_on_step(void *ctx, const char *step, const char *sector)
         corrupt_one_win(w->victim);
 }
 
-/* The bytes hashed are the bytes checked, on the path of units over the budget (mapped, hashed
- * again after the check; the test hooks' lower budget of 0 maps every unit): a successor file
- * rewritten in place after its parent's check read it withdraws the parent (never verified, never
- * carried over), with and without a store; the next incremental run checks what is on disk. */
-static void test_successor_rewritten_during_the_check_is_withdrawn(void **state)
+/* One mapped run (the test hooks' lower budget of 0 maps every unit) with and without a store,
+ * `path` (the successor std_3_3_0_0) rewritten after its parent's check (corrupted, or with `same`
+ * written back with its own bytes) and restored from `backup` (if non-NULL) before each: the
+ * parent is withdrawn, its message holding `why`, and the child's own result stands. */
+static void assert_parent_withdrawn(fixture *fx, const char *path, const char *backup, int same,
+                                    const char *why)
 {
-    fixture *fx = *state;
-    char path[400], backup[400], cmd[900];
-    snprintf(path, sizeof path, "%s/std_3_3_0_0.mdb", fx->db);
-    snprintf(backup, sizeof backup, "%s/std_3_3_0_0.keep", fx->dir);
-    snprintf(cmd, sizeof cmd, "cp '%s' '%s'", path, backup);
-    assert_int_equal(system(cmd), 0);
+    char cmd[900];
     for (int with_store = 1; with_store >= 0; with_store--) {
-        snprintf(cmd, sizeof cmd, "cp '%s' '%s'", backup, path);
-        assert_int_equal(system(cmd), 0);
-        rewrite_step w = {"std_2_3_1_0", "", 0, 0};
+        if (backup) {
+            snprintf(cmd, sizeof cmd, "cp '%s' '%s'", backup, path);
+            assert_int_equal(system(cmd), 0);
+        }
+        rewrite_step w = {"std_2_3_1_0", "", 0, same};
         snprintf(w.victim, sizeof w.victim, "%s", path);
         ma_vrun_options o = options(fx, with_store ? fx->store : NULL, MA_VRUN_FULL);
         ma_vrun_test_hooks hooks = {.on_step = rewrite_on_step, .step_ctx = &w,
@@ -680,13 +678,28 @@ static void test_successor_rewritten_during_the_check_is_withdrawn(void **state)
         const ma_vrun_sector *parent = find(r, "std_2_3_1_0");
         assert_int_equal(parent->status, MA_SECTOR_UNUSABLE);
         assert_int_equal(parent->verified, 0);
-        assert_non_null(strstr(parent->message, "std_3_3_0_0.mdb: sector std_3_3_0_0: offset 0: "
-                                                "changed while being checked"));
+        assert_non_null(strstr(parent->message, why));
         /* the child's own check ended before the change: its result stands */
         assert_int_equal(find(r, "std_3_3_0_0")->status, MA_SECTOR_OK);
         assert_int_equal(ma_vrun_verdict_of(r), MA_VERDICT_INCOMPLETE);
         ma_vrun_free(r);
     }
+}
+
+/* The bytes hashed are the bytes checked, on the path of units over the budget (mapped, hashed
+ * again after the check): a successor file rewritten in place after its parent's check read it
+ * withdraws the parent (never verified, never carried over), with and without a store; the next
+ * incremental run checks what is on disk. */
+static void test_successor_rewritten_during_the_check_is_withdrawn(void **state)
+{
+    fixture *fx = *state;
+    char path[400], backup[400], cmd[900];
+    snprintf(path, sizeof path, "%s/std_3_3_0_0.mdb", fx->db);
+    snprintf(backup, sizeof backup, "%s/std_3_3_0_0.keep", fx->dir);
+    snprintf(cmd, sizeof cmd, "cp '%s' '%s'", path, backup);
+    assert_int_equal(system(cmd), 0);
+    assert_parent_withdrawn(fx, path, backup, 0, "std_3_3_0_0.mdb: sector std_3_3_0_0: offset 0: "
+                                                 "changed while being checked");
     /* next night: the changed child and its parent are checked, not carried; the fault is found */
     ma_vrun_options o = options(fx, fx->store, MA_VRUN_INCREMENTAL);
     ma_vrun *r = run_ok(&o);
@@ -708,24 +721,9 @@ static void test_successor_rewritten_and_back_during_the_check_is_withdrawn(void
     fixture *fx = *state;
     char path[400];
     snprintf(path, sizeof path, "%s/std_3_3_0_0.mdb", fx->db);
-    for (int with_store = 1; with_store >= 0; with_store--) {
-        rewrite_step w = {"std_2_3_1_0", "", 0, 1};
-        snprintf(w.victim, sizeof w.victim, "%s", path);
-        ma_vrun_options o = options(fx, with_store ? fx->store : NULL, MA_VRUN_FULL);
-        ma_vrun_test_hooks hooks = {.on_step = rewrite_on_step, .step_ctx = &w,
-                                    .lower_private_budget = 1, .private_budget = 0};
-        ma_vrun *r = run_ok_with(&o, &hooks);
-        assert_true(w.fired);
-        const ma_vrun_sector *parent = find(r, "std_2_3_1_0");
-        assert_int_equal(parent->status, MA_SECTOR_UNUSABLE);
-        assert_int_equal(parent->verified, 0);
-        assert_non_null(strstr(parent->message, "std_3_3_0_0.mdb: sector std_3_3_0_0: offset 0: changed while "
-                                                "being checked (written to (its change time moved) since it "
-                                                "was mapped"));
-        assert_int_equal(find(r, "std_3_3_0_0")->status, MA_SECTOR_OK);
-        assert_int_equal(ma_vrun_verdict_of(r), MA_VERDICT_INCOMPLETE);
-        ma_vrun_free(r);
-    }
+    assert_parent_withdrawn(fx, path, NULL, 1, "std_3_3_0_0.mdb: sector std_3_3_0_0: offset 0: changed while "
+                                               "being checked (written to (its change time moved) since it "
+                                               "was mapped");
 }
 
 /* Read privately (every unit of this game is within the budget, under one 2 MiB page): the same

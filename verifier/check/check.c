@@ -508,9 +508,7 @@ static int make_job(struct job **out, const ma_check_input *in, ma_error *err)
     struct job *j = calloc(1, sizeof *j);
     if (!j)
         return ma_error_set(err, MA_ENOMEM, "out of memory");
-    ma_walk_init(&j->walk);
-    if (in->resident_budget)
-        j->walk.budget = in->resident_budget;
+    ma_walk_init(&j->walk, in->resident_budget);
     const ma_open_header *h = &in->file->header;
     int rc = ma_vrules_init(&j->rules, h->variant, h->sector, err);
     if (rc) {

@@ -88,7 +88,7 @@ typedef struct ma_check_input {
     /* When non-NULL and set non-zero (by a signal handler), the check stops at the next chunk
      * and returns MA_ECANCELED; its partial result is discarded. */
     const volatile sig_atomic_t *cancel;
-    /* The budget of the walk's huge-page copies (ma_walk_copies, verifier/check/walk.h): 0 for
+    /* The budget of the walk's huge-page copies (ma_walk_init, verifier/check/walk.h): 0 for
      * MA_WALK_RESIDENT_BUDGET, else ma_check_resident_budget (verifier/check/memory.h). */
     uint64_t resident_budget;
 } ma_check_input;

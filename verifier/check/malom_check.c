@@ -111,9 +111,7 @@ _Static_assert(offsetof(ma_mcheck_item, entry) == 0, "ma_walk_push: an item begi
 static int setup(struct mc_shared *sh, const ma_mcheck_input *in, ma_error *err)
 {
     memset(sh, 0, sizeof *sh);
-    ma_walk_init(&sh->walk);
-    if (in->resident_budget)
-        sh->walk.budget = in->resident_budget;
+    ma_walk_init(&sh->walk, in->resident_budget);
     sh->in = in;
     sh->sector = ma_malom_file_sector(in->file);
     sh->frame = ma_malom_file_frame(in->file);

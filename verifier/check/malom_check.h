@@ -106,7 +106,7 @@ typedef struct ma_mcheck_input {
      * successor at a time) instead of the table-driven one; both give identical results (the
      * unit tests compare them). 0 (default) picks the fast path whenever it applies. */
     int reference;
-    /* The budget of the walk's huge-page copies (ma_walk_copies, verifier/check/walk.h): 0 for
+    /* The budget of the walk's huge-page copies (ma_walk_init, verifier/check/walk.h): 0 for
      * MA_WALK_RESIDENT_BUDGET, else ma_check_resident_budget (verifier/check/memory.h). */
     uint64_t resident_budget;
 } ma_mcheck_input;

@@ -14,10 +14,10 @@
  * the walk reads it. */
 _Static_assert(MA_RESIDENT_PARTS >= MA_TURN_KINDS + 2, "a resident part for every copy");
 
-void ma_walk_init(ma_walk *wk)
+void ma_walk_init(ma_walk *wk, uint64_t budget)
 {
     memset(wk, 0, sizeof *wk);
-    wk->budget = MA_WALK_RESIDENT_BUDGET;
+    wk->budget = budget ? budget : MA_WALK_RESIDENT_BUDGET;
     ma_resident_init(&wk->copies);
 }
 

@@ -115,9 +115,8 @@ struct ma_walk {
     uint64_t per, end, n_chunks; /* chunks of `per` masks or entries below `end` */
     _Atomic uint64_t *visited; /* the walk's bitmap, NULL for none */
     ma_visited_team team;
-    uint64_t budget;           /* of the copies (ma_walk_copies): MA_WALK_RESIDENT_BUDGET after
-                                  ma_walk_init, or what the checker sets (verifier/check/memory.h,
-                                  ma_check_resident_budget) */
+    uint64_t budget;           /* of the copies (ma_walk_copies), from ma_walk_init: the
+                                  checker's ma_check_resident_budget (verifier/check/memory.h) */
     ma_resident copies;        /* the huge-page copies and the zeroing of visited */
     void *mem[MA_RESIDENT_PARTS];
     int n_mem;
@@ -129,7 +128,8 @@ struct ma_walk {
     atomic_int canceled;       /* a thread saw *cancel set */
 };
 
-void ma_walk_init(ma_walk *wk);
+/* An empty walk whose copies are held to budget (ma_walk_copies; 0: MA_WALK_RESIDENT_BUDGET). */
+void ma_walk_init(ma_walk *wk, uint64_t budget);
 void ma_walk_free(ma_walk *wk);
 
 /* The plan of the sector s. 0, MA_ENOMEM, or MA_EINTERNAL (a representative of another stone

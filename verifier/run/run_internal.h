@@ -67,8 +67,8 @@ struct ma_vrun {
     ma_vrun_options opt;          /* as given, with the defaults filled in */
     ma_vrun_test_hooks hooks;     /* test builds only (ma_vrun_set_test_hooks) */
     /* What a unit may hold in private memory and copies: ma_check_resident_budget of the memory
-     * available when the run was created (ma_vrun_create); 0 in a plan's run (run_peak.c), which
-     * plans for a host with room for MA_WALK_RESIDENT_BUDGET wherever it is computed. */
+     * available when the run was created (ma_vrun_create); MA_WALK_RESIDENT_BUDGET in a plan's run
+     * (run_peak.c), which plans for a host with room for it wherever it is computed. */
     uint64_t resident_budget;
     int executed;                 /* ma_vrun_execute ran: a run does its work once */
     const char *phase;
@@ -173,8 +173,7 @@ int ma_vr_run_unit(ma_vrun *r, size_t first, size_t last, ma_error *err);
  * only the sectors the unit will check (not carried over, not damaged). Returns their number. */
 size_t ma_vr_unit_files(const ma_vrun *r, size_t first, size_t last, int to_check, int *which);
 /* Non-zero when the unit's files (ma_vr_unit_files, into which[] and *m) total at most the
- * walk's copy budget, MA_WALK_RESIDENT_BUDGET, or the run's resident_budget when it has one (or
- * the test build's lower budget, ma_vrun_test_hooks), from 0 bytes up:
+ * run's resident_budget (or the test build's lower budget, ma_vrun_test_hooks), from 0 bytes up:
  * then run_unit.c reads them privately, and the plan (run_peak.c) counts them so. The one rule
  * both follow; unlike the walk's copies (ma_walk_within_budget) it has no lower bound. */
 int ma_vr_unit_private(const ma_vrun *r, size_t first, size_t last, int to_check, int *which, size_t *m);

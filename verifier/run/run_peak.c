@@ -42,6 +42,7 @@ static int shard_peaks(ma_database *db, unsigned n_shards, unsigned shard, uint6
     if (!r)
         return ma_error_set(err, MA_ENOMEM, "shards: out of memory");
     r->db = db;
+    r->resident_budget = MA_WALK_RESIDENT_BUDGET; /* a host with room for it, wherever planned */
     r->opt.shard_count = n_shards;
     r->opt.shard_index = shard;
     int rc = ma_vr_plan(r, err);

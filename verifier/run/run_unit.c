@@ -35,25 +35,19 @@ size_t ma_vr_unit_files(const ma_vrun *r, size_t first, size_t last, int to_chec
     return m;
 }
 
-/* The most a unit's files may total for the unit to read them privately: the walk's copy budget,
- * so that no unit holds more than a check within it would have copied; on a host with less than
- * twice that available, the run's ma_check_resident_budget (run_internal.h, resident_budget). */
-#define MA_VR_PRIVATE_BUDGET MA_WALK_RESIDENT_BUDGET
-
 int ma_vr_unit_private(const ma_vrun *r, size_t first, size_t last, int to_check, int *which, size_t *m)
 {
     *m = ma_vr_unit_files(r, first, last, to_check, which);
     uint64_t total = 0;
     for (size_t k = 0; k < *m; k++)
         total += ma_shard_file_bytes(r->nodes[which[k]].dbs);
-    uint64_t budget = r->hooks.lower_private_budget ? r->hooks.private_budget
-                      : r->resident_budget                ? r->resident_budget
-                                                          : MA_VR_PRIVATE_BUDGET;
+    /* the walk's copy budget, so that no unit holds more than a check within it would copy */
+    uint64_t budget = r->hooks.lower_private_budget ? r->hooks.private_budget : r->resident_budget;
     return total <= budget;
 }
 
 /* The bytes hashed are the bytes checked, by construction (docs/runs.md): when the files the
- * unit's checks read total at most the run's budget (whatever their size below it: a unit
+ * unit's checks read total at most the run's resident_budget (whatever their size below it: a unit
  * under one 2 MiB page too), each is read once into private memory, hashed as it is read, and
  * every check, the snapshot and the rows read those bytes. A file a previous unit left mapped is
  * released and read again. Over the budget (or without memory for the list) the files are
